@@ -1,0 +1,104 @@
+/*
+ * cv_template — the Heat Orchestration Template (HOT) language.
+ *
+ * Owns: loading YAML/JSON text into a jansson tree (with line numbers in
+ * syntax errors), the HOT sections (heat_template_version, description,
+ * parameters, resources, outputs), parameter typing and constraints, the
+ * intrinsic functions (get_param, get_resource, get_attr, str_replace,
+ * list_join), dependency extraction and whole-template validation against
+ * the resource-type registry (cv_rtype.h) and the dependency graph
+ * (cv_graph.h).
+ *
+ * Pure logic: no I/O besides what the caller hands in as text.
+ * Every error message names where it is ("resources.web.properties.length")
+ * and the rule that was broken.
+ */
+#ifndef CV_TEMPLATE_H
+#define CV_TEMPLATE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+typedef struct cv_tpl_resource {
+    char *name;
+    char *type;
+    json_t *properties;    /* as written: intrinsics unresolved; {} when absent */
+    json_t *metadata;      /* {} when absent */
+    char *deletion_policy; /* "Delete" (default), "Retain" or "Snapshot" */
+    char **depends;        /* depends_on ∪ get_resource/get_attr targets; sorted, unique */
+    size_t ndepends;
+} cv_tpl_resource_t;
+
+typedef struct cv_template {
+    char *version;     /* canonical dated version, e.g. "2018-08-31" */
+    char *description; /* "" when absent */
+    json_t *parameters; /* name -> resolved, typed value (defaults applied) */
+    json_t *hidden;     /* array of the names of hidden parameters */
+    cv_tpl_resource_t *resources; /* in template order */
+    size_t nresources;
+    json_t *outputs; /* name -> {"value": expr, "description": str} */
+} cv_template_t;
+
+/*
+ * Parses YAML (JSON is YAML) into a new jansson tree. Plain scalars are typed
+ * as YAML 1.1 core would (null, true/false/yes/no/on/off, integers, floats),
+ * everything else, including dates such as 2018-08-31, is a string. On error
+ * returns NULL and writes "FNAME:LINE:COL: problem" into errstr.
+ */
+json_t *cv_yaml_load(const char *text, size_t len, const char *fname, char *errstr,
+                     size_t errstr_size);
+
+/*
+ * Reads a Heat environment file and merges its `parameters:` and
+ * `parameter_defaults:` sections into `params` (explicit values already in
+ * `params` win over parameter_defaults). Returns 0 or CV_EPARSE/CV_EVALIDATE.
+ */
+int cv_env_load(const char *text, size_t len, const char *fname, json_t *params, char *errstr,
+                size_t errstr_size);
+
+/*
+ * Parses and validates a template. `param_values` (may be NULL) maps
+ * parameter names to user-given values (strings from the command line, or
+ * typed JSON values from an environment file); each is converted to the
+ * declared type and checked against the constraints. Returns 0 and a new
+ * template in *out, or a negative CV_E* code with the first problem in errstr.
+ */
+int cv_template_parse(const char *text, size_t len, const char *fname, const json_t *param_values,
+                      cv_template_t **out, char *errstr, size_t errstr_size);
+
+/* Same, from an already loaded tree (what the engine stores is JSON). */
+int cv_template_from_json(const json_t *root, const char *fname, const json_t *param_values,
+                          cv_template_t **out, char *errstr, size_t errstr_size);
+
+void cv_template_free(cv_template_t *tpl);
+
+/* Returns the resource named `name`, or NULL. */
+const cv_tpl_resource_t *cv_template_resource(const cv_template_t *tpl, const char *name);
+
+/*
+ * What resolution may look up. `resource` returns 0 and the physical id and
+ * attributes (an object, possibly empty) of a resource that get_resource or
+ * get_attr names, or CV_ENOENT when it is not known.
+ */
+typedef struct cv_resolve_ctx {
+    const json_t *parameters;
+    int (*resource)(void *ud, const char *name, const char **physical_id,
+                    const json_t **attributes);
+    void *ud;
+} cv_resolve_ctx_t;
+
+/*
+ * Evaluates every intrinsic function inside `expr`; returns a new reference,
+ * or NULL with errstr naming `where` and the problem. get_attr of an
+ * attribute the resource does not have yields JSON null, as in Heat.
+ */
+json_t *cv_intrinsic_resolve(const json_t *expr, const cv_resolve_ctx_t *ctx, const char *where,
+                             char *errstr, size_t errstr_size);
+
+/*
+ * Appends to the array `out` the names of the resources that `expr`
+ * references through get_resource / get_attr (possibly with duplicates).
+ */
+void cv_intrinsic_references(const json_t *expr, json_t *out);
+
+#endif

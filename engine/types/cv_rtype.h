@@ -1,0 +1,105 @@
+/*
+ * cv_rtype — resource types: a table of operations per type.
+ *
+ * A type declares its property schema and attribute names (used by template
+ * validation) and implements create / update / delete / observe on a
+ * cv_rstate_t. Actions never block: a "wait" is recorded in the state's
+ * private `data` (e.g. when the action started and how long it takes) and
+ * observe() answers IN_PROGRESS with a retry time until it has passed.
+ *
+ * Every create is given the resource version's uuid; a type must produce the
+ * same physical resource for the same uuid, so a create retried after a crash
+ * never makes a second one.
+ */
+#ifndef CV_RTYPE_H
+#define CV_RTYPE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CV_PHYSID_MAX 256
+
+typedef enum {
+    CV_PROP_STRING,
+    CV_PROP_NUMBER,
+    CV_PROP_INTEGER,
+    CV_PROP_BOOLEAN,
+    CV_PROP_LIST,
+    CV_PROP_MAP,
+    CV_PROP_ANY
+} cv_prop_type_t;
+
+typedef struct cv_prop_schema {
+    const char *name;
+    cv_prop_type_t type;
+    bool required;
+    const char *default_json; /* JSON text of the default; NULL for none */
+    bool update_allowed;      /* false: a change needs replacement */
+} cv_prop_schema_t;
+
+typedef enum { CV_ACTION_CREATE = 0, CV_ACTION_UPDATE = 1, CV_ACTION_DELETE = 2 } cv_action_t;
+
+typedef enum {
+    CV_OBSERVED_COMPLETE = 0,
+    CV_OBSERVED_IN_PROGRESS = 1,
+    CV_OBSERVED_FAILED = 2
+} cv_observed_t;
+
+/* The engine fills the inputs; a type's operation fills or updates the rest. */
+typedef struct cv_rstate {
+    const char *stack_name;
+    const char *resource_name;
+    const char *uuid;        /* this resource version's idempotency key */
+    const json_t *props;     /* desired, resolved, schema applied */
+    const json_t *old_props; /* update only: the previous properties */
+    double now;              /* Unix seconds */
+    double action_started;   /* observe: when the recorded action started */
+    char physical_id[CV_PHYSID_MAX];
+    json_t *data;  /* type-private state kept in the record; owned, never NULL */
+    json_t *attrs; /* attributes; owned, never NULL */
+    char reason[512];
+    double retry_at; /* observe IN_PROGRESS: when to look again */
+} cv_rstate_t;
+
+typedef struct cv_rtype {
+    const char *name;
+    const cv_prop_schema_t *props;
+    size_t nprops;
+    const char *const *attrs; /* NULL-terminated attribute names */
+    /* Type-specific checks after the schema, on literal property values only;
+     * values still holding intrinsic functions are skipped. May be NULL. */
+    int (*validate)(const json_t *props, const char *where, char *errstr, size_t errstr_size);
+    int (*create)(cv_rstate_t *st);
+    int (*update)(cv_rstate_t *st);
+    int (*remove)(cv_rstate_t *st);
+    cv_observed_t (*observe)(cv_rstate_t *st, cv_action_t action);
+} cv_rtype_t;
+
+/* Returns the registered type called `name`, or NULL. */
+const cv_rtype_t *cv_rtype_find(const char *name);
+
+/* Whether `attr` is an attribute of `type` ("show" is one of every type). */
+bool cv_rtype_has_attr(const cv_rtype_t *type, const char *attr);
+
+/*
+ * Checks `props` against the type's schema and returns a new object with the
+ * defaults applied. Unknown properties, missing required ones and values of
+ * the wrong type are errors naming `where`.property. With `literal_only`,
+ * values that are still intrinsic-function calls ({"get_param": ...}) pass
+ * the type check (they are checked again once resolved). Numeric strings are
+ * accepted for numbers, "true"/"false" for booleans, numbers and booleans for
+ * strings, as Heat does. Returns NULL with errstr on error.
+ */
+json_t *cv_rtype_apply_schema(const cv_rtype_t *type, const json_t *props, const char *where,
+                              bool literal_only, char *errstr, size_t errstr_size);
+
+/* Whether changing old → new properties needs a replacement (a changed property
+ * without update_allowed, or a type rule such as TestResource update_replace). */
+bool cv_rtype_needs_replacement(const cv_rtype_t *type, const json_t *old_props,
+                                const json_t *new_props);
+
+/* Whether `v` is an intrinsic-function call: an object of one key that names one. */
+bool cv_is_intrinsic(const json_t *v);
+
+#endif

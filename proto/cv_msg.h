@@ -1,0 +1,75 @@
+/*
+ * cv_msg — the messages Converge processes exchange, and their msgpack codecs.
+ *
+ * Every message is a msgpack map with short keys and a version field "v".
+ * Decoders are strict: a wrong type, a missing required field, an unknown
+ * message type or version, an over-long string or trailing bytes are errors
+ * (CV_EPROTO / CV_EVERSION / CV_ETOOBIG) with the reason in errstr, so that
+ * a poison message is dead-lettered with a precise reason.
+ *
+ * Flows:
+ *   CV_MSG_STACK   convergectl → converge.check: expand a traversal of a stack
+ *   CV_MSG_CHECK   observer/engine → converge.check: converge one graph node
+ *   CV_MSG_OBSERVE engine → converge.observe: observe one node until settled
+ *   CV_MSG_DEAD    any worker → converge.dead: a message that cannot be handled
+ */
+#ifndef CV_MSG_H
+#define CV_MSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CV_MSG_VERSION 1
+#define CV_ID_MAX 64    /* stack ids, worker ids (with the NUL) */
+#define CV_NAME_MAX 256 /* resource names (with the NUL) */
+#define CV_REASON_MAX 512
+
+typedef enum {
+    CV_MSG_STACK = 1,
+    CV_MSG_CHECK = 2,
+    CV_MSG_OBSERVE = 3,
+    CV_MSG_DEAD = 4,
+} cv_msg_type_t;
+
+/* Graph-node phases: update nodes converge a resource to the definition;
+ * cleanup nodes remove a resource version (delete, replaced, left the stack). */
+typedef enum { CV_PHASE_UPDATE = 0, CV_PHASE_CLEANUP = 1 } cv_phase_t;
+
+/* What a stack traversal does. */
+typedef enum {
+    CV_TRAV_CREATE = 0,
+    CV_TRAV_UPDATE = 1,
+    CV_TRAV_DELETE = 2,
+    CV_TRAV_ROLLBACK = 3,
+} cv_trav_kind_t;
+
+typedef struct cv_msg {
+    uint8_t type;                /* cv_msg_type_t */
+    char stack[CV_ID_MAX];       /* stack id */
+    uint64_t traversal;          /* every job names its traversal */
+    char resource[CV_NAME_MAX];  /* CHECK, OBSERVE */
+    uint8_t phase;               /* CHECK, OBSERVE: cv_phase_t */
+    uint8_t kind;                /* STACK: cv_trav_kind_t */
+    uint64_t version;            /* OBSERVE: the record version the action wrote */
+    uint32_t attempt;            /* redelivery count kept by republishers */
+    /* DEAD only */
+    char reason[CV_REASON_MAX];
+    const char *original; /* DEAD: the original bytes (not owned; points into the decoded buffer) */
+    size_t original_len;
+} cv_msg_t;
+
+/* Encodes into a new malloc'd buffer; returns 0 or CV_EINVAL / CV_ENOMEM. */
+int cv_msg_encode(const cv_msg_t *m, char **buf, size_t *len);
+
+/* Decodes `buf`; returns 0 or a negative CV_E* with errstr saying why. */
+int cv_msg_decode(const char *buf, size_t len, cv_msg_t *m, char *errstr, size_t errstr_size);
+
+/* The Kafka key of a message: "stack/resource", so one resource's jobs keep
+ * their order; stack jobs use "stack". Writes at most `size` bytes; returns the length. */
+size_t cv_msg_key(const cv_msg_t *m, char *key, size_t size);
+
+const char *cv_msg_type_name(uint8_t type);
+const char *cv_phase_name(uint8_t phase);
+const char *cv_trav_kind_name(uint8_t kind); /* "CREATE", "UPDATE", "DELETE", "ROLLBACK" */
+
+#endif
