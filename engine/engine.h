@@ -1,0 +1,18 @@
+/*
+ * The converge-engine process: consumes converge.check. A STACK job expands a
+ * traversal (graph, definitions, root jobs); a CHECK job converges one graph
+ * node under the resource's lease and hands it to the observers.
+ * Internal to the engine binary.
+ */
+#ifndef CV_ENGINE_H
+#define CV_ENGINE_H
+
+#include "cv_kafka.h"
+#include "cv_msg.h"
+#include "cv_worker.h"
+
+/* Both take ownership of nothing; each finishes `job` exactly once. */
+void cv__engine_stack_job(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m);
+void cv__engine_check_job(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m);
+
+#endif

@@ -1,0 +1,300 @@
+/*
+ * STACK jobs: expand a traversal. The stored template is turned into the
+ * traversal graph; each resource's definition and each node's graph entry
+ * are written under the traversal id, then the roots get their check jobs.
+ * Redelivery rewrites the same content and republishes the roots, which the
+ * check handler tolerates, so the handler is idempotent.
+ */
+#include "engine.h"
+
+#include "cv_error.h"
+#include "cv_keys.h"
+#include "cv_log.h"
+#include "cv_progress.h"
+#include "cv_template.h"
+#include "cv_traversal.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HSET_BATCH 500
+
+typedef struct expand {
+    cv_worker_t *w;
+    cv_job_t *job;
+    cv_msg_t msg;
+    unsigned attempt;
+    cv_template_t *tpl;
+    cv_graph_t *graph;
+    int pending; /* root deliveries outstanding */
+    int rc;
+} expand_t;
+
+static void expand_start(void *arg);
+
+static void expand_end(expand_t *x)
+{
+    cv_job_finish(x->job);
+    cv_template_free(x->tpl);
+    cv_graph_free(x->graph);
+    free(x);
+}
+
+/* Transient failure (Redis or Kafka away): try the whole job again later. */
+static void expand_retry(expand_t *x)
+{
+    cv_template_free(x->tpl);
+    cv_graph_free(x->graph);
+    x->tpl = NULL;
+    x->graph = NULL;
+    x->pending = 0;
+    x->rc = 0;
+    x->w->stats.retries++;
+    cv_worker_later(x->w, cv_backoff_ms(++x->attempt), expand_start, x);
+}
+
+static void on_root_delivered(void *ud, int err)
+{
+    expand_t *x = ud;
+    if (err)
+        x->rc = err;
+    if (--x->pending > 0)
+        return;
+    if (x->rc)
+        expand_retry(x);
+    else
+        expand_end(x);
+}
+
+static void publish_roots(expand_t *x)
+{
+    size_t n = cv_graph_count(x->graph), npreds;
+    x->pending = 1;
+    for (size_t i = 0; i < n; i++) {
+        cv_graph_preds(x->graph, (int)i, &npreds);
+        if (npreds)
+            continue;
+        const char *node = cv_graph_name(x->graph, (int)i);
+        cv_msg_t m;
+        memset(&m, 0, sizeof(m));
+        m.type = CV_MSG_CHECK;
+        snprintf(m.stack, sizeof(m.stack), "%s", x->msg.stack);
+        m.traversal = x->msg.traversal;
+        m.phase = node[0] == 'c' ? CV_PHASE_CLEANUP : CV_PHASE_UPDATE;
+        snprintf(m.resource, sizeof(m.resource), "%s", node + 2);
+        x->pending++;
+        if (cv_worker_publish(x->w, CV_TOPIC_CHECK, &m, on_root_delivered, x) != 0) {
+            x->pending--;
+            x->rc = CV_EKAFKA;
+        }
+    }
+    on_root_delivered(x, 0);
+}
+
+static void on_empty_finished(void *ud, int rc)
+{
+    expand_t *x = ud;
+    if (rc == CV_EREDIS || rc == CV_EKAFKA)
+        expand_retry(x);
+    else
+        expand_end(x);
+}
+
+static void on_expanded(cv_redis_t *r, redisReply *rep, void *ud)
+{
+    expand_t *x = ud;
+    (void)r;
+    if (!rep || rep->type == REDIS_REPLY_ERROR) {
+        expand_retry(x);
+        return;
+    }
+    if (strcmp(cv_reply_str(rep, 0), "OK") != 0) {
+        x->w->stats.stale++;
+        expand_end(x);
+        return;
+    }
+    if (cv_graph_count(x->graph) == 0) {
+        if (cv_progress_finish_stack(x->w, x->msg.stack, x->msg.traversal, on_empty_finished,
+                                     x) != 0)
+            expand_retry(x);
+        return;
+    }
+    publish_roots(x);
+}
+
+static json_t *resource_definition(const cv_tpl_resource_t *res)
+{
+    return json_pack("{s:s, s:O, s:s, s:O}", "type", res->type, "properties", res->properties,
+                     "deletion_policy", res->deletion_policy, "metadata", res->metadata);
+}
+
+/* HSET key f1 v1 f2 v2 ... in batches; replies are not awaited one by one:
+ * commands on one connection run in order, so the stack_expanded script that
+ * follows sees them all, and a lost connection fails that script too. */
+typedef struct hset_batch {
+    const char *argv[2 + 2 * HSET_BATCH];
+    char *owned[2 * HSET_BATCH];
+    int argc, nowned;
+} hset_batch_t;
+
+static void batch_flush(cv_worker_t *w, hset_batch_t *b)
+{
+    if (b->argc > 2)
+        cv_redis_argv(w->redis, b->argc, b->argv, NULL, NULL, NULL);
+    for (int i = 0; i < b->nowned; i++)
+        free(b->owned[i]);
+    b->argc = 2;
+    b->nowned = 0;
+}
+
+static void batch_add(cv_worker_t *w, hset_batch_t *b, const char *field, char *value)
+{
+    b->owned[b->nowned++] = value;
+    b->argv[b->argc++] = field;
+    b->argv[b->argc++] = value;
+    if (b->argc == 2 + 2 * HSET_BATCH)
+        batch_flush(w, b);
+}
+
+static void write_definitions(expand_t *x, hset_batch_t *b)
+{
+    char key[CV_KEY_MAX];
+    cv_key_trav(key, sizeof(key), x->msg.stack, "rdef", x->msg.traversal);
+    b->argv[0] = "HSET";
+    b->argv[1] = key;
+    b->argc = 2;
+    for (size_t i = 0; i < x->tpl->nresources; i++) {
+        json_t *d = resource_definition(&x->tpl->resources[i]);
+        batch_add(x->w, b, x->tpl->resources[i].name, json_dumps(d, JSON_COMPACT));
+        json_decref(d);
+    }
+    batch_flush(x->w, b);
+}
+
+static void write_graph(expand_t *x, hset_batch_t *b)
+{
+    char key[CV_KEY_MAX];
+    cv_key_trav(key, sizeof(key), x->msg.stack, "graph", x->msg.traversal);
+    b->argv[0] = "HSET";
+    b->argv[1] = key;
+    b->argc = 2;
+    size_t n = cv_graph_count(x->graph);
+    for (size_t i = 0; i < n; i++)
+        batch_add(x->w, b, cv_graph_name(x->graph, (int)i), cv_traversal_entry(x->graph, (int)i));
+    batch_flush(x->w, b);
+}
+
+static int build_graph(expand_t *x)
+{
+    size_t n = x->tpl->nresources;
+    cv_trav_resource_t *res = calloc(n ? n : 1, sizeof(*res));
+    if (!res)
+        return CV_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        res[i].name = x->tpl->resources[i].name;
+        res[i].depends = (const char *const *)x->tpl->resources[i].depends;
+        res[i].ndepends = x->tpl->resources[i].ndepends;
+    }
+    x->graph = cv_traversal_build(x->msg.kind, res, n);
+    free(res);
+    return x->graph ? 0 : CV_ENOMEM;
+}
+
+static void write_traversal(expand_t *x)
+{
+    hset_batch_t *b = malloc(sizeof(*b));
+    write_definitions(x, b);
+    write_graph(x, b);
+    free(b);
+    char skey[CV_KEY_MAX], trav[24], total[24];
+    cv_key_stack(skey, sizeof(skey), x->msg.stack, "stack");
+    snprintf(trav, sizeof(trav), "%llu", (unsigned long long)x->msg.traversal);
+    snprintf(total, sizeof(total), "%zu", cv_graph_count(x->graph));
+    const char *keys[] = {skey}, *args[] = {trav, total};
+    if (cv_redis_script(x->w->redis, CV_SCRIPT_STACK_EXPANDED, 1, keys, 2, args, NULL,
+                        on_expanded, x) != 0)
+        expand_retry(x);
+}
+
+/* A stored definition that no longer parses (e.g. written by another
+ * version) fails the traversal with the parser's reason, never silently. */
+static void on_fail_recorded(cv_redis_t *r, redisReply *rep, void *ud)
+{
+    (void)r;
+    if (!rep || rep->type == REDIS_REPLY_ERROR)
+        expand_retry(ud);
+    else
+        expand_end(ud);
+}
+
+static void fail_stack(expand_t *x, const char *reason)
+{
+    char k[2][CV_KEY_MAX], trav[24];
+    cv_key_stack(k[0], CV_KEY_MAX, x->msg.stack, "stack");
+    cv_key_stack(k[1], CV_KEY_MAX, x->msg.stack, "events");
+    const char *keys[] = {k[0], k[1]};
+    snprintf(trav, sizeof(trav), "%llu", (unsigned long long)x->msg.traversal);
+    const char *args[] = {trav, "FAILED", reason, "{}", x->w->id};
+    cv_error("stack %s: %s", x->msg.stack, reason);
+    if (cv_redis_script(x->w->redis, CV_SCRIPT_STACK_FINISH, 2, keys, 5, args, NULL,
+                        on_fail_recorded, x) != 0)
+        expand_retry(x);
+}
+
+static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
+{
+    expand_t *x = ud;
+    (void)r;
+    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 5) {
+        expand_retry(x);
+        return;
+    }
+    if (strtoull(cv_reply_str(rep, 2), NULL, 10) != x->msg.traversal) {
+        x->w->stats.stale++;
+        expand_end(x);
+        return;
+    }
+    char err[1024];
+    json_t *tpl = json_loads(cv_reply_str(rep, 3), 0, NULL);
+    json_t *params = json_loads(cv_reply_str(rep, 4), 0, NULL);
+    int rc = tpl ? cv_template_from_json(tpl, "template", params, &x->tpl, err, sizeof(err))
+                 : cv_seterr(err, sizeof(err), CV_EPARSE, "stored template is not JSON");
+    json_decref(tpl);
+    json_decref(params);
+    if (rc) {
+        fail_stack(x, err);
+        return;
+    }
+    if (build_graph(x) != 0) {
+        fail_stack(x, "out of memory building the traversal graph");
+        return;
+    }
+    write_traversal(x);
+}
+
+static void expand_start(void *arg)
+{
+    expand_t *x = arg;
+    if (x->w->stopping)
+        return; /* not finished: redelivered to another worker */
+    char k[2][CV_KEY_MAX];
+    cv_key_stack(k[0], CV_KEY_MAX, x->msg.stack, "stack");
+    cv_key_stack(k[1], CV_KEY_MAX, x->msg.stack, "def");
+    const char *keys[] = {k[0], k[1]};
+    if (cv_redis_script(x->w->redis, CV_SCRIPT_STACK_DEFINITION, 2, keys, 0, NULL, NULL,
+                        on_definition, x) != 0)
+        expand_retry(x);
+}
+
+void cv__engine_stack_job(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m)
+{
+    expand_t *x = calloc(1, sizeof(*x));
+    x->w = w;
+    x->job = job;
+    x->msg = *m;
+    cv_info("expanding stack %s traversal %llu (%s)", m->stack, (unsigned long long)m->traversal,
+            cv_trav_kind_name(m->kind));
+    expand_start(x);
+}

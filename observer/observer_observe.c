@@ -1,0 +1,223 @@
+/*
+ * OBSERVE jobs. The record is read with the version the engine wrote; if it
+ * moved on, a newer action owns the resource and this job ends. Otherwise
+ * the type observes reality: IN_PROGRESS waits on a timer (never a sleeping
+ * worker) and looks again; FAILED fails the traversal; COMPLETE records the
+ * observation and satisfies the successors.
+ */
+#include "observer.h"
+
+#include "cv_error.h"
+#include "cv_keys.h"
+#include "cv_log.h"
+#include "cv_progress.h"
+#include "cv_record.h"
+#include "cv_rtype.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Longest pause between two looks at a resource that is in progress. */
+#define MAX_LOOK_INTERVAL_MS 5000
+
+typedef struct observe {
+    cv_worker_t *w;
+    cv_job_t *job;
+    cv_msg_t msg;
+    char node[CV_NAME_MAX + 2];
+    char version[24];
+    unsigned attempt;
+    cv_record_t rec;
+    char *graph_entry;
+    cv_rstate_t st;
+} observe_t;
+
+static void observe_start(void *arg);
+
+static void observe_reset(observe_t *o)
+{
+    cv_record_clear(&o->rec);
+    free(o->graph_entry);
+    o->graph_entry = NULL;
+    json_decref(o->st.data);
+    json_decref(o->st.attrs);
+    o->st.data = o->st.attrs = NULL;
+}
+
+static void observe_end(observe_t *o)
+{
+    observe_reset(o);
+    cv_job_finish(o->job);
+    free(o);
+}
+
+static void observe_later(observe_t *o, unsigned ms)
+{
+    observe_reset(o);
+    cv_worker_later(o->w, ms, observe_start, o);
+}
+
+static void observe_retry(observe_t *o)
+{
+    o->w->stats.retries++;
+    observe_later(o, cv_backoff_ms(++o->attempt));
+}
+
+static void on_progress(void *ud, int rc)
+{
+    observe_t *o = ud;
+    if (rc == CV_EREDIS || rc == CV_EKAFKA) {
+        observe_retry(o);
+        return;
+    }
+    if (rc == CV_EFENCED)
+        o->w->stats.fenced++;
+    else if (rc == CV_ESTALE)
+        o->w->stats.stale++;
+    observe_end(o);
+}
+
+static void settled_complete(observe_t *o)
+{
+    bool deleted = strcmp(o->rec.action, "DELETE") == 0;
+    char status[48];
+    snprintf(status, sizeof(status), "%s_COMPLETE", o->rec.action);
+    char *attrs = json_dumps(o->st.attrs, JSON_COMPACT);
+    char *data = json_dumps(o->st.data, JSON_COMPACT);
+    json_t *pass = json_pack("{s:s, s:O}", "id", o->rec.physical_id, "attrs", o->st.attrs);
+    char *pass_text = json_dumps(pass, JSON_COMPACT);
+    json_decref(pass);
+    cv_node_done_t d = {&o->msg,       o->graph_entry, o->version,
+                        deleted ? "DELETED" : status, attrs, data,
+                        "state changed", deleted ? "{}" : pass_text, o->rec.physical_id,
+                        o->rec.action};
+    int rc = cv_progress_node_done(o->w, &d, on_progress, o);
+    free(attrs);
+    free(data);
+    free(pass_text);
+    if (rc)
+        observe_retry(o);
+}
+
+static void settled_failed(observe_t *o, const char *why)
+{
+    char status[48], reason[CV_REASON_MAX], mention[CV_NAME_MAX + 16];
+    snprintf(status, sizeof(status), "%s_FAILED", o->rec.action);
+    /* A reason must name the resource; types may already have done so. */
+    snprintf(mention, sizeof(mention), "resources.%s", o->msg.resource);
+    if (strstr(why, mention))
+        snprintf(reason, sizeof(reason), "%s", why);
+    else
+        snprintf(reason, sizeof(reason), "%s: %s", mention, why);
+    cv_warn("stack %s: %s", o->msg.stack, reason);
+    cv_node_failed_t f = {&o->msg, o->version, status, reason, o->rec.physical_id,
+                          o->rec.action};
+    if (cv_progress_node_failed(o->w, &f, on_progress, o) != 0)
+        observe_retry(o);
+}
+
+static cv_action_t action_of(const char *name)
+{
+    if (strcmp(name, "DELETE") == 0)
+        return CV_ACTION_DELETE;
+    if (strcmp(name, "UPDATE") == 0)
+        return CV_ACTION_UPDATE;
+    return CV_ACTION_CREATE;
+}
+
+static void look(observe_t *o)
+{
+    const cv_rtype_t *type = cv_rtype_find(o->rec.type);
+    if (!type) {
+        char why[256];
+        snprintf(why, sizeof(why), "unknown resource type \"%s\"", o->rec.type);
+        settled_failed(o, why);
+        return;
+    }
+    memset(&o->st, 0, sizeof(o->st));
+    o->st.stack_name = o->msg.stack;
+    o->st.resource_name = o->msg.resource;
+    o->st.uuid = o->rec.uuid;
+    o->st.props = o->rec.props;
+    o->st.now = cv_now();
+    o->st.action_started = o->rec.started;
+    snprintf(o->st.physical_id, sizeof(o->st.physical_id), "%s", o->rec.physical_id);
+    o->st.data = json_deep_copy(o->rec.data);
+    o->st.attrs = json_deep_copy(o->rec.attrs);
+    switch (type->observe(&o->st, action_of(o->rec.action))) {
+    case CV_OBSERVED_IN_PROGRESS: {
+        double wait_ms = (o->st.retry_at - cv_now()) * 1000.0;
+        unsigned ms = wait_ms < 1 ? 1 : wait_ms > MAX_LOOK_INTERVAL_MS ? MAX_LOOK_INTERVAL_MS
+                                                                        : (unsigned)wait_ms;
+        observe_later(o, ms);
+        break;
+    }
+    case CV_OBSERVED_FAILED:
+        settled_failed(o, o->st.reason[0] ? o->st.reason : "observed failure");
+        break;
+    case CV_OBSERVED_COMPLETE:
+        settled_complete(o);
+        break;
+    }
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static void on_load(cv_redis_t *r, redisReply *rep, void *ud)
+{
+    observe_t *o = ud;
+    (void)r;
+    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 4) {
+        observe_retry(o);
+        return;
+    }
+    cv_record_parse(&o->rec, rep->element[2]);
+    o->graph_entry = strdup(cv_reply_str(rep, 3));
+    if (!o->rec.exists || strcmp(o->rec.version, o->version) != 0 ||
+        ends_with(o->rec.status, "_FAILED")) {
+        /* A newer action owns the resource, or the outcome is recorded. */
+        o->w->stats.stale++;
+        observe_end(o);
+        return;
+    }
+    if (ends_with(o->rec.status, "_COMPLETE")) {
+        /* Redelivered after it was recorded: propagate again (idempotent). */
+        o->st.attrs = json_deep_copy(o->rec.attrs);
+        o->st.data = json_deep_copy(o->rec.data);
+        settled_complete(o);
+        return;
+    }
+    look(o);
+}
+
+static void observe_start(void *arg)
+{
+    observe_t *o = arg;
+    if (o->w->stopping)
+        return; /* unfinished: redelivered after the restart */
+    char k[3][CV_KEY_MAX];
+    cv_key_stack(k[0], CV_KEY_MAX, o->msg.stack, "stack");
+    cv_key_resource(k[1], CV_KEY_MAX, o->msg.stack, "res", o->msg.resource);
+    cv_key_trav(k[2], CV_KEY_MAX, o->msg.stack, "graph", o->msg.traversal);
+    const char *keys[] = {k[0], k[1], k[2]}, *args[] = {o->node};
+    if (cv_redis_script(o->w->redis, CV_SCRIPT_OBSERVE_LOAD, 3, keys, 1, args, NULL, on_load,
+                        o) != 0)
+        observe_retry(o);
+}
+
+void cv__observer_observe_job(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m)
+{
+    observe_t *o = calloc(1, sizeof(*o));
+    o->w = w;
+    o->job = job;
+    o->msg = *m;
+    cv_node_name(o->node, sizeof(o->node), m->phase, m->resource);
+    snprintf(o->version, sizeof(o->version), "%llu", (unsigned long long)m->version);
+    observe_start(o);
+}

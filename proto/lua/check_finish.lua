@@ -1,0 +1,26 @@
+-- Engine: record the action just taken on a resource and release the lease.
+-- The write is fenced: it applies only if the record's version is still the
+-- one read under the lease, so a worker that was paused past its lease can
+-- never overwrite newer state.
+-- KEYS: 1 res, 2 lease, 3 events, 4 counts
+-- ARGV: 1 expected version, 2 lease token, 3 status, 4 action, 5 reason,
+--       6 physical id, 7 uuid, 8 type, 9 props, 10 attrs, 11 data,
+--       12 traversal, 13 worker, 14 resource name, 15 event status
+-- Returns {'OK', new version} or {'FENCED', current version}.
+local ver = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
+local function release()
+  if redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
+end
+if ver ~= tonumber(ARGV[1]) then
+  release()
+  return {'FENCED', tostring(ver)}
+end
+local t = now_str()
+set_status(KEYS[1], KEYS[4], ARGV[3])
+redis.call('HSET', KEYS[1], 'version', ver + 1, 'action', ARGV[4], 'reason', ARGV[5],
+  'physical_id', ARGV[6], 'uuid', ARGV[7], 'type', ARGV[8], 'props', ARGV[9],
+  'attrs', ARGV[10], 'data', ARGV[11], 'traversal', ARGV[12], 'started', t, 'updated', t,
+  'worker', ARGV[13])
+add_event(KEYS[3], ARGV[14], ARGV[6], ARGV[4], ARGV[15], ARGV[5], ARGV[12], ARGV[13])
+release()
+return {'OK', tostring(ver + 1)}

@@ -1,0 +1,33 @@
+-- Shared prelude, prepended to every script when it is loaded.
+-- A resource's status changes only through set_status, so the per-status
+-- counts of the stack can never drift from the records.
+
+local function now_str()
+  local t = redis.call('TIME')
+  return string.format('%d.%03d', t[1], math.floor(tonumber(t[2]) / 1000))
+end
+
+local function set_status(res, counts, status)
+  local old = redis.call('HGET', res, 'status')
+  if old == status then return false end
+  if old then
+    if redis.call('HINCRBY', counts, old, -1) <= 0 then redis.call('HDEL', counts, old) end
+  end
+  if status then
+    redis.call('HSET', res, 'status', status)
+    redis.call('HINCRBY', counts, status, 1)
+  end
+  return true
+end
+
+-- One event: fields are the documented events schema (docs/keyspace.md).
+local function add_event(stream, resource, physical_id, action, status, reason, traversal, worker)
+  redis.call('XADD', stream, 'MAXLEN', '~', 200000, '*',
+    'time', now_str(), 'resource', resource, 'physical_id', physical_id or '',
+    'action', action, 'status', status, 'reason', reason or '',
+    'traversal', traversal, 'worker', worker or '')
+end
+
+local function ends_with(s, suffix)
+  return s ~= nil and s ~= false and string.sub(s, -string.len(suffix)) == suffix
+end

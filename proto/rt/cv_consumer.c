@@ -1,0 +1,296 @@
+#include "cv_kafka.h"
+#include "cv_kafka_conf.h"
+
+#include "cv_error.h"
+#include "cv_log.h"
+#include "cv_offsets.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_PARTITION_TRACKS 512
+
+typedef struct ptrack {
+    char topic[128]; /* a copy: a message's topic handle dies with the message */
+    int32_t partition;
+    cv_partition_track_t track;
+    bool dirty; /* committable advanced since the last store */
+} ptrack_t;
+
+struct cv_job {
+    cv_offset_slot_t slot; /* first: the tracker hands slots back */
+    cv_consumer_t *c;
+    rd_kafka_message_t *rkm;
+    ptrack_t *pt;
+    void *data;
+};
+
+struct cv_consumer {
+    rd_kafka_t *rk;
+    rd_kafka_queue_t *queue;
+    uv_loop_t *loop;
+    cv_consumer_conf_t conf;
+    int pipefd[2];
+    uv_poll_t poll;
+    uv_timer_t timer;
+    uv_idle_t resume;
+    int inflight;
+    bool closing;
+    ptrack_t tracks[MAX_PARTITION_TRACKS];
+    int ntracks;
+};
+
+static ptrack_t *track_for(cv_consumer_t *c, rd_kafka_topic_t *rkt, int32_t partition)
+{
+    const char *name = rd_kafka_topic_name(rkt);
+    for (int i = 0; i < c->ntracks; i++)
+        if (c->tracks[i].partition == partition && strcmp(c->tracks[i].topic, name) == 0)
+            return &c->tracks[i];
+    if (c->ntracks == MAX_PARTITION_TRACKS)
+        return NULL;
+    ptrack_t *pt = &c->tracks[c->ntracks++];
+    snprintf(pt->topic, sizeof(pt->topic), "%s", name);
+    pt->partition = partition;
+    pt->dirty = false;
+    cv_track_init(&pt->track);
+    return pt;
+}
+
+/* Hands the committable offsets to librdkafka, which commits them on its
+ * auto-commit timer and when partitions are revoked. */
+static void store_offsets(cv_consumer_t *c)
+{
+    rd_kafka_topic_partition_list_t *list = NULL;
+    for (int i = 0; i < c->ntracks; i++) {
+        ptrack_t *pt = &c->tracks[i];
+        if (!pt->dirty)
+            continue;
+        if (!list)
+            list = rd_kafka_topic_partition_list_new(8);
+        rd_kafka_topic_partition_list_add(list, pt->topic, pt->partition)
+            ->offset = pt->track.committable;
+        pt->dirty = false;
+    }
+    if (!list)
+        return;
+    rd_kafka_resp_err_t err = rd_kafka_offsets_store(c->rk, list);
+    if (err && err != RD_KAFKA_RESP_ERR__STATE)
+        cv_debug("offset store: %s", rd_kafka_err2str(err));
+    rd_kafka_topic_partition_list_destroy(list);
+}
+
+static void release_slot(cv_offset_slot_t *slot, void *ud)
+{
+    cv_job_t *job = (cv_job_t *)slot;
+    (void)ud;
+    rd_kafka_message_destroy(job->rkm);
+    free(job);
+}
+
+static void drain(cv_consumer_t *c);
+
+static void on_resume(uv_idle_t *h)
+{
+    uv_idle_stop(h);
+    drain(h->data);
+}
+
+void cv_job_finish(cv_job_t *job)
+{
+    cv_consumer_t *c = job->c;
+    ptrack_t *pt = job->pt;
+    c->inflight--;
+    if (cv_track_done(&pt->track, &job->slot, release_slot, NULL))
+        pt->dirty = true;
+    /* Resume consuming on the next loop turn, not inside the caller's stack. */
+    if (!c->closing && !uv_is_active((uv_handle_t *)&c->resume))
+        uv_idle_start(&c->resume, on_resume);
+}
+
+void cv_job_set_data(cv_job_t *job, void *data)
+{
+    job->data = data;
+}
+
+void *cv_job_data(const cv_job_t *job)
+{
+    return job->data;
+}
+
+int32_t cv_job_partition(const cv_job_t *job)
+{
+    return job->rkm->partition;
+}
+
+int64_t cv_job_offset(const cv_job_t *job)
+{
+    return job->rkm->offset;
+}
+
+int cv_consumer_inflight(const cv_consumer_t *c)
+{
+    return c->inflight;
+}
+
+static void dispatch(cv_consumer_t *c, rd_kafka_message_t *rkm)
+{
+    if (rkm->err) {
+        if (rkm->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
+            cv_warn("Kafka consumer: %s", rd_kafka_message_errstr(rkm));
+        rd_kafka_message_destroy(rkm);
+        return;
+    }
+    ptrack_t *pt = track_for(c, rkm->rkt, rkm->partition);
+    cv_job_t *job = calloc(1, sizeof(*job));
+    if (!pt || !job) {
+        /* Not tracked means never committed: the message will be redelivered. */
+        cv_error("cannot track message %s[%d]@%lld", rd_kafka_topic_name(rkm->rkt),
+                 rkm->partition, (long long)rkm->offset);
+        free(job);
+        rd_kafka_message_destroy(rkm);
+        return;
+    }
+    job->c = c;
+    job->rkm = rkm;
+    job->pt = pt;
+    cv_track_push(&pt->track, &job->slot, rkm->offset);
+    c->inflight++;
+    c->conf.handler(job, rkm->payload, rkm->len, c->conf.ud);
+}
+
+static void drain(cv_consumer_t *c)
+{
+    char buf[256];
+    while (read(c->pipefd[0], buf, sizeof(buf)) > 0)
+        ;
+    while (!c->closing && c->inflight < c->conf.window) {
+        rd_kafka_message_t *rkm = rd_kafka_consume_queue(c->queue, 0);
+        if (!rkm)
+            break;
+        dispatch(c, rkm);
+    }
+    store_offsets(c);
+}
+
+static void on_readable(uv_poll_t *h, int status, int events)
+{
+    (void)status;
+    (void)events;
+    drain(h->data);
+}
+
+static void on_timer(uv_timer_t *t)
+{
+    drain(t->data);
+}
+
+static int setup_loop(cv_consumer_t *c, char *errstr, size_t errstr_size)
+{
+    if (pipe2(c->pipefd, O_NONBLOCK | O_CLOEXEC) != 0)
+        return cv_seterr(errstr, errstr_size, CV_EIO, "pipe: out of descriptors");
+    rd_kafka_queue_io_event_enable(c->queue, c->pipefd[1], "1", 1);
+    uv_poll_init(c->loop, &c->poll, c->pipefd[0]);
+    c->poll.data = c;
+    uv_poll_start(&c->poll, UV_READABLE, on_readable);
+    uv_timer_init(c->loop, &c->timer);
+    c->timer.data = c;
+    uv_timer_start(&c->timer, on_timer, 50, 50);
+    uv_idle_init(c->loop, &c->resume);
+    c->resume.data = c;
+    return 0;
+}
+
+static int subscribe(cv_consumer_t *c, char *errstr, size_t errstr_size)
+{
+    rd_kafka_topic_partition_list_t *topics =
+        rd_kafka_topic_partition_list_new(c->conf.ntopics);
+    for (int i = 0; i < c->conf.ntopics; i++)
+        rd_kafka_topic_partition_list_add(topics, c->conf.topics[i], RD_KAFKA_PARTITION_UA);
+    rd_kafka_resp_err_t err = rd_kafka_subscribe(c->rk, topics);
+    rd_kafka_topic_partition_list_destroy(topics);
+    if (err)
+        return cv_seterr(errstr, errstr_size, CV_EKAFKA, "Kafka subscribe: %s",
+                         rd_kafka_err2str(err));
+    return 0;
+}
+
+int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
+                    const cv_consumer_conf_t *conf, char *errstr, size_t errstr_size)
+{
+    /* Offsets are stored by us (finished prefix only) and committed by
+     * librdkafka's timer; a new group starts at the earliest message so that
+     * jobs published before the first worker joined are not skipped. */
+    static const char *const defaults[] = {"enable.auto.commit",
+                                           "true",
+                                           "auto.commit.interval.ms",
+                                           "200",
+                                           "enable.auto.offset.store",
+                                           "false",
+                                           "auto.offset.reset",
+                                           "earliest",
+                                           "session.timeout.ms",
+                                           "10000",
+                                           "heartbeat.interval.ms",
+                                           "1000",
+                                           "fetch.wait.max.ms",
+                                           "100",
+                                           "socket.nagle.disable",
+                                           "true",
+                                           NULL};
+    rd_kafka_conf_t *kconf = cv__kafka_conf(opts, defaults, errstr, errstr_size);
+    if (!kconf)
+        return CV_EINVAL;
+    char err[512];
+    if (rd_kafka_conf_set(kconf, "group.id", conf->group, err, sizeof(err)) != RD_KAFKA_CONF_OK) {
+        rd_kafka_conf_destroy(kconf);
+        return cv_seterr(errstr, errstr_size, CV_EINVAL, "Kafka configuration: %s", err);
+    }
+    cv_consumer_t *c = calloc(1, sizeof(*c));
+    c->rk = rd_kafka_new(RD_KAFKA_CONSUMER, kconf, err, sizeof(err));
+    if (!c->rk) {
+        rd_kafka_conf_destroy(kconf);
+        free(c);
+        return cv_seterr(errstr, errstr_size, CV_EKAFKA, "Kafka consumer: %s", err);
+    }
+    c->loop = loop;
+    c->conf = *conf;
+    rd_kafka_poll_set_consumer(c->rk);
+    c->queue = rd_kafka_queue_get_consumer(c->rk);
+    int rc = setup_loop(c, errstr, errstr_size);
+    if (!rc)
+        rc = subscribe(c, errstr, errstr_size);
+    if (rc) {
+        rd_kafka_queue_destroy(c->queue);
+        rd_kafka_destroy(c->rk);
+        free(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}
+
+static void free_after_close(uv_handle_t *h)
+{
+    cv_consumer_t *c = h->data;
+    close(c->pipefd[0]);
+    close(c->pipefd[1]);
+    free(c);
+}
+
+void cv_consumer_close(cv_consumer_t *c)
+{
+    c->closing = true;
+    store_offsets(c);
+    rd_kafka_consumer_close(c->rk);
+    rd_kafka_queue_destroy(c->queue);
+    rd_kafka_destroy(c->rk);
+    uv_timer_stop(&c->timer);
+    uv_close((uv_handle_t *)&c->timer, NULL);
+    uv_idle_stop(&c->resume);
+    uv_close((uv_handle_t *)&c->resume, NULL);
+    uv_poll_stop(&c->poll);
+    uv_close((uv_handle_t *)&c->poll, free_after_close);
+}

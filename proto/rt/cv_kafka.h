@@ -1,0 +1,91 @@
+/*
+ * cv_kafka — Kafka producer and consumer on a worker's libuv loop.
+ *
+ * librdkafka signals its queues through a pipe (queue IO events), which the
+ * loop polls, so a worker has one thread of control. The consumer hands each
+ * message to a handler as a job and keeps many jobs in flight (a bounded
+ * window); a job's offset becomes committable only when every earlier job of
+ * its partition is finished (cv_offsets.h) — at-least-once delivery where the
+ * effect of a job is in Redis before its offset is committed.
+ *
+ * Every librdkafka setting can be passed through (cv_opts_t.kafka_opts), so
+ * the same binaries run against a Kafka 0.9 test broker or a modern cluster.
+ */
+#ifndef CV_KAFKA_H
+#define CV_KAFKA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "cv_opts.h"
+
+#define CV_TOPIC_CHECK "converge.check"
+#define CV_TOPIC_OBSERVE "converge.observe"
+#define CV_TOPIC_DEAD "converge.dead"
+
+/* ---- producer ---- */
+
+typedef struct cv_producer cv_producer_t;
+
+/* Called once the broker acknowledged the message (err 0) or it failed (CV_EKAFKA). */
+typedef void (*cv_delivery_cb)(void *ud, int err);
+
+/* `loop` may be NULL for a synchronous user (the CLI), who calls cv_producer_flush. */
+int cv_producer_new(cv_producer_t **out, uv_loop_t *loop, const cv_opts_t *opts, char *errstr,
+                    size_t errstr_size);
+
+/* Queues a message (payload copied). cb may be NULL. Returns 0 or CV_EKAFKA. */
+int cv_producer_send(cv_producer_t *p, const char *topic, const char *key, size_t keylen,
+                     const void *payload, size_t len, cv_delivery_cb cb, void *ud);
+
+/* Waits up to timeout_ms for every queued message; returns 0 or CV_ETIMEDOUT / CV_EKAFKA. */
+int cv_producer_flush(cv_producer_t *p, int timeout_ms);
+
+/* Asks the brokers for metadata: 0 when reachable within timeout_ms, else
+ * CV_EKAFKA with errstr naming the brokers. */
+int cv_producer_check(cv_producer_t *p, const char *brokers, int timeout_ms, char *errstr,
+                      size_t errstr_size);
+
+/* Number of messages queued or awaiting acknowledgement. */
+int cv_producer_outq(cv_producer_t *p);
+
+void cv_producer_free(cv_producer_t *p);
+
+/* ---- consumer ---- */
+
+typedef struct cv_consumer cv_consumer_t;
+typedef struct cv_job cv_job_t;
+
+/* A job: one consumed message. Handlers call cv_job_finish exactly once. */
+typedef void (*cv_job_handler)(cv_job_t *job, const void *payload, size_t len, void *ud);
+
+typedef struct cv_consumer_conf {
+    const char *group;
+    const char *const *topics;
+    int ntopics;
+    int window; /* jobs in flight at most */
+    cv_job_handler handler;
+    void *ud;
+} cv_consumer_conf_t;
+
+int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
+                    const cv_consumer_conf_t *conf, char *errstr, size_t errstr_size);
+
+/* The job is finished: its effect is recorded; its offset may be committed. */
+void cv_job_finish(cv_job_t *job);
+
+/* Per-job user data slot (the handler's state). */
+void cv_job_set_data(cv_job_t *job, void *data);
+void *cv_job_data(const cv_job_t *job);
+int32_t cv_job_partition(const cv_job_t *job);
+int64_t cv_job_offset(const cv_job_t *job);
+
+/* Jobs handed out and not yet finished. */
+int cv_consumer_inflight(const cv_consumer_t *c);
+
+/* Stops consuming and commits the finished prefix; then frees. Jobs still in
+ * flight are not committed (they will be redelivered). */
+void cv_consumer_close(cv_consumer_t *c);
+
+#endif

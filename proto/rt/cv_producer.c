@@ -1,0 +1,184 @@
+#include "cv_kafka.h"
+#include "cv_kafka_conf.h"
+
+#include "cv_error.h"
+#include "cv_log.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+struct cv_producer {
+    rd_kafka_t *rk;
+    uv_loop_t *loop;
+    int pipefd[2];
+    uv_poll_t poll;
+    uv_timer_t timer;
+};
+
+typedef struct delivery {
+    cv_delivery_cb cb;
+    void *ud;
+} delivery_t;
+
+static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
+{
+    (void)rk;
+    (void)opaque;
+    delivery_t *d = m->_private;
+    if (m->err)
+        cv_warn("Kafka delivery to %s failed: %s", rd_kafka_topic_name(m->rkt),
+                rd_kafka_err2str(m->err));
+    if (d) {
+        if (d->cb)
+            d->cb(d->ud, m->err ? CV_EKAFKA : 0);
+        free(d);
+    }
+}
+
+static void drain(cv_producer_t *p)
+{
+    char buf[256];
+    while (read(p->pipefd[0], buf, sizeof(buf)) > 0)
+        ;
+    while (rd_kafka_poll(p->rk, 0) > 0)
+        ;
+}
+
+static void on_readable(uv_poll_t *h, int status, int events)
+{
+    (void)status;
+    (void)events;
+    drain(h->data);
+}
+
+/* A safety net: queue IO events fire only on empty → non-empty transitions. */
+static void on_timer(uv_timer_t *t)
+{
+    drain(t->data);
+}
+
+int cv_producer_new(cv_producer_t **out, uv_loop_t *loop, const cv_opts_t *opts, char *errstr,
+                    size_t errstr_size)
+{
+    /* linger 1 ms: messages produced in one loop turn go in one request, while
+     * a dependency hop pays at most 1 ms of batching delay (see docs/performance.md). */
+    static const char *const defaults[] = {"linger.ms",
+                                           "1",
+                                           "batch.num.messages",
+                                           "10000",
+                                           "socket.nagle.disable",
+                                           "true",
+                                           "acks",
+                                           "all",
+                                           "message.send.max.retries",
+                                           "1000000",
+                                           "retry.backoff.ms",
+                                           "100",
+                                           "message.timeout.ms",
+                                           "0",
+                                           NULL};
+    rd_kafka_conf_t *conf = cv__kafka_conf(opts, defaults, errstr, errstr_size);
+    if (!conf)
+        return CV_EINVAL;
+    rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
+    cv_producer_t *p = calloc(1, sizeof(*p));
+    char err[512];
+    p->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof(err));
+    if (!p->rk) {
+        rd_kafka_conf_destroy(conf);
+        free(p);
+        return cv_seterr(errstr, errstr_size, CV_EKAFKA, "Kafka producer: %s", err);
+    }
+    p->loop = loop;
+    p->pipefd[0] = p->pipefd[1] = -1;
+    if (loop) {
+        if (pipe2(p->pipefd, O_NONBLOCK | O_CLOEXEC) != 0) {
+            rd_kafka_destroy(p->rk);
+            free(p);
+            return cv_seterr(errstr, errstr_size, CV_EIO, "pipe: out of descriptors");
+        }
+        rd_kafka_queue_t *q = rd_kafka_queue_get_main(p->rk);
+        rd_kafka_queue_io_event_enable(q, p->pipefd[1], "1", 1);
+        rd_kafka_queue_destroy(q);
+        uv_poll_init(loop, &p->poll, p->pipefd[0]);
+        p->poll.data = p;
+        uv_poll_start(&p->poll, UV_READABLE, on_readable);
+        uv_timer_init(loop, &p->timer);
+        p->timer.data = p;
+        uv_timer_start(&p->timer, on_timer, 100, 100);
+    }
+    *out = p;
+    return 0;
+}
+
+int cv_producer_send(cv_producer_t *p, const char *topic, const char *key, size_t keylen,
+                     const void *payload, size_t len, cv_delivery_cb cb, void *ud)
+{
+    delivery_t *d = malloc(sizeof(*d));
+    if (!d)
+        return CV_ENOMEM;
+    *d = (delivery_t){cb, ud};
+    rd_kafka_resp_err_t err = rd_kafka_producev(
+        p->rk, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_KEY(key, keylen),
+        RD_KAFKA_V_VALUE((void *)payload, len), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+        RD_KAFKA_V_OPAQUE(d), RD_KAFKA_V_END);
+    if (err) {
+        free(d);
+        cv_warn("Kafka produce to %s failed: %s", topic, rd_kafka_err2str(err));
+        return CV_EKAFKA;
+    }
+    return 0;
+}
+
+int cv_producer_flush(cv_producer_t *p, int timeout_ms)
+{
+    rd_kafka_resp_err_t err = rd_kafka_flush(p->rk, timeout_ms);
+    if (err == RD_KAFKA_RESP_ERR__TIMED_OUT)
+        return CV_ETIMEDOUT;
+    return err ? CV_EKAFKA : 0;
+}
+
+int cv_producer_check(cv_producer_t *p, const char *brokers, int timeout_ms, char *errstr,
+                      size_t errstr_size)
+{
+    const struct rd_kafka_metadata *md = NULL;
+    rd_kafka_resp_err_t err = rd_kafka_metadata(p->rk, 0, NULL, &md, timeout_ms);
+    if (err || !md || md->broker_cnt == 0) {
+        if (md)
+            rd_kafka_metadata_destroy(md);
+        return cv_seterr(errstr, errstr_size, CV_EKAFKA, "cannot reach Kafka at %s: %s", brokers,
+                         err ? rd_kafka_err2str(err) : "no brokers");
+    }
+    rd_kafka_metadata_destroy(md);
+    return 0;
+}
+
+int cv_producer_outq(cv_producer_t *p)
+{
+    return rd_kafka_outq_len(p->rk);
+}
+
+static void close_pipe_after(uv_handle_t *h)
+{
+    cv_producer_t *p = h->data;
+    close(p->pipefd[0]);
+    close(p->pipefd[1]);
+    free(p);
+}
+
+void cv_producer_free(cv_producer_t *p)
+{
+    if (!p)
+        return;
+    rd_kafka_flush(p->rk, 5000);
+    rd_kafka_destroy(p->rk);
+    if (p->loop) {
+        uv_timer_stop(&p->timer);
+        uv_close((uv_handle_t *)&p->timer, NULL);
+        uv_poll_stop(&p->poll);
+        uv_close((uv_handle_t *)&p->poll, close_pipe_after);
+    } else {
+        free(p);
+    }
+}

@@ -1,0 +1,52 @@
+/*
+ * cv_progress — how a finished graph node moves its traversal forward.
+ *
+ * One atomic script marks the node done (fenced by the record version) and
+ * adds it to each successor's sync point; every successor whose set became
+ * complete gets its check job; when the last node is done the stack's
+ * outputs are resolved and it becomes <ACTION>_COMPLETE. A node that fails
+ * fails its traversal. The callback runs once every message it published
+ * is acknowledged by Kafka, so the caller may then commit its own offset.
+ */
+#ifndef CV_PROGRESS_H
+#define CV_PROGRESS_H
+
+#include "cv_msg.h"
+#include "cv_worker.h"
+
+/* rc: 0 progressed; CV_ESTALE (superseded or settled: nothing to do);
+ * CV_EFENCED (the record moved on); CV_EREDIS / CV_EKAFKA (retry the job). */
+typedef void (*cv_progress_cb)(void *ud, int rc);
+
+typedef struct cv_node_done {
+    const cv_msg_t *job;     /* stack, traversal, resource, phase */
+    const char *graph_entry; /* the node's entry in the traversal graph (JSON) */
+    const char *version;     /* expected record version; "" for any */
+    const char *status;      /* new resource status; "" unchanged; "DELETED" removes */
+    const char *attrs;       /* "" keeps */
+    const char *data;        /* type-private data; "" keeps */
+    const char *reason;
+    const char *pass;        /* JSON passed to successors: {"id":..,"attrs":{..}} */
+    const char *physical_id;
+    const char *action;      /* for the event: CREATE / DELETE / ... */
+} cv_node_done_t;
+
+int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_cb cb, void *ud);
+
+typedef struct cv_node_failed {
+    const cv_msg_t *job;
+    const char *version;
+    const char *status; /* e.g. CREATE_FAILED */
+    const char *reason; /* the resource's reason */
+    const char *physical_id;
+    const char *action;
+} cv_node_failed_t;
+
+int cv_progress_node_failed(cv_worker_t *w, const cv_node_failed_t *f, cv_progress_cb cb,
+                            void *ud);
+
+/* Ends a traversal whose every node is done (also used for empty stacks). */
+int cv_progress_finish_stack(cv_worker_t *w, const char *stack, uint64_t traversal,
+                             cv_progress_cb cb, void *ud);
+
+#endif

@@ -1,0 +1,90 @@
+#include "cv_record.h"
+
+#include "cv_error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+json_t *cv_reply_to_object(const redisReply *flat)
+{
+    json_t *o = json_object();
+    if (!flat || flat->type != REDIS_REPLY_ARRAY)
+        return o;
+    for (size_t i = 0; i + 1 < flat->elements; i += 2) {
+        const redisReply *k = flat->element[i], *v = flat->element[i + 1];
+        if (k->type == REDIS_REPLY_STRING && v->type == REDIS_REPLY_STRING)
+            json_object_set_new(o, k->str, json_stringn(v->str, v->len));
+    }
+    return o;
+}
+
+static void copy_field(char *dst, size_t size, const json_t *o, const char *field)
+{
+    const char *v = json_string_value(json_object_get(o, field));
+    snprintf(dst, size, "%s", v ? v : "");
+}
+
+static json_t *json_field(const json_t *o, const char *field)
+{
+    const char *v = json_string_value(json_object_get(o, field));
+    json_t *j = v ? json_loads(v, JSON_DECODE_ANY, NULL) : NULL;
+    return j ? j : json_object();
+}
+
+int cv_record_parse(cv_record_t *rec, const redisReply *flat)
+{
+    memset(rec, 0, sizeof(*rec));
+    json_t *o = cv_reply_to_object(flat);
+    copy_field(rec->status, sizeof(rec->status), o, "status");
+    copy_field(rec->action, sizeof(rec->action), o, "action");
+    copy_field(rec->type, sizeof(rec->type), o, "type");
+    copy_field(rec->physical_id, sizeof(rec->physical_id), o, "physical_id");
+    copy_field(rec->uuid, sizeof(rec->uuid), o, "uuid");
+    copy_field(rec->version, sizeof(rec->version), o, "version");
+    if (!rec->version[0])
+        strcpy(rec->version, "0");
+    const char *t = json_string_value(json_object_get(o, "traversal"));
+    rec->traversal = t ? strtoull(t, NULL, 10) : 0;
+    const char *s = json_string_value(json_object_get(o, "started"));
+    rec->started = s ? strtod(s, NULL) : 0;
+    rec->props = json_field(o, "props");
+    rec->attrs = json_field(o, "attrs");
+    rec->data = json_field(o, "data");
+    rec->exists = rec->status[0] != '\0';
+    json_decref(o);
+    return 0;
+}
+
+void cv_record_clear(cv_record_t *rec)
+{
+    json_decref(rec->props);
+    json_decref(rec->attrs);
+    json_decref(rec->data);
+    rec->props = rec->attrs = rec->data = NULL;
+}
+
+/* FNV-1a over the parts with two seeds gives 128 well-mixed bits; this is an
+ * idempotency key, not a security token. */
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 0x100000001b3ULL;
+    }
+    h ^= 0xff; /* separator, so ("ab","c") and ("a","bc") differ */
+    h *= 0x100000001b3ULL;
+    return h;
+}
+
+void cv_record_uuid(char out[37], const char *stack, const char *resource, uint64_t traversal)
+{
+    char trav[24];
+    snprintf(trav, sizeof(trav), "%llu", (unsigned long long)traversal);
+    uint64_t a = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ULL, stack), resource), trav);
+    uint64_t b = fnv1a(fnv1a(fnv1a(0x84222325cbf29ce4ULL, trav), resource), stack);
+    /* Version 5 layout bits, so tools accept it as a UUID. */
+    snprintf(out, 37, "%08x-%04x-5%03x-%04x-%012llx", (unsigned)(a >> 32),
+             (unsigned)(a >> 16) & 0xffff, (unsigned)a & 0xfff,
+             (unsigned)((b >> 48) & 0x3fff) | 0x8000, (unsigned long long)(b & 0xffffffffffffULL));
+}

@@ -1,0 +1,43 @@
+/*
+ * cv_record — a resource record as stored in Redis (hash <stack>:res:<name>),
+ * parsed from the flat HGETALL reply that the scripts return.
+ * Field meanings are documented in docs/keyspace.md.
+ */
+#ifndef CV_RECORD_H
+#define CV_RECORD_H
+
+#include <hiredis/hiredis.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cv_rtype.h"
+
+typedef struct cv_record {
+    bool exists; /* the record has a status: some action was recorded */
+    char status[48];
+    char action[16];
+    char type[128];
+    char physical_id[CV_PHYSID_MAX];
+    char uuid[48];
+    char version[24]; /* "0" when the record does not exist */
+    uint64_t traversal;
+    double started;
+    json_t *props; /* owned, never NULL after parse */
+    json_t *attrs;
+    json_t *data;
+} cv_record_t;
+
+/* Parses a flat [field, value, ...] reply. Returns 0 or CV_EPROTO. */
+int cv_record_parse(cv_record_t *rec, const redisReply *flat);
+void cv_record_clear(cv_record_t *rec);
+
+/* Parses a flat [field, value, ...] reply into an object of strings. */
+json_t *cv_reply_to_object(const redisReply *flat);
+
+/* The deterministic uuid of a resource version: the same stack, resource and
+ * traversal always give the same uuid, so a create retried after a crash
+ * carries the same idempotency key. */
+void cv_record_uuid(char out[37], const char *stack, const char *resource, uint64_t traversal);
+
+#endif

@@ -1,0 +1,335 @@
+#include "cv_redis.h"
+
+#include "cv_error.h"
+#include "cv_log.h"
+
+#include <hiredis/adapters/libuv.h>
+#include <hiredis/async.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Generated from proto/lua by CMake (embed_lua.cmake). */
+extern const struct {
+    const char *name;
+    const char *text;
+} cv_lua_sources[];
+
+static const char *const script_names[CV_SCRIPT__COUNT] = {
+    "stack_begin", "stack_expanded", "check_begin",  "check_finish", "lease_release",
+    "observe_load", "node_done",     "node_failed", "stack_finish", "stack_definition",
+    "resource_ref",
+};
+
+static char *script_texts[CV_SCRIPT__COUNT];
+
+struct cv_redis {
+    uv_loop_t *loop;
+    const cv_opts_t *opts;
+    redisAsyncContext *ac;
+    bool connected;
+    char shas[CV_SCRIPT__COUNT][41];
+    uv_timer_t reconnect_timer;
+    unsigned backoff_ms;
+    bool closing;
+};
+
+static const char *lua_source(const char *name)
+{
+    for (size_t i = 0; cv_lua_sources[i].name; i++)
+        if (strcmp(cv_lua_sources[i].name, name) == 0)
+            return cv_lua_sources[i].text;
+    return NULL;
+}
+
+/* Each script is the shared prelude followed by its body, built once. */
+const char *cv_redis_script_text(cv_script_t s)
+{
+    if (!script_texts[s]) {
+        const char *lib = lua_source("lib"), *body = lua_source(script_names[s]);
+        if (!lib || !body)
+            abort(); /* a missing script is a build error, never a runtime condition */
+        size_t n = strlen(lib) + strlen(body) + 2;
+        script_texts[s] = malloc(n);
+        if (!script_texts[s])
+            abort();
+        snprintf(script_texts[s], n, "%s\n%s", lib, body);
+    }
+    return script_texts[s];
+}
+
+redisContext *cv_redis_connect_sync(const cv_opts_t *opts, char *errstr, size_t errstr_size)
+{
+    struct timeval tv = {3, 0};
+    redisContext *c = redisConnectWithTimeout(opts->redis_host, opts->redis_port, tv);
+    if (!c || c->err) {
+        cv_seterr(errstr, errstr_size, CV_EREDIS, "cannot reach Redis at %s:%d: %s",
+                  opts->redis_host, opts->redis_port, c ? c->errstr : "out of memory");
+        redisFree(c);
+        return NULL;
+    }
+    redisSetTimeout(c, (struct timeval){10, 0});
+    if (opts->redis_db) {
+        redisReply *r = redisCommand(c, "SELECT %d", opts->redis_db);
+        bool ok = r && r->type != REDIS_REPLY_ERROR;
+        freeReplyObject(r);
+        if (!ok) {
+            cv_seterr(errstr, errstr_size, CV_EREDIS, "Redis at %s:%d refused SELECT %d",
+                      opts->redis_host, opts->redis_port, opts->redis_db);
+            redisFree(c);
+            return NULL;
+        }
+    }
+    return c;
+}
+
+redisReply *cv_redis_script_sync(redisContext *c, cv_script_t s, int nkeys, const char **keys,
+                                 int nargs, const char **args)
+{
+    int argc = 3 + nkeys + nargs;
+    const char **argv = calloc((size_t)argc, sizeof(*argv));
+    if (!argv)
+        return NULL;
+    char nk[16];
+    snprintf(nk, sizeof(nk), "%d", nkeys);
+    argv[0] = "EVAL";
+    argv[1] = cv_redis_script_text(s);
+    argv[2] = nk;
+    for (int i = 0; i < nkeys; i++)
+        argv[3 + i] = keys[i];
+    for (int i = 0; i < nargs; i++)
+        argv[3 + nkeys + i] = args[i];
+    redisReply *r = redisCommandArgv(c, argc, argv, NULL);
+    free(argv);
+    return r;
+}
+
+/* SCRIPT LOAD is idempotent and returns the SHA1 the server will use. */
+static int load_scripts(cv_redis_t *r, char *errstr, size_t errstr_size)
+{
+    redisContext *c = cv_redis_connect_sync(r->opts, errstr, errstr_size);
+    if (!c)
+        return CV_EREDIS;
+    int rc = 0;
+    for (int s = 0; s < CV_SCRIPT__COUNT && rc == 0; s++) {
+        redisReply *rep = redisCommand(c, "SCRIPT LOAD %s", cv_redis_script_text((cv_script_t)s));
+        if (rep && rep->type == REDIS_REPLY_STRING && rep->len == 40)
+            memcpy(r->shas[s], rep->str, 41);
+        else
+            rc = cv_seterr(errstr, errstr_size, CV_EREDIS, "loading script %s failed: %s",
+                           script_names[s], rep && rep->str ? rep->str : c->errstr);
+        freeReplyObject(rep);
+    }
+    redisFree(c);
+    return rc;
+}
+
+static void schedule_reconnect(cv_redis_t *r);
+
+static void on_connect(const redisAsyncContext *ac, int status)
+{
+    cv_redis_t *r = ac->data;
+    if (status != REDIS_OK) {
+        cv_warn("Redis connect to %s:%d failed: %s", r->opts->redis_host, r->opts->redis_port,
+                ac->errstr);
+        r->ac = NULL;
+        schedule_reconnect(r);
+        return;
+    }
+    r->connected = true;
+    r->backoff_ms = 0;
+    cv_info("connected to Redis at %s:%d", r->opts->redis_host, r->opts->redis_port);
+}
+
+static void on_disconnect(const redisAsyncContext *ac, int status)
+{
+    cv_redis_t *r = ac->data;
+    r->connected = false;
+    r->ac = NULL;
+    if (r->closing)
+        return;
+    cv_warn("Redis connection lost (%s); reconnecting", status == REDIS_OK ? "closed" : ac->errstr);
+    schedule_reconnect(r);
+}
+
+static int connect_async(cv_redis_t *r, char *errstr, size_t errstr_size)
+{
+    int rc = load_scripts(r, errstr, errstr_size);
+    if (rc)
+        return rc;
+    redisAsyncContext *ac = redisAsyncConnect(r->opts->redis_host, r->opts->redis_port);
+    if (!ac || ac->err) {
+        rc = cv_seterr(errstr, errstr_size, CV_EREDIS, "cannot reach Redis at %s:%d: %s",
+                       r->opts->redis_host, r->opts->redis_port, ac ? ac->errstr : "no memory");
+        if (ac)
+            redisAsyncFree(ac);
+        return rc;
+    }
+    ac->data = r;
+    redisLibuvAttach(ac, r->loop);
+    redisAsyncSetConnectCallback(ac, on_connect);
+    redisAsyncSetDisconnectCallback(ac, on_disconnect);
+    if (r->opts->redis_db)
+        redisAsyncCommand(ac, NULL, NULL, "SELECT %d", r->opts->redis_db);
+    r->ac = ac;
+    return 0;
+}
+
+static void on_reconnect_timer(uv_timer_t *t)
+{
+    cv_redis_t *r = t->data;
+    char err[256];
+    if (connect_async(r, err, sizeof(err)) != 0) {
+        cv_warn("%s", err);
+        schedule_reconnect(r);
+    }
+}
+
+/* Capped exponential backoff with jitter, so a fleet does not reconnect in lockstep. */
+static void schedule_reconnect(cv_redis_t *r)
+{
+    if (r->closing)
+        return;
+    r->backoff_ms = r->backoff_ms ? r->backoff_ms * 2 : 100;
+    if (r->backoff_ms > 5000)
+        r->backoff_ms = 5000;
+    unsigned delay = r->backoff_ms / 2 + (unsigned)rand() % (r->backoff_ms / 2 + 1);
+    uv_timer_start(&r->reconnect_timer, on_reconnect_timer, delay, 0);
+}
+
+int cv_redis_open(cv_redis_t **out, uv_loop_t *loop, const cv_opts_t *opts, char *errstr,
+                  size_t errstr_size)
+{
+    cv_redis_t *r = calloc(1, sizeof(*r));
+    if (!r)
+        return CV_ENOMEM;
+    r->loop = loop;
+    r->opts = opts;
+    uv_timer_init(loop, &r->reconnect_timer);
+    r->reconnect_timer.data = r;
+    int rc = connect_async(r, errstr, errstr_size);
+    if (rc) {
+        uv_close((uv_handle_t *)&r->reconnect_timer, (uv_close_cb)free);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+static void free_after_close(uv_handle_t *h)
+{
+    free(h->data);
+}
+
+void cv_redis_close(cv_redis_t *r)
+{
+    if (!r)
+        return;
+    r->closing = true;
+    if (r->ac)
+        redisAsyncDisconnect(r->ac);
+    uv_timer_stop(&r->reconnect_timer);
+    uv_close((uv_handle_t *)&r->reconnect_timer, free_after_close);
+}
+
+bool cv_redis_connected(const cv_redis_t *r)
+{
+    return r->connected;
+}
+
+typedef struct pending {
+    cv_redis_t *r;
+    cv_redis_cb cb;
+    void *ud;
+} pending_t;
+
+static void on_reply(redisAsyncContext *ac, void *reply, void *privdata)
+{
+    pending_t *p = privdata;
+    redisReply *rep = reply;
+    (void)ac;
+    if (rep && rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "NOSCRIPT", 8) == 0) {
+        /* Redis restarted without its script cache: reload, the caller retries. */
+        char err[256];
+        if (load_scripts(p->r, err, sizeof(err)) != 0)
+            cv_warn("%s", err);
+    }
+    p->cb(p->r, rep, p->ud);
+    free(p);
+}
+
+int cv_redis_argv(cv_redis_t *r, int argc, const char **argv, const size_t *lens, cv_redis_cb cb,
+                  void *ud)
+{
+    if (!r->ac || !r->connected)
+        return CV_EREDIS;
+    pending_t *p = malloc(sizeof(*p));
+    if (!p)
+        return CV_ENOMEM;
+    *p = (pending_t){r, cb, ud};
+    if (redisAsyncCommandArgv(r->ac, cb ? on_reply : NULL, cb ? p : NULL, argc, argv, lens) !=
+        REDIS_OK) {
+        free(p);
+        return CV_EREDIS;
+    }
+    if (!cb)
+        free(p);
+    return 0;
+}
+
+int cv_redis_script(cv_redis_t *r, cv_script_t s, int nkeys, const char **keys, int nargs,
+                    const char **args, const size_t *arglens, cv_redis_cb cb, void *ud)
+{
+    enum { STACK_ARGS = 64 };
+    int argc = 3 + nkeys + nargs;
+    const char *sargv[STACK_ARGS];
+    size_t slens[STACK_ARGS];
+    const char **argv = argc <= STACK_ARGS ? sargv : malloc((size_t)argc * sizeof(*argv));
+    size_t *lens = argc <= STACK_ARGS ? slens : malloc((size_t)argc * sizeof(*lens));
+    if (!argv || !lens) {
+        if (argv != sargv)
+            free(argv);
+        if (lens != slens)
+            free(lens);
+        return CV_ENOMEM;
+    }
+    char nk[16];
+    snprintf(nk, sizeof(nk), "%d", nkeys);
+    argv[0] = "EVALSHA";
+    argv[1] = r->shas[s];
+    argv[2] = nk;
+    for (int i = 0; i < nkeys; i++)
+        argv[3 + i] = keys[i];
+    for (int i = 0; i < nargs; i++)
+        argv[3 + nkeys + i] = args[i];
+    for (int i = 0; i < argc; i++)
+        lens[i] = (i >= 3 + nkeys && arglens) ? arglens[i - 3 - nkeys] : strlen(argv[i]);
+    int rc = cv_redis_argv(r, argc, argv, lens, cb, ud);
+    if (argv != sargv)
+        free(argv);
+    if (lens != slens)
+        free(lens);
+    return rc;
+}
+
+const char *cv_reply_str(const redisReply *r, size_t i)
+{
+    if (!r || r->type != REDIS_REPLY_ARRAY || i >= r->elements)
+        return "";
+    const redisReply *e = r->element[i];
+    if (e->type == REDIS_REPLY_STRING || e->type == REDIS_REPLY_STATUS)
+        return e->str;
+    return "";
+}
+
+long long cv_reply_int(const redisReply *r, size_t i)
+{
+    if (!r || r->type != REDIS_REPLY_ARRAY || i >= r->elements)
+        return 0;
+    const redisReply *e = r->element[i];
+    if (e->type == REDIS_REPLY_INTEGER)
+        return e->integer;
+    if (e->type == REDIS_REPLY_STRING)
+        return strtoll(e->str, NULL, 10);
+    return 0;
+}

@@ -1,0 +1,281 @@
+/*
+ * Ending a traversal: resolve the stack's outputs against the records of the
+ * resources they reference, set <ACTION>_COMPLETE, free the name after a
+ * delete, and drop the traversal's graph, sync points and done set.
+ * Work here is O(outputs + graph size) once per traversal, never per resource.
+ */
+#include "cv_progress.h"
+
+#include "cv_error.h"
+#include "cv_keys.h"
+#include "cv_log.h"
+#include "cv_template.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct finish_ctx {
+    cv_worker_t *w;
+    char stack[CV_ID_MAX];
+    uint64_t traversal;
+    cv_progress_cb cb;
+    void *ud;
+    char action[16];
+    char name[CV_NAME_MAX];
+    json_t *outputs;   /* template outputs section */
+    json_t *params;    /* resolved parameters */
+    json_t *resources; /* name -> {"id":.., "attrs":{..}} of referenced resources */
+    size_t pending;
+    int rc;
+} finish_ctx_t;
+
+static void finish_free(finish_ctx_t *ctx, int rc)
+{
+    ctx->cb(ctx->ud, rc);
+    json_decref(ctx->outputs);
+    json_decref(ctx->params);
+    json_decref(ctx->resources);
+    free(ctx);
+}
+
+static void on_unlinked(cv_redis_t *r, redisReply *rep, void *ud)
+{
+    (void)r;
+    (void)rep;
+    (void)ud;
+}
+
+/* Traversal bookkeeping is garbage once the traversal ended. */
+static void on_graph_nodes(cv_redis_t *r, redisReply *rep, void *ud)
+{
+    finish_ctx_t *ctx = ud;
+    if (rep && rep->type == REDIS_REPLY_ARRAY) {
+        enum { BATCH = 256 };
+        char(*keys)[CV_KEY_MAX] = malloc((BATCH + 1) * CV_KEY_MAX);
+        const char *argv[BATCH + 1];
+        argv[0] = "UNLINK";
+        for (size_t i = 0; i < rep->elements;) {
+            int n = 0;
+            for (; n < BATCH && i < rep->elements; n++, i++) {
+                cv_key_syncpoint(keys[n], CV_KEY_MAX, ctx->stack, ctx->traversal,
+                                 rep->element[i]->str);
+                argv[n + 1] = keys[n];
+            }
+            cv_redis_argv(r, n + 1, argv, NULL, on_unlinked, NULL);
+        }
+        free(keys);
+    }
+    char k[3][CV_KEY_MAX];
+    cv_key_trav(k[0], CV_KEY_MAX, ctx->stack, "graph", ctx->traversal);
+    cv_key_trav(k[1], CV_KEY_MAX, ctx->stack, "rdef", ctx->traversal);
+    cv_key_trav(k[2], CV_KEY_MAX, ctx->stack, "done", ctx->traversal);
+    const char *argv[] = {"UNLINK", k[0], k[1], k[2]};
+    cv_redis_argv(r, 4, argv, NULL, on_unlinked, NULL);
+    finish_free(ctx, ctx->rc);
+}
+
+static void collect_garbage(finish_ctx_t *ctx)
+{
+    char gkey[CV_KEY_MAX];
+    cv_key_trav(gkey, sizeof(gkey), ctx->stack, "graph", ctx->traversal);
+    const char *argv[] = {"HKEYS", gkey};
+    if (cv_redis_argv(ctx->w->redis, 2, argv, NULL, on_graph_nodes, ctx) != 0)
+        finish_free(ctx, ctx->rc);
+}
+
+static void on_stack_finish(cv_redis_t *r, redisReply *rep, void *ud)
+{
+    finish_ctx_t *ctx = ud;
+    (void)r;
+    const char *s = cv_reply_str(rep, 0);
+    if (!rep || rep->type == REDIS_REPLY_ERROR) {
+        finish_free(ctx, CV_EREDIS);
+        return;
+    }
+    if (strcmp(s, "OK") != 0) {
+        finish_free(ctx, CV_ESTALE);
+        return;
+    }
+    cv_info("stack %s (%s) %s_COMPLETE, traversal %llu", ctx->name, ctx->stack, ctx->action,
+            (unsigned long long)ctx->traversal);
+    if (strcmp(ctx->action, "DELETE") == 0) {
+        char names[CV_KEY_MAX];
+        cv_key_global(names, sizeof(names), "stacks");
+        const char *argv[] = {"HDEL", names, ctx->name};
+        cv_redis_argv(ctx->w->redis, 3, argv, NULL, on_unlinked, NULL);
+    }
+    ctx->rc = 0;
+    collect_garbage(ctx);
+}
+
+static void set_complete(finish_ctx_t *ctx, const char *outputs_json)
+{
+    char k[2][CV_KEY_MAX], trav[24], reason[64];
+    cv_key_stack(k[0], CV_KEY_MAX, ctx->stack, "stack");
+    cv_key_stack(k[1], CV_KEY_MAX, ctx->stack, "events");
+    const char *keys[] = {k[0], k[1]};
+    snprintf(trav, sizeof(trav), "%llu", (unsigned long long)ctx->traversal);
+    snprintf(reason, sizeof(reason), "Stack %s completed successfully", ctx->action);
+    const char *args[] = {trav, "COMPLETE", reason, outputs_json, ctx->w->id};
+    if (cv_redis_script(ctx->w->redis, CV_SCRIPT_STACK_FINISH, 2, keys, 5, args, NULL,
+                        on_stack_finish, ctx) != 0)
+        finish_free(ctx, CV_EREDIS);
+}
+
+static int lookup_resource(void *ud, const char *name, const char **physical_id,
+                           const json_t **attributes)
+{
+    finish_ctx_t *ctx = ud;
+    json_t *r = json_object_get(ctx->resources, name);
+    if (!r)
+        return CV_ENOENT;
+    *physical_id = json_string_value(json_object_get(r, "id"));
+    *attributes = json_object_get(r, "attrs");
+    return 0;
+}
+
+/* Heat shows an output that cannot be resolved as null with an error; the
+ * stack itself is still complete. */
+static void resolve_outputs(finish_ctx_t *ctx)
+{
+    cv_resolve_ctx_t rctx = {ctx->params, lookup_resource, ctx};
+    json_t *resolved = json_object();
+    const char *name;
+    json_t *out;
+    json_object_foreach(ctx->outputs, name, out)
+    {
+        char err[512], where[CV_NAME_MAX + 32];
+        snprintf(where, sizeof(where), "outputs.%s", name);
+        json_t *v = cv_intrinsic_resolve(json_object_get(out, "value"), &rctx, where, err,
+                                         sizeof(err));
+        if (!v)
+            cv_warn("stack %s: %s", ctx->name, err);
+        json_object_set_new(resolved, name, v ? v : json_null());
+    }
+    char *text = json_dumps(resolved, JSON_COMPACT);
+    json_decref(resolved);
+    set_complete(ctx, text ? text : "{}");
+    free(text);
+}
+
+static void on_resource_record(cv_redis_t *r, redisReply *rep, void *ud)
+{
+    finish_ctx_t *ctx = ud;
+    (void)r;
+    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 3) {
+        json_t *attrs = json_loads(cv_reply_str(rep, 2), 0, NULL);
+        json_object_set_new(ctx->resources, cv_reply_str(rep, 0),
+                            json_pack("{s:s, s:o}", "id", cv_reply_str(rep, 1), "attrs",
+                                      attrs ? attrs : json_object()));
+    } else {
+        ctx->rc = CV_EREDIS;
+    }
+    if (--ctx->pending > 0)
+        return;
+    if (ctx->rc)
+        finish_free(ctx, ctx->rc);
+    else
+        resolve_outputs(ctx);
+}
+
+/* The set of resources the outputs reference, each once. */
+static json_t *referenced_names(const json_t *outputs)
+{
+    json_t *refs = json_array(), *uniq = json_object();
+    const char *name;
+    json_t *out;
+    json_object_foreach((json_t *)outputs, name, out)
+        cv_intrinsic_references(json_object_get(out, "value"), refs);
+    size_t i;
+    json_t *ref;
+    json_array_foreach(refs, i, ref) json_object_set(uniq, json_string_value(ref), json_true());
+    json_decref(refs);
+    return uniq;
+}
+
+static void fetch_referenced(finish_ctx_t *ctx)
+{
+    json_t *names = referenced_names(ctx->outputs);
+    ctx->pending = json_object_size(names);
+    if (ctx->pending == 0) {
+        json_decref(names);
+        resolve_outputs(ctx);
+        return;
+    }
+    const char *name;
+    json_t *unused;
+    json_object_foreach(names, name, unused)
+    {
+        char key[CV_KEY_MAX];
+        cv_key_resource(key, sizeof(key), ctx->stack, "res", name);
+        const char *keys[] = {key}, *args[] = {name};
+        if (cv_redis_script(ctx->w->redis, CV_SCRIPT_RESOURCE_REF, 1, keys, 1, args, NULL,
+                            on_resource_record, ctx) != 0) {
+            /* Not sent: count it as answered with an error. */
+            ctx->rc = CV_EREDIS;
+            if (--ctx->pending == 0) {
+                json_decref(names);
+                finish_free(ctx, ctx->rc);
+                return;
+            }
+        }
+    }
+    json_decref(names);
+}
+
+static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
+{
+    finish_ctx_t *ctx = ud;
+    (void)r;
+    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 5) {
+        finish_free(ctx, CV_EREDIS);
+        return;
+    }
+    if (strcmp(cv_reply_str(rep, 2), "") == 0 ||
+        strtoull(cv_reply_str(rep, 2), NULL, 10) != ctx->traversal) {
+        finish_free(ctx, CV_ESTALE);
+        return;
+    }
+    snprintf(ctx->action, sizeof(ctx->action), "%s", cv_reply_str(rep, 0));
+    snprintf(ctx->name, sizeof(ctx->name), "%s", cv_reply_str(rep, 1));
+    if (strcmp(ctx->action, "DELETE") == 0) {
+        set_complete(ctx, "{}");
+        return;
+    }
+    json_t *tpl = json_loads(cv_reply_str(rep, 3), 0, NULL);
+    ctx->outputs = json_incref(json_object_get(tpl, "outputs"));
+    json_decref(tpl);
+    if (!json_is_object(ctx->outputs)) {
+        json_decref(ctx->outputs);
+        ctx->outputs = json_object();
+    }
+    ctx->params = json_loads(cv_reply_str(rep, 4), 0, NULL);
+    if (!ctx->params)
+        ctx->params = json_object();
+    ctx->resources = json_object();
+    fetch_referenced(ctx);
+}
+
+int cv_progress_finish_stack(cv_worker_t *w, const char *stack, uint64_t traversal,
+                             cv_progress_cb cb, void *ud)
+{
+    finish_ctx_t *ctx = calloc(1, sizeof(*ctx));
+    if (!ctx)
+        return CV_ENOMEM;
+    ctx->w = w;
+    snprintf(ctx->stack, sizeof(ctx->stack), "%s", stack);
+    ctx->traversal = traversal;
+    ctx->cb = cb;
+    ctx->ud = ud;
+    char k[2][CV_KEY_MAX];
+    cv_key_stack(k[0], CV_KEY_MAX, stack, "stack");
+    cv_key_stack(k[1], CV_KEY_MAX, stack, "def");
+    const char *keys[] = {k[0], k[1]};
+    int rc = cv_redis_script(w->redis, CV_SCRIPT_STACK_DEFINITION, 2, keys, 0, NULL, NULL,
+                             on_definition, ctx);
+    if (rc)
+        free(ctx);
+    return rc;
+}

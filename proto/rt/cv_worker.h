@@ -1,0 +1,76 @@
+/*
+ * cv_worker — the process shell shared by converge-engine and
+ * converge-observer: options, one libuv loop, the Redis connection, a Kafka
+ * producer and consumer, the liveness key, signals and graceful shutdown.
+ *
+ * A worker holds nothing that is lost when it dies: all state is in Redis,
+ * all work is in Kafka until its effect is recorded.
+ */
+#ifndef CV_WORKER_H
+#define CV_WORKER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "cv_kafka.h"
+#include "cv_msg.h"
+#include "cv_opts.h"
+#include "cv_redis.h"
+
+typedef struct cv_worker_stats {
+    uint64_t jobs;     /* jobs handled */
+    uint64_t acted;    /* actions taken (create/update/delete) */
+    uint64_t retries;  /* jobs retried after a transient error or a busy lease */
+    uint64_t stale;    /* jobs of superseded or settled traversals */
+    uint64_t fenced;   /* writes refused by the fencing version */
+    uint64_t dead;     /* messages dead-lettered */
+} cv_worker_stats_t;
+
+typedef struct cv_worker {
+    uv_loop_t *loop;
+    cv_opts_t opts;
+    char id[64];
+    const char *role; /* "engine" | "observer" */
+    cv_redis_t *redis;
+    cv_producer_t *producer;
+    cv_consumer_t *consumer;
+    int window;
+    int lease_ms;
+    bool stopping;
+    double started;
+    cv_worker_stats_t stats;
+    uv_timer_t liveness;
+    uv_timer_t shutdown_timer;
+    uv_signal_t sigterm, sigint;
+    double shutdown_deadline;
+} cv_worker_t;
+
+typedef struct cv_worker_def {
+    const char *role;          /* "engine" | "observer" */
+    const char *topic;         /* topic consumed */
+    const char *group;         /* consumer group */
+    cv_job_handler handler;    /* called with ud = the cv_worker_t */
+    const char *usage_extra;   /* role-specific lines for --help, may be NULL */
+} cv_worker_def_t;
+
+/* Parses argv, connects and runs the loop until SIGTERM/SIGINT. Returns the exit code. */
+int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def);
+
+/* Sends a message to a topic, keyed by stack/resource; cb may be NULL. */
+int cv_worker_publish(cv_worker_t *w, const char *topic, const cv_msg_t *m,
+                      cv_delivery_cb cb, void *ud);
+
+/* Sends an undecodable or unhandleable message to converge.dead with the reason. */
+void cv_worker_dead_letter(cv_worker_t *w, const void *payload, size_t len, const char *reason,
+                           cv_delivery_cb cb, void *ud);
+
+/* Calls fn(arg) once after `ms` on the worker's loop — how a job waits for a
+ * lease, a backoff or an observation time without blocking anything. While
+ * the worker is stopping, fn is still called: it must check w->stopping. */
+int cv_worker_later(cv_worker_t *w, unsigned ms, void (*fn)(void *arg), void *arg);
+
+/* Delay in ms before retry number `attempt` (1-based): capped exponential with jitter. */
+unsigned cv_backoff_ms(unsigned attempt);
+
+#endif

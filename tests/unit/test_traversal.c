@@ -1,0 +1,118 @@
+/* Traversal graphs: update nodes parents first, cleanup nodes children first. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "cv_keys.h"
+#include "cv_msg.h"
+#include "cv_traversal.h"
+
+/* a <- b <- c, and a <- d: b and d depend on a, c on b. */
+static const char *const b_deps[] = {"a"};
+static const char *const c_deps[] = {"b"};
+static const char *const d_deps[] = {"a", "missing"};
+static const cv_trav_resource_t stack[] = {
+    {"a", NULL, 0}, {"b", b_deps, 1}, {"c", c_deps, 1}, {"d", d_deps, 2}};
+
+static size_t npreds(const cv_graph_t *g, const char *node)
+{
+    size_t n;
+    cv_graph_preds(g, cv_graph_find(g, node), &n);
+    return n;
+}
+
+static void test_create_traversal_runs_parents_before_children(void **state)
+{
+    (void)state;
+    cv_graph_t *g = cv_traversal_build(CV_TRAV_CREATE, stack, 4);
+    assert_non_null(g);
+    assert_int_equal(cv_graph_count(g), 4);
+    assert_int_equal(npreds(g, "u/a"), 0);
+    assert_int_equal(npreds(g, "u/b"), 1);
+    assert_int_equal(npreds(g, "u/c"), 1);
+    assert_int_equal(npreds(g, "u/d"), 1); /* the unknown dependency is ignored */
+    size_t n;
+    const int *succ = cv_graph_succs(g, cv_graph_find(g, "u/a"), &n);
+    assert_int_equal(n, 2);
+    assert_string_equal(cv_graph_name(g, succ[0]), "u/b");
+    assert_string_equal(cv_graph_name(g, succ[1]), "u/d");
+    cv_graph_free(g);
+}
+
+static void test_delete_traversal_runs_children_before_parents(void **state)
+{
+    (void)state;
+    cv_graph_t *g = cv_traversal_build(CV_TRAV_DELETE, stack, 4);
+    assert_non_null(g);
+    assert_int_equal(npreds(g, "c/c"), 0);
+    assert_int_equal(npreds(g, "c/d"), 0);
+    assert_int_equal(npreds(g, "c/b"), 1);
+    assert_int_equal(npreds(g, "c/a"), 2);
+    cv_graph_free(g);
+}
+
+static void test_entry_lists_successors_with_their_predecessor_counts(void **state)
+{
+    (void)state;
+    cv_graph_t *g = cv_traversal_build(CV_TRAV_DELETE, stack, 4);
+    char *text = cv_traversal_entry(g, cv_graph_find(g, "c/d"));
+    assert_string_equal(text, "{\"s\":[[\"c/a\",2]]}");
+    free(text);
+    text = cv_traversal_entry(g, cv_graph_find(g, "c/a"));
+    assert_string_equal(text, "{\"s\":[]}");
+    free(text);
+    cv_graph_free(g);
+}
+
+static void test_unsupported_kind_builds_nothing(void **state)
+{
+    (void)state;
+    assert_null(cv_traversal_build(99, stack, 4));
+}
+
+static void test_keys_share_the_stack_hash_tag(void **state)
+{
+    (void)state;
+    char k[CV_KEY_MAX];
+    cv_keys_set_prefix("cv:");
+    cv_key_stack(k, sizeof(k), "abc", "stack");
+    assert_string_equal(k, "cv:{abc}:stack");
+    cv_key_syncpoint(k, sizeof(k), "abc", 7, "u/web");
+    assert_string_equal(k, "cv:{abc}:sp:7:u/web");
+    cv_key_resource(k, sizeof(k), "abc", "lease", "web");
+    assert_string_equal(k, "cv:{abc}:lease:web");
+    cv_key_trav(k, sizeof(k), "abc", "graph", 12);
+    assert_string_equal(k, "cv:{abc}:graph:12");
+    assert_int_equal(cv_keys_set_prefix("x:"), 0);
+    cv_key_global(k, sizeof(k), "stacks");
+    assert_string_equal(k, "x:stacks");
+    cv_keys_set_prefix("cv:");
+}
+
+static void test_long_keys_are_truncated_not_overflowed(void **state)
+{
+    (void)state;
+    char k[16];
+    size_t n = cv_key_stack(k, sizeof(k), "0123456789abcdef", "stack");
+    assert_int_equal(n, sizeof(k) - 1);
+    assert_int_equal(strlen(k), sizeof(k) - 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_create_traversal_runs_parents_before_children),
+        cmocka_unit_test(test_delete_traversal_runs_children_before_parents),
+        cmocka_unit_test(test_entry_lists_successors_with_their_predecessor_counts),
+        cmocka_unit_test(test_unsupported_kind_builds_nothing),
+        cmocka_unit_test(test_keys_share_the_stack_hash_tag),
+        cmocka_unit_test(test_long_keys_are_truncated_not_overflowed),
+    };
+    return cmocka_run_group_tests_name("traversal", tests, NULL, NULL);
+}
