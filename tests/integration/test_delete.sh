@@ -1,0 +1,40 @@
+# Deleting stacks: children before parents, nothing left behind.
+# shellcheck shell=bash
+
+test_delete_removes_children_before_parents() {
+    local name id
+    name=$(stack_name del)
+    ctl submit "$name" "$DATA/stacks/diamond.yaml" --wait --timeout 60 >/dev/null
+    id=$(status_json "$name" | jqr .id)
+    ctl delete "$name" --wait --timeout 60 >/dev/null
+    # The name is free again once the delete completed; read the record by id.
+    assert_eq 0 "$(redis hexists "${CONVERGE_PREFIX:-cv:}stacks" "$name")" "name freed"
+    assert_eq DELETE_COMPLETE "$(redis hget "${CONVERGE_PREFIX:-cv:}{$id}:stack" status)" status
+    assert_eq 0 "$(redis --scan --pattern "${CONVERGE_PREFIX:-cv:}{$id}:res:*" | wc -l)" \
+        "no resource records left"
+    # Order from the stream: the delete of bottom completes before top's starts.
+    local order
+    order=$(redis --raw xrange "${CONVERGE_PREFIX:-cv:}{$id}:events" - + |
+        awk '/^resource$/ { getline r } /^action$/ { getline a } /^status$/ { getline s;
+             if (a == "DELETE") print r ":" s }' | tr '\n' ' ')
+    [[ $order == *"bottom:COMPLETE"*"left:IN_PROGRESS"* ]] || fail "bottom before left: $order"
+    [[ $order == *"left:COMPLETE"*"top:IN_PROGRESS"* ]] || fail "left before top: $order"
+    [[ $order == *"right:COMPLETE"*"top:IN_PROGRESS"* ]] || fail "right before top: $order"
+}
+
+test_deleted_name_can_be_submitted_again() {
+    local name
+    name=$(stack_name again)
+    ctl submit "$name" "$DATA/stacks/flat.yaml" --wait --timeout 60 >/dev/null
+    ctl delete "$name" --wait --timeout 60 >/dev/null
+    ctl submit "$name" "$DATA/stacks/flat.yaml" --wait --timeout 60 >/dev/null
+    assert_eq CREATE_COMPLETE "$(status_json "$name" | jqr .status)" status
+}
+
+test_submitting_an_existing_name_is_refused() {
+    local name rc=0
+    name=$(stack_name dup)
+    ctl submit "$name" "$DATA/stacks/flat.yaml" --wait --timeout 60 >/dev/null
+    ctl submit "$name" "$DATA/stacks/flat.yaml" 2>/dev/null || rc=$?
+    assert_eq 2 "$rc" "exit code"
+}

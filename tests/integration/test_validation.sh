@@ -1,0 +1,149 @@
+# Every validation error through the CLI: exit 2, a message naming the place
+# and the rule, and nothing stored in Redis.
+# shellcheck shell=bash
+
+# expect_invalid NAME REGEX < template : submit must fail with exit 2, the
+# message must match REGEX, and Redis must hold no trace of the stack.
+expect_invalid() {
+    local name tpl err rc=0 before after
+    name=$(stack_name "$1")
+    tpl=$(mktemp --suffix .yaml)
+    cat >"$tpl"
+    before=$(stack_key_count)
+    err=$(ctl submit "$name" "$tpl" 2>&1 >/dev/null) || rc=$?
+    rm -f "$tpl"
+    after=$(stack_key_count)
+    assert_eq 2 "$rc" "exit code ($err)"
+    assert_match "$2" "$err" "error message"
+    assert_eq 0 "$(redis hexists "${CONVERGE_PREFIX:-cv:}stacks" "$name")" "name not stored"
+    assert_eq "$before" "$after" "stack keys in Redis"
+}
+
+test_yaml_syntax_error_names_the_line() {
+    expect_invalid syntax ':[0-9]+:[0-9]+:' <<'T'
+heat_template_version: 2018-08-31
+resources:
+  a:
+    type: OS::Heat::None
+   bad: [unclosed
+T
+}
+
+test_unknown_resource_type_is_refused() {
+    expect_invalid type 'resources\.a.*unknown resource type.*OS::Nova::Nope' <<'T'
+heat_template_version: 2018-08-31
+resources:
+  a: {type: OS::Nova::Nope}
+T
+}
+
+test_reference_to_unknown_resource_is_refused() {
+    expect_invalid ref 'resources\.a.*ghost' <<'T'
+heat_template_version: 2018-08-31
+resources:
+  a:
+    type: OS::Heat::TestResource
+    properties:
+      value: {get_resource: ghost}
+T
+}
+
+test_reference_to_unknown_parameter_is_refused() {
+    expect_invalid param 'resources\.a.*nosuch' <<'T'
+heat_template_version: 2018-08-31
+resources:
+  a:
+    type: OS::Heat::TestResource
+    properties:
+      value: {get_param: nosuch}
+T
+}
+
+test_dependency_cycle_is_named() {
+    expect_invalid cycle 'cycle.*(a -> b -> a|b -> a -> b)' <<'T'
+heat_template_version: 2018-08-31
+resources:
+  a: {type: OS::Heat::None, depends_on: b}
+  b: {type: OS::Heat::None, depends_on: a}
+T
+}
+
+test_missing_required_property_is_refused() {
+    expect_invalid required 'resources\.v\.properties\.value.*required' <<'T'
+heat_template_version: 2018-08-31
+resources:
+  v: {type: OS::Heat::Value}
+T
+}
+
+test_wrong_property_type_is_refused() {
+    expect_invalid ptype 'resources\.r\.properties\.length.*expected' <<'T'
+heat_template_version: 2018-08-31
+resources:
+  r:
+    type: OS::Heat::RandomString
+    properties: {length: many}
+T
+}
+
+test_parameter_constraint_violation_is_refused() {
+    expect_invalid constraint 'size.*(range|between|outside)' <<'T'
+heat_template_version: 2018-08-31
+parameters:
+  size:
+    type: number
+    default: 99
+    constraints:
+      - range: {min: 1, max: 10}
+resources: {}
+T
+}
+
+test_bad_intrinsic_arguments_are_refused() {
+    expect_invalid intrinsic 'resources\.a\.properties\.value.*get_attr' <<'T'
+heat_template_version: 2018-08-31
+resources:
+  b: {type: OS::Heat::None}
+  a:
+    type: OS::Heat::TestResource
+    properties:
+      value: {get_attr: b}
+T
+}
+
+test_unknown_attribute_of_known_type_is_refused() {
+    expect_invalid attr 'resources\.a.*attribute.*nosuch' <<'T'
+heat_template_version: 2018-08-31
+resources:
+  b: {type: OS::Heat::RandomString}
+  a:
+    type: OS::Heat::TestResource
+    properties:
+      value: {get_attr: [b, nosuch]}
+T
+}
+
+test_unreachable_redis_exits_3_and_names_it() {
+    local err rc=0
+    err=$(ctl --redis redis://127.0.0.1:1/0 submit "$(stack_name noredis)" \
+        "$DATA/stacks/flat.yaml" 2>&1) || rc=$?
+    assert_eq 3 "$rc" "exit code"
+    assert_match 'Redis.*127\.0\.0\.1:1' "$err" message
+}
+
+test_unreachable_kafka_exits_3_and_stores_nothing() {
+    local name err rc=0 before
+    name=$(stack_name nokafka)
+    before=$(stack_key_count)
+    err=$(ctl --kafka 127.0.0.1:1 submit "$name" "$DATA/stacks/flat.yaml" 2>&1) || rc=$?
+    assert_eq 3 "$rc" "exit code"
+    assert_match 'Kafka.*127\.0\.0\.1:1' "$err" message
+    assert_eq 0 "$(redis hexists "${CONVERGE_PREFIX:-cv:}stacks" "$name")" "name not stored"
+    assert_eq "$before" "$(stack_key_count)" "stack keys in Redis"
+}
+
+test_status_of_unknown_stack_is_an_error() {
+    local rc=0
+    ctl status "$(stack_name nobody)" >/dev/null 2>&1 || rc=$?
+    assert_eq 2 "$rc" "exit code"
+}

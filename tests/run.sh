@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The test command: sets everything up on a fresh Debian machine and runs the
+# whole suite — static checks, unit tests (plain and ASan+UBSan builds),
+# integration tests against real Redis + Kafka with the plain workers and
+# again with the sanitizer-built workers, and a small benchmark run.
+# Exits non-zero on any failure. Usage: tests/run.sh [--quick] (no ASan pass).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+QUICK=0
+[ "${1:-}" = "--quick" ] && QUICK=1
+
+declare -a RESULTS=()
+FAILED=0
+PASSED=0
+step() { # name, command...
+    local name=$1; shift
+    local t0=$SECONDS
+    echo "=== $name"
+    if "$@"; then
+        RESULTS+=("PASS  $name ($((SECONDS - t0)) s)"); PASSED=$((PASSED + 1))
+    else
+        RESULTS+=("FAIL  $name ($((SECONDS - t0)) s)"); FAILED=$((FAILED + 1))
+    fi
+}
+
+static_checks() {
+    local files
+    files=$(git ls-files '*.c' '*.h')
+    # shellcheck disable=SC2086
+    clang-format --dry-run --Werror $files || return 1
+    # shellcheck disable=SC2086
+    cppcheck --enable=warning,performance --error-exitcode=1 --inline-suppr -q \
+        --suppress=missingIncludeSystem $files
+}
+
+unit_tests() { # build dir
+    (cd "$1" && ctest -L unit --output-on-failure -j2)
+}
+
+integration() { # build dir, state dir
+    local build=$1 state=$2 rc=0
+    deploy/local/up.sh --build-dir "$build" --dir "$state" --engines 2 --observers 2 || return 1
+    CONVERGECTL="$ROOT/$build/convergectl" STATE="$state" tests/integration/run.sh || rc=1
+    deploy/local/down.sh --dir "$state" || rc=1
+    # A worker that crashed (or a sanitizer report) fails the run.
+    if grep -lE "AddressSanitizer|UndefinedBehaviorSanitizer|LeakSanitizer|runtime error:" \
+        "$state"/log/engine-*.log "$state"/log/observer-*.log 2>/dev/null; then
+        echo "sanitizer reports in worker logs above"; rc=1
+    fi
+    return $rc
+}
+
+bench_smoke() {
+    tests/bench/run.sh --quick --build-dir build --dir .local-bench
+}
+
+step "setup (packages, Kafka, build)" deploy/local/setup.sh --build-dir build
+step "static checks (clang-format, cppcheck)" static_checks
+step "unit tests" unit_tests build
+step "integration tests" integration build .local-itest
+if [ $QUICK = 0 ]; then
+    step "setup (ASan+UBSan build)" deploy/local/setup.sh --sanitize --build-dir build-asan
+    step "unit tests (ASan+UBSan)" unit_tests build-asan
+    step "integration tests (ASan+UBSan workers)" integration build-asan .local-itest-asan
+    step "benchmark (quick)" bench_smoke
+fi
+
+echo
+echo "=== summary"
+printf '%s\n' "${RESULTS[@]}"
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" = 0 ]
