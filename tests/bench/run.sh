@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Benchmark: OS::Heat::None stacks of three shapes on the local services with
+# 2 engines and 1 observer. Prints, per shape: resources/s from submit to
+# COMPLETE, per-hop latency (median, p99) for the chain, Redis commands and
+# bytes per resource (INFO deltas), Kafka messages per resource, and the peak
+# RSS of each worker (workers restarted before each shape, so the peak is that
+# shape's). Figures, not assertions.
+#
+#   tests/bench/run.sh [--quick] [--build-dir DIR] [--dir STATE]
+#                      [--flat N] [--chain N] [--fanout N]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+BUILD=build STATE=.local-bench FLAT=10000 CHAIN=1000 FANOUT=10000
+while [ $# -gt 0 ]; do
+    case $1 in
+    --quick) FLAT=500 CHAIN=50 FANOUT=500 ;;
+    --build-dir) BUILD=$2; shift ;;
+    --dir) STATE=$2; shift ;;
+    --flat) FLAT=$2; shift ;;
+    --chain) CHAIN=$2; shift ;;
+    --fanout) FANOUT=$2; shift ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+deploy/local/up.sh --build-dir "$BUILD" --dir "$STATE" --engines 2 --observers 1 >/dev/null
+trap 'deploy/local/down.sh --dir "$STATE" >/dev/null' EXIT
+# shellcheck disable=SC1091
+source "$STATE/env"
+CTL="$ROOT/$BUILD/convergectl"
+hostport=${CONVERGE_REDIS#redis://}; hostport=${hostport%%/*}
+rcli() { redis-cli -h "${hostport%%:*}" -p "${hostport##*:}" "$@"; }
+KAFKA_DIR=${CONVERGE_CACHE:-/var/cache/converge}/kafka
+
+redis_stat() { rcli info stats | tr -d '\r' | awk -F: -v k="$1" '$1 == k { print $2 }'; }
+# Commands run inside scripts included: the sum of calls over commandstats.
+redis_calls() { rcli info commandstats | tr -d '\r' | sed -n 's/.*calls=\([0-9]*\).*/\1/p' |
+    awk '{ s += $1 } END { print s }'; }
+kafka_messages() { # total messages ever produced to the converge topics
+    local t total=0 n
+    for t in converge.check converge.observe; do
+        n=$(KAFKA_GC_LOG_OPTS=" " "$KAFKA_DIR/bin/kafka-run-class.sh" kafka.tools.GetOffsetShell \
+            --broker-list "$CONVERGE_KAFKA" --topic "$t" --time -1 2>/dev/null |
+            awk -F: '{ s += $3 } END { print s + 0 }')
+        total=$((total + n))
+    done
+    echo $total
+}
+worker_rss() { # "engine-1 12.3 MB, ..." from VmHWM
+    local f out=""
+    for f in "$STATE"/pids/engine-*.pid "$STATE"/pids/observer-*.pid; do
+        [ -f "$f" ] || continue
+        local w pid kb
+        w=$(basename "$f" .pid); pid=$(cat "$f")
+        kb=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
+        out="$out$w $(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }') MB, "
+    done
+    echo "${out%, }"
+}
+
+printf '%-8s %8s %10s %12s %12s %12s %10s   %s\n' shape resources "res/s" \
+    "redis cmd/r" "redis B/r" "kafka msg/r" "hop p50/p99 ms" "peak RSS (VmHWM)"
+run_shape() { # shape count
+    local shape=$1 n=$2 tpl name s total c0 c1 b0 b1 k0 k1 created updated hops=""
+    tpl=$(mktemp --suffix .yaml)
+    tests/bench/gen_stack.sh "$shape" "$n" >"$tpl"
+    deploy/local/up.sh --build-dir "$BUILD" --dir "$STATE" --engines 2 --observers 1 \
+        --restart-workers >/dev/null
+    name="bench-$shape-$(date +%s%N)"
+    c0=$(redis_calls); k0=$(kafka_messages)
+    b0=$(($(redis_stat total_net_input_bytes) + $(redis_stat total_net_output_bytes)))
+    "$CTL" submit "$name" "$tpl" --wait --timeout 900 >/dev/null
+    c1=$(redis_calls); k1=$(kafka_messages)
+    b1=$(($(redis_stat total_net_input_bytes) + $(redis_stat total_net_output_bytes)))
+    s=$("$CTL" status "$name" -o json)
+    total=$(jq .resources.CREATE_COMPLETE <<<"$s")
+    created=$(jq .created <<<"$s"); updated=$(jq .updated <<<"$s")
+    if [ "$shape" = chain ]; then
+        # Hop = a resource's COMPLETE to its child's COMPLETE (check + observe each).
+        hops=$("$CTL" events "$name" -o json | jq -r '[.[] | select(.status == "COMPLETE"
+              and .resource != "'"$name"'") | .time] | sort | . as $t
+              | [range(1; length) | ($t[.] - $t[. - 1]) * 1000] | sort
+              | "\(.[(length / 2) | floor] * 100 | round / 100)/\(.[(length * 0.99) | floor] * 100 | round / 100)"')
+    fi
+    awk -v shape="$shape" -v n="$total" -v t0="$created" -v t1="$updated" -v dc=$((c1 - c0)) \
+        -v db=$((b1 - b0)) -v dk=$((k1 - k0)) -v hops="${hops:--}" -v rss="$(worker_rss)" 'BEGIN {
+        printf "%-8s %8d %10.0f %12.1f %12.0f %12.2f %14s   %s\n", shape, n,
+            n / (t1 - t0), dc / n, db / n, dk / n, hops, rss }'
+    rm -f "$tpl"
+    "$CTL" delete "$name" --wait --timeout 900 >/dev/null
+}
+run_shape flat "$FLAT"
+run_shape chain "$CHAIN"
+run_shape fanout "$FANOUT"
