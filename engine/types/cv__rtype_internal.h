@@ -1,0 +1,46 @@
+/*
+ * cv__rtype_internal — what the files of engine/types share and nothing else
+ * sees: the built-in type tables, the property conversions that the schema
+ * and OS::Heat::Value both use, and the physical-id naming.
+ */
+#ifndef CV_RTYPE_INTERNAL_H
+#define CV_RTYPE_INTERNAL_H
+
+#include "cv_rtype.h"
+
+extern const cv_rtype_t cv__rtype_none;
+extern const cv_rtype_t cv__rtype_test_resource;
+extern const cv_rtype_t cv__rtype_random_string;
+extern const cv_rtype_t cv__rtype_value;
+
+/* TestResource's own replacement rule (update_replace), beside the schema's. */
+bool cv__test_resource_needs_replacement(const json_t *old_props, const json_t *new_props);
+
+/* Returns a new reference holding `v` converted to `type` as Heat converts
+ * property values, or NULL when it cannot be. */
+json_t *cv__rtype_coerce(cv_prop_type_t type, const json_t *v);
+
+/* The name of a property type as error messages spell it ("integer"). */
+const char *cv__rtype_type_name(cv_prop_type_t type);
+
+/* Writes `v` as compact JSON for an error message, shortened to fit `size`. */
+void cv__rtype_describe(const json_t *v, char *out, size_t size);
+
+/* Whether `v` or anything inside it is an intrinsic-function call. */
+bool cv__rtype_contains_intrinsic(const json_t *v);
+
+/* Whether any schema property differs between old and new once defaults are
+ * applied; with `replacing_only`, only those without update_allowed count. */
+bool cv__rtype_props_differ(const cv_rtype_t *type, const json_t *old_props,
+                            const json_t *new_props, bool replacing_only);
+
+/* Names st->physical_id "<stack>-<resource>-<first 12 chars of uuid>": the
+ * same uuid always gives the same id, which keeps a retried create idempotent. */
+void cv__rtype_set_physical_id(cv_rstate_t *st);
+
+/* A number kept in a type's private data; `dflt` when absent or not a
+ * number, so records written by older versions still observe. */
+double cv__rtype_data_number(const json_t *data, const char *key, double dflt);
+bool cv__rtype_data_bool(const json_t *data, const char *key);
+
+#endif

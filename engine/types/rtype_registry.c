@@ -1,0 +1,38 @@
+/*
+ * rtype_registry — the table of resource types Converge knows.
+ *
+ * A static table: types are found by their exact Heat name. Plugin types
+ * (dlopen) will be appended here at start-up; built-ins come first.
+ */
+#include "cv_rtype.h"
+#include "cv__rtype_internal.h"
+
+#include <string.h>
+
+static const cv_rtype_t *const builtin_types[] = {
+    &cv__rtype_none,
+    &cv__rtype_test_resource,
+    &cv__rtype_random_string,
+    &cv__rtype_value,
+};
+
+const cv_rtype_t *cv_rtype_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < sizeof(builtin_types) / sizeof(builtin_types[0]); i++)
+        if (strcmp(builtin_types[i]->name, name) == 0)
+            return builtin_types[i];
+    return NULL;
+}
+
+/* "show" (every attribute at once) is Heat's attribute of every resource. */
+bool cv_rtype_has_attr(const cv_rtype_t *type, const char *attr)
+{
+    if (strcmp(attr, "show") == 0)
+        return true;
+    for (const char *const *a = type->attrs; a && *a; a++)
+        if (strcmp(*a, attr) == 0)
+            return true;
+    return false;
+}
