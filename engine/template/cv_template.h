@@ -30,10 +30,10 @@ typedef struct cv_tpl_resource {
 } cv_tpl_resource_t;
 
 typedef struct cv_template {
-    char *version;     /* canonical dated version, e.g. "2018-08-31" */
-    char *description; /* "" when absent */
-    json_t *parameters; /* name -> resolved, typed value (defaults applied) */
-    json_t *hidden;     /* array of the names of hidden parameters */
+    char *version;                /* canonical dated version, e.g. "2018-08-31" */
+    char *description;            /* "" when absent */
+    json_t *parameters;           /* name -> resolved, typed value (defaults applied) */
+    json_t *hidden;               /* array of the names of hidden parameters */
     cv_tpl_resource_t *resources; /* in template order */
     size_t nresources;
     json_t *outputs; /* name -> {"value": expr, "description": str} */

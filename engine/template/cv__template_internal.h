@@ -1,0 +1,144 @@
+/*
+ * cv__template_internal — what the files of engine/template share and
+ * nothing else sees: the parse context every validation step reports
+ * through, the location path ("resources.web.properties.length") that
+ * names where a problem is, the intrinsic-function table, and the
+ * Python-compatible formatting of scalars that Heat templates rely on.
+ */
+#ifndef CV__TEMPLATE_INTERNAL_H
+#define CV__TEMPLATE_INTERNAL_H
+
+#include "cv_template.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* ---------------------------------------------------------------- locations */
+
+/* A dotted location inside a document. Long keys are cut rather than
+ * failing: the path only ever feeds error messages. */
+typedef struct cv__path {
+    char buf[1024];
+    size_t len;
+} cv__path_t;
+
+void cv__path_init(cv__path_t *p, const char *start);
+/* Append ".key" (or "key" on an empty path) / "[index]"; return the length
+ * before, to hand back to cv__path_pop. */
+size_t cv__path_key(cv__path_t *p, const char *key);
+size_t cv__path_index(cv__path_t *p, size_t index);
+void cv__path_pop(cv__path_t *p, size_t len);
+
+/* ---------------------------------------------------------------- parse context */
+
+/* Versions compare as yyyymmdd integers: features arrive in dated releases. */
+enum {
+    CV__V20130523 = 20130523,
+    CV__V20151015 = 20151015,
+    CV__V20161014 = 20161014,
+    CV__V20170224 = 20170224,
+    CV__V20180302 = 20180302,
+};
+
+typedef struct cv__tpl_ctx {
+    const char *fname;
+    long version;             /* yyyymmdd */
+    const json_t *param_defs; /* the parameters section; {} when absent */
+    const json_t *resources;  /* the resources section; {} when absent */
+    char *errstr;
+    size_t errstr_size;
+} cv__tpl_ctx_t;
+
+/* Writes "<fname>: <where>: <message>" and returns `err`. */
+int cv__tpl_err(const cv__tpl_ctx_t *ctx, int err, const char *where, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Parameters section: fills tpl->parameters (typed values) and tpl->hidden. */
+int cv__tpl_params(const cv__tpl_ctx_t *ctx, const json_t *values, cv_template_t *tpl);
+
+/* Checks one parameter value (already converted) against the constraints of
+ * the declaration `def` at `param_path`; `where` names the value in errors
+ * and `hidden` keeps it out of them. */
+int cv__param_constraints(const cv__tpl_ctx_t *ctx, const char *param_path, const char *where,
+                          const char *type, const json_t *def, const json_t *value, bool hidden);
+
+/* Heat's conversions of parameter values, each a new reference or NULL when
+ * `v` cannot be read as that type. */
+json_t *cv__param_to_number(const json_t *v);
+json_t *cv__param_to_string(const json_t *v);
+json_t *cv__param_to_boolean(const json_t *v);
+
+/* A parameter value for an error message: "******" when hidden. */
+void cv__param_shown(const json_t *v, bool hidden, char *out, size_t size);
+
+/* Resources section: fills tpl->resources. */
+int cv__tpl_resources(const cv__tpl_ctx_t *ctx, cv_template_t *tpl);
+
+/* Sets res->depends: `depends_on` (a name, a list of names or NULL) and the
+ * targets of get_resource / get_attr in res->properties and res->metadata,
+ * sorted and unique. */
+int cv__tpl_depends(cv_tpl_resource_t *res, const json_t *depends_on);
+
+/* Fails with the cycle named when the resources' dependencies loop. */
+int cv__tpl_check_cycles(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl);
+
+/* Whether `name` is one of Heat's pseudo parameters (OS::stack_name...). */
+bool cv__tpl_param_pseudo(const char *name);
+
+/* Whether `name` is a parameter that get_param may name: declared in the
+ * template, or one of Heat's pseudo parameters (OS::stack_name...). */
+bool cv__tpl_param_known(const cv__tpl_ctx_t *ctx, const char *name);
+
+/*
+ * Checks every intrinsic-function call inside `v` (properties, metadata or
+ * an output value) for well-formed arguments and references to declared
+ * parameters and existing resources. `self` is the resource being checked
+ * (it may not refer to itself) or NULL for outputs.
+ */
+int cv__tpl_check_intrinsics(const cv__tpl_ctx_t *ctx, const json_t *v, cv__path_t *path,
+                             const char *self);
+
+/* ---------------------------------------------------------------- functions */
+
+typedef enum {
+    CV__FN_NONE = 0, /* plain data */
+    CV__FN_GET_PARAM,
+    CV__FN_GET_RESOURCE,
+    CV__FN_GET_ATTR,
+    CV__FN_STR_REPLACE,
+    CV__FN_LIST_JOIN,
+    CV__FN_UNSUPPORTED /* a Heat function we do not implement */
+} cv__fn_t;
+
+/* Classifies `v`: a map of exactly one key naming a function is a call, and
+ * then *name and *arg are set; any other value is plain data. */
+cv__fn_t cv__fn_of(const json_t *v, const char **name, const json_t **arg);
+
+/* ---------------------------------------------------------------- scalars */
+
+/* Formats a number as Python's str() does ("5", "1.5", "1e+16", "100.0"),
+ * since that is how Heat turns numbers into strings. */
+void cv__fmt_number(const json_t *num, char *out, size_t size);
+
+/* Compact JSON of `v` for an error message, shortened to fit `size`. */
+void cv__describe(const json_t *v, char *out, size_t size);
+
+/* The name of a JSON type as messages spell it ("a string", "a list"). */
+const char *cv__type_name(const json_t *v);
+
+/* Serialises a list or map as Heat's jsonutils.dumps(sort_keys=True) does,
+ * for list_join items and str_replace values. Returns a malloc'd string. */
+char *cv__dump_sorted(const json_t *v);
+
+/* The typed value of a plain, untagged YAML scalar (NULL: out of memory or
+ * invalid UTF-8), and of a scalar tagged !!<tag> (NULL and *bad when the text
+ * does not fit the tag). */
+json_t *cv__yaml_plain(const char *s, size_t len);
+json_t *cv__yaml_tagged(const char *tag, const char *s, size_t len, bool *bad);
+
+/* cv_yaml_load, but an empty document is json null when allow_empty. */
+json_t *cv__yaml_load(const char *text, size_t len, const char *fname, bool allow_empty,
+                      char *errstr, size_t errstr_size);
+
+#endif

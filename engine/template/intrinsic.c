@@ -1,0 +1,477 @@
+/*
+ * intrinsic — evaluating get_param, get_resource, get_attr, str_replace and
+ * list_join, with Heat's semantics.
+ *
+ * Arguments are evaluated before the function that receives them, so calls
+ * nest freely ({str_replace: {params: {$ip: {get_attr: [...]}}}}). Every
+ * lookup goes through the caller's context; nothing here keeps state, so
+ * any number of threads may resolve at once.
+ *
+ * Where Heat answers a missing key with a neutral value rather than an
+ * error, so do we: get_param of a path that is not there gives "", get_attr
+ * of an attribute or path that is not there gives null.
+ */
+#include "cv__template_internal.h"
+#include "cv_error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct resolver {
+    const cv_resolve_ctx_t *ctx;
+    cv__path_t path;
+    int in_args; /* inside a call's arguments, which add nothing to the path */
+    char *errstr;
+    size_t errstr_size;
+} resolver_t;
+
+static json_t *resolve(resolver_t *r, const json_t *expr);
+
+static json_t *fail(resolver_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static json_t *fail(resolver_t *r, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    cv_seterr(r->errstr, r->errstr_size, CV_EVALIDATE, "%s: %s",
+              r->path.len ? r->path.buf : "(value)", msg);
+    return NULL;
+}
+
+static json_t *fail_got(resolver_t *r, const char *fn, const char *what, const json_t *got)
+{
+    char shown[128];
+    cv__describe(got, shown, sizeof(shown));
+    return fail(r, "%s: %s, got %s", fn, what, shown);
+}
+
+/* ---------------------------------------------------------------- paths */
+
+/* An index as Python reads one: negative counts from the end. */
+static bool list_index(const json_t *list, json_int_t i, size_t *out)
+{
+    json_int_t n = (json_int_t)json_array_size(list);
+    if (i < 0)
+        i += n;
+    if (i < 0 || i >= n)
+        return false;
+    *out = (size_t)i;
+    return true;
+}
+
+/* One step of a get_param / get_attr path, or NULL when there is nothing
+ * there. get_param also reads a numeric string as a list index. */
+static const json_t *step(const json_t *v, const json_t *key, bool numeric_strings)
+{
+    size_t at;
+    if (json_is_object(v))
+        return json_is_string(key) ? json_object_get(v, json_string_value(key)) : NULL;
+    if (!json_is_array(v))
+        return NULL;
+    if (json_is_integer(key))
+        return list_index(v, json_integer_value(key), &at) ? json_array_get(v, at) : NULL;
+    if (numeric_strings && json_is_string(key)) {
+        const char *s = json_string_value(key);
+        char *end;
+        long long i = strtoll(s, &end, 10);
+        if (*s && *end == '\0' && list_index(v, i, &at))
+            return json_array_get(v, at);
+    }
+    return NULL;
+}
+
+static const json_t *walk(const json_t *v, const json_t *args, size_t from, bool numeric_strings)
+{
+    for (size_t i = from; v && i < json_array_size(args); i++)
+        v = step(v, json_array_get(args, i), numeric_strings);
+    return v;
+}
+
+/* ---------------------------------------------------------------- lookups */
+
+static json_t *get_param(resolver_t *r, const json_t *args)
+{
+    const json_t *name = json_is_array(args) ? json_array_get(args, 0) : args;
+    if (!json_is_string(name))
+        return fail_got(r, "get_param", "expected a parameter name or a list [name, key/index...]",
+                        args);
+    const json_t *value = json_object_get(r->ctx->parameters, json_string_value(name));
+    if (!value)
+        return fail(r, "get_param: parameter \"%s\" is not available", json_string_value(name));
+    if (json_is_array(args))
+        value = walk(value, args, 1, true);
+    /* A copy: the caller may change what it gets without changing the
+     * parameters, which other resolutions share. */
+    return value ? json_deep_copy(value) : json_string("");
+}
+
+static int lookup(resolver_t *r, const char *fn, const char *name, const char **id,
+                  const json_t **attrs)
+{
+    *id = NULL;
+    *attrs = NULL;
+    int rc = r->ctx->resource ? r->ctx->resource(r->ctx->ud, name, id, attrs) : CV_ENOENT;
+    if (rc == CV_ENOENT)
+        fail(r, "%s: resource \"%s\" is not available", fn, name);
+    else if (rc)
+        fail(r, "%s: resource \"%s\": %s", fn, name, cv_strerror(rc));
+    return rc;
+}
+
+static json_t *get_resource(resolver_t *r, const json_t *args)
+{
+    if (!json_is_string(args))
+        return fail_got(r, "get_resource", "expected a resource name", args);
+    const char *id;
+    const json_t *attrs;
+    if (lookup(r, "get_resource", json_string_value(args), &id, &attrs))
+        return NULL;
+    return id ? json_string(id) : json_null();
+}
+
+static json_t *get_attr(resolver_t *r, const json_t *args)
+{
+    const json_t *name = json_array_get(args, 0), *attr = json_array_get(args, 1);
+    if (!json_is_array(args) || json_array_size(args) < 2)
+        return fail_got(r, "get_attr", "expected a list [resource, attribute, key/index...]", args);
+    if (!json_is_string(name) || !json_is_string(attr))
+        return fail_got(r, "get_attr", "resource and attribute must be strings", args);
+    const char *id;
+    const json_t *attrs;
+    if (lookup(r, "get_attr", json_string_value(name), &id, &attrs))
+        return NULL;
+    const json_t *value = walk(json_object_get(attrs, json_string_value(attr)), args, 2, false);
+    return value ? json_deep_copy(value) : json_null();
+}
+
+/* ---------------------------------------------------------------- strings */
+
+/* A value as Heat turns it into text for str_replace and list_join: null is
+ * empty, numbers and booleans as Python prints them, lists and maps as
+ * JSON. NULL for anything else (there is nothing else). */
+static char *text_of(const json_t *v)
+{
+    char num[64];
+    switch (json_typeof(v)) {
+    case JSON_NULL:
+        return strdup("");
+    case JSON_STRING:
+        return strndup(json_string_value(v), json_string_length(v));
+    case JSON_INTEGER:
+    case JSON_REAL:
+        cv__fmt_number(v, num, sizeof(num));
+        return strdup(num);
+    case JSON_TRUE:
+        return strdup("True");
+    case JSON_FALSE:
+        return strdup("False");
+    default:
+        return cv__dump_sorted(v);
+    }
+}
+
+typedef struct strbuf {
+    char *buf;
+    size_t len, cap;
+    bool oom;
+} strbuf_t;
+
+static void sb_add(strbuf_t *sb, const char *s, size_t n)
+{
+    if (sb->oom)
+        return;
+    if (sb->len + n + 1 > sb->cap) {
+        size_t cap = (sb->len + n + 1) * 2;
+        char *buf = realloc(sb->buf, cap);
+        if (!buf) {
+            sb->oom = true;
+            return;
+        }
+        sb->buf = buf;
+        sb->cap = cap;
+    }
+    memcpy(sb->buf + sb->len, s, n);
+    sb->len += n;
+    sb->buf[sb->len] = '\0';
+}
+
+static json_t *sb_finish(resolver_t *r, strbuf_t *sb)
+{
+    json_t *s = sb->oom ? NULL : json_stringn(sb->buf ? sb->buf : "", sb->len);
+    free(sb->buf);
+    return s ? s : fail(r, "out of memory or invalid UTF-8 building a string");
+}
+
+/* The text of one str_replace placeholder and what replaces it. */
+typedef struct subst {
+    const char *key;
+    size_t key_len;
+    char *value;
+} subst_t;
+
+/* Longer placeholders first, then in byte order: Heat's order, which keeps
+ * "$host" from eating the start of "$hostname". */
+static int cmp_subst(const void *a, const void *b)
+{
+    const subst_t *x = a, *y = b;
+    if (x->key_len != y->key_len)
+        return x->key_len > y->key_len ? -1 : 1;
+    return strcmp(x->key, y->key);
+}
+
+/* A run of the template still to be scanned, or a value already put in
+ * (never scanned again, so a value containing a placeholder stays as is). */
+typedef struct piece {
+    const char *s;
+    size_t len;
+    bool value;
+} piece_t;
+
+typedef struct pieces {
+    piece_t *v;
+    size_t n, cap;
+} pieces_t;
+
+static bool push_piece(pieces_t *p, const char *s, size_t len, bool value)
+{
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 16;
+        piece_t *v = realloc(p->v, cap * sizeof(*v));
+        if (!v)
+            return false;
+        p->v = v;
+        p->cap = cap;
+    }
+    p->v[p->n++] = (piece_t){s, len, value};
+    return true;
+}
+
+/* Heat's algorithm: split every unscanned run on the placeholder and put
+ * the value between the parts; then the next placeholder, on what is left. */
+static bool split_on(pieces_t *in, pieces_t *out, const subst_t *sub)
+{
+    out->n = 0;
+    for (size_t i = 0; i < in->n; i++) {
+        piece_t p = in->v[i];
+        const char *hit;
+        while (!p.value && (hit = memmem(p.s, p.len, sub->key, sub->key_len))) {
+            if (!push_piece(out, p.s, (size_t)(hit - p.s), false) ||
+                !push_piece(out, sub->value, strlen(sub->value), true))
+                return false;
+            p.len -= (size_t)(hit - p.s) + sub->key_len;
+            p.s = hit + sub->key_len;
+        }
+        if (!push_piece(out, p.s, p.len, p.value))
+            return false;
+    }
+    return true;
+}
+
+static json_t *substitute(resolver_t *r, const json_t *tmpl, subst_t *subs, size_t n)
+{
+    pieces_t a = {0}, b = {0};
+    bool ok = push_piece(&a, json_string_value(tmpl), json_string_length(tmpl), false);
+    for (size_t i = 0; ok && i < n; i++) {
+        ok = split_on(&a, &b, &subs[i]);
+        pieces_t t = a;
+        a = b;
+        b = t;
+    }
+    strbuf_t sb = {0};
+    for (size_t i = 0; ok && i < a.n; i++)
+        sb_add(&sb, a.v[i].s, a.v[i].len);
+    sb.oom = sb.oom || !ok;
+    free(a.v);
+    free(b.v);
+    return sb_finish(r, &sb);
+}
+
+static json_t *str_replace(resolver_t *r, const json_t *args)
+{
+    const json_t *tmpl = json_object_get(args, "template");
+    const json_t *params = json_object_get(args, "params");
+    if (!json_is_string(tmpl))
+        return fail_got(r, "str_replace", "template must be a string", tmpl);
+    if (!json_is_object(params))
+        return fail_got(r, "str_replace", "params must be a map", params);
+    size_t n = json_object_size(params), i = 0;
+    subst_t *subs = calloc(n ? n : 1, sizeof(*subs));
+    if (!subs)
+        return fail(r, "out of memory");
+    const char *err = NULL, *key;
+    const json_t *value;
+    json_object_foreach((json_t *)params, key, value)
+    {
+        subs[i] = (subst_t){key, strlen(key), text_of(value)};
+        if (!subs[i].value)
+            err = "out of memory";
+        if (subs[i++].key_len == 0)
+            err = "str_replace: params keys may not be empty";
+    }
+    json_t *result = NULL;
+    if (err) {
+        fail(r, "%s", err);
+    } else {
+        qsort(subs, n, sizeof(*subs), cmp_subst);
+        result = substitute(r, tmpl, subs, n);
+    }
+    for (size_t j = 0; j < i; j++)
+        free(subs[j].value);
+    free(subs);
+    return result;
+}
+
+static bool join_list(resolver_t *r, strbuf_t *sb, const json_t *list, const json_t *delim,
+                      bool *first)
+{
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const json_t *item = json_array_get(list, i);
+        if (json_is_boolean(item)) {
+            fail_got(r, "list_join", "items to join must be strings, numbers, lists or maps", item);
+            return false;
+        }
+        char *text = text_of(item);
+        if (!*first)
+            sb_add(sb, json_string_value(delim), json_string_length(delim));
+        sb_add(sb, text ? text : "", text ? strlen(text) : 0);
+        sb->oom = sb->oom || !text;
+        free(text);
+        *first = false;
+    }
+    return true;
+}
+
+static json_t *list_join(resolver_t *r, const json_t *args)
+{
+    if (!json_is_array(args) || json_array_size(args) < 2)
+        return fail_got(r, "list_join", "expected a list [delimiter, list...]", args);
+    const json_t *delim = json_array_get(args, 0);
+    if (!json_is_string(delim))
+        return fail_got(r, "list_join", "the delimiter must be a string", delim);
+    strbuf_t sb = {0};
+    bool first = true;
+    for (size_t i = 1; i < json_array_size(args); i++) {
+        const json_t *list = json_array_get(args, i);
+        bool ok = json_is_null(list) || json_is_array(list);
+        if (!ok)
+            fail_got(r, "list_join", "must operate on a list", list);
+        if (!ok || !join_list(r, &sb, list, delim, &first)) {
+            free(sb.buf);
+            return NULL;
+        }
+    }
+    return sb_finish(r, &sb);
+}
+
+/* ---------------------------------------------------------------- evaluation */
+
+static size_t path_index(resolver_t *r, size_t i)
+{
+    return r->in_args ? r->path.len : cv__path_index(&r->path, i);
+}
+
+static size_t path_key(resolver_t *r, const char *key)
+{
+    return r->in_args ? r->path.len : cv__path_key(&r->path, key);
+}
+
+static json_t *resolve_data(resolver_t *r, const json_t *expr)
+{
+    json_t *out = json_is_array(expr) ? json_array() : json_object();
+    for (size_t i = 0; out && json_is_array(expr) && i < json_array_size(expr); i++) {
+        size_t mark = path_index(r, i);
+        json_t *v = resolve(r, json_array_get(expr, i));
+        cv__path_pop(&r->path, mark);
+        if (!v || json_array_append_new(out, v)) {
+            json_decref(out);
+            return NULL;
+        }
+    }
+    const char *key;
+    const json_t *item;
+    json_object_foreach((json_t *)expr, key, item)
+    {
+        size_t mark = path_key(r, key);
+        json_t *v = out ? resolve(r, item) : NULL;
+        cv__path_pop(&r->path, mark);
+        if (!v || json_object_set_new(out, key, v)) {
+            json_decref(out);
+            return NULL;
+        }
+    }
+    return out ? out : fail(r, "out of memory");
+}
+
+static json_t *resolve(resolver_t *r, const json_t *expr)
+{
+    const char *name = NULL;
+    const json_t *arg = NULL;
+    cv__fn_t fn = cv__fn_of(expr, &name, &arg);
+    if (fn == CV__FN_NONE && (json_is_array(expr) || json_is_object(expr)))
+        return resolve_data(r, expr);
+    if (fn == CV__FN_NONE)
+        return json_incref((json_t *)expr);
+    if (fn == CV__FN_UNSUPPORTED)
+        return fail(r, "function %s is not supported", name);
+    r->in_args++;
+    json_t *args = resolve(r, arg), *out = NULL;
+    r->in_args--;
+    if (!args)
+        return NULL;
+    switch (fn) {
+    case CV__FN_GET_PARAM:
+        out = get_param(r, args);
+        break;
+    case CV__FN_GET_RESOURCE:
+        out = get_resource(r, args);
+        break;
+    case CV__FN_GET_ATTR:
+        out = get_attr(r, args);
+        break;
+    case CV__FN_STR_REPLACE:
+        out = json_is_object(args) ? str_replace(r, args)
+                                   : fail_got(r, "str_replace", "expected a map", args);
+        break;
+    default:
+        out = list_join(r, args);
+        break;
+    }
+    json_decref(args);
+    return out;
+}
+
+json_t *cv_intrinsic_resolve(const json_t *expr, const cv_resolve_ctx_t *ctx, const char *where,
+                             char *errstr, size_t errstr_size)
+{
+    resolver_t r = {.ctx = ctx, .errstr = errstr, .errstr_size = errstr_size};
+    cv__path_init(&r.path, where);
+    return resolve(&r, expr);
+}
+
+void cv_intrinsic_references(const json_t *expr, json_t *out)
+{
+    const char *name = NULL;
+    const json_t *arg = NULL;
+    cv__fn_t fn = cv__fn_of(expr, &name, &arg);
+    if (fn == CV__FN_GET_RESOURCE && json_is_string(arg))
+        json_array_append(out, (json_t *)arg);
+    if (fn == CV__FN_GET_ATTR && json_is_string(json_array_get(arg, 0)))
+        json_array_append(out, json_array_get(arg, 0));
+    if (fn != CV__FN_NONE) {
+        cv_intrinsic_references(arg, out);
+        return;
+    }
+    for (size_t i = 0; json_is_array(expr) && i < json_array_size(expr); i++)
+        cv_intrinsic_references(json_array_get(expr, i), out);
+    const char *key;
+    const json_t *item;
+    json_object_foreach((json_t *)expr, key, item)
+    {
+        cv_intrinsic_references(item, out);
+    }
+}

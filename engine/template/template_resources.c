@@ -1,0 +1,327 @@
+/*
+ * template_resources — the resources section: each definition's keys, its
+ * type, its properties checked against the type's schema, the references
+ * it makes and the dependencies they imply.
+ *
+ * Two passes: the first checks every name and type, so that the second can
+ * check a get_attr against the attributes of a resource defined further
+ * down the template.
+ */
+#include "cv__template_internal.h"
+#include "cv_error.h"
+#include "cv_rtype.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_NAME 255
+
+/* Keys of a resource definition and the first version that has them. */
+static const struct {
+    const char *key;
+    long since;
+} resource_keys[] = {
+    {"type", CV__V20130523},
+    {"properties", CV__V20130523},
+    {"metadata", CV__V20130523},
+    {"depends_on", CV__V20130523},
+    {"deletion_policy", CV__V20130523},
+    {"update_policy", CV__V20130523},
+    {"description", CV__V20130523},
+    {"condition", CV__V20161014},
+    {"external_id", CV__V20161014},
+};
+
+/* ---------------------------------------------------------------- pass 1 */
+
+static int check_name(const cv__tpl_ctx_t *ctx, const char *name)
+{
+    size_t len = strlen(name);
+    if (len == 0)
+        return cv__tpl_err(ctx, CV_EVALIDATE, "resources", "a resource name may not be empty");
+    if (len > MAX_NAME)
+        return cv__tpl_err(ctx, CV_EVALIDATE, "resources",
+                           "resource name \"%.40s...\" is longer than %d bytes", name, MAX_NAME);
+    if (strchr(name, '/'))
+        return cv__tpl_err(ctx, CV_EVALIDATE, "resources",
+                           "resource name \"%s\" may not contain '/'", name);
+    return 0;
+}
+
+static int check_keys(const cv__tpl_ctx_t *ctx, const char *where, const json_t *def)
+{
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)def, key, v)
+    {
+        size_t i = 0, n = sizeof(resource_keys) / sizeof(resource_keys[0]);
+        while (i < n &&
+               !(strcmp(resource_keys[i].key, key) == 0 && ctx->version >= resource_keys[i].since))
+            i++;
+        if (i == n)
+            return cv__tpl_err(ctx, CV_EVALIDATE, where,
+                               "unknown key \"%s\" (allowed: type, properties, metadata, "
+                               "depends_on, deletion_policy, update_policy, description)",
+                               key);
+    }
+    return 0;
+}
+
+static bool is_nested_template(const char *type)
+{
+    static const char *const suffixes[] = {".yaml", ".yml", ".template"};
+    size_t len = strlen(type);
+    for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+        size_t n = strlen(suffixes[i]);
+        if (len >= n && strcmp(type + len - n, suffixes[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+static int check_type(const cv__tpl_ctx_t *ctx, const char *where, const json_t *def)
+{
+    const json_t *type = json_object_get(def, "type");
+    if (!type)
+        return cv__tpl_err(ctx, CV_EVALIDATE, where, "a resource needs a \"type\"");
+    if (!json_is_string(type))
+        return cv__tpl_err(ctx, CV_EVALIDATE, where, "type must be a string, got %s",
+                           cv__type_name(type));
+    const char *name = json_string_value(type);
+    if (is_nested_template(name))
+        return cv__tpl_err(ctx, CV_EVALIDATE, where,
+                           "nested template resource type \"%s\" is not supported yet", name);
+    if (!cv_rtype_find(name))
+        return cv__tpl_err(ctx, CV_EVALIDATE, where, "unknown resource type \"%s\"", name);
+    return 0;
+}
+
+static int check_definition(const cv__tpl_ctx_t *ctx, const char *name, const json_t *def,
+                            cv_tpl_resource_t *res)
+{
+    char where[300];
+    snprintf(where, sizeof(where), "resources.%s", name);
+    int rc = check_name(ctx, name);
+    if (rc == 0 && !json_is_object(def))
+        rc = cv__tpl_err(ctx, CV_EVALIDATE, where, "must be a map, got %s", cv__type_name(def));
+    rc = rc ? rc : check_keys(ctx, where, def);
+    rc = rc ? rc : check_type(ctx, where, def);
+    if (rc)
+        return rc;
+    res->name = strdup(name);
+    res->type = strdup(json_string_value(json_object_get(def, "type")));
+    return res->name && res->type ? 0 : CV_ENOMEM;
+}
+
+/* ---------------------------------------------------------------- pass 2 */
+
+/* A map-valued key that may be absent or empty: {} then. */
+static int map_key(const cv__tpl_ctx_t *ctx, const json_t *def, const char *key, cv__path_t *path,
+                   const json_t **out)
+{
+    const json_t *v = json_object_get(def, key);
+    *out = v && !json_is_null(v) ? v : NULL;
+    if (!*out)
+        return 0;
+    size_t mark = cv__path_key(path, key);
+    const char *fn;
+    const json_t *arg;
+    int rc = 0;
+    if (!json_is_object(v) || cv__fn_of(v, &fn, &arg) != CV__FN_NONE)
+        rc = cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "must be a map, got %s",
+                         json_is_object(v) ? "a function call" : cv__type_name(v));
+    cv__path_pop(path, mark);
+    return rc;
+}
+
+static int check_depends_on(const cv__tpl_ctx_t *ctx, const char *self, const json_t *deps,
+                            const char *where)
+{
+    const json_t *item = deps;
+    for (size_t i = 0; json_is_array(deps) ? i < json_array_size(deps) : i < 1; i++) {
+        if (json_is_array(deps))
+            item = json_array_get(deps, i);
+        if (!json_is_string(item))
+            return cv__tpl_err(ctx, CV_EVALIDATE, where,
+                               "must be a resource name or a list of them, got %s",
+                               cv__type_name(item));
+        const char *dep = json_string_value(item);
+        if (strcmp(dep, self) == 0)
+            return cv__tpl_err(ctx, CV_EVALIDATE, where, "resource \"%s\" cannot depend on itself",
+                               self);
+        if (!json_object_get(ctx->resources, dep))
+            return cv__tpl_err(ctx, CV_EVALIDATE, where,
+                               "resource \"%s\" depends on \"%s\", which does not exist", self,
+                               dep);
+    }
+    return 0;
+}
+
+static const char *policy_named(const cv__tpl_ctx_t *ctx, const char *s)
+{
+    static const char *const canonical[] = {"Delete", "Retain", "Snapshot"};
+    static const char *const lower[] = {"delete", "retain", "snapshot"};
+    for (size_t i = 0; i < 3; i++) {
+        if (strcmp(s, canonical[i]) == 0)
+            return canonical[i];
+        /* Heat accepts the lower-case spellings since 2016-10-14. */
+        if (ctx->version >= CV__V20161014 && strcmp(s, lower[i]) == 0)
+            return canonical[i];
+    }
+    return NULL;
+}
+
+/* Heat lets the policy come from a parameter; parameters are known here. */
+static int parse_deletion_policy(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl,
+                                 const json_t *def, const char *where, cv_tpl_resource_t *res)
+{
+    const json_t *v = json_object_get(def, "deletion_policy");
+    json_t *resolved = NULL;
+    const char *fn;
+    const json_t *arg;
+    if (v && cv__fn_of(v, &fn, &arg) == CV__FN_GET_PARAM) {
+        cv_resolve_ctx_t rctx = {.parameters = tpl->parameters};
+        char err[512];
+        if (!(resolved = cv_intrinsic_resolve(v, &rctx, where, err, sizeof(err))))
+            return cv_seterr(ctx->errstr, ctx->errstr_size, CV_EVALIDATE, "%s: %s", ctx->fname,
+                             err);
+        v = resolved;
+    }
+    const char *policy = "Delete";
+    if (v && !json_is_null(v))
+        policy = json_is_string(v) ? policy_named(ctx, json_string_value(v)) : NULL;
+    char shown[64];
+    cv__describe(v, shown, sizeof(shown));
+    json_decref(resolved);
+    if (!policy)
+        return cv__tpl_err(ctx, CV_EVALIDATE, where,
+                           "invalid deletion policy %s; must be Delete, Retain or Snapshot", shown);
+    res->deletion_policy = strdup(policy);
+    return res->deletion_policy ? 0 : CV_ENOMEM;
+}
+
+static int check_unsupported_keys(const cv__tpl_ctx_t *ctx, const json_t *def, cv__path_t *path)
+{
+    const json_t *cond = json_object_get(def, "condition");
+    if (cond && !json_is_null(cond)) {
+        cv__path_key(path, "condition");
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "conditions are not supported");
+    }
+    if (json_object_get(def, "external_id")) {
+        cv__path_key(path, "external_id");
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "external_id is not supported");
+    }
+    const json_t *desc = json_object_get(def, "description");
+    if (desc && !json_is_null(desc) && !json_is_string(desc)) {
+        cv__path_key(path, "description");
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "must be a string, got %s",
+                           cv__type_name(desc));
+    }
+    return 0;
+}
+
+/* The type's own schema and rules, on a copy with defaults applied; the
+ * template keeps the properties as written. */
+static int check_schema(const cv__tpl_ctx_t *ctx, const cv_tpl_resource_t *res, const json_t *props,
+                        const char *where)
+{
+    const cv_rtype_t *type = cv_rtype_find(res->type);
+    char err[768];
+    err[0] = '\0';
+    json_t *applied = cv_rtype_apply_schema(type, props, where, true, err, sizeof(err));
+    int rc = applied ? 0 : CV_EVALIDATE;
+    if (applied && type->validate)
+        rc = type->validate(applied, where, err, sizeof(err));
+    json_decref(applied);
+    if (rc)
+        return cv_seterr(ctx->errstr, ctx->errstr_size, rc, "%s: %s", ctx->fname,
+                         err[0] ? err : where);
+    return 0;
+}
+
+static int check_section_intrinsics(const cv__tpl_ctx_t *ctx, const json_t *v, cv__path_t *path,
+                                    const char *key, const char *self)
+{
+    if (!v)
+        return 0;
+    size_t mark = cv__path_key(path, key);
+    int rc = cv__tpl_check_intrinsics(ctx, v, path, self);
+    cv__path_pop(path, mark);
+    return rc;
+}
+
+static int check_contents(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl, const json_t *def,
+                          cv_tpl_resource_t *res, const json_t *props)
+{
+    cv__path_t path;
+    cv__path_init(&path, "resources");
+    cv__path_key(&path, res->name);
+    size_t base = path.len;
+    const json_t *meta = json_object_get(def, "metadata");
+    const json_t *update = json_object_get(def, "update_policy");
+    const json_t *deps = json_object_get(def, "depends_on");
+    int rc = 0;
+    if (deps && !json_is_null(deps)) {
+        cv__path_key(&path, "depends_on");
+        rc = check_depends_on(ctx, res->name, deps, path.buf);
+        cv__path_pop(&path, base);
+    }
+    rc = rc ? rc : check_section_intrinsics(ctx, props, &path, "properties", res->name);
+    rc = rc ? rc : check_section_intrinsics(ctx, meta, &path, "metadata", res->name);
+    rc = rc ? rc : check_section_intrinsics(ctx, update, &path, "update_policy", res->name);
+    if (rc)
+        return rc;
+    cv__path_key(&path, "deletion_policy");
+    rc = parse_deletion_policy(ctx, tpl, def, path.buf, res);
+    cv__path_pop(&path, base);
+    cv__path_key(&path, "properties");
+    return rc ? rc : check_schema(ctx, res, props, path.buf);
+}
+
+static int parse_resource(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl, const json_t *def,
+                          cv_tpl_resource_t *res)
+{
+    cv__path_t path;
+    cv__path_init(&path, "resources");
+    cv__path_key(&path, res->name);
+    const json_t *props, *meta, *update;
+    int rc = check_unsupported_keys(ctx, def, &path);
+    rc = rc ? rc : map_key(ctx, def, "properties", &path, &props);
+    rc = rc ? rc : map_key(ctx, def, "metadata", &path, &meta);
+    rc = rc ? rc : map_key(ctx, def, "update_policy", &path, &update);
+    if (rc)
+        return rc;
+    res->properties = props ? json_deep_copy(props) : json_object();
+    res->metadata = meta ? json_deep_copy(meta) : json_object();
+    if (!res->properties || !res->metadata)
+        return CV_ENOMEM;
+    rc = check_contents(ctx, tpl, def, res, res->properties);
+    const json_t *deps = json_object_get(def, "depends_on");
+    return rc ? rc : cv__tpl_depends(res, json_is_null(deps) ? NULL : deps);
+}
+
+int cv__tpl_resources(const cv__tpl_ctx_t *ctx, cv_template_t *tpl)
+{
+    const json_t *section = ctx->resources;
+    size_t n = json_object_size(section), i = 0;
+    if (n == 0)
+        return 0;
+    if (!(tpl->resources = calloc(n, sizeof(*tpl->resources))))
+        return CV_ENOMEM;
+    tpl->nresources = n;
+    int rc = 0;
+    for (void *it = json_object_iter((json_t *)section); rc == 0 && it;
+         it = json_object_iter_next((json_t *)section, it), i++) {
+        const char *name = json_object_iter_key(it);
+        if (strlen(name) != json_object_iter_key_len(it))
+            rc = cv__tpl_err(ctx, CV_EVALIDATE, "resources",
+                             "resource name \"%s...\" may not contain a NUL character", name);
+        rc = rc ? rc : check_definition(ctx, name, json_object_iter_value(it), &tpl->resources[i]);
+    }
+    i = 0;
+    for (void *it = json_object_iter((json_t *)section); rc == 0 && it;
+         it = json_object_iter_next((json_t *)section, it), i++)
+        rc = parse_resource(ctx, tpl, json_object_iter_value(it), &tpl->resources[i]);
+    return rc;
+}

@@ -1,0 +1,213 @@
+/*
+ * template_util — the small pieces every part of the template language
+ * shares: error locations, the table of intrinsic-function names, and
+ * turning values into text the way Heat (that is, Python) does, so that
+ * "{get_param: port}" substitutes "8080" and not "8080.000000".
+ */
+#include "cv__template_internal.h"
+#include "cv_error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- locations */
+
+void cv__path_init(cv__path_t *p, const char *start)
+{
+    p->len = 0;
+    p->buf[0] = '\0';
+    if (start)
+        cv__path_key(p, start);
+}
+
+static void path_append(cv__path_t *p, const char *s)
+{
+    size_t room = sizeof(p->buf) - 1 - p->len;
+    size_t n = strlen(s);
+    if (n > room)
+        n = room;
+    memcpy(p->buf + p->len, s, n);
+    p->len += n;
+    p->buf[p->len] = '\0';
+}
+
+size_t cv__path_key(cv__path_t *p, const char *key)
+{
+    size_t before = p->len;
+    if (p->len)
+        path_append(p, ".");
+    path_append(p, key);
+    return before;
+}
+
+size_t cv__path_index(cv__path_t *p, size_t index)
+{
+    size_t before = p->len;
+    char tmp[32];
+    snprintf(tmp, sizeof(tmp), "[%zu]", index);
+    path_append(p, tmp);
+    return before;
+}
+
+void cv__path_pop(cv__path_t *p, size_t len)
+{
+    p->len = len;
+    p->buf[len] = '\0';
+}
+
+int cv__tpl_err(const cv__tpl_ctx_t *ctx, int err, const char *where, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (where && *where)
+        return cv_seterr(ctx->errstr, ctx->errstr_size, err, "%s: %s: %s", ctx->fname, where, msg);
+    return cv_seterr(ctx->errstr, ctx->errstr_size, err, "%s: %s", ctx->fname, msg);
+}
+
+/* ---------------------------------------------------------------- functions */
+
+static const struct {
+    const char *name;
+    cv__fn_t fn;
+} supported_fns[] = {
+    {"get_param", CV__FN_GET_PARAM}, {"get_resource", CV__FN_GET_RESOURCE},
+    {"get_attr", CV__FN_GET_ATTR},   {"str_replace", CV__FN_STR_REPLACE},
+    {"list_join", CV__FN_LIST_JOIN},
+};
+
+/* Heat's other functions (any HOT version, plus the CloudFormation ones):
+ * a template using them must be refused, not run with the call as data.
+ * The list matches cv_is_intrinsic() so that the schema and we agree. */
+static const char *const unsupported_fns[] = {
+    "get_file",
+    "repeat",
+    "digest",
+    "str_split",
+    "map_merge",
+    "map_replace",
+    "yaql",
+    "if",
+    "equals",
+    "not",
+    "and",
+    "or",
+    "contains",
+    "filter",
+    "make_url",
+    "list_concat",
+    "list_concat_unique",
+    "str_replace_strict",
+    "str_replace_vstrict",
+    "resource_facade",
+    "get_input",
+    "Ref",
+};
+
+static cv__fn_t fn_named(const char *key)
+{
+    for (size_t i = 0; i < sizeof(supported_fns) / sizeof(supported_fns[0]); i++)
+        if (strcmp(supported_fns[i].name, key) == 0)
+            return supported_fns[i].fn;
+    if (strncmp(key, "Fn::", 4) == 0)
+        return CV__FN_UNSUPPORTED;
+    for (size_t i = 0; i < sizeof(unsupported_fns) / sizeof(unsupported_fns[0]); i++)
+        if (strcmp(unsupported_fns[i], key) == 0)
+            return CV__FN_UNSUPPORTED;
+    return CV__FN_NONE;
+}
+
+cv__fn_t cv__fn_of(const json_t *v, const char **name, const json_t **arg)
+{
+    if (!json_is_object(v) || json_object_size(v) != 1)
+        return CV__FN_NONE;
+    void *it = json_object_iter((json_t *)v);
+    const char *key = json_object_iter_key(it);
+    cv__fn_t fn = fn_named(key);
+    if (fn != CV__FN_NONE) {
+        *name = key;
+        *arg = json_object_iter_value(it);
+    }
+    return fn;
+}
+
+/* ---------------------------------------------------------------- scalars */
+
+/*
+ * Python's repr of a float: the shortest digits that read back as the same
+ * double, in fixed notation for exponents -4..15 (always with a fraction,
+ * "100.0") and in exponent notation otherwise ("1e+16", "1.5e-05").
+ */
+static void fmt_real(double d, char *out, size_t size)
+{
+    char digits[40];
+    int precision = 1;
+    for (; precision < 17; precision++) {
+        snprintf(digits, sizeof(digits), "%.*e", precision - 1, d);
+        if (strtod(digits, NULL) == d)
+            break;
+    }
+    snprintf(digits, sizeof(digits), "%.*e", precision - 1, d);
+    int exp = atoi(strchr(digits, 'e') + 1);
+    if (exp < -4 || exp >= 16) {
+        snprintf(out, size, "%s", digits);
+        return;
+    }
+    int decimals = precision - 1 - exp;
+    snprintf(out, size, "%.*f", decimals > 0 ? decimals : 0, d);
+    if (!strchr(out, '.') && strlen(out) + 2 < size)
+        strcat(out, ".0");
+}
+
+void cv__fmt_number(const json_t *num, char *out, size_t size)
+{
+    if (json_is_integer(num))
+        snprintf(out, size, "%" JSON_INTEGER_FORMAT, json_integer_value(num));
+    else
+        fmt_real(json_real_value(num), out, size);
+}
+
+void cv__describe(const json_t *v, char *out, size_t size)
+{
+    char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+    if (!s) {
+        snprintf(out, size, "?");
+        return;
+    }
+    if (strlen(s) >= size && size > 4)
+        snprintf(out, size, "%.*s...", (int)(size - 4), s);
+    else
+        snprintf(out, size, "%s", s);
+    free(s);
+}
+
+const char *cv__type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "a map";
+    case JSON_ARRAY:
+        return "a list";
+    case JSON_STRING:
+        return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL:
+        return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "a boolean";
+    default:
+        return "null";
+    }
+}
+
+char *cv__dump_sorted(const json_t *v)
+{
+    /* Without JSON_COMPACT jansson separates with ", " and ": ", which is
+     * exactly Python's json.dumps default. */
+    return json_dumps(v, JSON_SORT_KEYS | JSON_ENSURE_ASCII | JSON_ENCODE_ANY);
+}
