@@ -165,6 +165,7 @@ static void write_definitions(expand_t *x, hset_batch_t *b)
     b->argv[0] = "HSET";
     b->argv[1] = key;
     b->argc = 2;
+    b->nowned = 0;
     for (size_t i = 0; i < x->tpl->nresources; i++) {
         json_t *d = resource_definition(&x->tpl->resources[i]);
         batch_add(x->w, b, x->tpl->resources[i].name, json_dumps(d, JSON_COMPACT));
@@ -180,6 +181,7 @@ static void write_graph(expand_t *x, hset_batch_t *b)
     b->argv[0] = "HSET";
     b->argv[1] = key;
     b->argc = 2;
+    b->nowned = 0;
     size_t n = cv_graph_count(x->graph);
     for (size_t i = 0; i < n; i++)
         batch_add(x->w, b, cv_graph_name(x->graph, (int)i), cv_traversal_entry(x->graph, (int)i));
@@ -204,7 +206,11 @@ static int build_graph(expand_t *x)
 
 static void write_traversal(expand_t *x)
 {
-    hset_batch_t *b = malloc(sizeof(*b));
+    hset_batch_t *b = calloc(1, sizeof(*b));
+    if (!b) {
+        expand_retry(x);
+        return;
+    }
     write_definitions(x, b);
     write_graph(x, b);
     free(b);

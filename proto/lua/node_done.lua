@@ -25,8 +25,10 @@ elseif status ~= '' then
     add_event(KEYS[4], ARGV[9], ARGV[10], ARGV[11], 'COMPLETE', ARGV[6], ARGV[1], ARGV[8])
   end
 end
-if ARGV[5] ~= '' then redis.call('HSET', KEYS[2], 'attrs', ARGV[5]) end
-if ARGV[12] ~= '' then redis.call('HSET', KEYS[2], 'data', ARGV[12]) end
+if status ~= 'DELETED' then
+  if ARGV[5] ~= '' then redis.call('HSET', KEYS[2], 'attrs', ARGV[5]) end
+  if ARGV[12] ~= '' then redis.call('HSET', KEYS[2], 'data', ARGV[12]) end
+end
 local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'total')
 if st[1] ~= ARGV[1] then return {'STALE', st[1] or ''} end
 if not ends_with(st[2], '_IN_PROGRESS') then return {'SETTLED', st[2] or ''} end

@@ -1,0 +1,27 @@
+/*
+ * cli_commands — the commands of convergectl, one file each (cmd_*.c).
+ * `run` gets argv[0] == the command's name and returns the exit code;
+ * `usage` is the whole text of COMMAND --help.
+ */
+#ifndef CLI_COMMANDS_H
+#define CLI_COMMANDS_H
+
+#include "cli_common.h"
+
+extern const char cli_validate_usage[];
+extern const char cli_submit_usage[];
+extern const char cli_status_usage[];
+extern const char cli_resources_usage[];
+extern const char cli_events_usage[];
+extern const char cli_watch_usage[];
+extern const char cli_delete_usage[];
+
+int cli_cmd_validate(cli_t *cli, int argc, char **argv);
+int cli_cmd_submit(cli_t *cli, int argc, char **argv);
+int cli_cmd_status(cli_t *cli, int argc, char **argv);
+int cli_cmd_resources(cli_t *cli, int argc, char **argv);
+int cli_cmd_events(cli_t *cli, int argc, char **argv);
+int cli_cmd_watch(cli_t *cli, int argc, char **argv);
+int cli_cmd_delete(cli_t *cli, int argc, char **argv);
+
+#endif

@@ -1,0 +1,237 @@
+/*
+ * Messages, option parsing and time helpers of convergectl
+ * (connections are in cli_conn.c).
+ */
+#include "cli_common.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ------------------------------------------------------------------------ */
+/* Messages                                                                 */
+/* ------------------------------------------------------------------------ */
+
+int cli_fail(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("convergectl: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return code;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("convergectl: ", stderr);
+    if (cmd)
+        fprintf(stderr, "%s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    fprintf(stderr, "Try 'convergectl %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
+    return CLI_USAGE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Options                                                                  */
+/* ------------------------------------------------------------------------ */
+
+void cli_args_init(cli_args_t *a, int argc, char **argv, const char *cmd)
+{
+    memset(a, 0, sizeof(*a));
+    a->argc = argc;
+    a->argv = argv;
+    a->i = 1;
+    a->cmd = cmd;
+}
+
+/* Finds the option `word` names. For "--name=value" and "-Pvalue" the
+ * attached value is returned in *attached. */
+static const cli_opt_t *find_opt(const char *word, const cli_opt_t *opts, const char **attached)
+{
+    *attached = NULL;
+    for (const cli_opt_t *o = opts; o->name; o++) {
+        size_t n = strlen(o->name);
+        if (strncmp(word, o->name, n) == 0 && (word[n] == '\0' || (o->has_arg && word[n] == '='))) {
+            *attached = word[n] ? word + n + 1 : NULL;
+            return o;
+        }
+        if (!o->alias)
+            continue;
+        n = strlen(o->alias);
+        if (strncmp(word, o->alias, n) == 0 && (word[n] == '\0' || o->has_arg)) {
+            *attached = word[n] ? word + n : NULL;
+            return o;
+        }
+    }
+    return NULL;
+}
+
+int cli_next(cli_args_t *a, const cli_opt_t *opts)
+{
+    if (a->i >= a->argc)
+        return CLI_ARG_END;
+    const char *word = a->argv[a->i++];
+    if (!a->words_only && strcmp(word, "--") == 0) {
+        a->words_only = true;
+        return cli_next(a, opts);
+    }
+    if (a->words_only || word[0] != '-' || word[1] == '\0') {
+        a->arg = word;
+        return CLI_ARG_WORD;
+    }
+    a->name = word;
+    const char *attached;
+    const cli_opt_t *o = find_opt(word, opts, &attached);
+    if (!o) {
+        cli_usage_error(a->cmd, "unknown option '%s'", word);
+        return CLI_ARG_BAD;
+    }
+    a->arg = NULL;
+    if (o->has_arg) {
+        if (attached) {
+            a->arg = attached;
+        } else if (a->i < a->argc) {
+            a->arg = a->argv[a->i++];
+        } else {
+            cli_usage_error(a->cmd, "option '%s' needs a value", word);
+            return CLI_ARG_BAD;
+        }
+    }
+    return o->id;
+}
+
+int cli_take_word(const cli_args_t *a, const char **slots, int nslots)
+{
+    for (int i = 0; i < nslots; i++) {
+        if (!slots[i]) {
+            slots[i] = a->arg;
+            return CLI_OK;
+        }
+    }
+    return cli_usage_error(a->cmd, "unexpected argument '%s'", a->arg);
+}
+
+int cli_parse_output(const cli_args_t *a, bool *json)
+{
+    if (strcmp(a->arg, "json") == 0)
+        *json = true;
+    else if (strcmp(a->arg, "text") == 0)
+        *json = false;
+    else
+        return cli_usage_error(a->cmd, "unknown output format '%s' (json or text)", a->arg);
+    return CLI_OK;
+}
+
+int cli_parse_seconds(const cli_args_t *a, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(a->arg, &end);
+    if (errno || end == a->arg || *end || !isfinite(v) || v < 0)
+        return cli_usage_error(a->cmd, "%s: '%s' is not a number of seconds", a->name, a->arg);
+    *out = v;
+    return CLI_OK;
+}
+
+static int apply_stack_opt(const cli_args_t *a, int id, cli_stack_args_t *out)
+{
+    switch (id) {
+    case CLI_OPT_OUTPUT:
+        return cli_parse_output(a, &out->json);
+    case CLI_OPT_FOLLOW:
+        out->follow = true;
+        return CLI_OK;
+    case CLI_OPT_WAIT:
+        out->wait = true;
+        return CLI_OK;
+    case CLI_OPT_TIMEOUT:
+        return cli_parse_seconds(a, &out->timeout);
+    default:
+        return cli_take_word(a, &out->name, 1);
+    }
+}
+
+int cli_parse_stack_args(int argc, char **argv, const cli_opt_t *opts, cli_stack_args_t *out)
+{
+    cli_args_t a;
+    cli_args_init(&a, argc, argv, argv[0]);
+    for (;;) {
+        int id = cli_next(&a, opts);
+        if (id == CLI_ARG_END)
+            return out->name ? CLI_OK : cli_usage_error(a.cmd, "no stack name given");
+        if (id == CLI_ARG_BAD)
+            return CLI_USAGE;
+        if (id == CLI_OPT_HELP)
+            return CLI_HELP;
+        int rc = apply_stack_opt(&a, id, out);
+        if (rc)
+            return rc;
+    }
+}
+
+bool cli_valid_name(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n > 255 || !isalpha((unsigned char)name[0]))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (!isalnum(c) && c != '_' && c != '.' && c != '-')
+            return false;
+    }
+    return true;
+}
+
+bool cli_valid_id(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= CV_ID_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]))
+            return false;
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Time                                                                     */
+/* ------------------------------------------------------------------------ */
+
+double cli_monotonic(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void cli_sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+void cli_iso_time(double unix_seconds, char *buf, size_t size)
+{
+    long long ms = llround(unix_seconds * 1000.0);
+    time_t secs = (time_t)(ms / 1000);
+    struct tm tm;
+    if (ms < 0 || !gmtime_r(&secs, &tm)) {
+        snprintf(buf, size, "-");
+        return;
+    }
+    char date[32];
+    strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf, size, "%s.%03lldZ", date, ms % 1000);
+}

@@ -1,0 +1,172 @@
+/*
+ * The connections of convergectl: one synchronous Redis context, one Kafka
+ * producer without a loop. Every reply is checked here so that commands can
+ * treat a non-NULL reply as well formed at the top level.
+ */
+#include "cli_common.h"
+
+#include "cv_error.h"
+#include "cv_keys.h"
+#include "cv_redis.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KAFKA_CHECK_MS 5000
+#define KAFKA_FLUSH_MS 10000
+
+/* ------------------------------------------------------------------------ */
+/* Redis                                                                    */
+/* ------------------------------------------------------------------------ */
+
+int cli_redis_connect(cli_t *cli)
+{
+    char err[512];
+    cli->redis = cv_redis_connect_sync(&cli->opts, err, sizeof(err));
+    if (!cli->redis)
+        return cli_fail(CLI_SERVICE, "%s", err);
+    return CLI_OK;
+}
+
+static const char *reply_type_name(int type)
+{
+    switch (type) {
+    case REDIS_REPLY_STRING:
+        return "a string";
+    case REDIS_REPLY_ARRAY:
+        return "an array";
+    case REDIS_REPLY_INTEGER:
+        return "an integer";
+    case REDIS_REPLY_NIL:
+        return "nil";
+    case REDIS_REPLY_STATUS:
+        return "a status";
+    default:
+        return "an unexpected reply type";
+    }
+}
+
+redisReply *cli_redis_check(cli_t *cli, redisReply *r, unsigned types, const char *what)
+{
+    const cv_opts_t *o = &cli->opts;
+    if (!r) {
+        cli_fail(CLI_SERVICE, "lost Redis at %s:%d during %s: %s", o->redis_host, o->redis_port,
+                 what, cli->redis->errstr[0] ? cli->redis->errstr : "no reply");
+        return NULL;
+    }
+    if (types & CLI_R(r->type))
+        return r;
+    if (r->type == REDIS_REPLY_ERROR)
+        cli_fail(CLI_SERVICE, "Redis at %s:%d refused %s: %s", o->redis_host, o->redis_port, what,
+                 r->str);
+    else
+        cli_fail(CLI_SERVICE, "Redis at %s:%d answered %s to %s", o->redis_host, o->redis_port,
+                 reply_type_name(r->type), what);
+    freeReplyObject(r);
+    return NULL;
+}
+
+redisReply *cli_redis_argv(cli_t *cli, unsigned types, int argc, const char **argv,
+                           const size_t *lens)
+{
+    char what[CV_KEY_MAX + 32];
+    snprintf(what, sizeof(what), "%s %s", argv[0], argc > 1 ? argv[1] : "");
+    return cli_redis_check(cli, redisCommandArgv(cli->redis, argc, argv, lens), types, what);
+}
+
+bool cli_reply_is_hash(cli_t *cli, const redisReply *r, const char *key)
+{
+    bool ok = r->elements % 2 == 0;
+    for (size_t i = 0; ok && i < r->elements; i++)
+        ok = r->element[i]->type == REDIS_REPLY_STRING;
+    if (!ok)
+        cli_fail(CLI_SERVICE, "Redis at %s:%d answered a malformed HGETALL %s",
+                 cli->opts.redis_host, cli->opts.redis_port, key);
+    return ok;
+}
+
+int cli_lookup(cli_t *cli, const char *name, char id[CV_ID_MAX])
+{
+    char key[CV_KEY_MAX];
+    cv_key_global(key, sizeof(key), "stacks");
+    const char *argv[] = {"HGET", key, name};
+    redisReply *r = cli_redis_argv(cli, CLI_R_STRING_OR_NIL, 3, argv, NULL);
+    if (!r)
+        return CLI_SERVICE;
+    int rc = CLI_OK;
+    if (r->type == REDIS_REPLY_NIL)
+        rc = cli_fail(CLI_USAGE, "stack %s not found", name);
+    else if (!cli_valid_id(r->str))
+        rc = cli_fail(CLI_SERVICE, "%s maps stack %s to a malformed id \"%.64s\"", key, name,
+                      r->str);
+    else
+        snprintf(id, CV_ID_MAX, "%s", r->str);
+    freeReplyObject(r);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Kafka                                                                    */
+/* ------------------------------------------------------------------------ */
+
+int cli_kafka_connect(cli_t *cli)
+{
+    char err[512];
+    int rc = cv_producer_new(&cli->producer, NULL, &cli->opts, err, sizeof(err));
+    if (rc) {
+        cli->producer = NULL;
+        return cli_fail(rc == CV_EINVAL ? CLI_USAGE : CLI_SERVICE, "%s", err);
+    }
+    if (cv_producer_check(cli->producer, cli->opts.kafka, KAFKA_CHECK_MS, err, sizeof(err)) != 0)
+        return cli_fail(CLI_SERVICE, "%s", err);
+    return CLI_OK;
+}
+
+/* The acknowledgement may come after a flush timed out (while the producer
+ * is freed), so its state lives as long as the cli, not on the stack. */
+static void on_delivery(void *ud, int err)
+{
+    cli_t *cli = ud;
+    cli->delivered = true;
+    cli->delivery_err = err;
+}
+
+int cli_publish_stack(cli_t *cli, const char *id, uint64_t traversal, cv_trav_kind_t kind)
+{
+    cv_msg_t m;
+    memset(&m, 0, sizeof(m));
+    m.type = CV_MSG_STACK;
+    snprintf(m.stack, sizeof(m.stack), "%s", id);
+    m.traversal = traversal;
+    m.kind = (uint8_t)kind;
+    char *buf = NULL, key[CV_ID_MAX + CV_NAME_MAX];
+    size_t len = 0, keylen = cv_msg_key(&m, key, sizeof(key));
+    int rc = cv_msg_encode(&m, &buf, &len);
+    if (rc)
+        return cli_fail(CLI_SERVICE, "cannot encode the stack job: %s", cv_strerror(rc));
+    cli->delivered = false;
+    cli->delivery_err = 0;
+    rc = cv_producer_send(cli->producer, CV_TOPIC_CHECK, key, keylen, buf, len, on_delivery, cli);
+    free(buf);
+    if (rc == 0)
+        rc = cv_producer_flush(cli->producer, KAFKA_FLUSH_MS);
+    if (rc == 0 && (!cli->delivered || cli->delivery_err))
+        rc = CV_EKAFKA;
+    if (rc)
+        return cli_fail(CLI_SERVICE, "cannot publish to Kafka at %s (topic %s): %s",
+                        cli->opts.kafka, CV_TOPIC_CHECK,
+                        rc == CV_ETIMEDOUT ? "not acknowledged within 10 s" : cv_strerror(rc));
+    return CLI_OK;
+}
+
+void cli_close(cli_t *cli)
+{
+    if (cli->producer)
+        cv_producer_free(cli->producer);
+    if (cli->redis)
+        redisFree(cli->redis);
+    cli->producer = NULL;
+    cli->redis = NULL;
+    cv_opts_free(&cli->opts);
+}

@@ -1,0 +1,30 @@
+/*
+ * cli_output — turning what Redis holds into output: JSON documents (with
+ * strings that are always valid UTF-8, whatever bytes a record holds) and
+ * aligned text tables.
+ */
+#ifndef CLI_OUTPUT_H
+#define CLI_OUTPUT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* A JSON string of `s` (len bytes); bytes that are not UTF-8 become U+FFFD. */
+json_t *cli_json_strn(const char *s, size_t len);
+json_t *cli_json_str(const char *s);
+
+/* A JSON value stored as text (attributes, outputs): the parsed value, or
+ * `fallback` (a new reference is taken) when the text is empty or not JSON. */
+json_t *cli_json_parse(const char *text, json_t *fallback);
+
+/* Prints a document, indented, with a newline (timestamps keep ms). */
+void cli_print_json(const json_t *doc);
+
+/* Prints a document on one line (JSON Lines, for --follow). */
+void cli_print_json_line(const json_t *doc);
+
+/* An aligned table: `rows` is an array of arrays of strings, the first row
+ * the header; every column but the last is padded to its widest cell. */
+void cli_print_table(const json_t *rows);
+
+#endif

@@ -1,0 +1,186 @@
+/*
+ * Reading, printing and waiting on a stack's status record.
+ */
+#include "cli_stack.h"
+
+#include "cv_keys.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POLL_MS 100
+
+/* ------------------------------------------------------------------------ */
+/* Reading                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static void set_field(cli_stack_t *s, const char *field, const char *value)
+{
+    if (strcmp(field, "name") == 0)
+        snprintf(s->name, sizeof(s->name), "%s", value);
+    else if (strcmp(field, "status") == 0)
+        snprintf(s->status, sizeof(s->status), "%s", value);
+    else if (strcmp(field, "reason") == 0 && !s->reason)
+        s->reason = strdup(value);
+    else if (strcmp(field, "traversal") == 0)
+        s->traversal = strtoll(value, NULL, 10);
+    else if (strcmp(field, "total") == 0)
+        s->total = strtoll(value, NULL, 10);
+    else if (strcmp(field, "done") == 0)
+        s->done = strtoll(value, NULL, 10);
+    else if (strcmp(field, "created") == 0)
+        s->created = strtod(value, NULL);
+    else if (strcmp(field, "updated") == 0)
+        s->updated = strtod(value, NULL);
+    else if (strcmp(field, "outputs") == 0 && !s->outputs)
+        s->outputs = json_loads(value, 0, NULL);
+}
+
+int cli_stack_read(cli_t *cli, const char *id, cli_stack_t *s, bool *found)
+{
+    memset(s, 0, sizeof(*s));
+    snprintf(s->id, sizeof(s->id), "%s", id);
+    char key[CV_KEY_MAX];
+    cv_key_stack(key, sizeof(key), id, "stack");
+    const char *argv[] = {"HGETALL", key};
+    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 2, argv, NULL);
+    if (!r || !cli_reply_is_hash(cli, r, key)) {
+        freeReplyObject(r);
+        return CLI_SERVICE;
+    }
+    *found = r->elements > 0;
+    for (size_t i = 0; i + 1 < r->elements; i += 2)
+        set_field(s, r->element[i]->str, r->element[i + 1]->str);
+    freeReplyObject(r);
+    if (!json_is_object(s->outputs)) {
+        json_decref(s->outputs);
+        s->outputs = json_object();
+    }
+    if (!s->reason)
+        s->reason = strdup("");
+    return CLI_OK;
+}
+
+void cli_stack_free(cli_stack_t *s)
+{
+    free(s->reason);
+    json_decref(s->outputs);
+    s->reason = NULL;
+    s->outputs = NULL;
+}
+
+json_t *cli_stack_counts(cli_t *cli, const char *id)
+{
+    char key[CV_KEY_MAX];
+    cv_key_stack(key, sizeof(key), id, "counts");
+    const char *argv[] = {"HGETALL", key};
+    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 2, argv, NULL);
+    if (!r || !cli_reply_is_hash(cli, r, key)) {
+        freeReplyObject(r);
+        return NULL;
+    }
+    json_t *counts = json_object();
+    for (size_t i = 0; i + 1 < r->elements; i += 2)
+        json_object_set_new(counts, r->element[i]->str,
+                            json_integer(strtoll(r->element[i + 1]->str, NULL, 10)));
+    freeReplyObject(r);
+    return counts;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Status                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+bool cli_stack_settled(const cli_stack_t *s)
+{
+    return s->status[0] && !ends_with(s->status, "_IN_PROGRESS");
+}
+
+int cli_stack_outcome(const cli_stack_t *s, const char *action)
+{
+    if (!action)
+        return ends_with(s->status, "_COMPLETE") ? CLI_OK : CLI_FAILED;
+    size_t n = strlen(action);
+    return strncmp(s->status, action, n) == 0 && strcmp(s->status + n, "_COMPLETE") == 0
+               ? CLI_OK
+               : CLI_FAILED;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Printing                                                                 */
+/* ------------------------------------------------------------------------ */
+
+void cli_stack_print_line(const cli_stack_t *s)
+{
+    printf("stack %s (%s) %s\n", s->name, s->id, s->status[0] ? s->status : "(no status)");
+}
+
+void cli_print_outputs(const json_t *outputs, const char *indent)
+{
+    const char *name;
+    json_t *value;
+    json_object_foreach((json_t *)outputs, name, value)
+    {
+        if (json_is_string(value)) {
+            printf("%s%s: %s\n", indent, name, json_string_value(value));
+            continue;
+        }
+        char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+        printf("%s%s: %s\n", indent, name, text ? text : "?");
+        free(text);
+    }
+}
+
+void cli_stack_print_final(const cli_stack_t *s)
+{
+    cli_stack_print_line(s);
+    if (s->reason[0])
+        printf("  reason: %s\n", s->reason);
+    if (json_object_size(s->outputs) > 0) {
+        printf("  outputs:\n");
+        cli_print_outputs(s->outputs, "    ");
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Waiting                                                                  */
+/* ------------------------------------------------------------------------ */
+
+int cli_stack_report_timeout(const cli_stack_t *s, double timeout)
+{
+    return cli_fail(CLI_TIMEOUT, "timed out after %g s: stack %s (%s) is still %s (%lld/%lld done)",
+                    timeout, s->name, s->id, s->status, s->done, s->total);
+}
+
+int cli_stack_wait(cli_t *cli, const char *id, double timeout, cli_tick_fn tick, void *ud,
+                   cli_stack_t *s)
+{
+    double start = cli_monotonic();
+    char name[CV_NAME_MAX + CV_ID_MAX + 4]; /* "NAME (id)" once known */
+    snprintf(name, sizeof(name), "%s", id);
+    for (;;) {
+        bool found = false;
+        int rc = cli_stack_read(cli, id, s, &found);
+        if (rc)
+            return rc;
+        if (!found)
+            return cli_fail(CLI_FAILED, "stack %s no longer exists", name);
+        snprintf(name, sizeof(name), "%s (%s)", s->name, id);
+        double elapsed = cli_monotonic() - start;
+        if (tick)
+            tick(s, elapsed, ud);
+        if (cli_stack_settled(s))
+            return CLI_OK;
+        if (timeout > 0 && elapsed >= timeout)
+            return CLI_TIMEOUT;
+        cli_stack_free(s);
+        cli_sleep_ms(POLL_MS);
+    }
+}

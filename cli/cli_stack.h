@@ -1,0 +1,63 @@
+/*
+ * cli_stack — a stack's status record as convergectl reads it (the `stack`
+ * and `counts` hashes of docs/keyspace.md), how it is printed, and waiting
+ * for a traversal to settle.
+ */
+#ifndef CLI_STACK_H
+#define CLI_STACK_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "cli_common.h"
+
+typedef struct cli_stack {
+    char id[CV_ID_MAX];
+    char name[CV_NAME_MAX];
+    char status[64]; /* "" when the record has none */
+    char *reason;
+    long long traversal, total, done;
+    double created, updated;
+    json_t *outputs; /* an object; {} when none */
+} cli_stack_t;
+
+/* Reads the stack hash of `id`: CLI_OK (with *found telling whether the
+ * stack exists) or CLI_SERVICE. Free with cli_stack_free, found or not. */
+int cli_stack_read(cli_t *cli, const char *id, cli_stack_t *s, bool *found);
+void cli_stack_free(cli_stack_t *s);
+
+/* The counts hash: resource status -> number; NULL on failure (reported). */
+json_t *cli_stack_counts(cli_t *cli, const char *id);
+
+/* Whether the traversal has ended: a status that is not *_IN_PROGRESS. */
+bool cli_stack_settled(const cli_stack_t *s);
+
+/* CLI_OK when the status is <action>_COMPLETE (any action when NULL),
+ * CLI_FAILED otherwise. */
+int cli_stack_outcome(const cli_stack_t *s, const char *action);
+
+/* "stack NAME (id) STATUS" */
+void cli_stack_print_line(const cli_stack_t *s);
+
+/* The status line, the reason and the outputs: how a wait ends. */
+void cli_stack_print_final(const cli_stack_t *s);
+
+/* Output values as the human reads them: strings bare, the rest as JSON. */
+void cli_print_outputs(const json_t *outputs, const char *indent);
+
+/* Called at every poll of a wait with the current record (watch draws). */
+typedef void (*cli_tick_fn)(const cli_stack_t *s, double elapsed, void *ud);
+
+/* Polls the stack every 100 ms until its status is settled or `timeout`
+ * seconds passed (0: no limit). On CLI_OK *s holds the settled record;
+ * otherwise CLI_TIMEOUT (not reported: *s is the last record, for
+ * cli_stack_report_timeout), CLI_FAILED (the stack disappeared) or
+ * CLI_SERVICE. *s is to be freed in every case. */
+int cli_stack_wait(cli_t *cli, const char *id, double timeout, cli_tick_fn tick, void *ud,
+                   cli_stack_t *s);
+
+/* "timed out after N s: stack NAME (id) is still STATUS (done/total done)";
+ * returns CLI_TIMEOUT. */
+int cli_stack_report_timeout(const cli_stack_t *s, double timeout);
+
+#endif

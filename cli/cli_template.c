@@ -1,0 +1,141 @@
+/*
+ * Template and parameter input of validate and submit.
+ */
+#include "cli_template.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_tpl_input_init(cli_tpl_input_t *in)
+{
+    memset(in, 0, sizeof(*in));
+    in->overrides = json_object();
+}
+
+void cli_tpl_input_free(cli_tpl_input_t *in)
+{
+    json_decref(in->overrides);
+    in->overrides = NULL;
+}
+
+/* -P name=value: the value is a string; the template's declared type
+ * converts it, as for Heat's -P. */
+static int add_override(cli_tpl_input_t *in, const cli_args_t *a)
+{
+    const char *eq = strchr(a->arg, '=');
+    if (!eq)
+        return cli_usage_error(a->cmd, "%s '%s': expected NAME=VALUE", a->name, a->arg);
+    if (eq == a->arg)
+        return cli_usage_error(a->cmd, "%s '%s': the parameter name is empty", a->name, a->arg);
+    char *name = strndup(a->arg, (size_t)(eq - a->arg));
+    json_t *value = json_string(eq + 1);
+    int rc = CLI_OK;
+    if (!name || !value)
+        rc = cli_usage_error(a->cmd, "%s '%s': the value is not valid UTF-8", a->name, a->arg);
+    else
+        json_object_set(in->overrides, name, value);
+    json_decref(value);
+    free(name);
+    return rc;
+}
+
+int cli_tpl_input_option(cli_tpl_input_t *in, const cli_args_t *a, int id)
+{
+    if (id == CLI_OPT_PARAM)
+        return add_override(in, a);
+    if (in->nparam_files == CLI_MAX_PARAM_FILES)
+        return cli_usage_error(a->cmd, "at most %d parameter files", CLI_MAX_PARAM_FILES);
+    in->param_files[in->nparam_files++] = a->arg;
+    return CLI_OK;
+}
+
+char *cli_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        cli_fail(CLI_USAGE, "cannot read %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        char *bigger = realloc(buf, 2 * cap + 1);
+        if (!bigger)
+            free(buf);
+        buf = bigger;
+        cap *= 2;
+    }
+    int err = ferror(f) ? errno : (buf ? 0 : ENOMEM);
+    fclose(f);
+    if (err) {
+        free(buf);
+        cli_fail(CLI_USAGE, "cannot read %s: %s", path, strerror(err));
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* The parameter values: environment files in order, -P values over them. */
+static int collect_params(const cli_tpl_input_t *in, json_t **out)
+{
+    json_t *params = json_object();
+    for (int i = 0; i < in->nparam_files; i++) {
+        size_t len;
+        char *text = cli_read_file(in->param_files[i], &len), err[1024];
+        if (!text) {
+            json_decref(params);
+            return CLI_USAGE;
+        }
+        int rc = cv_env_load(text, len, in->param_files[i], params, err, sizeof(err));
+        free(text);
+        if (rc) {
+            json_decref(params);
+            return cli_fail(CLI_USAGE, "%s", err);
+        }
+    }
+    json_object_update(params, in->overrides);
+    *out = params;
+    return CLI_OK;
+}
+
+int cli_template_load(const char *path, const cli_tpl_input_t *in, cli_loaded_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    json_t *params = NULL;
+    int rc = collect_params(in, &params);
+    if (rc)
+        return rc;
+    size_t len;
+    char *text = cli_read_file(path, &len), err[2048];
+    if (!text) {
+        json_decref(params);
+        return CLI_USAGE;
+    }
+    /* cv_template_parse in two steps, keeping the tree that submit stores. */
+    out->tree = cv_yaml_load(text, len, path, err, sizeof(err));
+    free(text);
+    if (out->tree &&
+        cv_template_from_json(out->tree, path, params, &out->tpl, err, sizeof(err)) == 0)
+        rc = CLI_OK;
+    else
+        rc = cli_fail(CLI_USAGE, "%s", err);
+    json_decref(params);
+    if (rc)
+        cli_loaded_free(out);
+    return rc;
+}
+
+void cli_loaded_free(cli_loaded_t *l)
+{
+    json_decref(l->tree);
+    cv_template_free(l->tpl);
+    l->tree = NULL;
+    l->tpl = NULL;
+}

@@ -1,0 +1,52 @@
+/*
+ * cli_template — reading a template and its parameters from the command
+ * line (-P name=value, --param-file ENV), shared by validate and submit so
+ * that submit accepts exactly what validate accepts.
+ */
+#ifndef CLI_TEMPLATE_H
+#define CLI_TEMPLATE_H
+
+#include <jansson.h>
+
+#include "cli_common.h"
+#include "cv_template.h"
+
+#define CLI_MAX_PARAM_FILES 16
+
+/* Option ids of -P and --param-file (apart from those of cli_common.h). */
+enum { CLI_OPT_PARAM = 100, CLI_OPT_PARAM_FILE };
+
+#define CLI_TEMPLATE_OPTS                                                                          \
+    {CLI_OPT_PARAM, "--parameter", "-P", true},                                                    \
+    {                                                                                              \
+        CLI_OPT_PARAM_FILE, "--param-file", NULL, true                                             \
+    }
+
+typedef struct cli_tpl_input {
+    json_t *overrides; /* -P: name -> string; the last of a name wins */
+    const char *param_files[CLI_MAX_PARAM_FILES];
+    int nparam_files;
+} cli_tpl_input_t;
+
+typedef struct cli_loaded {
+    json_t *tree;       /* the template file as loaded: what submit stores */
+    cv_template_t *tpl; /* the validated template */
+} cli_loaded_t;
+
+void cli_tpl_input_init(cli_tpl_input_t *in);
+void cli_tpl_input_free(cli_tpl_input_t *in);
+
+/* Takes -P / --param-file (by id); CLI_OK or CLI_USAGE. */
+int cli_tpl_input_option(cli_tpl_input_t *in, const cli_args_t *a, int id);
+
+/* Reads `path` and validates it with the parameters: the environment files
+ * in order, then the -P values over them. CLI_OK, or CLI_USAGE with the
+ * problem (naming the file) reported. */
+int cli_template_load(const char *path, const cli_tpl_input_t *in, cli_loaded_t *out);
+void cli_loaded_free(cli_loaded_t *l);
+
+/* Reads a whole file into a new NUL-terminated buffer; NULL with the reason
+ * reported. */
+char *cli_read_file(const char *path, size_t *len);
+
+#endif

@@ -1,0 +1,154 @@
+/*
+ * convergectl delete: starts a DELETE traversal of a stack and publishes
+ * its STACK job; with --wait, follows it to DELETE_COMPLETE.
+ *
+ * The id is resolved once: when the delete completes the workers remove the
+ * name, while the stack hash stays, so the wait polls by id.
+ */
+#include "cli_commands.h"
+#include "cli_stack.h"
+
+#include "cv_keys.h"
+#include "cv_redis.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char cli_delete_usage[] =
+    "usage: convergectl delete NAME [--wait] [--timeout SEC]\n"
+    "\n"
+    "Deletes the stack NAME: every resource is deleted, dependents first; the name\n"
+    "is released when that completes. Prints 'stack NAME (ID) DELETE_IN_PROGRESS'.\n"
+    "\n"
+    "  --wait         wait until the delete settles; exit 0 when DELETE_COMPLETE,\n"
+    "                 1 when DELETE_FAILED (or superseded), 4 on timeout\n"
+    "  --timeout SEC  how long --wait waits (default 600; 0: no limit)\n"
+    "  -h, --help     show this help\n";
+
+static const cli_opt_t delete_opts[] = {CLI_HELP_OPT, CLI_WAIT_OPT, CLI_TIMEOUT_OPT, CLI_OPTS_END};
+
+/* Runs a command; whether its reply had one of `types` (kept in *out). */
+static bool run(cli_t *cli, unsigned types, int argc, const char **argv, redisReply **out)
+{
+    redisReply *r = cli_redis_argv(cli, types, argc, argv, NULL);
+    if (out)
+        *out = r;
+    else
+        freeReplyObject(r);
+    return r != NULL;
+}
+
+/* A name whose stack has no record is what an interrupted submit leaves
+ * (between reserving the name and storing the stack). Release it, unless
+ * the name or the record changes meanwhile (WATCH makes EXEC fail then). */
+static int release_orphan_name(cli_t *cli, const char *name, const char *id)
+{
+    char names[CV_KEY_MAX], skey[CV_KEY_MAX];
+    cv_key_global(names, sizeof(names), "stacks");
+    cv_key_stack(skey, sizeof(skey), id, "stack");
+    const char *watch[] = {"WATCH", names, skey}, *get[] = {"HGET", names, name},
+               *exists[] = {"EXISTS", skey}, *multi[] = {"MULTI"}, *hdel[] = {"HDEL", names, name},
+               *exec[] = {"EXEC"};
+    redisReply *g = NULL, *e = NULL, *x = NULL;
+    bool ok = run(cli, CLI_R(REDIS_REPLY_STATUS), 3, watch, NULL) &&
+              run(cli, CLI_R_STRING_OR_NIL, 3, get, &g) &&
+              run(cli, CLI_R(REDIS_REPLY_INTEGER), 2, exists, &e);
+    bool orphan = ok && g->type == REDIS_REPLY_STRING && strcmp(g->str, id) == 0 && e->integer == 0;
+    if (orphan)
+        ok = run(cli, CLI_R(REDIS_REPLY_STATUS), 1, multi, NULL) &&
+             run(cli, CLI_R(REDIS_REPLY_STATUS), 3, hdel, NULL) &&
+             run(cli, CLI_R(REDIS_REPLY_ARRAY) | CLI_R(REDIS_REPLY_NIL), 1, exec, &x);
+    bool released = ok && orphan && x->type == REDIS_REPLY_ARRAY;
+    freeReplyObject(g);
+    freeReplyObject(e);
+    freeReplyObject(x);
+    if (!ok)
+        return CLI_SERVICE;
+    if (!released)
+        return cli_fail(CLI_USAGE, "stack %s changed while being deleted; try again", name);
+    printf("stack %s (%s) had no status record (its submit was interrupted); its name is "
+           "released\n",
+           name, id);
+    return CLI_OK;
+}
+
+/* stack_begin DELETE: *traversal is the new traversal; *orphan tells that
+ * the stack has no record. */
+static int begin_delete(cli_t *cli, const char *name, const char *id, uint64_t *traversal,
+                        bool *orphan)
+{
+    char keys[3][CV_KEY_MAX];
+    cv_key_stack(keys[0], CV_KEY_MAX, id, "stack");
+    cv_key_stack(keys[1], CV_KEY_MAX, id, "def");
+    cv_key_stack(keys[2], CV_KEY_MAX, id, "events");
+    const char *k[] = {keys[0], keys[1], keys[2]};
+    const char *args[] = {"DELETE", name, id, "", "", "", "convergectl", "0"};
+    redisReply *r = cv_redis_script_sync(cli->redis, CV_SCRIPT_STACK_BEGIN, 3, k, 8, args);
+    *orphan = r && r->type == REDIS_REPLY_ERROR && strncmp(r->str, "ENOENT", 6) == 0;
+    if (*orphan) {
+        freeReplyObject(r);
+        return CLI_OK;
+    }
+    r = cli_redis_check(cli, r, CLI_R(REDIS_REPLY_ARRAY), "stack_begin");
+    if (!r)
+        return CLI_SERVICE;
+    int rc = CLI_OK;
+    if (r->elements == 1 && r->element[0]->type == REDIS_REPLY_INTEGER &&
+        r->element[0]->integer > 0)
+        *traversal = (uint64_t)r->element[0]->integer;
+    else
+        rc = cli_fail(CLI_SERVICE, "stack_begin answered something other than {traversal}");
+    freeReplyObject(r);
+    return rc;
+}
+
+static int wait_deleted(cli_t *cli, const char *id, double timeout)
+{
+    cli_stack_t s;
+    int rc = cli_stack_wait(cli, id, timeout, NULL, NULL, &s);
+    if (rc == CLI_TIMEOUT)
+        cli_stack_report_timeout(&s, timeout);
+    if (rc == CLI_OK) {
+        cli_stack_print_final(&s);
+        rc = cli_stack_outcome(&s, "DELETE");
+    }
+    cli_stack_free(&s);
+    return rc;
+}
+
+static int delete_stack(cli_t *cli, const cli_stack_args_t *args)
+{
+    char id[CV_ID_MAX];
+    uint64_t traversal = 0;
+    bool orphan = false;
+    int rc = cli_lookup(cli, args->name, id);
+    if (rc == CLI_OK)
+        rc = cli_kafka_connect(cli);
+    if (rc == CLI_OK)
+        rc = begin_delete(cli, args->name, id, &traversal, &orphan);
+    if (rc)
+        return rc;
+    if (orphan)
+        return release_orphan_name(cli, args->name, id);
+    if (cli_publish_stack(cli, id, traversal, CV_TRAV_DELETE) != CLI_OK)
+        return cli_fail(CLI_SERVICE,
+                        "stack %s is DELETE_IN_PROGRESS but no worker was told; run delete "
+                        "again once Kafka is back",
+                        args->name);
+    printf("stack %s (%s) DELETE_IN_PROGRESS\n", args->name, id);
+    fflush(stdout);
+    return args->wait ? wait_deleted(cli, id, args->timeout) : CLI_OK;
+}
+
+int cli_cmd_delete(cli_t *cli, int argc, char **argv)
+{
+    cli_stack_args_t args = {.timeout = 600};
+    int rc = cli_parse_stack_args(argc, argv, delete_opts, &args);
+    if (rc == CLI_HELP) {
+        fputs(cli_delete_usage, stdout);
+        return CLI_OK;
+    }
+    if (rc == CLI_OK)
+        rc = cli_redis_connect(cli);
+    return rc == CLI_OK ? delete_stack(cli, &args) : rc;
+}

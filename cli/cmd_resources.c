@@ -1,0 +1,174 @@
+/*
+ * convergectl resources: every resource of a stack's stored template, in
+ * template order, with its record (status, reason, physical id,
+ * attributes). Records are read with pipelined HGETALLs, a batch at a
+ * time, so a stack of 10,000 resources costs a few round trips.
+ */
+#include "cli_commands.h"
+#include "cli_output.h"
+
+#include "cv_keys.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PIPELINE_BATCH 1000
+
+const char cli_resources_usage[] =
+    "usage: convergectl resources NAME [-o json]\n"
+    "\n"
+    "Lists the resources of the stack NAME in template order: name, type, status\n"
+    "(INIT_COMPLETE when nothing was done to it yet), reason, physical id and, in\n"
+    "JSON, attributes.\n"
+    "\n"
+    "  -o, --output FORMAT  text (default) or json: a list of {\"name\", \"type\",\n"
+    "                       \"status\", \"reason\", \"physical_id\", \"attributes\"}\n"
+    "  -h, --help           show this help\n";
+
+static const cli_opt_t resources_opts[] = {CLI_HELP_OPT, CLI_OUTPUT_OPT, CLI_OPTS_END};
+
+/* The resources section of the stored template (a new reference). */
+static int load_template_resources(cli_t *cli, const char *name, const char *id, json_t **out)
+{
+    char key[CV_KEY_MAX];
+    cv_key_stack(key, sizeof(key), id, "def");
+    const char *argv[] = {"HGET", key, "template"};
+    redisReply *r = cli_redis_argv(cli, CLI_R_STRING_OR_NIL, 3, argv, NULL);
+    if (!r)
+        return CLI_SERVICE;
+    json_t *tpl = r->type == REDIS_REPLY_STRING ? json_loads(r->str, 0, NULL) : NULL;
+    freeReplyObject(r);
+    json_t *resources = json_object_get(tpl, "resources");
+    int rc = CLI_OK;
+    if (!tpl)
+        rc = cli_fail(CLI_SERVICE, "stack %s (%s): %s holds no template as JSON", name, id, key);
+    else if (!resources || json_is_null(resources))
+        *out = json_object();
+    else if (json_is_object(resources))
+        *out = json_incref(resources);
+    else
+        rc = cli_fail(CLI_SERVICE, "stack %s (%s): the stored template's resources are not a map",
+                      name, id);
+    json_decref(tpl);
+    return rc;
+}
+
+/* One resource's row from its template entry and its record (HGETALL). */
+static json_t *resource_row(const char *name, const json_t *def, const redisReply *rec)
+{
+    const char *type = json_string_value(json_object_get(def, "type"));
+    json_t *row = json_object();
+    json_object_set_new(row, "name", cli_json_str(name));
+    json_object_set_new(row, "type", cli_json_str(type ? type : ""));
+    json_object_set_new(row, "status", json_string("INIT_COMPLETE"));
+    json_object_set_new(row, "reason", json_string(""));
+    json_object_set_new(row, "physical_id", json_string(""));
+    json_t *empty = json_object();
+    json_object_set(row, "attributes", empty);
+    for (size_t i = 0; i + 1 < rec->elements; i += 2) {
+        const char *field = rec->element[i]->str;
+        const redisReply *v = rec->element[i + 1];
+        if (strcmp(field, "attrs") == 0)
+            json_object_set_new(row, "attributes", cli_json_parse(v->str, empty));
+        else if (strcmp(field, "physical_id") == 0 || strcmp(field, "status") == 0 ||
+                 strcmp(field, "reason") == 0 || (strcmp(field, "type") == 0 && v->len))
+            json_object_set_new(row, field, cli_json_strn(v->str, v->len));
+    }
+    json_decref(empty);
+    return row;
+}
+
+/* Sends HGETALL res:<name> for `n` resources from `iter`, then reads the
+ * replies in order, appending one row per resource to `rows`. */
+static int fetch_batch(cli_t *cli, const char *id, void **iter, json_t *resources, size_t n,
+                       json_t *rows)
+{
+    void *it = *iter;
+    for (size_t i = 0; i < n; i++, it = json_object_iter_next(resources, it)) {
+        char key[CV_KEY_MAX];
+        cv_key_resource(key, sizeof(key), id, "res", json_object_iter_key(it));
+        const char *argv[] = {"HGETALL", key};
+        if (redisAppendCommandArgv(cli->redis, 2, argv, NULL) != REDIS_OK)
+            return cli_fail(CLI_SERVICE, "out of memory queueing Redis commands");
+    }
+    for (size_t i = 0; i < n; i++, *iter = json_object_iter_next(resources, *iter)) {
+        const char *name = json_object_iter_key(*iter);
+        void *reply = NULL;
+        if (redisGetReply(cli->redis, &reply) != REDIS_OK)
+            reply = NULL;
+        redisReply *r = cli_redis_check(cli, reply, CLI_R(REDIS_REPLY_ARRAY), "HGETALL res");
+        if (!r || !cli_reply_is_hash(cli, r, name)) {
+            freeReplyObject(r);
+            return CLI_SERVICE; /* the connection is dropped with the rest unread */
+        }
+        json_array_append_new(rows, resource_row(name, json_object_iter_value(*iter), r));
+        freeReplyObject(r);
+    }
+    return CLI_OK;
+}
+
+static int fetch_rows(cli_t *cli, const char *id, json_t *resources, json_t *rows)
+{
+    size_t left = json_object_size(resources);
+    void *iter = json_object_iter(resources);
+    while (left > 0) {
+        size_t n = left < PIPELINE_BATCH ? left : PIPELINE_BATCH;
+        int rc = fetch_batch(cli, id, &iter, resources, n, rows);
+        if (rc)
+            return rc;
+        left -= n;
+    }
+    return CLI_OK;
+}
+
+static void print_text(const json_t *rows)
+{
+    json_t *table = json_array();
+    json_array_append_new(table,
+                          json_pack("[sssss]", "NAME", "TYPE", "STATUS", "PHYSICAL ID", "REASON"));
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r)
+    {
+        json_t *line = json_array();
+        static const char *const cols[] = {"name", "type", "status", "physical_id", "reason"};
+        for (size_t c = 0; c < 5; c++)
+            json_array_append(line, json_object_get(r, cols[c]));
+        json_array_append_new(table, line);
+    }
+    cli_print_table(table);
+    json_decref(table);
+}
+
+static int list(cli_t *cli, const char *name, bool json)
+{
+    char id[CV_ID_MAX];
+    json_t *resources = NULL, *rows = json_array();
+    int rc = cli_lookup(cli, name, id);
+    if (rc == CLI_OK)
+        rc = load_template_resources(cli, name, id, &resources);
+    if (rc == CLI_OK)
+        rc = fetch_rows(cli, id, resources, rows);
+    if (rc == CLI_OK && json)
+        cli_print_json(rows);
+    else if (rc == CLI_OK)
+        print_text(rows);
+    json_decref(resources);
+    json_decref(rows);
+    return rc;
+}
+
+int cli_cmd_resources(cli_t *cli, int argc, char **argv)
+{
+    cli_stack_args_t args = {0};
+    int rc = cli_parse_stack_args(argc, argv, resources_opts, &args);
+    if (rc == CLI_HELP) {
+        fputs(cli_resources_usage, stdout);
+        return CLI_OK;
+    }
+    if (rc == CLI_OK)
+        rc = cli_redis_connect(cli);
+    return rc == CLI_OK ? list(cli, args.name, args.json) : rc;
+}

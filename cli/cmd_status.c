@@ -1,0 +1,115 @@
+/*
+ * convergectl status: a stack's status, progress, per-status resource
+ * counts and outputs — a read, so it exits 0 whatever the stack's state.
+ */
+#include "cli_commands.h"
+#include "cli_output.h"
+#include "cli_stack.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char cli_status_usage[] =
+    "usage: convergectl status NAME [-o json]\n"
+    "\n"
+    "Shows the status of the stack NAME: status, reason, traversal, progress\n"
+    "(graph nodes done/total), resources per status and outputs. Exits 0\n"
+    "whatever the stack's status; 2 when there is no such stack.\n"
+    "\n"
+    "  -o, --output FORMAT  text (default) or json: {\"name\", \"id\", \"status\",\n"
+    "                       \"reason\", \"traversal\", \"resources\": {STATUS: count},\n"
+    "                       \"total\", \"done\", \"outputs\", \"created\", \"updated\"}\n"
+    "  -h, --help           show this help\n";
+
+static const cli_opt_t status_opts[] = {CLI_HELP_OPT, CLI_OUTPUT_OPT, CLI_OPTS_END};
+
+static void print_json(const cli_stack_t *s, json_t *counts)
+{
+    json_t *doc = json_object();
+    json_object_set_new(doc, "name", cli_json_str(s->name));
+    json_object_set_new(doc, "id", cli_json_str(s->id));
+    json_object_set_new(doc, "status", cli_json_str(s->status));
+    json_object_set_new(doc, "reason", cli_json_str(s->reason));
+    json_object_set_new(doc, "traversal", json_integer(s->traversal));
+    json_object_set(doc, "resources", counts);
+    json_object_set_new(doc, "total", json_integer(s->total));
+    json_object_set_new(doc, "done", json_integer(s->done));
+    json_object_set(doc, "outputs", s->outputs);
+    json_object_set_new(doc, "created", json_real(s->created));
+    json_object_set_new(doc, "updated", json_real(s->updated));
+    cli_print_json(doc);
+    json_decref(doc);
+}
+
+static void print_counts(json_t *counts)
+{
+    printf("resources:  ");
+    if (json_object_size(counts) == 0)
+        printf("none");
+    const char *status, *sep = "";
+    json_t *n;
+    json_object_foreach(counts, status, n)
+    {
+        printf("%s%s %lld", sep, status, (long long)json_integer_value(n));
+        sep = ", ";
+    }
+    printf("\n");
+}
+
+static void print_text(const cli_stack_t *s, json_t *counts)
+{
+    char created[40] = "-", updated[40] = "-";
+    if (s->created > 0)
+        cli_iso_time(s->created, created, sizeof(created));
+    if (s->updated > 0)
+        cli_iso_time(s->updated, updated, sizeof(updated));
+    printf("name:       %s\n", s->name);
+    printf("id:         %s\n", s->id);
+    printf("status:     %s\n", s->status);
+    printf("reason:     %s\n", s->reason);
+    printf("traversal:  %lld\n", s->traversal);
+    printf("progress:   %lld/%lld\n", s->done, s->total);
+    print_counts(counts);
+    printf("created:    %s\n", created);
+    printf("updated:    %s\n", updated);
+    printf("outputs:%s\n", json_object_size(s->outputs) ? "" : "    none");
+    cli_print_outputs(s->outputs, "  ");
+}
+
+static int show(cli_t *cli, const char *name, bool json)
+{
+    char id[CV_ID_MAX];
+    int rc = cli_lookup(cli, name, id);
+    if (rc)
+        return rc;
+    cli_stack_t s;
+    bool found = false;
+    rc = cli_stack_read(cli, id, &s, &found);
+    json_t *counts = NULL;
+    if (rc == CLI_OK && !found)
+        rc = cli_fail(CLI_USAGE, "stack %s (%s) has no status record", name, id);
+    if (rc == CLI_OK && !(counts = cli_stack_counts(cli, id)))
+        rc = CLI_SERVICE;
+    if (rc == CLI_OK && json)
+        print_json(&s, counts);
+    else if (rc == CLI_OK)
+        print_text(&s, counts);
+    json_decref(counts);
+    cli_stack_free(&s);
+    return rc;
+}
+
+int cli_cmd_status(cli_t *cli, int argc, char **argv)
+{
+    cli_stack_args_t args = {0};
+    int rc = cli_parse_stack_args(argc, argv, status_opts, &args);
+    if (rc == CLI_HELP) {
+        fputs(cli_status_usage, stdout);
+        return CLI_OK;
+    }
+    if (rc == CLI_OK)
+        rc = cli_redis_connect(cli);
+    return rc == CLI_OK ? show(cli, args.name, args.json) : rc;
+}

@@ -1,0 +1,265 @@
+/*
+ * convergectl submit: validates a template, stores the stack's definition
+ * and publishes the one STACK job that makes a worker expand it.
+ *
+ * Nothing is stored before the template is valid and both services answer;
+ * once the name is reserved, any failure undoes everything stored, so there
+ * is never a stack that nobody will work on.
+ */
+#include "cli_commands.h"
+#include "cli_stack.h"
+#include "cli_template.h"
+
+#include "cv_keys.h"
+#include "cv_redis.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char cli_submit_usage[] =
+    "usage: convergectl submit NAME TEMPLATE [-P NAME=VALUE]... [--param-file ENV]...\n"
+    "                          [--wait] [--timeout SEC]\n"
+    "\n"
+    "Creates the stack NAME from TEMPLATE: validates it as validate does, stores\n"
+    "it and hands it to the workers. Prints 'stack NAME (ID) CREATE_IN_PROGRESS'.\n"
+    "NAME is 1 to 255 characters of A-Z a-z 0-9 _ . - starting with a letter.\n"
+    "\n"
+    "  -P, --parameter NAME=VALUE  a parameter value; the last one of a name wins\n"
+    "  --param-file ENV            a Heat environment file; -P values override it\n"
+    "  --wait                      wait until the stack settles; print its status,\n"
+    "                              reason and outputs; exit 0 when CREATE_COMPLETE,\n"
+    "                              1 otherwise, 4 on timeout\n"
+    "  --timeout SEC               how long --wait waits (default 600; 0: no limit)\n"
+    "  -h, --help                  show this help\n";
+
+static const cli_opt_t submit_opts[] = {CLI_HELP_OPT, CLI_TEMPLATE_OPTS, CLI_WAIT_OPT,
+                                        CLI_TIMEOUT_OPT, CLI_OPTS_END};
+
+typedef struct submit {
+    const char *words[2]; /* NAME, TEMPLATE */
+    cli_tpl_input_t in;
+    bool wait;
+    double timeout;
+    cli_loaded_t loaded;
+    char id[CV_ID_MAX];
+    uint64_t traversal;
+} submit_t;
+
+/* ------------------------------------------------------------------------ */
+/* Arguments                                                                */
+/* ------------------------------------------------------------------------ */
+
+static int check_words(const cli_args_t *a, const submit_t *s)
+{
+    if (!s->words[0])
+        return cli_usage_error(a->cmd, "no stack name given");
+    if (!s->words[1])
+        return cli_usage_error(a->cmd, "no template given");
+    if (!cli_valid_name(s->words[0]))
+        return cli_usage_error(a->cmd,
+                               "invalid stack name '%s': 1 to 255 characters of A-Z a-z 0-9 _ . -, "
+                               "starting with a letter",
+                               s->words[0]);
+    return CLI_OK;
+}
+
+static int parse_args(int argc, char **argv, submit_t *s)
+{
+    cli_args_t a;
+    cli_args_init(&a, argc, argv, "submit");
+    for (;;) {
+        int id = cli_next(&a, submit_opts), rc = CLI_OK;
+        switch (id) {
+        case CLI_ARG_END:
+            return check_words(&a, s);
+        case CLI_ARG_BAD:
+            return CLI_USAGE;
+        case CLI_OPT_HELP:
+            return CLI_HELP;
+        case CLI_ARG_WORD:
+            rc = cli_take_word(&a, s->words, 2);
+            break;
+        case CLI_OPT_WAIT:
+            s->wait = true;
+            break;
+        case CLI_OPT_TIMEOUT:
+            rc = cli_parse_seconds(&a, &s->timeout);
+            break;
+        default:
+            rc = cli_tpl_input_option(&s->in, &a, id);
+        }
+        if (rc)
+            return rc;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Storing                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* 16 lowercase hex characters from the kernel's random source. */
+static int new_stack_id(char id[CV_ID_MAX])
+{
+    unsigned char raw[8];
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read(fd, raw, sizeof(raw));
+    int err = errno;
+    if (fd >= 0)
+        close(fd);
+    if (n != (ssize_t)sizeof(raw))
+        return cli_fail(CLI_SERVICE, "cannot read /dev/urandom: %s",
+                        n < 0 ? strerror(err) : "short read");
+    for (size_t i = 0; i < sizeof(raw); i++)
+        snprintf(id + 2 * i, 3, "%02x", raw[i]);
+    return CLI_OK;
+}
+
+static int reserve_name(cli_t *cli, const submit_t *s)
+{
+    char key[CV_KEY_MAX];
+    cv_key_global(key, sizeof(key), "stacks");
+    const char *argv[] = {"HSETNX", key, s->words[0], s->id};
+    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_INTEGER), 4, argv, NULL);
+    if (!r)
+        return CLI_SERVICE;
+    int rc = r->integer == 1 ? CLI_OK : cli_fail(CLI_USAGE, "stack %s already exists", s->words[0]);
+    freeReplyObject(r);
+    return rc;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] ? slash + 1 : path;
+}
+
+/* Runs stack_begin CREATE; *ours tells whether the stack's keys are ours
+ * to remove on failure (not when the id belongs to an existing stack). */
+static int begin_stack(cli_t *cli, submit_t *s, bool *ours)
+{
+    char keys[3][CV_KEY_MAX];
+    cv_key_stack(keys[0], CV_KEY_MAX, s->id, "stack");
+    cv_key_stack(keys[1], CV_KEY_MAX, s->id, "def");
+    cv_key_stack(keys[2], CV_KEY_MAX, s->id, "events");
+    char *tpl = json_dumps(s->loaded.tree, JSON_COMPACT);
+    char *params = json_dumps(s->loaded.tpl->parameters, JSON_COMPACT);
+    if (!tpl || !params) {
+        free(tpl);
+        free(params);
+        *ours = false;
+        return cli_fail(CLI_SERVICE, "out of memory encoding the template");
+    }
+    const char *k[] = {keys[0], keys[1], keys[2]};
+    const char *args[] = {"CREATE",      s->words[0], s->id, tpl, params, base_name(s->words[1]),
+                          "convergectl", "0"};
+    redisReply *r = cv_redis_script_sync(cli->redis, CV_SCRIPT_STACK_BEGIN, 3, k, 8, args);
+    free(tpl);
+    free(params);
+    *ours = !(r && r->type == REDIS_REPLY_ERROR && strncmp(r->str, "EEXIST", 6) == 0);
+    r = cli_redis_check(cli, r, CLI_R(REDIS_REPLY_ARRAY), "stack_begin");
+    if (!r)
+        return CLI_SERVICE;
+    int rc = CLI_OK;
+    if (r->elements == 1 && r->element[0]->type == REDIS_REPLY_INTEGER &&
+        r->element[0]->integer > 0)
+        s->traversal = (uint64_t)r->element[0]->integer;
+    else
+        rc = cli_fail(CLI_SERVICE, "stack_begin answered something other than {traversal}");
+    freeReplyObject(r);
+    return rc;
+}
+
+/* Removes what submit stored; returns whether it could. */
+static bool undo(cli_t *cli, const submit_t *s, bool remove_keys)
+{
+    char k[7][CV_KEY_MAX];
+    cv_key_stack(k[0], CV_KEY_MAX, s->id, "stack");
+    cv_key_stack(k[1], CV_KEY_MAX, s->id, "def");
+    cv_key_stack(k[2], CV_KEY_MAX, s->id, "events");
+    cv_key_stack(k[3], CV_KEY_MAX, s->id, "counts");
+    cv_key_trav(k[4], CV_KEY_MAX, s->id, "rdef", s->traversal);
+    cv_key_trav(k[5], CV_KEY_MAX, s->id, "graph", s->traversal);
+    cv_key_trav(k[6], CV_KEY_MAX, s->id, "done", s->traversal);
+    const char *del[] = {"DEL", k[0], k[1], k[2], k[3], k[4], k[5], k[6]};
+    redisReply *r = NULL;
+    if (remove_keys) {
+        r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_INTEGER), 8, del, NULL);
+        if (!r)
+            return false;
+        freeReplyObject(r);
+    }
+    char names[CV_KEY_MAX];
+    cv_key_global(names, sizeof(names), "stacks");
+    const char *hdel[] = {"HDEL", names, s->words[0]};
+    r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_INTEGER), 3, hdel, NULL);
+    freeReplyObject(r);
+    return r != NULL;
+}
+
+/* Reserve the name, store, publish; undo when storing or publishing fails. */
+static int create_stack(cli_t *cli, submit_t *s)
+{
+    int rc = new_stack_id(s->id);
+    if (rc == CLI_OK)
+        rc = reserve_name(cli, s);
+    if (rc)
+        return rc;
+    bool ours = true;
+    rc = begin_stack(cli, s, &ours);
+    if (rc == CLI_OK)
+        rc = cli_publish_stack(cli, s->id, s->traversal, CV_TRAV_CREATE);
+    if (rc && undo(cli, s, ours))
+        return cli_fail(rc, "stack %s was not created; nothing of it is left stored", s->words[0]);
+    if (rc)
+        return cli_fail(rc,
+                        "stack %s was not created, but what was stored of it could not be "
+                        "removed; run 'convergectl delete %s' once Redis and Kafka are back",
+                        s->words[0], s->words[0]);
+    printf("stack %s (%s) CREATE_IN_PROGRESS\n", s->words[0], s->id);
+    fflush(stdout);
+    return CLI_OK;
+}
+
+static int wait_settled(cli_t *cli, const submit_t *s)
+{
+    cli_stack_t st;
+    int rc = cli_stack_wait(cli, s->id, s->timeout, NULL, NULL, &st);
+    if (rc == CLI_TIMEOUT)
+        cli_stack_report_timeout(&st, s->timeout);
+    if (rc == CLI_OK) {
+        cli_stack_print_final(&st);
+        rc = cli_stack_outcome(&st, "CREATE");
+    }
+    cli_stack_free(&st);
+    return rc;
+}
+
+int cli_cmd_submit(cli_t *cli, int argc, char **argv)
+{
+    submit_t s;
+    memset(&s, 0, sizeof(s));
+    s.timeout = 600;
+    cli_tpl_input_init(&s.in);
+    int rc = parse_args(argc, argv, &s);
+    if (rc == CLI_HELP) {
+        fputs(cli_submit_usage, stdout);
+        rc = CLI_OK;
+    } else if (rc == CLI_OK) {
+        rc = cli_template_load(s.words[1], &s.in, &s.loaded);
+        if (rc == CLI_OK)
+            rc = cli_redis_connect(cli);
+        if (rc == CLI_OK)
+            rc = cli_kafka_connect(cli);
+        if (rc == CLI_OK)
+            rc = create_stack(cli, &s);
+        if (rc == CLI_OK && s.wait)
+            rc = wait_settled(cli, &s);
+    }
+    cli_loaded_free(&s.loaded);
+    cli_tpl_input_free(&s.in);
+    return rc;
+}
