@@ -140,8 +140,8 @@ static void fail_node(check_t *c, const char *status, const char *action, const 
 /* The node needs no action; it still satisfies its successors. */
 static void node_done(check_t *c, const char *status, const char *reason, const char *action)
 {
-    cv_node_done_t d = {&c->msg,  c->graph_entry, "",  status, "", "", reason,
-                        "{}", c->rec.physical_id, action};
+    cv_node_done_t d = {&c->msg, c->graph_entry,     "",    status, "", "", reason,
+                        "{}",    c->rec.physical_id, action};
     if (cv_progress_node_done(c->w, &d, on_progress, c) != 0)
         check_retry(c, cv_backoff_ms(++c->attempt));
 }

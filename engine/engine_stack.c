@@ -116,8 +116,8 @@ static void on_expanded(cv_redis_t *r, redisReply *rep, void *ud)
         return;
     }
     if (cv_graph_count(x->graph) == 0) {
-        if (cv_progress_finish_stack(x->w, x->msg.stack, x->msg.traversal, on_empty_finished,
-                                     x) != 0)
+        if (cv_progress_finish_stack(x->w, x->msg.stack, x->msg.traversal, on_empty_finished, x) !=
+            0)
             expand_retry(x);
         return;
     }
@@ -219,8 +219,8 @@ static void write_traversal(expand_t *x)
     snprintf(trav, sizeof(trav), "%llu", (unsigned long long)x->msg.traversal);
     snprintf(total, sizeof(total), "%zu", cv_graph_count(x->graph));
     const char *keys[] = {skey}, *args[] = {trav, total};
-    if (cv_redis_script(x->w->redis, CV_SCRIPT_STACK_EXPANDED, 1, keys, 2, args, NULL,
-                        on_expanded, x) != 0)
+    if (cv_redis_script(x->w->redis, CV_SCRIPT_STACK_EXPANDED, 1, keys, 2, args, NULL, on_expanded,
+                        x) != 0)
         expand_retry(x);
 }
 

@@ -89,9 +89,15 @@ static void settled_complete(observe_t *o)
     json_t *pass = json_pack("{s:s, s:O}", "id", o->rec.physical_id, "attrs", o->st.attrs);
     char *pass_text = json_dumps(pass, JSON_COMPACT);
     json_decref(pass);
-    cv_node_done_t d = {&o->msg,       o->graph_entry, o->version,
-                        deleted ? "DELETED" : status, attrs, data,
-                        "state changed", deleted ? "{}" : pass_text, o->rec.physical_id,
+    cv_node_done_t d = {&o->msg,
+                        o->graph_entry,
+                        o->version,
+                        deleted ? "DELETED" : status,
+                        attrs,
+                        data,
+                        "state changed",
+                        deleted ? "{}" : pass_text,
+                        o->rec.physical_id,
                         o->rec.action};
     int rc = cv_progress_node_done(o->w, &d, on_progress, o);
     free(attrs);
@@ -112,8 +118,7 @@ static void settled_failed(observe_t *o, const char *why)
     else
         snprintf(reason, sizeof(reason), "%s: %s", mention, why);
     cv_warn("stack %s: %s", o->msg.stack, reason);
-    cv_node_failed_t f = {&o->msg, o->version, status, reason, o->rec.physical_id,
-                          o->rec.action};
+    cv_node_failed_t f = {&o->msg, o->version, status, reason, o->rec.physical_id, o->rec.action};
     if (cv_progress_node_failed(o->w, &f, on_progress, o) != 0)
         observe_retry(o);
 }
@@ -149,8 +154,9 @@ static void look(observe_t *o)
     switch (type->observe(&o->st, action_of(o->rec.action))) {
     case CV_OBSERVED_IN_PROGRESS: {
         double wait_ms = (o->st.retry_at - cv_now()) * 1000.0;
-        unsigned ms = wait_ms < 1 ? 1 : wait_ms > MAX_LOOK_INTERVAL_MS ? MAX_LOOK_INTERVAL_MS
-                                                                        : (unsigned)wait_ms;
+        unsigned ms = wait_ms < 1                      ? 1
+                      : wait_ms > MAX_LOOK_INTERVAL_MS ? MAX_LOOK_INTERVAL_MS
+                                                       : (unsigned)wait_ms;
         observe_later(o, ms);
         break;
     }
@@ -206,8 +212,8 @@ static void observe_start(void *arg)
     cv_key_resource(k[1], CV_KEY_MAX, o->msg.stack, "res", o->msg.resource);
     cv_key_trav(k[2], CV_KEY_MAX, o->msg.stack, "graph", o->msg.traversal);
     const char *keys[] = {k[0], k[1], k[2]}, *args[] = {o->node};
-    if (cv_redis_script(o->w->redis, CV_SCRIPT_OBSERVE_LOAD, 3, keys, 1, args, NULL, on_load,
-                        o) != 0)
+    if (cv_redis_script(o->w->redis, CV_SCRIPT_OBSERVE_LOAD, 3, keys, 1, args, NULL, on_load, o) !=
+        0)
         observe_retry(o);
 }
 

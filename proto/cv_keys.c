@@ -46,8 +46,7 @@ size_t cv_key_trav(char *buf, size_t size, const char *stack, const char *what, 
     return clamp(snprintf(buf, size, "%s{%s}:%s:%" PRIu64, key_prefix, stack, what, trav), size);
 }
 
-size_t cv_key_syncpoint(char *buf, size_t size, const char *stack, uint64_t trav,
-                        const char *node)
+size_t cv_key_syncpoint(char *buf, size_t size, const char *stack, uint64_t trav, const char *node)
 {
     return clamp(snprintf(buf, size, "%s{%s}:sp:%" PRIu64 ":%s", key_prefix, stack, trav, node),
                  size);

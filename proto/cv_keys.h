@@ -25,8 +25,7 @@ size_t cv_key_resource(char *buf, size_t size, const char *stack, const char *wh
 /* "<prefix>{<stack>}:<what>:<traversal>" for what in rdef, graph, done. */
 size_t cv_key_trav(char *buf, size_t size, const char *stack, const char *what, uint64_t trav);
 /* "<prefix>{<stack>}:sp:<traversal>:<node>" */
-size_t cv_key_syncpoint(char *buf, size_t size, const char *stack, uint64_t trav,
-                        const char *node);
+size_t cv_key_syncpoint(char *buf, size_t size, const char *stack, uint64_t trav, const char *node);
 /* "<prefix><what>" for global keys: "stacks", "worker:<id>". */
 size_t cv_key_global(char *buf, size_t size, const char *what);
 

@@ -44,14 +44,14 @@ typedef enum {
 } cv_trav_kind_t;
 
 typedef struct cv_msg {
-    uint8_t type;                /* cv_msg_type_t */
-    char stack[CV_ID_MAX];       /* stack id */
-    uint64_t traversal;          /* every job names its traversal */
-    char resource[CV_NAME_MAX];  /* CHECK, OBSERVE */
-    uint8_t phase;               /* CHECK, OBSERVE: cv_phase_t */
-    uint8_t kind;                /* STACK: cv_trav_kind_t */
-    uint64_t version;            /* OBSERVE: the record version the action wrote */
-    uint32_t attempt;            /* redelivery count kept by republishers */
+    uint8_t type;               /* cv_msg_type_t */
+    char stack[CV_ID_MAX];      /* stack id */
+    uint64_t traversal;         /* every job names its traversal */
+    char resource[CV_NAME_MAX]; /* CHECK, OBSERVE */
+    uint8_t phase;              /* CHECK, OBSERVE: cv_phase_t */
+    uint8_t kind;               /* STACK: cv_trav_kind_t */
+    uint64_t version;           /* OBSERVE: the record version the action wrote */
+    uint32_t attempt;           /* redelivery count kept by republishers */
     /* DEAD only */
     char reason[CV_REASON_MAX];
     const char *original; /* DEAD: the original bytes (not owned; points into the decoded buffer) */

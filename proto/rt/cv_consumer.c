@@ -70,8 +70,8 @@ static void store_offsets(cv_consumer_t *c)
             continue;
         if (!list)
             list = rd_kafka_topic_partition_list_new(8);
-        rd_kafka_topic_partition_list_add(list, pt->topic, pt->partition)
-            ->offset = pt->track.committable;
+        rd_kafka_topic_partition_list_add(list, pt->topic, pt->partition)->offset =
+            pt->track.committable;
         pt->dirty = false;
     }
     if (!list)
@@ -147,8 +147,8 @@ static void dispatch(cv_consumer_t *c, rd_kafka_message_t *rkm)
     cv_job_t *job = calloc(1, sizeof(*job));
     if (!pt || !job) {
         /* Not tracked means never committed: the message will be redelivered. */
-        cv_error("cannot track message %s[%d]@%lld", rd_kafka_topic_name(rkm->rkt),
-                 rkm->partition, (long long)rkm->offset);
+        cv_error("cannot track message %s[%d]@%lld", rd_kafka_topic_name(rkm->rkt), rkm->partition,
+                 (long long)rkm->offset);
         free(job);
         rd_kafka_message_destroy(rkm);
         return;
@@ -205,8 +205,7 @@ static int setup_loop(cv_consumer_t *c, char *errstr, size_t errstr_size)
 
 static int subscribe(cv_consumer_t *c, char *errstr, size_t errstr_size)
 {
-    rd_kafka_topic_partition_list_t *topics =
-        rd_kafka_topic_partition_list_new(c->conf.ntopics);
+    rd_kafka_topic_partition_list_t *topics = rd_kafka_topic_partition_list_new(c->conf.ntopics);
     for (int i = 0; i < c->conf.ntopics; i++)
         rd_kafka_topic_partition_list_add(topics, c->conf.topics[i], RD_KAFKA_PARTITION_UA);
     rd_kafka_resp_err_t err = rd_kafka_subscribe(c->rk, topics);

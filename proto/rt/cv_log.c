@@ -32,9 +32,10 @@ void cv_log(int level, const char *fmt, ...)
     struct tm tm;
     gmtime_r(&tv.tv_sec, &tm);
     char line[2048];
-    int n = snprintf(line, sizeof(line), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s %s: ",
-                     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-                     tm.tm_sec, (long)tv.tv_usec / 1000, names[level], log_who);
+    int n = snprintf(line, sizeof(line),
+                     "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s %s: ", tm.tm_year + 1900,
+                     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                     (long)tv.tv_usec / 1000, names[level], log_who);
     va_list ap;
     va_start(ap, fmt);
     if (n > 0 && (size_t)n < sizeof(line))

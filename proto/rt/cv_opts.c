@@ -23,8 +23,7 @@ int cv_opts_set_redis(cv_opts_t *o, const char *url, char *errstr, size_t errstr
     if (*p == ':') {
         long v = strtol(p + 1, &end, 10);
         if (end == p + 1 || v <= 0 || v > 65535)
-            return cv_seterr(errstr, errstr_size, CV_EINVAL, "bad Redis URL \"%s\": bad port",
-                             url);
+            return cv_seterr(errstr, errstr_size, CV_EINVAL, "bad Redis URL \"%s\": bad port", url);
         port = (int)v;
         p = end;
     }

@@ -155,9 +155,8 @@ int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_c
         kp[i] = keys[i];
     char trav[24];
     snprintf(trav, sizeof(trav), "%llu", (unsigned long long)j->traversal);
-    const char *args[] = {trav,       node,          d->version, d->status,  d->attrs,
-                          d->reason,  d->pass,       w->id,      j->resource, d->physical_id,
-                          d->action,  d->data};
+    const char *args[] = {trav,    node,  d->version,  d->status,      d->attrs,  d->reason,
+                          d->pass, w->id, j->resource, d->physical_id, d->action, d->data};
     int rc = cv_redis_script(w->redis, CV_SCRIPT_NODE_DONE, (int)nkeys, kp, 12, args, NULL,
                              on_node_done, ctx);
     free(keys);
@@ -186,8 +185,7 @@ static void on_node_failed(cv_redis_t *r, redisReply *rep, void *ud)
     free(ctx);
 }
 
-int cv_progress_node_failed(cv_worker_t *w, const cv_node_failed_t *f, cv_progress_cb cb,
-                            void *ud)
+int cv_progress_node_failed(cv_worker_t *w, const cv_node_failed_t *f, cv_progress_cb cb, void *ud)
 {
     fail_ctx_t *ctx = malloc(sizeof(*ctx));
     if (!ctx)
@@ -204,7 +202,7 @@ int cv_progress_node_failed(cv_worker_t *w, const cv_node_failed_t *f, cv_progre
     snprintf(trav, sizeof(trav), "%llu", (unsigned long long)j->traversal);
     /* Heat's wording, so that tools reading reasons keep working. */
     snprintf(stack_reason, sizeof(stack_reason), "Resource %s failed: %s", f->action, f->reason);
-    const char *args[] = {trav,  f->version,  f->status, f->reason,   w->id,
+    const char *args[] = {trav,        f->version,     f->status, f->reason,   w->id,
                           j->resource, f->physical_id, f->action, stack_reason};
     int rc = cv_redis_script(w->redis, CV_SCRIPT_NODE_FAILED, 4, keys, 9, args, NULL,
                              on_node_failed, ctx);

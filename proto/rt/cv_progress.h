@@ -26,9 +26,9 @@ typedef struct cv_node_done {
     const char *attrs;       /* "" keeps */
     const char *data;        /* type-private data; "" keeps */
     const char *reason;
-    const char *pass;        /* JSON passed to successors: {"id":..,"attrs":{..}} */
+    const char *pass; /* JSON passed to successors: {"id":..,"attrs":{..}} */
     const char *physical_id;
-    const char *action;      /* for the event: CREATE / DELETE / ... */
+    const char *action; /* for the event: CREATE / DELETE / ... */
 } cv_node_done_t;
 
 int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_cb cb, void *ud);
@@ -42,8 +42,7 @@ typedef struct cv_node_failed {
     const char *action;
 } cv_node_failed_t;
 
-int cv_progress_node_failed(cv_worker_t *w, const cv_node_failed_t *f, cv_progress_cb cb,
-                            void *ud);
+int cv_progress_node_failed(cv_worker_t *w, const cv_node_failed_t *f, cv_progress_cb cb, void *ud);
 
 /* Ends a traversal whose every node is done (also used for empty stacks). */
 int cv_progress_finish_stack(cv_worker_t *w, const char *stack, uint64_t traversal,

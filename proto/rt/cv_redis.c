@@ -16,9 +16,9 @@ extern const struct {
 } cv_lua_sources[];
 
 static const char *const script_names[CV_SCRIPT__COUNT] = {
-    "stack_begin", "stack_expanded", "check_begin",  "check_finish", "lease_release",
-    "observe_load", "node_done",     "node_failed", "stack_finish", "stack_definition",
-    "resource_ref",
+    "stack_begin",   "stack_expanded",   "check_begin",  "check_finish",
+    "lease_release", "observe_load",     "node_done",    "node_failed",
+    "stack_finish",  "stack_definition", "resource_ref",
 };
 
 static char *script_texts[CV_SCRIPT__COUNT];
@@ -32,7 +32,16 @@ struct cv_redis {
     uv_timer_t reconnect_timer;
     unsigned backoff_ms;
     bool closing;
+    int close_refs; /* the timer and the hiredis context, while closing */
 };
+
+/* While closing, the struct lives until both the timer handle is closed and
+ * hiredis reported the disconnect (which it may do after the loop turn). */
+static void close_ref_drop(struct cv_redis *r)
+{
+    if (--r->close_refs == 0)
+        free(r);
+}
 
 static const char *lua_source(const char *name)
 {
@@ -129,6 +138,11 @@ static void schedule_reconnect(cv_redis_t *r);
 static void on_connect(const redisAsyncContext *ac, int status)
 {
     cv_redis_t *r = ac->data;
+    if (status != REDIS_OK && r->closing) {
+        r->ac = NULL;
+        close_ref_drop(r);
+        return;
+    }
     if (status != REDIS_OK) {
         cv_warn("Redis connect to %s:%d failed: %s", r->opts->redis_host, r->opts->redis_port,
                 ac->errstr);
@@ -146,8 +160,10 @@ static void on_disconnect(const redisAsyncContext *ac, int status)
     cv_redis_t *r = ac->data;
     r->connected = false;
     r->ac = NULL;
-    if (r->closing)
+    if (r->closing) {
+        close_ref_drop(r);
         return;
+    }
     cv_warn("Redis connection lost (%s); reconnecting", status == REDIS_OK ? "closed" : ac->errstr);
     schedule_reconnect(r);
 }
@@ -216,9 +232,9 @@ int cv_redis_open(cv_redis_t **out, uv_loop_t *loop, const cv_opts_t *opts, char
     return 0;
 }
 
-static void free_after_close(uv_handle_t *h)
+static void on_timer_closed(uv_handle_t *h)
 {
-    free(h->data);
+    close_ref_drop(h->data);
 }
 
 void cv_redis_close(cv_redis_t *r)
@@ -226,10 +242,11 @@ void cv_redis_close(cv_redis_t *r)
     if (!r)
         return;
     r->closing = true;
+    r->close_refs = r->ac ? 2 : 1;
+    uv_timer_stop(&r->reconnect_timer);
+    uv_close((uv_handle_t *)&r->reconnect_timer, on_timer_closed);
     if (r->ac)
         redisAsyncDisconnect(r->ac);
-    uv_timer_stop(&r->reconnect_timer);
-    uv_close((uv_handle_t *)&r->reconnect_timer, free_after_close);
 }
 
 bool cv_redis_connected(const cv_redis_t *r)

@@ -148,8 +148,8 @@ static void resolve_outputs(finish_ctx_t *ctx)
     {
         char err[512], where[CV_NAME_MAX + 32];
         snprintf(where, sizeof(where), "outputs.%s", name);
-        json_t *v = cv_intrinsic_resolve(json_object_get(out, "value"), &rctx, where, err,
-                                         sizeof(err));
+        json_t *v =
+            cv_intrinsic_resolve(json_object_get(out, "value"), &rctx, where, err, sizeof(err));
         if (!v)
             cv_warn("stack %s: %s", ctx->name, err);
         json_object_set_new(resolved, name, v ? v : json_null());
@@ -187,10 +187,15 @@ static json_t *referenced_names(const json_t *outputs)
     const char *name;
     json_t *out;
     json_object_foreach((json_t *)outputs, name, out)
+    {
         cv_intrinsic_references(json_object_get(out, "value"), refs);
+    }
     size_t i;
     json_t *ref;
-    json_array_foreach(refs, i, ref) json_object_set(uniq, json_string_value(ref), json_true());
+    json_array_foreach(refs, i, ref)
+    {
+        json_object_set(uniq, json_string_value(ref), json_true());
+    }
     json_decref(refs);
     return uniq;
 }

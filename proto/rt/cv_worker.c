@@ -46,12 +46,16 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 static int parse_args(cv_worker_t *w, int argc, char **argv, const cv_worker_def_t *def,
                       int *verbose)
 {
-    static const struct option longopts[] = {
-        {"redis", required_argument, 0, 'r'},  {"kafka", required_argument, 0, 'k'},
-        {"kafka-opt", required_argument, 0, 'o'}, {"id", required_argument, 0, 'i'},
-        {"prefix", required_argument, 0, 'p'}, {"window", required_argument, 0, 'w'},
-        {"lease-ms", required_argument, 0, 'l'}, {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"redis", required_argument, 0, 'r'},
+                                             {"kafka", required_argument, 0, 'k'},
+                                             {"kafka-opt", required_argument, 0, 'o'},
+                                             {"id", required_argument, 0, 'i'},
+                                             {"prefix", required_argument, 0, 'p'},
+                                             {"window", required_argument, 0, 'w'},
+                                             {"lease-ms", required_argument, 0, 'l'},
+                                             {"verbose", no_argument, 0, 'v'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
     char err[512] = "";
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -68,8 +72,8 @@ static int parse_args(cv_worker_t *w, int argc, char **argv, const cv_worker_def
             break;
         case 'i':
             if (strlen(optarg) >= sizeof(w->id) || strchr(optarg, ' '))
-                rc = cv_seterr(err, sizeof(err), CV_EINVAL, "--id: at most %zu characters, no spaces",
-                               sizeof(w->id) - 1);
+                rc = cv_seterr(err, sizeof(err), CV_EINVAL,
+                               "--id: at most %zu characters, no spaces", sizeof(w->id) - 1);
             else
                 snprintf(w->id, sizeof(w->id), "%s", optarg);
             break;
@@ -129,9 +133,9 @@ static void on_liveness(uv_timer_t *t)
     char inflight[16];
     snprintf(inflight, sizeof(inflight), "%d", w->consumer ? cv_consumer_inflight(w->consumer) : 0);
     const char *state = w->stopping ? "stopping" : "ready";
-    const char *hset[] = {"HSET",     key,     "role",      w->role, "pid",  pid,
-                          "started",  started, "last_seen", seen,    "state", state,
-                          "jobs",     jobs,    "actions",   acted,   "inflight", inflight};
+    const char *hset[] = {"HSET",    key,     "role",      w->role, "pid",      pid,
+                          "started", started, "last_seen", seen,    "state",    state,
+                          "jobs",    jobs,    "actions",   acted,   "inflight", inflight};
     cv_redis_argv(w->redis, (int)(sizeof(hset) / sizeof(hset[0])), hset, NULL, NULL, NULL);
     char ttl[8];
     snprintf(ttl, sizeof(ttl), "%d", LIVENESS_TTL_S);
@@ -240,8 +244,8 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
     uv_signal_init(w.loop, &w.sigint);
     w.sigint.data = &w;
     uv_signal_start(&w.sigint, on_signal, SIGINT);
-    cv_info("%s started: redis %s, kafka %s, window %d", def->role, w.opts.redis_url,
-            w.opts.kafka, w.window);
+    cv_info("%s started: redis %s, kafka %s, window %d", def->role, w.opts.redis_url, w.opts.kafka,
+            w.window);
     uv_run(w.loop, UV_RUN_DEFAULT);
     uv_loop_close(w.loop);
     cv_info("stopped: %llu jobs, %llu actions, %llu retries, %llu stale, %llu fenced",

@@ -19,12 +19,12 @@
 #include "cv_redis.h"
 
 typedef struct cv_worker_stats {
-    uint64_t jobs;     /* jobs handled */
-    uint64_t acted;    /* actions taken (create/update/delete) */
-    uint64_t retries;  /* jobs retried after a transient error or a busy lease */
-    uint64_t stale;    /* jobs of superseded or settled traversals */
-    uint64_t fenced;   /* writes refused by the fencing version */
-    uint64_t dead;     /* messages dead-lettered */
+    uint64_t jobs;    /* jobs handled */
+    uint64_t acted;   /* actions taken (create/update/delete) */
+    uint64_t retries; /* jobs retried after a transient error or a busy lease */
+    uint64_t stale;   /* jobs of superseded or settled traversals */
+    uint64_t fenced;  /* writes refused by the fencing version */
+    uint64_t dead;    /* messages dead-lettered */
 } cv_worker_stats_t;
 
 typedef struct cv_worker {
@@ -47,19 +47,19 @@ typedef struct cv_worker {
 } cv_worker_t;
 
 typedef struct cv_worker_def {
-    const char *role;          /* "engine" | "observer" */
-    const char *topic;         /* topic consumed */
-    const char *group;         /* consumer group */
-    cv_job_handler handler;    /* called with ud = the cv_worker_t */
-    const char *usage_extra;   /* role-specific lines for --help, may be NULL */
+    const char *role;        /* "engine" | "observer" */
+    const char *topic;       /* topic consumed */
+    const char *group;       /* consumer group */
+    cv_job_handler handler;  /* called with ud = the cv_worker_t */
+    const char *usage_extra; /* role-specific lines for --help, may be NULL */
 } cv_worker_def_t;
 
 /* Parses argv, connects and runs the loop until SIGTERM/SIGINT. Returns the exit code. */
 int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def);
 
 /* Sends a message to a topic, keyed by stack/resource; cb may be NULL. */
-int cv_worker_publish(cv_worker_t *w, const char *topic, const cv_msg_t *m,
-                      cv_delivery_cb cb, void *ud);
+int cv_worker_publish(cv_worker_t *w, const char *topic, const cv_msg_t *m, cv_delivery_cb cb,
+                      void *ud);
 
 /* Sends an undecodable or unhandleable message to converge.dead with the reason. */
 void cv_worker_dead_letter(cv_worker_t *w, const void *payload, size_t len, const char *reason,
