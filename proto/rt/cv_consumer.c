@@ -39,6 +39,7 @@ struct cv_consumer {
     uv_idle_t resume;
     int inflight;
     bool closing;
+    bool joined; /* received an assignment (possibly empty) from the group */
     ptrack_t tracks[MAX_PARTITION_TRACKS];
     int ntracks;
 };
@@ -187,6 +188,26 @@ static void on_timer(uv_timer_t *t)
     drain(t->data);
 }
 
+/* Explicit rebalance handling only to know when this member has joined. */
+static void on_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
+                         rd_kafka_topic_partition_list_t *partitions, void *opaque)
+{
+    cv_consumer_t *c = opaque;
+    if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+        rd_kafka_assign(rk, partitions);
+        c->joined = true;
+        cv_info("assigned %d partitions", partitions->cnt);
+    } else {
+        rd_kafka_assign(rk, NULL);
+        c->joined = false;
+    }
+}
+
+bool cv_consumer_joined(const cv_consumer_t *c)
+{
+    return c->joined;
+}
+
 static int setup_loop(cv_consumer_t *c, char *errstr, size_t errstr_size)
 {
     if (pipe2(c->pipefd, O_NONBLOCK | O_CLOEXEC) != 0)
@@ -248,6 +269,8 @@ int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
         return cv_seterr(errstr, errstr_size, CV_EINVAL, "Kafka configuration: %s", err);
     }
     cv_consumer_t *c = calloc(1, sizeof(*c));
+    rd_kafka_conf_set_rebalance_cb(kconf, on_rebalance);
+    rd_kafka_conf_set_opaque(kconf, c);
     c->rk = rd_kafka_new(RD_KAFKA_CONSUMER, kconf, err, sizeof(err));
     if (!c->rk) {
         rd_kafka_conf_destroy(kconf);

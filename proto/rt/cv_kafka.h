@@ -14,6 +14,7 @@
 #ifndef CV_KAFKA_H
 #define CV_KAFKA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
@@ -80,6 +81,9 @@ void cv_job_set_data(cv_job_t *job, void *data);
 void *cv_job_data(const cv_job_t *job);
 int32_t cv_job_partition(const cv_job_t *job);
 int64_t cv_job_offset(const cv_job_t *job);
+
+/* Whether the group gave this member its assignment (it may be empty). */
+bool cv_consumer_joined(const cv_consumer_t *c);
 
 /* Jobs handed out and not yet finished. */
 int cv_consumer_inflight(const cv_consumer_t *c);

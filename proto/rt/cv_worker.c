@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #define LIVENESS_TTL_S 10
+#define LIVENESS_INTERVAL_MS 2000
+#define LIVENESS_TICK_MS 250
 #define SHUTDOWN_GRACE_S 10
 
 static void usage(FILE *f, const char *prog, const cv_worker_def_t *def)
@@ -117,11 +119,28 @@ unsigned cv_backoff_ms(unsigned attempt)
 }
 
 /* The liveness record: operators see who is up, and since when, and what it did. */
+static void write_liveness(cv_worker_t *w, const char *state);
+
+/* Ticks often so a change of state (joining → ready → stopping) shows at once;
+ * writes only on a change or every LIVENESS_INTERVAL_MS. */
 static void on_liveness(uv_timer_t *t)
 {
     cv_worker_t *w = t->data;
-    if (!cv_redis_connected(w->redis))
+    if (!w->redis || !cv_redis_connected(w->redis))
         return;
+    const char *state = w->stopping                       ? "stopping"
+                        : cv_consumer_joined(w->consumer) ? "ready"
+                                                          : "joining";
+    double now = cv_now();
+    if (state == w->liveness_state && now - w->liveness_written < LIVENESS_INTERVAL_MS / 1000.0)
+        return;
+    w->liveness_state = state;
+    w->liveness_written = now;
+    write_liveness(w, state);
+}
+
+static void write_liveness(cv_worker_t *w, const char *state)
+{
     char key[CV_KEY_MAX], idkey[128], pid[16], started[32], seen[32], jobs[24], acted[24];
     snprintf(idkey, sizeof(idkey), "worker:%s", w->id);
     cv_key_global(key, sizeof(key), idkey);
@@ -132,7 +151,6 @@ static void on_liveness(uv_timer_t *t)
     snprintf(acted, sizeof(acted), "%llu", (unsigned long long)w->stats.acted);
     char inflight[16];
     snprintf(inflight, sizeof(inflight), "%d", w->consumer ? cv_consumer_inflight(w->consumer) : 0);
-    const char *state = w->stopping ? "stopping" : "ready";
     const char *hset[] = {"HSET",    key,     "role",      w->role, "pid",      pid,
                           "started", started, "last_seen", seen,    "state",    state,
                           "jobs",    jobs,    "actions",   acted,   "inflight", inflight};
@@ -235,7 +253,7 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
     }
     uv_timer_init(w.loop, &w.liveness);
     w.liveness.data = &w;
-    uv_timer_start(&w.liveness, on_liveness, 0, 2000);
+    uv_timer_start(&w.liveness, on_liveness, 0, LIVENESS_TICK_MS);
     uv_timer_init(w.loop, &w.shutdown_timer);
     w.shutdown_timer.data = &w;
     uv_signal_init(w.loop, &w.sigterm);

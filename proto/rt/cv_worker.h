@@ -41,6 +41,8 @@ typedef struct cv_worker {
     double started;
     cv_worker_stats_t stats;
     uv_timer_t liveness;
+    const char *liveness_state; /* last written: "joining", "ready", "stopping" */
+    double liveness_written;
     uv_timer_t shutdown_timer;
     uv_signal_t sigterm, sigint;
     double shutdown_deadline;

@@ -37,7 +37,7 @@ KAFKA_DIR=${CONVERGE_CACHE:-/var/cache/converge}/kafka
 
 redis_stat() { rcli info stats | tr -d '\r' | awk -F: -v k="$1" '$1 == k { print $2 }'; }
 # Commands run inside scripts included: the sum of calls over commandstats.
-redis_calls() { rcli info commandstats | tr -d '\r' | sed -n 's/.*calls=\([0-9]*\).*/\1/p' |
+redis_calls() { rcli info commandstats | tr -d '\r' | sed -n 's/^cmdstat_[^:]*:calls=\([0-9]*\),.*/\1/p' |
     awk '{ s += $1 } END { print s }'; }
 kafka_messages() { # total messages ever produced to the converge topics
     local t total=0 n
