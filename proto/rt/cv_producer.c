@@ -61,10 +61,12 @@ static void on_timer(uv_timer_t *t)
 int cv_producer_new(cv_producer_t **out, uv_loop_t *loop, const cv_opts_t *opts, char *errstr,
                     size_t errstr_size)
 {
-    /* linger 1 ms: messages produced in one loop turn go in one request, while
-     * a dependency hop pays at most 1 ms of batching delay (see docs/performance.md). */
+    /* linger 0: a dependency hop pays no batching delay; under load librdkafka
+     * still batches whatever queues while a request is in flight. Measured
+     * against linger 1 ms: chain hop median 2 ms vs 4 ms, flat throughput the
+     * same (docs/performance.md). */
     static const char *const defaults[] = {"linger.ms",
-                                           "1",
+                                           "0",
                                            "batch.num.messages",
                                            "10000",
                                            "socket.nagle.disable",
