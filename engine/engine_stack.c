@@ -10,6 +10,7 @@
 #include "cv_error.h"
 #include "cv_keys.h"
 #include "cv_log.h"
+#include "cv_record.h"
 #include "cv_progress.h"
 #include "cv_template.h"
 #include "cv_traversal.h"
@@ -27,6 +28,7 @@ typedef struct expand {
     cv_msg_t msg;
     unsigned attempt;
     cv_template_t *tpl;
+    json_t *index; /* resources with records: name -> dependencies (JSON text) */
     cv_graph_t *graph;
     int pending; /* root deliveries outstanding */
     int rc;
@@ -34,21 +36,27 @@ typedef struct expand {
 
 static void expand_start(void *arg);
 
+static void expand_clear(expand_t *x)
+{
+    cv_template_free(x->tpl);
+    cv_graph_free(x->graph);
+    json_decref(x->index);
+    x->tpl = NULL;
+    x->graph = NULL;
+    x->index = NULL;
+}
+
 static void expand_end(expand_t *x)
 {
     cv_job_finish(x->job);
-    cv_template_free(x->tpl);
-    cv_graph_free(x->graph);
+    expand_clear(x);
     free(x);
 }
 
 /* Transient failure (Redis or Kafka away): try the whole job again later. */
 static void expand_retry(expand_t *x)
 {
-    cv_template_free(x->tpl);
-    cv_graph_free(x->graph);
-    x->tpl = NULL;
-    x->graph = NULL;
+    expand_clear(x);
     x->pending = 0;
     x->rc = 0;
     x->w->stats.retries++;
@@ -126,8 +134,12 @@ static void on_expanded(cv_redis_t *r, redisReply *rep, void *ud)
 
 static json_t *resource_definition(const cv_tpl_resource_t *res)
 {
-    return json_pack("{s:s, s:O, s:s, s:O}", "type", res->type, "properties", res->properties,
-                     "deletion_policy", res->deletion_policy, "metadata", res->metadata);
+    json_t *deps = json_array();
+    for (size_t i = 0; i < res->ndepends; i++)
+        json_array_append_new(deps, json_string(res->depends[i]));
+    return json_pack("{s:s, s:O, s:s, s:O, s:o}", "type", res->type, "properties", res->properties,
+                     "deletion_policy", res->deletion_policy, "metadata", res->metadata, "depends",
+                     deps);
 }
 
 /* HSET key f1 v1 f2 v2 ... in batches; replies are not awaited one by one:
@@ -166,7 +178,9 @@ static void write_definitions(expand_t *x, hset_batch_t *b)
     b->argv[1] = key;
     b->argc = 2;
     b->nowned = 0;
-    for (size_t i = 0; i < x->tpl->nresources; i++) {
+    /* A delete wants nothing: no resource has a definition in it. */
+    size_t n = x->msg.kind == CV_TRAV_DELETE ? 0 : x->tpl->nresources;
+    for (size_t i = 0; i < n; i++) {
         json_t *d = resource_definition(&x->tpl->resources[i]);
         batch_add(x->w, b, x->tpl->resources[i].name, json_dumps(d, JSON_COMPACT));
         json_decref(d);
@@ -188,20 +202,71 @@ static void write_graph(expand_t *x, hset_batch_t *b)
     batch_flush(x->w, b);
 }
 
+/* The existing side of the graph: every recorded resource with the
+ * dependencies of its recorded version, parsed from the index. */
+typedef struct existing {
+    cv_trav_resource_t *res;
+    json_t **deps; /* parsed dependency arrays, one per resource */
+    const char ***names;
+    size_t n;
+} existing_t;
+
+static void existing_free(existing_t *e)
+{
+    for (size_t i = 0; i < e->n; i++) {
+        json_decref(e->deps[i]);
+        free(e->names[i]);
+    }
+    free(e->res);
+    free(e->deps);
+    free(e->names);
+}
+
+static int existing_load(const json_t *index, existing_t *e)
+{
+    size_t n = json_object_size(index), i = 0;
+    e->n = 0;
+    e->res = calloc(n ? n : 1, sizeof(*e->res));
+    e->deps = calloc(n ? n : 1, sizeof(*e->deps));
+    e->names = calloc(n ? n : 1, sizeof(*e->names));
+    if (!e->res || !e->deps || !e->names)
+        return CV_ENOMEM;
+    const char *name;
+    json_t *text;
+    json_object_foreach((json_t *)index, name, text)
+    {
+        json_t *deps = json_loads(json_string_value(text), 0, NULL);
+        size_t nd = json_array_size(deps);
+        e->deps[i] = deps;
+        e->names[i] = calloc(nd ? nd : 1, sizeof(char *));
+        if (!e->names[i])
+            return CV_ENOMEM;
+        for (size_t d = 0; d < nd; d++)
+            e->names[i][d] = json_string_value(json_array_get(deps, d));
+        e->res[i] = (cv_trav_resource_t){name, e->names[i], nd};
+        e->n = ++i;
+    }
+    return 0;
+}
+
 static int build_graph(expand_t *x)
 {
     size_t n = x->tpl->nresources;
-    cv_trav_resource_t *res = calloc(n ? n : 1, sizeof(*res));
-    if (!res)
-        return CV_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        res[i].name = x->tpl->resources[i].name;
-        res[i].depends = (const char *const *)x->tpl->resources[i].depends;
-        res[i].ndepends = x->tpl->resources[i].ndepends;
+    cv_trav_resource_t *def = calloc(n ? n : 1, sizeof(*def));
+    existing_t ex = {0};
+    int rc = def ? existing_load(x->index, &ex) : CV_ENOMEM;
+    if (rc == 0) {
+        for (size_t i = 0; i < n; i++) {
+            def[i].name = x->tpl->resources[i].name;
+            def[i].depends = (const char *const *)x->tpl->resources[i].depends;
+            def[i].ndepends = x->tpl->resources[i].ndepends;
+        }
+        x->graph = cv_traversal_build(x->msg.kind, def, n, ex.res, ex.n);
+        rc = x->graph ? 0 : CV_ENOMEM;
     }
-    x->graph = cv_traversal_build(x->msg.kind, res, n);
-    free(res);
-    return x->graph ? 0 : CV_ENOMEM;
+    existing_free(&ex);
+    free(def);
+    return rc;
 }
 
 static void write_traversal(expand_t *x)
@@ -237,14 +302,16 @@ static void on_fail_recorded(cv_redis_t *r, redisReply *rep, void *ud)
 
 static void fail_stack(expand_t *x, const char *reason)
 {
-    char k[2][CV_KEY_MAX], trav[24];
+    char k[4][CV_KEY_MAX], trav[24];
     cv_key_stack(k[0], CV_KEY_MAX, x->msg.stack, "stack");
     cv_key_stack(k[1], CV_KEY_MAX, x->msg.stack, "events");
-    const char *keys[] = {k[0], k[1]};
+    cv_key_stack(k[2], CV_KEY_MAX, x->msg.stack, "def");
+    cv_key_stack(k[3], CV_KEY_MAX, x->msg.stack, "index");
+    const char *keys[] = {k[0], k[1], k[2], k[3]};
     snprintf(trav, sizeof(trav), "%llu", (unsigned long long)x->msg.traversal);
     const char *args[] = {trav, "FAILED", reason, "{}", x->w->id};
     cv_error("stack %s: %s", x->msg.stack, reason);
-    if (cv_redis_script(x->w->redis, CV_SCRIPT_STACK_FINISH, 2, keys, 5, args, NULL,
+    if (cv_redis_script(x->w->redis, CV_SCRIPT_STACK_FINISH, 4, keys, 5, args, NULL,
                         on_fail_recorded, x) != 0)
         expand_retry(x);
 }
@@ -253,7 +320,7 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
 {
     expand_t *x = ud;
     (void)r;
-    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 5) {
+    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 6) {
         expand_retry(x);
         return;
     }
@@ -273,6 +340,7 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
         fail_stack(x, err);
         return;
     }
+    x->index = cv_reply_to_object(rep->element[5]);
     if (build_graph(x) != 0) {
         fail_stack(x, "out of memory building the traversal graph");
         return;
@@ -285,11 +353,12 @@ static void expand_start(void *arg)
     expand_t *x = arg;
     if (x->w->stopping)
         return; /* not finished: redelivered to another worker */
-    char k[2][CV_KEY_MAX];
+    char k[3][CV_KEY_MAX];
     cv_key_stack(k[0], CV_KEY_MAX, x->msg.stack, "stack");
     cv_key_stack(k[1], CV_KEY_MAX, x->msg.stack, "def");
-    const char *keys[] = {k[0], k[1]};
-    if (cv_redis_script(x->w->redis, CV_SCRIPT_STACK_DEFINITION, 2, keys, 0, NULL, NULL,
+    cv_key_stack(k[2], CV_KEY_MAX, x->msg.stack, "index");
+    const char *keys[] = {k[0], k[1], k[2]};
+    if (cv_redis_script(x->w->redis, CV_SCRIPT_STACK_DEFINITION, 3, keys, 0, NULL, NULL,
                         on_definition, x) != 0)
         expand_retry(x);
 }

@@ -3,7 +3,9 @@
  * moved on, a newer action owns the resource and this job ends. Otherwise
  * the type observes reality: IN_PROGRESS waits on a timer (never a sleeping
  * worker) and looks again; FAILED fails the traversal; COMPLETE records the
- * observation and satisfies the successors.
+ * observation and satisfies the successors. A cleanup node observes every
+ * version it is deleting (replaced versions, and the current one when the
+ * resource left the definition) and is done when all are gone.
  */
 #include "observer.h"
 
@@ -98,7 +100,9 @@ static void settled_complete(observe_t *o)
                         "state changed",
                         deleted ? "{}" : pass_text,
                         o->rec.physical_id,
-                        o->rec.action};
+                        o->rec.action,
+                        "",
+                        ""};
     int rc = cv_progress_node_done(o->w, &d, on_progress, o);
     free(attrs);
     free(data);
@@ -175,6 +179,117 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* ---- cleanup nodes ---- */
+
+typedef struct cleanup_look {
+    json_t *remaining; /* versions to keep in the record */
+    json_t *events;    /* DELETE COMPLETE of each version gone */
+    double retry_at;   /* earliest time to look again; 0: nothing in progress */
+    char why[512];     /* a failure, "" when none */
+} cleanup_look_t;
+
+static cv_observed_t observe_version(observe_t *o, const char *type_name, const char *physical_id,
+                                     const json_t *data, double started, char *why, size_t whysz,
+                                     double *retry_at)
+{
+    const cv_rtype_t *type = cv_rtype_find(type_name);
+    if (!type) {
+        snprintf(why, whysz, "unknown resource type \"%s\"", type_name);
+        return CV_OBSERVED_FAILED;
+    }
+    cv_rstate_t st = {0};
+    st.stack_name = o->msg.stack;
+    st.resource_name = o->msg.resource;
+    st.now = cv_now();
+    st.action_started = started;
+    snprintf(st.physical_id, sizeof(st.physical_id), "%s", physical_id);
+    st.data = data ? json_deep_copy(data) : json_object();
+    st.attrs = json_object();
+    cv_observed_t r = type->observe(&st, CV_ACTION_DELETE);
+    if (r == CV_OBSERVED_FAILED)
+        snprintf(why, whysz, "%s", st.reason[0] ? st.reason : "delete failed");
+    *retry_at = st.retry_at;
+    json_decref(st.data);
+    json_decref(st.attrs);
+    return r;
+}
+
+static void look_at_old(observe_t *o, json_t *entry, cleanup_look_t *l)
+{
+    if (strcmp(json_string_value(json_object_get(entry, "status")), "DELETE_IN_PROGRESS") != 0) {
+        json_array_append(l->remaining, entry);
+        return;
+    }
+    const char *pid = json_string_value(json_object_get(entry, "physical_id"));
+    double retry_at = 0;
+    cv_observed_t r = observe_version(o, json_string_value(json_object_get(entry, "type")),
+                                      pid ? pid : "", json_object_get(entry, "data"),
+                                      json_number_value(json_object_get(entry, "started")), l->why,
+                                      sizeof(l->why), &retry_at);
+    if (r == CV_OBSERVED_COMPLETE) {
+        json_array_append_new(l->events, json_pack("{s:s, s:s, s:s, s:s}", "physical_id",
+                                                   pid ? pid : "", "action", "DELETE", "status",
+                                                   "COMPLETE", "reason", "state changed"));
+        return;
+    }
+    json_array_append(l->remaining, entry);
+    if (r == CV_OBSERVED_IN_PROGRESS && (l->retry_at == 0 || retry_at < l->retry_at))
+        l->retry_at = retry_at;
+}
+
+static void cleanup_finished(observe_t *o, bool current_gone, const cleanup_look_t *l)
+{
+    char *old = json_dumps(l->remaining, JSON_COMPACT);
+    char *events = json_dumps(l->events, JSON_COMPACT);
+    cv_node_done_t d = {&o->msg,
+                        o->graph_entry,
+                        o->version,
+                        current_gone ? "DELETED" : "",
+                        "",
+                        "",
+                        "state changed",
+                        "{}",
+                        o->rec.physical_id,
+                        "DELETE",
+                        old,
+                        events};
+    int rc = cv_progress_node_done(o->w, &d, on_progress, o);
+    free(old);
+    free(events);
+    if (rc)
+        observe_retry(o);
+}
+
+static void look_cleanup(observe_t *o)
+{
+    cleanup_look_t l = {json_array(), json_array(), 0, ""};
+    size_t i;
+    json_t *entry;
+    json_array_foreach(o->rec.old, i, entry) look_at_old(o, entry, &l);
+    bool current = strcmp(o->rec.status, "DELETE_IN_PROGRESS") == 0;
+    bool current_gone = false;
+    if (current && !l.why[0]) {
+        double retry_at = 0;
+        cv_observed_t r = observe_version(o, o->rec.type, o->rec.physical_id, o->rec.data,
+                                          o->rec.started, l.why, sizeof(l.why), &retry_at);
+        current_gone = r == CV_OBSERVED_COMPLETE;
+        if (r == CV_OBSERVED_IN_PROGRESS && (l.retry_at == 0 || retry_at < l.retry_at))
+            l.retry_at = retry_at;
+    }
+    if (l.why[0]) {
+        settled_failed(o, l.why);
+    } else if (l.retry_at > 0) {
+        double wait_ms = (l.retry_at - cv_now()) * 1000.0;
+        observe_later(o, wait_ms < 1                      ? 1
+                         : wait_ms > MAX_LOOK_INTERVAL_MS ? MAX_LOOK_INTERVAL_MS
+                                                          : (unsigned)wait_ms);
+    } else {
+        cleanup_finished(o, current_gone, &l);
+    }
+    json_decref(l.remaining);
+    json_decref(l.events);
+}
+
 static void on_load(cv_redis_t *r, redisReply *rep, void *ud)
 {
     observe_t *o = ud;
@@ -185,6 +300,19 @@ static void on_load(cv_redis_t *r, redisReply *rep, void *ud)
     }
     cv_record_parse(&o->rec, rep->element[2]);
     o->graph_entry = strdup(cv_reply_str(rep, 3));
+    if (o->msg.phase == CV_PHASE_CLEANUP && !o->rec.exists) {
+        /* Deleted already (a redelivery): done again, which republishes. */
+        snprintf(o->version, sizeof(o->version), "%s", "");
+        cleanup_look_t l = {json_array(), json_array(), 0, ""};
+        cleanup_finished(o, false, &l);
+        json_decref(l.remaining);
+        json_decref(l.events);
+        return;
+    }
+    if (o->msg.phase == CV_PHASE_CLEANUP && strcmp(o->rec.version, o->version) == 0) {
+        look_cleanup(o);
+        return;
+    }
     if (!o->rec.exists || strcmp(o->rec.version, o->version) != 0 ||
         ends_with(o->rec.status, "_FAILED")) {
         /* A newer action owns the resource, or the outcome is recorded. */

@@ -1,10 +1,17 @@
 /*
  * cv_traversal — the graph a traversal walks.
  *
- * Nodes are (resource, phase): "u/<name>" update nodes converge a resource to
- * the definition, parents before children; "c/<name>" cleanup nodes remove
- * one, children before parents (the edges reversed). A create traversal has
- * only update nodes, a delete traversal only cleanup nodes. Pure logic.
+ * Nodes are (resource, phase). "u/<name>" update nodes converge a resource
+ * of the definition, parents before children. "c/<name>" cleanup nodes exist
+ * for every resource that has a record when the traversal starts; one removes
+ * what is no longer wanted of that resource — versions replaced, or the whole
+ * resource when it left the definition — children before parents. Edges, as
+ * in Heat's convergence:
+ *   u/parent → u/child     (new dependencies)
+ *   u/X → c/X              (a replaced version goes only after its successor is done)
+ *   c/child → c/parent     (old dependencies: children are cleaned up first)
+ *   u/child → c/parent     (the old parent goes only after its children moved over)
+ * A delete traversal has only cleanup nodes. Pure logic.
  */
 #ifndef CV_TRAVERSAL_H
 #define CV_TRAVERSAL_H
@@ -20,11 +27,14 @@ typedef struct cv_trav_resource {
 } cv_trav_resource_t;
 
 /*
- * Builds the graph of a traversal of `kind` (cv_trav_kind_t: CREATE or
- * DELETE) over `n` resources. Dependencies on names not in the list are
- * ignored. Returns NULL on CV_ENOMEM or an unsupported kind.
+ * Builds the graph of a traversal of `kind` (cv_trav_kind_t) from the
+ * definition's resources (`def`, ignored for DELETE) and the resources that
+ * have records (`existing`, with the dependencies of their recorded
+ * versions). Dependencies on names not present are ignored. Returns NULL on
+ * CV_ENOMEM or an unknown kind.
  */
-cv_graph_t *cv_traversal_build(int kind, const cv_trav_resource_t *res, size_t n);
+cv_graph_t *cv_traversal_build(int kind, const cv_trav_resource_t *def, size_t ndef,
+                               const cv_trav_resource_t *existing, size_t nexisting);
 
 /*
  * The graph entry of a node as stored in Redis: {"s":[[succ, npreds], ...]},

@@ -1,11 +1,14 @@
 -- Marks a graph node done for its traversal and satisfies its successors'
 -- sync points (set semantics: HSETNX of the predecessor, so a duplicate
 -- never double-counts). The record is updated first, fenced by version.
--- KEYS: 1 stack, 2 res, 3 done set, 4 events, 5 counts, 6.. successors' sync points
+-- KEYS: 1 stack, 2 res, 3 done set, 4 events, 5 counts, 6 index,
+--       7.. successors' sync points
 -- ARGV: 1 traversal, 2 node, 3 expected version ('' = any), 4 new status
 --       ('' = unchanged, 'DELETED' = remove the record), 5 attrs ('' = keep),
 --       6 reason, 7 data passed to successors, 8 worker, 9 resource name,
---       10 physical id, 11 event action, 12 data json ('' = keep)
+--       10 physical id, 11 event action, 12 data json ('' = keep),
+--       13 replaced versions json ('' = keep), 14 extra events: json list of
+--       {"physical_id", "action", "status", "reason"} ('' = none)
 -- Returns {'OK', added, done, total, a1, n1, a2, n2, ...} (aK: this call
 -- added to successor K's set, nK: its size now), or FENCED / STALE / SETTLED.
 if ARGV[3] ~= '' then
@@ -17,6 +20,7 @@ if status == 'DELETED' then
   if redis.call('EXISTS', KEYS[2]) == 1 then
     set_status(KEYS[2], KEYS[5], false)
     redis.call('DEL', KEYS[2])
+    redis.call('HDEL', KEYS[6], ARGV[9])
     add_event(KEYS[4], ARGV[9], ARGV[10], ARGV[11], 'COMPLETE', ARGV[6], ARGV[1], ARGV[8])
   end
 elseif status ~= '' then
@@ -28,6 +32,12 @@ end
 if status ~= 'DELETED' then
   if ARGV[5] ~= '' then redis.call('HSET', KEYS[2], 'attrs', ARGV[5]) end
   if ARGV[12] ~= '' then redis.call('HSET', KEYS[2], 'data', ARGV[12]) end
+  if ARGV[13] ~= '' then redis.call('HSET', KEYS[2], 'old', ARGV[13]) end
+end
+if ARGV[14] ~= '' then
+  for _, e in ipairs(cjson.decode(ARGV[14])) do
+    add_event(KEYS[4], ARGV[9], e.physical_id, e.action, e.status, e.reason, ARGV[1], ARGV[8])
+  end
 end
 local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'total')
 if st[1] ~= ARGV[1] then return {'STALE', st[1] or ''} end
@@ -40,7 +50,7 @@ else
   done = tonumber(redis.call('HGET', KEYS[1], 'done'))
 end
 local out = {'OK', added, done, tonumber(st[3])}
-for i = 6, #KEYS do
+for i = 7, #KEYS do
   out[#out + 1] = redis.call('HSETNX', KEYS[i], ARGV[2], ARGV[7])
   out[#out + 1] = redis.call('HLEN', KEYS[i])
 end

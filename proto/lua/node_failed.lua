@@ -5,7 +5,8 @@
 -- ARGV: 1 traversal, 2 expected version ('' = any), 3 resource status,
 --       4 reason, 5 worker, 6 resource name, 7 physical id, 8 action,
 --       9 stack reason
--- Returns {'OK'} or FENCED / STALE / SETTLED.
+-- Returns {'OK'}, or {'OK', 'ROLLBACK'} when the stack asks for a rollback of
+-- a failed create or update, or FENCED / STALE / SETTLED.
 if ARGV[2] ~= '' then
   local ver = redis.call('HGET', KEYS[2], 'version')
   if (ver or '0') ~= ARGV[2] then return {'FENCED', ver or '0'} end
@@ -15,9 +16,10 @@ if set_status(KEYS[2], KEYS[4], ARGV[3]) then
   redis.call('HSET', KEYS[2], 'reason', ARGV[4], 'updated', t)
   add_event(KEYS[3], ARGV[6], ARGV[7], ARGV[8], 'FAILED', ARGV[4], ARGV[1], ARGV[5])
 end
-local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'action', 'name', 'id')
+local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'action', 'name', 'id', 'rollback')
 if st[1] ~= ARGV[1] then return {'STALE', st[1] or ''} end
 if not ends_with(st[2], '_IN_PROGRESS') then return {'SETTLED', st[2]} end
 redis.call('HSET', KEYS[1], 'status', st[3] .. '_FAILED', 'reason', ARGV[9], 'updated', t)
 add_event(KEYS[3], st[4], st[5], st[3], 'FAILED', ARGV[9], ARGV[1], ARGV[5])
+if st[6] == '1' and (st[3] == 'CREATE' or st[3] == 'UPDATE') then return {'OK', 'ROLLBACK'} end
 return {'OK'}

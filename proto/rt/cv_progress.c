@@ -137,7 +137,7 @@ int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_c
     ctx->ud = ud;
     ctx->pending = 1;
     ctx->succs = successors_of(d->graph_entry ? d->graph_entry : "");
-    size_t nsucc = json_array_size(ctx->succs), nkeys = 5 + nsucc;
+    size_t nsucc = json_array_size(ctx->succs), nkeys = 6 + nsucc;
     char(*keys)[CV_KEY_MAX] = malloc(nkeys * CV_KEY_MAX);
     const char **kp = malloc(nkeys * sizeof(*kp));
     const cv_msg_t *j = d->job;
@@ -148,16 +148,29 @@ int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_c
     cv_key_trav(keys[2], CV_KEY_MAX, j->stack, "done", j->traversal);
     cv_key_stack(keys[3], CV_KEY_MAX, j->stack, "events");
     cv_key_stack(keys[4], CV_KEY_MAX, j->stack, "counts");
+    cv_key_stack(keys[5], CV_KEY_MAX, j->stack, "index");
     for (size_t i = 0; i < nsucc; i++)
-        cv_key_syncpoint(keys[5 + i], CV_KEY_MAX, j->stack, j->traversal,
+        cv_key_syncpoint(keys[6 + i], CV_KEY_MAX, j->stack, j->traversal,
                          json_string_value(json_array_get(json_array_get(ctx->succs, i), 0)));
     for (size_t i = 0; i < nkeys; i++)
         kp[i] = keys[i];
     char trav[24];
     snprintf(trav, sizeof(trav), "%llu", (unsigned long long)j->traversal);
-    const char *args[] = {trav,    node,  d->version,  d->status,      d->attrs,  d->reason,
-                          d->pass, w->id, j->resource, d->physical_id, d->action, d->data};
-    int rc = cv_redis_script(w->redis, CV_SCRIPT_NODE_DONE, (int)nkeys, kp, 12, args, NULL,
+    const char *args[] = {trav,
+                          node,
+                          d->version,
+                          d->status,
+                          d->attrs,
+                          d->reason,
+                          d->pass,
+                          w->id,
+                          j->resource,
+                          d->physical_id,
+                          d->action,
+                          d->data,
+                          d->old ? d->old : "",
+                          d->events ? d->events : ""};
+    int rc = cv_redis_script(w->redis, CV_SCRIPT_NODE_DONE, (int)nkeys, kp, 14, args, NULL,
                              on_node_done, ctx);
     free(keys);
     free(kp);
@@ -173,15 +186,32 @@ int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_c
  * ------------------------------------------------------------------------ */
 
 typedef struct fail_ctx {
+    cv_worker_t *w;
+    char stack[CV_ID_MAX];
     cv_progress_cb cb;
     void *ud;
 } fail_ctx_t;
+
+static void on_rollback_started(void *ud, int rc)
+{
+    fail_ctx_t *ctx = ud;
+    ctx->cb(ctx->ud, rc);
+    free(ctx);
+}
 
 static void on_node_failed(cv_redis_t *r, redisReply *rep, void *ud)
 {
     fail_ctx_t *ctx = ud;
     (void)r;
-    ctx->cb(ctx->ud, status_of(rep));
+    int rc = status_of(rep);
+    if (rc == 0 && strcmp(cv_reply_str(rep, 1), "ROLLBACK") == 0) {
+        cv_info("stack %s: failed; rolling back", ctx->stack);
+        if (cv_progress_start_traversal(ctx->w, ctx->stack, CV_TRAV_ROLLBACK, on_rollback_started,
+                                        ctx) == 0)
+            return;
+        rc = CV_EREDIS;
+    }
+    ctx->cb(ctx->ud, rc);
     free(ctx);
 }
 
@@ -190,8 +220,11 @@ int cv_progress_node_failed(cv_worker_t *w, const cv_node_failed_t *f, cv_progre
     fail_ctx_t *ctx = malloc(sizeof(*ctx));
     if (!ctx)
         return CV_ENOMEM;
-    *ctx = (fail_ctx_t){cb, ud};
     const cv_msg_t *j = f->job;
+    ctx->w = w;
+    snprintf(ctx->stack, sizeof(ctx->stack), "%s", j->stack);
+    ctx->cb = cb;
+    ctx->ud = ud;
     char k[4][CV_KEY_MAX];
     cv_key_stack(k[0], CV_KEY_MAX, j->stack, "stack");
     cv_key_resource(k[1], CV_KEY_MAX, j->stack, "res", j->resource);
@@ -206,6 +239,65 @@ int cv_progress_node_failed(cv_worker_t *w, const cv_node_failed_t *f, cv_progre
                           j->resource, f->physical_id, f->action, stack_reason};
     int rc = cv_redis_script(w->redis, CV_SCRIPT_NODE_FAILED, 4, keys, 9, args, NULL,
                              on_node_failed, ctx);
+    if (rc)
+        free(ctx);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Starting a traversal from a worker (rollback, delete re-run)
+ * ------------------------------------------------------------------------ */
+
+typedef struct start_ctx {
+    cv_worker_t *w;
+    cv_msg_t msg;
+    cv_progress_cb cb;
+    void *ud;
+} start_ctx_t;
+
+static void on_stack_job_delivered(void *ud, int err)
+{
+    start_ctx_t *ctx = ud;
+    ctx->cb(ctx->ud, err ? CV_EKAFKA : 0);
+    free(ctx);
+}
+
+static void on_traversal_begun(cv_redis_t *r, redisReply *rep, void *ud)
+{
+    start_ctx_t *ctx = ud;
+    (void)r;
+    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 1) {
+        ctx->cb(ctx->ud, CV_EREDIS);
+        free(ctx);
+        return;
+    }
+    ctx->msg.traversal = (uint64_t)cv_reply_int(rep, 0);
+    if (cv_worker_publish(ctx->w, CV_TOPIC_CHECK, &ctx->msg, on_stack_job_delivered, ctx) != 0)
+        on_stack_job_delivered(ctx, CV_EKAFKA);
+}
+
+int cv_progress_start_traversal(cv_worker_t *w, const char *stack, int kind, cv_progress_cb cb,
+                                void *ud)
+{
+    start_ctx_t *ctx = calloc(1, sizeof(*ctx));
+    if (!ctx)
+        return CV_ENOMEM;
+    ctx->w = w;
+    ctx->cb = cb;
+    ctx->ud = ud;
+    ctx->msg.type = CV_MSG_STACK;
+    ctx->msg.kind = (uint8_t)kind;
+    snprintf(ctx->msg.stack, sizeof(ctx->msg.stack), "%s", stack);
+    char k[3][CV_KEY_MAX];
+    cv_key_stack(k[0], CV_KEY_MAX, stack, "stack");
+    cv_key_stack(k[1], CV_KEY_MAX, stack, "def");
+    cv_key_stack(k[2], CV_KEY_MAX, stack, "events");
+    const char *keys[] = {k[0], k[1], k[2]};
+    const char *rerun = kind == CV_TRAV_DELETE ? "1" : "";
+    const char *args[] = {
+        cv_trav_kind_name((uint8_t)kind), "", stack, "", "", "", w->id, "", rerun};
+    int rc = cv_redis_script(w->redis, CV_SCRIPT_STACK_BEGIN, 3, keys, 9, args, NULL,
+                             on_traversal_begun, ctx);
     if (rc)
         free(ctx);
     return rc;

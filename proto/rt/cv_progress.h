@@ -7,6 +7,8 @@
  * outputs are resolved and it becomes <ACTION>_COMPLETE. A node that fails
  * fails its traversal. The callback runs once every message it published
  * is acknowledged by Kafka, so the caller may then commit its own offset.
+ * A failure of a stack that asked for rollback starts the rollback traversal
+ * before the callback runs.
  */
 #ifndef CV_PROGRESS_H
 #define CV_PROGRESS_H
@@ -29,6 +31,8 @@ typedef struct cv_node_done {
     const char *pass; /* JSON passed to successors: {"id":..,"attrs":{..}} */
     const char *physical_id;
     const char *action; /* for the event: CREATE / DELETE / ... */
+    const char *old;    /* replaced versions json; "" keeps */
+    const char *events; /* extra events json list; "" none */
 } cv_node_done_t;
 
 int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_cb cb, void *ud);
@@ -43,6 +47,11 @@ typedef struct cv_node_failed {
 } cv_node_failed_t;
 
 int cv_progress_node_failed(cv_worker_t *w, const cv_node_failed_t *f, cv_progress_cb cb, void *ud);
+
+/* Starts a new traversal of `kind` (CV_TRAV_DELETE or CV_TRAV_ROLLBACK) and
+ * publishes its STACK job. */
+int cv_progress_start_traversal(cv_worker_t *w, const char *stack, int kind, cv_progress_cb cb,
+                                void *ud);
 
 /* Ends a traversal whose every node is done (also used for empty stacks). */
 int cv_progress_finish_stack(cv_worker_t *w, const char *stack, uint64_t traversal,

@@ -42,6 +42,7 @@ int cv_record_parse(cv_record_t *rec, const redisReply *flat)
     copy_field(rec->physical_id, sizeof(rec->physical_id), o, "physical_id");
     copy_field(rec->uuid, sizeof(rec->uuid), o, "uuid");
     copy_field(rec->version, sizeof(rec->version), o, "version");
+    copy_field(rec->policy, sizeof(rec->policy), o, "policy");
     if (!rec->version[0])
         strcpy(rec->version, "0");
     const char *t = json_string_value(json_object_get(o, "traversal"));
@@ -51,6 +52,11 @@ int cv_record_parse(cv_record_t *rec, const redisReply *flat)
     rec->props = json_field(o, "props");
     rec->attrs = json_field(o, "attrs");
     rec->data = json_field(o, "data");
+    rec->old = json_field(o, "old");
+    if (!json_is_array(rec->old)) {
+        json_decref(rec->old);
+        rec->old = json_array();
+    }
     rec->exists = rec->status[0] != '\0';
     json_decref(o);
     return 0;
@@ -61,7 +67,8 @@ void cv_record_clear(cv_record_t *rec)
     json_decref(rec->props);
     json_decref(rec->attrs);
     json_decref(rec->data);
-    rec->props = rec->attrs = rec->data = NULL;
+    json_decref(rec->old);
+    rec->props = rec->attrs = rec->data = rec->old = NULL;
 }
 
 /* FNV-1a over the parts with two seeds gives 128 well-mixed bits; this is an

@@ -21,11 +21,14 @@ typedef struct cv_record {
     char physical_id[CV_PHYSID_MAX];
     char uuid[48];
     char version[24]; /* "0" when the record does not exist */
+    char policy[16];  /* deletion policy of this version: Delete, Retain, Snapshot */
     uint64_t traversal;
     double started;
     json_t *props; /* owned, never NULL after parse */
     json_t *attrs;
     json_t *data;
+    json_t *old; /* replaced versions awaiting cleanup: array of objects with
+                    uuid, physical_id, type, props, attrs, data, status, policy, started */
 } cv_record_t;
 
 /* Parses a flat [field, value, ...] reply. Returns 0 or CV_EPROTO. */

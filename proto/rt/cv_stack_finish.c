@@ -85,6 +85,11 @@ static void collect_garbage(finish_ctx_t *ctx)
         finish_free(ctx, ctx->rc);
 }
 
+static void on_delete_rerun(void *ud, int rc)
+{
+    finish_free(ud, rc);
+}
+
 static void on_stack_finish(cv_redis_t *r, redisReply *rep, void *ud)
 {
     finish_ctx_t *ctx = ud;
@@ -92,6 +97,14 @@ static void on_stack_finish(cv_redis_t *r, redisReply *rep, void *ud)
     const char *s = cv_reply_str(rep, 0);
     if (!rep || rep->type == REDIS_REPLY_ERROR) {
         finish_free(ctx, CV_EREDIS);
+        return;
+    }
+    if (strcmp(s, "AGAIN") == 0) {
+        /* Records appeared behind the delete's back: delete them too. */
+        cv_info("stack %s: records left after the delete; deleting again", ctx->stack);
+        if (cv_progress_start_traversal(ctx->w, ctx->stack, CV_TRAV_DELETE, on_delete_rerun, ctx) !=
+            0)
+            finish_free(ctx, CV_EREDIS);
         return;
     }
     if (strcmp(s, "OK") != 0) {
@@ -112,14 +125,16 @@ static void on_stack_finish(cv_redis_t *r, redisReply *rep, void *ud)
 
 static void set_complete(finish_ctx_t *ctx, const char *outputs_json)
 {
-    char k[2][CV_KEY_MAX], trav[24], reason[64];
+    char k[4][CV_KEY_MAX], trav[24], reason[64];
     cv_key_stack(k[0], CV_KEY_MAX, ctx->stack, "stack");
     cv_key_stack(k[1], CV_KEY_MAX, ctx->stack, "events");
-    const char *keys[] = {k[0], k[1]};
+    cv_key_stack(k[2], CV_KEY_MAX, ctx->stack, "def");
+    cv_key_stack(k[3], CV_KEY_MAX, ctx->stack, "index");
+    const char *keys[] = {k[0], k[1], k[2], k[3]};
     snprintf(trav, sizeof(trav), "%llu", (unsigned long long)ctx->traversal);
     snprintf(reason, sizeof(reason), "Stack %s completed successfully", ctx->action);
     const char *args[] = {trav, "COMPLETE", reason, outputs_json, ctx->w->id};
-    if (cv_redis_script(ctx->w->redis, CV_SCRIPT_STACK_FINISH, 2, keys, 5, args, NULL,
+    if (cv_redis_script(ctx->w->redis, CV_SCRIPT_STACK_FINISH, 4, keys, 5, args, NULL,
                         on_stack_finish, ctx) != 0)
         finish_free(ctx, CV_EREDIS);
 }
@@ -234,7 +249,7 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
 {
     finish_ctx_t *ctx = ud;
     (void)r;
-    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 5) {
+    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 6) {
         finish_free(ctx, CV_EREDIS);
         return;
     }
@@ -274,11 +289,12 @@ int cv_progress_finish_stack(cv_worker_t *w, const char *stack, uint64_t travers
     ctx->traversal = traversal;
     ctx->cb = cb;
     ctx->ud = ud;
-    char k[2][CV_KEY_MAX];
+    char k[3][CV_KEY_MAX];
     cv_key_stack(k[0], CV_KEY_MAX, stack, "stack");
     cv_key_stack(k[1], CV_KEY_MAX, stack, "def");
-    const char *keys[] = {k[0], k[1]};
-    int rc = cv_redis_script(w->redis, CV_SCRIPT_STACK_DEFINITION, 2, keys, 0, NULL, NULL,
+    cv_key_stack(k[2], CV_KEY_MAX, stack, "index");
+    const char *keys[] = {k[0], k[1], k[2]};
+    int rc = cv_redis_script(w->redis, CV_SCRIPT_STACK_DEFINITION, 3, keys, 0, NULL, NULL,
                              on_definition, ctx);
     if (rc)
         free(ctx);
