@@ -1,0 +1,159 @@
+/*
+ * Cluster settings: node buffer and overbooking percentages per metric, and
+ * the constraint priorities (seeds 000 and 001). A metric may have a buffer
+ * or an overbooking percentage, never both: Service Fabric refuses such a
+ * manifest, and so do we, naming the second of the two.
+ */
+#include "cluster_internal.h"
+
+#include "cv_error.h"
+
+#include <stddef.h>
+#include <string.h>
+
+typedef struct priority_name {
+    const char *ours, *sf;
+    size_t offset;
+} priority_name_t;
+
+static const priority_name_t priority_names[] = {
+    {"placement", "PlacementConstraintPriority", offsetof(cv_priorities_t, placement)},
+    {"capacity", "CapacityConstraintPriority", offsetof(cv_priorities_t, capacity)},
+    {"affinity", "AffinityConstraintPriority", offsetof(cv_priorities_t, affinity)},
+    {"faultDomain", "FaultDomainConstraintPriority", offsetof(cv_priorities_t, fault_domain)},
+    {"upgradeDomain", "UpgradeDomainConstraintPriority", offsetof(cv_priorities_t, upgrade_domain)},
+    {"preferredLocation", "PreferredLocationConstraintPriority",
+     offsetof(cv_priorities_t, preferred_location)},
+};
+#define NPRIORITIES (sizeof(priority_names) / sizeof(priority_names[0]))
+
+int *cv__cluster_priority_field(cv_priorities_t *p, const char *name, bool sf)
+{
+    for (size_t i = 0; i < NPRIORITIES; i++)
+        if (strcmp(name, sf ? priority_names[i].sf : priority_names[i].ours) == 0)
+            return (int *)((char *)p + priority_names[i].offset);
+    return NULL;
+}
+
+int cv__cluster_set_priority(const cv__cluster_ld_t *ld, int *field, const json_t *v,
+                             const char *path)
+{
+    int64_t value;
+    int rc = cv__cluster_int_value(ld, v, path, -1, 2, &value);
+    if (!rc)
+        *field = (int)value;
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Buffer and overbooking                                                   */
+/* ------------------------------------------------------------------------ */
+
+static int both_error(const cv__cluster_ld_t *ld, const char *metric, const char *path)
+{
+    return cv__cluster_err(ld, CV_EVALIDATE, path,
+                           "metric '%s' has both a node buffer and a node overbooking percentage "
+                           "(a metric may have one or the other)",
+                           metric);
+}
+
+int cv__cluster_set_buffer(cv__cluster_ld_t *ld, const char *metric, const json_t *v,
+                           const char *path)
+{
+    double pct;
+    int m = cv__cluster_metric_add(ld, ld->c, metric, path);
+    if (m < 0)
+        return m;
+    int rc = cv__cluster_num_value(ld, v, path, &pct);
+    if (rc)
+        return rc;
+    if (pct < 0 || pct > 1)
+        return cv__cluster_err(ld, CV_EVALIDATE, path,
+                               "expected a fraction from 0 to 1 (0.15 is 15%%)");
+    if (ld->overbook_set[m])
+        return both_error(ld, metric, path);
+    ld->buffer_set[m] = true;
+    ld->c->metrics[m].buffer = pct;
+    return 0;
+}
+
+int cv__cluster_set_overbook(cv__cluster_ld_t *ld, const char *metric, const json_t *v,
+                             const char *path)
+{
+    double pct;
+    int m = cv__cluster_metric_add(ld, ld->c, metric, path);
+    if (m < 0)
+        return m;
+    int rc = cv__cluster_num_value(ld, v, path, &pct);
+    if (rc)
+        return rc;
+    if (pct != -1 && (pct < 0 || pct > 1))
+        return cv__cluster_err(ld, CV_EVALIDATE, path,
+                               "expected a fraction from 0 to 1 (0.2 is 20%%), or -1 for infinite");
+    if (ld->buffer_set[m])
+        return both_error(ld, metric, path);
+    ld->overbook_set[m] = true;
+    ld->c->metrics[m].overbook = pct;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Our format's "settings"                                                  */
+/* ------------------------------------------------------------------------ */
+
+static const char *const settings_keys[] = {"nodeBufferPercentage", "nodeOverbookingPercentage",
+                                            "constraintPriorities", NULL};
+
+typedef int (*set_pct_fn)(cv__cluster_ld_t *ld, const char *metric, const json_t *v,
+                          const char *path);
+
+static int load_percentages(cv__cluster_ld_t *ld, const json_t *settings, const char *key,
+                            set_pct_fn set)
+{
+    char base[CV__CLUSTER_PATH_MAX], path[CV__CLUSTER_PATH_MAX];
+    const json_t *pcts, *v;
+    const char *metric;
+    int rc = cv__cluster_get_object(ld, settings, "settings", key, &pcts);
+    cv__cluster_path_key(base, sizeof(base), "settings", key);
+    json_object_foreach((json_t *)pcts, metric, v)
+    {
+        if (rc)
+            break;
+        rc = set(ld, metric, v, cv__cluster_path_key(path, sizeof(path), base, metric));
+    }
+    return rc;
+}
+
+static int load_priorities(cv__cluster_ld_t *ld, const json_t *settings)
+{
+    const char *base = "settings.constraintPriorities", *name;
+    const json_t *prios, *v;
+    int rc = cv__cluster_get_object(ld, settings, "settings", "constraintPriorities", &prios);
+    json_object_foreach((json_t *)prios, name, v)
+    {
+        char path[CV__CLUSTER_PATH_MAX];
+        int *field = cv__cluster_priority_field(&ld->c->priorities, name, false);
+        if (rc)
+            break;
+        cv__cluster_path_key(path, sizeof(path), base, name);
+        rc = field ? cv__cluster_set_priority(ld, field, v, path)
+                   : cv__cluster_err(ld, CV_EVALIDATE, path,
+                                     "unknown constraint (expected placement, capacity, affinity, "
+                                     "faultDomain, upgradeDomain or preferredLocation)");
+    }
+    return rc;
+}
+
+int cv__cluster_settings_load(cv__cluster_ld_t *ld, const json_t *manifest)
+{
+    const json_t *settings;
+    int rc = cv__cluster_get_object(ld, manifest, "", "settings", &settings);
+    if (rc || !settings)
+        return rc;
+    rc = cv__cluster_check_keys(ld, settings, "settings", settings_keys);
+    if (!rc)
+        rc = load_percentages(ld, settings, "nodeBufferPercentage", cv__cluster_set_buffer);
+    if (!rc)
+        rc = load_percentages(ld, settings, "nodeOverbookingPercentage", cv__cluster_set_overbook);
+    return rc ? rc : load_priorities(ld, settings);
+}
