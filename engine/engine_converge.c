@@ -232,35 +232,36 @@ static bool remove_version(check_t *c, json_t *entry, json_t *events)
     return ok;
 }
 
-/* Replaced versions still waiting: a delete already running is observed,
- * not started again (a redelivery, or a superseded traversal's cleanup). */
-static bool deletes_running(const check_t *c)
+static bool is_status(const json_t *entry, const char *status)
 {
-    size_t i;
-    json_t *e;
-    json_array_foreach(c->rec.old, i, e)
-    {
-        if (strcmp(json_string_value(json_object_get(e, "status")), "DELETE_IN_PROGRESS") == 0)
-            return true;
-    }
-    return strcmp(c->rec.status, "DELETE_IN_PROGRESS") == 0;
+    const char *s = json_string_value(json_object_get(entry, "status"));
+    return s && strcmp(s, status) == 0;
 }
 
-static int remove_replaced(check_t *c)
+/*
+ * Starts the delete of every replaced version not already being deleted
+ * (a delete already running — a redelivery, or a superseded traversal's
+ * cleanup — is observed, not started again). Sets *started when it started
+ * or retained anything, i.e. when there is something new to record.
+ */
+static int remove_replaced(check_t *c, bool *started)
 {
     c->old = json_deep_copy(c->rec.old);
     c->events = json_array();
+    *started = false;
     size_t i;
     json_t *e;
     json_array_foreach(c->old, i, e)
     {
+        if (is_status(e, "DELETE_IN_PROGRESS"))
+            continue;
         if (!remove_version(c, e, c->events))
             return CV_EFAILED;
+        *started = true;
     }
     /* Retained versions leave the stack at once. */
     for (i = json_array_size(c->old); i-- > 0;)
-        if (strcmp(json_string_value(json_object_get(json_array_get(c->old, i), "status")),
-                   "RETAINED") == 0)
+        if (is_status(json_array_get(c->old, i), "RETAINED"))
             json_array_remove(c->old, i);
     return 0;
 }
@@ -283,27 +284,25 @@ static void remove_current(check_t *c)
 
 void cv__converge_cleanup_node(check_t *c)
 {
-    bool in_definition = c->rdef != NULL;
     if (!c->rec.exists) {
         cv__check_done(c, "", "", "DELETE", "{}");
         return;
     }
-    if (deletes_running(c)) {
-        cv__check_hand_off(c, c->rec.version);
-        return;
-    }
-    if (remove_replaced(c) != 0) {
+    bool started;
+    if (remove_replaced(c, &started) != 0) {
         fail_action(c, "DELETE", c->st.reason);
         return;
     }
-    if (!in_definition) {
+    bool wanted = c->rdef != NULL; /* the resource is in this traversal's definition */
+    bool current_deleting = strcmp(c->rec.status, "DELETE_IN_PROGRESS") == 0;
+    if (!wanted && !current_deleting) {
         remove_current(c);
         return;
     }
-    if (json_array_size(c->old) == 0) {
-        /* Nothing was replaced, or every replaced version was retained. */
-        cv__check_done(c, "", "", "DELETE", "{}");
-        return;
-    }
-    cv__check_record(c, "", "DELETE", "state changed");
+    if (started)
+        cv__check_record(c, "", "DELETE", "state changed");
+    else if (current_deleting || json_array_size(c->old) > 0)
+        cv__check_hand_off(c, c->rec.version); /* only deletes already running */
+    else
+        cv__check_done(c, "", "", "DELETE", "{}"); /* nothing replaced, or all retained */
 }
