@@ -148,3 +148,32 @@ test_retain_keeps_the_resource_out_of_the_delete() {
         "the other resource is deleted"
     assert_eq 0 "$(ctl resources "$name" -o json | jq length)" "both left the stack"
 }
+
+# Waits (bounded) until a replaced version of RESOURCE is being deleted.
+wait_for_replaced_deleting() { # name resource
+    local deadline=$((SECONDS + 30))
+    while [ $SECONDS -lt $deadline ]; do
+        ctl resources "$1" -o json | jq -e --arg r "$2" \
+            '[.[] | select(.replaced == true and .status == "DELETE_IN_PROGRESS")] | length > 0' \
+            >/dev/null && return 0
+        sleep 0.05
+    done
+    fail "no replaced version of $2 was being deleted within 30 s"
+}
+
+test_replacement_during_a_running_cleanup_cleans_every_version() {
+    local name s
+    name=$(stack_name upd-cleanrace)
+    ctl submit "$name" "$U/slow_delete.yaml" -P value=one --wait --timeout 60 >/dev/null
+    ctl update "$name" "$U/slow_delete.yaml" -P value=two >/dev/null
+    wait_for_replaced_deleting "$name" a
+    ctl update "$name" "$U/slow_delete.yaml" -P value=three --wait --timeout 60 >/dev/null
+    s=$(status_json "$name")
+    assert_eq UPDATE_COMPLETE "$(jqr .status <<<"$s")" status
+    assert_eq three "$(jqr .outputs.value <<<"$s")" output
+    assert_eq 0 "$(ctl resources "$name" -o json | jq '[.[] | select(.replaced == true)] | length')" \
+        "both replaced versions deleted"
+    assert_eq 2 "$(ctl events "$name" -o json |
+        jq '[.[] | select(.resource == "a" and .action == "DELETE" and .status == "COMPLETE")] | length')" \
+        "two DELETE COMPLETE events"
+}
