@@ -109,7 +109,7 @@ static void on_progress(void *ud, int rc)
     if (rc == CV_EREDIS || rc == CV_EKAFKA)
         check_backoff(c);
     else
-        cv__check_release_and_end(c);
+        cv__check_release_and_end(c); /* a no-op when node_done released it already */
 }
 
 void cv__check_fail(check_t *c, const char *status, const char *action, const char *reason)
@@ -130,7 +130,8 @@ void cv__check_done(check_t *c, const char *status, const char *reason, const ch
 {
     char *old = dump_or_empty(c->old), *events = dump_or_empty(c->events);
     cv_node_done_t d = {&c->msg, c->graph_entry, c->rec.version,     status, "",  "",
-                        reason,  pass,           c->rec.physical_id, action, old, events};
+                        reason,  pass,           c->rec.physical_id, action, old, events,
+                        c->token};
     int rc = cv_progress_node_done(c->w, &d, on_progress, c);
     free(old);
     free(events);
@@ -273,8 +274,10 @@ static void on_begin(cv_redis_t *r, redisReply *rep, void *ud)
     }
     const char *verdict = cv_reply_str(rep, 0);
     if (strcmp(verdict, "BUSY") == 0) {
+        /* A live holder usually lets go within milliseconds; a dead one's lease
+         * runs out. Poll at most every 250 ms rather than sleeping the PTTL. */
         long long pttl = cv_reply_int(rep, 1);
-        check_retry(c, (unsigned)(pttl > 20 ? (pttl < 5000 ? pttl : 5000) : 20));
+        check_retry(c, (unsigned)(pttl < 20 ? 20 : pttl > 250 ? 250 : pttl));
         return;
     }
     if (strcmp(verdict, "OK") != 0) {

@@ -102,6 +102,7 @@ static void settled_complete(observe_t *o)
                         o->rec.physical_id,
                         o->rec.action,
                         "",
+                        "",
                         ""};
     int rc = cv_progress_node_done(o->w, &d, on_progress, o);
     free(attrs);
@@ -252,7 +253,8 @@ static void cleanup_finished(observe_t *o, bool current_gone, const cleanup_look
                         o->rec.physical_id,
                         "DELETE",
                         old,
-                        events};
+                        events,
+                        ""};
     int rc = cv_progress_node_done(o->w, &d, on_progress, o);
     free(old);
     free(events);

@@ -1,14 +1,16 @@
 -- Marks a graph node done for its traversal and satisfies its successors'
 -- sync points (set semantics: HSETNX of the predecessor, so a duplicate
 -- never double-counts). The record is updated first, fenced by version.
--- KEYS: 1 stack, 2 res, 3 done set, 4 events, 5 counts, 6 index,
---       7.. successors' sync points
+-- KEYS: 1 stack, 2 res, 3 done set, 4 events, 5 counts, 6 index, 7 lease,
+--       8.. successors' sync points
 -- ARGV: 1 traversal, 2 node, 3 expected version ('' = any), 4 new status
 --       ('' = unchanged, 'DELETED' = remove the record), 5 attrs ('' = keep),
 --       6 reason, 7 data passed to successors, 8 worker, 9 resource name,
 --       10 physical id, 11 event action, 12 data json ('' = keep),
 --       13 replaced versions json ('' = keep), 14 extra events: json list of
---       {"physical_id", "action", "status", "reason"} ('' = none)
+--       {"physical_id", "action", "status", "reason"} ('' = none),
+--       15 lease token of the caller ('' = holds none): the lease is released
+--       here, before any successor (such as this resource's cleanup) is told
 -- Returns {'OK', added, done, total, a1, n1, a2, n2, ...} (aK: this call
 -- added to successor K's set, nK: its size now), or FENCED / STALE / SETTLED.
 if ARGV[3] ~= '' then
@@ -39,6 +41,7 @@ if ARGV[14] ~= '' then
     add_event(KEYS[4], ARGV[9], e.physical_id, e.action, e.status, e.reason, ARGV[1], ARGV[8])
   end
 end
+if ARGV[15] ~= '' and redis.call('GET', KEYS[7]) == ARGV[15] then redis.call('DEL', KEYS[7]) end
 local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'total')
 if st[1] ~= ARGV[1] then return {'STALE', st[1] or ''} end
 if not ends_with(st[2], '_IN_PROGRESS') then return {'SETTLED', st[2] or ''} end
@@ -50,7 +53,7 @@ else
   done = tonumber(redis.call('HGET', KEYS[1], 'done'))
 end
 local out = {'OK', added, done, tonumber(st[3])}
-for i = 7, #KEYS do
+for i = 8, #KEYS do
   out[#out + 1] = redis.call('HSETNX', KEYS[i], ARGV[2], ARGV[7])
   out[#out + 1] = redis.call('HLEN', KEYS[i])
 end

@@ -137,7 +137,7 @@ int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_c
     ctx->ud = ud;
     ctx->pending = 1;
     ctx->succs = successors_of(d->graph_entry ? d->graph_entry : "");
-    size_t nsucc = json_array_size(ctx->succs), nkeys = 6 + nsucc;
+    size_t nsucc = json_array_size(ctx->succs), nkeys = 7 + nsucc;
     char(*keys)[CV_KEY_MAX] = malloc(nkeys * CV_KEY_MAX);
     const char **kp = malloc(nkeys * sizeof(*kp));
     const cv_msg_t *j = d->job;
@@ -149,8 +149,9 @@ int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_c
     cv_key_stack(keys[3], CV_KEY_MAX, j->stack, "events");
     cv_key_stack(keys[4], CV_KEY_MAX, j->stack, "counts");
     cv_key_stack(keys[5], CV_KEY_MAX, j->stack, "index");
+    cv_key_resource(keys[6], CV_KEY_MAX, j->stack, "lease", j->resource);
     for (size_t i = 0; i < nsucc; i++)
-        cv_key_syncpoint(keys[6 + i], CV_KEY_MAX, j->stack, j->traversal,
+        cv_key_syncpoint(keys[7 + i], CV_KEY_MAX, j->stack, j->traversal,
                          json_string_value(json_array_get(json_array_get(ctx->succs, i), 0)));
     for (size_t i = 0; i < nkeys; i++)
         kp[i] = keys[i];

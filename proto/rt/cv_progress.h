@@ -30,9 +30,10 @@ typedef struct cv_node_done {
     const char *reason;
     const char *pass; /* JSON passed to successors: {"id":..,"attrs":{..}} */
     const char *physical_id;
-    const char *action; /* for the event: CREATE / DELETE / ... */
-    const char *old;    /* replaced versions json; "" keeps */
-    const char *events; /* extra events json list; "" none */
+    const char *action;      /* for the event: CREATE / DELETE / ... */
+    const char *old;         /* replaced versions json; "" keeps */
+    const char *events;      /* extra events json list; "" none */
+    const char *lease_token; /* the caller's lease, released atomically; "" none */
 } cv_node_done_t;
 
 int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_cb cb, void *ud);

@@ -3,17 +3,27 @@
 #   gen_stack.sh flat N      N independent resources
 #   gen_stack.sh chain N     r0 <- r1 <- ... <- r(N-1)
 #   gen_stack.sh fanout N    root <- N leaves <- sink
-#   gen_stack.sh mixed N     chains of 10 hanging off fans of 10 (N rounded down to 110s)
+#   gen_stack.sh mixed N     chains of 12 hanging off fans of 9 (N rounded down to 110s)
+#   gen_stack.sh flatparam N P   N independent resources; every P-th one's property
+#                                follows parameter `ver` (update with -P ver=2 to change N/P)
 set -euo pipefail
-shape=${1:?shape: flat|chain|fanout|mixed}
+shape=${1:?shape: flat|chain|fanout|mixed|flatparam}
 n=${2:?count}
 [[ $n =~ ^[0-9]+$ ]] || { echo "count must be a number" >&2; exit 2; }
-awk -v shape="$shape" -v n="$n" '
+every=${3:-10}
+[[ $every =~ ^[1-9][0-9]*$ ]] || { echo "P must be a positive number" >&2; exit 2; }
+awk -v shape="$shape" -v n="$n" -v every="$every" '
 BEGIN {
   print "heat_template_version: 2018-08-31"
   print "description: generated " shape " stack of " n " resources"
+  if (shape == "flatparam") print "parameters:\n  ver: {type: string, default: \"1\"}"
   print "resources:"
-  if (shape == "flat") {
+  if (shape == "flatparam") {
+    for (i = 0; i < n; i++) {
+      printf "  r%d:\n    type: OS::Heat::None\n", i
+      if (i % every == 0) printf "    properties: {v: {get_param: ver}}\n"
+    }
+  } else if (shape == "flat") {
     for (i = 0; i < n; i++) printf "  r%d:\n    type: OS::Heat::None\n", i
   } else if (shape == "chain") {
     for (i = 0; i < n; i++) {

@@ -6,21 +6,25 @@
 # RSS of each worker (workers restarted before each shape, so the peak is that
 # shape's). Figures, not assertions.
 #
+# Then an update of a flat stack where 10% of the resources change: resources
+# per second of the update (from its UPDATE IN_PROGRESS event to COMPLETE).
+#
 #   tests/bench/run.sh [--quick] [--build-dir DIR] [--dir STATE]
-#                      [--flat N] [--chain N] [--fanout N]
+#                      [--flat N] [--chain N] [--fanout N] [--update N]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
-BUILD=build STATE=.local-bench FLAT=10000 CHAIN=1000 FANOUT=10000
+BUILD=build STATE=.local-bench FLAT=10000 CHAIN=1000 FANOUT=10000 UPDATE=10000
 while [ $# -gt 0 ]; do
     case $1 in
-    --quick) FLAT=500 CHAIN=50 FANOUT=500 ;;
+    --quick) FLAT=500 CHAIN=50 FANOUT=500 UPDATE=500 ;;
     --build-dir) BUILD=$2; shift ;;
     --dir) STATE=$2; shift ;;
     --flat) FLAT=$2; shift ;;
     --chain) CHAIN=$2; shift ;;
     --fanout) FANOUT=$2; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    --update) UPDATE=$2; shift ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -95,3 +99,24 @@ run_shape() { # shape count
 run_shape flat "$FLAT"
 run_shape chain "$CHAIN"
 run_shape fanout "$FANOUT"
+
+run_update() { # count: a flat stack, then an update changing every 10th resource
+    local n=$1 tpl name t0 t1 ev
+    tpl=$(mktemp --suffix .yaml)
+    tests/bench/gen_stack.sh flatparam "$n" 10 >"$tpl"
+    name="bench-update-$(date +%s%N)"
+    "$CTL" submit "$name" "$tpl" --wait --timeout 900 >/dev/null
+    "$CTL" update "$name" "$tpl" -P ver=2 --wait --timeout 900 >/dev/null
+    ev=$("$CTL" events "$name" -o json)
+    t0=$(jq --arg s "$name" '[.[] | select(.resource == $s and .action == "UPDATE"
+          and .status == "IN_PROGRESS")][0].time' <<<"$ev")
+    t1=$(jq --arg s "$name" '[.[] | select(.resource == $s and .action == "UPDATE"
+          and .status == "COMPLETE")][0].time' <<<"$ev")
+    awk -v n="$n" -v t0="$t0" -v t1="$t1" -v changed=$(((n + 9) / 10)) -v updated="$(jq \
+        '[.[] | select(.action == "UPDATE" and .status == "COMPLETE")] | length - 1' <<<"$ev")" \
+        'BEGIN { printf "update   %8d %10.0f   (%d changed, %d updated in place, %.2f s)\n",
+                 n, n / (t1 - t0), changed, updated, t1 - t0 }'
+    rm -f "$tpl"
+    "$CTL" delete "$name" --wait --timeout 900 >/dev/null
+}
+run_update "$UPDATE"
