@@ -322,13 +322,9 @@ static void on_load(cv_redis_t *r, redisReply *rep, void *ud)
         observe_end(o);
         return;
     }
-    if (ends_with(o->rec.status, "_COMPLETE")) {
-        /* Redelivered after it was recorded: propagate again (idempotent). */
-        o->st.attrs = json_deep_copy(o->rec.attrs);
-        o->st.data = json_deep_copy(o->rec.data);
-        settled_complete(o);
-        return;
-    }
+    /* Also when the outcome is recorded already (a redelivery, or a manual
+     * `convergectl observe`): looking again is idempotent, records what is
+     * seen now, and re-satisfies the successors. */
     look(o);
 }
 
