@@ -84,16 +84,9 @@ static void publish_roots(expand_t *x)
         cv_graph_preds(x->graph, (int)i, &npreds);
         if (npreds)
             continue;
-        const char *node = cv_graph_name(x->graph, (int)i);
-        cv_msg_t m;
-        memset(&m, 0, sizeof(m));
-        m.type = CV_MSG_CHECK;
-        snprintf(m.stack, sizeof(m.stack), "%s", x->msg.stack);
-        m.traversal = x->msg.traversal;
-        m.phase = node[0] == 'c' ? CV_PHASE_CLEANUP : CV_PHASE_UPDATE;
-        snprintf(m.resource, sizeof(m.resource), "%s", node + 2);
         x->pending++;
-        if (cv_worker_publish(x->w, CV_TOPIC_CHECK, &m, on_root_delivered, x) != 0) {
+        if (cv_worker_publish_node(x->w, x->msg.stack, x->msg.traversal,
+                                   cv_graph_name(x->graph, (int)i), on_root_delivered, x) != 0) {
             x->pending--;
             x->rc = CV_EKAFKA;
         }

@@ -5,6 +5,7 @@
  * "{get_param: port}" substitutes "8080" and not "8080.000000".
  */
 #include "cv__template_internal.h"
+#include "cv_rtype.h"
 #include "cv_error.h"
 
 #include <stdarg.h>
@@ -80,59 +81,26 @@ static const struct {
     {"list_join", CV__FN_LIST_JOIN},
 };
 
-/* Heat's other functions (any HOT version, plus the CloudFormation ones):
- * a template using them must be refused, not run with the call as data.
- * The list matches cv_is_intrinsic() so that the schema and we agree. */
-static const char *const unsupported_fns[] = {
-    "get_file",
-    "repeat",
-    "digest",
-    "str_split",
-    "map_merge",
-    "map_replace",
-    "yaql",
-    "if",
-    "equals",
-    "not",
-    "and",
-    "or",
-    "contains",
-    "filter",
-    "make_url",
-    "list_concat",
-    "list_concat_unique",
-    "str_replace_strict",
-    "str_replace_vstrict",
-    "resource_facade",
-    "get_input",
-    "Ref",
-};
-
-static cv__fn_t fn_named(const char *key)
+/* Whether a one-key map is a function call at all is cv_is_intrinsic()'s
+ * single table (engine/types), so the schema checks and the language agree;
+ * a call of one of Heat's functions not in supported_fns must be refused,
+ * not run with the call as data. */
+static cv__fn_t supported_fn(const char *key)
 {
     for (size_t i = 0; i < sizeof(supported_fns) / sizeof(supported_fns[0]); i++)
         if (strcmp(supported_fns[i].name, key) == 0)
             return supported_fns[i].fn;
-    if (strncmp(key, "Fn::", 4) == 0)
-        return CV__FN_UNSUPPORTED;
-    for (size_t i = 0; i < sizeof(unsupported_fns) / sizeof(unsupported_fns[0]); i++)
-        if (strcmp(unsupported_fns[i], key) == 0)
-            return CV__FN_UNSUPPORTED;
-    return CV__FN_NONE;
+    return CV__FN_UNSUPPORTED;
 }
 
 cv__fn_t cv__fn_of(const json_t *v, const char **name, const json_t **arg)
 {
-    if (!json_is_object(v) || json_object_size(v) != 1)
+    if (!cv_is_intrinsic(v))
         return CV__FN_NONE;
     void *it = json_object_iter((json_t *)v);
-    const char *key = json_object_iter_key(it);
-    cv__fn_t fn = fn_named(key);
-    if (fn != CV__FN_NONE) {
-        *name = key;
-        *arg = json_object_iter_value(it);
-    }
-    return fn;
+    *name = json_object_iter_key(it);
+    *arg = json_object_iter_value(it);
+    return supported_fn(*name);
 }
 
 /* ---------------------------------------------------------------- scalars */

@@ -5,11 +5,9 @@
 #include "cv_log.h"
 #include "cv_offsets.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define MAX_PARTITION_TRACKS 512
 
@@ -33,9 +31,7 @@ struct cv_consumer {
     rd_kafka_queue_t *queue;
     uv_loop_t *loop;
     cv_consumer_conf_t conf;
-    int pipefd[2];
-    uv_poll_t poll;
-    uv_timer_t timer;
+    cv__queue_watch_t watch;
     uv_idle_t resume;
     int inflight;
     bool closing;
@@ -164,9 +160,7 @@ static void dispatch(cv_consumer_t *c, rd_kafka_message_t *rkm)
 
 static void drain(cv_consumer_t *c)
 {
-    char buf[256];
-    while (read(c->pipefd[0], buf, sizeof(buf)) > 0)
-        ;
+    cv__queue_watch_clear(&c->watch);
     while (!c->closing && c->inflight < c->conf.window) {
         rd_kafka_message_t *rkm = rd_kafka_consume_queue(c->queue, 0);
         if (!rkm)
@@ -176,16 +170,9 @@ static void drain(cv_consumer_t *c)
     store_offsets(c);
 }
 
-static void on_readable(uv_poll_t *h, int status, int events)
+static void on_queue_ready(void *owner)
 {
-    (void)status;
-    (void)events;
-    drain(h->data);
-}
-
-static void on_timer(uv_timer_t *t)
-{
-    drain(t->data);
+    drain(owner);
 }
 
 /* Explicit rebalance handling only to know when this member has joined. */
@@ -210,18 +197,13 @@ bool cv_consumer_joined(const cv_consumer_t *c)
 
 static int setup_loop(cv_consumer_t *c, char *errstr, size_t errstr_size)
 {
-    if (pipe2(c->pipefd, O_NONBLOCK | O_CLOEXEC) != 0)
-        return cv_seterr(errstr, errstr_size, CV_EIO, "pipe: out of descriptors");
-    rd_kafka_queue_io_event_enable(c->queue, c->pipefd[1], "1", 1);
-    uv_poll_init(c->loop, &c->poll, c->pipefd[0]);
-    c->poll.data = c;
-    uv_poll_start(&c->poll, UV_READABLE, on_readable);
-    uv_timer_init(c->loop, &c->timer);
-    c->timer.data = c;
-    uv_timer_start(&c->timer, on_timer, 50, 50);
-    uv_idle_init(c->loop, &c->resume);
-    c->resume.data = c;
-    return 0;
+    int rc = cv__queue_watch_start(&c->watch, c->loop, c->queue, 50, on_queue_ready, c, errstr,
+                                   errstr_size);
+    if (rc == 0) {
+        uv_idle_init(c->loop, &c->resume);
+        c->resume.data = c;
+    }
+    return rc;
 }
 
 static int subscribe(cv_consumer_t *c, char *errstr, size_t errstr_size)
@@ -282,24 +264,19 @@ int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
     rd_kafka_poll_set_consumer(c->rk);
     c->queue = rd_kafka_queue_get_consumer(c->rk);
     int rc = setup_loop(c, errstr, errstr_size);
-    if (!rc)
-        rc = subscribe(c, errstr, errstr_size);
     if (rc) {
         rd_kafka_queue_destroy(c->queue);
         rd_kafka_destroy(c->rk);
         free(c);
         return rc;
     }
+    rc = subscribe(c, errstr, errstr_size);
+    if (rc) {
+        cv_consumer_close(c); /* its loop handles exist now: closed, then freed */
+        return rc;
+    }
     *out = c;
     return 0;
-}
-
-static void free_after_close(uv_handle_t *h)
-{
-    cv_consumer_t *c = h->data;
-    close(c->pipefd[0]);
-    close(c->pipefd[1]);
-    free(c);
 }
 
 void cv_consumer_close(cv_consumer_t *c)
@@ -309,10 +286,7 @@ void cv_consumer_close(cv_consumer_t *c)
     rd_kafka_consumer_close(c->rk);
     rd_kafka_queue_destroy(c->queue);
     rd_kafka_destroy(c->rk);
-    uv_timer_stop(&c->timer);
-    uv_close((uv_handle_t *)&c->timer, NULL);
     uv_idle_stop(&c->resume);
     uv_close((uv_handle_t *)&c->resume, NULL);
-    uv_poll_stop(&c->poll);
-    uv_close((uv_handle_t *)&c->poll, free_after_close);
+    cv__queue_watch_close(&c->watch, free);
 }

@@ -3,7 +3,9 @@
 #include "cv_error.h"
 
 #include <stdio.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Our defaults first; the user's pass-through settings after, so they win. */
 rd_kafka_conf_t *cv__kafka_conf(const cv_opts_t *opts, const char *const *defaults, char *errstr,
@@ -31,4 +33,61 @@ fail:
     cv_seterr(errstr, errstr_size, CV_EINVAL, "Kafka configuration: %s", err);
     rd_kafka_conf_destroy(conf);
     return NULL;
+}
+
+static void on_pipe_readable(uv_poll_t *h, int status, int events)
+{
+    cv__queue_watch_t *qw = h->data;
+    (void)status;
+    (void)events;
+    qw->on_ready(qw->owner);
+}
+
+static void on_safety_timer(uv_timer_t *t)
+{
+    cv__queue_watch_t *qw = t->data;
+    qw->on_ready(qw->owner);
+}
+
+int cv__queue_watch_start(cv__queue_watch_t *qw, uv_loop_t *loop, rd_kafka_queue_t *queue,
+                          unsigned safety_ms, void (*on_ready)(void *owner), void *owner,
+                          char *errstr, size_t errstr_size)
+{
+    if (pipe2(qw->pipefd, O_NONBLOCK | O_CLOEXEC) != 0)
+        return cv_seterr(errstr, errstr_size, CV_EIO, "pipe: out of descriptors");
+    qw->on_ready = on_ready;
+    qw->owner = owner;
+    rd_kafka_queue_io_event_enable(queue, qw->pipefd[1], "1", 1);
+    uv_poll_init(loop, &qw->poll, qw->pipefd[0]);
+    qw->poll.data = qw;
+    uv_poll_start(&qw->poll, UV_READABLE, on_pipe_readable);
+    uv_timer_init(loop, &qw->timer);
+    qw->timer.data = qw;
+    uv_timer_start(&qw->timer, on_safety_timer, safety_ms, safety_ms);
+    return 0;
+}
+
+void cv__queue_watch_clear(cv__queue_watch_t *qw)
+{
+    char buf[256];
+    while (read(qw->pipefd[0], buf, sizeof(buf)) > 0)
+        ;
+}
+
+/* Handles close in order: the timer's callback runs before the poll's. */
+static void on_poll_closed(uv_handle_t *h)
+{
+    cv__queue_watch_t *qw = h->data;
+    close(qw->pipefd[0]);
+    close(qw->pipefd[1]);
+    qw->on_closed(qw->owner);
+}
+
+void cv__queue_watch_close(cv__queue_watch_t *qw, void (*on_closed)(void *owner))
+{
+    qw->on_closed = on_closed;
+    uv_timer_stop(&qw->timer);
+    uv_close((uv_handle_t *)&qw->timer, NULL);
+    uv_poll_stop(&qw->poll);
+    uv_close((uv_handle_t *)&qw->poll, on_poll_closed);
 }

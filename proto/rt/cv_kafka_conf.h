@@ -11,4 +11,29 @@
 rd_kafka_conf_t *cv__kafka_conf(const cv_opts_t *opts, const char *const *defaults, char *errstr,
                                 size_t errstr_size);
 
+#include <uv.h>
+
+/*
+ * A librdkafka queue signalled into a libuv loop: librdkafka writes to a pipe
+ * when the queue goes from empty to non-empty, the loop polls the pipe, and a
+ * timer calls on_ready now and then as a safety net for a missed edge.
+ */
+typedef struct cv__queue_watch {
+    int pipefd[2];
+    uv_poll_t poll;
+    uv_timer_t timer;
+    void (*on_ready)(void *owner);
+    void *owner;
+    void (*on_closed)(void *owner);
+} cv__queue_watch_t;
+
+int cv__queue_watch_start(cv__queue_watch_t *qw, uv_loop_t *loop, rd_kafka_queue_t *queue,
+                          unsigned safety_ms, void (*on_ready)(void *owner), void *owner,
+                          char *errstr, size_t errstr_size);
+
+/* Empties the pipe; call before draining the queue itself. */
+void cv__queue_watch_clear(cv__queue_watch_t *qw);
+
+/* Stops watching; on_closed(owner) runs once the handles are closed. */
+void cv__queue_watch_close(cv__queue_watch_t *qw, void (*on_closed)(void *owner));
 #endif

@@ -4,16 +4,12 @@
 #include "cv_error.h"
 #include "cv_log.h"
 
-#include <fcntl.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 struct cv_producer {
     rd_kafka_t *rk;
     uv_loop_t *loop;
-    int pipefd[2];
-    uv_poll_t poll;
-    uv_timer_t timer;
+    cv__queue_watch_t watch; /* delivery reports, when on a loop */
 };
 
 typedef struct delivery {
@@ -36,26 +32,12 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaqu
     }
 }
 
-static void drain(cv_producer_t *p)
+static void on_queue_ready(void *owner)
 {
-    char buf[256];
-    while (read(p->pipefd[0], buf, sizeof(buf)) > 0)
-        ;
+    cv_producer_t *p = owner;
+    cv__queue_watch_clear(&p->watch);
     while (rd_kafka_poll(p->rk, 0) > 0)
         ;
-}
-
-static void on_readable(uv_poll_t *h, int status, int events)
-{
-    (void)status;
-    (void)events;
-    drain(h->data);
-}
-
-/* A safety net: queue IO events fire only on empty → non-empty transitions. */
-static void on_timer(uv_timer_t *t)
-{
-    drain(t->data);
 }
 
 int cv_producer_new(cv_producer_t **out, uv_loop_t *loop, const cv_opts_t *opts, char *errstr,
@@ -93,22 +75,16 @@ int cv_producer_new(cv_producer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
         return cv_seterr(errstr, errstr_size, CV_EKAFKA, "Kafka producer: %s", err);
     }
     p->loop = loop;
-    p->pipefd[0] = p->pipefd[1] = -1;
     if (loop) {
-        if (pipe2(p->pipefd, O_NONBLOCK | O_CLOEXEC) != 0) {
+        rd_kafka_queue_t *q = rd_kafka_queue_get_main(p->rk);
+        int rc =
+            cv__queue_watch_start(&p->watch, loop, q, 100, on_queue_ready, p, errstr, errstr_size);
+        rd_kafka_queue_destroy(q);
+        if (rc) {
             rd_kafka_destroy(p->rk);
             free(p);
-            return cv_seterr(errstr, errstr_size, CV_EIO, "pipe: out of descriptors");
+            return rc;
         }
-        rd_kafka_queue_t *q = rd_kafka_queue_get_main(p->rk);
-        rd_kafka_queue_io_event_enable(q, p->pipefd[1], "1", 1);
-        rd_kafka_queue_destroy(q);
-        uv_poll_init(loop, &p->poll, p->pipefd[0]);
-        p->poll.data = p;
-        uv_poll_start(&p->poll, UV_READABLE, on_readable);
-        uv_timer_init(loop, &p->timer);
-        p->timer.data = p;
-        uv_timer_start(&p->timer, on_timer, 100, 100);
     }
     *out = p;
     return 0;
@@ -161,26 +137,14 @@ int cv_producer_outq(cv_producer_t *p)
     return rd_kafka_outq_len(p->rk);
 }
 
-static void close_pipe_after(uv_handle_t *h)
-{
-    cv_producer_t *p = h->data;
-    close(p->pipefd[0]);
-    close(p->pipefd[1]);
-    free(p);
-}
-
 void cv_producer_free(cv_producer_t *p)
 {
     if (!p)
         return;
     rd_kafka_flush(p->rk, 5000);
     rd_kafka_destroy(p->rk);
-    if (p->loop) {
-        uv_timer_stop(&p->timer);
-        uv_close((uv_handle_t *)&p->timer, NULL);
-        uv_poll_stop(&p->poll);
-        uv_close((uv_handle_t *)&p->poll, close_pipe_after);
-    } else {
+    if (p->loop)
+        cv__queue_watch_close(&p->watch, free);
+    else
         free(p);
-    }
 }

@@ -49,18 +49,11 @@ static void on_stack_finished(void *ud, int rc)
     done_release(ctx);
 }
 
-/* Node names are "u/<resource>" or "c/<resource>" (cv_node_name). */
 static int publish_check(done_ctx_t *ctx, const char *node)
 {
-    cv_msg_t m;
-    memset(&m, 0, sizeof(m));
-    m.type = CV_MSG_CHECK;
-    snprintf(m.stack, sizeof(m.stack), "%s", ctx->job.stack);
-    m.traversal = ctx->job.traversal;
-    m.phase = node[0] == 'c' ? CV_PHASE_CLEANUP : CV_PHASE_UPDATE;
-    snprintf(m.resource, sizeof(m.resource), "%s", node + 2);
     ctx->pending++;
-    int rc = cv_worker_publish(ctx->w, CV_TOPIC_CHECK, &m, on_successor_delivered, ctx);
+    int rc = cv_worker_publish_node(ctx->w, ctx->job.stack, ctx->job.traversal, node,
+                                    on_successor_delivered, ctx);
     if (rc) {
         ctx->pending--;
         ctx->rc = rc;

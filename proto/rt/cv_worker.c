@@ -340,3 +340,40 @@ int cv_worker_later(cv_worker_t *w, unsigned ms, void (*fn)(void *arg), void *ar
     uv_timer_start(&l->timer, on_later, ms, 0);
     return 0;
 }
+
+static void on_dead_delivered(void *ud, int err)
+{
+    (void)err; /* a failed dead letter is logged by the producer; never block the partition */
+    cv_job_finish(ud);
+}
+
+int cv_worker_accept(cv_worker_t *w, cv_job_t *job, const void *payload, size_t len,
+                     unsigned accepted, cv_msg_t *m)
+{
+    char err[256], reason[320];
+    w->stats.jobs++;
+    int rc = cv_msg_decode(payload, len, m, err, sizeof(err));
+    if (rc == 0 && !(accepted & (1u << m->type))) {
+        snprintf(err, sizeof(err), "message type %s does not belong on the topic this %s reads",
+                 cv_msg_type_name(m->type), w->role);
+        rc = CV_EPROTO;
+    }
+    if (rc == 0)
+        return 0;
+    snprintf(reason, sizeof(reason), "%s: %s", w->role, err);
+    cv_worker_dead_letter(w, payload, len, reason, on_dead_delivered, job);
+    return CV_EPROTO;
+}
+
+int cv_worker_publish_node(cv_worker_t *w, const char *stack, uint64_t traversal, const char *node,
+                           cv_delivery_cb cb, void *ud)
+{
+    cv_msg_t m;
+    memset(&m, 0, sizeof(m));
+    m.type = CV_MSG_CHECK;
+    snprintf(m.stack, sizeof(m.stack), "%s", stack);
+    m.traversal = traversal;
+    m.phase = node[0] == 'c' ? CV_PHASE_CLEANUP : CV_PHASE_UPDATE;
+    snprintf(m.resource, sizeof(m.resource), "%s", node + 2);
+    return cv_worker_publish(w, CV_TOPIC_CHECK, &m, cb, ud);
+}

@@ -63,6 +63,19 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def);
 int cv_worker_publish(cv_worker_t *w, const char *topic, const cv_msg_t *m, cv_delivery_cb cb,
                       void *ud);
 
+/*
+ * Decodes a consumed message. One that does not decode, or whose type is not
+ * in `accepted` (a mask of 1u << CV_MSG_*), goes to converge.dead with the
+ * reason and its job is finished once that is acknowledged: returns
+ * CV_EPROTO and the caller does nothing more. Returns 0 when *m is to be handled.
+ */
+int cv_worker_accept(cv_worker_t *w, cv_job_t *job, const void *payload, size_t len,
+                     unsigned accepted, cv_msg_t *m);
+
+/* Publishes the CHECK job of graph node `node` ("u/<resource>" or "c/<resource>"). */
+int cv_worker_publish_node(cv_worker_t *w, const char *stack, uint64_t traversal, const char *node,
+                           cv_delivery_cb cb, void *ud);
+
 /* Sends an undecodable or unhandleable message to converge.dead with the reason. */
 void cv_worker_dead_letter(cv_worker_t *w, const void *payload, size_t len, const char *reason,
                            cv_delivery_cb cb, void *ud);
