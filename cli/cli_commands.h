@@ -15,6 +15,12 @@ extern const char cli_resources_usage[];
 extern const char cli_events_usage[];
 extern const char cli_watch_usage[];
 extern const char cli_delete_usage[];
+extern const char cli_place_usage[];
+extern const char cli_update_usage[];
+extern const char cli_rollback_usage[];
+extern const char cli_cancel_usage[];
+extern const char cli_converge_usage[];
+extern const char cli_observe_usage[];
 
 int cli_cmd_validate(cli_t *cli, int argc, char **argv);
 int cli_cmd_submit(cli_t *cli, int argc, char **argv);
@@ -23,5 +29,11 @@ int cli_cmd_resources(cli_t *cli, int argc, char **argv);
 int cli_cmd_events(cli_t *cli, int argc, char **argv);
 int cli_cmd_watch(cli_t *cli, int argc, char **argv);
 int cli_cmd_delete(cli_t *cli, int argc, char **argv);
+int cli_cmd_place(cli_t *cli, int argc, char **argv);
+int cli_cmd_update(cli_t *cli, int argc, char **argv);
+int cli_cmd_rollback(cli_t *cli, int argc, char **argv);
+int cli_cmd_cancel(cli_t *cli, int argc, char **argv);
+int cli_cmd_converge(cli_t *cli, int argc, char **argv);
+int cli_cmd_observe(cli_t *cli, int argc, char **argv);
 
 #endif

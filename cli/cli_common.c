@@ -157,6 +157,9 @@ static int apply_stack_opt(const cli_args_t *a, int id, cli_stack_args_t *out)
         return CLI_OK;
     case CLI_OPT_TIMEOUT:
         return cli_parse_seconds(a, &out->timeout);
+    case CLI_OPT_RESOURCE:
+        out->resource = a->arg;
+        return CLI_OK;
     default:
         return cli_take_word(a, &out->name, 1);
     }

@@ -32,8 +32,9 @@ typedef struct cli {
     cv_opts_t opts;
     redisContext *redis;     /* NULL until cli_redis_connect */
     cv_producer_t *producer; /* NULL until cli_kafka_connect */
-    bool delivered;          /* the last published job was acknowledged... */
-    int delivery_err;        /* ...with this result */
+    size_t queued;           /* messages queued since the last flush... */
+    size_t acked;            /* ...acknowledged by Kafka... */
+    size_t refused;          /* ...or refused */
 } cli_t;
 
 /* One command: `run` gets argv[0] == the command's name. */
@@ -78,6 +79,7 @@ enum {
     CLI_OPT_FOLLOW,
     CLI_OPT_WAIT,
     CLI_OPT_TIMEOUT,
+    CLI_OPT_RESOURCE,
 };
 
 #define CLI_HELP_OPT                                                                               \
@@ -100,6 +102,10 @@ enum {
     {                                                                                              \
         CLI_OPT_TIMEOUT, "--timeout", NULL, true                                                   \
     }
+#define CLI_RESOURCE_OPT                                                                           \
+    {                                                                                              \
+        CLI_OPT_RESOURCE, "--resource", NULL, true                                                 \
+    }
 #define CLI_OPTS_END                                                                               \
     {                                                                                              \
         0, NULL, NULL, false                                                                       \
@@ -111,7 +117,8 @@ typedef struct cli_stack_args {
     bool json;
     bool follow;
     bool wait;
-    double timeout; /* seconds; 0: no limit */
+    double timeout;       /* seconds; 0: no limit */
+    const char *resource; /* --resource; NULL when not given */
 } cli_stack_args_t;
 
 /* Parses "COMMAND NAME [options]" with `opts` (ids from the enum above):
@@ -182,6 +189,14 @@ bool cli_valid_id(const char *s);
 /* Creates the producer and asks the brokers for metadata (5 s):
  * CLI_OK or CLI_SERVICE ("cannot reach Kafka at ..."). */
 int cli_kafka_connect(cli_t *cli);
+
+/* Queues one message for `topic`; nothing is sure to be sent before
+ * cli_publish_flush. CLI_OK or CLI_SERVICE (reported). */
+int cli_publish_queue(cli_t *cli, const char *topic, const cv_msg_t *m);
+
+/* Waits until Kafka acknowledged every message queued since the last flush
+ * (10 s): CLI_OK, or CLI_SERVICE with how many were not acknowledged. */
+int cli_publish_flush(cli_t *cli, const char *topic);
 
 /* Publishes one STACK job (expand traversal `traversal` of stack `id`) to
  * converge.check and waits until Kafka acknowledged it (10 s). */

@@ -123,13 +123,55 @@ int cli_kafka_connect(cli_t *cli)
     return CLI_OK;
 }
 
-/* The acknowledgement may come after a flush timed out (while the producer
- * is freed), so its state lives as long as the cli, not on the stack. */
+/* Acknowledgements may come after a flush timed out (while the producer is
+ * freed), so their counters live as long as the cli, not on the stack. */
 static void on_delivery(void *ud, int err)
 {
     cli_t *cli = ud;
-    cli->delivered = true;
-    cli->delivery_err = err;
+    if (err)
+        cli->refused++;
+    else
+        cli->acked++;
+}
+
+static int publish_failed(cli_t *cli, const char *topic, const char *why)
+{
+    return cli_fail(CLI_SERVICE, "cannot publish to Kafka at %s (topic %s): %s", cli->opts.kafka,
+                    topic, why);
+}
+
+int cli_publish_queue(cli_t *cli, const char *topic, const cv_msg_t *m)
+{
+    char *buf = NULL, key[CV_ID_MAX + CV_NAME_MAX + 2];
+    size_t len = 0, keylen = cv_msg_key(m, key, sizeof(key));
+    int rc = cv_msg_encode(m, &buf, &len);
+    if (rc)
+        return cli_fail(CLI_SERVICE, "cannot encode the %s job: %s", cv_msg_type_name(m->type),
+                        cv_strerror(rc));
+    rc = cv_producer_send(cli->producer, topic, key, keylen, buf, len, on_delivery, cli);
+    free(buf);
+    if (rc)
+        return publish_failed(cli, topic, cv_strerror(rc));
+    cli->queued++;
+    return CLI_OK;
+}
+
+int cli_publish_flush(cli_t *cli, const char *topic)
+{
+    int rc = cv_producer_flush(cli->producer, KAFKA_FLUSH_MS);
+    size_t queued = cli->queued, acked = cli->acked, refused = cli->refused;
+    cli->queued = cli->acked = cli->refused = 0;
+    if (rc == 0 && acked == queued)
+        return CLI_OK;
+    char why[160];
+    if (refused > 0)
+        snprintf(why, sizeof(why), "%zu of %zu message(s) refused", refused, queued);
+    else if (rc == CV_ETIMEDOUT || rc == 0)
+        snprintf(why, sizeof(why), "%zu of %zu message(s) not acknowledged within %d s",
+                 queued - acked, queued, KAFKA_FLUSH_MS / 1000);
+    else
+        snprintf(why, sizeof(why), "%s", cv_strerror(rc));
+    return publish_failed(cli, topic, why);
 }
 
 int cli_publish_stack(cli_t *cli, const char *id, uint64_t traversal, cv_trav_kind_t kind)
@@ -140,24 +182,8 @@ int cli_publish_stack(cli_t *cli, const char *id, uint64_t traversal, cv_trav_ki
     snprintf(m.stack, sizeof(m.stack), "%s", id);
     m.traversal = traversal;
     m.kind = (uint8_t)kind;
-    char *buf = NULL, key[CV_ID_MAX + CV_NAME_MAX];
-    size_t len = 0, keylen = cv_msg_key(&m, key, sizeof(key));
-    int rc = cv_msg_encode(&m, &buf, &len);
-    if (rc)
-        return cli_fail(CLI_SERVICE, "cannot encode the stack job: %s", cv_strerror(rc));
-    cli->delivered = false;
-    cli->delivery_err = 0;
-    rc = cv_producer_send(cli->producer, CV_TOPIC_CHECK, key, keylen, buf, len, on_delivery, cli);
-    free(buf);
-    if (rc == 0)
-        rc = cv_producer_flush(cli->producer, KAFKA_FLUSH_MS);
-    if (rc == 0 && (!cli->delivered || cli->delivery_err))
-        rc = CV_EKAFKA;
-    if (rc)
-        return cli_fail(CLI_SERVICE, "cannot publish to Kafka at %s (topic %s): %s",
-                        cli->opts.kafka, CV_TOPIC_CHECK,
-                        rc == CV_ETIMEDOUT ? "not acknowledged within 10 s" : cv_strerror(rc));
-    return CLI_OK;
+    int rc = cli_publish_queue(cli, CV_TOPIC_CHECK, &m);
+    return rc ? rc : cli_publish_flush(cli, CV_TOPIC_CHECK);
 }
 
 void cli_close(cli_t *cli)

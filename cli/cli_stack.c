@@ -10,6 +10,9 @@
 #include <string.h>
 
 #define POLL_MS 100
+/* How long a failure that the workers are to roll back may stay FAILED
+ * before the wait believes no rollback is coming. */
+#define ROLLBACK_GRACE 10.0
 
 /* ------------------------------------------------------------------------ */
 /* Reading                                                                  */
@@ -21,6 +24,10 @@ static void set_field(cli_stack_t *s, const char *field, const char *value)
         snprintf(s->name, sizeof(s->name), "%s", value);
     else if (strcmp(field, "status") == 0)
         snprintf(s->status, sizeof(s->status), "%s", value);
+    else if (strcmp(field, "action") == 0)
+        snprintf(s->action, sizeof(s->action), "%s", value);
+    else if (strcmp(field, "rollback") == 0)
+        s->rollback = strcmp(value, "1") == 0;
     else if (strcmp(field, "reason") == 0 && !s->reason)
         s->reason = strdup(value);
     else if (strcmp(field, "traversal") == 0)
@@ -68,6 +75,22 @@ void cli_stack_free(cli_stack_t *s)
     json_decref(s->outputs);
     s->reason = NULL;
     s->outputs = NULL;
+}
+
+int cli_stack_find(cli_t *cli, const char *name, cli_stack_t *s)
+{
+    char id[CV_ID_MAX];
+    memset(s, 0, sizeof(*s));
+    int rc = cli_lookup(cli, name, id);
+    if (rc)
+        return rc;
+    bool found = false;
+    rc = cli_stack_read(cli, id, s, &found);
+    if (rc == CLI_OK && !found)
+        rc = cli_fail(CLI_USAGE, "stack %s (%s) has no status record", name, id);
+    if (rc == CLI_OK && !s->name[0])
+        snprintf(s->name, sizeof(s->name), "%s", name);
+    return rc;
 }
 
 json_t *cli_stack_counts(cli_t *cli, const char *id)
@@ -159,10 +182,18 @@ int cli_stack_report_timeout(const cli_stack_t *s, double timeout)
                     timeout, s->name, s->id, s->status, s->done, s->total);
 }
 
+/* A failed create or update that the workers will roll back next. */
+static bool rollback_pending(const cli_stack_t *s)
+{
+    return s->rollback &&
+           (strcmp(s->status, "CREATE_FAILED") == 0 || strcmp(s->status, "UPDATE_FAILED") == 0);
+}
+
 int cli_stack_wait(cli_t *cli, const char *id, double timeout, cli_tick_fn tick, void *ud,
                    cli_stack_t *s)
 {
     double start = cli_monotonic();
+    double failed_since = -1; /* elapsed time when a pending rollback was first seen */
     char name[CV_NAME_MAX + CV_ID_MAX + 4]; /* "NAME (id)" once known */
     snprintf(name, sizeof(name), "%s", id);
     for (;;) {
@@ -176,11 +207,39 @@ int cli_stack_wait(cli_t *cli, const char *id, double timeout, cli_tick_fn tick,
         double elapsed = cli_monotonic() - start;
         if (tick)
             tick(s, elapsed, ud);
-        if (cli_stack_settled(s))
+        bool pending = cli_stack_settled(s) && rollback_pending(s);
+        if (!pending)
+            failed_since = -1;
+        else if (failed_since < 0)
+            failed_since = elapsed;
+        if (cli_stack_settled(s) && (!pending || elapsed - failed_since >= ROLLBACK_GRACE))
             return CLI_OK;
         if (timeout > 0 && elapsed >= timeout)
-            return CLI_TIMEOUT;
+            return pending ? CLI_OK : CLI_TIMEOUT; /* a failure is an answer too */
         cli_stack_free(s);
         cli_sleep_ms(POLL_MS);
     }
+}
+
+int cli_stack_follow(cli_t *cli, const char *id, double timeout, const char *action)
+{
+    cli_stack_t s;
+    int rc = cli_stack_wait(cli, id, timeout, NULL, NULL, &s);
+    if (rc == CLI_TIMEOUT)
+        cli_stack_report_timeout(&s, timeout);
+    if (rc == CLI_OK) {
+        cli_stack_print_final(&s);
+        fflush(stdout);
+        rc = cli_stack_outcome(&s, action);
+        if (rc != CLI_OK && strcmp(action, "ROLLBACK") != 0 && strcmp(s.action, "ROLLBACK") == 0)
+            cli_fail(rc, "the %s of stack %s did not take effect: a rollback followed (%s)", action,
+                     s.name, s.status);
+        else if (rc != CLI_OK && rollback_pending(&s))
+            cli_fail(
+                rc,
+                "stack %s has rollback enabled, but no rollback had started when the wait ended",
+                s.name);
+    }
+    cli_stack_free(&s);
+    return rc;
 }

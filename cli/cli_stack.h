@@ -15,6 +15,8 @@ typedef struct cli_stack {
     char id[CV_ID_MAX];
     char name[CV_NAME_MAX];
     char status[64]; /* "" when the record has none */
+    char action[16]; /* CREATE, UPDATE, DELETE, ROLLBACK */
+    bool rollback;   /* roll back when a create or update fails */
     char *reason;
     long long traversal, total, done;
     double created, updated;
@@ -25,6 +27,11 @@ typedef struct cli_stack {
  * stack exists) or CLI_SERVICE. Free with cli_stack_free, found or not. */
 int cli_stack_read(cli_t *cli, const char *id, cli_stack_t *s, bool *found);
 void cli_stack_free(cli_stack_t *s);
+
+/* Looks the stack `name` up and reads its record: CLI_OK, CLI_USAGE (no
+ * such stack, or it has no status record; reported) or CLI_SERVICE. Free
+ * *s with cli_stack_free in every case. */
+int cli_stack_find(cli_t *cli, const char *name, cli_stack_t *s);
 
 /* The counts hash: resource status -> number; NULL on failure (reported). */
 json_t *cli_stack_counts(cli_t *cli, const char *id);
@@ -49,7 +56,11 @@ void cli_print_outputs(const json_t *outputs, const char *indent);
 typedef void (*cli_tick_fn)(const cli_stack_t *s, double elapsed, void *ud);
 
 /* Polls the stack every 100 ms until its status is settled or `timeout`
- * seconds passed (0: no limit). On CLI_OK *s holds the settled record;
+ * seconds passed (0: no limit). A CREATE_FAILED or UPDATE_FAILED of a stack
+ * with rollback enabled is not taken as settled at once: the workers start
+ * the rollback right after the failure, so the wait gives them up to 10 s to
+ * turn it into ROLLBACK_IN_PROGRESS (and then waits for that), and takes the
+ * failure as final only when they did not. On CLI_OK *s holds the settled record;
  * otherwise CLI_TIMEOUT (not reported: *s is the last record, for
  * cli_stack_report_timeout), CLI_FAILED (the stack disappeared) or
  * CLI_SERVICE. *s is to be freed in every case. */
@@ -59,5 +70,11 @@ int cli_stack_wait(cli_t *cli, const char *id, double timeout, cli_tick_fn tick,
 /* "timed out after N s: stack NAME (id) is still STATUS (done/total done)";
  * returns CLI_TIMEOUT. */
 int cli_stack_report_timeout(const cli_stack_t *s, double timeout);
+
+/* What --wait does: waits (cli_stack_wait), prints the final status, reason
+ * and outputs, and returns CLI_OK when the stack ended <action>_COMPLETE,
+ * CLI_FAILED otherwise (saying so when a rollback undid the change),
+ * CLI_TIMEOUT (reported) or CLI_SERVICE. */
+int cli_stack_follow(cli_t *cli, const char *id, double timeout, const char *action);
 
 #endif

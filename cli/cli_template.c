@@ -82,8 +82,7 @@ char *cli_read_file(const char *path, size_t *len)
     return buf;
 }
 
-/* The parameter values: environment files in order, -P values over them. */
-static int collect_params(const cli_tpl_input_t *in, json_t **out)
+int cli_tpl_input_params(const cli_tpl_input_t *in, json_t **out)
 {
     json_t *params = json_object();
     for (int i = 0; i < in->nparam_files; i++) {
@@ -105,30 +104,38 @@ static int collect_params(const cli_tpl_input_t *in, json_t **out)
     return CLI_OK;
 }
 
+int cli_template_read(const char *path, json_t **tree)
+{
+    size_t len;
+    char *text = cli_read_file(path, &len), err[2048];
+    if (!text)
+        return CLI_USAGE;
+    *tree = cv_yaml_load(text, len, path, err, sizeof(err));
+    free(text);
+    return *tree ? CLI_OK : cli_fail(CLI_USAGE, "%s", err);
+}
+
+int cli_template_check(json_t *tree, const char *fname, const json_t *params, cli_loaded_t *out)
+{
+    char err[2048];
+    memset(out, 0, sizeof(*out));
+    if (cv_template_from_json(tree, fname, params, &out->tpl, err, sizeof(err)) != 0)
+        return cli_fail(CLI_USAGE, "%s", err);
+    out->tree = json_incref(tree);
+    return CLI_OK;
+}
+
 int cli_template_load(const char *path, const cli_tpl_input_t *in, cli_loaded_t *out)
 {
     memset(out, 0, sizeof(*out));
-    json_t *params = NULL;
-    int rc = collect_params(in, &params);
-    if (rc)
-        return rc;
-    size_t len;
-    char *text = cli_read_file(path, &len), err[2048];
-    if (!text) {
-        json_decref(params);
-        return CLI_USAGE;
-    }
-    /* cv_template_parse in two steps, keeping the tree that submit stores. */
-    out->tree = cv_yaml_load(text, len, path, err, sizeof(err));
-    free(text);
-    if (out->tree &&
-        cv_template_from_json(out->tree, path, params, &out->tpl, err, sizeof(err)) == 0)
-        rc = CLI_OK;
-    else
-        rc = cli_fail(CLI_USAGE, "%s", err);
+    json_t *params = NULL, *tree = NULL;
+    int rc = cli_tpl_input_params(in, &params);
+    if (rc == CLI_OK)
+        rc = cli_template_read(path, &tree);
+    if (rc == CLI_OK)
+        rc = cli_template_check(tree, path, params, out);
     json_decref(params);
-    if (rc)
-        cli_loaded_free(out);
+    json_decref(tree);
     return rc;
 }
 

@@ -1,7 +1,7 @@
 /*
  * cli_template — reading a template and its parameters from the command
- * line (-P name=value, --param-file ENV), shared by validate and submit so
- * that submit accepts exactly what validate accepts.
+ * line (-P name=value, --param-file ENV), shared by validate, submit and
+ * update so that they accept exactly what validate accepts.
  */
 #ifndef CLI_TEMPLATE_H
 #define CLI_TEMPLATE_H
@@ -39,9 +39,21 @@ void cli_tpl_input_free(cli_tpl_input_t *in);
 /* Takes -P / --param-file (by id); CLI_OK or CLI_USAGE. */
 int cli_tpl_input_option(cli_tpl_input_t *in, const cli_args_t *a, int id);
 
-/* Reads `path` and validates it with the parameters: the environment files
- * in order, then the -P values over them. CLI_OK, or CLI_USAGE with the
- * problem (naming the file) reported. */
+/* The parameter values given: the environment files in order, then the -P
+ * values over them (a new object). CLI_OK or CLI_USAGE (reported). */
+int cli_tpl_input_params(const cli_tpl_input_t *in, json_t **out);
+
+/* Reads and parses the template file `path` into a new tree, unvalidated.
+ * CLI_OK or CLI_USAGE (reported, naming the file and the place). */
+int cli_template_read(const char *path, json_t **tree);
+
+/* Validates `tree` (out->tree takes a new reference) with `params`; `fname`
+ * names the template in messages. CLI_OK or CLI_USAGE (reported). */
+int cli_template_check(json_t *tree, const char *fname, const json_t *params, cli_loaded_t *out);
+
+/* Reads `path` and validates it with the parameters given (as
+ * cli_tpl_input_params). CLI_OK, or CLI_USAGE with the problem (naming the
+ * file) reported. */
 int cli_template_load(const char *path, const cli_tpl_input_t *in, cli_loaded_t *out);
 void cli_loaded_free(cli_loaded_t *l);
 

@@ -102,20 +102,6 @@ static int begin_delete(cli_t *cli, const char *name, const char *id, uint64_t *
     return rc;
 }
 
-static int wait_deleted(cli_t *cli, const char *id, double timeout)
-{
-    cli_stack_t s;
-    int rc = cli_stack_wait(cli, id, timeout, NULL, NULL, &s);
-    if (rc == CLI_TIMEOUT)
-        cli_stack_report_timeout(&s, timeout);
-    if (rc == CLI_OK) {
-        cli_stack_print_final(&s);
-        rc = cli_stack_outcome(&s, "DELETE");
-    }
-    cli_stack_free(&s);
-    return rc;
-}
-
 static int delete_stack(cli_t *cli, const cli_stack_args_t *args)
 {
     char id[CV_ID_MAX];
@@ -137,7 +123,7 @@ static int delete_stack(cli_t *cli, const cli_stack_args_t *args)
                         args->name);
     printf("stack %s (%s) DELETE_IN_PROGRESS\n", args->name, id);
     fflush(stdout);
-    return args->wait ? wait_deleted(cli, id, args->timeout) : CLI_OK;
+    return args->wait ? cli_stack_follow(cli, id, args->timeout, "DELETE") : CLI_OK;
 }
 
 int cli_cmd_delete(cli_t *cli, int argc, char **argv)

@@ -1,8 +1,11 @@
 /*
  * convergectl resources: every resource of a stack's stored template, in
  * template order, with its record (status, reason, physical id,
- * attributes). Records are read with pipelined HGETALLs, a batch at a
- * time, so a stack of 10,000 resources costs a few round trips.
+ * attributes); then the resources that left the definition but still have
+ * a record (removed, awaiting cleanup), by name. Each resource is followed
+ * by the versions it replaced that await cleanup (the record's `old`).
+ * Records are read with pipelined HGETALLs, a batch at a time, so a stack
+ * of 10,000 resources costs a few round trips.
  */
 #include "cli_commands.h"
 #include "cli_output.h"
@@ -21,10 +24,17 @@ const char cli_resources_usage[] =
     "\n"
     "Lists the resources of the stack NAME in template order: name, type, status\n"
     "(INIT_COMPLETE when nothing was done to it yet), reason, physical id and, in\n"
-    "JSON, attributes.\n"
+    "JSON, attributes. Then the resources that left the template but are not\n"
+    "deleted yet, shown as 'NAME (removed: awaiting cleanup)'. Below a resource,\n"
+    "each older version of it that was replaced and awaits its deletion, shown as\n"
+    "'NAME (replaced)'.\n"
     "\n"
     "  -o, --output FORMAT  text (default) or json: a list of {\"name\", \"type\",\n"
-    "                       \"status\", \"reason\", \"physical_id\", \"attributes\"}\n"
+    "                       \"status\", \"reason\", \"physical_id\", \"attributes\",\n"
+    "                       \"replaced\": false, \"removed\": true|false} and, for a\n"
+    "                       replaced version, {\"name\", \"replaced\": true, \"removed\",\n"
+    "                       \"type\", \"status\", \"reason\": \"\", \"physical_id\",\n"
+    "                       \"attributes\"}\n"
     "  -h, --help           show this help\n";
 
 static const cli_opt_t resources_opts[] = {CLI_HELP_OPT, CLI_OUTPUT_OPT, CLI_OPTS_END};
@@ -55,7 +65,8 @@ static int load_template_resources(cli_t *cli, const char *name, const char *id,
     return rc;
 }
 
-/* One resource's row from its template entry and its record (HGETALL). */
+/* One resource's row from its template entry (NULL when it left the
+ * template) and its record (HGETALL). */
 static json_t *resource_row(const char *name, const json_t *def, const redisReply *rec)
 {
     const char *type = json_string_value(json_object_get(def, "type"));
@@ -67,6 +78,8 @@ static json_t *resource_row(const char *name, const json_t *def, const redisRepl
     json_object_set_new(row, "physical_id", json_string(""));
     json_t *empty = json_object();
     json_object_set(row, "attributes", empty);
+    json_object_set_new(row, "replaced", json_false());
+    json_object_set_new(row, "removed", json_boolean(def == NULL));
     for (size_t i = 0; i + 1 < rec->elements; i += 2) {
         const char *field = rec->element[i]->str;
         const redisReply *v = rec->element[i + 1];
@@ -80,21 +93,55 @@ static json_t *resource_row(const char *name, const json_t *def, const redisRepl
     return row;
 }
 
-/* Sends HGETALL res:<name> for `n` resources from `iter`, then reads the
- * replies in order, appending one row per resource to `rows`. */
-static int fetch_batch(cli_t *cli, const char *id, void **iter, json_t *resources, size_t n,
-                       json_t *rows)
+static json_t *entry_string(const json_t *entry, const char *field)
 {
-    void *it = *iter;
-    for (size_t i = 0; i < n; i++, it = json_object_iter_next(resources, it)) {
+    const char *v = json_string_value(json_object_get(entry, field));
+    return cli_json_str(v ? v : "");
+}
+
+/* The rows of the replaced versions listed in the record's `old` field. */
+static void append_replaced(json_t *rows, const char *name, bool removed, const redisReply *rec)
+{
+    json_t *old = NULL;
+    for (size_t i = 0; i + 1 < rec->elements && !old; i += 2)
+        if (strcmp(rec->element[i]->str, "old") == 0)
+            old = cli_json_parse(rec->element[i + 1]->str, NULL);
+    size_t i;
+    json_t *entry;
+    json_array_foreach(old, i, entry)
+    {
+        json_t *attrs = json_object_get(entry, "attrs");
+        json_t *row = json_object();
+        json_object_set_new(row, "name", cli_json_str(name));
+        json_object_set_new(row, "replaced", json_true());
+        json_object_set_new(row, "removed", json_boolean(removed));
+        json_object_set_new(row, "type", entry_string(entry, "type"));
+        json_object_set_new(row, "status", entry_string(entry, "status"));
+        json_object_set_new(row, "reason", json_string(""));
+        json_object_set_new(row, "physical_id", entry_string(entry, "physical_id"));
+        json_object_set_new(row, "attributes",
+                            json_is_object(attrs) ? json_incref(attrs) : json_object());
+        json_array_append_new(rows, row);
+    }
+    json_decref(old);
+}
+
+/* Sends HGETALL res:<name> for names[from, from + n), then reads the
+ * replies in order, appending the rows of each resource to `rows`. A
+ * removed resource whose record is gone meanwhile has no row. */
+static int fetch_batch(cli_t *cli, const char *id, const json_t *names, const json_t *resources,
+                       size_t from, size_t n, json_t *rows)
+{
+    for (size_t i = from; i < from + n; i++) {
         char key[CV_KEY_MAX];
-        cv_key_resource(key, sizeof(key), id, "res", json_object_iter_key(it));
+        cv_key_resource(key, sizeof(key), id, "res", json_string_value(json_array_get(names, i)));
         const char *argv[] = {"HGETALL", key};
         if (redisAppendCommandArgv(cli->redis, 2, argv, NULL) != REDIS_OK)
             return cli_fail(CLI_SERVICE, "out of memory queueing Redis commands");
     }
-    for (size_t i = 0; i < n; i++, *iter = json_object_iter_next(resources, *iter)) {
-        const char *name = json_object_iter_key(*iter);
+    for (size_t i = from; i < from + n; i++) {
+        const char *name = json_string_value(json_array_get(names, i));
+        const json_t *def = json_object_get(resources, name);
         void *reply = NULL;
         if (redisGetReply(cli->redis, &reply) != REDIS_OK)
             reply = NULL;
@@ -103,23 +150,67 @@ static int fetch_batch(cli_t *cli, const char *id, void **iter, json_t *resource
             freeReplyObject(r);
             return CLI_SERVICE; /* the connection is dropped with the rest unread */
         }
-        json_array_append_new(rows, resource_row(name, json_object_iter_value(*iter), r));
+        if (def || r->elements > 0) {
+            json_array_append_new(rows, resource_row(name, def, r));
+            append_replaced(rows, name, def == NULL, r);
+        }
         freeReplyObject(r);
     }
     return CLI_OK;
 }
 
-static int fetch_rows(cli_t *cli, const char *id, json_t *resources, json_t *rows)
+static int fetch_rows(cli_t *cli, const char *id, const json_t *names, const json_t *resources,
+                      json_t *rows)
 {
-    size_t left = json_object_size(resources);
-    void *iter = json_object_iter(resources);
-    while (left > 0) {
-        size_t n = left < PIPELINE_BATCH ? left : PIPELINE_BATCH;
-        int rc = fetch_batch(cli, id, &iter, resources, n, rows);
+    size_t total = json_array_size(names);
+    for (size_t at = 0; at < total; at += PIPELINE_BATCH) {
+        size_t n = total - at < PIPELINE_BATCH ? total - at : PIPELINE_BATCH;
+        int rc = fetch_batch(cli, id, names, resources, at, n, rows);
         if (rc)
             return rc;
-        left -= n;
     }
+    return CLI_OK;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The names to list: the template's resources in order, then those that
+ * have a record (the index hash) but left the template, sorted. */
+static int list_names(cli_t *cli, const char *id, const json_t *resources, json_t **out)
+{
+    char key[CV_KEY_MAX];
+    cv_key_stack(key, sizeof(key), id, "index");
+    const char *argv[] = {"HKEYS", key};
+    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 2, argv, NULL);
+    if (!r)
+        return CLI_SERVICE;
+    json_t *names = json_array();
+    const char *name;
+    json_t *def;
+    json_object_foreach((json_t *)resources, name, def)
+    {
+        json_array_append_new(names, cli_json_str(name));
+    }
+    const char **removed = calloc(r->elements ? r->elements : 1, sizeof(*removed));
+    if (!removed) {
+        json_decref(names);
+        freeReplyObject(r);
+        return cli_fail(CLI_SERVICE, "out of memory listing %s", key);
+    }
+    size_t nremoved = 0;
+    for (size_t i = 0; i < r->elements; i++)
+        if (r->element[i]->type == REDIS_REPLY_STRING &&
+            !json_object_get(resources, r->element[i]->str))
+            removed[nremoved++] = r->element[i]->str;
+    qsort(removed, nremoved, sizeof(*removed), by_name);
+    for (size_t i = 0; i < nremoved; i++)
+        json_array_append_new(names, cli_json_str(removed[i]));
+    free(removed);
+    freeReplyObject(r);
+    *out = names;
     return CLI_OK;
 }
 
@@ -132,9 +223,15 @@ static void print_text(const json_t *rows)
     json_t *r;
     json_array_foreach(rows, i, r)
     {
+        const char *name = json_string_value(json_object_get(r, "name"));
+        const char *mark = json_is_true(json_object_get(r, "replaced")) ? " (replaced)"
+                           : json_is_true(json_object_get(r, "removed"))
+                               ? " (removed: awaiting cleanup)"
+                               : "";
         json_t *line = json_array();
-        static const char *const cols[] = {"name", "type", "status", "physical_id", "reason"};
-        for (size_t c = 0; c < 5; c++)
+        json_array_append_new(line, json_sprintf("%s%s", name, mark));
+        static const char *const cols[] = {"type", "status", "physical_id", "reason"};
+        for (size_t c = 0; c < 4; c++)
             json_array_append(line, json_object_get(r, cols[c]));
         json_array_append_new(table, line);
     }
@@ -145,17 +242,20 @@ static void print_text(const json_t *rows)
 static int list(cli_t *cli, const char *name, bool json)
 {
     char id[CV_ID_MAX];
-    json_t *resources = NULL, *rows = json_array();
+    json_t *resources = NULL, *names = NULL, *rows = json_array();
     int rc = cli_lookup(cli, name, id);
     if (rc == CLI_OK)
         rc = load_template_resources(cli, name, id, &resources);
     if (rc == CLI_OK)
-        rc = fetch_rows(cli, id, resources, rows);
+        rc = list_names(cli, id, resources, &names);
+    if (rc == CLI_OK)
+        rc = fetch_rows(cli, id, names, resources, rows);
     if (rc == CLI_OK && json)
         cli_print_json(rows);
     else if (rc == CLI_OK)
         print_text(rows);
     json_decref(resources);
+    json_decref(names);
     json_decref(rows);
     return rc;
 }

@@ -15,12 +15,14 @@ const char cli_status_usage[] =
     "usage: convergectl status NAME [-o json]\n"
     "\n"
     "Shows the status of the stack NAME: status, reason, traversal, progress\n"
-    "(graph nodes done/total), resources per status and outputs. Exits 0\n"
-    "whatever the stack's status; 2 when there is no such stack.\n"
+    "(graph nodes done/total), resources per status, outputs and whether a failed\n"
+    "create or update is rolled back. Exits 0 whatever the stack's status; 2 when\n"
+    "there is no such stack.\n"
     "\n"
     "  -o, --output FORMAT  text (default) or json: {\"name\", \"id\", \"status\",\n"
     "                       \"reason\", \"traversal\", \"resources\": {STATUS: count},\n"
-    "                       \"total\", \"done\", \"outputs\", \"created\", \"updated\"}\n"
+    "                       \"total\", \"done\", \"outputs\", \"created\", \"updated\",\n"
+    "                       \"rollback\": true|false}\n"
     "  -h, --help           show this help\n";
 
 static const cli_opt_t status_opts[] = {CLI_HELP_OPT, CLI_OUTPUT_OPT, CLI_OPTS_END};
@@ -39,6 +41,7 @@ static void print_json(const cli_stack_t *s, json_t *counts)
     json_object_set(doc, "outputs", s->outputs);
     json_object_set_new(doc, "created", json_real(s->created));
     json_object_set_new(doc, "updated", json_real(s->updated));
+    json_object_set_new(doc, "rollback", json_boolean(s->rollback));
     cli_print_json(doc);
     json_decref(doc);
 }
@@ -74,6 +77,7 @@ static void print_text(const cli_stack_t *s, json_t *counts)
     print_counts(counts);
     printf("created:    %s\n", created);
     printf("updated:    %s\n", updated);
+    printf("rollback:   %s\n", s->rollback ? "enabled" : "disabled");
     printf("outputs:%s\n", json_object_size(s->outputs) ? "" : "    none");
     cli_print_outputs(s->outputs, "  ");
 }

@@ -22,7 +22,7 @@
 
 const char cli_submit_usage[] =
     "usage: convergectl submit NAME TEMPLATE [-P NAME=VALUE]... [--param-file ENV]...\n"
-    "                          [--wait] [--timeout SEC]\n"
+    "                          [--enable-rollback] [--wait] [--timeout SEC]\n"
     "\n"
     "Creates the stack NAME from TEMPLATE: validates it as validate does, stores\n"
     "it and hands it to the workers. Prints 'stack NAME (ID) CREATE_IN_PROGRESS'.\n"
@@ -30,19 +30,29 @@ const char cli_submit_usage[] =
     "\n"
     "  -P, --parameter NAME=VALUE  a parameter value; the last one of a name wins\n"
     "  --param-file ENV            a Heat environment file; -P values override it\n"
+    "  --enable-rollback           when the create fails, roll back: delete what was\n"
+    "                              created (ROLLBACK_IN_PROGRESS, then ROLLBACK_COMPLETE\n"
+    "                              or ROLLBACK_FAILED); off by default, as in Heat\n"
     "  --wait                      wait until the stack settles; print its status,\n"
     "                              reason and outputs; exit 0 when CREATE_COMPLETE,\n"
-    "                              1 otherwise, 4 on timeout\n"
+    "                              1 otherwise (also when rolled back: with\n"
+    "                              --enable-rollback a failure is followed through\n"
+    "                              its rollback), 4 on timeout\n"
     "  --timeout SEC               how long --wait waits (default 600; 0: no limit)\n"
     "  -h, --help                  show this help\n";
 
-static const cli_opt_t submit_opts[] = {CLI_HELP_OPT, CLI_TEMPLATE_OPTS, CLI_WAIT_OPT,
-                                        CLI_TIMEOUT_OPT, CLI_OPTS_END};
+enum { OPT_ENABLE_ROLLBACK = 200 };
+
+static const cli_opt_t submit_opts[] = {
+    CLI_HELP_OPT,    CLI_TEMPLATE_OPTS,
+    CLI_WAIT_OPT,    {OPT_ENABLE_ROLLBACK, "--enable-rollback", NULL, false},
+    CLI_TIMEOUT_OPT, CLI_OPTS_END};
 
 typedef struct submit {
     const char *words[2]; /* NAME, TEMPLATE */
     cli_tpl_input_t in;
     bool wait;
+    bool rollback;
     double timeout;
     cli_loaded_t loaded;
     char id[CV_ID_MAX];
@@ -85,6 +95,9 @@ static int parse_args(int argc, char **argv, submit_t *s)
             break;
         case CLI_OPT_WAIT:
             s->wait = true;
+            break;
+        case OPT_ENABLE_ROLLBACK:
+            s->rollback = true;
             break;
         case CLI_OPT_TIMEOUT:
             rc = cli_parse_seconds(&a, &s->timeout);
@@ -154,8 +167,10 @@ static int begin_stack(cli_t *cli, submit_t *s, bool *ours)
         return cli_fail(CLI_SERVICE, "out of memory encoding the template");
     }
     const char *k[] = {keys[0], keys[1], keys[2]};
-    const char *args[] = {"CREATE",      s->words[0], s->id, tpl, params, base_name(s->words[1]),
-                          "convergectl", "0"};
+    const char *args[] = {"CREATE",      s->words[0],
+                          s->id,         tpl,
+                          params,        base_name(s->words[1]),
+                          "convergectl", s->rollback ? "1" : "0"};
     redisReply *r = cv_redis_script_sync(cli->redis, CV_SCRIPT_STACK_BEGIN, 3, k, 8, args);
     free(tpl);
     free(params);
@@ -224,20 +239,6 @@ static int create_stack(cli_t *cli, submit_t *s)
     return CLI_OK;
 }
 
-static int wait_settled(cli_t *cli, const submit_t *s)
-{
-    cli_stack_t st;
-    int rc = cli_stack_wait(cli, s->id, s->timeout, NULL, NULL, &st);
-    if (rc == CLI_TIMEOUT)
-        cli_stack_report_timeout(&st, s->timeout);
-    if (rc == CLI_OK) {
-        cli_stack_print_final(&st);
-        rc = cli_stack_outcome(&st, "CREATE");
-    }
-    cli_stack_free(&st);
-    return rc;
-}
-
 int cli_cmd_submit(cli_t *cli, int argc, char **argv)
 {
     submit_t s;
@@ -257,7 +258,7 @@ int cli_cmd_submit(cli_t *cli, int argc, char **argv)
         if (rc == CLI_OK)
             rc = create_stack(cli, &s);
         if (rc == CLI_OK && s.wait)
-            rc = wait_settled(cli, &s);
+            rc = cli_stack_follow(cli, s.id, s.timeout, "CREATE");
     }
     cli_loaded_free(&s.loaded);
     cli_tpl_input_free(&s.in);

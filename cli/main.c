@@ -19,11 +19,21 @@ static const cli_command_t commands[] = {
     {"validate", "check a template and its parameters (no service contacted)", cli_validate_usage,
      cli_cmd_validate},
     {"submit", "create a stack from a template", cli_submit_usage, cli_cmd_submit},
+    {"update", "give a stack a new definition (in any state)", cli_update_usage, cli_cmd_update},
+    {"rollback", "roll a stack back to its last complete definition", cli_rollback_usage,
+     cli_cmd_rollback},
+    {"cancel", "cancel an update in progress and roll it back", cli_cancel_usage, cli_cmd_cancel},
+    {"converge", "re-check a stack against its definition now", cli_converge_usage,
+     cli_cmd_converge},
+    {"observe", "have the observers look at a stack's resources now", cli_observe_usage,
+     cli_cmd_observe},
     {"status", "show a stack's status, progress and outputs", cli_status_usage, cli_cmd_status},
     {"resources", "list a stack's resources", cli_resources_usage, cli_cmd_resources},
     {"events", "list (and follow) a stack's events", cli_events_usage, cli_cmd_events},
     {"watch", "show a stack's progress until it settles", cli_watch_usage, cli_cmd_watch},
     {"delete", "delete a stack", cli_delete_usage, cli_cmd_delete},
+    {"place", "dry-run placement of a service on a cluster (no service contacted)", cli_place_usage,
+     cli_cmd_place},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -48,8 +58,9 @@ static void print_usage(void)
            "  --prefix P       prefix of every Redis key (default $CONVERGE_PREFIX, else cv:)\n"
            "  -h, --help       show this help\n"
            "\n"
-           "Exit status: 0 success; 1 the stack ended FAILED; 2 usage or validation error;\n"
-           "3 cannot reach Redis or Kafka; 4 timed out.\n"
+           "Exit status: 0 success; 1 the stack ended FAILED or rolled back; 2 usage or\n"
+           "validation error, or unknown stack (nothing stored); 3 cannot reach Redis or\n"
+           "Kafka; 4 timed out.\n"
            "\n"
            "Run 'convergectl COMMAND --help' for the options of a command.\n");
 }

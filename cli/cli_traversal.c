@@ -1,0 +1,126 @@
+/*
+ * Reading a stack's definition and starting traversals of existing stacks.
+ */
+#include "cli_traversal.h"
+
+#include "cv_keys.h"
+#include "cv_redis.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* The stored definition                                                    */
+/* ------------------------------------------------------------------------ */
+
+static char *dup_reply(const redisReply *r)
+{
+    return r->type == REDIS_REPLY_STRING ? strndup(r->str, r->len) : NULL;
+}
+
+int cli_def_read(cli_t *cli, const char *name, const char *id, cli_def_t *d)
+{
+    memset(d, 0, sizeof(*d));
+    char key[CV_KEY_MAX];
+    cv_key_stack(key, sizeof(key), id, "def");
+    const char *argv[] = {"HMGET", key, "template", "params", "fname"};
+    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 5, argv, NULL);
+    if (!r)
+        return CLI_SERVICE;
+    if (r->elements == 3) {
+        d->template_text = dup_reply(r->element[0]);
+        d->params_text = dup_reply(r->element[1]);
+        d->fname = dup_reply(r->element[2]);
+    }
+    freeReplyObject(r);
+    if (!d->fname)
+        d->fname = strdup("");
+    if (d->template_text)
+        d->tree = json_loads(d->template_text, 0, NULL);
+    if (d->params_text)
+        d->params = json_loads(d->params_text, 0, NULL);
+    if (!json_is_object(d->tree))
+        return cli_fail(CLI_SERVICE, "stack %s (%s): %s holds no template as JSON", name, id, key);
+    if (!json_is_object(d->params))
+        return cli_fail(CLI_SERVICE, "stack %s (%s): %s holds no parameters as a JSON object", name,
+                        id, key);
+    return CLI_OK;
+}
+
+void cli_def_free(cli_def_t *d)
+{
+    free(d->template_text);
+    free(d->params_text);
+    free(d->fname);
+    json_decref(d->tree);
+    json_decref(d->params);
+    memset(d, 0, sizeof(*d));
+}
+
+bool cli_def_has_resource(const cli_def_t *d, const char *resource)
+{
+    json_t *resources = json_object_get(d->tree, "resources");
+    return json_is_object(resources) && json_object_get(resources, resource);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Starting a traversal                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* stack_begin: the new traversal in *traversal. */
+static int begin(cli_t *cli, const cli_begin_t *b, uint64_t *traversal)
+{
+    char keys[3][CV_KEY_MAX];
+    cv_key_stack(keys[0], CV_KEY_MAX, b->id, "stack");
+    cv_key_stack(keys[1], CV_KEY_MAX, b->id, "def");
+    cv_key_stack(keys[2], CV_KEY_MAX, b->id, "events");
+    const char *k[] = {keys[0], keys[1], keys[2]};
+    const char *args[] = {cv_trav_kind_name((uint8_t)b->kind),
+                          b->name,
+                          b->id,
+                          b->template_json,
+                          b->params_json,
+                          b->fname,
+                          "convergectl",
+                          b->rollback};
+    redisReply *r = cv_redis_script_sync(cli->redis, CV_SCRIPT_STACK_BEGIN, 3, k, 8, args);
+    if (r && r->type == REDIS_REPLY_ERROR && strncmp(r->str, "ENOENT", 6) == 0) {
+        freeReplyObject(r);
+        return cli_fail(CLI_USAGE, "stack %s (%s) has no status record; nothing was changed",
+                        b->name, b->id);
+    }
+    r = cli_redis_check(cli, r, CLI_R(REDIS_REPLY_ARRAY), "stack_begin");
+    if (!r)
+        return cli_fail(CLI_SERVICE,
+                        "stack %s may or may not be %s_IN_PROGRESS now; check with "
+                        "'convergectl status %s'",
+                        b->name, cv_trav_kind_name((uint8_t)b->kind), b->name);
+    int rc = CLI_OK;
+    if (r->elements == 1 && r->element[0]->type == REDIS_REPLY_INTEGER &&
+        r->element[0]->integer > 0)
+        *traversal = (uint64_t)r->element[0]->integer;
+    else
+        rc = cli_fail(CLI_SERVICE, "stack_begin answered something other than {traversal}");
+    freeReplyObject(r);
+    return rc;
+}
+
+int cli_traversal_start(cli_t *cli, const cli_begin_t *b)
+{
+    const char *kind = cv_trav_kind_name((uint8_t)b->kind);
+    uint64_t traversal = 0;
+    int rc = cli->producer ? CLI_OK : cli_kafka_connect(cli);
+    if (rc == CLI_OK)
+        rc = begin(cli, b, &traversal);
+    if (rc)
+        return rc;
+    if (cli_publish_stack(cli, b->id, traversal, b->kind) != CLI_OK)
+        return cli_fail(CLI_SERVICE,
+                        "stack %s is %s_IN_PROGRESS (traversal %llu) but no worker was told; "
+                        "run 'convergectl %s' once Kafka is back",
+                        b->name, kind, (unsigned long long)traversal, b->retry);
+    printf("stack %s (%s) %s_IN_PROGRESS\n", b->name, b->id, kind);
+    fflush(stdout);
+    return CLI_OK;
+}

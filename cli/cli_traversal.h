@@ -1,0 +1,54 @@
+/*
+ * cli_traversal — changing a stack that exists: reading its stored
+ * definition (the `def` hash), starting a traversal (the stack_begin script)
+ * and handing it to the workers (one STACK job). The shared path of update,
+ * rollback, cancel and converge.
+ *
+ * The traversal is started only after every check passed and Kafka
+ * answered; if the job cannot be published afterwards the stack is left
+ * *_IN_PROGRESS with no worker told, and the message says so and how to
+ * recover (run the command again: a newer traversal supersedes it).
+ */
+#ifndef CLI_TRAVERSAL_H
+#define CLI_TRAVERSAL_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "cli_common.h"
+
+typedef struct cli_def {
+    char *template_text; /* as stored: the template as JSON */
+    char *params_text;   /* as stored: resolved parameter values as JSON */
+    char *fname;         /* the template's file name */
+    json_t *tree;        /* template_text parsed */
+    json_t *params;      /* params_text parsed: an object */
+} cli_def_t;
+
+/* Reads the definition of stack `name` (id `id`): CLI_OK, or CLI_SERVICE
+ * (reported) when it is missing or not JSON. Free with cli_def_free, read
+ * or not. */
+int cli_def_read(cli_t *cli, const char *name, const char *id, cli_def_t *d);
+void cli_def_free(cli_def_t *d);
+
+/* Whether the stored template has a resource `resource`. */
+bool cli_def_has_resource(const cli_def_t *d, const char *resource);
+
+typedef struct cli_begin {
+    const char *retry; /* the command that recovers when the job cannot be published */
+    const char *name;  /* the stack */
+    const char *id;
+    cv_trav_kind_t kind;
+    const char *template_json; /* UPDATE: the definition to store; "" otherwise */
+    const char *params_json;
+    const char *fname;
+    const char *rollback; /* "1", "0", or "" to keep the stack's setting */
+} cli_begin_t;
+
+/* Connects to Kafka (unless connected), runs stack_begin, publishes the
+ * STACK job and prints "stack NAME (ID) KIND_IN_PROGRESS". CLI_OK,
+ * CLI_USAGE (the stack has no status record) or CLI_SERVICE; every
+ * failure is reported, saying whether anything was stored. */
+int cli_traversal_start(cli_t *cli, const cli_begin_t *b);
+
+#endif

@@ -1,0 +1,86 @@
+/*
+ * convergectl converge: re-checks a stack against its desired state now —
+ * an UPDATE traversal with the stored definition unchanged. Resources whose
+ * record matches the definition are no-ops; missing, failed or drifted ones
+ * (as far as their record tells) are converged.
+ */
+#include "cli_commands.h"
+#include "cli_stack.h"
+#include "cli_traversal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char cli_converge_usage[] =
+    "usage: convergectl converge NAME [--resource R] [--wait] [--timeout SEC]\n"
+    "\n"
+    "Re-checks the stack NAME against its stored definition now: an update to the\n"
+    "same template and parameters. Unchanged resources are no-ops; missing and\n"
+    "failed ones are converged (created, updated or replaced). Whatever is in\n"
+    "progress is superseded. Prints 'stack NAME (ID) UPDATE_IN_PROGRESS'. Refused\n"
+    "for a stack being deleted or whose delete failed.\n"
+    "\n"
+    "  --resource R   re-check the resource R (a resource of the stored template);\n"
+    "                 the whole traversal runs all the same, every other unchanged\n"
+    "                 resource being a no-op\n"
+    "  --wait         wait until it settles; exit 0 when UPDATE_COMPLETE,\n"
+    "                 1 otherwise, 4 on timeout\n"
+    "  --timeout SEC  how long --wait waits (default 600; 0: no limit)\n"
+    "  -h, --help     show this help\n";
+
+static const cli_opt_t converge_opts[] = {CLI_HELP_OPT, CLI_RESOURCE_OPT, CLI_WAIT_OPT,
+                                          CLI_TIMEOUT_OPT, CLI_OPTS_END};
+
+static int check_request(const cli_stack_args_t *args, const cli_stack_t *s, const cli_def_t *d)
+{
+    if (strcmp(s->action, "DELETE") == 0)
+        return cli_fail(CLI_USAGE,
+                        "stack %s is %s: its desired state is deleted ('convergectl delete %s' "
+                        "deletes it again, 'convergectl update %s --existing' keeps it)",
+                        s->name, s->status, s->name, s->name);
+    if (args->resource && !cli_def_has_resource(d, args->resource))
+        return cli_fail(CLI_USAGE, "stack %s has no resource '%s' in its template", s->name,
+                        args->resource);
+    return CLI_OK;
+}
+
+static int converge(cli_t *cli, const cli_stack_args_t *args)
+{
+    cli_stack_t s;
+    cli_def_t d = {0};
+    int rc = cli_stack_find(cli, args->name, &s);
+    if (rc == CLI_OK)
+        rc = cli_def_read(cli, args->name, s.id, &d);
+    if (rc == CLI_OK)
+        rc = check_request(args, &s, &d);
+    char retry[CV_NAME_MAX + 16];
+    snprintf(retry, sizeof(retry), "converge %s", args->name);
+    cli_begin_t b = {.retry = retry,
+                     .name = args->name,
+                     .id = s.id,
+                     .kind = CV_TRAV_UPDATE,
+                     .template_json = d.template_text,
+                     .params_json = d.params_text,
+                     .fname = d.fname,
+                     .rollback = ""};
+    if (rc == CLI_OK)
+        rc = cli_traversal_start(cli, &b);
+    if (rc == CLI_OK && args->wait)
+        rc = cli_stack_follow(cli, s.id, args->timeout, "UPDATE");
+    cli_def_free(&d);
+    cli_stack_free(&s);
+    return rc;
+}
+
+int cli_cmd_converge(cli_t *cli, int argc, char **argv)
+{
+    cli_stack_args_t args = {.timeout = 600};
+    int rc = cli_parse_stack_args(argc, argv, converge_opts, &args);
+    if (rc == CLI_HELP) {
+        fputs(cli_converge_usage, stdout);
+        return CLI_OK;
+    }
+    if (rc == CLI_OK)
+        rc = cli_redis_connect(cli);
+    return rc == CLI_OK ? converge(cli, &args) : rc;
+}

@@ -1,0 +1,298 @@
+/*
+ * convergectl update: hands a stack a new desired definition, in any state
+ * (also while a create or update is still running: the new traversal
+ * supersedes the running one, which stops at a safe point).
+ *
+ * Validation is submit's, plus Heat's update rules: with --existing the
+ * stored template and parameters are the base the given ones patch, and
+ * an immutable parameter may not change. Nothing is stored before all of it
+ * passed and Kafka answered.
+ */
+#include "cli_commands.h"
+#include "cli_stack.h"
+#include "cli_template.h"
+#include "cli_traversal.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const char cli_update_usage[] =
+    "usage: convergectl update NAME [TEMPLATE] [-P NAME=VALUE]... [--param-file ENV]...\n"
+    "                          [--existing] [--enable-rollback | --disable-rollback]\n"
+    "                          [--wait] [--timeout SEC]\n"
+    "\n"
+    "Hands the stack NAME a new definition: TEMPLATE with the parameters given,\n"
+    "validated as submit does. Allowed in any state, also while a create or update\n"
+    "is in progress: the workers move to the newest definition. Unchanged resources\n"
+    "are left alone, changed ones are updated in place or replaced (the new version\n"
+    "is created before the old one is deleted), removed ones are deleted, dependents\n"
+    "first. Prints 'stack NAME (ID) UPDATE_IN_PROGRESS'.\n"
+    "\n"
+    "  -P, --parameter NAME=VALUE  a parameter value; the last one of a name wins\n"
+    "  --param-file ENV            a Heat environment file; -P values override it\n"
+    "  --existing                  start from the stored definition: TEMPLATE may be\n"
+    "                              omitted (the stored template is kept), and the\n"
+    "                              stored parameter values are kept except those given\n"
+    "                              (values of parameters TEMPLATE no longer declares\n"
+    "                              are dropped); without it, parameters not given take\n"
+    "                              their defaults\n"
+    "  --enable-rollback           from now on, roll back to the last complete\n"
+    "                              definition when an update fails\n"
+    "  --disable-rollback          from now on, leave a failed update UPDATE_FAILED\n"
+    "                              (without either, the stack's setting is kept)\n"
+    "  --wait                      wait until the update settles; print its status,\n"
+    "                              reason and outputs; exit 0 when UPDATE_COMPLETE,\n"
+    "                              1 otherwise (also when rolled back: with rollback\n"
+    "                              enabled a failure is followed through its\n"
+    "                              rollback), 4 on timeout\n"
+    "  --timeout SEC               how long --wait waits (default 600; 0: no limit)\n"
+    "  -h, --help                  show this help\n"
+    "\n"
+    "A parameter declared immutable may not change its value (exit 2).\n";
+
+enum { OPT_EXISTING = 200, OPT_ENABLE_ROLLBACK, OPT_DISABLE_ROLLBACK };
+
+static const cli_opt_t update_opts[] = {CLI_HELP_OPT,
+                                        CLI_TEMPLATE_OPTS,
+                                        {OPT_EXISTING, "--existing", NULL, false},
+                                        {OPT_ENABLE_ROLLBACK, "--enable-rollback", NULL, false},
+                                        {OPT_DISABLE_ROLLBACK, "--disable-rollback", NULL, false},
+                                        CLI_WAIT_OPT,
+                                        CLI_TIMEOUT_OPT,
+                                        CLI_OPTS_END};
+
+typedef struct update {
+    const char *words[2]; /* NAME, TEMPLATE (NULL: the stored one) */
+    cli_tpl_input_t in;
+    bool existing;
+    const char *rollback; /* "1", "0", "" (keep) */
+    bool wait;
+    double timeout;
+    json_t *given;       /* the parameter values given */
+    json_t *tree;        /* TEMPLATE as read; NULL when none */
+    cli_def_t def;       /* the stored definition (--existing) */
+    cli_loaded_t loaded; /* the new definition, validated */
+    char id[CV_ID_MAX];
+} update_t;
+
+/* ------------------------------------------------------------------------ */
+/* Arguments                                                                */
+/* ------------------------------------------------------------------------ */
+
+static int check_words(const cli_args_t *a, const update_t *u)
+{
+    if (!u->words[0])
+        return cli_usage_error(a->cmd, "no stack name given");
+    if (!u->words[1] && !u->existing)
+        return cli_usage_error(a->cmd, "no template given (--existing keeps the stored template)");
+    return CLI_OK;
+}
+
+static int set_rollback(const cli_args_t *a, update_t *u, const char *flag)
+{
+    if (u->rollback[0] && strcmp(u->rollback, flag) != 0)
+        return cli_usage_error(a->cmd, "--enable-rollback and --disable-rollback contradict "
+                                       "each other");
+    u->rollback = flag;
+    return CLI_OK;
+}
+
+static int parse_args(int argc, char **argv, update_t *u)
+{
+    cli_args_t a;
+    cli_args_init(&a, argc, argv, "update");
+    for (;;) {
+        int id = cli_next(&a, update_opts), rc = CLI_OK;
+        switch (id) {
+        case CLI_ARG_END:
+            return check_words(&a, u);
+        case CLI_ARG_BAD:
+            return CLI_USAGE;
+        case CLI_OPT_HELP:
+            return CLI_HELP;
+        case CLI_ARG_WORD:
+            rc = cli_take_word(&a, u->words, 2);
+            break;
+        case OPT_EXISTING:
+            u->existing = true;
+            break;
+        case OPT_ENABLE_ROLLBACK:
+            rc = set_rollback(&a, u, "1");
+            break;
+        case OPT_DISABLE_ROLLBACK:
+            rc = set_rollback(&a, u, "0");
+            break;
+        case CLI_OPT_WAIT:
+            u->wait = true;
+            break;
+        case CLI_OPT_TIMEOUT:
+            rc = cli_parse_seconds(&a, &u->timeout);
+            break;
+        default:
+            rc = cli_tpl_input_option(&u->in, &a, id);
+        }
+        if (rc)
+            return rc;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* The new definition                                                       */
+/* ------------------------------------------------------------------------ */
+
+/* --existing: the stored values of the parameters `tree` declares (pseudo
+ * parameters and parameters the template dropped are not carried over),
+ * patched with the values given. */
+static json_t *existing_params(const update_t *u, const json_t *tree)
+{
+    const json_t *declared = json_object_get(tree, "parameters");
+    json_t *params = json_object();
+    const char *name;
+    json_t *value;
+    json_object_foreach(u->def.params, name, value)
+    {
+        if (json_is_object(declared) && json_object_get(declared, name))
+            json_object_set(params, name, value);
+    }
+    json_object_update(params, u->given);
+    return params;
+}
+
+/* The template validated the flag as a boolean (true, "yes", 1, ...). */
+static bool is_immutable(const json_t *def)
+{
+    const json_t *flag = json_object_get(def, "immutable");
+    if (json_is_true(flag) || (json_is_integer(flag) && json_integer_value(flag) == 1))
+        return true;
+    const char *text = json_string_value(flag);
+    return text && (strcasecmp(text, "true") == 0 || strcasecmp(text, "yes") == 0 ||
+                    strcasecmp(text, "on") == 0 || strcmp(text, "1") == 0 ||
+                    strcasecmp(text, "t") == 0 || strcasecmp(text, "y") == 0);
+}
+
+/* Heat's rule: a parameter the new template declares immutable, which the
+ * stack had, keeps its value. The message lists every one that changed. */
+static int check_immutable(const update_t *u, const char *fname)
+{
+    const json_t *declared = json_object_get(u->loaded.tree, "parameters");
+    const json_t *now = u->loaded.tpl->parameters;
+    char changed[1024] = "";
+    const char *name;
+    json_t *def;
+    json_object_foreach((json_t *)declared, name, def)
+    {
+        const json_t *before = json_object_get(u->def.params, name);
+        if (!before || !is_immutable(def) || json_equal(before, json_object_get(now, name)))
+            continue;
+        size_t n = strlen(changed);
+        snprintf(changed + n, sizeof(changed) - n, "%s%s", n ? ", " : "", name);
+    }
+    if (!changed[0])
+        return CLI_OK;
+    return cli_fail(CLI_USAGE,
+                    "%s: parameters: the following parameters are immutable and may not be "
+                    "updated: %s",
+                    fname, changed);
+}
+
+/* The template to validate, and how messages name it. */
+static const char *choose_template(update_t *u, json_t **tree)
+{
+    if (u->tree) {
+        *tree = u->tree;
+        return u->words[1];
+    }
+    *tree = u->def.tree;
+    return u->def.fname[0] ? u->def.fname : "(stored template)";
+}
+
+/* Everything that needs the stored definition: --existing, immutability. */
+static int validate_against_stored(cli_t *cli, update_t *u)
+{
+    int rc = cli_def_read(cli, u->words[0], u->id, &u->def);
+    if (rc)
+        return rc;
+    json_t *tree;
+    const char *fname = choose_template(u, &tree);
+    if (u->existing) {
+        json_t *params = existing_params(u, tree);
+        rc = cli_template_check(tree, fname, params, &u->loaded);
+        json_decref(params);
+        if (rc)
+            return rc;
+    }
+    return check_immutable(u, fname);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] ? slash + 1 : path;
+}
+
+static int store_and_publish(cli_t *cli, update_t *u)
+{
+    char *tpl = json_dumps(u->loaded.tree, JSON_COMPACT);
+    char *params = json_dumps(u->loaded.tpl->parameters, JSON_COMPACT);
+    char retry[CV_NAME_MAX + 32];
+    snprintf(retry, sizeof(retry), "update %s --existing", u->words[0]);
+    cli_begin_t b = {.retry = retry,
+                     .name = u->words[0],
+                     .id = u->id,
+                     .kind = CV_TRAV_UPDATE,
+                     .template_json = tpl,
+                     .params_json = params,
+                     .fname = u->words[1] ? base_name(u->words[1]) : u->def.fname,
+                     .rollback = u->rollback};
+    int rc = tpl && params ? cli_traversal_start(cli, &b)
+                           : cli_fail(CLI_SERVICE, "out of memory encoding the template");
+    free(tpl);
+    free(params);
+    return rc;
+}
+
+/* Validation that needs no service first, then the stack, then the rest. */
+static int update(cli_t *cli, update_t *u)
+{
+    int rc = cli_tpl_input_params(&u->in, &u->given);
+    if (rc == CLI_OK && u->words[1])
+        rc = cli_template_read(u->words[1], &u->tree);
+    if (rc == CLI_OK && !u->existing)
+        rc = cli_template_check(u->tree, u->words[1], u->given, &u->loaded);
+    if (rc == CLI_OK)
+        rc = cli_redis_connect(cli);
+    if (rc == CLI_OK)
+        rc = cli_lookup(cli, u->words[0], u->id);
+    if (rc == CLI_OK)
+        rc = validate_against_stored(cli, u);
+    if (rc == CLI_OK)
+        rc = store_and_publish(cli, u);
+    if (rc == CLI_OK && u->wait)
+        rc = cli_stack_follow(cli, u->id, u->timeout, "UPDATE");
+    return rc;
+}
+
+int cli_cmd_update(cli_t *cli, int argc, char **argv)
+{
+    update_t u;
+    memset(&u, 0, sizeof(u));
+    u.timeout = 600;
+    u.rollback = "";
+    cli_tpl_input_init(&u.in);
+    int rc = parse_args(argc, argv, &u);
+    if (rc == CLI_HELP) {
+        fputs(cli_update_usage, stdout);
+        rc = CLI_OK;
+    } else if (rc == CLI_OK) {
+        rc = update(cli, &u);
+    }
+    cli_loaded_free(&u.loaded);
+    cli_def_free(&u.def);
+    json_decref(u.tree);
+    json_decref(u.given);
+    cli_tpl_input_free(&u.in);
+    return rc;
+}

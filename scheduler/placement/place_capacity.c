@@ -1,0 +1,197 @@
+/*
+ * place_capacity — node capacity, buffered capacity and overbooking (S5–S7),
+ * the up-front cluster capacity check (S6) and the balance score.
+ *
+ * The seed defines two figures per node and metric: the total capacity (the
+ * node capacity with a buffer, capacity x (1 + overbooking) with
+ * overbooking, unlimited with overbooking -1) and the non-buffered capacity
+ * (capacity x (1 - buffer), or the plain capacity with overbooking). Normal
+ * placement — creating a service, CV_PLACE_NEW — stays within the
+ * non-buffered figure; the availability actions (replacing a failed replica,
+ * upgrades, constraint fixes, defragmentation) may go up to the total, and
+ * still prefer nodes where they need not.
+ */
+#include "place_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+
+/* floor(capacity x factor), immune to 0.8 x 100 = 79.999... */
+static int64_t scaled(int64_t capacity, double factor)
+{
+    return (int64_t)floor((double)capacity * factor + 1e-9);
+}
+
+/* The two figures of a finite capacity (INT64_MAX: unlimited). */
+static int64_t total_capacity(int64_t cap, double overbook)
+{
+    return overbook < 0 ? INT64_MAX : overbook > 0 ? scaled(cap, 1 + overbook) : cap;
+}
+
+static int64_t nonbuffered_capacity(int64_t cap, double buffer)
+{
+    return buffer > 0 ? scaled(cap, 1 - buffer) : cap;
+}
+
+int64_t cv__place_total_limit(const cv_cluster_t *c, size_t node, int m)
+{
+    int64_t cap = c->nodes[node].capacity[m];
+    return cap < 0 ? INT64_MAX : total_capacity(cap, c->metrics[m].overbook);
+}
+
+int64_t cv__place_replica_load(const cv_service_t *s, size_t metric, int rolekind)
+{
+    return rolekind ? s->metrics[metric].secondary_load : s->metrics[metric].primary_load;
+}
+
+/* ---------------------------------------------------------------- per-node scan */
+
+/* One service metric as the scan needs it. */
+typedef struct scan_metric {
+    int m;           /* cluster metric */
+    int64_t load[2]; /* primary (or instance), secondary */
+    double weight;
+    double buffer, over;
+} scan_metric_t;
+
+/* Where a node has no capacity for a metric, utilisation is measured
+ * against the largest finite capacity in the cluster, so unlimited nodes
+ * take their share instead of absorbing everything. Only computed when
+ * some node is unlimited. */
+static double unlimited_scale(const cv_cluster_t *c, int m)
+{
+    int64_t best = 0;
+    for (size_t i = 0; i < c->nnodes; i++)
+        if (c->nodes[i].capacity[m] > best)
+            best = c->nodes[i].capacity[m];
+    return best > 0 ? (double)best : 1.0;
+}
+
+/* Fit bits, balance and cluster room for one node and metric with a finite
+ * capacity; only the room for a node that can never be a candidate. */
+static void scan_finite(pl_ctx_t *x, size_t node, const scan_metric_t *sm, int64_t cap,
+                        bool candidate)
+{
+    int64_t have = x->c->nodes[node].load[sm->m];
+    int64_t nonbuffered = nonbuffered_capacity(cap, sm->buffer);
+    int64_t total = total_capacity(cap, sm->over);
+    int64_t limit = x->action == CV_PLACE_NEW ? nonbuffered : total;
+    if (x->c->nodes[node].status == CV_NODE_UP) {
+        if (limit == INT64_MAX)
+            x->room_unlimited[sm->m] = true;
+        else if (limit > have)
+            x->room[sm->m] += limit - have;
+    }
+    if (!candidate)
+        return;
+    double denom = cap > 0 ? (double)cap : 1.0;
+    for (int rk = 0; rk < 2; rk++) {
+        int64_t load = sm->load[rk], after = have + load;
+        if (load > 0 && after > limit)
+            x->mask[node] |= rk ? PL_F_CAP_SECONDARY : PL_F_CAP_PRIMARY;
+        else if (load > 0 && after > nonbuffered)
+            x->mask[node] |= rk ? PL_F_BUF_SECONDARY : PL_F_BUF_PRIMARY;
+        x->balance[rk][node] += sm->weight * (double)after / denom;
+    }
+}
+
+static void scan_unlimited(pl_ctx_t *x, const scan_metric_t *sm)
+{
+    double scale = unlimited_scale(x->c, sm->m);
+    for (size_t node = 0; node < x->c->nnodes; node++) {
+        const cv_node_t *n = &x->c->nodes[node];
+        if (n->capacity[sm->m] >= 0)
+            continue;
+        if (n->status == CV_NODE_UP)
+            x->room_unlimited[sm->m] = true;
+        for (int rk = 0; rk < 2; rk++)
+            x->balance[rk][node] += sm->weight * (double)(n->load[sm->m] + sm->load[rk]) / scale;
+    }
+}
+
+/* One pass over the nodes for every metric of the service: a 10,000-node
+ * placement spends most of its time here, so limits are computed once per
+ * node and metric and shared by both role kinds and the cluster room. */
+void cv__place_capacity_scan(pl_ctx_t *x)
+{
+    scan_metric_t sms[CV_MAX_METRICS];
+    size_t n = 0;
+    for (size_t i = 0; i < x->s->nmetrics; i++) {
+        int m = x->cm[i];
+        if (m < 0)
+            continue;
+        sms[n++] = (scan_metric_t){
+            m,
+            {cv__place_replica_load(x->s, i, 0), cv__place_replica_load(x->s, i, 1)},
+            x->s->metrics[i].weight,
+            x->c->metrics[m].buffer,
+            x->c->metrics[m].overbook};
+    }
+    bool unlimited[CV_MAX_METRICS] = {false};
+    unsigned never = PL_F_DOWN;
+    if (cv__place_step_priority(x->c, PL_PLACEMENT) == PL_HARD)
+        never |= PL_F_PLACEMENT;
+    if (cv__place_step_priority(x->c, PL_AFFINITY) == PL_HARD)
+        never |= PL_F_AFFINITY;
+    for (size_t node = 0; node < x->c->nnodes; node++) {
+        bool candidate = !(x->mask[node] & never);
+        for (size_t j = 0; j < n; j++) {
+            int64_t cap = x->c->nodes[node].capacity[sms[j].m];
+            if (cap < 0)
+                unlimited[j] = true;
+            else
+                scan_finite(x, node, &sms[j], cap, candidate);
+        }
+    }
+    for (size_t j = 0; j < n; j++)
+        if (unlimited[j])
+            scan_unlimited(x, &sms[j]);
+}
+
+/* ---------------------------------------------------------------- cluster capacity (S6) */
+
+/* The load the replicas still missing would add for service metric i. */
+static int64_t missing_load(const pl_ctx_t *x, size_t i)
+{
+    int64_t need = 0;
+    for (int r = 0; r < x->target; r++) {
+        bool present = false;
+        for (size_t k = 0; k < x->nreps && !present; k++)
+            present = x->reps[k].index == r;
+        if (!present)
+            need += cv__place_replica_load(x->s, i, pl_rolekind(x, r));
+    }
+    return need;
+}
+
+json_t *cv__place_cluster_capacity(const pl_ctx_t *x)
+{
+    json_t *shortfall = json_object(), *required = json_object(), *remaining = json_object();
+    char text[512] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < x->s->nmetrics; i++) {
+        if (x->cm[i] < 0)
+            continue;
+        int m = x->cm[i];
+        int64_t need = missing_load(x, i), room = x->room[m];
+        if (x->room_unlimited[m] || need <= room)
+            continue;
+        const char *name = x->s->metrics[i].name;
+        json_object_set_new(shortfall, name, json_integer(need - room));
+        json_object_set_new(required, name, json_integer(need));
+        json_object_set_new(remaining, name, json_integer(room));
+        if (used < sizeof(text))
+            used +=
+                (size_t)snprintf(text + used, sizeof(text) - used, "%s%s needs %lld, %lld remain",
+                                 used ? "; " : "", name, (long long)need, (long long)room);
+    }
+    if (json_object_size(shortfall) == 0) {
+        json_decref(shortfall);
+        json_decref(required);
+        json_decref(remaining);
+        return NULL;
+    }
+    return json_pack("{s:s, s:s+, s:o, s:o, s:o}", "reason", "ClusterCapacity", "description",
+                     "the cluster's remaining capacity cannot hold the service: ", text,
+                     "shortfall", shortfall, "required", required, "remaining", remaining);
+}

@@ -1,0 +1,245 @@
+/*
+ * place_internal — the private pieces of cv_placement: the domain index of a
+ * cluster, one placement call's state, the filter pipeline, the domain
+ * completion check (a small bounded flow), scoring and health reports.
+ * Nothing here is public: only cv_placement.c and place_*.c include it
+ * (and the unit tests, which test the pieces directly).
+ */
+#ifndef PLACE_INTERNAL_H
+#define PLACE_INTERNAL_H
+
+#include "cv_placement.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define PL_NONE UINT32_MAX
+#define PL_INF (1 << 28)
+#define PL_MAX_LEVELS 63
+
+/* The filters in the seed's order (S9); node status comes first because a
+ * down node is not a candidate at all, the Mesos constraints sit beside the
+ * placement constraint they generalise. */
+typedef enum {
+    PL_STATUS = 0,
+    PL_EXCLUSION,
+    PL_PLACEMENT,
+    PL_MESOS,
+    PL_CAPACITY,
+    PL_AFFINITY,
+    PL_FAULT_DOMAIN,
+    PL_UPGRADE_DOMAIN,
+    PL_PREFERRED,
+    PL_NSTEPS
+} pl_step_t;
+
+#define PL_BIT(step) (1u << (step))
+
+/* Priorities (S11). */
+enum { PL_OFF = -1, PL_HARD = 0, PL_SOFT = 1, PL_OPTIMIZE = 2 };
+
+const char *cv__place_step_name(pl_step_t step);
+int cv__place_step_priority(const cv_cluster_t *c, pl_step_t step);
+
+/* ---------------------------------------------------------------- domain index */
+
+/*
+ * Every fault domain at every level gets a dense id: level k of a node is
+ * the prefix of its FD path of length k+1. A node with a shorter path than
+ * the deepest one keeps its deepest domain at the levels below (padded), so
+ * every node has one domain per level. Upgrade domains and (leaf FD, UD)
+ * cells get ids too; the cells are what the completion flow works on.
+ */
+typedef struct pl_index {
+    size_t nnodes, nlevels;
+    uint32_t *fd;   /* nnodes * nlevels */
+    uint32_t *ud;   /* nnodes */
+    uint32_t *cell; /* nnodes */
+    size_t nfd, nud, ncells;
+    uint32_t *fd_parent;           /* nfd: PL_NONE at level 0 */
+    uint8_t *fd_level;             /* nfd */
+    uint32_t *fd_node;             /* nfd: a node in the domain, to name it */
+    uint32_t *ud_node;             /* nud */
+    uint32_t *cell_leaf, *cell_ud; /* ncells */
+    size_t *level_size;            /* nlevels: domains per level in the cluster */
+    size_t nleaf;                  /* distinct fault domains (full URIs) */
+} pl_index_t;
+
+int cv__place_index_build(pl_index_t *ix, const cv_cluster_t *c);
+void cv__place_index_free(pl_index_t *ix);
+/* "fd:/dc1" for a level-0 domain of "fd:/dc1/rack2". */
+void cv__place_fd_name(const pl_index_t *ix, const cv_cluster_t *c, uint32_t fd, char *buf,
+                       size_t size);
+static inline uint32_t pl_fd(const pl_index_t *ix, size_t node, size_t level)
+{
+    return ix->fd[node * ix->nlevels + level];
+}
+
+/* The policy S2's adaptive rule chooses, given the index. */
+cv_distribution_t cv__place_policy(const pl_index_t *ix, const cv_cluster_t *c,
+                                   const cv_service_t *s);
+
+/* Per-domain bounds of one level: `total` replicas over `ndomains` domains
+ * (maxDifference: floor/ceil; quorumSafe: no domain holds more than a
+ * minority of `target`, never stricter than maxDifference's ceiling). */
+void cv__place_bounds(cv_distribution_t policy, int target, int total, size_t ndomains, int *lo,
+                      int *hi);
+
+/* ---------------------------------------------------------------- one call's state */
+
+/* Which domains a service spreads over, numbered as flow vertices. */
+typedef struct pl_spread {
+    uint8_t *fd_in, *ud_in;      /* nfd, nud */
+    uint32_t *fd_list, *ud_list; /* the domains in the set */
+    size_t nfd_list, nud_list;
+    size_t *level_in;        /* nlevels: domains in the set per level */
+    uint32_t *fd_vx, *ud_vx; /* flow vertex of each domain in the set */
+} pl_spread_t;
+
+/* Node-local reasons a node cannot take a replica (bits of pl_ctx.mask). */
+enum {
+    PL_F_DOWN = 1,
+    PL_F_PLACEMENT = 2,
+    PL_F_CAP_PRIMARY = 4,   /* primary or stateless instance load does not fit */
+    PL_F_CAP_SECONDARY = 8, /* secondary load does not fit */
+    PL_F_AFFINITY = 16,
+    PL_F_BUF_PRIMARY = 32, /* fits only by using buffer / overbooking */
+    PL_F_BUF_SECONDARY = 64
+};
+
+typedef struct pl_mode {
+    unsigned enforce; /* PL_BIT(step): the step filters */
+    unsigned prefer;  /* PL_BIT(step): the step only steers the score */
+    bool packing;     /* FD/UD bounds over the domains that still have usable nodes */
+    bool best_effort; /* the last mode: place fewer replicas rather than none */
+} pl_mode_t;
+
+typedef struct pl_ctx {
+    const cv_cluster_t *c;
+    const cv_service_t *s;
+    const cv_layout_t *layout;
+    cv_place_action_t action;
+    cv_distribution_t policy;
+    pl_index_t ix;
+    int cm[CV_MAX_METRICS]; /* cluster metric of each service metric, or -1 */
+    uint8_t *mask;          /* nnodes: PL_F_* */
+    uint8_t *used;          /* nnodes: holds a replica of this service */
+    double *balance[2];     /* nnodes: weighted utilisation after adding a primary / secondary */
+    int64_t room[CV_MAX_METRICS]; /* left on up nodes under the action's limit (S6) */
+    bool room_unlimited[CV_MAX_METRICS];
+    int *fd_count, *ud_count;
+    pl_spread_t inv;    /* strict: the service's node inventory, down nodes included */
+    pl_spread_t pack;   /* packing: domains with usable nodes or replicas */
+    cv_replica_t *reps; /* this service's replicas: existing, then placed */
+    size_t nreps;
+    int target;                  /* the service's replica count */
+    int pending;                 /* replicas still to place after the current one */
+    int primary;                 /* the replica to place as primary, or -1 */
+    const json_t **placed_props; /* Mesos context */
+    const json_t **eligible;
+    size_t neligible;
+    uint32_t *avail; /* ncells: secondary-eligible unused nodes */
+    uint32_t *cells; /* cells with avail > 0 */
+    size_t ncells_used;
+    size_t total_avail; /* sum of avail */
+    uint32_t *cand;     /* candidates of one selection */
+    size_t ncand;
+} pl_ctx_t;
+
+int cv__place_ctx_init(pl_ctx_t *x, const cv_cluster_t *c, const cv_service_t *s,
+                       const cv_layout_t *layout, cv_place_action_t action);
+void cv__place_ctx_free(pl_ctx_t *x);
+
+/* The load a replica carries: 0 primary (or stateless instance), 1 secondary.
+ * A stateful service has one primary: the replica the call places as such,
+ * unless the layout already holds one. */
+static inline int pl_rolekind(const pl_ctx_t *x, int replica)
+{
+    return x->s->stateful && replica != x->primary ? 1 : 0;
+}
+
+int cv__place_spread_init(pl_spread_t *sp, const pl_index_t *ix);
+void cv__place_spread_free(pl_spread_t *sp);
+void cv__place_spread_add_node(pl_spread_t *sp, const pl_index_t *ix, size_t node);
+/* Lists and numbers the domains marked so far. */
+void cv__place_spread_count(pl_spread_t *sp, const pl_index_t *ix);
+
+/* ---------------------------------------------------------------- capacity and score */
+
+/* The capacity a node may carry for cluster metric m at most in any case
+ * (capacity plus overbooking), INT64_MAX when unlimited. */
+int64_t cv__place_total_limit(const cv_cluster_t *c, size_t node, int m);
+int64_t cv__place_replica_load(const cv_service_t *s, size_t metric, int rolekind);
+/* Sets the PL_F_CAP_* / PL_F_BUF_* bits and the balance scores of every
+ * node, and sums the room left in the cluster. */
+void cv__place_capacity_scan(pl_ctx_t *x);
+/* Null when the cluster can hold the service, else the rejection (S6). */
+json_t *cv__place_cluster_capacity(const pl_ctx_t *x);
+
+/* ---------------------------------------------------------------- filters and choice */
+
+/* Whether a step concerns this service at all (a service without a
+ * placement constraint has no PlacementConstraint step; disabled steps,
+ * priority -1, are skipped; nothing carries preferred locations yet). */
+bool cv__place_step_applies(const pl_ctx_t *x, pl_step_t step);
+/* Static node-local masks: status, placement constraint, affinity. */
+int cv__place_static_scan(pl_ctx_t *x);
+/* Whether the Mesos constraints allow one more replica on `node`. */
+bool cv__place_mesos_ok(pl_ctx_t *x, size_t node);
+/* Whether the node counts among the free nodes of later replicas (the
+ * cells' `avail`) under `mode`. */
+bool cv__place_frees_later(const pl_ctx_t *x, const pl_mode_t *mode, size_t node);
+/* The chosen node for `replica` under `mode`, or PL_NONE. */
+uint32_t cv__place_select(pl_ctx_t *x, const pl_mode_t *mode, int replica);
+/* The elimination sequence of `replica` under `mode` (S9). */
+json_t *cv__place_eliminations(pl_ctx_t *x, const pl_mode_t *mode, int replica);
+
+/* Whether the replica on `node` keeps the FD (use_fd) / UD (use_ud) bounds
+ * reachable with `more` further replicas (the completion flow). */
+bool cv__place_domains_ok(pl_ctx_t *x, const pl_mode_t *mode, size_t node, bool cand_secondary,
+                          bool use_fd, bool use_ud, int more);
+
+/* The upper bound per FD level and (last) for UDs when `more` replicas
+ * follow, over the strict spread set; `hi` holds nlevels + 1 entries. */
+void cv__place_ceilings(const pl_ctx_t *x, const pl_mode_t *mode, int more, int *hi);
+/* Whether one more replica on `node` stays within those bounds: a
+ * necessary condition of cv__place_domains_ok, cheap enough for every node. */
+bool cv__place_under_ceilings(const pl_ctx_t *x, size_t node, const int *hi);
+
+/* ---------------------------------------------------------------- flow */
+
+typedef struct pl_flow pl_flow_t;
+pl_flow_t *cv__place_flow_new(size_t nvertices, size_t nedges_hint);
+void cv__place_flow_free(pl_flow_t *f);
+/* An edge u -> v carrying between lo and hi units. */
+int cv__place_flow_edge(pl_flow_t *f, uint32_t u, uint32_t v, int lo, int hi);
+/* Whether a circulation meeting every lower bound exists. */
+bool cv__place_flow_feasible(pl_flow_t *f);
+
+/* ---------------------------------------------------------------- health */
+
+typedef struct pl_check {
+    const cv_cluster_t *c;
+    const pl_index_t *ix;
+    json_t *health;
+    pl_spread_t scratch;      /* a service's inventory, cleared before reuse */
+    const char *scratch_text; /* the placement constraint it was computed for */
+    pl_spread_t all;          /* every domain of the cluster */
+} pl_check_t;
+
+int cv__place_check_init(pl_check_t *k, const cv_cluster_t *c, const pl_index_t *ix);
+void cv__place_check_free(pl_check_t *k);
+json_t *cv__place_health(const char *property, bool error, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+const char *cv__place_role_name(cv_role_t role);
+/* Reports every constraint the service's replicas break (S8). `inv` is the
+ * service's inventory when the caller has it, NULL to compute it. */
+void cv__place_check_service(pl_check_t *k, const cv_service_t *s, const cv_replica_t *reps,
+                             size_t nreps, const cv_layout_t *layout, const pl_spread_t *inv);
+/* Reports the node if its load plus `extra` (per cluster metric, or NULL)
+ * is above its total capacity for some metric. */
+void cv__place_check_node(pl_check_t *k, size_t node, const int64_t *extra);
+/* The replicas of the service called `name` in the layout, or NULL. */
+const cv_placed_service_t *cv__place_find(const cv_layout_t *layout, const char *name);
+
+#endif
