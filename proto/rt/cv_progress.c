@@ -100,8 +100,10 @@ static void on_node_done(cv_redis_t *r, redisReply *rep, void *ud)
         if (done >= total) {
             ctx->pending++;
             if (cv_progress_finish_stack(ctx->w, ctx->job.stack, ctx->job.traversal,
-                                         on_stack_finished, ctx) != 0)
-                on_stack_finished(ctx, CV_EREDIS);
+                                         on_stack_finished, ctx) != 0) {
+                ctx->pending--; /* not sent: nothing will call back */
+                ctx->rc = CV_EREDIS;
+            }
         }
     }
     done_release(ctx);
