@@ -65,7 +65,7 @@ static void assert_param_rejected(const char *decl, const char *values_json, con
 {
     json_t *v = param_value(decl, values_json);
     if (v)
-        fail_msg("%s with %s accepted", decl, values_json);
+        fail_msg("%s with %s accepted", decl, values_json ? values_json : "no values");
     assert_contains(err, "stack.yaml: parameters.p");
     assert_contains(err, f1);
     if (f2)
