@@ -111,8 +111,8 @@ static bool first_fit_ok(const cv_cluster_t *c, const cv_service_t *s, size_t n,
     if (node->status != CV_NODE_UP || (s->placement && !cv_pcexpr_match(s->placement, node->props)))
         return false;
     for (size_t m = 0; m < s->nmetrics; m++) {
-        int64_t l = primary || !s->stateful ? s->metrics[m].primary_load
-                                            : s->metrics[m].secondary_load;
+        int64_t l =
+            primary || !s->stateful ? s->metrics[m].primary_load : s->metrics[m].secondary_load;
         double limit = (double)node->capacity[m] * (1 - c->metrics[m].buffer);
         if ((double)(node->load[m] + l) > limit)
             return false;
@@ -151,6 +151,10 @@ static void ratios(const cv_cluster_t *c, size_t m, double *raw, double *util)
 
 static void print_ratios(const char *label, const cv_cluster_t *c)
 {
+    size_t idle = 0;
+    for (size_t n = 0; n < c->nnodes; n++)
+        idle += c->nodes[n].load[0] == 0;
+    printf("  %-10s %zu of %zu nodes carry no load\n", label, idle, c->nnodes);
     for (size_t m = 0; m < NMETRICS; m++) {
         double raw, util;
         ratios(c, m, &raw, &util);
@@ -185,7 +189,8 @@ static void place_one(cv_cluster_t *c, const cv_service_t *s, totals_t *t)
     json_array_foreach(json_object_get(r, "placements"), i, p)
     {
         long n = cv_cluster_node(c, json_string_value(json_object_get(p, "node")));
-        add_load(c, s, (size_t)n, strcmp(json_string_value(json_object_get(p, "role")), "primary") == 0);
+        add_load(c, s, (size_t)n,
+                 strcmp(json_string_value(json_object_get(p, "role")), "primary") == 0);
         t->replicas++;
     }
     t->unplaced += json_array_size(json_object_get(r, "unplaced"));
@@ -194,43 +199,61 @@ static void place_one(cv_cluster_t *c, const cv_service_t *s, totals_t *t)
     json_decref(r);
 }
 
+typedef struct options {
+    size_t nodes, services;
+    uint64_t seed;
+} options_t;
+
+static int parse_args(int argc, char **argv, options_t *o)
+{
+    *o = (options_t){10000, 100000, 42};
+    for (int i = 1; i < argc; i++) {
+        bool more = i + 1 < argc;
+        if (strcmp(argv[i], "--quick") == 0)
+            o->nodes = 1000, o->services = 5000;
+        else if (strcmp(argv[i], "--nodes") == 0 && more)
+            o->nodes = strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--services") == 0 && more)
+            o->services = strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--seed") == 0 && more)
+            o->seed = strtoull(argv[++i], NULL, 10);
+        else
+            return -1;
+    }
+    return 0;
+}
+
+static void report(const options_t *o, const totals_t *t)
+{
+    printf("placement benchmark: %zu nodes (10 FD x 10 UD, 3 metrics, 3 node types), "
+           "%zu services of 3-5 replicas\n",
+           o->nodes, o->services);
+    printf("  placed %zu replicas, %zu unplaced, %zu services rejected, %zu warnings\n",
+           t->replicas, t->unplaced, t->rejected, t->warnings);
+    printf("  %.0f replicas/s, %.0f services/s, %.3f ms per service (worst %.3f ms)\n",
+           (double)t->replicas / t->seconds, (double)o->services / t->seconds,
+           1e3 * t->seconds / (double)o->services, 1e3 * t->worst);
+    printf("  peak RSS %ld KiB\n", peak_rss_kb());
+}
+
 int main(int argc, char **argv)
 {
-    size_t nnodes = 10000, nservices = 100000;
-    uint64_t seed = 42;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0)
-            nnodes = 1000, nservices = 5000;
-        else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc)
-            nnodes = strtoul(argv[++i], NULL, 10);
-        else if (strcmp(argv[i], "--services") == 0 && i + 1 < argc)
-            nservices = strtoul(argv[++i], NULL, 10);
-        else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
-            seed = strtoull(argv[++i], NULL, 10);
-        else {
-            fprintf(stderr, "usage: %s [--quick] [--nodes N] [--services N] [--seed S]\n", argv[0]);
-            return 2;
-        }
+    options_t o;
+    if (parse_args(argc, argv, &o)) {
+        fprintf(stderr, "usage: %s [--quick] [--nodes N] [--services N] [--seed S]\n", argv[0]);
+        return 2;
     }
-    cv_cluster_t *c = build_cluster(nnodes), *naive = build_cluster(nnodes);
-    rng_t r = {seed * 2654435761u + 1};
+    cv_cluster_t *c = build_cluster(o.nodes), *naive = build_cluster(o.nodes);
+    rng_t r = {o.seed * 2654435761u + 1};
     totals_t t = {0};
     size_t naive_placed = 0;
-    for (size_t i = 0; i < nservices; i++) {
+    for (size_t i = 0; i < o.services; i++) {
         cv_service_t *s = build_service(&r, i);
         place_one(c, s, &t);
         naive_placed += first_fit(naive, s);
         fx_service_free(s);
     }
-    printf("placement benchmark: %zu nodes (10 FD x 10 UD, 3 metrics, 3 node types), "
-           "%zu services of 3-5 replicas\n",
-           nnodes, nservices);
-    printf("  placed %zu replicas, %zu unplaced, %zu services rejected, %zu warnings\n",
-           t.replicas, t.unplaced, t.rejected, t.warnings);
-    printf("  %.0f replicas/s, %.0f services/s, %.3f ms per service (worst %.3f ms)\n",
-           (double)t.replicas / t.seconds, (double)nservices / t.seconds,
-           1e3 * t.seconds / (double)nservices, 1e3 * t.worst);
-    printf("  peak RSS %ld KiB\n", peak_rss_kb());
+    report(&o, &t);
     print_ratios("placement", c);
     printf("  first-fit placed %zu replicas\n", naive_placed);
     print_ratios("first-fit", naive);
