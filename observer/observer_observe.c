@@ -267,7 +267,10 @@ static void look_cleanup(observe_t *o)
     cleanup_look_t l = {json_array(), json_array(), 0, ""};
     size_t i;
     json_t *entry;
-    json_array_foreach(o->rec.old, i, entry) look_at_old(o, entry, &l);
+    json_array_foreach(o->rec.old, i, entry)
+    {
+        look_at_old(o, entry, &l);
+    }
     bool current = strcmp(o->rec.status, "DELETE_IN_PROGRESS") == 0;
     bool current_gone = false;
     if (current && !l.why[0]) {

@@ -52,7 +52,8 @@ integration() { # build dir, state dir
 }
 
 bench_smoke() {
-    tests/bench/run.sh --quick --build-dir build --dir .local-bench
+    tests/bench/run.sh --quick --build-dir build --dir .local-bench &&
+        build/bench_placement --quick
 }
 
 step "setup (packages, Kafka, build)" deploy/local/setup.sh --build-dir build
