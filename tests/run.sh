@@ -53,7 +53,7 @@ integration() { # build dir, state dir
 
 bench_smoke() {
     tests/bench/run.sh --quick --build-dir build --dir .local-bench &&
-        build/bench_placement --quick
+        build/tests/bench/placement/bench_placement --quick
 }
 
 step "setup (packages, Kafka, build)" deploy/local/setup.sh --build-dir build

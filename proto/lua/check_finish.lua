@@ -26,7 +26,7 @@ if ARGV[3] ~= '' then
   set_status(KEYS[1], KEYS[4], ARGV[3])
   redis.call('HSET', KEYS[1], 'action', ARGV[4], 'reason', ARGV[5],
     'physical_id', ARGV[6], 'uuid', ARGV[7], 'type', ARGV[8], 'props', ARGV[9],
-    'attrs', ARGV[10], 'data', ARGV[11], 'traversal', ARGV[12], 'started', t,
+    'attrs', ARGV[10], 'data', ARGV[11], 'traversal', ARGV[12], 'started', now_us_str(),
     'policy', ARGV[17])
 end
 if ARGV[18] ~= '' then redis.call('HSET', KEYS[1], 'old', ARGV[18]) end

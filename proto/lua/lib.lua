@@ -7,6 +7,13 @@ local function now_str()
   return string.format('%d.%03d', t[1], math.floor(tonumber(t[2]) / 1000))
 end
 
+-- Microseconds: when an action started, so waits measured from it are exact
+-- (event times stay at millisecond precision, as documented).
+local function now_us_str()
+  local t = redis.call('TIME')
+  return string.format('%d.%06d', t[1], tonumber(t[2]))
+end
+
 local function set_status(res, counts, status)
   local old = redis.call('HGET', res, 'status')
   if old == status then return false end
