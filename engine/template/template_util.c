@@ -105,38 +105,9 @@ cv__fn_t cv__fn_of(const json_t *v, const char **name, const json_t **arg)
 
 /* ---------------------------------------------------------------- scalars */
 
-/*
- * Python's repr of a float: the shortest digits that read back as the same
- * double, in fixed notation for exponents -4..15 (always with a fraction,
- * "100.0") and in exponent notation otherwise ("1e+16", "1.5e-05").
- */
-static void fmt_real(double d, char *out, size_t size)
-{
-    char digits[40];
-    int precision = 1;
-    for (; precision < 17; precision++) {
-        snprintf(digits, sizeof(digits), "%.*e", precision - 1, d);
-        if (strtod(digits, NULL) == d)
-            break;
-    }
-    snprintf(digits, sizeof(digits), "%.*e", precision - 1, d);
-    int exp = atoi(strchr(digits, 'e') + 1);
-    if (exp < -4 || exp >= 16) {
-        snprintf(out, size, "%s", digits);
-        return;
-    }
-    int decimals = precision - 1 - exp;
-    snprintf(out, size, "%.*f", decimals > 0 ? decimals : 0, d);
-    if (!strchr(out, '.') && strlen(out) + 2 < size)
-        strcat(out, ".0");
-}
-
 void cv__fmt_number(const json_t *num, char *out, size_t size)
 {
-    if (json_is_integer(num))
-        snprintf(out, size, "%" JSON_INTEGER_FORMAT, json_integer_value(num));
-    else
-        fmt_real(json_real_value(num), out, size);
+    cv_format_number(num, out, size);
 }
 
 void cv__describe(const json_t *v, char *out, size_t size)

@@ -99,6 +99,10 @@ json_t *cv_rtype_apply_schema(const cv_rtype_t *type, const json_t *props, const
 bool cv_rtype_needs_replacement(const cv_rtype_t *type, const json_t *old_props,
                                 const json_t *new_props);
 
+/* Writes a number as Heat (Python) writes one into text: integers as such,
+ * reals as the shortest digits that read back the same, "100.0", "1e+16". */
+void cv_format_number(const json_t *num, char *out, size_t size);
+
 /* Whether `v` is an intrinsic-function call: an object of one key that names one. */
 bool cv_is_intrinsic(const json_t *v);
 

@@ -113,15 +113,38 @@ static json_t *to_boolean(const json_t *v)
     return NULL;
 }
 
-/* The shortest spelling that reads back as the same double, so 0.1 stays
- * "0.1" rather than "0.10000000000000001". */
+/*
+ * Python's repr of a float: the shortest digits that read back as the same
+ * double, in fixed notation for exponents -4..15 (always with a fraction,
+ * "100.0") and in exponent notation otherwise ("1e+16", "1.5e-05").
+ */
 static void format_real(double d, char *out, size_t size)
 {
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(out, size, "%.*g", prec, d);
-        if (strtod(out, NULL) == d)
-            return;
+    char digits[40];
+    int precision = 1;
+    for (; precision < 17; precision++) {
+        snprintf(digits, sizeof(digits), "%.*e", precision - 1, d);
+        if (strtod(digits, NULL) == d)
+            break;
     }
+    snprintf(digits, sizeof(digits), "%.*e", precision - 1, d);
+    int exp = atoi(strchr(digits, 'e') + 1);
+    if (exp < -4 || exp >= 16) {
+        snprintf(out, size, "%s", digits);
+        return;
+    }
+    int decimals = precision - 1 - exp;
+    snprintf(out, size, "%.*f", decimals > 0 ? decimals : 0, d);
+    if (!strchr(out, '.') && strlen(out) + 2 < size)
+        strcat(out, ".0");
+}
+
+void cv_format_number(const json_t *num, char *out, size_t size)
+{
+    if (json_is_integer(num))
+        snprintf(out, size, "%" JSON_INTEGER_FORMAT, json_integer_value(num));
+    else
+        format_real(json_real_value(num), out, size);
 }
 
 static json_t *to_string(const json_t *v)
@@ -129,12 +152,8 @@ static json_t *to_string(const json_t *v)
     char buf[64];
     if (json_is_string(v))
         return json_deep_copy(v);
-    if (json_is_integer(v)) {
-        snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-        return json_string(buf);
-    }
-    if (json_is_real(v)) {
-        format_real(json_real_value(v), buf, sizeof(buf));
+    if (json_is_number(v)) {
+        cv_format_number(v, buf, sizeof(buf));
         return json_string(buf);
     }
     if (json_is_boolean(v))

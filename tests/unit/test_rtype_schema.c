@@ -229,6 +229,16 @@ static void test_numbers_and_booleans_become_strings(void **state)
     expect_prop("OS::Heat::TestResource", "{\"value\": false}", "value", "\"false\"");
 }
 
+/* Heat writes numbers into text as Python does: 100.0, not 1e+02. */
+static void test_reals_become_strings_as_python_writes_them(void **state)
+{
+    (void)state;
+    expect_prop("OS::Heat::TestResource", "{\"value\": 100.0}", "value", "\"100.0\"");
+    expect_prop("OS::Heat::TestResource", "{\"value\": 1e16}", "value", "\"1e+16\"");
+    expect_prop("OS::Heat::TestResource", "{\"value\": 0.00001}", "value", "\"1e-05\"");
+    expect_prop("OS::Heat::TestResource", "{\"value\": 123456.5}", "value", "\"123456.5\"");
+}
+
 static void test_any_takes_every_value_as_it_is(void **state)
 {
     (void)state;
@@ -346,6 +356,7 @@ int main(void)
         cmocka_unit_test(test_numeric_strings_become_numbers),
         cmocka_unit_test(test_true_and_false_strings_become_booleans),
         cmocka_unit_test(test_numbers_and_booleans_become_strings),
+        cmocka_unit_test(test_reals_become_strings_as_python_writes_them),
         cmocka_unit_test(test_any_takes_every_value_as_it_is),
         cmocka_unit_test(test_intrinsics_pass_the_type_check_only_when_literal_only),
         cmocka_unit_test(test_the_result_is_independent_of_the_input),
