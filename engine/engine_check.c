@@ -245,6 +245,7 @@ static int load(check_t *c, const redisReply *rep, char *err, size_t errsz)
     c->graph_entry = strdup(cv_reply_str(rep, 5));
     if (!c->params)
         return cv_seterr(err, errsz, CV_EPROTO, "stored parameters are not JSON");
+    cv_record_pseudo_params(c->params, c->msg.stack, cv_reply_str(rep, 6));
     if (c->msg.phase == CV_PHASE_UPDATE && !c->rdef)
         return cv_seterr(err, errsz, CV_EPROTO, "resources.%s: no stored definition",
                          c->msg.resource);
@@ -287,8 +288,8 @@ static void on_begin(cv_redis_t *r, redisReply *rep, void *ud)
     }
     c->leased = true;
     char err[512];
-    if (rep->elements != 6 || load(c, rep, err, sizeof(err)) != 0) {
-        if (rep->elements != 6)
+    if (rep->elements != 7 || load(c, rep, err, sizeof(err)) != 0) {
+        if (rep->elements != 7)
             snprintf(err, sizeof(err), "resources.%s: malformed check_begin reply",
                      c->msg.resource);
         bool cleanup = c->msg.phase == CV_PHASE_CLEANUP;

@@ -95,3 +95,14 @@ void cv_record_uuid(char out[37], const char *stack, const char *resource, uint6
              (unsigned)(a >> 16) & 0xffff, (unsigned)a & 0xfff,
              (unsigned)((b >> 48) & 0x3fff) | 0x8000, (unsigned long long)(b & 0xffffffffffffULL));
 }
+
+void cv_record_pseudo_params(json_t *params, const char *stack_id, const char *stack_name)
+{
+    const char *values[][2] = {{"OS::stack_name", stack_name},
+                               {"OS::stack_id", stack_id},
+                               {"OS::project_id", ""},
+                               {"OS::region", ""}};
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+        if (!json_object_get(params, values[i][0]))
+            json_object_set_new(params, values[i][0], json_string(values[i][1]));
+}

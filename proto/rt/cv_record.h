@@ -38,6 +38,11 @@ void cv_record_clear(cv_record_t *rec);
 /* Parses a flat [field, value, ...] reply into an object of strings. */
 json_t *cv_reply_to_object(const redisReply *flat);
 
+/* Adds Heat's pseudo parameters (OS::stack_name, OS::stack_id,
+ * OS::project_id, OS::region) to resolved parameters, keeping given ones:
+ * templates may read them, only the engine knows their values. */
+void cv_record_pseudo_params(json_t *params, const char *stack_id, const char *stack_name);
+
 /* The deterministic uuid of a resource version: the same stack, resource and
  * traversal always give the same uuid, so a create retried after a crash
  * carries the same idempotency key. */

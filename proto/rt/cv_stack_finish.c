@@ -9,6 +9,7 @@
 #include "cv_error.h"
 #include "cv_keys.h"
 #include "cv_log.h"
+#include "cv_record.h"
 #include "cv_template.h"
 
 #include <jansson.h>
@@ -274,6 +275,7 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
     ctx->params = json_loads(cv_reply_str(rep, 4), 0, NULL);
     if (!ctx->params)
         ctx->params = json_object();
+    cv_record_pseudo_params(ctx->params, ctx->stack, ctx->name);
     ctx->resources = json_object();
     fetch_referenced(ctx);
 }

@@ -86,3 +86,14 @@ test_stack_of_2000_resources_completes() {
     assert_eq 2200 "$(jqr .resources.CREATE_COMPLETE <<<"$s")" "resources complete"
     assert_eq 2200 "$(jqr .done <<<"$s")" "nodes done"
 }
+
+test_pseudo_parameters_name_the_stack() {
+    local name s id
+    name=$(stack_name pseudo)
+    ctl submit "$name" "$DATA/stacks/pseudo.yaml" --wait --timeout 60 >/dev/null
+    s=$(status_json "$name")
+    id=$(jqr .id <<<"$s")
+    assert_eq CREATE_COMPLETE "$(jqr .status <<<"$s")" status
+    assert_eq "$name/$id" "$(jqr .outputs.label <<<"$s")" "OS::stack_name and OS::stack_id"
+    assert_eq "$name" "$(jqr .outputs.name <<<"$s")" "in outputs too"
+}
