@@ -82,25 +82,28 @@ char *cli_read_file(const char *path, size_t *len)
     return buf;
 }
 
-int cli_tpl_input_params(const cli_tpl_input_t *in, json_t **out)
+int cli_tpl_input_params(const cli_tpl_input_t *in, json_t **out, json_t **defaults)
 {
-    json_t *params = json_object();
+    json_t *params = json_object(), *defs = json_object();
     for (int i = 0; i < in->nparam_files; i++) {
         size_t len;
         char *text = cli_read_file(in->param_files[i], &len), err[1024];
         if (!text) {
             json_decref(params);
+            json_decref(defs);
             return CLI_USAGE;
         }
-        int rc = cv_env_load(text, len, in->param_files[i], params, err, sizeof(err));
+        int rc = cv_env_load(text, len, in->param_files[i], params, defs, err, sizeof(err));
         free(text);
         if (rc) {
             json_decref(params);
+            json_decref(defs);
             return cli_fail(CLI_USAGE, "%s", err);
         }
     }
     json_object_update(params, in->overrides);
     *out = params;
+    *defaults = defs;
     return CLI_OK;
 }
 
@@ -128,13 +131,16 @@ int cli_template_check(json_t *tree, const char *fname, const json_t *params, cl
 int cli_template_load(const char *path, const cli_tpl_input_t *in, cli_loaded_t *out)
 {
     memset(out, 0, sizeof(*out));
-    json_t *params = NULL, *tree = NULL;
-    int rc = cli_tpl_input_params(in, &params);
+    json_t *params = NULL, *defaults = NULL, *tree = NULL;
+    int rc = cli_tpl_input_params(in, &params, &defaults);
     if (rc == CLI_OK)
         rc = cli_template_read(path, &tree);
-    if (rc == CLI_OK)
+    if (rc == CLI_OK) {
+        cv_env_apply_defaults(params, defaults, tree);
         rc = cli_template_check(tree, path, params, out);
+    }
     json_decref(params);
+    json_decref(defaults);
     json_decref(tree);
     return rc;
 }

@@ -39,9 +39,12 @@ void cli_tpl_input_free(cli_tpl_input_t *in);
 /* Takes -P / --param-file (by id); CLI_OK or CLI_USAGE. */
 int cli_tpl_input_option(cli_tpl_input_t *in, const cli_args_t *a, int id);
 
-/* The parameter values given: the environment files in order, then the -P
- * values over them (a new object). CLI_OK or CLI_USAGE (reported). */
-int cli_tpl_input_params(const cli_tpl_input_t *in, json_t **out);
+/* The parameter values given: the environment files' `parameters:` in order,
+ * then the -P values over them (a new object), and their
+ * `parameter_defaults:` apart (a new object: as in Heat they apply only to
+ * parameters a template declares, see cv_env_apply_defaults).
+ * CLI_OK or CLI_USAGE (reported). */
+int cli_tpl_input_params(const cli_tpl_input_t *in, json_t **out, json_t **defaults);
 
 /* Reads and parses the template file `path` into a new tree, unvalidated.
  * CLI_OK or CLI_USAGE (reported, naming the file and the place). */

@@ -72,6 +72,7 @@ typedef struct update {
     bool wait;
     double timeout;
     json_t *given;       /* the parameter values given */
+    json_t *defaults;    /* parameter_defaults given, for declared parameters only */
     json_t *tree;        /* TEMPLATE as read; NULL when none */
     cli_def_t def;       /* the stored definition (--existing) */
     cli_loaded_t loaded; /* the new definition, validated */
@@ -158,6 +159,7 @@ static json_t *existing_params(const update_t *u, const json_t *tree)
             json_object_set(params, name, value);
     }
     json_object_update(params, u->given);
+    cv_env_apply_defaults(params, u->defaults, tree);
     return params;
 }
 
@@ -257,11 +259,13 @@ static int store_and_publish(cli_t *cli, update_t *u)
 /* Validation that needs no service first, then the stack, then the rest. */
 static int update(cli_t *cli, update_t *u)
 {
-    int rc = cli_tpl_input_params(&u->in, &u->given);
+    int rc = cli_tpl_input_params(&u->in, &u->given, &u->defaults);
     if (rc == CLI_OK && u->words[1])
         rc = cli_template_read(u->words[1], &u->tree);
-    if (rc == CLI_OK && !u->existing)
+    if (rc == CLI_OK && !u->existing) {
+        cv_env_apply_defaults(u->given, u->defaults, u->tree);
         rc = cli_template_check(u->tree, u->words[1], u->given, &u->loaded);
+    }
     if (rc == CLI_OK)
         rc = cli_redis_connect(cli);
     if (rc == CLI_OK)
@@ -293,6 +297,7 @@ int cli_cmd_update(cli_t *cli, int argc, char **argv)
     cli_def_free(&u.def);
     json_decref(u.tree);
     json_decref(u.given);
+    json_decref(u.defaults);
     cli_tpl_input_free(&u.in);
     return rc;
 }

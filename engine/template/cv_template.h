@@ -49,12 +49,19 @@ json_t *cv_yaml_load(const char *text, size_t len, const char *fname, char *errs
                      size_t errstr_size);
 
 /*
- * Reads a Heat environment file and merges its `parameters:` and
- * `parameter_defaults:` sections into `params` (explicit values already in
- * `params` win over parameter_defaults). Returns 0 or CV_EPARSE/CV_EVALIDATE.
+ * Reads a Heat environment file. Its `parameters:` are merged into `params`
+ * (overriding values already there). Its `parameter_defaults:` go into
+ * `defaults` when it is not NULL — as in Heat they apply only to parameters
+ * a template declares, which only the caller can tell (cv_env_apply_defaults)
+ * — and otherwise into `params` for names not there yet.
+ * Returns 0 or CV_EPARSE/CV_EVALIDATE.
  */
-int cv_env_load(const char *text, size_t len, const char *fname, json_t *params, char *errstr,
-                size_t errstr_size);
+int cv_env_load(const char *text, size_t len, const char *fname, json_t *params, json_t *defaults,
+                char *errstr, size_t errstr_size);
+
+/* Adds to `params` each of `defaults` that the template tree `tpl` declares
+ * in its parameters section and that `params` does not have yet. */
+void cv_env_apply_defaults(json_t *params, const json_t *defaults, const json_t *tpl);
 
 /*
  * Parses and validates a template. `param_values` (may be NULL) maps

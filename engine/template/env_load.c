@@ -47,7 +47,7 @@ static int check_sections(const cv__tpl_ctx_t *ctx, const json_t *env)
 
 /* Nothing is merged until the whole file has been checked, so a bad file
  * leaves `params` as it was. */
-static int merge(const json_t *env, json_t *params)
+static int merge(const json_t *env, json_t *params, json_t *defaults)
 {
     const char *name;
     json_t *v;
@@ -58,14 +58,27 @@ static int merge(const json_t *env, json_t *params)
     }
     json_object_foreach(json_object_get(env, "parameter_defaults"), name, v)
     {
-        if (!json_object_get(params, name) && json_object_set(params, name, v))
+        if (defaults ? json_object_set(defaults, name, v) != 0
+                     : !json_object_get(params, name) && json_object_set(params, name, v) != 0)
             return CV_ENOMEM;
     }
     return 0;
 }
 
-int cv_env_load(const char *text, size_t len, const char *fname, json_t *params, char *errstr,
-                size_t errstr_size)
+void cv_env_apply_defaults(json_t *params, const json_t *defaults, const json_t *tpl)
+{
+    const json_t *declared = json_object_get(tpl, "parameters");
+    const char *name;
+    json_t *v;
+    json_object_foreach((json_t *)defaults, name, v)
+    {
+        if (json_object_get(declared, name) && !json_object_get(params, name))
+            json_object_set(params, name, v);
+    }
+}
+
+int cv_env_load(const char *text, size_t len, const char *fname, json_t *params, json_t *defaults,
+                char *errstr, size_t errstr_size)
 {
     cv__tpl_ctx_t ctx = {
         .fname = fname ? fname : "-", .errstr = errstr, .errstr_size = errstr_size};
@@ -80,7 +93,7 @@ int cv_env_load(const char *text, size_t len, const char *fname, json_t *params,
         rc = cv__tpl_err(&ctx, CV_EVALIDATE, NULL, "an environment must be a map, got %s",
                          cv__type_name(env));
     rc = rc ? rc : check_sections(&ctx, env);
-    rc = rc ? rc : merge(env, params);
+    rc = rc ? rc : merge(env, params, defaults);
     if (rc == CV_ENOMEM)
         cv__tpl_err(&ctx, rc, NULL, "out of memory");
     json_decref(env);

@@ -97,3 +97,16 @@ test_pseudo_parameters_name_the_stack() {
     assert_eq "$name/$id" "$(jqr .outputs.label <<<"$s")" "OS::stack_name and OS::stack_id"
     assert_eq "$name" "$(jqr .outputs.name <<<"$s")" "in outputs too"
 }
+
+test_parameter_defaults_apply_only_to_declared_parameters() {
+    local name env rc=0
+    name=$(stack_name envdefaults)
+    env=$(mktemp --suffix .yaml)
+    printf 'parameter_defaults:\n  greeting: hey\n  used_by_another_template: 1\n' >"$env"
+    ctl submit "$name" "$DATA/stacks/chain.yaml" --param-file "$env" --wait --timeout 60 >/dev/null
+    assert_eq "hey-b+c" "$(status_json "$name" | jqr .outputs.final)" "declared default applied"
+    printf 'parameters:\n  used_by_another_template: 1\n' >"$env"
+    ctl validate "$DATA/stacks/chain.yaml" --param-file "$env" >/dev/null 2>&1 || rc=$?
+    rm -f "$env"
+    assert_eq 2 "$rc" "an undeclared name under parameters: is still an error"
+}

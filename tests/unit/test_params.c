@@ -438,7 +438,7 @@ static void test_default_that_breaks_a_constraint_is_rejected(void **state)
 static int env(const char *text, json_t *params)
 {
     err[0] = '\0';
-    return cv_env_load(text, strlen(text), "env.yaml", params, err, sizeof(err));
+    return cv_env_load(text, strlen(text), "env.yaml", params, NULL, err, sizeof(err));
 }
 
 static void test_env_parameters_override_values_given_before(void **state)

@@ -48,7 +48,7 @@ static int parse_fixture(const char *name, const char *env_name, cv_template_t *
     err[0] = '\0';
     if (env_name) {
         char *env = read_fixture(env_name, &env_len);
-        rc = cv_env_load(env, env_len, env_name, params, err, sizeof(err));
+        rc = cv_env_load(env, env_len, env_name, params, NULL, err, sizeof(err));
         free(env);
     }
     char *text = read_fixture(name, &len);
