@@ -1,0 +1,152 @@
+/* The pure parts of the worker runtime: option parsing, records, idempotency keys. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <hiredis/hiredis.h>
+#include <jansson.h>
+
+#include "cv_error.h"
+#include "cv_opts.h"
+#include "cv_record.h"
+
+static void test_redis_url_gives_host_port_and_database(void **state)
+{
+    (void)state;
+    cv_opts_t o;
+    memset(&o, 0, sizeof(o));
+    assert_int_equal(cv_opts_set_redis(&o, "redis://10.1.2.3:6390/4", NULL, 0), 0);
+    assert_string_equal(o.redis_host, "10.1.2.3");
+    assert_int_equal(o.redis_port, 6390);
+    assert_int_equal(o.redis_db, 4);
+    assert_int_equal(cv_opts_set_redis(&o, "localhost", NULL, 0), 0);
+    assert_string_equal(o.redis_host, "localhost");
+    assert_int_equal(o.redis_port, 6379);
+    assert_int_equal(o.redis_db, 0);
+}
+
+static void test_bad_redis_urls_are_refused_with_the_reason(void **state)
+{
+    (void)state;
+    cv_opts_t o;
+    char err[256];
+    memset(&o, 0, sizeof(o));
+    assert_int_equal(cv_opts_set_redis(&o, "redis://:6379", err, sizeof(err)), CV_EINVAL);
+    assert_non_null(strstr(err, "no host"));
+    assert_int_equal(cv_opts_set_redis(&o, "redis://h:99999", err, sizeof(err)), CV_EINVAL);
+    assert_non_null(strstr(err, "bad port"));
+    assert_int_equal(cv_opts_set_redis(&o, "redis://h:1/x", err, sizeof(err)), CV_EINVAL);
+    assert_non_null(strstr(err, "database"));
+}
+
+static void test_kafka_options_are_split_and_checked(void **state)
+{
+    (void)state;
+    cv_opts_t o;
+    char err[256];
+    memset(&o, 0, sizeof(o));
+    assert_int_equal(cv_opts_add_kafka(&o, "a=1,b=x=y,,c=", err, sizeof(err)), 0);
+    assert_int_equal(o.nkafka_opts, 3);
+    assert_string_equal(o.kafka_opts[1], "b=x=y");
+    assert_int_equal(cv_opts_add_kafka(&o, "novalue", err, sizeof(err)), CV_EINVAL);
+    assert_non_null(strstr(err, "novalue"));
+    cv_opts_free(&o);
+    assert_int_equal(o.nkafka_opts, 0);
+}
+
+/* A flat HGETALL-style reply built by hand. */
+static redisReply *flat_reply(const char *const *kv, size_t n)
+{
+    redisReply *r = calloc(1, sizeof(*r));
+    r->type = REDIS_REPLY_ARRAY;
+    r->elements = n;
+    r->element = calloc(n, sizeof(*r->element));
+    for (size_t i = 0; i < n; i++) {
+        r->element[i] = calloc(1, sizeof(redisReply));
+        r->element[i]->type = REDIS_REPLY_STRING;
+        r->element[i]->str = strdup(kv[i]);
+        r->element[i]->len = strlen(kv[i]);
+    }
+    return r;
+}
+
+static void test_record_is_parsed_with_json_fields(void **state)
+{
+    (void)state;
+    const char *kv[] = {"status",    "CREATE_COMPLETE",
+                        "version",   "3",
+                        "traversal", "7",
+                        "props",     "{\"value\":\"x\"}",
+                        "old",       "[{\"uuid\":\"u1\"}]",
+                        "started",   "12.5",
+                        "policy",    "Retain"};
+    redisReply *r = flat_reply(kv, sizeof(kv) / sizeof(kv[0]));
+    cv_record_t rec;
+    assert_int_equal(cv_record_parse(&rec, r), 0);
+    assert_true(rec.exists);
+    assert_string_equal(rec.version, "3");
+    assert_int_equal(rec.traversal, 7);
+    assert_string_equal(json_string_value(json_object_get(rec.props, "value")), "x");
+    assert_int_equal(json_array_size(rec.old), 1);
+    assert_true(rec.started == 12.5);
+    assert_string_equal(rec.policy, "Retain");
+    assert_int_equal(json_object_size(rec.attrs), 0); /* absent JSON fields are empty */
+    cv_record_clear(&rec);
+    freeReplyObject(r);
+}
+
+static void test_missing_record_has_version_zero_and_does_not_exist(void **state)
+{
+    (void)state;
+    redisReply *r = flat_reply(NULL, 0);
+    cv_record_t rec;
+    cv_record_parse(&rec, r);
+    assert_false(rec.exists);
+    assert_string_equal(rec.version, "0");
+    assert_true(json_is_array(rec.old));
+    cv_record_clear(&rec);
+    freeReplyObject(r);
+}
+
+static void test_uuid_is_the_same_for_the_same_version_and_differs_otherwise(void **state)
+{
+    (void)state;
+    char a[37], b[37], c[37], d[37];
+    cv_record_uuid(a, "s1", "web", 2);
+    cv_record_uuid(b, "s1", "web", 2);
+    cv_record_uuid(c, "s1", "web", 3);
+    cv_record_uuid(d, "s1w", "eb", 2); /* parts are separated, not concatenated */
+    assert_string_equal(a, b);
+    assert_string_not_equal(a, c);
+    assert_string_not_equal(a, d);
+    assert_int_equal(strlen(a), 36);
+    assert_int_equal(a[14], '5');
+}
+
+static void test_pseudo_parameters_fill_in_but_never_override(void **state)
+{
+    (void)state;
+    json_t *p = json_pack("{s:s}", "OS::region", "eu");
+    cv_record_pseudo_params(p, "id1", "web");
+    assert_string_equal(json_string_value(json_object_get(p, "OS::stack_name")), "web");
+    assert_string_equal(json_string_value(json_object_get(p, "OS::stack_id")), "id1");
+    assert_string_equal(json_string_value(json_object_get(p, "OS::region")), "eu");
+    json_decref(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_redis_url_gives_host_port_and_database),
+        cmocka_unit_test(test_bad_redis_urls_are_refused_with_the_reason),
+        cmocka_unit_test(test_kafka_options_are_split_and_checked),
+        cmocka_unit_test(test_record_is_parsed_with_json_fields),
+        cmocka_unit_test(test_missing_record_has_version_zero_and_does_not_exist),
+        cmocka_unit_test(test_uuid_is_the_same_for_the_same_version_and_differs_otherwise),
+        cmocka_unit_test(test_pseudo_parameters_fill_in_but_never_override),
+    };
+    return cmocka_run_group_tests_name("runtime_pure", tests, NULL, NULL);
+}
