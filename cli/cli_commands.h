@@ -21,6 +21,7 @@ extern const char cli_rollback_usage[];
 extern const char cli_cancel_usage[];
 extern const char cli_converge_usage[];
 extern const char cli_observe_usage[];
+extern const char cli_dead_usage[];
 
 int cli_cmd_validate(cli_t *cli, int argc, char **argv);
 int cli_cmd_submit(cli_t *cli, int argc, char **argv);
@@ -35,5 +36,6 @@ int cli_cmd_rollback(cli_t *cli, int argc, char **argv);
 int cli_cmd_cancel(cli_t *cli, int argc, char **argv);
 int cli_cmd_converge(cli_t *cli, int argc, char **argv);
 int cli_cmd_observe(cli_t *cli, int argc, char **argv);
+int cli_cmd_dead(cli_t *cli, int argc, char **argv);
 
 #endif

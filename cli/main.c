@@ -34,6 +34,7 @@ static const cli_command_t commands[] = {
     {"delete", "delete a stack", cli_delete_usage, cli_cmd_delete},
     {"place", "dry-run placement of a service on a cluster (no service contacted)", cli_place_usage,
      cli_cmd_place},
+    {"dead", "list the messages the workers dead-lettered, and why", cli_dead_usage, cli_cmd_dead},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

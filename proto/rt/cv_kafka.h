@@ -14,6 +14,7 @@
 #ifndef CV_KAFKA_H
 #define CV_KAFKA_H
 
+#include <librdkafka/rdkafka.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +25,14 @@
 #define CV_TOPIC_CHECK "converge.check"
 #define CV_TOPIC_OBSERVE "converge.observe"
 #define CV_TOPIC_DEAD "converge.dead"
+
+/*
+ * A librdkafka configuration with the brokers and pass-through settings of
+ * `opts` over the given defaults (NULL-terminated key, value, ... list), for
+ * tools that need a handle of their own. NULL with errstr on a bad setting.
+ */
+rd_kafka_conf_t *cv_kafka_conf_new(const cv_opts_t *opts, const char *const *defaults, char *errstr,
+                                   size_t errstr_size);
 
 /* ---- producer ---- */
 

@@ -1,4 +1,5 @@
 #include "cv_kafka_conf.h"
+#include "cv_kafka.h"
 
 #include "cv_error.h"
 
@@ -90,4 +91,10 @@ void cv__queue_watch_close(cv__queue_watch_t *qw, void (*on_closed)(void *owner)
     uv_close((uv_handle_t *)&qw->timer, NULL);
     uv_poll_stop(&qw->poll);
     uv_close((uv_handle_t *)&qw->poll, on_poll_closed);
+}
+
+rd_kafka_conf_t *cv_kafka_conf_new(const cv_opts_t *opts, const char *const *defaults, char *errstr,
+                                   size_t errstr_size)
+{
+    return cv__kafka_conf(opts, defaults, errstr, errstr_size);
 }
