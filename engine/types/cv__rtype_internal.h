@@ -13,9 +13,6 @@ extern const cv_rtype_t cv__rtype_test_resource;
 extern const cv_rtype_t cv__rtype_random_string;
 extern const cv_rtype_t cv__rtype_value;
 
-/* TestResource's own replacement rule (update_replace), beside the schema's. */
-bool cv__test_resource_needs_replacement(const json_t *old_props, const json_t *new_props);
-
 /* Returns a new reference holding `v` converted to `type` as Heat converts
  * property values, or NULL when it cannot be. */
 json_t *cv__rtype_coerce(cv_prop_type_t type, const json_t *v);

@@ -74,6 +74,9 @@ typedef struct cv_rtype {
     int (*update)(cv_rstate_t *st);
     int (*remove)(cv_rstate_t *st);
     cv_observed_t (*observe)(cv_rstate_t *st, cv_action_t action);
+    /* The type's own replacement rule, beyond the schema's (a changed property
+     * without update_allowed always replaces). May be NULL. */
+    bool (*needs_replacement)(const json_t *old_props, const json_t *new_props);
 } cv_rtype_t;
 
 /* Returns the registered type called `name`, or NULL. */

@@ -146,9 +146,5 @@ bool cv_rtype_needs_replacement(const cv_rtype_t *type, const json_t *old_props,
         return false;
     if (cv__rtype_props_differ(type, old_props, new_props, true))
         return true;
-    /* The header has no hook for a type's own rule; TestResource is the only
-     * built-in with one, so it is named here rather than widening the ABI. */
-    if (type == &cv__rtype_test_resource)
-        return cv__test_resource_needs_replacement(old_props, new_props);
-    return false;
+    return type->needs_replacement && type->needs_replacement(old_props, new_props);
 }

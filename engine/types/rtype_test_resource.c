@@ -147,7 +147,7 @@ static cv_observed_t test_resource_observe(cv_rstate_t *st, cv_action_t action)
 
 /* Heat replaces a TestResource whose update_replace is set when anything
  * else changes with it. */
-bool cv__test_resource_needs_replacement(const json_t *old_props, const json_t *new_props)
+static bool needs_replacement(const json_t *old_props, const json_t *new_props)
 {
     if (!json_is_true(json_object_get(new_props, "update_replace")))
         return false;
@@ -164,4 +164,5 @@ const cv_rtype_t cv__rtype_test_resource = {
     .update = test_resource_update,
     .remove = test_resource_remove,
     .observe = test_resource_observe,
+    .needs_replacement = needs_replacement,
 };
