@@ -57,14 +57,21 @@ static int both_error(const cv__cluster_ld_t *ld, const char *metric, const char
                            metric);
 }
 
+/* The metric's index (added if new) and the percentage given for it. */
+static int metric_percentage(cv__cluster_ld_t *ld, const char *metric, const json_t *v,
+                             const char *path, int *m, double *pct)
+{
+    *m = cv__cluster_metric_add(ld, ld->c, metric, path);
+    if (*m < 0)
+        return *m;
+    return cv__cluster_num_value(ld, v, path, pct);
+}
+
 int cv__cluster_set_buffer(cv__cluster_ld_t *ld, const char *metric, const json_t *v,
                            const char *path)
 {
     double pct;
-    int m = cv__cluster_metric_add(ld, ld->c, metric, path);
-    if (m < 0)
-        return m;
-    int rc = cv__cluster_num_value(ld, v, path, &pct);
+    int m, rc = metric_percentage(ld, metric, v, path, &m, &pct);
     if (rc)
         return rc;
     if (pct < 0 || pct > 1)
@@ -81,10 +88,7 @@ int cv__cluster_set_overbook(cv__cluster_ld_t *ld, const char *metric, const jso
                              const char *path)
 {
     double pct;
-    int m = cv__cluster_metric_add(ld, ld->c, metric, path);
-    if (m < 0)
-        return m;
-    int rc = cv__cluster_num_value(ld, v, path, &pct);
+    int m, rc = metric_percentage(ld, metric, v, path, &m, &pct);
     if (rc)
         return rc;
     if (pct != -1 && (pct < 0 || pct > 1))

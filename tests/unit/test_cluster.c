@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_json_fixture.h"
+
 #include "cv_cluster.h"
 #include "cv_error.h"
 #include "cv_template.h"
@@ -22,36 +24,13 @@
 
 /* ---- Helpers ---- */
 
-/* Parses JSON written with ' for ". */
-static json_t *js(const char *single_quoted)
-{
-    char *text = strdup(single_quoted);
-    for (char *p = text; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    json_error_t e;
-    json_t *doc = json_loads(text, 0, &e);
-    if (!doc)
-        fail_msg("bad test JSON: %s: %s", e.text, text);
-    free(text);
-    return doc;
-}
-
 /* Loads a cluster from `doc` (taking it) named `fname`; a fixture when doc is NULL. */
 static cv_cluster_t *load(json_t *doc, const char *fname)
 {
-    char path[512], err[512] = "";
-    static char buf[1 << 16];
+    char err[512] = "";
     cv_cluster_t *c = NULL;
-    if (!doc) {
-        snprintf(path, sizeof(path), "%s/placement/%s", CV_TEST_DATA, fname);
-        FILE *f = fopen(path, "rb");
-        assert_non_null(f);
-        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-        fclose(f);
-        if ((doc = cv_yaml_load(buf, n, fname, err, sizeof(err))) == NULL)
-            fail_msg("%s", err);
-    }
+    if (!doc)
+        doc = read_fixture(fname);
     if (cv_cluster_load(doc, fname, &c, err, sizeof(err)) != 0)
         fail_msg("%s", err);
     json_decref(doc);

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_json_fixture.h"
+
 #include "cv_cluster.h"
 #include "cv_error.h"
 #include "cv_template.h"
@@ -18,21 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Parses JSON written with ' for ". */
-static json_t *js(const char *single_quoted)
-{
-    char *text = strdup(single_quoted);
-    for (char *p = text; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    json_error_t e;
-    json_t *doc = json_loads(text, 0, &e);
-    if (!doc)
-        fail_msg("bad test JSON: %s: %s", e.text, text);
-    free(text);
-    return doc;
-}
 
 static cv_service_t *load_doc(json_t *doc, const char *fname)
 {
@@ -46,17 +33,7 @@ static cv_service_t *load_doc(json_t *doc, const char *fname)
 
 static cv_service_t *load_fixture(const char *name)
 {
-    char path[512], err[512];
-    static char buf[1 << 16];
-    snprintf(path, sizeof(path), "%s/placement/%s", CV_TEST_DATA, name);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    json_t *doc = cv_yaml_load(buf, n, name, err, sizeof(err));
-    if (!doc)
-        fail_msg("%s", err);
-    return load_doc(doc, name);
+    return load_doc(read_fixture(name), name);
 }
 
 /* Loading fails with `code` and a message starting with `prefix`. */
