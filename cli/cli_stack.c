@@ -4,6 +4,9 @@
 #include "cli_stack.h"
 
 #include "cv_keys.h"
+#include "cv_template.h"
+
+#include "cv_keys.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +122,70 @@ static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static void add_counts(json_t *sum, const json_t *counts)
+{
+    const char *status;
+    json_t *n;
+    json_object_foreach((json_t *)counts, status, n)
+    {
+        json_int_t have = json_integer_value(json_object_get(sum, status));
+        json_object_set_new(sum, status, json_integer(have + json_integer_value(n)));
+    }
+}
+
+/* Adds the children of `id` (and theirs, up to `depth` levels) into `sum`. */
+static int sum_nested(cli_t *cli, const char *id, int depth, json_t *sum)
+{
+    char key[CV_KEY_MAX];
+    cv_key_stack(key, sizeof(key), id, "children");
+    const char *argv[] = {"SMEMBERS", key};
+    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 2, argv, NULL);
+    if (!r)
+        return CLI_SERVICE;
+    int rc = CLI_OK;
+    for (size_t i = 0; rc == CLI_OK && i < r->elements; i++) {
+        const char *child = r->element[i]->str;
+        cli_stack_t s;
+        bool found = false;
+        rc = cli_stack_read(cli, child, &s, &found);
+        json_t *counts = NULL;
+        if (rc == CLI_OK && found && strcmp(s.status, "DELETE_COMPLETE") != 0) {
+            counts = cli_stack_counts(cli, child);
+            rc = counts ? CLI_OK : CLI_SERVICE;
+        }
+        if (counts) {
+            json_object_set_new(
+                sum, "stacks",
+                json_integer(json_integer_value(json_object_get(sum, "stacks")) + 1));
+            json_object_set_new(
+                sum, "total",
+                json_integer(json_integer_value(json_object_get(sum, "total")) + s.total));
+            json_object_set_new(
+                sum, "done",
+                json_integer(json_integer_value(json_object_get(sum, "done")) + s.done));
+            add_counts(json_object_get(sum, "resources"), counts);
+            if (depth > 1)
+                rc = sum_nested(cli, child, depth - 1, sum);
+        }
+        json_decref(counts);
+        cli_stack_free(&s);
+    }
+    freeReplyObject(r);
+    return rc;
+}
+
+json_t *cli_stack_nested(cli_t *cli, const char *id)
+{
+    json_t *sum =
+        json_pack("{s:i, s:{}, s:i, s:i}", "stacks", 0, "resources", "total", 0, "done", 0);
+    /* Deeper than templates may nest, in case a record points in a loop. */
+    if (sum_nested(cli, id, CV_TEMPLATE_MAX_DEPTH + 1, sum) != CLI_OK) {
+        json_decref(sum);
+        return NULL;
+    }
+    return sum;
 }
 
 bool cli_stack_settled(const cli_stack_t *s)

@@ -36,6 +36,12 @@ int cli_stack_find(cli_t *cli, const char *name, cli_stack_t *s);
 /* The counts hash: resource status -> number; NULL on failure (reported). */
 json_t *cli_stack_counts(cli_t *cli, const char *id);
 
+/* The progress of the stack's nested stacks, all levels summed:
+ * {"stacks": n, "resources": {STATUS: count}, "total": nodes, "done": nodes}
+ * over the nested stacks that exist and are not DELETE_COMPLETE. NULL on
+ * failure (reported). */
+json_t *cli_stack_nested(cli_t *cli, const char *id);
+
 /* Whether the traversal has ended: a status that is not *_IN_PROGRESS. */
 bool cli_stack_settled(const cli_stack_t *s);
 

@@ -3,6 +3,8 @@
  */
 #include "cli_template.h"
 
+#include "cli_files.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,37 +120,45 @@ int cli_template_read(const char *path, json_t **tree)
     return *tree ? CLI_OK : cli_fail(CLI_USAGE, "%s", err);
 }
 
-int cli_template_check(json_t *tree, const char *fname, const json_t *params, cli_loaded_t *out)
+int cli_template_check(json_t *tree, json_t *files, const char *fname, const json_t *params,
+                       cli_loaded_t *out)
 {
     char err[2048];
     memset(out, 0, sizeof(*out));
-    if (cv_template_from_json(tree, fname, params, &out->tpl, err, sizeof(err)) != 0)
+    cv_tpl_opts_t opts = {.files = files};
+    if (cv_template_from_json_opts(tree, fname, params, &opts, &out->tpl, err, sizeof(err)) != 0)
         return cli_fail(CLI_USAGE, "%s", err);
     out->tree = json_incref(tree);
+    out->files = files ? json_incref(files) : json_object();
     return CLI_OK;
 }
 
 int cli_template_load(const char *path, const cli_tpl_input_t *in, cli_loaded_t *out)
 {
     memset(out, 0, sizeof(*out));
-    json_t *params = NULL, *defaults = NULL, *tree = NULL;
+    json_t *params = NULL, *defaults = NULL, *tree = NULL, *files = NULL;
     int rc = cli_tpl_input_params(in, &params, &defaults);
     if (rc == CLI_OK)
         rc = cli_template_read(path, &tree);
+    if (rc == CLI_OK)
+        rc = cli_files_collect(path, tree, &files);
     if (rc == CLI_OK) {
         cv_env_apply_defaults(params, defaults, tree);
-        rc = cli_template_check(tree, path, params, out);
+        rc = cli_template_check(tree, files, path, params, out);
     }
     json_decref(params);
     json_decref(defaults);
     json_decref(tree);
+    json_decref(files);
     return rc;
 }
 
 void cli_loaded_free(cli_loaded_t *l)
 {
     json_decref(l->tree);
+    json_decref(l->files);
     cv_template_free(l->tpl);
     l->tree = NULL;
+    l->files = NULL;
     l->tpl = NULL;
 }

@@ -30,6 +30,7 @@ typedef struct cli_tpl_input {
 
 typedef struct cli_loaded {
     json_t *tree;       /* the template file as loaded: what submit stores */
+    json_t *files;      /* its template files: name -> tree (cli_files.h) */
     cv_template_t *tpl; /* the validated template */
 } cli_loaded_t;
 
@@ -50,13 +51,15 @@ int cli_tpl_input_params(const cli_tpl_input_t *in, json_t **out, json_t **defau
  * CLI_OK or CLI_USAGE (reported, naming the file and the place). */
 int cli_template_read(const char *path, json_t **tree);
 
-/* Validates `tree` (out->tree takes a new reference) with `params`; `fname`
- * names the template in messages. CLI_OK or CLI_USAGE (reported). */
-int cli_template_check(json_t *tree, const char *fname, const json_t *params, cli_loaded_t *out);
+/* Validates `tree` with its template `files` (may be NULL) and `params`
+ * (out->tree and out->files take new references); `fname` names the
+ * template in messages. CLI_OK or CLI_USAGE (reported). */
+int cli_template_check(json_t *tree, json_t *files, const char *fname, const json_t *params,
+                       cli_loaded_t *out);
 
-/* Reads `path` and validates it with the parameters given (as
- * cli_tpl_input_params). CLI_OK, or CLI_USAGE with the problem (naming the
- * file) reported. */
+/* Reads `path` and its template files and validates them with the
+ * parameters given (as cli_tpl_input_params). CLI_OK, or CLI_USAGE with the
+ * problem (naming the file) reported. */
 int cli_template_load(const char *path, const cli_tpl_input_t *in, cli_loaded_t *out);
 void cli_loaded_free(cli_loaded_t *l);
 

@@ -24,14 +24,21 @@ int cli_def_read(cli_t *cli, const char *name, const char *id, cli_def_t *d)
     memset(d, 0, sizeof(*d));
     char key[CV_KEY_MAX];
     cv_key_stack(key, sizeof(key), id, "def");
-    const char *argv[] = {"HMGET", key, "template", "params", "fname"};
-    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 5, argv, NULL);
+    const char *argv[] = {"HMGET", key, "template", "params", "fname", "files"};
+    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 6, argv, NULL);
     if (!r)
         return CLI_SERVICE;
-    if (r->elements == 3) {
+    if (r->elements == 4) {
         d->template_text = dup_reply(r->element[0]);
         d->params_text = dup_reply(r->element[1]);
         d->fname = dup_reply(r->element[2]);
+        char *files = dup_reply(r->element[3]);
+        d->files = files ? json_loads(files, 0, NULL) : NULL;
+        free(files);
+    }
+    if (!json_is_object(d->files)) {
+        json_decref(d->files);
+        d->files = json_object();
     }
     freeReplyObject(r);
     if (!d->fname)
@@ -55,6 +62,7 @@ void cli_def_free(cli_def_t *d)
     free(d->fname);
     json_decref(d->tree);
     json_decref(d->params);
+    json_decref(d->files);
     memset(d, 0, sizeof(*d));
 }
 
@@ -83,8 +91,10 @@ static int begin(cli_t *cli, const cli_begin_t *b, uint64_t *traversal)
                           b->params_json,
                           b->fname,
                           "convergectl",
-                          b->rollback};
-    redisReply *r = cv_redis_script_sync(cli->redis, CV_SCRIPT_STACK_BEGIN, 3, k, 8, args);
+                          b->rollback,
+                          "",
+                          b->files_json ? b->files_json : ""};
+    redisReply *r = cv_redis_script_sync(cli->redis, CV_SCRIPT_STACK_BEGIN, 3, k, 10, args);
     if (r && r->type == REDIS_REPLY_ERROR && strncmp(r->str, "ENOENT", 6) == 0) {
         freeReplyObject(r);
         return cli_fail(CLI_USAGE, "stack %s (%s) has no status record; nothing was changed",

@@ -22,12 +22,14 @@ const char cli_status_usage[] =
     "  -o, --output FORMAT  text (default) or json: {\"name\", \"id\", \"status\",\n"
     "                       \"reason\", \"traversal\", \"resources\": {STATUS: count},\n"
     "                       \"total\", \"done\", \"outputs\", \"created\", \"updated\",\n"
-    "                       \"rollback\": true|false}\n"
+    "                       \"rollback\": true|false, \"nested\": {\"stacks\",\n"
+    "                       \"resources\": {STATUS: count}, \"total\", \"done\"}} where\n"
+    "                       nested sums every nested stack below this one\n"
     "  -h, --help           show this help\n";
 
 static const cli_opt_t status_opts[] = {CLI_HELP_OPT, CLI_OUTPUT_OPT, CLI_OPTS_END};
 
-static void print_json(const cli_stack_t *s, json_t *counts)
+static void print_json(const cli_stack_t *s, json_t *counts, json_t *nested)
 {
     json_t *doc = json_object();
     json_object_set_new(doc, "name", cli_json_str(s->name));
@@ -42,13 +44,14 @@ static void print_json(const cli_stack_t *s, json_t *counts)
     json_object_set_new(doc, "created", json_real(s->created));
     json_object_set_new(doc, "updated", json_real(s->updated));
     json_object_set_new(doc, "rollback", json_boolean(s->rollback));
+    json_object_set(doc, "nested", nested);
     cli_print_json(doc);
     json_decref(doc);
 }
 
-static void print_counts(json_t *counts)
+static void print_counts(const char *label, json_t *counts)
 {
-    printf("resources:  ");
+    printf("%s", label);
     if (json_object_size(counts) == 0)
         printf("none");
     const char *status, *sep = "";
@@ -61,7 +64,7 @@ static void print_counts(json_t *counts)
     printf("\n");
 }
 
-static void print_text(const cli_stack_t *s, json_t *counts)
+static void print_text(const cli_stack_t *s, json_t *counts, json_t *nested)
 {
     char created[40] = "-", updated[40] = "-";
     if (s->created > 0)
@@ -74,7 +77,14 @@ static void print_text(const cli_stack_t *s, json_t *counts)
     printf("reason:     %s\n", s->reason);
     printf("traversal:  %lld\n", s->traversal);
     printf("progress:   %lld/%lld\n", s->done, s->total);
-    print_counts(counts);
+    print_counts("resources:  ", counts);
+    if (json_integer_value(json_object_get(nested, "stacks")) > 0) {
+        printf("nested:     %lld stacks, progress %lld/%lld\n",
+               (long long)json_integer_value(json_object_get(nested, "stacks")),
+               (long long)json_integer_value(json_object_get(nested, "done")),
+               (long long)json_integer_value(json_object_get(nested, "total")));
+        print_counts("            ", json_object_get(nested, "resources"));
+    }
     printf("created:    %s\n", created);
     printf("updated:    %s\n", updated);
     printf("rollback:   %s\n", s->rollback ? "enabled" : "disabled");
@@ -91,16 +101,19 @@ static int show(cli_t *cli, const char *name, bool json)
     cli_stack_t s;
     bool found = false;
     rc = cli_stack_read(cli, id, &s, &found);
-    json_t *counts = NULL;
+    json_t *counts = NULL, *nested = NULL;
     if (rc == CLI_OK && !found)
         rc = cli_fail(CLI_USAGE, "stack %s (%s) has no status record", name, id);
     if (rc == CLI_OK && !(counts = cli_stack_counts(cli, id)))
         rc = CLI_SERVICE;
+    if (rc == CLI_OK && !(nested = cli_stack_nested(cli, id)))
+        rc = CLI_SERVICE;
     if (rc == CLI_OK && json)
-        print_json(&s, counts);
+        print_json(&s, counts, nested);
     else if (rc == CLI_OK)
-        print_text(&s, counts);
+        print_text(&s, counts, nested);
     json_decref(counts);
+    json_decref(nested);
     cli_stack_free(&s);
     return rc;
 }

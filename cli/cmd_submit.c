@@ -160,20 +160,29 @@ static int begin_stack(cli_t *cli, submit_t *s, bool *ours)
     cv_key_stack(keys[2], CV_KEY_MAX, s->id, "events");
     char *tpl = json_dumps(s->loaded.tree, JSON_COMPACT);
     char *params = json_dumps(s->loaded.tpl->parameters, JSON_COMPACT);
-    if (!tpl || !params) {
+    char *files = json_dumps(s->loaded.files, JSON_COMPACT);
+    if (!tpl || !params || !files) {
         free(tpl);
         free(params);
+        free(files);
         *ours = false;
         return cli_fail(CLI_SERVICE, "out of memory encoding the template");
     }
     const char *k[] = {keys[0], keys[1], keys[2]};
-    const char *args[] = {"CREATE",      s->words[0],
-                          s->id,         tpl,
-                          params,        base_name(s->words[1]),
-                          "convergectl", s->rollback ? "1" : "0"};
-    redisReply *r = cv_redis_script_sync(cli->redis, CV_SCRIPT_STACK_BEGIN, 3, k, 8, args);
+    const char *args[] = {"CREATE",
+                          s->words[0],
+                          s->id,
+                          tpl,
+                          params,
+                          base_name(s->words[1]),
+                          "convergectl",
+                          s->rollback ? "1" : "0",
+                          "",
+                          files};
+    redisReply *r = cv_redis_script_sync(cli->redis, CV_SCRIPT_STACK_BEGIN, 3, k, 10, args);
     free(tpl);
     free(params);
+    free(files);
     *ours = !(r && r->type == REDIS_REPLY_ERROR && strncmp(r->str, "EEXIST", 6) == 0);
     r = cli_redis_check(cli, r, CLI_R(REDIS_REPLY_ARRAY), "stack_begin");
     if (!r)

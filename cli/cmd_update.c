@@ -10,6 +10,7 @@
  */
 #include "cli_commands.h"
 #include "cli_stack.h"
+#include "cli_files.h"
 #include "cli_template.h"
 #include "cli_traversal.h"
 
@@ -74,6 +75,7 @@ typedef struct update {
     json_t *given;       /* the parameter values given */
     json_t *defaults;    /* parameter_defaults given, for declared parameters only */
     json_t *tree;        /* TEMPLATE as read; NULL when none */
+    json_t *files;       /* its template files; NULL when no TEMPLATE */
     cli_def_t def;       /* the stored definition (--existing) */
     cli_loaded_t loaded; /* the new definition, validated */
     char id[CV_ID_MAX];
@@ -221,7 +223,7 @@ static int validate_against_stored(cli_t *cli, update_t *u)
     const char *fname = choose_template(u, &tree);
     if (u->existing) {
         json_t *params = existing_params(u, tree);
-        rc = cli_template_check(tree, fname, params, &u->loaded);
+        rc = cli_template_check(tree, u->tree ? u->files : u->def.files, fname, params, &u->loaded);
         json_decref(params);
         if (rc)
             return rc;
@@ -239,6 +241,7 @@ static int store_and_publish(cli_t *cli, update_t *u)
 {
     char *tpl = json_dumps(u->loaded.tree, JSON_COMPACT);
     char *params = json_dumps(u->loaded.tpl->parameters, JSON_COMPACT);
+    char *files = json_dumps(u->loaded.files, JSON_COMPACT);
     char retry[CV_NAME_MAX + 32];
     snprintf(retry, sizeof(retry), "update %s --existing", u->words[0]);
     cli_begin_t b = {.retry = retry,
@@ -247,12 +250,14 @@ static int store_and_publish(cli_t *cli, update_t *u)
                      .kind = CV_TRAV_UPDATE,
                      .template_json = tpl,
                      .params_json = params,
+                     .files_json = files,
                      .fname = u->words[1] ? base_name(u->words[1]) : u->def.fname,
                      .rollback = u->rollback};
-    int rc = tpl && params ? cli_traversal_start(cli, &b)
-                           : cli_fail(CLI_SERVICE, "out of memory encoding the template");
+    int rc = tpl && params && files ? cli_traversal_start(cli, &b)
+                                    : cli_fail(CLI_SERVICE, "out of memory encoding the template");
     free(tpl);
     free(params);
+    free(files);
     return rc;
 }
 
@@ -262,9 +267,11 @@ static int update(cli_t *cli, update_t *u)
     int rc = cli_tpl_input_params(&u->in, &u->given, &u->defaults);
     if (rc == CLI_OK && u->words[1])
         rc = cli_template_read(u->words[1], &u->tree);
+    if (rc == CLI_OK && u->words[1])
+        rc = cli_files_collect(u->words[1], u->tree, &u->files);
     if (rc == CLI_OK && !u->existing) {
         cv_env_apply_defaults(u->given, u->defaults, u->tree);
-        rc = cli_template_check(u->tree, u->words[1], u->given, &u->loaded);
+        rc = cli_template_check(u->tree, u->files, u->words[1], u->given, &u->loaded);
     }
     if (rc == CLI_OK)
         rc = cli_redis_connect(cli);
@@ -296,6 +303,7 @@ int cli_cmd_update(cli_t *cli, int argc, char **argv)
     cli_loaded_free(&u.loaded);
     cli_def_free(&u.def);
     json_decref(u.tree);
+    json_decref(u.files);
     json_decref(u.given);
     json_decref(u.defaults);
     cli_tpl_input_free(&u.in);

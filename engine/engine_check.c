@@ -33,10 +33,12 @@ static void check_reset(check_t *c)
     json_decref(c->st.attrs);
     json_decref(c->old);
     json_decref(c->events);
+    json_decref(c->files);
+    json_decref(c->children);
     free(c->graph_entry);
     cv_record_clear(&c->rec);
     c->rdef = c->params = c->sp = c->props = c->st.data = c->st.attrs = NULL;
-    c->old = c->events = NULL;
+    c->old = c->events = c->files = c->children = NULL;
     c->graph_entry = NULL;
     c->leased = false;
 }
@@ -55,7 +57,7 @@ static void check_retry(check_t *c, unsigned delay_ms)
     cv_worker_later(c->w, delay_ms, check_start, c);
 }
 
-static void check_backoff(check_t *c)
+void cv__check_backoff(check_t *c)
 {
     check_retry(c, cv_backoff_ms(++c->attempt));
 }
@@ -87,7 +89,7 @@ static void on_observe_delivered(void *ud, int err)
 {
     check_t *c = ud;
     if (err)
-        check_backoff(c);
+        cv__check_backoff(c);
     else
         cv__check_release_and_end(c);
 }
@@ -98,7 +100,7 @@ void cv__check_hand_off(check_t *c, const char *version)
     m.type = CV_MSG_OBSERVE;
     m.version = strtoull(version, NULL, 10);
     if (cv_worker_publish(c->w, CV_TOPIC_OBSERVE, &m, on_observe_delivered, c) != 0)
-        check_backoff(c);
+        cv__check_backoff(c);
 }
 
 /* ---- done / failed ---- */
@@ -107,7 +109,7 @@ static void on_progress(void *ud, int rc)
 {
     check_t *c = ud;
     if (rc == CV_EREDIS || rc == CV_EKAFKA)
-        check_backoff(c);
+        cv__check_backoff(c);
     else
         cv__check_release_and_end(c); /* a no-op when node_done released it already */
 }
@@ -117,7 +119,7 @@ void cv__check_fail(check_t *c, const char *status, const char *action, const ch
     cv_warn("stack %s resource %s: %s", c->msg.stack, c->msg.resource, reason);
     cv_node_failed_t f = {&c->msg, c->rec.version, status, reason, c->rec.physical_id, action};
     if (cv_progress_node_failed(c->w, &f, on_progress, c) != 0)
-        check_backoff(c);
+        cv__check_backoff(c);
 }
 
 static char *dump_or_empty(const json_t *j)
@@ -136,7 +138,7 @@ void cv__check_done(check_t *c, const char *status, const char *reason, const ch
     free(old);
     free(events);
     if (rc)
-        check_backoff(c);
+        cv__check_backoff(c);
 }
 
 /* ---- recording an action ---- */
@@ -148,7 +150,7 @@ static void on_recorded(cv_redis_t *r, redisReply *rep, void *ud)
     if (!rep || rep->type != REDIS_REPLY_ARRAY) {
         if (rep && rep->type == REDIS_REPLY_ERROR)
             cv_warn("check_finish: %s", rep->str);
-        check_backoff(c);
+        cv__check_backoff(c);
         return;
     }
     c->leased = false; /* check_finish released it */
@@ -177,6 +179,11 @@ static char *dependencies_of(const check_t *c)
  */
 void cv__check_record(check_t *c, const char *status, const char *action, const char *reason)
 {
+    if (json_array_size(c->children) > 0) {
+        /* Nested stacks first: recording says they are under way. */
+        cv__nested_begin(c, status, action, reason);
+        return;
+    }
     char k[5][CV_KEY_MAX], trav[24];
     cv_key_resource(k[0], CV_KEY_MAX, c->msg.stack, "res", c->msg.resource);
     cv_key_resource(k[1], CV_KEY_MAX, c->msg.stack, "lease", c->msg.resource);
@@ -200,7 +207,7 @@ void cv__check_record(check_t *c, const char *status, const char *action, const 
                           reason,
                           c->st.physical_id,
                           c->uuid,
-                          c->type->name,
+                          c->type_name,
                           props,
                           attrs,
                           data,
@@ -221,7 +228,7 @@ void cv__check_record(check_t *c, const char *status, const char *action, const 
     free(old);
     free(events);
     if (rc)
-        check_backoff(c);
+        cv__check_backoff(c);
 }
 
 /* ---- loading under the lease ---- */
@@ -246,6 +253,10 @@ static int load(check_t *c, const redisReply *rep, char *err, size_t errsz)
     if (!c->params)
         return cv_seterr(err, errsz, CV_EPROTO, "stored parameters are not JSON");
     cv_record_pseudo_params(c->params, c->msg.stack, cv_reply_str(rep, 6));
+    snprintf(c->stack_name, sizeof(c->stack_name), "%s", cv_reply_str(rep, 6));
+    c->depth = atoi(cv_reply_str(rep, 7));
+    const char *files = cv_reply_str(rep, 8);
+    c->files = files[0] ? json_loads(files, 0, NULL) : NULL;
     if (c->msg.phase == CV_PHASE_UPDATE && !c->rdef)
         return cv_seterr(err, errsz, CV_EPROTO, "resources.%s: no stored definition",
                          c->msg.resource);
@@ -256,7 +267,8 @@ static int load(check_t *c, const redisReply *rep, char *err, size_t errsz)
                            : c->rec.type;
     if (c->msg.phase == CV_PHASE_CLEANUP && !type[0])
         return 0;
-    c->type = cv_rtype_find(type ? type : "");
+    snprintf(c->type_name, sizeof(c->type_name), "%s", type ? type : "");
+    c->type = cv_rtype_lookup(c->type_name);
     if (!c->type)
         return cv_seterr(err, errsz, CV_EVALIDATE, "resources.%s: unknown resource type \"%s\"",
                          c->msg.resource, type ? type : "");
@@ -270,7 +282,7 @@ static void on_begin(cv_redis_t *r, redisReply *rep, void *ud)
     if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements < 1) {
         if (rep && rep->type == REDIS_REPLY_ERROR)
             cv_warn("check_begin: %s", rep->str);
-        check_backoff(c);
+        cv__check_backoff(c);
         return;
     }
     const char *verdict = cv_reply_str(rep, 0);
@@ -288,8 +300,8 @@ static void on_begin(cv_redis_t *r, redisReply *rep, void *ud)
     }
     c->leased = true;
     char err[512];
-    if (rep->elements != 7 || load(c, rep, err, sizeof(err)) != 0) {
-        if (rep->elements != 7)
+    if (rep->elements != 9 || load(c, rep, err, sizeof(err)) != 0) {
+        if (rep->elements != 9)
             snprintf(err, sizeof(err), "resources.%s: malformed check_begin reply",
                      c->msg.resource);
         bool cleanup = c->msg.phase == CV_PHASE_CLEANUP;
@@ -325,7 +337,7 @@ static void check_start(void *arg)
     const char *args[] = {trav, c->node, c->token, lease_ms, c->msg.resource};
     if (cv_redis_script(c->w->redis, CV_SCRIPT_CHECK_BEGIN, 8, keys, 5, args, NULL, on_begin, c) !=
         0)
-        check_backoff(c);
+        cv__check_backoff(c);
 }
 
 void cv__engine_check_job(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m)

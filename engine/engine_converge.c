@@ -104,12 +104,25 @@ static json_t *version_entry(const cv_record_t *rec)
                      rec->policy[0] ? rec->policy : "Delete", "started", rec->started);
 }
 
+/* A nested version's child-stack traversal, planned for when the action is
+ * recorded; false when it cannot be (the action failed: reason in st). */
+static bool plan_child(check_t *c, const char *op, const char *child, const json_t *props,
+                       json_t *data, const char *suffix)
+{
+    char token[96];
+    snprintf(token, sizeof(token), "%s:%s%s", c->uuid, c->rec.version, suffix);
+    return cv__nested_plan(c, op, child, c->type_name, props, data, token, c->st.reason,
+                           sizeof(c->st.reason)) == 0;
+}
+
 static void do_create(check_t *c, bool replacing)
 {
     cv_record_uuid(c->uuid, c->msg.stack, c->msg.resource, c->msg.traversal);
     state_from(c, &c->st, "", NULL, NULL);
     c->st.props = c->props;
-    if (c->type->create(&c->st) != 0) {
+    if (c->type->create(&c->st) != 0 ||
+        (c->type->nested &&
+         !plan_child(c, "CREATE", c->st.physical_id, c->props, c->st.data, ""))) {
         fail_action(c, "CREATE", c->st.reason);
         return;
     }
@@ -128,7 +141,9 @@ static void do_update(check_t *c)
     state_from(c, &c->st, c->rec.physical_id, c->rec.data, c->rec.attrs);
     c->st.props = c->props;
     c->st.old_props = c->rec.props;
-    if (c->type->update(&c->st) != 0) {
+    if (c->type->update(&c->st) != 0 ||
+        (c->type->nested &&
+         !plan_child(c, "UPDATE", c->st.physical_id, c->props, c->st.data, ""))) {
         fail_action(c, "UPDATE", c->st.reason);
         return;
     }
@@ -146,11 +161,29 @@ static void pass_on_unchanged(check_t *c)
 
 /* A version can be kept (updated or adopted) only while it is being, or has
  * been, created or updated successfully. */
-static bool usable(const check_t *c, const char *type)
+static bool usable(const check_t *c)
 {
     const char *s = c->rec.status;
-    return strcmp(c->rec.type, type) == 0 && !ends_with(s, "_FAILED") &&
+    return strcmp(c->rec.type, c->type_name) == 0 && !ends_with(s, "_FAILED") &&
            (starts_with(s, "CREATE_") || starts_with(s, "UPDATE_"));
+}
+
+/* A nested stack whose template or template files changed (a file edited,
+ * not the properties) is updated too, as in Heat. */
+static bool nested_template_changed(check_t *c)
+{
+    if (!c->type->nested)
+        return false;
+    json_t *data = json_deep_copy(c->rec.data), *tpl = NULL, *params = NULL;
+    char err[256], digest[24] = "";
+    if (c->type->nested->definition(c->type_name, c->props, c->files, data, &tpl, &params, err,
+                                    sizeof(err)) == 0)
+        cv__nested_digest(tpl, c->files, digest);
+    const char *was = json_string_value(json_object_get(c->rec.data, "template_digest"));
+    json_decref(data);
+    json_decref(tpl);
+    json_decref(params);
+    return !was || strcmp(was, digest) != 0;
 }
 
 void cv__converge_update_node(check_t *c)
@@ -175,11 +208,11 @@ void cv__converge_update_node(check_t *c)
         do_create(c, false);
         return;
     }
-    if (!usable(c, c->type->name)) {
+    if (!usable(c)) {
         do_create(c, true);
         return;
     }
-    if (json_equal(c->rec.props, c->props)) {
+    if (json_equal(c->rec.props, c->props) && !nested_template_changed(c)) {
         if (ends_with(c->rec.status, "_IN_PROGRESS"))
             cv__check_hand_off(c, c->rec.version);
         else
@@ -211,13 +244,20 @@ static bool remove_version(check_t *c, json_t *entry, json_t *events)
                               event(pid, "COMPLETE", "retained: deletion_policy is Retain"));
         return true;
     }
-    const cv_rtype_t *type = cv_rtype_find(json_string_value(json_object_get(entry, "type")));
+    const char *type_name = json_string_value(json_object_get(entry, "type"));
+    const cv_rtype_t *type = cv_rtype_lookup(type_name);
     cv_rstate_t st = {0};
     snprintf(c->uuid, sizeof(c->uuid), "%s", json_string_value(json_object_get(entry, "uuid")));
     state_from(c, &st, pid ? pid : "", json_object_get(entry, "data"),
                json_object_get(entry, "attrs"));
     st.props = json_object_get(entry, "props");
     bool ok = type && type->remove(&st) == 0;
+    if (ok && type->nested) {
+        char token[96];
+        snprintf(token, sizeof(token), "%s:%s:old", c->uuid, c->rec.version);
+        ok = cv__nested_plan(c, "DELETE", st.physical_id, type_name, NULL, st.data, token,
+                             st.reason, sizeof(st.reason)) == 0;
+    }
     if (ok) {
         json_object_set_new(entry, "status", json_string("DELETE_IN_PROGRESS"));
         json_object_set_new(entry, "started", json_real(cv_now()));
@@ -275,7 +315,9 @@ static void remove_current(check_t *c)
     snprintf(c->uuid, sizeof(c->uuid), "%s", c->rec.uuid);
     state_from(c, &c->st, c->rec.physical_id, c->rec.data, c->rec.attrs);
     c->st.props = c->rec.props;
-    if (c->type->remove(&c->st) != 0) {
+    if (c->type->remove(&c->st) != 0 ||
+        (c->type->nested &&
+         !plan_child(c, "DELETE", c->rec.physical_id, NULL, c->st.data, ":delete"))) {
         fail_action(c, "DELETE", c->st.reason);
         return;
     }

@@ -12,6 +12,7 @@
 #include "cv_log.h"
 #include "cv_record.h"
 #include "cv_progress.h"
+#include "cv_rtype.h"
 #include "cv_template.h"
 #include "cv_traversal.h"
 
@@ -125,14 +126,20 @@ static void on_expanded(cv_redis_t *r, redisReply *rep, void *ud)
     publish_roots(x);
 }
 
+/* A nested resource's definition is marked so that check_begin.lua hands
+ * the engine the stack's template files with it, and only then. */
 static json_t *resource_definition(const cv_tpl_resource_t *res)
 {
     json_t *deps = json_array();
     for (size_t i = 0; i < res->ndepends; i++)
         json_array_append_new(deps, json_string(res->depends[i]));
-    return json_pack("{s:s, s:O, s:s, s:O, s:o}", "type", res->type, "properties", res->properties,
-                     "deletion_policy", res->deletion_policy, "metadata", res->metadata, "depends",
-                     deps);
+    json_t *d = json_pack("{s:s, s:O, s:s, s:O, s:o}", "type", res->type, "properties",
+                          res->properties, "deletion_policy", res->deletion_policy, "metadata",
+                          res->metadata, "depends", deps);
+    const cv_rtype_t *type = cv_rtype_lookup(res->type);
+    if (d && type && type->nested)
+        json_object_set_new(d, "nested", json_true());
+    return d;
 }
 
 /* HSET key f1 v1 f2 v2 ... in batches; replies are not awaited one by one:
@@ -313,7 +320,7 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
 {
     expand_t *x = ud;
     (void)r;
-    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 6) {
+    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 8) {
         expand_retry(x);
         return;
     }
@@ -325,10 +332,14 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
     char err[1024];
     json_t *tpl = json_loads(cv_reply_str(rep, 3), 0, NULL);
     json_t *params = json_loads(cv_reply_str(rep, 4), 0, NULL);
-    int rc = tpl ? cv_template_from_json(tpl, "template", params, &x->tpl, err, sizeof(err))
-                 : cv_seterr(err, sizeof(err), CV_EPARSE, "stored template is not JSON");
+    json_t *files = json_loads(cv_reply_str(rep, 6), 0, NULL);
+    cv_tpl_opts_t opts = {.files = files, .depth = atoi(cv_reply_str(rep, 7))};
+    int rc =
+        tpl ? cv_template_from_json_opts(tpl, "template", params, &opts, &x->tpl, err, sizeof(err))
+            : cv_seterr(err, sizeof(err), CV_EPARSE, "stored template is not JSON");
     json_decref(tpl);
     json_decref(params);
+    json_decref(files);
     if (rc) {
         fail_stack(x, err);
         return;

@@ -34,6 +34,7 @@ typedef struct observe {
     cv_record_t rec;
     char *graph_entry;
     cv_rstate_t st;
+    json_t *children; /* nested versions' child stacks as read now: id -> snapshot */
 } observe_t;
 
 static void observe_start(void *arg);
@@ -43,6 +44,8 @@ static void observe_reset(observe_t *o)
     cv_record_clear(&o->rec);
     free(o->graph_entry);
     o->graph_entry = NULL;
+    json_decref(o->children);
+    o->children = NULL;
     json_decref(o->st.data);
     json_decref(o->st.attrs);
     o->st.data = o->st.attrs = NULL;
@@ -137,9 +140,17 @@ static cv_action_t action_of(const char *name)
     return CV_ACTION_CREATE;
 }
 
+/* A nested version observes its child stack: hand it what was read. */
+static void add_child(const observe_t *o, json_t *data, const char *physical_id)
+{
+    const json_t *snap = json_object_get(o->children, physical_id);
+    if (snap)
+        json_object_set(data, "child", (json_t *)snap);
+}
+
 static void look(observe_t *o)
 {
-    const cv_rtype_t *type = cv_rtype_find(o->rec.type);
+    const cv_rtype_t *type = cv_rtype_lookup(o->rec.type);
     if (!type) {
         char why[256];
         snprintf(why, sizeof(why), "unknown resource type \"%s\"", o->rec.type);
@@ -156,6 +167,7 @@ static void look(observe_t *o)
     snprintf(o->st.physical_id, sizeof(o->st.physical_id), "%s", o->rec.physical_id);
     o->st.data = json_deep_copy(o->rec.data);
     o->st.attrs = json_deep_copy(o->rec.attrs);
+    add_child(o, o->st.data, o->rec.physical_id);
     switch (type->observe(&o->st, action_of(o->rec.action))) {
     case CV_OBSERVED_IN_PROGRESS: {
         double wait_ms = (o->st.retry_at - cv_now()) * 1000.0;
@@ -193,7 +205,7 @@ static cv_observed_t observe_version(observe_t *o, const char *type_name, const 
                                      const json_t *data, double started, char *why, size_t whysz,
                                      double *retry_at)
 {
-    const cv_rtype_t *type = cv_rtype_find(type_name);
+    const cv_rtype_t *type = cv_rtype_lookup(type_name);
     if (!type) {
         snprintf(why, whysz, "unknown resource type \"%s\"", type_name);
         return CV_OBSERVED_FAILED;
@@ -206,6 +218,7 @@ static cv_observed_t observe_version(observe_t *o, const char *type_name, const 
     snprintf(st.physical_id, sizeof(st.physical_id), "%s", physical_id);
     st.data = data ? json_deep_copy(data) : json_object();
     st.attrs = json_object();
+    add_child(o, st.data, physical_id);
     cv_observed_t r = type->observe(&st, CV_ACTION_DELETE);
     if (r == CV_OBSERVED_FAILED)
         snprintf(why, whysz, "%s", st.reason[0] ? st.reason : "delete failed");
@@ -295,6 +308,73 @@ static void look_cleanup(observe_t *o)
     json_decref(l.events);
 }
 
+/* ---- nested versions: their child stacks are read first ---- */
+
+static bool is_nested(const char *type_name)
+{
+    const cv_rtype_t *t = cv_rtype_lookup(type_name);
+    return t && t->nested;
+}
+
+/* The child stacks the versions this job observes are waiting on. */
+static json_t *children_to_read(const observe_t *o)
+{
+    json_t *ids = json_array();
+    if (is_nested(o->rec.type))
+        json_array_append_new(ids, json_string(o->rec.physical_id));
+    size_t i;
+    const json_t *e;
+    json_array_foreach(o->rec.old, i, e)
+    {
+        const char *pid = json_string_value(json_object_get(e, "physical_id"));
+        if (pid && is_nested(json_string_value(json_object_get(e, "type"))))
+            json_array_append_new(ids, json_string(pid));
+    }
+    return ids;
+}
+
+typedef void (*look_fn)(observe_t *o);
+
+typedef struct look_after {
+    observe_t *o;
+    look_fn then;
+} look_after_t;
+
+static void on_children(void *ud, json_t *snapshots)
+{
+    look_after_t *a = ud;
+    observe_t *o = a->o;
+    look_fn then = a->then;
+    free(a);
+    if (!snapshots) {
+        observe_retry(o);
+        return;
+    }
+    o->children = snapshots;
+    then(o);
+}
+
+static void read_children_then(observe_t *o, look_fn then)
+{
+    json_t *ids = children_to_read(o);
+    look_after_t *a = json_array_size(ids) ? malloc(sizeof(*a)) : NULL;
+    if (!a) {
+        bool none = json_array_size(ids) == 0;
+        json_decref(ids);
+        if (none)
+            then(o);
+        else
+            observe_retry(o);
+        return;
+    }
+    *a = (look_after_t){o, then};
+    if (cv__observer_read_children(o->w, ids, on_children, a) != 0) {
+        free(a);
+        observe_retry(o);
+    }
+    json_decref(ids);
+}
+
 static void on_load(cv_redis_t *r, redisReply *rep, void *ud)
 {
     observe_t *o = ud;
@@ -315,7 +395,7 @@ static void on_load(cv_redis_t *r, redisReply *rep, void *ud)
         return;
     }
     if (o->msg.phase == CV_PHASE_CLEANUP && strcmp(o->rec.version, o->version) == 0) {
-        look_cleanup(o);
+        read_children_then(o, look_cleanup);
         return;
     }
     if (!o->rec.exists || strcmp(o->rec.version, o->version) != 0 ||
@@ -328,7 +408,7 @@ static void on_load(cv_redis_t *r, redisReply *rep, void *ud)
     /* Also when the outcome is recorded already (a redelivery, or a manual
      * `convergectl observe`): looking again is idempotent, records what is
      * seen now, and re-satisfies the successors. */
-    look(o);
+    read_children_then(o, look);
 }
 
 static void observe_start(void *arg)

@@ -46,6 +46,7 @@ typedef struct cv__tpl_ctx {
     long version;             /* yyyymmdd */
     const json_t *param_defs; /* the parameters section; {} when absent */
     const json_t *resources;  /* the resources section; {} when absent */
+    cv_tpl_opts_t opts;       /* files and nesting depth */
     char *errstr;
     size_t errstr_size;
 } cv__tpl_ctx_t;
@@ -79,6 +80,20 @@ int cv__tpl_resources(const cv__tpl_ctx_t *ctx, cv_template_t *tpl);
  * targets of get_resource / get_attr in res->properties and res->metadata,
  * sorted and unique. */
 int cv__tpl_depends(cv_tpl_resource_t *res, const json_t *depends_on);
+
+/* Checks the properties `props` (as written) of a resource of type
+ * `type` at `where`: the schema of a registered type, the parameters of a
+ * template file, a group's member definition; nested templates recursively. */
+int cv__tpl_check_props(const cv__tpl_ctx_t *ctx, const char *type, const json_t *props,
+                        const char *where);
+
+/* Whether `type` (registered or a template file) is known to this stack. */
+bool cv__tpl_type_known(const cv__tpl_ctx_t *ctx, const char *type);
+
+/* Whether a resource of type `type` declared as `def` (its definition) has
+ * the attribute `attr`: true when it cannot be known before running. */
+bool cv__tpl_has_attr(const cv__tpl_ctx_t *ctx, const char *type, const json_t *def,
+                      const char *attr);
 
 /* Fails with the cycle named when the resources' dependencies loop. */
 int cv__tpl_check_cycles(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl);

@@ -77,6 +77,29 @@ int cv_template_parse(const char *text, size_t len, const char *fname, const jso
 int cv_template_from_json(const json_t *root, const char *fname, const json_t *param_values,
                           cv_template_t **out, char *errstr, size_t errstr_size);
 
+/* How deep template resources and groups may nest by default (Heat's
+ * max_nested_stack_depth). */
+#define CV_TEMPLATE_MAX_DEPTH 5
+
+/* What a stack brings besides its template. */
+typedef struct cv_tpl_opts {
+    /* Template files of template resources (type "db.yaml"): name -> tree.
+     * A type naming a file not in it is an error. NULL: none. */
+    const json_t *files;
+    int depth;     /* nesting depth of this template: 0 for a stack's own */
+    int max_depth; /* 0: CV_TEMPLATE_MAX_DEPTH */
+    /* A nested template checked before its parent's properties resolve:
+     * parameters without a value and without a default are not an error. */
+    int params_later;
+} cv_tpl_opts_t;
+
+/* cv_template_from_json with files and nesting: every template resource and
+ * group member is checked against its template (properties against its
+ * parameters, get_attr against its outputs), recursively up to max_depth. */
+int cv_template_from_json_opts(const json_t *root, const char *fname, const json_t *param_values,
+                               const cv_tpl_opts_t *opts, cv_template_t **out, char *errstr,
+                               size_t errstr_size);
+
 void cv_template_free(cv_template_t *tpl);
 
 /* Returns the resource named `name`, or NULL. */

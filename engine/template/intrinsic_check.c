@@ -110,12 +110,12 @@ static int check_get_resource(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__p
 static int check_attribute(const cv__tpl_ctx_t *ctx, const char *target, const char *attr,
                            cv__path_t *path)
 {
-    const json_t *type = json_object_get(json_object_get(ctx->resources, target), "type");
-    const cv_rtype_t *rtype = cv_rtype_find(json_string_value(type));
-    if (rtype && !cv_rtype_has_attr(rtype, attr))
+    const json_t *def = json_object_get(ctx->resources, target);
+    const char *type = json_string_value(json_object_get(def, "type"));
+    if (type && !cv__tpl_has_attr(ctx, type, def, attr))
         return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
                            "get_attr: unknown attribute \"%s\" of resource \"%s\" (type %s)", attr,
-                           target, rtype->name);
+                           target, type);
     return 0;
 }
 

@@ -336,8 +336,10 @@ static int one_param(const cv__tpl_ctx_t *ctx, const char *name, const json_t *d
     }
     if (rc == 0 && given && !json_is_null(given))
         gval = typed_value(ctx, path.buf, path.buf, def, given, &rc);
-    if (rc == 0 && !gval && !dval)
+    if (rc == 0 && !gval && !dval && !ctx->opts.params_later)
         rc = cv__tpl_err(ctx, CV_EVALIDATE, path.buf, "no value given and no default");
+    if (rc == 0 && !gval && !dval)
+        return 0; /* params_later: the parent gives it once its properties resolve */
     if (rc == 0 && json_object_set(tpl->parameters, name, gval ? gval : dval))
         rc = CV_ENOMEM;
     if (rc == 0 && is_hidden(def) && json_array_append_new(tpl->hidden, json_string(name)))

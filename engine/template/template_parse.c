@@ -272,8 +272,19 @@ static int parse_all(cv__tpl_ctx_t *ctx, const json_t *root, const json_t *param
 int cv_template_from_json(const json_t *root, const char *fname, const json_t *param_values,
                           cv_template_t **out, char *errstr, size_t errstr_size)
 {
+    return cv_template_from_json_opts(root, fname, param_values, NULL, out, errstr, errstr_size);
+}
+
+int cv_template_from_json_opts(const json_t *root, const char *fname, const json_t *param_values,
+                               const cv_tpl_opts_t *opts, cv_template_t **out, char *errstr,
+                               size_t errstr_size)
+{
     cv__tpl_ctx_t ctx = {
         .fname = fname ? fname : "-", .errstr = errstr, .errstr_size = errstr_size};
+    if (opts)
+        ctx.opts = *opts;
+    if (ctx.opts.max_depth <= 0)
+        ctx.opts.max_depth = CV_TEMPLATE_MAX_DEPTH;
     *out = NULL;
     if (!json_is_object(root))
         return cv__tpl_err(&ctx, CV_EVALIDATE, NULL, "a template must be a map, got %s",

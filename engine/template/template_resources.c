@@ -68,18 +68,6 @@ static int check_keys(const cv__tpl_ctx_t *ctx, const char *where, const json_t 
     return 0;
 }
 
-static bool is_nested_template(const char *type)
-{
-    static const char *const suffixes[] = {".yaml", ".yml", ".template"};
-    size_t len = strlen(type);
-    for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
-        size_t n = strlen(suffixes[i]);
-        if (len >= n && strcmp(type + len - n, suffixes[i]) == 0)
-            return true;
-    }
-    return false;
-}
-
 static int check_type(const cv__tpl_ctx_t *ctx, const char *where, const json_t *def)
 {
     const json_t *type = json_object_get(def, "type");
@@ -89,10 +77,10 @@ static int check_type(const cv__tpl_ctx_t *ctx, const char *where, const json_t 
         return cv__tpl_err(ctx, CV_EVALIDATE, where, "type must be a string, got %s",
                            cv__type_name(type));
     const char *name = json_string_value(type);
-    if (is_nested_template(name))
+    if (cv_rtype_is_template_file(name) && !cv__tpl_type_known(ctx, name))
         return cv__tpl_err(ctx, CV_EVALIDATE, where,
-                           "nested template resource type \"%s\" is not supported yet", name);
-    if (!cv_rtype_find(name))
+                           "template file \"%s\" was not uploaded with the stack", name);
+    if (!cv__tpl_type_known(ctx, name))
         return cv__tpl_err(ctx, CV_EVALIDATE, where, "unknown resource type \"%s\"", name);
     return 0;
 }
@@ -221,23 +209,10 @@ static int check_unsupported_keys(const cv__tpl_ctx_t *ctx, const json_t *def, c
     return 0;
 }
 
-/* The type's own schema and rules, on a copy with defaults applied; the
- * template keeps the properties as written. */
 static int check_schema(const cv__tpl_ctx_t *ctx, const cv_tpl_resource_t *res, const json_t *props,
                         const char *where)
 {
-    const cv_rtype_t *type = cv_rtype_find(res->type);
-    char err[768];
-    err[0] = '\0';
-    json_t *applied = cv_rtype_apply_schema(type, props, where, true, err, sizeof(err));
-    int rc = applied ? 0 : CV_EVALIDATE;
-    if (applied && type->validate)
-        rc = type->validate(applied, where, err, sizeof(err));
-    json_decref(applied);
-    if (rc)
-        return cv_seterr(ctx->errstr, ctx->errstr_size, rc, "%s: %s", ctx->fname,
-                         err[0] ? err : where);
-    return 0;
+    return cv__tpl_check_props(ctx, res->type, props, where);
 }
 
 static int check_section_intrinsics(const cv__tpl_ctx_t *ctx, const json_t *v, cv__path_t *path,

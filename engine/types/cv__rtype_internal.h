@@ -12,6 +12,18 @@ extern const cv_rtype_t cv__rtype_none;
 extern const cv_rtype_t cv__rtype_test_resource;
 extern const cv_rtype_t cv__rtype_random_string;
 extern const cv_rtype_t cv__rtype_value;
+extern const cv_rtype_t cv__rtype_template;
+extern const cv_rtype_t cv__rtype_resource_group;
+
+/* What every nested-stack type does to its resource (rtype_nested.c): the
+ * physical id is the child stack's id, kept in data.stack. */
+int cv__nested_create(cv_rstate_t *st);
+int cv__nested_update(cv_rstate_t *st);
+int cv__nested_remove(cv_rstate_t *st);
+/* Observes a nested version from the child stack the observer read into
+ * data.child (taken out of data again); `ops` give the attributes. */
+cv_observed_t cv__nested_observe_child(cv_rstate_t *st, cv_action_t action,
+                                       const cv_nested_ops_t *ops);
 
 /* Returns a new reference holding `v` converted to `type` as Heat converts
  * property values, or NULL when it cannot be. */

@@ -62,6 +62,24 @@ typedef struct cv_rstate {
     double retry_at; /* observe IN_PROGRESS: when to look again */
 } cv_rstate_t;
 
+/*
+ * Types whose resource is a stack of its own (template resources and
+ * OS::Heat::ResourceGroup). The engine creates, updates and deletes the
+ * child stack; these pure operations say what it contains and what the
+ * resource's attributes are once it is complete.
+ */
+typedef struct cv_nested_ops {
+    /* The child stack's template and parameters for the resource `type_name`
+     * with properties `props` (schema applied). `files` maps template-file
+     * names to their trees (may be NULL). `data` is the type's private state,
+     * carried from the previous version and updated in place (a group keeps
+     * its member names and removed names there). */
+    int (*definition)(const char *type_name, const json_t *props, const json_t *files, json_t *data,
+                      json_t **tpl, json_t **params, char *errstr, size_t errstr_size);
+    /* The resource's attributes from the child stack's resolved outputs. */
+    json_t *(*attributes)(const json_t *outputs, const json_t *data);
+} cv_nested_ops_t;
+
 typedef struct cv_rtype {
     const char *name;
     const cv_prop_schema_t *props;
@@ -77,10 +95,28 @@ typedef struct cv_rtype {
     /* The type's own replacement rule, beyond the schema's (a changed property
      * without update_allowed always replaces). May be NULL. */
     bool (*needs_replacement)(const json_t *old_props, const json_t *new_props);
+    /* Non-NULL for a nested-stack type: create/update/remove only name the
+     * child stack (the physical id; the engine begins its traversals), and
+     * observe reads the child's status, which the observer puts into
+     * data.child: {"exists", "status", "traversal", "reason", "outputs"}. */
+    const cv_nested_ops_t *nested;
 } cv_rtype_t;
 
 /* Returns the registered type called `name`, or NULL. */
 const cv_rtype_t *cv_rtype_find(const char *name);
+
+/* Whether `name` names a template file (".yaml", ".yml", ".template"): the
+ * type of a template resource, as in Heat. */
+bool cv_rtype_is_template_file(const char *name);
+
+/* The type that acts for `name`: a registered type, the template-resource
+ * type for a template file name, or NULL. */
+const cv_rtype_t *cv_rtype_lookup(const char *name);
+
+/* The id of the child stack of a nested-stack resource version: 16 hex
+ * characters derived from the version's uuid, so a retried create names the
+ * same child. `out` holds at least 17 bytes. */
+void cv_rtype_child_stack_id(char *out, const char *uuid);
 
 /* Whether `attr` is an attribute of `type` ("show" is one of every type). */
 bool cv_rtype_has_attr(const cv_rtype_t *type, const char *attr);

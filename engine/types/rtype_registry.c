@@ -10,10 +10,8 @@
 #include <string.h>
 
 static const cv_rtype_t *const builtin_types[] = {
-    &cv__rtype_none,
-    &cv__rtype_test_resource,
-    &cv__rtype_random_string,
-    &cv__rtype_value,
+    &cv__rtype_none,  &cv__rtype_test_resource,  &cv__rtype_random_string,
+    &cv__rtype_value, &cv__rtype_resource_group,
 };
 
 const cv_rtype_t *cv_rtype_find(const char *name)
@@ -24,6 +22,12 @@ const cv_rtype_t *cv_rtype_find(const char *name)
         if (strcmp(builtin_types[i]->name, name) == 0)
             return builtin_types[i];
     return NULL;
+}
+
+const cv_rtype_t *cv_rtype_lookup(const char *name)
+{
+    const cv_rtype_t *t = cv_rtype_find(name);
+    return t || !cv_rtype_is_template_file(name) ? t : &cv__rtype_template;
 }
 
 /* "show" (every attribute at once) is Heat's attribute of every resource. */

@@ -3,10 +3,13 @@
 -- KEYS: 1 stack, 2 res, 3 lease, 4 rdef, 5 sync point, 6 done set, 7 def, 8 graph
 -- ARGV: 1 traversal, 2 node, 3 lease token, 4 lease ms, 5 resource name
 -- Returns {'OK', rdef, params, record(flat), syncpoint(flat), graph entry,
--- stack name} or a reason
--- not to act: STALE (superseded), SETTLED (stack not in progress, e.g.
--- FAILED), DONE (node already done), BUSY (leased; with its PTTL).
-local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'name')
+-- stack name, stack depth, template files (only for a nested resource,
+-- whose rdef is marked "nested":true; else '')} or a reason
+-- not to act: UNKNOWN (no such stack: the job is dead-lettered), STALE
+-- (superseded), SETTLED (stack not in progress, e.g. FAILED), DONE (node
+-- already done), BUSY (leased; with its PTTL).
+local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'name', 'depth')
+if not st[1] and not st[2] then return {'UNKNOWN'} end
 if st[1] ~= ARGV[1] then return {'STALE', st[1] or ''} end
 if not ends_with(st[2], '_IN_PROGRESS') then return {'SETTLED', st[2] or ''} end
 if redis.call('SISMEMBER', KEYS[6], ARGV[2]) == 1 then return {'DONE'} end
@@ -19,5 +22,9 @@ end
 redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4])
 local rdef = redis.call('HGET', KEYS[4], ARGV[5]) or ''
 local params = redis.call('HGET', KEYS[7], 'params') or '{}'
+local files = ''
+if string.find(rdef, '"nested":true', 1, true) then
+  files = redis.call('HGET', KEYS[7], 'files') or '{}'
+end
 return {'OK', rdef, params, redis.call('HGETALL', KEYS[2]), redis.call('HGETALL', KEYS[5]),
-  redis.call('HGET', KEYS[8], ARGV[2]) or '', st[3] or ''}
+  redis.call('HGET', KEYS[8], ARGV[2]) or '', st[3] or '', st[4] or '0', files}

@@ -2,34 +2,52 @@
 -- KEYS: 1 stack, 2 def, 3 events
 -- ARGV: 1 kind, 2 name, 3 id, 4 template json, 5 params json, 6 fname,
 --       7 worker/client id, 8 rollback flag ('1', '0', '' = keep),
---       9 '1' when a worker re-runs a delete that found late records
+--       9 '1' when a worker re-runs a delete that found late records,
+--       10 template files json ('' or absent = none / keep),
+--       11 parent json {"stack", "resource", "depth"} of a nested stack (CREATE),
+--       12 idempotency token ('' or absent = none)
 -- Returns {traversal}. CREATE refuses an existing stack; the others bump the
 -- traversal so that every job of the previous one stops at a safe point.
 -- UPDATE stores the new definition; ROLLBACK restores the last definition
 -- that reached COMPLETE (none: an empty one, which removes everything).
+-- A call repeating the token of the last one (an engine retrying the action
+-- of a nested stack's parent) begins nothing and returns that traversal.
 local kind = ARGV[1]
+local files, parent, token = ARGV[10] or '', ARGV[11] or '', ARGV[12] or ''
 local t = now_str()
+if token ~= '' and redis.call('HGET', KEYS[1], 'op') == token then
+  return {tonumber(redis.call('HGET', KEYS[1], 'traversal'))}
+end
 if kind == 'CREATE' then
   if redis.call('EXISTS', KEYS[1]) == 1 then return redis.error_reply('EEXIST stack exists') end
   redis.call('HSET', KEYS[2], 'template', ARGV[4], 'params', ARGV[5], 'fname', ARGV[6])
   redis.call('HSET', KEYS[1], 'name', ARGV[2], 'id', ARGV[3], 'created', t,
     'rollback', ARGV[8] == '1' and '1' or '0')
+  if parent ~= '' then
+    local p = cjson.decode(parent)
+    redis.call('HSET', KEYS[1], 'parent', p.stack, 'parent_resource', p.resource,
+      'depth', tostring(p.depth))
+  end
 end
 if redis.call('EXISTS', KEYS[1]) == 0 then return redis.error_reply('ENOENT no such stack') end
+if (kind == 'CREATE' or kind == 'UPDATE') and files ~= '' then
+  redis.call('HSET', KEYS[2], 'files', files)
+end
 if kind == 'UPDATE' then
   redis.call('HSET', KEYS[2], 'template', ARGV[4], 'params', ARGV[5], 'fname', ARGV[6])
   if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'rollback', ARGV[8]) end
 elseif kind == 'ROLLBACK' then
-  local c = redis.call('HMGET', KEYS[2], 'complete_template', 'complete_params')
+  local c = redis.call('HMGET', KEYS[2], 'complete_template', 'complete_params', 'complete_files')
   redis.call('HSET', KEYS[2],
     'template', c[1] or '{"heat_template_version":"2013-05-23","resources":{}}',
-    'params', c[2] or '{}')
+    'params', c[2] or '{}', 'files', c[3] or '{}')
 end
 local trav = redis.call('HINCRBY', KEYS[1], 'traversal', 1)
 local status = kind .. '_IN_PROGRESS'
 local reason = 'Stack ' .. kind .. ' started'
 redis.call('HSET', KEYS[1], 'action', kind, 'status', status, 'reason', reason,
   'updated', t, 'total', 0, 'done', 0)
+if token ~= '' then redis.call('HSET', KEYS[1], 'op', token) end
 redis.call('HDEL', KEYS[1], 'expanded')
 if ARGV[9] ~= '1' then redis.call('HDEL', KEYS[1], 'delete_reruns') end
 local name = redis.call('HGET', KEYS[1], 'name')

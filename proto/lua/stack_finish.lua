@@ -19,8 +19,9 @@ if ARGV[2] == 'COMPLETE' then
       table.concat(redis.call('HKEYS', KEYS[4]), ', ')
   end
   if st[3] ~= 'DELETE' then
-    local d = redis.call('HMGET', KEYS[3], 'template', 'params')
-    redis.call('HSET', KEYS[3], 'complete_template', d[1], 'complete_params', d[2])
+    local d = redis.call('HMGET', KEYS[3], 'template', 'params', 'files')
+    redis.call('HSET', KEYS[3], 'complete_template', d[1], 'complete_params', d[2],
+      'complete_files', d[3] or '{}')
   end
 end
 redis.call('HSET', KEYS[1], 'status', st[3] .. '_' .. ARGV[2], 'reason', ARGV[3],

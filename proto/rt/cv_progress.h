@@ -54,6 +54,24 @@ int cv_progress_node_failed(cv_worker_t *w, const cv_node_failed_t *f, cv_progre
 int cv_progress_start_traversal(cv_worker_t *w, const char *stack, int kind, cv_progress_cb cb,
                                 void *ud);
 
+/* A traversal a worker begins: what stack_begin.lua takes (JSON texts; ""
+ * keeps what is stored). Nested stacks are begun this way by their parent. */
+typedef struct cv_stack_begin {
+    int kind;          /* CV_TRAV_* */
+    const char *stack; /* id */
+    const char *name;  /* CREATE */
+    const char *tpl, *params, *files, *fname;
+    const char *parent; /* CREATE of a nested stack: {"stack","resource","depth"} */
+    const char *token;  /* a repeat with the same token begins nothing new */
+} cv_stack_begin_t;
+
+/* rc: 0 begun (or begun already with this token) and its STACK job
+ * acknowledged; CV_ENOENT no such stack; CV_EEXIST (CREATE of an existing
+ * stack under another token); CV_EREDIS / CV_EKAFKA transient. */
+typedef void (*cv_begin_cb)(void *ud, int rc, uint64_t traversal);
+
+int cv_progress_begin_stack(cv_worker_t *w, const cv_stack_begin_t *b, cv_begin_cb cb, void *ud);
+
 /* Ends a traversal whose every node is done (also used for empty stacks). */
 int cv_progress_finish_stack(cv_worker_t *w, const char *stack, uint64_t traversal,
                              cv_progress_cb cb, void *ud);

@@ -250,7 +250,7 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
 {
     finish_ctx_t *ctx = ud;
     (void)r;
-    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 6) {
+    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 8) {
         finish_free(ctx, CV_EREDIS);
         return;
     }

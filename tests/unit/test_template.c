@@ -215,11 +215,11 @@ static void test_unknown_resource_type_is_named(void **state)
            "resources.web: unknown resource type \"Foo::Bar\"", NULL);
 }
 
-static void test_nested_template_type_is_not_supported_yet(void **state)
+static void test_template_file_not_uploaded_is_named(void **state)
 {
     (void)state;
     reject(HOT "resources:\n  web:\n    type: server.yaml\n",
-           "resources.web:", "not supported yet");
+           "resources.web:", "template file \"server.yaml\" was not uploaded with the stack");
 }
 
 static void test_unknown_resource_key_is_named(void **state)
@@ -570,7 +570,7 @@ int main(void)
         cmocka_unit_test(test_resource_without_type_is_rejected),
         cmocka_unit_test(test_resource_definition_must_be_a_map),
         cmocka_unit_test(test_unknown_resource_type_is_named),
-        cmocka_unit_test(test_nested_template_type_is_not_supported_yet),
+        cmocka_unit_test(test_template_file_not_uploaded_is_named),
         cmocka_unit_test(test_unknown_resource_key_is_named),
         cmocka_unit_test(test_resource_name_with_a_slash_is_rejected),
         cmocka_unit_test(test_resource_name_longer_than_255_bytes_is_rejected),

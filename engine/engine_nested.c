@@ -1,0 +1,163 @@
+/*
+ * Nested stacks, engine side: a nested resource's action begins a traversal
+ * of its child stack (create, update or delete), then the action is
+ * recorded and handed to the observers, who watch the child's status.
+ *
+ * Beginning comes before recording so that a recorded action always has a
+ * child traversal behind it. A crash in between is retried by the job's
+ * redelivery with the same token (the version's uuid and the record version
+ * the action was decided on), which stack_begin.lua answers with the
+ * traversal already begun instead of a new one.
+ */
+#include "engine_check.h"
+
+#include "cv_error.h"
+#include "cv_keys.h"
+#include "cv_log.h"
+#include "cv_progress.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int trav_kind(const char *op)
+{
+    if (strcmp(op, "CREATE") == 0)
+        return CV_TRAV_CREATE;
+    return strcmp(op, "UPDATE") == 0 ? CV_TRAV_UPDATE : CV_TRAV_DELETE;
+}
+
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+    return h;
+}
+
+void cv__nested_digest(const json_t *tpl, const json_t *files, char *out)
+{
+    char *a = tpl ? json_dumps(tpl, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    char *b = files ? json_dumps(files, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    snprintf(out, 17, "%016llx", (unsigned long long)fnv1a(fnv1a(0xcbf29ce484222325ULL, a), b));
+    free(a);
+    free(b);
+}
+
+int cv__nested_plan(check_t *c, const char *op, const char *child, const char *type_name,
+                    const json_t *props, json_t *data, const char *token, char *err, size_t errsz)
+{
+    json_t *entry = json_pack("{s:s, s:s, s:s, s:s, s:O}", "op", op, "stack", child, "type",
+                              type_name, "token", token, "data", data);
+    if (!entry)
+        return cv_seterr(err, errsz, CV_ENOMEM, "out of memory");
+    const cv_rtype_t *type = cv_rtype_lookup(type_name);
+    if (trav_kind(op) != CV_TRAV_DELETE) {
+        json_t *tpl = NULL, *params = NULL;
+        int rc =
+            type->nested->definition(type_name, props, c->files, data, &tpl, &params, err, errsz);
+        if (rc) {
+            json_decref(entry);
+            return rc;
+        }
+        char digest[24];
+        cv__nested_digest(tpl, c->files, digest);
+        json_object_set_new(data, "template_digest", json_string(digest));
+        json_object_set_new(entry, "template", tpl);
+        json_object_set_new(entry, "params", params);
+    }
+    if (!c->children)
+        c->children = json_array();
+    json_array_append_new(c->children, entry);
+    return 0;
+}
+
+static void begin_next(check_t *c);
+
+static void on_child_begun(void *ud, int rc, uint64_t traversal)
+{
+    check_t *c = ud;
+    json_t *entry = json_array_get(c->children, 0);
+    const char *op = json_string_value(json_object_get(entry, "op"));
+    const char *child = json_string_value(json_object_get(entry, "stack"));
+    if (rc == CV_EREDIS || rc == CV_EKAFKA || rc == CV_ENOMEM) {
+        cv__check_backoff(c);
+        return;
+    }
+    if (rc == CV_EEXIST || (rc == CV_ENOENT && trav_kind(op) != CV_TRAV_DELETE)) {
+        char reason[CV_REASON_MAX];
+        snprintf(reason, sizeof(reason), "resources.%s: nested stack %s: %s", c->msg.resource,
+                 child, rc == CV_EEXIST ? "exists already" : "does not exist");
+        char status[48];
+        snprintf(status, sizeof(status), "%s_FAILED", c->saved_action);
+        cv__check_fail(c, status, c->saved_action, reason);
+        return;
+    }
+    /* A delete of a child that is gone already waits for nothing. */
+    json_object_set_new(json_object_get(entry, "data"), "traversal",
+                        json_integer(rc == CV_ENOENT ? 0 : (json_int_t)traversal));
+    cv_info("stack %s resource %s: nested stack %s %s traversal %llu", c->msg.stack,
+            c->msg.resource, child, op, (unsigned long long)traversal);
+    json_array_remove(c->children, 0);
+    begin_next(c);
+}
+
+static char *dump(const json_t *v)
+{
+    return v ? json_dumps(v, JSON_COMPACT) : strdup("");
+}
+
+static int begin_child(check_t *c, const json_t *entry)
+{
+    const char *op = json_string_value(json_object_get(entry, "op"));
+    const char *child = json_string_value(json_object_get(entry, "stack"));
+    char name[CV_NAME_MAX * 2 + 32], key[CV_KEY_MAX];
+    snprintf(name, sizeof(name), "%s-%s-%.12s", c->stack_name, c->msg.resource, child);
+    if (trav_kind(op) == CV_TRAV_CREATE) {
+        /* Operators (and status) find a stack's children here. */
+        cv_key_stack(key, sizeof(key), c->msg.stack, "children");
+        const char *argv[] = {"SADD", key, child};
+        cv_redis_argv(c->w->redis, 3, argv, NULL, NULL, NULL);
+    }
+    json_t *parent = json_pack("{s:s, s:s, s:i}", "stack", c->msg.stack, "resource",
+                               c->msg.resource, "depth", c->depth + 1);
+    char *tpl = dump(json_object_get(entry, "template"));
+    char *params = dump(json_object_get(entry, "params"));
+    char *files = trav_kind(op) == CV_TRAV_DELETE ? strdup("") : dump(c->files);
+    char *parent_text = dump(parent);
+    cv_stack_begin_t b = {.kind = trav_kind(op),
+                          .stack = child,
+                          .name = name,
+                          .tpl = tpl,
+                          .params = params,
+                          .files = files,
+                          .fname = json_string_value(json_object_get(entry, "type")),
+                          .parent = parent_text,
+                          .token = json_string_value(json_object_get(entry, "token"))};
+    int rc = cv_progress_begin_stack(c->w, &b, on_child_begun, c);
+    json_decref(parent);
+    free(tpl);
+    free(params);
+    free(files);
+    free(parent_text);
+    return rc;
+}
+
+static void begin_next(check_t *c)
+{
+    if (json_array_size(c->children) == 0) {
+        json_decref(c->children);
+        c->children = NULL;
+        cv__check_record(c, c->saved_status, c->saved_action, c->saved_reason);
+        return;
+    }
+    if (begin_child(c, json_array_get(c->children, 0)) != 0)
+        cv__check_backoff(c);
+}
+
+void cv__nested_begin(check_t *c, const char *status, const char *action, const char *reason)
+{
+    snprintf(c->saved_status, sizeof(c->saved_status), "%s", status);
+    snprintf(c->saved_action, sizeof(c->saved_action), "%s", action);
+    snprintf(c->saved_reason, sizeof(c->saved_reason), "%s", reason);
+    begin_next(c);
+}

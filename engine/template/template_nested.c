@@ -1,0 +1,185 @@
+/*
+ * template_nested — resources that are stacks of their own, checked before
+ * anything runs: a template resource's properties against the parameters of
+ * its template file, a group's member definition against the member type,
+ * get_attr against a template's outputs or a group's attributes, and the
+ * nested templates themselves, recursively, no deeper than max_depth.
+ *
+ * A nested template is checked with the parent's literal property values as
+ * its parameters; values that are still intrinsic calls are checked when the
+ * child stack is expanded, once they have resolved.
+ */
+#include "cv__template_internal.h"
+#include "cv_error.h"
+#include "cv_rtype.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const json_t *file_of(const cv__tpl_ctx_t *ctx, const char *type)
+{
+    const json_t *f = json_object_get(ctx->opts.files, type);
+    return json_is_object(f) ? f : NULL;
+}
+
+bool cv__tpl_type_known(const cv__tpl_ctx_t *ctx, const char *type)
+{
+    return cv_rtype_find(type) || (cv_rtype_is_template_file(type) && file_of(ctx, type));
+}
+
+static int check_depth(const cv__tpl_ctx_t *ctx, const char *where, const char *what)
+{
+    if (ctx->opts.depth + 1 <= ctx->opts.max_depth)
+        return 0;
+    return cv__tpl_err(ctx, CV_EVALIDATE, where,
+                       "%s would nest stacks deeper than %d levels (the limit)", what,
+                       ctx->opts.max_depth);
+}
+
+static int check_parameters_given(const cv__tpl_ctx_t *ctx, const char *file, const json_t *child,
+                                  const json_t *props, const char *where)
+{
+    const json_t *params = json_object_get(child, "parameters");
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)props, key, v)
+    {
+        if (!json_object_get(params, key))
+            return cv__tpl_err(ctx, CV_EVALIDATE, where,
+                               "unknown property \"%s\": template %s has no such parameter", key,
+                               file);
+    }
+    json_object_foreach((json_t *)params, key, v)
+    {
+        const json_t *dflt = json_object_get(v, "default");
+        const json_t *given = json_object_get(props, key);
+        if ((!dflt || json_is_null(dflt)) && (!given || json_is_null(given)))
+            return cv__tpl_err(ctx, CV_EVALIDATE, where,
+                               "property \"%s\" is required: template %s declares the parameter "
+                               "without a default",
+                               key, file);
+    }
+    return 0;
+}
+
+/* The properties whose values are known now: no intrinsic call inside. */
+static bool holds_call(const json_t *v)
+{
+    const char *name;
+    const json_t *arg;
+    if (cv__fn_of(v, &name, &arg) != CV__FN_NONE)
+        return true;
+    size_t i;
+    const json_t *item;
+    json_array_foreach(v, i, item)
+    {
+        if (holds_call(item))
+            return true;
+    }
+    const char *key;
+    json_object_foreach((json_t *)v, key, item)
+    {
+        if (holds_call(item))
+            return true;
+    }
+    return false;
+}
+
+static json_t *literal_values(const json_t *props)
+{
+    json_t *out = json_object();
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)props, key, v)
+    {
+        if (!holds_call(v))
+            json_object_set(out, key, (json_t *)v);
+    }
+    return out;
+}
+
+static int check_template_resource(const cv__tpl_ctx_t *ctx, const char *file, const json_t *props,
+                                   const char *where)
+{
+    const json_t *child = file_of(ctx, file);
+    if (!child)
+        return cv__tpl_err(ctx, CV_EVALIDATE, where,
+                           "template file \"%s\" was not uploaded with the stack", file);
+    int rc = check_depth(ctx, where, file);
+    rc = rc ? rc : check_parameters_given(ctx, file, child, props, where);
+    if (rc)
+        return rc;
+    cv_tpl_opts_t opts = ctx->opts;
+    opts.depth++;
+    opts.params_later = 1;
+    json_t *values = literal_values(props);
+    cv_template_t *tpl = NULL;
+    char err[1024];
+    rc = cv_template_from_json_opts(child, file, values, &opts, &tpl, err, sizeof(err));
+    json_decref(values);
+    cv_template_free(tpl);
+    return rc ? cv__tpl_err(ctx, rc, where, "%s", err) : 0;
+}
+
+static int check_group(const cv__tpl_ctx_t *ctx, const json_t *props, const char *where)
+{
+    const json_t *def = json_object_get(props, "resource_def");
+    const char *type = json_string_value(json_object_get(def, "type"));
+    if (!type)
+        return 0; /* computed: checked once it resolves */
+    char at[1100];
+    snprintf(at, sizeof(at), "%s.resource_def", where);
+    if (!cv__tpl_type_known(ctx, type))
+        return cv__tpl_err(ctx, CV_EVALIDATE, at, "unknown resource type \"%s\"", type);
+    int rc = check_depth(ctx, at, "the group's members");
+    if (rc)
+        return rc;
+    cv__tpl_ctx_t sub = *ctx;
+    sub.opts.depth++;
+    const json_t *mprops = json_object_get(def, "properties");
+    json_t *empty = json_object();
+    snprintf(at, sizeof(at), "%s.resource_def.properties", where);
+    if (!cv_is_intrinsic(mprops)) /* computed properties: checked once they resolve */
+        rc = cv__tpl_check_props(&sub, type, json_is_object(mprops) ? mprops : empty, at);
+    json_decref(empty);
+    return rc;
+}
+
+int cv__tpl_check_props(const cv__tpl_ctx_t *ctx, const char *type, const json_t *props,
+                        const char *where)
+{
+    const cv_rtype_t *t = cv_rtype_find(type);
+    if (!t)
+        return check_template_resource(ctx, type, props, where);
+    char err[768];
+    err[0] = '\0';
+    json_t *applied = cv_rtype_apply_schema(t, props, where, true, err, sizeof(err));
+    json_decref(applied);
+    if (!applied)
+        return cv_seterr(ctx->errstr, ctx->errstr_size, CV_EVALIDATE, "%s: %s", ctx->fname,
+                         err[0] ? err : where);
+    return t->nested ? check_group(ctx, props, where) : 0;
+}
+
+static bool template_has_output(const cv__tpl_ctx_t *ctx, const char *file, const char *attr)
+{
+    const json_t *child = file_of(ctx, file);
+    return !child || strcmp(attr, "OS::stack_id") == 0 ||
+           json_object_get(json_object_get(child, "outputs"), attr) != NULL;
+}
+
+bool cv__tpl_has_attr(const cv__tpl_ctx_t *ctx, const char *type, const json_t *def,
+                      const char *attr)
+{
+    const cv_rtype_t *t = cv_rtype_find(type);
+    if (!t)
+        return strcmp(attr, "show") == 0 || template_has_output(ctx, type, attr);
+    if (cv_rtype_has_attr(t, attr) || !t->nested)
+        return cv_rtype_has_attr(t, attr);
+    /* A group: resource.<n>[.<attr>] and whatever its members have. */
+    if (strncmp(attr, "resource.", 9) == 0)
+        return true;
+    const json_t *rdef = json_object_get(json_object_get(def, "properties"), "resource_def");
+    const char *mtype = json_string_value(json_object_get(rdef, "type"));
+    return !mtype || cv__tpl_has_attr(ctx, mtype, NULL, attr);
+}

@@ -1,0 +1,348 @@
+/*
+ * OS::Heat::ResourceGroup — `count` copies of `resource_def` as members of a
+ * child stack named "0", "1", ... ; `index_var` (default "%index%") in the
+ * member properties is replaced by the member's name.
+ *
+ * As in Heat, names listed in `removal_policies` (resource_list) that are
+ * members are removed and never used again (data.blacklist, appended to, or
+ * replaced with removal_policies_mode "update"); the members are the first
+ * `count` names not blacklisted, so scaling down removes the highest.
+ *
+ * The child template's outputs carry what the attributes need: `refs` and,
+ * for each attribute a member type has, "a.<attr>" — the list over the
+ * members. attributes() turns them into Heat's refs, refs_map, attributes,
+ * removed_rsrc_list, <attr>, resource.<n> and resource.<n>.<attr>.
+ */
+#include "cv_error.h"
+#include "cv_rtype.h"
+#include "cv__rtype_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const cv_prop_schema_t group_props[] = {
+    {"count", CV_PROP_INTEGER, false, "1", true},
+    {"index_var", CV_PROP_STRING, false, "\"%index%\"", true},
+    {"resource_def", CV_PROP_MAP, true, NULL, true},
+    {"removal_policies", CV_PROP_LIST, false, "[]", true},
+    {"removal_policies_mode", CV_PROP_STRING, false, "\"append\"", true},
+};
+
+static const char *const group_attrs[] = {"refs", "refs_map", "attributes", "removed_rsrc_list",
+                                          NULL};
+
+static int check_resource_def(const json_t *def, const char *where, char *errstr, size_t errsz)
+{
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)def, key, v)
+    {
+        if (strcmp(key, "type") && strcmp(key, "properties") && strcmp(key, "metadata"))
+            return cv_seterr(errstr, errsz, CV_EVALIDATE,
+                             "%s.resource_def.%s: unknown key (allowed: type, properties, "
+                             "metadata)",
+                             where, key);
+    }
+    const json_t *type = json_object_get(def, "type");
+    if (!json_is_string(type) && !cv_is_intrinsic(type))
+        return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s.resource_def.type: a string is required",
+                         where);
+    const json_t *props = json_object_get(def, "properties");
+    if (props && !json_is_null(props) && !json_is_object(props) && !cv_is_intrinsic(props))
+        return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s.resource_def.properties: must be a map",
+                         where);
+    return 0;
+}
+
+static int check_policies(const json_t *policies, const char *where, char *errstr, size_t errsz)
+{
+    size_t i;
+    const json_t *p;
+    json_array_foreach(policies, i, p)
+    {
+        if (cv_is_intrinsic(p))
+            continue;
+        const json_t *list = json_object_get(p, "resource_list");
+        if (!json_is_object(p) || (list && !json_is_array(list) && !cv_is_intrinsic(list)))
+            return cv_seterr(errstr, errsz, CV_EVALIDATE,
+                             "%s.removal_policies[%zu]: expected {resource_list: [names]}", where,
+                             i);
+    }
+    return 0;
+}
+
+static int group_validate(const json_t *props, const char *where, char *errstr, size_t errsz)
+{
+    const json_t *count = json_object_get(props, "count");
+    if (json_is_integer(count) && json_integer_value(count) < 0)
+        return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s.count: must be at least 0", where);
+    const json_t *var = json_object_get(props, "index_var");
+    if (json_is_string(var) && strlen(json_string_value(var)) < 3)
+        return cv_seterr(errstr, errsz, CV_EVALIDATE,
+                         "%s.index_var: must be at least 3 characters long", where);
+    const json_t *mode = json_object_get(props, "removal_policies_mode");
+    if (json_is_string(mode) && strcmp(json_string_value(mode), "append") &&
+        strcmp(json_string_value(mode), "update"))
+        return cv_seterr(errstr, errsz, CV_EVALIDATE,
+                         "%s.removal_policies_mode: must be \"append\" or \"update\"", where);
+    const json_t *def = json_object_get(props, "resource_def");
+    int rc = json_is_object(def) && !cv_is_intrinsic(def)
+                 ? check_resource_def(def, where, errstr, errsz)
+                 : 0;
+    const json_t *policies = json_object_get(props, "removal_policies");
+    if (rc == 0 && json_is_array(policies))
+        rc = check_policies(policies, where, errstr, errsz);
+    return rc;
+}
+
+/* ---- the members ---- */
+
+static bool contains(const json_t *list, const char *s)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach(list, i, v)
+    {
+        if (json_is_string(v) && strcmp(json_string_value(v), s) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Adds to the blacklist the removal_policies entries that are members. */
+static json_t *next_blacklist(const json_t *props, const json_t *data)
+{
+    const char *mode = json_string_value(json_object_get(props, "removal_policies_mode"));
+    bool replace = mode && strcmp(mode, "update") == 0;
+    const json_t *old = json_object_get(data, "blacklist");
+    json_t *bl = replace || !json_is_array(old) ? json_array() : json_deep_copy(old);
+    const json_t *names = json_object_get(data, "names");
+    size_t i, j;
+    const json_t *p, *entry;
+    json_array_foreach(json_object_get(props, "removal_policies"), i, p)
+    {
+        json_array_foreach(json_object_get(p, "resource_list"), j, entry)
+        {
+            const char *name = json_string_value(entry);
+            if (name && (contains(names, name) || contains(old, name)) && !contains(bl, name))
+                json_array_append_new(bl, json_string(name));
+        }
+    }
+    return bl;
+}
+
+static json_t *member_names(json_int_t count, const json_t *blacklist)
+{
+    json_t *names = json_array();
+    for (json_int_t i = 0; (json_int_t)json_array_size(names) < count; i++) {
+        char name[24];
+        snprintf(name, sizeof(name), "%lld", (long long)i);
+        if (!contains(blacklist, name))
+            json_array_append_new(names, json_string(name));
+    }
+    return names;
+}
+
+/* `v` with every occurrence of `var` in its strings replaced by `name`. */
+static json_t *substitute(const json_t *v, const char *var, const char *name)
+{
+    if (json_is_string(v)) {
+        const char *s = json_string_value(v), *hit;
+        size_t vlen = strlen(var), nlen = strlen(name);
+        char *out = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&out, &len);
+        if (!f)
+            return NULL;
+        while ((hit = strstr(s, var)) != NULL) {
+            fwrite(s, 1, (size_t)(hit - s), f);
+            fwrite(name, 1, nlen, f);
+            s = hit + vlen;
+        }
+        fputs(s, f);
+        fclose(f);
+        json_t *r = json_stringn(out, len);
+        free(out);
+        return r;
+    }
+    if (json_is_array(v)) {
+        json_t *a = json_array();
+        size_t i;
+        const json_t *item;
+        json_array_foreach(v, i, item)
+        {
+            json_array_append_new(a, substitute(item, var, name));
+        }
+        return a;
+    }
+    if (json_is_object(v)) {
+        json_t *o = json_object();
+        const char *key;
+        const json_t *item;
+        json_object_foreach((json_t *)v, key, item)
+        {
+            json_object_set_new(o, key, substitute(item, var, name));
+        }
+        return o;
+    }
+    return json_deep_copy(v);
+}
+
+/* The attribute names of a member type: its own, or a template's outputs. */
+static json_t *member_attr_names(const char *type, const json_t *files)
+{
+    json_t *out = json_array();
+    const cv_rtype_t *t = cv_rtype_find(type);
+    if (t) {
+        for (const char *const *a = t->attrs; a && *a; a++)
+            json_array_append_new(out, json_string(*a));
+        return out;
+    }
+    const char *key;
+    const json_t *v;
+    json_object_foreach(json_object_get(json_object_get(files, type), "outputs"), key, v)
+    {
+        json_array_append_new(out, json_string(key));
+    }
+    return out;
+}
+
+static json_t *member(const json_t *def, const char *var, const char *name)
+{
+    const json_t *props = json_object_get(def, "properties");
+    json_t *m = json_pack("{s:O}", "type", json_object_get(def, "type"));
+    if (json_is_object(props))
+        json_object_set_new(m, "properties", substitute(props, var, name));
+    const json_t *meta = json_object_get(def, "metadata");
+    if (json_is_object(meta))
+        json_object_set(m, "metadata", (json_t *)meta);
+    return m;
+}
+
+static json_t *outputs_for(const json_t *names, const json_t *attr_names)
+{
+    json_t *outputs = json_object(), *refs = json_array();
+    size_t i, j;
+    const json_t *n, *a;
+    json_array_foreach(names, i, n)
+    {
+        json_array_append_new(refs, json_pack("{s:O}", "get_resource", n));
+    }
+    json_object_set_new(outputs, "refs", json_pack("{s:o}", "value", refs));
+    json_array_foreach(attr_names, j, a)
+    {
+        json_t *list = json_array();
+        json_array_foreach(names, i, n)
+        {
+            json_array_append_new(list, json_pack("{s:[O,O]}", "get_attr", n, a));
+        }
+        char key[300];
+        snprintf(key, sizeof(key), "a.%s", json_string_value(a));
+        json_object_set_new(outputs, key, json_pack("{s:o}", "value", list));
+    }
+    return outputs;
+}
+
+static int group_definition(const char *type_name, const json_t *props, const json_t *files,
+                            json_t *data, json_t **tpl, json_t **params, char *errstr,
+                            size_t errstr_size)
+{
+    (void)type_name;
+    const json_t *def = json_object_get(props, "resource_def");
+    const char *mtype = json_string_value(json_object_get(def, "type"));
+    if (!mtype)
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
+                         "resource_def.type: a string is required");
+    json_t *bl = next_blacklist(props, data);
+    json_t *names = member_names(json_integer_value(json_object_get(props, "count")), bl);
+    const char *var = json_string_value(json_object_get(props, "index_var"));
+    json_t *resources = json_object();
+    size_t i;
+    const json_t *n;
+    json_array_foreach(names, i, n)
+    {
+        json_object_set_new(resources, json_string_value(n),
+                            member(def, var ? var : "%index%", json_string_value(n)));
+    }
+    json_t *attr_names = member_attr_names(mtype, files);
+    *tpl = json_pack("{s:s, s:o, s:o}", "heat_template_version", "2015-04-30", "resources",
+                     resources, "outputs", outputs_for(names, attr_names));
+    *params = json_object();
+    json_object_set_new(data, "names", names);
+    json_object_set_new(data, "blacklist", bl);
+    json_object_set_new(data, "attrs", attr_names);
+    return *tpl && *params ? 0 : CV_ENOMEM;
+}
+
+static void member_attributes(json_t *attrs, const json_t *outputs, const json_t *names,
+                              const char *attr)
+{
+    char key[300];
+    snprintf(key, sizeof(key), "a.%s", attr);
+    const json_t *list = json_object_get(outputs, key);
+    json_t *by_name = json_object();
+    size_t i;
+    const json_t *n;
+    json_array_foreach(names, i, n)
+    {
+        const json_t *v = json_array_get(list, i);
+        json_t *value = v ? json_incref((json_t *)v) : json_null();
+        char rkey[400];
+        snprintf(rkey, sizeof(rkey), "resource.%s.%s", json_string_value(n), attr);
+        json_object_set(attrs, rkey, value);
+        json_object_set_new(by_name, json_string_value(n), value);
+    }
+    json_object_set_new(attrs, attr, list ? json_incref((json_t *)list) : json_array());
+    json_object_set_new(json_object_get(attrs, "attributes"), attr, by_name);
+}
+
+static json_t *group_attributes(const json_t *outputs, const json_t *data)
+{
+    const json_t *names = json_object_get(data, "names");
+    const json_t *refs = json_object_get(outputs, "refs");
+    const json_t *bl = json_object_get(data, "blacklist");
+    json_t *attrs = json_object(), *map = json_object();
+    size_t i;
+    const json_t *n;
+    json_array_foreach(names, i, n)
+    {
+        const json_t *ref = json_array_get(refs, i);
+        char rkey[300];
+        snprintf(rkey, sizeof(rkey), "resource.%s", json_string_value(n));
+        json_object_set(attrs, rkey, ref ? (json_t *)ref : json_null());
+        json_object_set(map, json_string_value(n), ref ? (json_t *)ref : json_null());
+    }
+    json_object_set_new(attrs, "refs",
+                        json_is_array(refs) ? json_incref((json_t *)refs) : json_array());
+    json_object_set_new(attrs, "refs_map", map);
+    json_object_set_new(attrs, "removed_rsrc_list",
+                        json_is_array(bl) ? json_incref((json_t *)bl) : json_array());
+    json_object_set_new(attrs, "attributes", json_object());
+    const json_t *a;
+    json_array_foreach(json_object_get(data, "attrs"), i, a)
+    {
+        member_attributes(attrs, outputs, names, json_string_value(a));
+    }
+    return attrs;
+}
+
+static const cv_nested_ops_t group_ops = {group_definition, group_attributes};
+
+static cv_observed_t group_observe(cv_rstate_t *st, cv_action_t action)
+{
+    return cv__nested_observe_child(st, action, &group_ops);
+}
+
+const cv_rtype_t cv__rtype_resource_group = {
+    .name = "OS::Heat::ResourceGroup",
+    .props = group_props,
+    .nprops = sizeof(group_props) / sizeof(group_props[0]),
+    .attrs = group_attrs,
+    .validate = group_validate,
+    .create = cv__nested_create,
+    .update = cv__nested_update,
+    .remove = cv__nested_remove,
+    .observe = group_observe,
+    .nested = &group_ops,
+};
