@@ -279,13 +279,17 @@ static void write_traversal(expand_t *x)
     write_definitions(x, b);
     write_graph(x, b);
     free(b);
-    char skey[CV_KEY_MAX], trav[24], total[24];
+    char skey[CV_KEY_MAX], dkey[CV_KEY_MAX], trav[24], total[24];
     cv_key_stack(skey, sizeof(skey), x->msg.stack, "stack");
+    cv_key_stack(dkey, sizeof(dkey), x->msg.stack, "def");
     snprintf(trav, sizeof(trav), "%llu", (unsigned long long)x->msg.traversal);
     snprintf(total, sizeof(total), "%zu", cv_graph_count(x->graph));
-    const char *keys[] = {skey}, *args[] = {trav, total};
-    if (cv_redis_script(x->w->redis, CV_SCRIPT_STACK_EXPANDED, 1, keys, 2, args, NULL, on_expanded,
-                        x) != 0)
+    char *params = json_dumps(x->tpl->parameters, JSON_COMPACT);
+    const char *keys[] = {skey, dkey}, *args[] = {trav, total, params ? params : "{}"};
+    int rc = cv_redis_script(x->w->redis, CV_SCRIPT_STACK_EXPANDED, 2, keys, 3, args, NULL,
+                             on_expanded, x);
+    free(params);
+    if (rc != 0)
         expand_retry(x);
 }
 
