@@ -129,19 +129,25 @@ static int check_group(const cv__tpl_ctx_t *ctx, const json_t *props, const char
         return 0; /* computed: checked once it resolves */
     char at[1100];
     snprintf(at, sizeof(at), "%s.resource_def", where);
+    if (cv_rtype_is_template_file(type) && !cv__tpl_type_known(ctx, type))
+        return cv__tpl_err(ctx, CV_EVALIDATE, at,
+                           "template file \"%s\" was not uploaded with the stack", type);
     if (!cv__tpl_type_known(ctx, type))
         return cv__tpl_err(ctx, CV_EVALIDATE, at, "unknown resource type \"%s\"", type);
     int rc = check_depth(ctx, at, "the group's members");
-    if (rc)
-        return rc;
+    const json_t *mprops = json_object_get(def, "properties");
+    if (rc || cv_is_intrinsic(mprops))
+        return rc; /* computed properties: checked once they resolve */
     cv__tpl_ctx_t sub = *ctx;
     sub.opts.depth++;
-    const json_t *mprops = json_object_get(def, "properties");
-    json_t *empty = json_object();
+    /* As Heat does, member "0" stands for every member. */
+    const char *var = json_string_value(json_object_get(props, "index_var"));
+    json_t *member = json_is_object(mprops)
+                         ? cv_rtype_substitute(mprops, var ? var : "%index%", "0")
+                         : json_object();
     snprintf(at, sizeof(at), "%s.resource_def.properties", where);
-    if (!cv_is_intrinsic(mprops)) /* computed properties: checked once they resolve */
-        rc = cv__tpl_check_props(&sub, type, json_is_object(mprops) ? mprops : empty, at);
-    json_decref(empty);
+    rc = cv__tpl_check_props(&sub, type, member, at);
+    json_decref(member);
     return rc;
 }
 

@@ -168,7 +168,11 @@ static int parse_deletion_policy(const cv__tpl_ctx_t *ctx, const cv_template_t *
     json_t *resolved = NULL;
     const char *fn;
     const json_t *arg;
-    if (v && cv__fn_of(v, &fn, &arg) == CV__FN_GET_PARAM) {
+    bool from_param = v && cv__fn_of(v, &fn, &arg) == CV__FN_GET_PARAM;
+    if (from_param && ctx->opts.params_later && json_is_string(arg) &&
+        !json_object_get(tpl->parameters, json_string_value(arg)))
+        from_param = false, v = NULL; /* given by the parent later; checked then */
+    if (from_param) {
         cv_resolve_ctx_t rctx = {.parameters = tpl->parameters};
         char err[512];
         if (!(resolved = cv_intrinsic_resolve(v, &rctx, where, err, sizeof(err))))

@@ -113,6 +113,10 @@ bool cv_rtype_is_template_file(const char *name);
  * type for a template file name, or NULL. */
 const cv_rtype_t *cv_rtype_lookup(const char *name);
 
+/* `v` with every occurrence of `var` inside its strings (not map keys)
+ * replaced by `value`: a group member's properties with its index. */
+json_t *cv_rtype_substitute(const json_t *v, const char *var, const char *value);
+
 /* The id of the child stack of a nested-stack resource version: 16 hex
  * characters derived from the version's uuid, so a retried create names the
  * same child. `out` holds at least 17 bytes. */

@@ -37,6 +37,8 @@ void cv_rtype_child_stack_id(char *out, const char *uuid)
     for (const char *p = uuid ? uuid : ""; *p && n < 16; p++)
         if ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'))
             out[n++] = *p;
+        else if (*p >= 'A' && *p <= 'F')
+            out[n++] = (char)(*p - 'A' + 'a');
     while (n < 16)
         out[n++] = '0';
     out[n] = '\0';

@@ -124,7 +124,12 @@ static json_t *next_blacklist(const json_t *props, const json_t *data)
     {
         json_array_foreach(json_object_get(p, "resource_list"), j, entry)
         {
+            char num[24];
             const char *name = json_string_value(entry);
+            if (json_is_integer(entry)) { /* Heat tolerates [1] for ["1"] */
+                snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(entry));
+                name = num;
+            }
             if (name && (contains(names, name) || contains(old, name)) && !contains(bl, name))
                 json_array_append_new(bl, json_string(name));
         }
@@ -144,8 +149,7 @@ static json_t *member_names(json_int_t count, const json_t *blacklist)
     return names;
 }
 
-/* `v` with every occurrence of `var` in its strings replaced by `name`. */
-static json_t *substitute(const json_t *v, const char *var, const char *name)
+json_t *cv_rtype_substitute(const json_t *v, const char *var, const char *name)
 {
     if (json_is_string(v)) {
         const char *s = json_string_value(v), *hit;
@@ -172,7 +176,7 @@ static json_t *substitute(const json_t *v, const char *var, const char *name)
         const json_t *item;
         json_array_foreach(v, i, item)
         {
-            json_array_append_new(a, substitute(item, var, name));
+            json_array_append_new(a, cv_rtype_substitute(item, var, name));
         }
         return a;
     }
@@ -182,7 +186,7 @@ static json_t *substitute(const json_t *v, const char *var, const char *name)
         const json_t *item;
         json_object_foreach((json_t *)v, key, item)
         {
-            json_object_set_new(o, key, substitute(item, var, name));
+            json_object_set_new(o, key, cv_rtype_substitute(item, var, name));
         }
         return o;
     }
@@ -213,7 +217,7 @@ static json_t *member(const json_t *def, const char *var, const char *name)
     const json_t *props = json_object_get(def, "properties");
     json_t *m = json_pack("{s:O}", "type", json_object_get(def, "type"));
     if (json_is_object(props))
-        json_object_set_new(m, "properties", substitute(props, var, name));
+        json_object_set_new(m, "properties", cv_rtype_substitute(props, var, name));
     const json_t *meta = json_object_get(def, "metadata");
     if (json_is_object(meta))
         json_object_set(m, "metadata", (json_t *)meta);
@@ -293,7 +297,9 @@ static void member_attributes(json_t *attrs, const json_t *outputs, const json_t
         json_object_set(attrs, rkey, value);
         json_object_set_new(by_name, json_string_value(n), value);
     }
-    json_object_set_new(attrs, attr, list ? json_incref((json_t *)list) : json_array());
+    /* The group's own attributes win over a member attribute of that name. */
+    if (!cv_rtype_has_attr(&cv__rtype_resource_group, attr))
+        json_object_set_new(attrs, attr, list ? json_incref((json_t *)list) : json_array());
     json_object_set_new(json_object_get(attrs, "attributes"), attr, by_name);
 }
 
