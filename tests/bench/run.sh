@@ -7,24 +7,30 @@
 # shape's). Figures, not assertions.
 #
 # Then an update of a flat stack where 10% of the resources change: resources
-# per second of the update (from its UPDATE IN_PROGRESS event to COMPLETE).
+# per second of the update (from its UPDATE IN_PROGRESS event to COMPLETE);
+# and an OS::Heat::ResourceGroup of M members, each a nested stack of N
+# resources (default 100 x 1,000 = 100,000 resources): resources/s of the
+# create, counted over every nested stack, and Redis memory per resource.
 #
 #   tests/bench/run.sh [--quick] [--build-dir DIR] [--dir STATE]
 #                      [--flat N] [--chain N] [--fanout N] [--update N]
+#                      [--group M N]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 BUILD=build STATE=.local-bench FLAT=10000 CHAIN=1000 FANOUT=10000 UPDATE=10000
+GROUP_M=100 GROUP_N=1000
 while [ $# -gt 0 ]; do
     case $1 in
-    --quick) FLAT=500 CHAIN=50 FANOUT=500 UPDATE=500 ;;
+    --quick) FLAT=500 CHAIN=50 FANOUT=500 UPDATE=500 GROUP_M=5 GROUP_N=100 ;;
     --build-dir) BUILD=$2; shift ;;
     --dir) STATE=$2; shift ;;
     --flat) FLAT=$2; shift ;;
     --chain) CHAIN=$2; shift ;;
     --fanout) FANOUT=$2; shift ;;
     --update) UPDATE=$2; shift ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    --group) GROUP_M=$2; GROUP_N=$3; shift 2 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -120,3 +126,28 @@ run_update() { # count: a flat stack, then an update changing every 10th resourc
     "$CTL" delete "$name" --wait --timeout 900 >/dev/null
 }
 run_update "$UPDATE"
+
+run_group() { # members, resources per member
+    local m=$1 n=$2 dir name s total t0 t1 mem0 mem1
+    dir=$(mktemp -d)
+    tests/bench/gen_stack.sh flat "$n" >"$dir/member.yaml"
+    printf '%s\n' "heat_template_version: 2018-08-31" "resources:" "  group:" \
+        "    type: OS::Heat::ResourceGroup" "    properties:" "      count: $m" \
+        "      resource_def: {type: member.yaml}" >"$dir/group.yaml"
+    deploy/local/up.sh --build-dir "$BUILD" --dir "$STATE" --engines 2 --observers 1 \
+        --restart-workers >/dev/null
+    name="bench-group-$(date +%s%N)"
+    mem0=$(rcli info memory | tr -d '\r' | awk -F: '$1 == "used_memory" { print $2 }')
+    "$CTL" submit "$name" "$dir/group.yaml" --wait --timeout 1800 >/dev/null
+    mem1=$(rcli info memory | tr -d '\r' | awk -F: '$1 == "used_memory" { print $2 }')
+    s=$("$CTL" status "$name" -o json)
+    total=$(jq '.resources.CREATE_COMPLETE + .nested.resources.CREATE_COMPLETE' <<<"$s")
+    t0=$(jq .created <<<"$s"); t1=$(jq .updated <<<"$s")
+    awk -v m="$m" -v n="$n" -v total="$total" -v t0="$t0" -v t1="$t1" \
+        -v st="$(jq .nested.stacks <<<"$s")" -v mem=$((mem1 - mem0)) -v rss="$(worker_rss)" 'BEGIN {
+        printf "group    %8d %10.0f   (%d x %d, %d nested stacks, %.1f s, Redis %.0f B/resource)   %s\n",
+            total, total / (t1 - t0), m, n, st, t1 - t0, mem / total, rss }'
+    "$CTL" delete "$name" --wait --timeout 1800 >/dev/null
+    rm -rf "$dir"
+}
+run_group "$GROUP_M" "$GROUP_N"
