@@ -161,3 +161,18 @@ test_template_files_are_checked_before_anything_is_stored() {
         "$err" message
     assert_eq "$before" "$(stack_key_count)" "nothing stored"
 }
+
+test_rollback_restores_a_nested_stack() {
+    local name id child
+    name=$(stack_name nrb)
+    ctl submit "$name" "$NESTED/app.yaml" --enable-rollback --wait --timeout 60 >/dev/null
+    id=$(stack_id "$name")
+    child=$(child_of "$id" web)
+    ctl update "$name" "$NESTED/app_broken.yaml" -P size=7 --wait --timeout 90 >/dev/null 2>&1 || true
+    assert_eq ROLLBACK_COMPLETE "$(status_json "$name" | jqr .status)" status
+    assert_eq vm-web-2-web-disk "$(status_json "$name" | jqr .outputs.web_address)" \
+        "nested output back to the previous definition"
+    assert_eq "$child" "$(child_of "$id" web)" "same nested stack, updated back"
+    assert_eq vm-web-2-web-disk "$(redis hget "$P{$child}:stack" outputs | jqr .address)" \
+        "the nested stack itself rolled back"
+}
