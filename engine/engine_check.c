@@ -14,6 +14,7 @@
 #include "cv_error.h"
 #include "cv_keys.h"
 #include "cv_log.h"
+#include "cv_poison.h"
 #include "cv_progress.h"
 
 #include <jansson.h>
@@ -23,8 +24,15 @@
 
 static void check_start(void *arg);
 
+static void stop_renewing(check_t *c)
+{
+    cv_lease_stop(c->keeper);
+    c->keeper = NULL;
+}
+
 static void check_reset(check_t *c)
 {
+    stop_renewing(c);
     json_decref(c->rdef);
     json_decref(c->params);
     json_decref(c->sp);
@@ -57,9 +65,18 @@ static void check_retry(check_t *c, unsigned delay_ms)
     cv_worker_later(c->w, delay_ms, check_start, c);
 }
 
+/* A job that keeps failing while Redis and Kafka answer is given up:
+ * dead-lettered, its stack failed with the reason (cv_poison). */
 void cv__check_backoff(check_t *c)
 {
-    check_retry(c, cv_backoff_ms(++c->attempt));
+    unsigned delay = cv_worker_retry(c->w, &c->retry);
+    if (delay) {
+        check_retry(c, delay);
+        return;
+    }
+    check_reset(c);
+    cv_poison_give_up(c->w, c->job, &c->msg, c->retry.failures);
+    free(c);
 }
 
 static void on_released(cv_redis_t *r, redisReply *rep, void *ud)
@@ -154,6 +171,7 @@ static void on_recorded(cv_redis_t *r, redisReply *rep, void *ud)
         return;
     }
     c->leased = false; /* check_finish released it */
+    stop_renewing(c);
     if (strcmp(cv_reply_str(rep, 0), "OK") != 0) {
         c->w->stats.fenced++;
         cv_warn("stack %s resource %s: write refused (version moved to %s)", c->msg.stack,
@@ -184,13 +202,15 @@ void cv__check_record(check_t *c, const char *status, const char *action, const 
         cv__nested_begin(c, status, action, reason);
         return;
     }
-    char k[5][CV_KEY_MAX], trav[24];
+    char k[7][CV_KEY_MAX], trav[24];
     cv_key_resource(k[0], CV_KEY_MAX, c->msg.stack, "res", c->msg.resource);
     cv_key_resource(k[1], CV_KEY_MAX, c->msg.stack, "lease", c->msg.resource);
     cv_key_stack(k[2], CV_KEY_MAX, c->msg.stack, "events");
     cv_key_stack(k[3], CV_KEY_MAX, c->msg.stack, "counts");
     cv_key_stack(k[4], CV_KEY_MAX, c->msg.stack, "index");
-    const char *keys[] = {k[0], k[1], k[2], k[3], k[4]};
+    cv_key_stack(k[5], CV_KEY_MAX, c->msg.stack, "ledger");
+    cv_key_stack(k[6], CV_KEY_MAX, c->msg.stack, "stack");
+    const char *keys[] = {k[0], k[1], k[2], k[3], k[4], k[5], k[6]};
     snprintf(trav, sizeof(trav), "%llu", (unsigned long long)c->msg.traversal);
     bool current = status[0] != '\0';
     char *props = json_dumps(c->props ? c->props : c->rec.props, JSON_COMPACT);
@@ -219,7 +239,7 @@ void cv__check_record(check_t *c, const char *status, const char *action, const 
                           policy ? policy : "Delete",
                           old,
                           events};
-    int rc = cv_redis_script(c->w->redis, CV_SCRIPT_CHECK_FINISH, 5, keys, 19, args, NULL,
+    int rc = cv_redis_script(c->w->redis, CV_SCRIPT_CHECK_FINISH, 7, keys, 19, args, NULL,
                              on_recorded, c);
     free(props);
     free(attrs);
@@ -293,12 +313,21 @@ static void on_begin(cv_redis_t *r, redisReply *rep, void *ud)
         check_retry(c, (unsigned)(pttl < 20 ? 20 : pttl > 250 ? 250 : pttl));
         return;
     }
+    if (strcmp(verdict, "UNKNOWN") == 0) {
+        check_reset(c);
+        cv_poison_unknown_stack(c->w, c->job, &c->msg);
+        free(c);
+        return;
+    }
     if (strcmp(verdict, "OK") != 0) {
         c->w->stats.stale++; /* STALE, SETTLED or DONE: nothing to do */
         check_end(c);
         return;
     }
     c->leased = true;
+    char lease[CV_KEY_MAX];
+    cv_key_resource(lease, sizeof(lease), c->msg.stack, "lease", c->msg.resource);
+    c->keeper = cv_lease_keep(c->w->loop, c->w->redis, lease, c->token, (unsigned)c->w->lease_ms);
     char err[512];
     if (rep->elements != 9 || load(c, rep, err, sizeof(err)) != 0) {
         if (rep->elements != 9)

@@ -6,6 +6,7 @@
 #define CV_ENGINE_CHECK_H
 
 #include "cv_kafka.h"
+#include "cv_lease.h"
 #include "cv_msg.h"
 #include "cv_record.h"
 #include "cv_rtype.h"
@@ -20,8 +21,9 @@ typedef struct check {
     cv_msg_t msg;
     char node[CV_NAME_MAX + 2];
     char token[160];
-    unsigned attempt;
+    cv_retry_t retry;
     bool leased;
+    cv_lease_keeper_t *keeper; /* renews the lease while it is held */
     /* loaded under the lease */
     json_t *rdef;   /* {"type", "properties", "deletion_policy", "metadata", "depends"} or NULL */
     json_t *params; /* resolved parameters */

@@ -16,7 +16,10 @@ static void on_message(cv_job_t *job, const void *payload, size_t len, void *ud)
 
 int main(int argc, char **argv)
 {
-    static const cv_worker_def_t def = {"engine", CV_TOPIC_CHECK, "converge-engine", on_message,
-                                        NULL};
+    static const cv_worker_def_t def = {.role = "engine",
+                                        .topic = CV_TOPIC_CHECK,
+                                        .group = "converge-engine",
+                                        .handler = on_message,
+                                        .reaper = true};
     return cv_worker_main(argc, argv, &def);
 }

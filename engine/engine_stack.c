@@ -11,7 +11,9 @@
 #include "cv_keys.h"
 #include "cv_log.h"
 #include "cv_record.h"
+#include "cv_poison.h"
 #include "cv_progress.h"
+#include "cv_reaper.h"
 #include "cv_rtype.h"
 #include "cv_template.h"
 #include "cv_traversal.h"
@@ -27,7 +29,7 @@ typedef struct expand {
     cv_worker_t *w;
     cv_job_t *job;
     cv_msg_t msg;
-    unsigned attempt;
+    cv_retry_t retry;
     cv_template_t *tpl;
     json_t *index; /* resources with records: name -> dependencies (JSON text) */
     cv_graph_t *graph;
@@ -54,14 +56,21 @@ static void expand_end(expand_t *x)
     free(x);
 }
 
-/* Transient failure (Redis or Kafka away): try the whole job again later. */
+/* Transient failure (Redis or Kafka away): try the whole job again later;
+ * one that keeps failing while both answer is given up (cv_poison). */
 static void expand_retry(expand_t *x)
 {
     expand_clear(x);
     x->pending = 0;
     x->rc = 0;
     x->w->stats.retries++;
-    cv_worker_later(x->w, cv_backoff_ms(++x->attempt), expand_start, x);
+    unsigned delay = cv_worker_retry(x->w, &x->retry);
+    if (delay) {
+        cv_worker_later(x->w, delay, expand_start, x);
+        return;
+    }
+    cv_poison_give_up(x->w, x->job, &x->msg, x->retry.failures);
+    free(x);
 }
 
 static void on_root_delivered(void *ud, int err)
@@ -117,6 +126,7 @@ static void on_expanded(cv_redis_t *r, redisReply *rep, void *ud)
         expand_end(x);
         return;
     }
+    cv_reaper_watch(x->w, x->msg.stack); /* nested stacks have no name to be found by */
     if (cv_graph_count(x->graph) == 0) {
         if (cv_progress_finish_stack(x->w, x->msg.stack, x->msg.traversal, on_empty_finished, x) !=
             0)
@@ -326,6 +336,12 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
     (void)r;
     if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 8) {
         expand_retry(x);
+        return;
+    }
+    if (!cv_reply_str(rep, 0)[0] && !cv_reply_str(rep, 2)[0]) {
+        cv_poison_unknown_stack(x->w, x->job, &x->msg); /* no action, no traversal */
+        expand_clear(x);
+        free(x);
         return;
     }
     if (strtoull(cv_reply_str(rep, 2), NULL, 10) != x->msg.traversal) {

@@ -18,7 +18,9 @@ static void on_message(cv_job_t *job, const void *payload, size_t len, void *ud)
 
 int main(int argc, char **argv)
 {
-    static const cv_worker_def_t def = {"observer", CV_TOPIC_OBSERVE, "converge-observer",
-                                        on_message, NULL};
+    static const cv_worker_def_t def = {.role = "observer",
+                                        .topic = CV_TOPIC_OBSERVE,
+                                        .group = "converge-observer",
+                                        .handler = on_message};
     return cv_worker_main(argc, argv, &def);
 }

@@ -12,7 +12,9 @@
 #include "cv_error.h"
 #include "cv_keys.h"
 #include "cv_log.h"
+#include "cv_poison.h"
 #include "cv_progress.h"
+#include "cv_reaper.h"
 #include "cv_record.h"
 #include "cv_rtype.h"
 
@@ -30,7 +32,7 @@ typedef struct observe {
     cv_msg_t msg;
     char node[CV_NAME_MAX + 2];
     char version[24];
-    unsigned attempt;
+    cv_retry_t retry;
     cv_record_t rec;
     char *graph_entry;
     cv_rstate_t st;
@@ -64,10 +66,19 @@ static void observe_later(observe_t *o, unsigned ms)
     cv_worker_later(o->w, ms, observe_start, o);
 }
 
+/* A job that keeps failing while Redis and Kafka answer is given up:
+ * dead-lettered, its stack failed with the reason (cv_poison). */
 static void observe_retry(observe_t *o)
 {
     o->w->stats.retries++;
-    observe_later(o, cv_backoff_ms(++o->attempt));
+    unsigned delay = cv_worker_retry(o->w, &o->retry);
+    if (delay) {
+        observe_later(o, delay);
+        return;
+    }
+    observe_reset(o);
+    cv_poison_give_up(o->w, o->job, &o->msg, o->retry.failures);
+    free(o);
 }
 
 static void on_progress(void *ud, int rc)
@@ -174,6 +185,7 @@ static void look(observe_t *o)
         unsigned ms = wait_ms < 1                      ? 1
                       : wait_ms > MAX_LOOK_INTERVAL_MS ? MAX_LOOK_INTERVAL_MS
                                                        : (unsigned)wait_ms;
+        cv_reaper_touch(o->w, &o->msg); /* being watched: not stalled */
         observe_later(o, ms);
         break;
     }
@@ -298,6 +310,7 @@ static void look_cleanup(observe_t *o)
         settled_failed(o, l.why);
     } else if (l.retry_at > 0) {
         double wait_ms = (l.retry_at - cv_now()) * 1000.0;
+        cv_reaper_touch(o->w, &o->msg); /* being watched: not stalled */
         observe_later(o, wait_ms < 1                      ? 1
                          : wait_ms > MAX_LOOK_INTERVAL_MS ? MAX_LOOK_INTERVAL_MS
                                                           : (unsigned)wait_ms);
@@ -381,6 +394,12 @@ static void on_load(cv_redis_t *r, redisReply *rep, void *ud)
     (void)r;
     if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 4) {
         observe_retry(o);
+        return;
+    }
+    if (!cv_reply_str(rep, 0)[0] && !cv_reply_str(rep, 1)[0]) {
+        observe_reset(o); /* no traversal, no status: the stack does not exist */
+        cv_poison_unknown_stack(o->w, o->job, &o->msg);
+        free(o);
         return;
     }
     cv_record_parse(&o->rec, rep->element[2]);

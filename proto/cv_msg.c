@@ -497,6 +497,28 @@ static int check_kind(const cv_msg_t *m, unsigned seen, char *errstr, size_t err
     return 0;
 }
 
+/* A known field that the message's type does not carry is skipped like an
+ * unknown key, once its type was checked: the decoded message then holds
+ * exactly what an encoding of it carries, so a republished job is the job
+ * that was received. */
+static void drop_foreign_fields(cv_msg_t *m)
+{
+    const kind_t *k = find_kind(m->type);
+    for (size_t i = 0; i < NFIELDS; i++) {
+        const field_t *f = &fields[i];
+        if ((F_V | F_T | k->required | k->optional) & f->bit)
+            continue;
+        if (f->ftype == FT_UINT) {
+            set_uint(m, f, 0);
+        } else if (f->ftype == FT_STR) {
+            memset((char *)m + f->offset, 0, f->size);
+        } else {
+            m->original = NULL;
+            m->original_len = 0;
+        }
+    }
+}
+
 static int decode_object(const msgpack_object *root, cv_msg_t *m, char *errstr, size_t errstr_size)
 {
     if (root->type != MSGPACK_OBJECT_MAP)
@@ -508,6 +530,8 @@ static int decode_object(const msgpack_object *root, cv_msg_t *m, char *errstr, 
         rc = decode_fields(&root->via.map, m, &seen, errstr, errstr_size);
     if (rc == 0)
         rc = check_kind(m, seen, errstr, errstr_size);
+    if (rc == 0)
+        drop_foreign_fields(m);
     return rc;
 }
 

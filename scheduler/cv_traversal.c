@@ -98,7 +98,8 @@ char *cv_traversal_entry(const cv_graph_t *g, int node)
         json_array_append_new(list,
                               json_pack("[s, I]", cv_graph_name(g, succ[i]), (json_int_t)npreds));
     }
-    json_t *entry = json_pack("{s:o}", "s", list);
+    cv_graph_preds(g, node, &npreds);
+    json_t *entry = json_pack("{s:o, s:I}", "s", list, "p", (json_int_t)npreds);
     char *text = json_dumps(entry, JSON_COMPACT);
     json_decref(entry);
     return text;

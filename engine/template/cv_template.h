@@ -120,7 +120,10 @@ typedef struct cv_resolve_ctx {
 /*
  * Evaluates every intrinsic function inside `expr`; returns a new reference,
  * or NULL with errstr naming `where` and the problem. get_attr of an
- * attribute the resource does not have yields JSON null, as in Heat.
+ * attribute the resource does not have yields JSON null, as in Heat. One
+ * resolution copies and builds at most 16 MiB (values of get_param and
+ * get_attr, strings of str_replace and list_join) and fails past that:
+ * repeated calls would otherwise turn a few hundred bytes into gigabytes.
  */
 json_t *cv_intrinsic_resolve(const json_t *expr, const cv_resolve_ctx_t *ctx, const char *where,
                              char *errstr, size_t errstr_size);

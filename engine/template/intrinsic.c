@@ -19,10 +19,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * How much one resolution may copy and build. Every get_param / get_attr
+ * copies a value and every placeholder or item of str_replace / list_join
+ * repeats one, so the result can be the product of input sizes: 900 bytes
+ * of YAML (a parameter and a list of aliased get_param calls) resolved to
+ * gigabytes. Sizes are counted roughly, as the text of strings plus
+ * NODE_BYTES per value copied; past the budget the resolution fails.
+ */
+#define MAX_RESOLVED_BYTES (16 * 1024 * 1024)
+#define NODE_BYTES 32
+
 typedef struct resolver {
     const cv_resolve_ctx_t *ctx;
     cv__path_t path;
-    int in_args; /* inside a call's arguments, which add nothing to the path */
+    int in_args;   /* inside a call's arguments, which add nothing to the path */
+    size_t budget; /* bytes this resolution may still copy or build */
     char *errstr;
     size_t errstr_size;
 } resolver_t;
@@ -92,6 +104,46 @@ static const json_t *walk(const json_t *v, const json_t *args, size_t from, bool
     return v;
 }
 
+/* ---------------------------------------------------------------- budget */
+
+/* The size of a copy of `v`, counted until it passes `limit`. */
+static size_t size_of(const json_t *v, size_t limit)
+{
+    size_t size = NODE_BYTES + (json_is_string(v) ? json_string_length(v) : 0), i;
+    const char *key;
+    json_t *item;
+    json_array_foreach(v, i, item)
+    {
+        if (size > limit)
+            break;
+        size += size_of(item, limit - size);
+    }
+    json_object_foreach((json_t *)v, key, item)
+    {
+        if (size > limit)
+            break;
+        size += strlen(key) + size_of(item, limit - size);
+    }
+    return size;
+}
+
+static json_t *too_large(resolver_t *r, const char *fn)
+{
+    return fail(r, "%s: the resolved value would be larger than %d bytes", fn, MAX_RESOLVED_BYTES);
+}
+
+/* A copy of a parameter or attribute value, within the budget. The caller
+ * may change what it gets without changing the parameters or attributes,
+ * which other resolutions share. */
+static json_t *copy_value(resolver_t *r, const char *fn, const json_t *value)
+{
+    size_t size = size_of(value, r->budget);
+    if (size > r->budget)
+        return too_large(r, fn);
+    r->budget -= size;
+    return json_deep_copy(value);
+}
+
 /* ---------------------------------------------------------------- lookups */
 
 static json_t *get_param(resolver_t *r, const json_t *args)
@@ -105,9 +157,7 @@ static json_t *get_param(resolver_t *r, const json_t *args)
         return fail(r, "get_param: parameter \"%s\" is not available", json_string_value(name));
     if (json_is_array(args))
         value = walk(value, args, 1, true);
-    /* A copy: the caller may change what it gets without changing the
-     * parameters, which other resolutions share. */
-    return value ? json_deep_copy(value) : json_string("");
+    return value ? copy_value(r, "get_param", value) : json_string("");
 }
 
 static int lookup(resolver_t *r, const char *fn, const char *name, const char **id,
@@ -146,7 +196,7 @@ static json_t *get_attr(resolver_t *r, const json_t *args)
     if (lookup(r, "get_attr", json_string_value(name), &id, &attrs))
         return NULL;
     const json_t *value = walk(json_object_get(attrs, json_string_value(attr)), args, 2, false);
-    return value ? json_deep_copy(value) : json_null();
+    return value ? copy_value(r, "get_attr", value) : json_null();
 }
 
 /* ---------------------------------------------------------------- strings */
@@ -175,16 +225,22 @@ static char *text_of(const json_t *v)
     }
 }
 
+/* A string being built, at most `max` bytes long (the budget left). */
 typedef struct strbuf {
     char *buf;
-    size_t len, cap;
+    size_t len, cap, max;
     bool oom;
+    bool too_long;
 } strbuf_t;
 
 static void sb_add(strbuf_t *sb, const char *s, size_t n)
 {
-    if (sb->oom)
+    if (sb->oom || sb->too_long)
         return;
+    if (n > sb->max - sb->len) {
+        sb->too_long = true;
+        return;
+    }
     if (sb->len + n + 1 > sb->cap) {
         size_t cap = (sb->len + n + 1) * 2;
         char *buf = realloc(sb->buf, cap);
@@ -200,10 +256,14 @@ static void sb_add(strbuf_t *sb, const char *s, size_t n)
     sb->buf[sb->len] = '\0';
 }
 
-static json_t *sb_finish(resolver_t *r, strbuf_t *sb)
+static json_t *sb_finish(resolver_t *r, strbuf_t *sb, const char *fn)
 {
-    json_t *s = sb->oom ? NULL : json_stringn(sb->buf ? sb->buf : "", sb->len);
+    json_t *s = sb->oom || sb->too_long ? NULL : json_stringn(sb->buf ? sb->buf : "", sb->len);
     free(sb->buf);
+    if (sb->too_long)
+        return too_large(r, fn);
+    if (s)
+        r->budget -= sb->len;
     return s ? s : fail(r, "out of memory or invalid UTF-8 building a string");
 }
 
@@ -282,13 +342,13 @@ static json_t *substitute(resolver_t *r, const json_t *tmpl, subst_t *subs, size
         a = b;
         b = t;
     }
-    strbuf_t sb = {0};
+    strbuf_t sb = {.max = r->budget};
     for (size_t i = 0; ok && i < a.n; i++)
         sb_add(&sb, a.v[i].s, a.v[i].len);
     sb.oom = sb.oom || !ok;
     free(a.v);
     free(b.v);
-    return sb_finish(r, &sb);
+    return sb_finish(r, &sb, "str_replace");
 }
 
 static json_t *str_replace(resolver_t *r, const json_t *args)
@@ -353,7 +413,7 @@ static json_t *list_join(resolver_t *r, const json_t *args)
     const json_t *delim = json_array_get(args, 0);
     if (!json_is_string(delim))
         return fail_got(r, "list_join", "the delimiter must be a string", delim);
-    strbuf_t sb = {0};
+    strbuf_t sb = {.max = r->budget};
     bool first = true;
     for (size_t i = 1; i < json_array_size(args); i++) {
         const json_t *list = json_array_get(args, i);
@@ -365,7 +425,7 @@ static json_t *list_join(resolver_t *r, const json_t *args)
             return NULL;
         }
     }
-    return sb_finish(r, &sb);
+    return sb_finish(r, &sb, "list_join");
 }
 
 /* ---------------------------------------------------------------- evaluation */
@@ -448,7 +508,8 @@ static json_t *resolve(resolver_t *r, const json_t *expr)
 json_t *cv_intrinsic_resolve(const json_t *expr, const cv_resolve_ctx_t *ctx, const char *where,
                              char *errstr, size_t errstr_size)
 {
-    resolver_t r = {.ctx = ctx, .errstr = errstr, .errstr_size = errstr_size};
+    resolver_t r = {
+        .ctx = ctx, .budget = MAX_RESOLVED_BYTES, .errstr = errstr, .errstr_size = errstr_size};
     cv__path_init(&r.path, where);
     return resolve(&r, expr);
 }

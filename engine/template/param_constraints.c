@@ -10,6 +10,7 @@
  */
 #include "cv__template_internal.h"
 #include "cv_error.h"
+#include "cv_regex.h"
 
 #include <math.h>
 #include <regex.h>
@@ -307,10 +308,11 @@ static int check_pattern(const check_t *c, const json_t *def)
         return bad_def(c, "allowed_pattern: expected a string, got %s", cv__type_name(def));
     char *pattern = translate_pattern(json_string_value(def));
     regex_t re;
-    if (!pattern || regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB) != 0) {
+    char why[256] = "";
+    if (!pattern || cv_regex_compile(&re, pattern, REG_EXTENDED | REG_NOSUB, why, sizeof(why))) {
         free(pattern);
-        return bad_def(c, "allowed_pattern \"%s\" is not a valid regular expression",
-                       json_string_value(def));
+        return bad_def(c, "allowed_pattern \"%s\" is not a valid regular expression%s%s%s",
+                       json_string_value(def), why[0] ? " (" : "", why, why[0] ? ")" : "");
     }
     int rc = 0;
     if (regexec(&re, json_string_value(c->value), 0, NULL, 0) != 0) {

@@ -38,3 +38,10 @@ end
 local function ends_with(s, suffix)
   return s ~= nil and s ~= false and string.sub(s, -string.len(suffix)) == suffix
 end
+
+-- The stack's `progress` time: when any of its work last moved. The reaper
+-- (stack_reap.lua) re-queues the work of a stack in progress whose progress
+-- is older than its threshold. Never creates a stack hash that is gone.
+local function touch_progress(stack, t)
+  if redis.call('EXISTS', stack) == 1 then redis.call('HSET', stack, 'progress', t) end
+end

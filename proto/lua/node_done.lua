@@ -46,6 +46,7 @@ local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'total')
 if st[1] ~= ARGV[1] then return {'STALE', st[1] or ''} end
 if not ends_with(st[2], '_IN_PROGRESS') then return {'SETTLED', st[2] or ''} end
 local added = redis.call('SADD', KEYS[3], ARGV[2])
+redis.call('HSET', KEYS[1], 'progress', now_str())
 local done
 if added == 1 then
   done = redis.call('HINCRBY', KEYS[1], 'done', 1)

@@ -9,5 +9,5 @@ local st = redis.call('HMGET', KEYS[1], 'traversal', 'status')
 if st[1] ~= ARGV[1] then return {'STALE'} end
 if not ends_with(st[2], '_IN_PROGRESS') then return {'SETTLED'} end
 redis.call('HSET', KEYS[2], 'params', ARGV[3])
-redis.call('HSET', KEYS[1], 'total', ARGV[2], 'expanded', ARGV[1])
+redis.call('HSET', KEYS[1], 'total', ARGV[2], 'expanded', ARGV[1], 'progress', now_str())
 return {'OK'}

@@ -117,6 +117,12 @@ void *cv_job_data(const cv_job_t *job)
     return job->data;
 }
 
+const void *cv_job_payload(const cv_job_t *job, size_t *len)
+{
+    *len = job->rkm->len;
+    return job->rkm->payload;
+}
+
 int32_t cv_job_partition(const cv_job_t *job)
 {
     return job->rkm->partition;
@@ -132,14 +138,35 @@ int cv_consumer_inflight(const cv_consumer_t *c)
     return c->inflight;
 }
 
+/* Consumer errors arrive as messages or through the error callback.
+ * Reachability goes to the listener, which logs an outage once; routine
+ * transport errors of one broker are only debug lines. */
+static void consumer_error(cv_consumer_t *c, rd_kafka_resp_err_t err, const char *reason)
+{
+    cv__kafka_err_t kind = cv__kafka_error_kind(err);
+    if (kind == CV__KAFKA_ERR_DOWN && c->conf.on_state)
+        c->conf.on_state(c->conf.ud, false, reason);
+    else if (kind == CV__KAFKA_ERR_OTHER || (!c->conf.on_state && kind == CV__KAFKA_ERR_DOWN))
+        cv_warn("Kafka consumer: %s", reason);
+    else if (err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
+        cv_debug("Kafka consumer: %s", reason);
+}
+
+static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
+{
+    (void)rk;
+    consumer_error(opaque, (rd_kafka_resp_err_t)err, reason);
+}
+
 static void dispatch(cv_consumer_t *c, rd_kafka_message_t *rkm)
 {
     if (rkm->err) {
-        if (rkm->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
-            cv_warn("Kafka consumer: %s", rd_kafka_message_errstr(rkm));
+        consumer_error(c, rkm->err, rd_kafka_message_errstr(rkm));
         rd_kafka_message_destroy(rkm);
         return;
     }
+    if (c->conf.on_state)
+        c->conf.on_state(c->conf.ud, true, "");
     ptrack_t *pt = track_for(c, rkm->rkt, rkm->partition);
     cv_job_t *job = calloc(1, sizeof(*job));
     if (!pt || !job) {
@@ -224,7 +251,12 @@ int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
 {
     /* Offsets are stored by us (finished prefix only) and committed by
      * librdkafka's timer; a new group starts at the earliest message so that
-     * jobs published before the first worker joined are not skipped. */
+     * jobs published before the first worker joined are not skipped. The
+     * session timeout is how long the partitions of a worker that died
+     * without leaving (kill -9, a lost host) wait for another: 6 s, the
+     * lowest a Kafka broker accepts by default (group.min.session.timeout.ms);
+     * heartbeats come from librdkafka's own thread, so a busy loop does not
+     * miss them. */
     static const char *const defaults[] = {"enable.auto.commit",
                                            "true",
                                            "auto.commit.interval.ms",
@@ -234,7 +266,7 @@ int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
                                            "auto.offset.reset",
                                            "earliest",
                                            "session.timeout.ms",
-                                           "10000",
+                                           "6000",
                                            "heartbeat.interval.ms",
                                            "1000",
                                            "fetch.wait.max.ms",
@@ -252,6 +284,7 @@ int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
     }
     cv_consumer_t *c = calloc(1, sizeof(*c));
     rd_kafka_conf_set_rebalance_cb(kconf, on_rebalance);
+    rd_kafka_conf_set_error_cb(kconf, on_error);
     rd_kafka_conf_set_opaque(kconf, c);
     c->rk = rd_kafka_new(RD_KAFKA_CONSUMER, kconf, err, sizeof(err));
     if (!c->rk) {

@@ -34,6 +34,15 @@
 rd_kafka_conf_t *cv_kafka_conf_new(const cv_opts_t *opts, const char *const *defaults, char *errstr,
                                    size_t errstr_size);
 
+/*
+ * Broker reachability as librdkafka reports it: `up` false when every
+ * broker connection is down (ALL_BROKERS_DOWN), true when a message is
+ * delivered or consumed or a probe finds a connection up. Reported on every
+ * such event: the listener (the worker's outage record) makes one outage of
+ * them. Runs on the loop.
+ */
+typedef void (*cv_kafka_state_cb)(void *ud, bool up, const char *why);
+
 /* ---- producer ---- */
 
 typedef struct cv_producer cv_producer_t;
@@ -60,6 +69,14 @@ int cv_producer_check(cv_producer_t *p, const char *brokers, int timeout_ms, cha
 /* Number of messages queued or awaiting acknowledgement. */
 int cv_producer_outq(cv_producer_t *p);
 
+/* Reports reachability to `cb` (may be NULL: warnings are logged instead). */
+void cv_producer_on_state(cv_producer_t *p, cv_kafka_state_cb cb, void *ud);
+
+/* Asks librdkafka, without blocking, whether a broker connection is up, and
+ * reports it up when one is — how the end of an outage is noticed by a
+ * worker that has nothing to send. */
+void cv_producer_probe(cv_producer_t *p);
+
 void cv_producer_free(cv_producer_t *p);
 
 /* ---- consumer ---- */
@@ -77,6 +94,7 @@ typedef struct cv_consumer_conf {
     int window; /* jobs in flight at most */
     cv_job_handler handler;
     void *ud;
+    cv_kafka_state_cb on_state; /* may be NULL; called with ud */
 } cv_consumer_conf_t;
 
 int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
@@ -89,6 +107,9 @@ void cv_job_finish(cv_job_t *job);
 void cv_job_set_data(cv_job_t *job, void *data);
 void *cv_job_data(const cv_job_t *job);
 int32_t cv_job_partition(const cv_job_t *job);
+/* The message as consumed (valid until the job is finished): what a dead
+ * letter carries when a handler gives up on the job. */
+const void *cv_job_payload(const cv_job_t *job, size_t *len);
 int64_t cv_job_offset(const cv_job_t *job);
 
 /* Whether the group gave this member its assignment (it may be empty). */

@@ -2,17 +2,37 @@
 #include "cv_kafka.h"
 
 #include "cv_error.h"
+#include "cv_log.h"
 
-#include <stdio.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+/*
+ * librdkafka's own log lines, in ours. A broker connection failing (FAIL)
+ * or an error already handed to our error callbacks (ERROR) is routine
+ * during an outage, which the worker reports once, so those are debug
+ * lines; anything else at error level or worse stays visible. Called from
+ * librdkafka's threads: cv_log writes each line with one call.
+ */
+static void on_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
+{
+    (void)rk;
+    bool routine = strcmp(fac, "FAIL") == 0 || strcmp(fac, "ERROR") == 0;
+    if (level <= 3 && !routine) /* syslog LOG_ERR */
+        cv_warn("librdkafka %s: %s", fac, buf);
+    else
+        cv_debug("librdkafka %s: %s", fac, buf);
+}
 
 /* Our defaults first; the user's pass-through settings after, so they win. */
 rd_kafka_conf_t *cv__kafka_conf(const cv_opts_t *opts, const char *const *defaults, char *errstr,
                                 size_t errstr_size)
 {
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    rd_kafka_conf_set_log_cb(conf, on_log);
     char err[512];
     if (rd_kafka_conf_set(conf, "bootstrap.servers", opts->kafka, err, sizeof(err)) !=
         RD_KAFKA_CONF_OK)
@@ -34,6 +54,21 @@ fail:
     cv_seterr(errstr, errstr_size, CV_EINVAL, "Kafka configuration: %s", err);
     rd_kafka_conf_destroy(conf);
     return NULL;
+}
+
+cv__kafka_err_t cv__kafka_error_kind(rd_kafka_resp_err_t err)
+{
+    switch (err) {
+    case RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN:
+        return CV__KAFKA_ERR_DOWN;
+    case RD_KAFKA_RESP_ERR__TRANSPORT:
+    case RD_KAFKA_RESP_ERR__RESOLVE:
+    case RD_KAFKA_RESP_ERR__TIMED_OUT:
+    case RD_KAFKA_RESP_ERR__PARTITION_EOF:
+        return CV__KAFKA_ERR_ROUTINE;
+    default:
+        return CV__KAFKA_ERR_OTHER;
+    }
 }
 
 static void on_pipe_readable(uv_poll_t *h, int status, int events)

@@ -11,6 +11,12 @@
 rd_kafka_conf_t *cv__kafka_conf(const cv_opts_t *opts, const char *const *defaults, char *errstr,
                                 size_t errstr_size);
 
+/* What a librdkafka error says about reachability: ALL_BROKERS_DOWN is an
+ * outage; a transport error of one broker is routine while others serve
+ * (and is part of an outage otherwise); anything else deserves a warning. */
+typedef enum { CV__KAFKA_ERR_DOWN, CV__KAFKA_ERR_ROUTINE, CV__KAFKA_ERR_OTHER } cv__kafka_err_t;
+cv__kafka_err_t cv__kafka_error_kind(rd_kafka_resp_err_t err);
+
 #include <uv.h>
 
 /*

@@ -10,7 +10,30 @@ struct cv_producer {
     rd_kafka_t *rk;
     uv_loop_t *loop;
     cv__queue_watch_t watch; /* delivery reports, when on a loop */
+    cv_kafka_state_cb on_state;
+    void *state_ud;
 };
+
+static void report_state(cv_producer_t *p, bool up, const char *why)
+{
+    if (p->on_state)
+        p->on_state(p->state_ud, up, why);
+}
+
+/* Errors reach us through rd_kafka_poll on the loop. Without a listener
+ * (the CLI) they are logged as librdkafka would. */
+static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
+{
+    cv_producer_t *p = opaque;
+    (void)rk;
+    cv__kafka_err_t kind = cv__kafka_error_kind((rd_kafka_resp_err_t)err);
+    if (kind == CV__KAFKA_ERR_DOWN && p->on_state)
+        report_state(p, false, reason);
+    else if (kind == CV__KAFKA_ERR_OTHER || !p->on_state)
+        cv_warn("Kafka producer: %s", reason);
+    else
+        cv_debug("Kafka producer: %s", reason);
+}
 
 typedef struct delivery {
     cv_delivery_cb cb;
@@ -20,11 +43,12 @@ typedef struct delivery {
 static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
 {
     (void)rk;
-    (void)opaque;
     delivery_t *d = m->_private;
     if (m->err)
         cv_warn("Kafka delivery to %s failed: %s", rd_kafka_topic_name(m->rkt),
                 rd_kafka_err2str(m->err));
+    else
+        report_state(opaque, true, "");
     if (d) {
         if (d->cb)
             d->cb(d->ud, m->err ? CV_EKAFKA : 0);
@@ -65,8 +89,10 @@ int cv_producer_new(cv_producer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
     rd_kafka_conf_t *conf = cv__kafka_conf(opts, defaults, errstr, errstr_size);
     if (!conf)
         return CV_EINVAL;
-    rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
     cv_producer_t *p = calloc(1, sizeof(*p));
+    rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
+    rd_kafka_conf_set_error_cb(conf, on_error);
+    rd_kafka_conf_set_opaque(conf, p);
     char err[512];
     p->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof(err));
     if (!p->rk) {
@@ -135,6 +161,26 @@ int cv_producer_check(cv_producer_t *p, const char *brokers, int timeout_ms, cha
 int cv_producer_outq(cv_producer_t *p)
 {
     return rd_kafka_outq_len(p->rk);
+}
+
+void cv_producer_on_state(cv_producer_t *p, cv_kafka_state_cb cb, void *ud)
+{
+    p->on_state = cb;
+    p->state_ud = ud;
+}
+
+/* rd_kafka_metadata with no time to wait answers at once: __TRANSPORT when
+ * librdkafka has no broker connection up; otherwise it has sent the request
+ * to a connected broker (and answers __TIMED_OUT, or the metadata if it was
+ * cached). */
+void cv_producer_probe(cv_producer_t *p)
+{
+    const struct rd_kafka_metadata *md = NULL;
+    rd_kafka_resp_err_t err = rd_kafka_metadata(p->rk, 0, NULL, &md, 0);
+    if (md)
+        rd_kafka_metadata_destroy(md);
+    if (err != RD_KAFKA_RESP_ERR__TRANSPORT)
+        report_state(p, true, "");
 }
 
 void cv_producer_free(cv_producer_t *p)

@@ -165,8 +165,9 @@ int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_c
                           d->action,
                           d->data,
                           d->old ? d->old : "",
-                          d->events ? d->events : ""};
-    int rc = cv_redis_script(w->redis, CV_SCRIPT_NODE_DONE, (int)nkeys, kp, 14, args, NULL,
+                          d->events ? d->events : "",
+                          d->lease_token ? d->lease_token : ""};
+    int rc = cv_redis_script(w->redis, CV_SCRIPT_NODE_DONE, (int)nkeys, kp, 15, args, NULL,
                              on_node_done, ctx);
     free(keys);
     free(kp);

@@ -1,9 +1,10 @@
 #include "cv_redis.h"
 
+#include "cv__redis_uv.h"
+
 #include "cv_error.h"
 #include "cv_log.h"
 
-#include <hiredis/adapters/libuv.h>
 #include <hiredis/async.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +17,9 @@ extern const struct {
 } cv_lua_sources[];
 
 static const char *const script_names[CV_SCRIPT__COUNT] = {
-    "stack_begin",   "stack_expanded",   "check_begin",  "check_finish",
-    "lease_release", "observe_load",     "node_done",    "node_failed",
-    "stack_finish",  "stack_definition", "resource_ref",
+    "stack_begin",  "stack_expanded", "check_begin", "check_finish", "lease_release",
+    "observe_load", "node_done",      "node_failed", "stack_finish", "stack_definition",
+    "resource_ref", "lease_renew",    "stack_touch", "stack_reap",
 };
 
 static char *script_texts[CV_SCRIPT__COUNT];
@@ -33,7 +34,28 @@ struct cv_redis {
     unsigned backoff_ms;
     bool closing;
     int close_refs; /* the timer and the hiredis context, while closing */
+    cv_redis_state_cb state_cb;
+    void *state_ud;
+    bool unavailable; /* connected, but Redis answers that it cannot serve */
 };
+
+/* Every attempt is reported; the listener (the worker's outage record)
+ * makes one log line of a whole outage. */
+static void report_state(cv_redis_t *r, bool up, const char *why)
+{
+    if (r->state_cb)
+        r->state_cb(r->state_ud, up, why);
+    else if (up)
+        cv_info("connected to Redis at %s:%d", r->opts->redis_host, r->opts->redis_port);
+    else
+        cv_warn("Redis at %s:%d: %s", r->opts->redis_host, r->opts->redis_port, why);
+}
+
+void cv_redis_on_state(cv_redis_t *r, cv_redis_state_cb cb, void *ud)
+{
+    r->state_cb = cb;
+    r->state_ud = ud;
+}
 
 /* While closing, the struct lives until both the timer handle is closed and
  * hiredis reported the disconnect (which it may do after the loop turn). */
@@ -144,15 +166,17 @@ static void on_connect(const redisAsyncContext *ac, int status)
         return;
     }
     if (status != REDIS_OK) {
-        cv_warn("Redis connect to %s:%d failed: %s", r->opts->redis_host, r->opts->redis_port,
-                ac->errstr);
+        char why[160];
+        snprintf(why, sizeof(why), "connect failed: %s", ac->errstr);
         r->ac = NULL;
+        report_state(r, false, why);
         schedule_reconnect(r);
         return;
     }
     r->connected = true;
+    r->unavailable = false;
     r->backoff_ms = 0;
-    cv_info("connected to Redis at %s:%d", r->opts->redis_host, r->opts->redis_port);
+    report_state(r, true, "");
 }
 
 static void on_disconnect(const redisAsyncContext *ac, int status)
@@ -164,7 +188,9 @@ static void on_disconnect(const redisAsyncContext *ac, int status)
         close_ref_drop(r);
         return;
     }
-    cv_warn("Redis connection lost (%s); reconnecting", status == REDIS_OK ? "closed" : ac->errstr);
+    char why[160];
+    snprintf(why, sizeof(why), "connection lost: %s", status == REDIS_OK ? "closed" : ac->errstr);
+    report_state(r, false, why);
     schedule_reconnect(r);
 }
 
@@ -182,7 +208,10 @@ static int connect_async(cv_redis_t *r, char *errstr, size_t errstr_size)
         return rc;
     }
     ac->data = r;
-    redisLibuvAttach(ac, r->loop);
+    if (cv__redis_uv_attach(ac, r->loop) != REDIS_OK) {
+        redisAsyncFree(ac);
+        return cv_seterr(errstr, errstr_size, CV_ENOMEM, "cannot watch the Redis connection");
+    }
     redisAsyncSetConnectCallback(ac, on_connect);
     redisAsyncSetDisconnectCallback(ac, on_disconnect);
     if (r->opts->redis_db)
@@ -196,7 +225,7 @@ static void on_reconnect_timer(uv_timer_t *t)
     cv_redis_t *r = t->data;
     char err[256];
     if (connect_async(r, err, sizeof(err)) != 0) {
-        cv_warn("%s", err);
+        report_state(r, false, err);
         schedule_reconnect(r);
     }
 }
@@ -254,17 +283,53 @@ bool cv_redis_connected(const cv_redis_t *r)
     return r->connected;
 }
 
+bool cv_redis_available(const cv_redis_t *r)
+{
+    return r->connected && !r->unavailable;
+}
+
 typedef struct pending {
     cv_redis_t *r;
     cv_redis_cb cb;
     void *ud;
 } pending_t;
 
+/* Redis answers but cannot serve: loading its AOF after a restart, a script
+ * running too long, a replica without its master, a cluster failing over.
+ * For the listener that is as much an outage as a lost connection, over at
+ * the next ordinary reply. */
+static bool cannot_serve(const redisReply *rep)
+{
+    static const char *const codes[] = {"LOADING ", "BUSY ", "MASTERDOWN ", "TRYAGAIN ",
+                                        "CLUSTERDOWN "};
+    if (rep->type != REDIS_REPLY_ERROR)
+        return false;
+    for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+        if (strncmp(rep->str, codes[i], strlen(codes[i])) == 0)
+            return true;
+    return false;
+}
+
+static void note_availability(cv_redis_t *r, const redisReply *rep)
+{
+    if (cannot_serve(rep)) {
+        r->unavailable = true;
+        report_state(r, false, rep->str);
+    } else if (r->unavailable) {
+        r->unavailable = false;
+        report_state(r, true, "");
+    }
+}
+
 static void on_reply(redisAsyncContext *ac, void *reply, void *privdata)
 {
     pending_t *p = privdata;
     redisReply *rep = reply;
     (void)ac;
+    if (!rep)
+        p->r->connected = false; /* hiredis is tearing the connection down */
+    else
+        note_availability(p->r, rep);
     if (rep && rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "NOSCRIPT", 8) == 0) {
         /* Redis restarted without its script cache: reload, the caller retries. */
         char err[256];

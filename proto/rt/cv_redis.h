@@ -30,6 +30,9 @@ typedef enum {
     CV_SCRIPT_STACK_FINISH,
     CV_SCRIPT_STACK_DEFINITION,
     CV_SCRIPT_RESOURCE_REF,
+    CV_SCRIPT_LEASE_RENEW,
+    CV_SCRIPT_STACK_TOUCH,
+    CV_SCRIPT_STACK_REAP,
     CV_SCRIPT__COUNT
 } cv_script_t;
 
@@ -43,8 +46,21 @@ int cv_redis_open(cv_redis_t **out, uv_loop_t *loop, const cv_opts_t *opts, char
                   size_t errstr_size);
 void cv_redis_close(cv_redis_t *r);
 
-/* Whether the connection is up right now. */
+/* Whether the connection is up right now. A command whose reply is NULL
+ * (the connection was lost under it) sees false already. */
 bool cv_redis_connected(const cv_redis_t *r);
+
+/* Connected, and the last reply was not Redis saying it cannot serve
+ * (LOADING, BUSY, MASTERDOWN, TRYAGAIN, CLUSTERDOWN). */
+bool cv_redis_available(const cv_redis_t *r);
+
+/* Called when the connection comes up (up, why "") or is lost or cannot be
+ * made (!up, why says what happened) — on every attempt while Redis is away,
+ * so the listener decides what an outage is — and when Redis answers that it
+ * cannot serve (!up) or serves again (up). Without a listener these are
+ * logged as warnings. */
+typedef void (*cv_redis_state_cb)(void *ud, bool up, const char *why);
+void cv_redis_on_state(cv_redis_t *r, cv_redis_state_cb cb, void *ud);
 
 /* Sends a command given as an argument vector. Returns 0, or CV_EREDIS when
  * not connected (cb is then not called). */

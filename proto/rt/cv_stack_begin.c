@@ -9,6 +9,7 @@
 
 #include "cv_error.h"
 #include "cv_keys.h"
+#include "cv_reaper.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,8 @@ static void on_begun(cv_redis_t *r, redisReply *rep, void *ud)
         return;
     }
     ctx->msg.traversal = (uint64_t)cv_reply_int(rep, 0);
+    /* Nested stacks have no name: the reaper finds a lost STACK job of one here. */
+    cv_reaper_watch(ctx->w, ctx->msg.stack);
     if (cv_worker_publish(ctx->w, CV_TOPIC_CHECK, &ctx->msg, on_stack_job_delivered, ctx) != 0)
         on_stack_job_delivered(ctx, CV_EKAFKA);
 }

@@ -1,116 +1,17 @@
-#include "cv_worker.h"
+#include "cv__worker.h"
 
 #include "cv_error.h"
 #include "cv_keys.h"
 #include "cv_log.h"
 #include "cv_msg.h"
+#include "cv_reaper.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define LIVENESS_TTL_S 10
-#define LIVENESS_INTERVAL_MS 2000
-#define LIVENESS_TICK_MS 250
 #define SHUTDOWN_GRACE_S 10
-
-static void usage(FILE *f, const char *prog, const cv_worker_def_t *def)
-{
-    fprintf(f,
-            "usage: %s [options]\n"
-            "Converge %s worker: consumes %s and keeps stacks converging.\n\n"
-            "options:\n"
-            "  --redis URL        Redis (default $CONVERGE_REDIS or redis://127.0.0.1:6379/0)\n"
-            "  --kafka BROKERS    Kafka bootstrap servers (default $CONVERGE_KAFKA)\n"
-            "  --kafka-opt K=V    librdkafka setting, repeatable (also $CONVERGE_KAFKA_OPTS,\n"
-            "                     comma-separated)\n"
-            "  --id ID            worker id (default %s-<host>-<pid>)\n"
-            "  --prefix P         Redis key prefix (default $CONVERGE_PREFIX or cv:)\n"
-            "  --window N         jobs in flight at most (default 2048)\n"
-            "  --lease-ms MS      resource lease time (default 30000)\n"
-            "  --verbose          debug logs\n"
-            "  --help             this text\n%s",
-            prog, def->role, def->topic, def->role, def->usage_extra ? def->usage_extra : "");
-}
-
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || v < lo || v > hi)
-        return CV_EINVAL;
-    *out = (int)v;
-    return 0;
-}
-
-static int parse_args(cv_worker_t *w, int argc, char **argv, const cv_worker_def_t *def,
-                      int *verbose)
-{
-    static const struct option longopts[] = {{"redis", required_argument, 0, 'r'},
-                                             {"kafka", required_argument, 0, 'k'},
-                                             {"kafka-opt", required_argument, 0, 'o'},
-                                             {"id", required_argument, 0, 'i'},
-                                             {"prefix", required_argument, 0, 'p'},
-                                             {"window", required_argument, 0, 'w'},
-                                             {"lease-ms", required_argument, 0, 'l'},
-                                             {"verbose", no_argument, 0, 'v'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {0, 0, 0, 0}};
-    char err[512] = "";
-    int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        int rc = 0;
-        switch (c) {
-        case 'r':
-            rc = cv_opts_set_redis(&w->opts, optarg, err, sizeof(err));
-            break;
-        case 'k':
-            snprintf(w->opts.kafka, sizeof(w->opts.kafka), "%s", optarg);
-            break;
-        case 'o':
-            rc = cv_opts_add_kafka(&w->opts, optarg, err, sizeof(err));
-            break;
-        case 'i':
-            if (strlen(optarg) >= sizeof(w->id) || strchr(optarg, ' '))
-                rc = cv_seterr(err, sizeof(err), CV_EINVAL,
-                               "--id: at most %zu characters, no spaces", sizeof(w->id) - 1);
-            else
-                snprintf(w->id, sizeof(w->id), "%s", optarg);
-            break;
-        case 'p':
-            snprintf(w->opts.prefix, sizeof(w->opts.prefix), "%s", optarg);
-            break;
-        case 'w':
-            if (parse_int(optarg, 1, 1000000, &w->window))
-                rc = cv_seterr(err, sizeof(err), CV_EINVAL, "--window: expected 1..1000000");
-            break;
-        case 'l':
-            if (parse_int(optarg, 100, 3600000, &w->lease_ms))
-                rc = cv_seterr(err, sizeof(err), CV_EINVAL, "--lease-ms: expected 100..3600000");
-            break;
-        case 'v':
-            *verbose = 1;
-            break;
-        case 'h':
-            usage(stdout, argv[0], def);
-            exit(0);
-        default:
-            usage(stderr, argv[0], def);
-            return CV_EINVAL;
-        }
-        if (rc) {
-            fprintf(stderr, "%s: %s\n", argv[0], err);
-            return rc;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "%s: unexpected argument \"%s\"\n", argv[0], argv[optind]);
-        return CV_EINVAL;
-    }
-    return 0;
-}
 
 unsigned cv_backoff_ms(unsigned attempt)
 {
@@ -118,53 +19,9 @@ unsigned cv_backoff_ms(unsigned attempt)
     return base / 2 + (unsigned)rand() % (base / 2 + 1);
 }
 
-/* The liveness record: operators see who is up, and since when, and what it did. */
-static void write_liveness(cv_worker_t *w, const char *state);
-
-/* Ticks often so a change of state (joining → ready → stopping) shows at once;
- * writes only on a change or every LIVENESS_INTERVAL_MS. */
-static void on_liveness(uv_timer_t *t)
-{
-    cv_worker_t *w = t->data;
-    if (!w->redis || !cv_redis_connected(w->redis))
-        return;
-    const char *state = w->stopping                       ? "stopping"
-                        : cv_consumer_joined(w->consumer) ? "ready"
-                                                          : "joining";
-    double now = cv_now();
-    if (state == w->liveness_state && now - w->liveness_written < LIVENESS_INTERVAL_MS / 1000.0)
-        return;
-    w->liveness_state = state;
-    w->liveness_written = now;
-    write_liveness(w, state);
-}
-
-static void write_liveness(cv_worker_t *w, const char *state)
-{
-    char key[CV_KEY_MAX], idkey[128], pid[16], started[32], seen[32], jobs[24], acted[24];
-    snprintf(idkey, sizeof(idkey), "worker:%s", w->id);
-    cv_key_global(key, sizeof(key), idkey);
-    snprintf(pid, sizeof(pid), "%d", (int)getpid());
-    snprintf(started, sizeof(started), "%.3f", w->started);
-    snprintf(seen, sizeof(seen), "%.3f", cv_now());
-    snprintf(jobs, sizeof(jobs), "%llu", (unsigned long long)w->stats.jobs);
-    snprintf(acted, sizeof(acted), "%llu", (unsigned long long)w->stats.acted);
-    char inflight[16];
-    snprintf(inflight, sizeof(inflight), "%d", w->consumer ? cv_consumer_inflight(w->consumer) : 0);
-    const char *hset[] = {"HSET",    key,     "role",      w->role, "pid",      pid,
-                          "started", started, "last_seen", seen,    "state",    state,
-                          "jobs",    jobs,    "actions",   acted,   "inflight", inflight};
-    cv_redis_argv(w->redis, (int)(sizeof(hset) / sizeof(hset[0])), hset, NULL, NULL, NULL);
-    char ttl[8];
-    snprintf(ttl, sizeof(ttl), "%d", LIVENESS_TTL_S);
-    const char *expire[] = {"EXPIRE", key, ttl};
-    cv_redis_argv(w->redis, 3, expire, NULL, NULL, NULL);
-}
-
 static void stop_loop_handles(cv_worker_t *w)
 {
-    uv_timer_stop(&w->liveness);
-    uv_close((uv_handle_t *)&w->liveness, NULL);
+    cv__worker_health_stop(w);
     uv_timer_stop(&w->shutdown_timer);
     uv_close((uv_handle_t *)&w->shutdown_timer, NULL);
     uv_signal_stop(&w->sigterm);
@@ -183,7 +40,7 @@ static void on_shutdown_tick(uv_timer_t *t)
         return;
     if (inflight > 0)
         cv_warn("stopping with %d jobs in flight; they will be redelivered", inflight);
-    on_liveness(&w->liveness);
+    cv__worker_liveness_now(w);
     cv_consumer_close(w->consumer);
     w->consumer = NULL;
     cv_producer_free(w->producer);
@@ -200,6 +57,8 @@ static void on_signal(uv_signal_t *s, int signum)
         return;
     cv_info("signal %d: stopping (grace %d s)", signum, SHUTDOWN_GRACE_S);
     w->stopping = true;
+    cv_reaper_stop(w->reaper);
+    w->reaper = NULL;
     w->shutdown_deadline = cv_now() + SHUTDOWN_GRACE_S;
     uv_timer_start(&w->shutdown_timer, on_shutdown_tick, 0, 50);
 }
@@ -212,7 +71,13 @@ static int connect_all(cv_worker_t *w, const cv_worker_def_t *def)
         rc = cv_producer_new(&w->producer, w->loop, &w->opts, err, sizeof(err));
     if (!rc) {
         const char *topics[] = {def->topic};
-        cv_consumer_conf_t conf = {def->group, topics, 1, w->window, def->handler, w};
+        cv_consumer_conf_t conf = {.group = def->group,
+                                   .topics = topics,
+                                   .ntopics = 1,
+                                   .window = w->window,
+                                   .handler = def->handler,
+                                   .ud = w,
+                                   .on_state = cv__worker_kafka_state};
         rc = cv_consumer_new(&w->consumer, w->loop, &w->opts, &conf, err, sizeof(err));
     }
     if (rc)
@@ -227,12 +92,16 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
     int verbose = 0;
     w.role = def->role;
     w.window = 2048;
-    w.lease_ms = 30000;
+    w.lease_ms = 5000; /* short, because it is renewed while held (cv_lease) */
+    w.max_attempts = 20;
+    w.reap_stall_ms = 10000; /* twice the longest pause between two looks of an observer */
+    w.reap_interval_ms = 2000;
+    cv_limits_init(&w.limits);
     if (cv_opts_from_env(&w.opts, err, sizeof(err))) {
         fprintf(stderr, "%s: %s\n", argv[0], err);
         return 2;
     }
-    if (parse_args(&w, argc, argv, def, &verbose))
+    if (cv__worker_args(&w, argc, argv, def, &verbose))
         return 2;
     if (!w.id[0]) {
         char host[64] = "host";
@@ -251,9 +120,9 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
         cv_opts_free(&w.opts);
         return 3;
     }
-    uv_timer_init(w.loop, &w.liveness);
-    w.liveness.data = &w;
-    uv_timer_start(&w.liveness, on_liveness, 0, LIVENESS_TICK_MS);
+    cv__worker_health_start(&w);
+    if (def->reaper)
+        w.reaper = cv_reaper_start(&w);
     uv_timer_init(w.loop, &w.shutdown_timer);
     w.shutdown_timer.data = &w;
     uv_signal_init(w.loop, &w.sigterm);
@@ -262,14 +131,16 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
     uv_signal_init(w.loop, &w.sigint);
     w.sigint.data = &w;
     uv_signal_start(&w.sigint, on_signal, SIGINT);
-    cv_info("%s started: redis %s, kafka %s, window %d", def->role, w.opts.redis_url, w.opts.kafka,
-            w.window);
+    cv_info("%s started: redis %s, kafka %s, window %d, lease %d ms, max attempts %d", def->role,
+            w.opts.redis_url, w.opts.kafka, w.window, w.lease_ms, w.max_attempts);
     uv_run(w.loop, UV_RUN_DEFAULT);
     uv_loop_close(w.loop);
-    cv_info("stopped: %llu jobs, %llu actions, %llu retries, %llu stale, %llu fenced",
+    cv_info("stopped: %llu jobs, %llu actions, %llu retries, %llu stale, %llu fenced, %llu dead, "
+            "%llu given up, %llu reaped",
             (unsigned long long)w.stats.jobs, (unsigned long long)w.stats.acted,
             (unsigned long long)w.stats.retries, (unsigned long long)w.stats.stale,
-            (unsigned long long)w.stats.fenced);
+            (unsigned long long)w.stats.fenced, (unsigned long long)w.stats.dead,
+            (unsigned long long)w.stats.gave_up, (unsigned long long)w.stats.reaped);
     cv_opts_free(&w.opts);
     return 0;
 }
@@ -347,11 +218,21 @@ static void on_dead_delivered(void *ud, int err)
     cv_job_finish(ud);
 }
 
+/* What a dead letter keeps of a message over the size limit: enough to
+ * tell what it was, and never itself too big for the dead-letter topic. */
+#define OVERSIZE_KEEP_BYTES 65536
+
 int cv_worker_accept(cv_worker_t *w, cv_job_t *job, const void *payload, size_t len,
                      unsigned accepted, cv_msg_t *m)
 {
     char err[256], reason[320];
     w->stats.jobs++;
+    if (cv_limits_check(&w->limits, CV_LIMIT_MESSAGE_BYTES, len, w->role, err, sizeof(err))) {
+        size_t keep = len < OVERSIZE_KEEP_BYTES ? len : OVERSIZE_KEEP_BYTES;
+        snprintf(reason, sizeof(reason), "%s (first %zu bytes kept)", err, keep);
+        cv_worker_dead_letter(w, payload, keep, reason, on_dead_delivered, job);
+        return CV_ETOOBIG;
+    }
     int rc = cv_msg_decode(payload, len, m, err, sizeof(err));
     if (rc == 0 && !(accepted & (1u << m->type))) {
         snprintf(err, sizeof(err), "message type %s does not belong on the topic this %s reads",

@@ -14,8 +14,10 @@
 #include <uv.h>
 
 #include "cv_kafka.h"
+#include "cv_limits.h"
 #include "cv_msg.h"
 #include "cv_opts.h"
+#include "cv_outage.h"
 #include "cv_redis.h"
 
 typedef struct cv_worker_stats {
@@ -25,7 +27,11 @@ typedef struct cv_worker_stats {
     uint64_t stale;   /* jobs of superseded or settled traversals */
     uint64_t fenced;  /* writes refused by the fencing version */
     uint64_t dead;    /* messages dead-lettered */
+    uint64_t gave_up; /* jobs given up after --max-attempts failures */
+    uint64_t reaped;  /* jobs the reaper re-queued */
 } cv_worker_stats_t;
+
+struct cv_reaper;
 
 typedef struct cv_worker {
     uv_loop_t *loop;
@@ -37,6 +43,13 @@ typedef struct cv_worker {
     cv_consumer_t *consumer;
     int window;
     int lease_ms;
+    int max_attempts;   /* transient failures of one job before it is given up */
+    cv_limits_t limits; /* input limits (message size here; templates in the CLI) */
+    cv_outage_t redis_outage, kafka_outage;
+    double kafka_probed;      /* last probe of the brokers during a Kafka outage */
+    struct cv_reaper *reaper; /* engines: re-queues the work of stalled stacks */
+    int reap_stall_ms;        /* a stack in progress is stalled after this without progress */
+    int reap_interval_ms;     /* how often the reaper looks */
     bool stopping;
     double started;
     cv_worker_stats_t stats;
@@ -54,6 +67,7 @@ typedef struct cv_worker_def {
     const char *group;       /* consumer group */
     cv_job_handler handler;  /* called with ud = the cv_worker_t */
     const char *usage_extra; /* role-specific lines for --help, may be NULL */
+    bool reaper;             /* runs the reaper (any engine may; one at a time) */
 } cv_worker_def_t;
 
 /* Parses argv, connects and runs the loop until SIGTERM/SIGINT. Returns the exit code. */
@@ -64,10 +78,11 @@ int cv_worker_publish(cv_worker_t *w, const char *topic, const cv_msg_t *m, cv_d
                       void *ud);
 
 /*
- * Decodes a consumed message. One that does not decode, or whose type is not
- * in `accepted` (a mask of 1u << CV_MSG_*), goes to converge.dead with the
- * reason and its job is finished once that is acknowledged: returns
- * CV_EPROTO and the caller does nothing more. Returns 0 when *m is to be handled.
+ * Decodes a consumed message. One over the message size limit, one that
+ * does not decode, or one whose type is not in `accepted` (a mask of
+ * 1u << CV_MSG_*) goes to converge.dead with the reason and its job is
+ * finished once that is acknowledged: returns CV_ETOOBIG or CV_EPROTO and
+ * the caller does nothing more. Returns 0 when *m is to be handled.
  */
 int cv_worker_accept(cv_worker_t *w, cv_job_t *job, const void *payload, size_t len,
                      unsigned accepted, cv_msg_t *m);
@@ -87,5 +102,18 @@ int cv_worker_later(cv_worker_t *w, unsigned ms, void (*fn)(void *arg), void *ar
 
 /* Delay in ms before retry number `attempt` (1-based): capped exponential with jitter. */
 unsigned cv_backoff_ms(unsigned attempt);
+
+/*
+ * Counts one more failure of a job and returns the delay before it tries
+ * again, or 0 when it has failed --max-attempts times while the services
+ * were reachable: then the caller gives up on it (cv_poison_give_up). A
+ * failure during an outage only waits — an outage is not the job's fault,
+ * and dead-lettering every job in flight because Redis restarted would lose
+ * more than waiting does.
+ */
+unsigned cv_worker_retry(cv_worker_t *w, cv_retry_t *r);
+
+/* Whether Redis and Kafka are both reachable, as far as this worker knows. */
+bool cv_worker_services_up(const cv_worker_t *w);
 
 #endif

@@ -8,6 +8,7 @@
 #include "mesos_internal.h"
 
 #include "cv_error.h"
+#include "cv_regex.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -268,13 +269,10 @@ static int compile_regex(mparser_t *mp, cv_mconstraint_t *c, const json_t *p, co
     if (!(c->str = strdup(json_string_value(p))))
         return oom(mp->errstr, mp->errstr_size);
     c->param = MP_STRING;
-    int rc = regcomp(&c->re, c->str, REG_EXTENDED);
-    if (rc != 0) {
-        char why[128];
-        regerror(rc, &c->re, why, sizeof(why));
+    char why[256];
+    if (cv_regex_compile(&c->re, c->str, REG_EXTENDED, why, sizeof(why)) != 0)
         return cv_seterr(mp->errstr, mp->errstr_size, CV_EVALIDATE,
                          "%s: invalid regular expression '%s': %s", path, c->str, why);
-    }
     c->has_re = true;
     return 0;
 }

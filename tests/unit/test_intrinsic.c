@@ -292,6 +292,74 @@ static void test_error_inside_arguments_is_reported_at_the_call(void **state)
                  "outputs.o.value.a: get_param: parameter \"nope\"");
 }
 
+/* Resolves `expr_json` with one parameter, "big": a string of `len` "x". */
+static json_t *resolve_with_big(const char *expr_json, size_t len)
+{
+    char *text = malloc(len + 1);
+    memset(text, 'x', len);
+    text[len] = '\0';
+    json_t *saved = params;
+    params = json_pack("{s:s}", "big", text);
+    json_t *out = resolve(expr_json);
+    json_decref(params);
+    params = saved;
+    free(text);
+    return out;
+}
+
+/* `n` times `item`, comma-separated, between `prefix` and `suffix`. */
+static char *repeated(const char *prefix, const char *item, size_t n, const char *suffix)
+{
+    char *s = malloc(strlen(prefix) + n * (strlen(item) + 1) + strlen(suffix) + 1);
+    strcpy(s, prefix);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            strcat(s, ",");
+        strcat(s, item);
+    }
+    return strcat(s, suffix);
+}
+
+/* Found by fuzzing (tests/fuzz/corpus/template/regress_get_param_amplified):
+ * every get_param copies its value, so a list of aliased calls in 900 bytes
+ * of YAML resolved to gigabytes. One resolution copies at most 16 MiB. */
+static void test_get_param_copies_count_against_a_budget(void **state)
+{
+    (void)state;
+    char *expr = repeated("[", "{\"get_param\": \"big\"}", 15, "]");
+    json_t *list = resolve_with_big(expr, 1024 * 1024);
+    assert_non_null(list);
+    assert_int_equal(json_array_size(list), 15);
+    json_decref(list);
+    free(expr);
+    expr = repeated("[", "{\"get_param\": \"big\"}", 17, "]");
+    assert_null(resolve_with_big(expr, 1024 * 1024));
+    assert_contains(err, "outputs.o.value[15]: get_param: the resolved value would be larger than "
+                         "16777216 bytes");
+    free(expr);
+}
+
+/* Found by fuzzing (tests/fuzz/corpus/intrinsic/regress_str_replace_amplified):
+ * every placeholder repeats the value, so 3 KB of YAML built a gigabyte. */
+static void test_a_str_replace_result_past_the_budget_is_refused(void **state)
+{
+    (void)state;
+    char *expr = repeated("{\"str_replace\": {\"template\": \"", "$v", 9000,
+                          "\", \"params\": {\"$v\": {\"get_param\": \"big\"}}}}");
+    assert_null(resolve_with_big(expr, 2000));
+    assert_contains(err, "str_replace: the resolved value would be larger than 16777216 bytes");
+    free(expr);
+}
+
+static void test_a_list_join_result_past_the_budget_is_refused(void **state)
+{
+    (void)state;
+    char *expr = repeated("{\"list_join\": [\",\", [", "{\"get_param\": \"big\"}", 9, "]]}");
+    assert_null(resolve_with_big(expr, 1024 * 1024));
+    assert_contains(err, "list_join: the resolved value would be larger than 16777216 bytes");
+    free(expr);
+}
+
 static void test_resolving_without_a_resource_callback_reports_unavailable(void **state)
 {
     (void)state;
@@ -362,6 +430,9 @@ int main(void)
         cmocka_unit_test(test_unsupported_function_is_an_error),
         cmocka_unit_test(test_error_names_where_and_the_path_inside),
         cmocka_unit_test(test_error_inside_arguments_is_reported_at_the_call),
+        cmocka_unit_test(test_get_param_copies_count_against_a_budget),
+        cmocka_unit_test(test_a_str_replace_result_past_the_budget_is_refused),
+        cmocka_unit_test(test_a_list_join_result_past_the_budget_is_refused),
         cmocka_unit_test(test_resolving_without_a_resource_callback_reports_unavailable),
         cmocka_unit_test(test_references_lists_get_resource_and_get_attr_targets),
         cmocka_unit_test(test_references_are_found_inside_nested_functions),

@@ -380,6 +380,24 @@ static void test_an_invalid_regex_is_refused_with_its_path(void **state)
     assert_memory_equal(err, prefix, strlen(prefix));
 }
 
+/* Found by fuzzing (tests/fuzz/corpus/mesos/regress_regex_*): glibc's
+ * regcomp would take gigabytes or minutes on these. */
+static void test_a_regex_too_costly_to_compile_is_refused_with_its_reason(void **state)
+{
+    (void)state;
+    assert_parse_error(
+        "[\"IDC\", \"UNLIKE\", \"s[hZ].++++++++++++++++++++++++++++++*\"]", CV_EVALIDATE,
+        WHERE "[2]: invalid regular expression 's[hZ].++++++++++++++++++++++++++++++*': "
+              "too complex: its repetitions expand to more than 3000 elements");
+    char err[512] = "";
+    json_t *spec = json_of("[\"IDC\", \"LIKE\", \"s+++*++++?I\"]");
+    cv_mconstraint_t *c = NULL;
+    assert_int_equal(cv_mconstraint_parse(spec, WHERE, &c, err, sizeof(err)), CV_EVALIDATE);
+    json_decref(spec);
+    assert_null(c);
+    assert_non_null(strstr(err, "can match the empty string"));
+}
+
 static void test_like_needs_a_string(void **state)
 {
     (void)state;
@@ -739,6 +757,7 @@ int main(void)
         cmocka_unit_test(test_unlike_allows_a_value_that_does_not_match_whole),
         cmocka_unit_test(test_unlike_allows_a_node_lacking_the_attribute),
         cmocka_unit_test(test_an_invalid_regex_is_refused_with_its_path),
+        cmocka_unit_test(test_a_regex_too_costly_to_compile_is_refused_with_its_reason),
         cmocka_unit_test(test_like_needs_a_string),
         cmocka_unit_test(test_groupby_spreads_nine_as_three_three_three),
         cmocka_unit_test(test_groupby_spreads_eight_as_three_three_two),

@@ -368,6 +368,17 @@ static void test_invalid_allowed_pattern_is_rejected(void **state)
                           NULL, "constraints[0]: allowed_pattern \"[a-\" is not a valid", NULL);
 }
 
+/* Found by fuzzing: glibc's regcomp takes seconds on a repeated pattern
+ * that can match the empty string, so such a pattern is refused. */
+static void test_allowed_pattern_too_costly_to_compile_is_rejected(void **state)
+{
+    (void)state;
+    assert_param_rejected(
+        "{type: string, default: a, constraints: [{allowed_pattern: '((d*|e*){10})+'}]}", NULL,
+        "constraints[0]: allowed_pattern \"((d*|e*){10})+\" is not a valid regular expression",
+        "can match the empty string");
+}
+
 static void test_modulo_passes_and_fails(void **state)
 {
     (void)state;
@@ -567,6 +578,7 @@ int main(void)
         cmocka_unit_test(test_allowed_pattern_must_match_the_whole_value),
         cmocka_unit_test(test_allowed_pattern_understands_python_shorthands),
         cmocka_unit_test(test_invalid_allowed_pattern_is_rejected),
+        cmocka_unit_test(test_allowed_pattern_too_costly_to_compile_is_rejected),
         cmocka_unit_test(test_modulo_passes_and_fails),
         cmocka_unit_test(test_modulo_needs_2017_02_24),
         cmocka_unit_test(test_custom_constraint_is_accepted_and_not_checked),

@@ -58,15 +58,15 @@ static void test_delete_traversal_runs_children_before_parents(void **state)
     cv_graph_free(g);
 }
 
-static void test_entry_lists_successors_with_their_predecessor_counts(void **state)
+static void test_entry_lists_successors_with_their_predecessor_counts_and_its_own(void **state)
 {
     (void)state;
     cv_graph_t *g = cv_traversal_build(CV_TRAV_DELETE, NULL, 0, stack, 4);
     char *text = cv_traversal_entry(g, cv_graph_find(g, "c/d"));
-    assert_string_equal(text, "{\"s\":[[\"c/a\",2]]}");
+    assert_string_equal(text, "{\"s\":[[\"c/a\",2]],\"p\":0}");
     free(text);
     text = cv_traversal_entry(g, cv_graph_find(g, "c/a"));
-    assert_string_equal(text, "{\"s\":[]}");
+    assert_string_equal(text, "{\"s\":[],\"p\":2}");
     free(text);
     cv_graph_free(g);
 }
@@ -176,7 +176,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create_traversal_runs_parents_before_children),
         cmocka_unit_test(test_delete_traversal_runs_children_before_parents),
-        cmocka_unit_test(test_entry_lists_successors_with_their_predecessor_counts),
+        cmocka_unit_test(test_entry_lists_successors_with_their_predecessor_counts_and_its_own),
         cmocka_unit_test(test_update_has_a_cleanup_node_per_existing_resource),
         cmocka_unit_test(test_replaced_version_is_cleaned_after_its_successor_is_done),
         cmocka_unit_test(test_old_parent_is_cleaned_after_children_moved_over),

@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+#
+# service.sh — starts, stops, kills or restarts ONE process of a deployment
+# that up.sh made, leaving everything else running: Redis (its AOF data is
+# kept), the Kafka broker (its log directory and ZooKeeper are kept, so no
+# message is lost), or one worker. For fault injection (tests/chaos) and for
+# operators who need to bounce one piece. Same PID files, logs, ports and
+# command lines as up.sh; a worker's log is appended to, not rotated, so the
+# log of a worker restarted many times holds all of its runs.
+#
+# usage: deploy/local/service.sh [--dir STATE] [--build-dir DIR] [--no-wait]
+#                                ACTION NAME [-- WORKER-ARGS...]
+#   ACTION       start | stop (SIGTERM, SIGKILL after a grace) | kill (SIGKILL)
+#                | restart (stop, then start) | kill-restart (SIGKILL, then start)
+#                | pid (print the PID of NAME if it runs; exit 1 if not)
+#   NAME         redis | kafka | engine-K | observer-K
+#   --dir STATE  state directory of up.sh (default .local in the repository)
+#   --build-dir DIR  where converge-engine / converge-observer are (default build/)
+#   --no-wait    after starting, do not wait for readiness (Redis PING, Kafka
+#                broker registered with every partition led, worker state=ready)
+#   WORKER-ARGS  extra arguments for a worker (e.g. --lease-ms 5000); also taken
+#                from $CONVERGE_WORKER_ARGS (whitespace-separated) when none given
+# env: CONVERGE_UP_TIMEOUT  seconds each readiness wait may take (default 60)
+# Exit status: 0 done, 1 failed, 2 usage.
+set -euo pipefail
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+# shellcheck source=SCRIPTDIR/../lib/state.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/state.sh"
+
+TIMEOUT=${CONVERGE_UP_TIMEOUT:-60}
+
+usage() {
+    local text
+    text=$(sed -n '/^# usage:/,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//')
+    if ((${1:-0} == 0)); then echo "$text"; else echo "$text" >&2; fi
+    exit "${1:-0}"
+}
+
+state_arg=$CV_REPO_ROOT/.local
+build_dir=$CV_REPO_ROOT/build
+wait_ready=true
+action="" name=""
+worker_args=()
+while (($#)); do
+    case $1 in
+    --dir | --build-dir)
+        (($# >= 2)) || usage 2
+        [[ $1 == --dir ]] && state_arg=$2 || build_dir=$2
+        shift 2
+        ;;
+    --no-wait) wait_ready=false && shift ;;
+    -h | --help) usage 0 ;;
+    --)
+        shift
+        worker_args=("$@")
+        break
+        ;;
+    -*)
+        cv_err "unknown option: $1"
+        usage 2
+        ;;
+    *)
+        if [[ -z $action ]]; then
+            action=$1
+        elif [[ -z $name ]]; then
+            name=$1
+        else
+            cv_err "unexpected argument: $1"
+            usage 2
+        fi
+        shift
+        ;;
+    esac
+done
+[[ -n $action && -n $name ]] || usage 2
+case $action in start | stop | kill | restart | kill-restart | pid) ;; *)
+    cv_err "unknown action: $action"
+    usage 2
+    ;;
+esac
+case $name in redis | kafka | engine-[0-9]* | observer-[0-9]*) ;; *)
+    cv_err "unknown process: $name (redis, kafka, engine-K, observer-K)"
+    usage 2
+    ;;
+esac
+if ((${#worker_args[@]} == 0)) && [[ -n ${CONVERGE_WORKER_ARGS:-} ]]; then
+    read -r -a worker_args <<<"$CONVERGE_WORKER_ARGS"
+fi
+build_dir=$(cv_abspath "$build_dir")
+state_dir=$(cv_abspath "$state_arg")
+[[ -e $state_dir/.converge-state && -f $state_dir/ports ]] ||
+    cv_die "$state_dir is not a deployment of up.sh (run up.sh --dir $state_dir first)"
+
+# The directory lock is up.sh's: taken only while we start or stop something,
+# never held while we merely answer "pid".
+if [[ $action == pid ]]; then
+    STATE=$state_dir
+    REDIS_PORT="" ZK_PORT="" KAFKA_PORT=""
+    cv_state_load_ports
+    cv_alive "$name"
+    exit
+fi
+cv_state_open "$state_dir"
+cd "$STATE"
+
+redis_ping() {
+    [[ $(timeout 2 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null) == PONG ]]
+}
+
+kafka_metadata() {
+    timeout 10 kcat -L -J -m 2 -b "127.0.0.1:$KAFKA_PORT" "${CV_KCAT_COMPAT[@]}" 2>/dev/null
+}
+
+# Broker 0 registered and every partition of every topic has a leader.
+kafka_ready() {
+    (exec 3<>"/dev/tcp/127.0.0.1/$KAFKA_PORT") 2>/dev/null || return 1
+    kafka_metadata | jq -e '(.brokers | any(.id == 0)) and (.topics | length > 0)
+        and all(.topics[].partitions[]; .leader >= 0)' >/dev/null 2>&1
+}
+
+worker_ready() {
+    cv_alive "$name" >/dev/null || return 0 # exited: reported by the caller
+    [[ $(timeout 5 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" hget \
+        "${CONVERGE_PREFIX:-cv:}worker:$name" state 2>/dev/null) == ready ]]
+}
+
+start_redis() {
+    [[ -n $REDIS_PORT ]] || cv_die "no Redis port recorded in $STATE/ports"
+    rm -f "$STATE/pids/redis.pid"
+    # The same command line as up.sh: same port, same data directory (AOF).
+    redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$STATE/redis" \
+        --daemonize yes --pidfile "$STATE/pids/redis.pid" --logfile "$STATE/log/redis.log" \
+        --appendonly yes --appendfsync everysec --save "" >/dev/null 7>&- 8>&- 9>&- ||
+        cv_die "redis-server did not start (port $REDIS_PORT); see $STATE/log/redis.log"
+    cv_wait_until 10 "Redis to write its PID file" cv_alive redis >/dev/null ||
+        cv_die "Redis did not start; see $STATE/log/redis.log"
+    if $wait_ready; then
+        cv_wait_until "$TIMEOUT" "Redis on port $REDIS_PORT to answer PING" redis_ping ||
+            cv_die "Redis does not answer; see $STATE/log/redis.log"
+    fi
+}
+
+# True when ZooKeeper holds no registration of broker 0: after a SIGKILL the
+# old registration (an ephemeral node) lives until its session times out, and
+# a broker started before that refuses to start ("already registered").
+broker_unregistered() {
+    local dump
+    dump=$( (exec 3<>"/dev/tcp/127.0.0.1/$ZK_PORT" && printf dump >&3 && timeout 2 cat <&3) 2>/dev/null) ||
+        return 1
+    [[ $dump != *"/brokers/ids/0"* ]]
+}
+
+start_kafka() {
+    [[ -n $KAFKA_PORT && -f $STATE/kafka.properties ]] || cv_die "no Kafka configuration in $STATE"
+    cv_alive zookeeper >/dev/null || cv_die "ZooKeeper is not running; use up.sh to start Kafka"
+    cv_wait_until "$TIMEOUT" "ZooKeeper to drop the old registration of broker 0" broker_unregistered ||
+        cv_die "broker 0 is still registered in ZooKeeper"
+    # As up.sh starts it, on the same properties: the same port and log directory.
+    cv_spawn "$STATE/pids/kafka.pid" "$STATE/log/kafka.log" \
+        env KAFKA_GC_LOG_OPTS=" " KAFKA_JMX_OPTS=" " LOG_DIR="$STATE/log" \
+        KAFKA_LOG4J_OPTS="-Dlog4j.configuration=file:$STATE/log4j.properties" \
+        KAFKA_HEAP_OPTS="-Xmx512m -Xms512m" \
+        "$CV_KAFKA_HOME/bin/kafka-run-class.sh" kafka.Kafka "$STATE/kafka.properties"
+    if $wait_ready; then
+        cv_wait_until "$TIMEOUT" "Kafka to register and lead every partition" kafka_ready ||
+            cv_die "Kafka did not come back; see $STATE/log/kafka.log"
+    fi
+}
+
+start_worker() {
+    local role=${name%-*} env_file=$STATE/env
+    [[ -x $build_dir/converge-$role ]] || cv_die "$build_dir/converge-$role does not exist"
+    [[ -f $env_file ]] || cv_die "$env_file is missing"
+    local CONVERGE_REDIS CONVERGE_KAFKA CONVERGE_KAFKA_OPTS
+    # shellcheck disable=SC1090
+    . "$env_file"
+    timeout 5 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" del "${CONVERGE_PREFIX:-cv:}worker:$name" \
+        >/dev/null 2>&1 || true
+    printf '=== service.sh: starting %s %s at %s\n' "$name" "${worker_args[*]}" "$(date -u +%FT%T.%3NZ)" \
+        >>"$STATE/log/$name.log"
+    cv_spawn "$STATE/pids/$name.pid" "$STATE/log/$name.log" \
+        env CONVERGE_REDIS="$CONVERGE_REDIS" CONVERGE_KAFKA="$CONVERGE_KAFKA" \
+        CONVERGE_KAFKA_OPTS="$CONVERGE_KAFKA_OPTS" \
+        "$build_dir/converge-$role" --id "$name" "${worker_args[@]}"
+    if $wait_ready; then
+        cv_wait_until "$TIMEOUT" "$name to be ready" worker_ready ||
+            cv_die "$name did not become ready; see $STATE/log/$name.log"
+        cv_alive "$name" >/dev/null || cv_die "$name exited at start; see $STATE/log/$name.log"
+    fi
+}
+
+do_start() {
+    local pid
+    if pid=$(cv_alive "$name"); then
+        cv_log "$name: already running (pid $pid)"
+        return 0
+    fi
+    case $name in
+    redis) start_redis ;;
+    kafka) start_kafka ;;
+    *) start_worker ;;
+    esac
+    cv_log "$name: started (pid $(cv_alive "$name" || echo '?'))"
+}
+
+do_stop() {
+    local grace=10
+    [[ $name == kafka ]] && grace=20
+    cv_stop_all "$grace" "$name"
+}
+
+do_kill() {
+    local pid
+    if pid=$(cv_alive "$name"); then
+        kill -KILL "$pid" 2>/dev/null || true
+        cv_wait_until 10 "$name (pid $pid) to die" cv_pid_gone "$pid" ||
+            cv_die "$name (pid $pid) survived SIGKILL"
+        rm -f "$STATE/pids/$name.pid"
+        cv_log "$name: killed (pid $pid)"
+    else
+        rm -f "$STATE/pids/$name.pid"
+        cv_log "$name: not running"
+    fi
+}
+
+case $action in
+start) do_start ;;
+stop) do_stop ;;
+kill) do_kill ;;
+restart) do_stop && do_start ;;
+kill-restart) do_kill && do_start ;;
+esac

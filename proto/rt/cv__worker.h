@@ -1,0 +1,26 @@
+/*
+ * Internal to the worker shell (cv_worker*.c): its options, and its health —
+ * the liveness record, outages of Redis and Kafka, retry accounting.
+ */
+#ifndef CV__WORKER_H
+#define CV__WORKER_H
+
+#include "cv_worker.h"
+
+/* Defaults, then the environment (CONVERGE_LEASE_MS, CONVERGE_MAX_ATTEMPTS,
+ * CONVERGE_MAX_*), then argv. Returns 0, or CV_EINVAL after printing why;
+ * exits 0 after --help. */
+int cv__worker_args(cv_worker_t *w, int argc, char **argv, const cv_worker_def_t *def,
+                    int *verbose);
+
+/* Starts the liveness record and outage reporting; stops them. */
+void cv__worker_health_start(cv_worker_t *w);
+void cv__worker_health_stop(cv_worker_t *w);
+
+/* Writes the liveness record now if Redis is up (e.g. when stopping). */
+void cv__worker_liveness_now(cv_worker_t *w);
+
+/* Broker reachability as the consumer sees it (a cv_kafka_state_cb, ud = w). */
+void cv__worker_kafka_state(void *ud, bool up, const char *why);
+
+#endif

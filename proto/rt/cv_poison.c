@@ -1,0 +1,102 @@
+#include "cv_poison.h"
+
+#include "cv_error.h"
+#include "cv_keys.h"
+#include "cv_log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static void on_dead_delivered(void *ud, int err)
+{
+    (void)err; /* a failed dead letter is logged by the producer; the partition must move on */
+    cv_job_finish(ud);
+}
+
+static void dead_letter_job(cv_worker_t *w, cv_job_t *job, const char *reason, cv_delivery_cb cb,
+                            void *ud)
+{
+    size_t len;
+    const void *payload = cv_job_payload(job, &len);
+    cv_worker_dead_letter(w, payload, len, reason, cb, ud);
+}
+
+void cv_poison_unknown_stack(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m)
+{
+    char reason[CV_REASON_MAX];
+    snprintf(reason, sizeof(reason), "%s: unknown stack %s (%s job)", w->role, m->stack,
+             cv_msg_type_name(m->type));
+    dead_letter_job(w, job, reason, on_dead_delivered, job);
+}
+
+/* ---- giving up ---- */
+
+typedef struct give_up {
+    cv_job_t *job;
+    int pending; /* the dead letter and the stack's failure */
+} give_up_t;
+
+static void give_up_release(give_up_t *g)
+{
+    if (--g->pending > 0)
+        return;
+    cv_job_finish(g->job);
+    free(g);
+}
+
+static void on_give_up_delivered(void *ud, int err)
+{
+    (void)err;
+    give_up_release(ud);
+}
+
+static void on_stack_failed(cv_redis_t *r, redisReply *rep, void *ud)
+{
+    (void)r;
+    (void)rep; /* STALE or SETTLED: the stack moved on, which is as good */
+    give_up_release(ud);
+}
+
+/* stack_finish.lua with FAILED: only a stack still in progress on the
+ * job's traversal changes. */
+static int fail_traversal(cv_worker_t *w, const cv_msg_t *m, const char *reason, give_up_t *g)
+{
+    char k[4][CV_KEY_MAX], trav[24];
+    cv_key_stack(k[0], CV_KEY_MAX, m->stack, "stack");
+    cv_key_stack(k[1], CV_KEY_MAX, m->stack, "events");
+    cv_key_stack(k[2], CV_KEY_MAX, m->stack, "def");
+    cv_key_stack(k[3], CV_KEY_MAX, m->stack, "index");
+    const char *keys[] = {k[0], k[1], k[2], k[3]};
+    snprintf(trav, sizeof(trav), "%llu", (unsigned long long)m->traversal);
+    const char *args[] = {trav, "FAILED", reason, "{}", w->id};
+    return cv_redis_script(w->redis, CV_SCRIPT_STACK_FINISH, 4, keys, 5, args, NULL,
+                           on_stack_failed, g);
+}
+
+void cv_poison_give_up(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m, unsigned failures)
+{
+    char what[CV_NAME_MAX + 32], stack_reason[CV_REASON_MAX], dead_reason[CV_REASON_MAX];
+    if (m->type == CV_MSG_STACK)
+        snprintf(what, sizeof(what), "the %s job", cv_msg_type_name(m->type));
+    else
+        snprintf(what, sizeof(what), "resources.%s: its %s job", m->resource,
+                 cv_msg_type_name(m->type));
+    snprintf(stack_reason, sizeof(stack_reason),
+             "%s failed %u times (Redis or Kafka errors, see the log of %s) and was "
+             "dead-lettered",
+             what, failures, w->id);
+    snprintf(dead_reason, sizeof(dead_reason), "%s: gave up: stack %.64s: %.400s", w->role,
+             m->stack, stack_reason);
+    cv_error("stack %s traversal %llu: %s", m->stack, (unsigned long long)m->traversal,
+             stack_reason);
+    w->stats.gave_up++;
+    give_up_t *g = malloc(sizeof(*g));
+    if (!g) {
+        dead_letter_job(w, job, dead_reason, on_dead_delivered, job);
+        return;
+    }
+    *g = (give_up_t){job, 2};
+    if (fail_traversal(w, m, stack_reason, g) != 0)
+        give_up_release(g); /* not sent: Redis is away; the dead letter still says why */
+    dead_letter_job(w, job, dead_reason, on_give_up_delivered, g);
+}

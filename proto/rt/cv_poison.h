@@ -1,0 +1,28 @@
+/*
+ * cv_poison — what a worker does with a job it cannot complete, so that no
+ * job is retried forever or dropped in silence: a job for a stack that does
+ * not exist, and a job that kept failing. Both go to converge.dead with the
+ * reason and the original bytes (`convergectl dead` lists them), the worker
+ * carries on, and a stack that was waiting on the job is failed with a
+ * reason naming it rather than left in progress.
+ */
+#ifndef CV_POISON_H
+#define CV_POISON_H
+
+#include "cv_kafka.h"
+#include "cv_msg.h"
+#include "cv_worker.h"
+
+/* The job names a stack whose record does not exist: dead-letters its
+ * message ("<role>: unknown stack <id>") and finishes the job once that is
+ * acknowledged. */
+void cv_poison_unknown_stack(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m);
+
+/* The job failed `failures` times while Redis and Kafka answered
+ * (cv_worker_retry said to give up): fails its traversal when Redis lets us
+ * (the stack, if still in progress on that traversal, becomes
+ * <ACTION>_FAILED with a reason naming the job), dead-letters its message
+ * with the reason, and finishes the job once both are done. */
+void cv_poison_give_up(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m, unsigned failures);
+
+#endif

@@ -1,0 +1,391 @@
+#include "cv_reaper.h"
+
+#include "cv_error.h"
+#include "cv_keys.h"
+#include "cv_log.h"
+#include "cv_progress.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STACKS_PER_SCAN 100  /* stack ids read per HSCAN of <prefix>stacks */
+#define ENTRIES_PER_CALL 256 /* graph entries one stack_reap.lua call looks at */
+#define JOBS_PER_STACK 1000  /* jobs re-queued for one stack in one pass, at most */
+#define NAMES_LOGGED 5       /* nodes named in the log line of a stack */
+
+struct cv_reaper {
+    cv_worker_t *w;
+    uv_timer_t timer;
+    char lease_key[CV_KEY_MAX];
+    char lease_ms[16], stall_ms[16];
+    char cursor[24];      /* cursor of the scan under way */
+    bool active;          /* scanning <prefix>active (after <prefix>stacks) */
+    double named_scanned; /* when <prefix>stacks was last scanned */
+    int pending;          /* stacks of the current batch still being reaped */
+    bool busy;            /* a pass is under way */
+    bool stopped, timer_closed;
+};
+
+/* The reaping of one stack: script calls over its graph, batch by batch. */
+typedef struct stack_pass {
+    cv_reaper_t *r;
+    bool active; /* found in <prefix>active: forgotten there once settled */
+    char id[CV_ID_MAX];
+    char traversal[24];
+    char cursor[24];
+    char stalled[24];
+    unsigned checks, observes, pending;
+    char names[NAMES_LOGGED * 64];
+} stack_pass_t;
+
+static void pass_next_batch(cv_reaper_t *r);
+static void stack_call(stack_pass_t *p);
+
+static void maybe_free(cv_reaper_t *r)
+{
+    if (r->stopped && r->timer_closed && !r->busy)
+        free(r);
+}
+
+static void pass_end(cv_reaper_t *r)
+{
+    r->busy = false;
+    maybe_free(r);
+}
+
+/* ---- one stack ---- */
+
+static void forget(cv_worker_t *w, const char *id)
+{
+    char key[CV_KEY_MAX];
+    cv_key_global(key, sizeof(key), "active");
+    const char *argv[] = {"SREM", key, id};
+    cv_redis_argv(w->redis, 3, argv, NULL, NULL, NULL);
+}
+
+static void stack_done(stack_pass_t *p)
+{
+    cv_reaper_t *r = p->r;
+    if (p->checks + p->observes > 0) {
+        cv_info("reaper: stack %s traversal %s made no progress for %s s; re-queued %u CHECK and "
+                "%u OBSERVE jobs (%s%s)",
+                p->id, p->traversal, p->stalled, p->checks, p->observes, p->names,
+                p->checks + p->observes > NAMES_LOGGED ? ", ..." : "");
+        r->w->stats.reaped += p->checks + p->observes;
+    }
+    free(p);
+    if (--r->pending == 0)
+        pass_next_batch(r);
+}
+
+static void note_name(stack_pass_t *p, const char *node)
+{
+    if (p->checks + p->observes > NAMES_LOGGED)
+        return;
+    size_t n = strlen(p->names);
+    snprintf(p->names + n, sizeof(p->names) - n, "%s%s", n ? ", " : "", node);
+}
+
+static void on_job_delivered(void *ud, int err)
+{
+    stack_pass_t *p = ud;
+    (void)err; /* a lost re-queue is found again on the next stall */
+    if (--p->pending > 0)
+        return;
+    bool more =
+        strcmp(p->cursor, "0") != 0 && p->checks + p->observes < JOBS_PER_STACK && !p->r->stopped;
+    if (more)
+        stack_call(p);
+    else
+        stack_done(p);
+}
+
+static void publish_observe(stack_pass_t *p, const char *node, const char *version)
+{
+    cv_msg_t m;
+    memset(&m, 0, sizeof(m));
+    m.type = CV_MSG_OBSERVE;
+    snprintf(m.stack, sizeof(m.stack), "%s", p->id);
+    m.traversal = strtoull(p->traversal, NULL, 10);
+    m.phase = CV_PHASE_UPDATE;
+    snprintf(m.resource, sizeof(m.resource), "%s", node + 2);
+    m.version = strtoull(version, NULL, 10);
+    p->pending++;
+    if (cv_worker_publish(p->r->w, CV_TOPIC_OBSERVE, &m, on_job_delivered, p) != 0)
+        p->pending--;
+}
+
+static void publish_check(stack_pass_t *p, const char *node)
+{
+    p->pending++;
+    if (cv_worker_publish_node(p->r->w, p->id, strtoull(p->traversal, NULL, 10), node,
+                               on_job_delivered, p) != 0)
+        p->pending--;
+}
+
+/* {'NODES', cursor, traversal, stalled s, kind, node, version, ...} */
+static void requeue_nodes(stack_pass_t *p, const redisReply *rep)
+{
+    snprintf(p->cursor, sizeof(p->cursor), "%s", cv_reply_str(rep, 1));
+    snprintf(p->traversal, sizeof(p->traversal), "%s", cv_reply_str(rep, 2));
+    if (!p->stalled[0])
+        snprintf(p->stalled, sizeof(p->stalled), "%s", cv_reply_str(rep, 3));
+    p->pending = 1; /* held until every publish below is sent */
+    for (size_t i = 4; i + 2 < rep->elements; i += 3) {
+        const char *kind = cv_reply_str(rep, i), *node = cv_reply_str(rep, i + 1);
+        if (strlen(node) < 3)
+            continue;
+        note_name(p, node);
+        if (strcmp(kind, "OBSERVE") == 0) {
+            p->observes++;
+            publish_observe(p, node, cv_reply_str(rep, i + 2));
+        } else {
+            p->checks++;
+            publish_check(p, node);
+        }
+    }
+    on_job_delivered(p, 0);
+}
+
+static void on_stack_job_delivered(void *ud, int err)
+{
+    stack_pass_t *p = ud;
+    if (!err)
+        p->r->w->stats.reaped++;
+    stack_done(p);
+}
+
+static void requeue_stack_job(stack_pass_t *p, const char *traversal, const char *action)
+{
+    static const char *const kinds[] = {"CREATE", "UPDATE", "DELETE", "ROLLBACK"};
+    cv_msg_t m;
+    memset(&m, 0, sizeof(m));
+    m.type = CV_MSG_STACK;
+    snprintf(m.stack, sizeof(m.stack), "%s", p->id);
+    m.traversal = strtoull(traversal, NULL, 10);
+    for (uint8_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+        if (strcmp(action, kinds[k]) == 0)
+            m.kind = k;
+    cv_info("reaper: stack %s traversal %s was never expanded; re-queued its STACK job (%s)", p->id,
+            traversal, action);
+    if (cv_worker_publish(p->r->w, CV_TOPIC_CHECK, &m, on_stack_job_delivered, p) != 0)
+        stack_done(p);
+}
+
+static void on_finished(void *ud, int rc)
+{
+    (void)rc; /* a failure is found again on the next stall */
+    stack_done(ud);
+}
+
+static void on_reap(cv_redis_t *redis, redisReply *rep, void *ud)
+{
+    stack_pass_t *p = ud;
+    (void)redis;
+    const char *verdict = cv_reply_str(rep, 0);
+    if (rep && rep->type == REDIS_REPLY_ERROR)
+        cv_warn("reaper: stack %s: %s", p->id, rep->str);
+    if (strcmp(verdict, "NODES") == 0) {
+        requeue_nodes(p, rep);
+    } else if (strcmp(verdict, "STACK") == 0) {
+        requeue_stack_job(p, cv_reply_str(rep, 1), cv_reply_str(rep, 2));
+    } else if (strcmp(verdict, "FINISH") == 0) {
+        cv_info("reaper: stack %s traversal %s has every node done; finishing it", p->id,
+                cv_reply_str(rep, 1));
+        if (cv_progress_finish_stack(p->r->w, p->id, strtoull(cv_reply_str(rep, 1), NULL, 10),
+                                     on_finished, p) != 0)
+            stack_done(p);
+    } else {
+        const char *why = cv_reply_str(rep, 1);
+        if (p->active && (strcmp(why, "SETTLED") == 0 || strcmp(why, "GONE") == 0))
+            forget(p->r->w, p->id);
+        stack_done(p); /* IDLE, or Redis failed: the next pass looks again */
+    }
+}
+
+static void stack_call(stack_pass_t *p)
+{
+    char key[CV_KEY_MAX], room[16], batch[16];
+    cv_key_stack(key, sizeof(key), p->id, "stack");
+    snprintf(room, sizeof(room), "%u", JOBS_PER_STACK - (p->checks + p->observes));
+    snprintf(batch, sizeof(batch), "%d", ENTRIES_PER_CALL);
+    const char *keys[] = {key};
+    const char *args[] = {p->r->stall_ms, p->traversal, p->cursor, batch, room};
+    if (cv_redis_script(p->r->w->redis, CV_SCRIPT_STACK_REAP, 1, keys, 5, args, NULL, on_reap, p) !=
+        0)
+        stack_done(p);
+}
+
+static void reap_stack(cv_reaper_t *r, const char *id)
+{
+    stack_pass_t *p = calloc(1, sizeof(*p));
+    if (!p)
+        return;
+    p->r = r;
+    p->active = r->active;
+    snprintf(p->id, sizeof(p->id), "%s", id);
+    snprintf(p->cursor, sizeof(p->cursor), "0");
+    r->pending++;
+    stack_call(p);
+}
+
+/* ---- a pass over every stack ---- */
+
+static void scan(cv_reaper_t *r);
+
+/* A batch of stack ids: HSCAN of <prefix>stacks gives name, id pairs,
+ * SSCAN of <prefix>active the ids alone. */
+static void on_stacks(cv_redis_t *redis, redisReply *rep, void *ud)
+{
+    cv_reaper_t *r = ud;
+    (void)redis;
+    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 2 || r->stopped) {
+        pass_end(r);
+        return;
+    }
+    snprintf(r->cursor, sizeof(r->cursor), "%s", cv_reply_str(rep, 0));
+    const redisReply *ids = rep->element[1];
+    r->pending = 1; /* held while the batch is being started */
+    size_t first = r->active ? 0 : 1, step = r->active ? 1 : 2;
+    for (size_t i = first; ids->type == REDIS_REPLY_ARRAY && i < ids->elements; i += step)
+        if (ids->element[i]->type == REDIS_REPLY_STRING)
+            reap_stack(r, ids->element[i]->str);
+    if (--r->pending == 0)
+        pass_next_batch(r);
+}
+
+/* Next batch of the scan under way; then <prefix>active; then the end. */
+static void pass_next_batch(cv_reaper_t *r)
+{
+    if (!r->stopped && strcmp(r->cursor, "0") == 0 && !r->active) {
+        r->active = true;
+        scan(r);
+        return;
+    }
+    if (r->stopped || strcmp(r->cursor, "0") == 0) {
+        pass_end(r);
+        return;
+    }
+    scan(r);
+}
+
+static void scan(cv_reaper_t *r)
+{
+    char key[CV_KEY_MAX], count[16];
+    cv_key_global(key, sizeof(key), r->active ? "active" : "stacks");
+    snprintf(count, sizeof(count), "%d", STACKS_PER_SCAN);
+    const char *argv[] = {r->active ? "SSCAN" : "HSCAN", key, r->cursor, "COUNT", count};
+    if (cv_redis_argv(r->w->redis, 5, argv, NULL, on_stacks, r) != 0)
+        pass_end(r);
+}
+
+/* <prefix>active holds the stacks in progress (and those settled since the
+ * last pass), so it is looked at every pass. Every stack that exists is in
+ * <prefix>stacks; it is scanned once per stall threshold only, for a named
+ * stack whose traversal was never expanded — which the threshold makes
+ * wait that long anyway — so that completed stacks cost little. */
+static void pass_start(cv_reaper_t *r)
+{
+    double now = cv_now();
+    snprintf(r->cursor, sizeof(r->cursor), "0");
+    r->active = now - r->named_scanned < r->w->reap_stall_ms / 1000.0;
+    if (!r->active)
+        r->named_scanned = now;
+    scan(r);
+}
+
+/* ---- the reaper's own lease ---- */
+
+static void on_lease_renewed(cv_redis_t *redis, redisReply *rep, void *ud)
+{
+    cv_reaper_t *r = ud;
+    (void)redis;
+    if (rep && rep->type == REDIS_REPLY_INTEGER && rep->integer == 1 && !r->stopped)
+        pass_start(r);
+    else
+        pass_end(r);
+}
+
+/* SET NX PX took it, or we hold it already and extend it. */
+static void on_lease_set(cv_redis_t *redis, redisReply *rep, void *ud)
+{
+    cv_reaper_t *r = ud;
+    if (r->stopped || !rep) {
+        pass_end(r);
+        return;
+    }
+    if (rep->type == REDIS_REPLY_STATUS) {
+        cv_debug("reaper: took the reaper lease");
+        pass_start(r);
+        return;
+    }
+    const char *keys[] = {r->lease_key}, *args[] = {r->w->id, r->lease_ms};
+    if (cv_redis_script(redis, CV_SCRIPT_LEASE_RENEW, 1, keys, 2, args, NULL, on_lease_renewed,
+                        r) != 0)
+        pass_end(r);
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    cv_reaper_t *r = t->data;
+    if (r->busy || r->w->stopping || !cv_redis_connected(r->w->redis))
+        return;
+    r->busy = true;
+    const char *argv[] = {"SET", r->lease_key, r->w->id, "NX", "PX", r->lease_ms};
+    if (cv_redis_argv(r->w->redis, 6, argv, NULL, on_lease_set, r) != 0)
+        r->busy = false;
+}
+
+cv_reaper_t *cv_reaper_start(cv_worker_t *w)
+{
+    cv_reaper_t *r = calloc(1, sizeof(*r));
+    if (!r)
+        return NULL;
+    r->w = w;
+    cv_key_global(r->lease_key, sizeof(r->lease_key), "reaper");
+    /* Held across a few passes, so that another engine takes over within
+     * seconds of this one dying, and never while this one is alive. */
+    snprintf(r->lease_ms, sizeof(r->lease_ms), "%d", 3 * w->reap_interval_ms);
+    snprintf(r->stall_ms, sizeof(r->stall_ms), "%d", w->reap_stall_ms);
+    uv_timer_init(w->loop, &r->timer);
+    r->timer.data = r;
+    uv_timer_start(&r->timer, on_tick, (uint64_t)w->reap_interval_ms,
+                   (uint64_t)w->reap_interval_ms);
+    return r;
+}
+
+static void on_timer_closed(uv_handle_t *h)
+{
+    cv_reaper_t *r = h->data;
+    r->timer_closed = true;
+    maybe_free(r);
+}
+
+void cv_reaper_stop(cv_reaper_t *r)
+{
+    if (!r)
+        return;
+    r->stopped = true;
+    uv_timer_stop(&r->timer);
+    uv_close((uv_handle_t *)&r->timer, on_timer_closed);
+}
+
+void cv_reaper_watch(cv_worker_t *w, const char *stack)
+{
+    char key[CV_KEY_MAX];
+    cv_key_global(key, sizeof(key), "active");
+    const char *argv[] = {"SADD", key, stack};
+    cv_redis_argv(w->redis, 3, argv, NULL, NULL, NULL);
+}
+
+/* ---- observers: an action being watched is progress ---- */
+
+void cv_reaper_touch(cv_worker_t *w, const cv_msg_t *job)
+{
+    char key[CV_KEY_MAX], trav[24];
+    cv_key_stack(key, sizeof(key), job->stack, "stack");
+    snprintf(trav, sizeof(trav), "%llu", (unsigned long long)job->traversal);
+    const char *keys[] = {key}, *args[] = {trav};
+    cv_redis_script(w->redis, CV_SCRIPT_STACK_TOUCH, 1, keys, 1, args, NULL, NULL, NULL);
+}

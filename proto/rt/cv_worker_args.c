@@ -1,0 +1,186 @@
+/*
+ * The worker's options: where the services are (cv_opts), its identity,
+ * window, lease time, attempt limit and input limits. Every numeric option
+ * also has an environment variable, so a deployment can set it for all of
+ * its workers at once.
+ */
+#include "cv__worker.h"
+
+#include "cv_error.h"
+#include "cv_limits.h"
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { OPT_LIMIT_BASE = 1000 }; /* getopt values of the --max-* limit options */
+
+static void usage(FILE *f, const char *prog, const cv_worker_def_t *def)
+{
+    char limits[2048];
+    cv_limits_usage(limits, sizeof(limits));
+    fprintf(f,
+            "usage: %s [options]\n"
+            "Converge %s worker: consumes %s and keeps stacks converging.\n\n"
+            "options:\n"
+            "  --redis URL        Redis (default $CONVERGE_REDIS or redis://127.0.0.1:6379/0)\n"
+            "  --kafka BROKERS    Kafka bootstrap servers (default $CONVERGE_KAFKA)\n"
+            "  --kafka-opt K=V    librdkafka setting, repeatable (also $CONVERGE_KAFKA_OPTS,\n"
+            "                     comma-separated)\n"
+            "  --id ID            worker id (default %s-<host>-<pid>)\n"
+            "  --prefix P         Redis key prefix (default $CONVERGE_PREFIX or cv:)\n"
+            "  --window N         jobs in flight at most (default 2048)\n"
+            "  --lease-ms MS      resource lease time, renewed while held (default 5000;\n"
+            "                     $CONVERGE_LEASE_MS)\n"
+            "  --max-attempts N   transient failures of a job, while Redis and Kafka are\n"
+            "                     reachable, before it is dead-lettered and its stack failed\n"
+            "                     (default 20; $CONVERGE_MAX_ATTEMPTS)\n"
+            "  --reap-stall-ms MS  engines: re-queue the work of a stack in progress that\n"
+            "                     made no progress for this long (default 10000;\n"
+            "                     $CONVERGE_REAP_STALL_MS)\n"
+            "  --reap-interval-ms MS  how often the reaper looks (default 2000;\n"
+            "                     $CONVERGE_REAP_INTERVAL_MS)\n"
+            "%s"
+            "  --verbose          debug logs\n"
+            "  --help             this text\n%s",
+            prog, def->role, def->topic, def->role, limits,
+            def->usage_extra ? def->usage_extra : "");
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < lo || v > hi)
+        return CV_EINVAL;
+    *out = (int)v;
+    return 0;
+}
+
+/* The numeric options: option name, environment variable, bounds. */
+typedef struct int_opt {
+    int id;
+    const char *name, *env;
+    int lo, hi;
+    size_t offset;
+} int_opt_t;
+
+static const int_opt_t int_opts[] = {
+    {'w', "window", NULL, 1, 1000000, offsetof(cv_worker_t, window)},
+    {'l', "lease-ms", "CONVERGE_LEASE_MS", 100, 3600000, offsetof(cv_worker_t, lease_ms)},
+    {'a', "max-attempts", "CONVERGE_MAX_ATTEMPTS", 1, 1000000, offsetof(cv_worker_t, max_attempts)},
+    {'s', "reap-stall-ms", "CONVERGE_REAP_STALL_MS", 100, 86400000,
+     offsetof(cv_worker_t, reap_stall_ms)},
+    {'n', "reap-interval-ms", "CONVERGE_REAP_INTERVAL_MS", 100, 3600000,
+     offsetof(cv_worker_t, reap_interval_ms)},
+};
+enum { NINT_OPTS = sizeof(int_opts) / sizeof(int_opts[0]) };
+
+static int set_int(cv_worker_t *w, const int_opt_t *o, const char *text, bool from_env, char *err,
+                   size_t errsz)
+{
+    if (parse_int(text, o->lo, o->hi, (int *)((char *)w + o->offset)) == 0)
+        return 0;
+    return cv_seterr(err, errsz, CV_EINVAL, "%s%s: expected %d..%d", from_env ? "" : "--",
+                     from_env ? o->env : o->name, o->lo, o->hi);
+}
+
+/* Numeric settings taken from the environment before argv. */
+static int from_env(cv_worker_t *w, char *err, size_t errsz)
+{
+    for (int i = 0; i < NINT_OPTS; i++) {
+        const char *v = int_opts[i].env ? getenv(int_opts[i].env) : NULL;
+        if (v && *v && set_int(w, &int_opts[i], v, true, err, errsz))
+            return CV_EINVAL;
+    }
+    return cv_limits_from_env(&w->limits, err, errsz);
+}
+
+static int set_id(cv_worker_t *w, const char *id, char *err, size_t errsz)
+{
+    if (strlen(id) >= sizeof(w->id) || strchr(id, ' '))
+        return cv_seterr(err, errsz, CV_EINVAL, "--id: at most %zu characters, no spaces",
+                         sizeof(w->id) - 1);
+    snprintf(w->id, sizeof(w->id), "%s", id);
+    return 0;
+}
+
+/* One option; 1 for an unknown one (usage is printed). */
+static int parse_one(cv_worker_t *w, int c, const char *arg, int *verbose, char *err, size_t errsz)
+{
+    switch (c) {
+    case 'r':
+        return cv_opts_set_redis(&w->opts, arg, err, errsz);
+    case 'k':
+        snprintf(w->opts.kafka, sizeof(w->opts.kafka), "%s", arg);
+        return 0;
+    case 'o':
+        return cv_opts_add_kafka(&w->opts, arg, err, errsz);
+    case 'i':
+        return set_id(w, arg, err, errsz);
+    case 'p':
+        snprintf(w->opts.prefix, sizeof(w->opts.prefix), "%s", arg);
+        return 0;
+    case 'v':
+        *verbose = 1;
+        return 0;
+    default:
+        for (int i = 0; i < NINT_OPTS; i++)
+            if (int_opts[i].id == c)
+                return set_int(w, &int_opts[i], arg, false, err, errsz);
+        if (c >= OPT_LIMIT_BASE && c < OPT_LIMIT_BASE + CV_LIMIT__COUNT)
+            return cv_limits_set(&w->limits, cv_limit_option((cv_limit_t)(c - OPT_LIMIT_BASE)), arg,
+                                 err, errsz);
+        return 1;
+    }
+}
+
+int cv__worker_args(cv_worker_t *w, int argc, char **argv, const cv_worker_def_t *def, int *verbose)
+{
+    static const struct option fixed[] = {{"redis", required_argument, 0, 'r'},
+                                          {"kafka", required_argument, 0, 'k'},
+                                          {"kafka-opt", required_argument, 0, 'o'},
+                                          {"id", required_argument, 0, 'i'},
+                                          {"prefix", required_argument, 0, 'p'},
+                                          {"verbose", no_argument, 0, 'v'},
+                                          {"help", no_argument, 0, 'h'}};
+    enum { NFIXED = sizeof(fixed) / sizeof(fixed[0]) };
+    struct option longopts[NFIXED + NINT_OPTS + CV_LIMIT__COUNT + 1], *o = longopts;
+    memcpy(o, fixed, sizeof(fixed));
+    o += NFIXED;
+    for (int i = 0; i < NINT_OPTS; i++)
+        *o++ = (struct option){int_opts[i].name, required_argument, 0, int_opts[i].id};
+    for (int i = 0; i < CV_LIMIT__COUNT; i++)
+        *o++ = (struct option){cv_limit_option((cv_limit_t)i), required_argument, 0,
+                               OPT_LIMIT_BASE + i};
+    *o = (struct option){0, 0, 0, 0};
+    char err[512] = "";
+    if (from_env(w, err, sizeof(err))) {
+        fprintf(stderr, "%s: %s\n", argv[0], err);
+        return CV_EINVAL;
+    }
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        if (c == 'h') {
+            usage(stdout, argv[0], def);
+            exit(0);
+        }
+        int rc = parse_one(w, c, optarg, verbose, err, sizeof(err));
+        if (rc == 1) {
+            usage(stderr, argv[0], def);
+            return CV_EINVAL;
+        }
+        if (rc) {
+            fprintf(stderr, "%s: %s\n", argv[0], err);
+            return rc;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "%s: unexpected argument \"%s\"\n", argv[0], argv[optind]);
+        return CV_EINVAL;
+    }
+    return 0;
+}

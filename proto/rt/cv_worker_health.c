@@ -1,0 +1,175 @@
+/*
+ * A worker's health, as operators see it: the liveness record
+ * (<prefix>worker:<id>, docs/keyspace.md) and one log line when an outage of
+ * Redis or Kafka starts and one when it ends. Jobs keep retrying through an
+ * outage; only failures while both services answer count towards a job's
+ * attempt limit (cv_worker_retry).
+ */
+#include "cv__worker.h"
+
+#include "cv_keys.h"
+#include "cv_log.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LIVENESS_TTL_S 10
+#define LIVENESS_INTERVAL_MS 2000
+#define LIVENESS_TICK_MS 250
+#define KAFKA_PROBE_S 1.0
+
+/* ---- outages ---- */
+
+static void on_redis_state(void *ud, bool up, const char *why)
+{
+    cv_worker_t *w = ud;
+    double duration;
+    if (up && cv_outage_up(&w->redis_outage, cv_now(), &duration))
+        cv_info("Redis at %s:%d is back after %.1f s (outage %llu)", w->opts.redis_host,
+                w->opts.redis_port, duration, (unsigned long long)w->redis_outage.count);
+    else if (!up && cv_outage_down(&w->redis_outage, cv_now(), why))
+        cv_warn("Redis at %s:%d is unreachable (%s); jobs wait and retry until it is back",
+                w->opts.redis_host, w->opts.redis_port, why);
+    else
+        cv_debug("Redis: %s", up ? "connected" : why);
+}
+
+static void on_kafka_state(void *ud, bool up, const char *why)
+{
+    cv_worker_t *w = ud;
+    double duration;
+    if (up && cv_outage_up(&w->kafka_outage, cv_now(), &duration))
+        cv_info("Kafka at %s is back after %.1f s (outage %llu)", w->opts.kafka, duration,
+                (unsigned long long)w->kafka_outage.count);
+    else if (!up && cv_outage_down(&w->kafka_outage, cv_now(), why))
+        cv_warn("Kafka at %s is unreachable (%s); jobs wait and retry until it is back",
+                w->opts.kafka, why);
+}
+
+bool cv_worker_services_up(const cv_worker_t *w)
+{
+    return w->redis && cv_redis_available(w->redis) && !w->kafka_outage.down;
+}
+
+unsigned cv_worker_retry(cv_worker_t *w, cv_retry_t *r)
+{
+    if (cv_retry_exhausted(r, cv_worker_services_up(w), (unsigned)w->max_attempts))
+        return 0;
+    return cv_backoff_ms(r->attempt);
+}
+
+/* ---- the liveness record ---- */
+
+typedef struct fields {
+    const char *argv[48];
+    char buf[16][48];
+    int argc, nbuf;
+} fields_t;
+
+static void add(fields_t *f, const char *name, const char *value)
+{
+    f->argv[f->argc++] = name;
+    f->argv[f->argc++] = value;
+}
+
+static void add_u64(fields_t *f, const char *name, uint64_t v)
+{
+    snprintf(f->buf[f->nbuf], sizeof(f->buf[0]), "%llu", (unsigned long long)v);
+    add(f, name, f->buf[f->nbuf++]);
+}
+
+static void add_time(fields_t *f, const char *name, double t)
+{
+    snprintf(f->buf[f->nbuf], sizeof(f->buf[0]), "%.3f", t);
+    add(f, name, f->buf[f->nbuf++]);
+}
+
+static void write_liveness(cv_worker_t *w, const char *state)
+{
+    char key[CV_KEY_MAX], idkey[128], last_outage[256];
+    snprintf(idkey, sizeof(idkey), "worker:%s", w->id);
+    cv_key_global(key, sizeof(key), idkey);
+    cv_outage_describe_last(&w->redis_outage, &w->kafka_outage, last_outage, sizeof(last_outage));
+    fields_t f = {.argc = 2};
+    f.argv[0] = "HSET";
+    f.argv[1] = key;
+    add(&f, "role", w->role);
+    add_u64(&f, "pid", (uint64_t)getpid());
+    add_time(&f, "started", w->started);
+    add_time(&f, "last_seen", cv_now());
+    add(&f, "state", state);
+    add_u64(&f, "jobs", w->stats.jobs);
+    add_u64(&f, "actions", w->stats.acted);
+    add_u64(&f, "inflight", (uint64_t)(w->consumer ? cv_consumer_inflight(w->consumer) : 0));
+    add_u64(&f, "retries", w->stats.retries);
+    add_u64(&f, "fenced", w->stats.fenced);
+    add_u64(&f, "dead", w->stats.dead);
+    add_u64(&f, "gave_up", w->stats.gave_up);
+    add_u64(&f, "reaped", w->stats.reaped);
+    add_u64(&f, "redis_outages", w->redis_outage.count);
+    add_u64(&f, "kafka_outages", w->kafka_outage.count);
+    add(&f, "last_outage", last_outage);
+    cv_redis_argv(w->redis, f.argc, f.argv, NULL, NULL, NULL);
+    char ttl[8];
+    snprintf(ttl, sizeof(ttl), "%d", LIVENESS_TTL_S);
+    const char *expire[] = {"EXPIRE", key, ttl};
+    cv_redis_argv(w->redis, 3, expire, NULL, NULL, NULL);
+}
+
+void cv__worker_liveness_now(cv_worker_t *w)
+{
+    if (!w->redis || !cv_redis_connected(w->redis))
+        return;
+    const char *state = w->stopping                       ? "stopping"
+                        : cv_consumer_joined(w->consumer) ? "ready"
+                                                          : "joining";
+    w->liveness_state = state;
+    w->liveness_written = cv_now();
+    write_liveness(w, state);
+}
+
+/* Ticks often so a change of state (joining → ready → stopping) shows at
+ * once; writes only on a change or every LIVENESS_INTERVAL_MS. During a
+ * Kafka outage it also asks librdkafka whether a broker is back, since a
+ * worker with nothing to send would otherwise not notice. */
+static void on_liveness(uv_timer_t *t)
+{
+    cv_worker_t *w = t->data;
+    double now = cv_now();
+    if (w->kafka_outage.down && w->producer && now - w->kafka_probed >= KAFKA_PROBE_S) {
+        w->kafka_probed = now;
+        cv_producer_probe(w->producer);
+    }
+    if (!w->redis || !cv_redis_connected(w->redis))
+        return;
+    const char *state = w->stopping                       ? "stopping"
+                        : cv_consumer_joined(w->consumer) ? "ready"
+                                                          : "joining";
+    if (state == w->liveness_state && now - w->liveness_written < LIVENESS_INTERVAL_MS / 1000.0)
+        return;
+    cv__worker_liveness_now(w);
+}
+
+void cv__worker_health_start(cv_worker_t *w)
+{
+    cv_outage_init(&w->redis_outage, "redis");
+    cv_outage_init(&w->kafka_outage, "kafka");
+    cv_redis_on_state(w->redis, on_redis_state, w);
+    cv_producer_on_state(w->producer, on_kafka_state, w);
+    uv_timer_init(w->loop, &w->liveness);
+    w->liveness.data = w;
+    uv_timer_start(&w->liveness, on_liveness, 0, LIVENESS_TICK_MS);
+}
+
+void cv__worker_health_stop(cv_worker_t *w)
+{
+    uv_timer_stop(&w->liveness);
+    uv_close((uv_handle_t *)&w->liveness, NULL);
+}
+
+/* The consumer's view of the brokers goes to the same record. */
+void cv__worker_kafka_state(void *ud, bool up, const char *why)
+{
+    on_kafka_state(ud, up, why);
+}

@@ -1,0 +1,294 @@
+# Resilience: an engine killed mid-stack, lost jobs found by the reaper,
+# every physical create counted once in the ledger, jobs for unknown stacks
+# and jobs that keep failing dead-lettered, messages over the size limit.
+# shellcheck shell=bash
+
+RES_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+RES_PREFIX=${CONVERGE_PREFIX:-cv:}
+
+# res_wait SECONDS WHAT CMD...: polls CMD every 100 ms until it succeeds;
+# fails naming WHAT after SECONDS.
+res_wait() {
+    local seconds=$1 what=$2
+    local deadline=$(($(date +%s%N) + seconds * 1000000000))
+    shift 2
+    until "$@"; do
+        [ "$(date +%s%N)" -lt "$deadline" ] || fail "gave up after ${seconds}s waiting for $what"
+        sleep 0.1
+    done
+}
+
+res_status_is() { # id status
+    [ "$(redis HGET "$RES_PREFIX{$1}:stack" status)" = "$2" ]
+}
+
+res_done_at_least() { # id n
+    [ "$(redis HGET "$RES_PREFIX{$1}:stack" "done")" -ge "$2" ] 2>/dev/null
+}
+
+res_recorded() { # id resource
+    [ -n "$(redis HGET "$RES_PREFIX{$1}:res:$2" uuid)" ]
+}
+
+res_new_id() { head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+
+# res_lua NAME: the text of a script as the workers load it (prelude + body).
+res_lua() { cat "$RES_ROOT/proto/lua/lib.lua" "$RES_ROOT/proto/lua/$1.lua"; }
+
+# res_begin_lost NAME ID TEMPLATE_JSON: stores a stack as `convergectl
+# submit` does (name, definition, status, traversal 1) but publishes no job.
+res_begin_lost() {
+    local k="$RES_PREFIX{$2}"
+    redis HSETNX "${RES_PREFIX}stacks" "$1" "$2" >/dev/null
+    redis EVAL "$(res_lua stack_begin)" 3 "$k:stack" "$k:def" "$k:events" \
+        CREATE "$1" "$2" "$3" '{}' lost.yaml test 0 >/dev/null
+}
+
+# res_produce TOPIC: one Kafka message per line of stdin.
+res_produce() {
+    kcat -P -b "$CONVERGE_KAFKA" -t "$1" -X api.version.request=false \
+        -X broker.version.fallback=0.9.0.1
+}
+
+# msgpack of a CHECK / OBSERVE / STACK job of stack ID (16 hex), traversal 1,
+# resource "x", update phase — what the workers publish.
+res_check_job() { printf '\x86\xa1v\x01\xa1t\x02\xa1s\xb0%s\xa2tr\x01\xa1r\xa1x\xa1p\x00\n' "$1"; }
+res_observe_job() {
+    printf '\x87\xa1v\x01\xa1t\x03\xa1s\xb0%s\xa2tr\x01\xa1r\xa1x\xa1p\x00\xa3ver\x01\n' "$1"
+}
+res_stack_job() { printf '\x85\xa1v\x01\xa1t\x01\xa1s\xb0%s\xa2tr\x01\xa1k\x00\n' "$1"; }
+
+# res_dead_about TEXT: the dead letters whose reason contains TEXT (JSON list).
+res_dead_about() { ctl dead -o json | jq --arg t "$1" '[.[] | select(.reason | contains($t))]'; }
+res_dead_count_is() { [ "$(res_dead_about "$1" | jq length)" -ge "$2" ]; }
+
+# res_ledger ID: the stack's ledger as JSON {"create:<uuid>": n, ...}.
+res_ledger() {
+    redis HGETALL "$RES_PREFIX{$1}:ledger" | jq -Rn '[inputs] | [range(0; length; 2) as $i
+        | {(.[$i]): (.[$i + 1] | tonumber)}] | add // {}'
+}
+
+res_stack_id() { redis HGET "${RES_PREFIX}stacks" "$1"; }
+
+# res_up ARGS...: up.sh on the test's state with the workers it has now.
+res_up() {
+    local engines observers
+    engines=$(find "$STATE/pids" -name 'engine-*.pid' | wc -l)
+    observers=$(find "$STATE/pids" -name 'observer-*.pid' | wc -l)
+    "$RES_ROOT/deploy/local/up.sh" --dir "$STATE" --no-build \
+        --build-dir "$(dirname "$CONVERGECTL")" --engines "$engines" --observers "$observers" \
+        "$@" >/dev/null 2>&1
+}
+
+# A restart moves a worker's log aside (.prev) and the next one drops it:
+# what a sanitizer said in it must be reported before that. Also used from
+# EXIT traps, hence `exit`.
+res_check_logs() {
+    if grep -lE "AddressSanitizer|UndefinedBehaviorSanitizer|LeakSanitizer|runtime error:" \
+        "$STATE"/log/engine-*.log.prev "$STATE"/log/observer-*.log.prev 2>/dev/null; then
+        fail "sanitizer reports in the logs of the restarted workers above" || exit 1
+    fi
+}
+
+# res_workers ENV...: restarts every worker with ENV (NAME=VALUE) added, and
+# waits until they are ready; with no ENV, as up.sh starts them.
+res_workers() {
+    (
+        for setting; do export "${setting?}"; done
+        res_up --restart-workers
+    ) || fail "could not restart the workers" || exit 1
+    res_check_logs
+}
+
+# Starts again, as up.sh does, any worker of STATE that is not running.
+res_restart_missing() {
+    res_up || fail "could not start the missing workers" || exit 1
+    res_check_logs
+}
+
+# A chain of N TestResources, each waiting SECS before its create completes.
+res_chain_template() {
+    local n=$1 secs=$2 i
+    echo "heat_template_version: 2018-08-31"
+    echo "resources:"
+    for ((i = 0; i < n; i++)); do
+        echo "  r$i:"
+        echo "    type: OS::Heat::TestResource"
+        echo "    properties: {value: v$i, action_wait_secs: {create: $secs}}"
+        ((i == 0)) || echo "    depends_on: r$((i - 1))"
+    done
+}
+
+# ---------------------------------------------------------------------------
+
+test_resilience_engine_killed_mid_stack_the_stack_completes_creating_each_once() {
+    local name tpl id pid t_kill t_done ledger
+    name=$(stack_name res-killed)
+    tpl=$(mktemp --suffix .yaml)
+    res_chain_template 16 0.3 >"$tpl"
+    ctl submit "$name" "$tpl" >/dev/null
+    rm -f "$tpl"
+    id=$(res_stack_id "$name")
+    trap res_restart_missing EXIT
+    res_wait 30 "the stack to be under way" res_done_at_least "$id" 3
+    pid=$(cat "$STATE/pids/engine-1.pid")
+    kill -KILL "$pid"
+    t_kill=$(date +%s%N)
+    res_wait 60 "the stack to complete after the kill" res_status_is "$id" CREATE_COMPLETE
+    t_done=$(date +%s%N)
+    echo "    recovered: stack complete $(((t_done - t_kill) / 1000000)) ms after kill -9 of engine-1"
+    ledger=$(res_ledger "$id")
+    assert_eq 16 "$(jq length <<<"$ledger")" "resource versions created"
+    assert_eq '[1]' "$(jq -c '[.[]] | unique' <<<"$ledger")" "creates per version"
+}
+
+test_resilience_ledger_counts_each_create_and_delete_once() {
+    local name id ledger creates deletes
+    name=$(stack_name res-ledger)
+    ctl submit "$name" "$DATA/stacks/chain.yaml" --wait --timeout 60 >/dev/null
+    id=$(res_stack_id "$name")
+    ctl delete "$name" --wait --timeout 60 >/dev/null
+    assert_eq DELETE_COMPLETE "$(redis HGET "$RES_PREFIX{$id}:stack" status)" status
+    ledger=$(res_ledger "$id")
+    creates=$(jq -c '[to_entries[] | select(.key | startswith("create:")) | .value]' <<<"$ledger")
+    deletes=$(jq -c '[to_entries[] | select(.key | startswith("delete:")) | .value]' <<<"$ledger")
+    assert_eq '[1,1,1,1]' "$creates" "one create per resource"
+    assert_eq '[1,1,1,1]' "$deletes" "one delete per resource"
+    assert_eq '[]' "$(jq -c '[keys[] | select(startswith("create:")) | sub("create:"; "delete:")]
+        - [keys[] | select(startswith("delete:"))]' <<<"$ledger")" "every version created is deleted"
+}
+
+test_resilience_ledger_counts_the_delete_of_a_replaced_version() {
+    local name id ledger old new
+    name=$(stack_name res-ledger-replace)
+    ctl submit "$name" "$DATA/stacks/update/value.yaml" -P value=one -P replace=true \
+        --wait --timeout 60 >/dev/null
+    id=$(res_stack_id "$name")
+    old=$(redis HGET "$RES_PREFIX{$id}:res:thing" uuid)
+    ctl update "$name" "$DATA/stacks/update/value.yaml" -P value=two -P replace=true \
+        --wait --timeout 60 >/dev/null
+    new=$(redis HGET "$RES_PREFIX{$id}:res:thing" uuid)
+    [ "$old" != "$new" ] || fail "the replacement kept the version $old"
+    ledger=$(res_ledger "$id")
+    assert_eq 1 "$(jq --arg k "create:$old" '.[$k]' <<<"$ledger")" "creates of the old version"
+    assert_eq 1 "$(jq --arg k "create:$new" '.[$k]' <<<"$ledger")" "creates of the new version"
+    assert_eq 1 "$(jq --arg k "delete:$old" '.[$k]' <<<"$ledger")" "deletes of the old version"
+    assert_eq null "$(jq --arg k "delete:$new" '.[$k]' <<<"$ledger")" "deletes of the new version"
+}
+
+test_resilience_duplicated_check_job_does_not_create_twice() {
+    local name id uuid
+    name=$(stack_name res-dup)
+    ctl submit "$name" "$DATA/stacks/wait.yaml" >/dev/null
+    id=$(res_stack_id "$name")
+    res_wait 30 "slow's create to be recorded" res_recorded "$id" slow
+    # The same CHECK job again, as a redelivery or a duplicate would bring it.
+    printf '\x86\xa1v\x01\xa1t\x02\xa1s\xb0%s\xa2tr\x01\xa1r\xa4slow\xa1p\x00\n' "$id" |
+        res_produce converge.check
+    res_wait 30 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
+    uuid=$(redis HGET "$RES_PREFIX{$id}:res:slow" uuid)
+    assert_eq 1 "$(redis HGET "$RES_PREFIX{$id}:ledger" "create:$uuid")" "creates of slow"
+}
+
+test_resilience_jobs_for_an_unknown_stack_are_dead_lettered() {
+    local id
+    id=$(res_new_id)
+    { res_check_job "$id"; res_stack_job "$id"; } | res_produce converge.check
+    res_observe_job "$id" | res_produce converge.observe
+    res_wait 30 "three dead letters naming stack $id" res_dead_count_is "unknown stack $id" 3
+    assert_eq 2 "$(res_dead_about "unknown stack $id" | jq '[.[] | select(.reason
+        | startswith("engine: "))] | length')" "dead-lettered by the engines"
+    assert_eq 1 "$(res_dead_about "unknown stack $id (OBSERVE job)" | jq length)" \
+        "dead-lettered by an observer"
+    assert_eq 0 "$(redis EXISTS "$RES_PREFIX{$id}:stack")" "no stack is made up"
+}
+
+test_resilience_reaper_requeues_a_lost_stack_job() {
+    local name id
+    name=$(stack_name res-lost-stack) id=$(res_new_id)
+    res_begin_lost "$name" "$id" '{"heat_template_version":"2018-08-31","resources":{"a":{
+        "type":"OS::Heat::TestResource","properties":{"value":"x"}}}}'
+    res_wait 40 "the reaper to complete the stack" res_status_is "$id" CREATE_COMPLETE
+    [ -n "$(redis HGET "$RES_PREFIX{$id}:stack" reaped)" ] || fail "the stack does not say it was reaped"
+}
+
+# res_expand_lost NAME ID: a stack a -> b stored and expanded as the engine
+# does it, with no job published for it.
+res_expand_lost() {
+    local k="$RES_PREFIX{$2}" none='"type":"OS::Heat::None","properties":{}'
+    res_begin_lost "$1" "$2" '{"heat_template_version":"2018-08-31","resources":{
+        "a":{"type":"OS::Heat::None"},"b":{"type":"OS::Heat::None","depends_on":"a"}}}'
+    redis HSET "$k:rdef:1" \
+        a "{$none,\"deletion_policy\":\"Delete\",\"metadata\":{},\"depends\":[]}" \
+        b "{$none,\"deletion_policy\":\"Delete\",\"metadata\":{},\"depends\":[\"a\"]}" \
+        >/dev/null
+    redis HSET "$k:graph:1" u/a '{"s":[["u/b",1]],"p":0}' u/b '{"s":[],"p":1}' >/dev/null
+    assert_eq OK "$(redis EVAL "$(res_lua stack_expanded)" 2 "$k:stack" "$k:def" 1 2 '{}')" \
+        "the traversal is expanded"
+    redis SADD "${RES_PREFIX}active" "$2" >/dev/null
+}
+
+# res_requeued ID CHECKS OBSERVES: an engine logged that the reaper re-queued
+# that many jobs of stack ID, the first being u/a's.
+res_requeued() {
+    grep -qE "reaper: stack $1 traversal 1 made no progress for [0-9]+ s; re-queued $2 CHECK and \
+$3 OBSERVE jobs \(u/a\)" "$STATE"/log/engine-*.log
+}
+
+# Two stalled traversals at once (the reaper's wait is the slow part): one
+# whose root's CHECK job was lost, one whose root's create is recorded by an
+# engine that is gone and whose OBSERVE job was lost.
+test_resilience_reaper_requeues_the_lost_check_and_observe_jobs_of_ready_nodes() {
+    local checked observed k
+    checked=$(res_new_id) observed=$(res_new_id) k="$RES_PREFIX{$observed}"
+    res_expand_lost "$(stack_name res-lost-check)" "$checked"
+    res_expand_lost "$(stack_name res-lost-observe)" "$observed"
+    redis EVAL "$(res_lua check_finish)" 7 "$k:res:a" "$k:lease:a" "$k:events" "$k:counts" \
+        "$k:index" "$k:ledger" "$k:stack" 0 token CREATE_IN_PROGRESS CREATE "state changed" \
+        "$observed-a" "uuid-a" OS::Heat::None '{}' '{}' '{}' 1 engine-gone a IN_PROGRESS '[]' \
+        Delete '' '' >/dev/null
+    res_wait 40 "the reaper to complete the first stack" res_status_is "$checked" CREATE_COMPLETE
+    res_wait 10 "the reaper to complete the second stack" res_status_is "$observed" CREATE_COMPLETE
+    assert_eq 2 "$(redis HGET "$RES_PREFIX{$checked}:counts" CREATE_COMPLETE)" "resources created"
+    res_requeued "$checked" 1 0 || fail "u/a's CHECK job was not re-queued"
+    res_requeued "$observed" 0 1 || fail "u/a's OBSERVE job was not re-queued"
+    assert_eq "$observed-a" "$(redis HGET "$k:res:a" physical_id)" "the recorded version completed"
+    assert_eq 1 "$(redis HGET "$k:ledger" create:uuid-a)" "creates of the recorded version"
+}
+
+test_resilience_job_failing_repeatedly_is_dead_lettered_and_fails_its_stack() {
+    local name id k reason
+    name=$(stack_name res-poison-job) id=$(res_new_id) k="$RES_PREFIX{$id}"
+    trap res_workers EXIT
+    res_workers CONVERGE_MAX_ATTEMPTS=3
+    res_begin_lost "$name" "$id" '{"heat_template_version":"2018-08-31","resources":{
+        "x":{"type":"OS::Heat::None"}}}'
+    redis SET "$k:rdef:1" "not a hash" >/dev/null # every check_begin now fails: WRONGTYPE
+    res_check_job "$id" | res_produce converge.check
+    res_wait 30 "the job to be dead-lettered" res_dead_count_is "gave up: stack $id" 1
+    reason=$(res_dead_about "gave up: stack $id" | jq -r '.[0].reason')
+    assert_match "resources.x: its CHECK job failed 3 times" "$reason" "dead-letter reason"
+    res_wait 10 "the stack to fail" res_status_is "$id" CREATE_FAILED
+    assert_match "resources.x: its CHECK job failed 3 times" \
+        "$(redis HGET "$k:stack" reason)" "stack reason"
+}
+
+# res_dead_starting TEXT: the dead letters whose original bytes start with TEXT.
+res_dead_starting() {
+    ctl dead -o json | jq --arg t "$1" '[.[] | select(.original_base64 | @base64d | startswith($t))]'
+}
+res_dead_starting_exists() { [ "$(res_dead_starting "$1" | jq length)" -ge 1 ]; }
+
+test_resilience_message_over_the_size_limit_is_dead_lettered() {
+    local tag dead
+    tag=$(res_new_id)
+    trap res_workers EXIT
+    res_workers CONVERGE_MAX_MESSAGE_BYTES=4096
+    { printf '%s' "$tag"; head -c 6000 /dev/zero | tr '\0' 'x'; echo; } | res_produce converge.check
+    res_wait 30 "the message to be dead-lettered" res_dead_starting_exists "$tag"
+    dead=$(res_dead_starting "$tag")
+    assert_eq "engine: message size 6016 bytes exceeds the limit of 4096 (--max-message-bytes, \
+CONVERGE_MAX_MESSAGE_BYTES) (first 6016 bytes kept)" "$(jq -r '.[0].reason' <<<"$dead")" \
+        "dead-letter reason"
+    assert_eq 6016 "$(jq -r '.[0].original_len' <<<"$dead")" "original bytes kept"
+}
