@@ -2,7 +2,8 @@
 # The test command: sets everything up on a fresh Debian machine and runs the
 # whole suite — static checks, unit tests (plain and ASan+UBSan builds),
 # integration tests against real Redis + Kafka with the plain workers and
-# again with the sanitizer-built workers, and a small benchmark run.
+# again with the sanitizer-built workers, a small benchmark run and a short
+# libFuzzer run of every fuzz target.
 # Exits non-zero on any failure. Usage: tests/run.sh [--quick] (no ASan pass).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -65,6 +66,7 @@ if [ $QUICK = 0 ]; then
     step "unit tests (ASan+UBSan)" unit_tests build-asan
     step "integration tests (ASan+UBSan workers)" integration build-asan .local-itest-asan
     step "benchmark (quick)" bench_smoke
+    step "fuzz (libFuzzer, 10 s per target)" tests/fuzz/run.sh --seconds 10 --build-dir build-fuzz
 fi
 
 echo

@@ -18,20 +18,23 @@ if ARGV[3] ~= '' then
   if (ver or '0') ~= ARGV[3] then return {'FENCED', ver or '0'} end
 end
 local status = ARGV[4]
+-- A node done again after its record was deleted (a redelivered cleanup)
+-- must not bring back a record of stray fields.
+local exists = redis.call('EXISTS', KEYS[2]) == 1
 if status == 'DELETED' then
-  if redis.call('EXISTS', KEYS[2]) == 1 then
+  if exists then
     set_status(KEYS[2], KEYS[5], false)
     redis.call('DEL', KEYS[2])
     redis.call('HDEL', KEYS[6], ARGV[9])
     add_event(KEYS[4], ARGV[9], ARGV[10], ARGV[11], 'COMPLETE', ARGV[6], ARGV[1], ARGV[8])
   end
-elseif status ~= '' then
+elseif status ~= '' and exists then
   if set_status(KEYS[2], KEYS[5], status) then
     redis.call('HSET', KEYS[2], 'reason', ARGV[6], 'updated', now_str())
     add_event(KEYS[4], ARGV[9], ARGV[10], ARGV[11], 'COMPLETE', ARGV[6], ARGV[1], ARGV[8])
   end
 end
-if status ~= 'DELETED' then
+if status ~= 'DELETED' and exists then
   if ARGV[5] ~= '' then redis.call('HSET', KEYS[2], 'attrs', ARGV[5]) end
   if ARGV[12] ~= '' then redis.call('HSET', KEYS[2], 'data', ARGV[12]) end
   if ARGV[13] ~= '' then redis.call('HSET', KEYS[2], 'old', ARGV[13]) end
