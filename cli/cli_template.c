@@ -4,6 +4,7 @@
 #include "cli_template.h"
 
 #include "cli_files.h"
+#include "cv_limits.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -109,12 +110,27 @@ int cli_tpl_input_params(const cli_tpl_input_t *in, json_t **out, json_t **defau
     return CLI_OK;
 }
 
+/* The input limits (proto/cv_limits.h) as the environment sets them. */
+static int load_limits(cv_limits_t *l)
+{
+    char err[256];
+    cv_limits_init(l);
+    return cv_limits_from_env(l, err, sizeof(err)) ? cli_fail(CLI_USAGE, "%s", err) : CLI_OK;
+}
+
 int cli_template_read(const char *path, json_t **tree)
 {
     size_t len;
+    cv_limits_t limits;
     char *text = cli_read_file(path, &len), err[2048];
     if (!text)
         return CLI_USAGE;
+    if (load_limits(&limits) != CLI_OK ||
+        (cv_limits_check(&limits, CV_LIMIT_TEMPLATE_BYTES, len, path, err, sizeof(err)) &&
+         cli_fail(CLI_USAGE, "%s", err))) {
+        free(text);
+        return CLI_USAGE;
+    }
     *tree = cv_yaml_load(text, len, path, err, sizeof(err));
     free(text);
     return *tree ? CLI_OK : cli_fail(CLI_USAGE, "%s", err);
@@ -125,9 +141,18 @@ int cli_template_check(json_t *tree, json_t *files, const char *fname, const jso
 {
     char err[2048];
     memset(out, 0, sizeof(*out));
-    cv_tpl_opts_t opts = {.files = files};
+    cv_limits_t limits;
+    if (load_limits(&limits) != CLI_OK)
+        return CLI_USAGE;
+    cv_tpl_opts_t opts = {.files = files, .max_depth = (int)limits.nesting_depth};
     if (cv_template_from_json_opts(tree, fname, params, &opts, &out->tpl, err, sizeof(err)) != 0)
         return cli_fail(CLI_USAGE, "%s", err);
+    if (cv_limits_check(&limits, CV_LIMIT_RESOURCES, out->tpl->nresources, fname, err,
+                        sizeof(err))) {
+        cv_template_free(out->tpl);
+        out->tpl = NULL;
+        return cli_fail(CLI_USAGE, "%s", err);
+    }
     out->tree = json_incref(tree);
     out->files = files ? json_incref(files) : json_object();
     return CLI_OK;

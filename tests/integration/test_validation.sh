@@ -147,3 +147,21 @@ test_status_of_unknown_stack_is_an_error() {
     ctl status "$(stack_name nobody)" >/dev/null 2>&1 || rc=$?
     assert_eq 2 "$rc" "exit code"
 }
+
+test_input_limits_are_enforced_with_their_names() {
+    local rc=0 err big
+    big=$(mktemp --suffix .yaml)
+    head -c 1100000 /dev/zero | tr '\0' 'a' >"$big"
+    err=$(ctl validate "$big" 2>&1) || rc=$?
+    rm -f "$big"
+    assert_eq 2 "$rc" "template size: exit code"
+    assert_match 'template size 1100000 bytes exceeds the limit of 1048576 \(--max-template-bytes, CONVERGE_MAX_TEMPLATE_BYTES\)' "$err" message
+    rc=0
+    err=$(CONVERGE_MAX_RESOURCES=2 ctl submit "$(stack_name lim)" "$DATA/stacks/diamond.yaml" 2>&1) || rc=$?
+    assert_eq 2 "$rc" "resource count: exit code"
+    assert_match 'number of resources 4 exceeds the limit of 2' "$err" message
+    rc=0
+    err=$(CONVERGE_MAX_NESTING_DEPTH=1 ctl validate "$DATA/stacks/nested/deep.yaml" 2>&1) || rc=$?
+    assert_eq 2 "$rc" "nesting depth: exit code"
+    assert_match 'deeper than 1 levels' "$err" message
+}
