@@ -313,9 +313,12 @@ static void on_begin(cv_redis_t *r, redisReply *rep, void *ud)
         check_retry(c, (unsigned)(pttl < 20 ? 20 : pttl > 250 ? 250 : pttl));
         return;
     }
-    if (strcmp(verdict, "UNKNOWN") == 0) {
+    if (strcmp(verdict, "UNKNOWN") == 0 || strcmp(verdict, "NONODE") == 0) {
         check_reset(c);
-        cv_poison_unknown_stack(c->w, c->job, &c->msg);
+        if (strcmp(verdict, "UNKNOWN") == 0)
+            cv_poison_unknown_stack(c->w, c->job, &c->msg);
+        else
+            cv_poison_unknown_node(c->w, c->job, &c->msg);
         free(c);
         return;
     }

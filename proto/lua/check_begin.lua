@@ -13,6 +13,9 @@ if not st[1] and not st[2] then return {'UNKNOWN'} end
 if st[1] ~= ARGV[1] then return {'STALE', st[1] or ''} end
 if not ends_with(st[2], '_IN_PROGRESS') then return {'SETTLED', st[2] or ''} end
 if redis.call('SISMEMBER', KEYS[6], ARGV[2]) == 1 then return {'DONE'} end
+-- A job for a node its traversal's graph does not have is forged or
+-- corrupt: it must neither act nor fail the stack (the caller dead-letters it).
+if redis.call('HEXISTS', KEYS[8], ARGV[2]) == 0 then return {'NONODE'} end
 -- Re-entrant for the same token: a job retrying after a transient error
 -- keeps its lease instead of waiting for it to expire.
 local holder = redis.call('GET', KEYS[3])

@@ -29,6 +29,15 @@ void cv_poison_unknown_stack(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m)
     dead_letter_job(w, job, reason, on_dead_delivered, job);
 }
 
+void cv_poison_unknown_node(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m)
+{
+    char reason[CV_REASON_MAX + CV_NAME_MAX];
+    snprintf(reason, sizeof(reason), "%s: stack %s traversal %llu has no %s node for resource %s",
+             w->role, m->stack, (unsigned long long)m->traversal, cv_phase_name(m->phase),
+             m->resource);
+    dead_letter_job(w, job, reason, on_dead_delivered, job);
+}
+
 /* ---- giving up ---- */
 
 typedef struct give_up {

@@ -23,6 +23,10 @@ void cv_poison_unknown_stack(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m);
  * (the stack, if still in progress on that traversal, becomes
  * <ACTION>_FAILED with a reason naming the job), dead-letters its message
  * with the reason, and finishes the job once both are done. */
+/* A job for a graph node that its traversal does not have (forged or
+ * corrupt): dead-lettered with the reason; finishes `job`. */
+void cv_poison_unknown_node(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m);
+
 void cv_poison_give_up(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m, unsigned failures);
 
 #endif

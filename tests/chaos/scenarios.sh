@@ -123,35 +123,43 @@ return out"
 leases_of() { rcli eval "$LEASES_LUA" 0 "${PREFIX}{$1}:lease:" 2>/dev/null; }
 
 scenario_pause() {
-    local run=$1 id lease_ms target pid tries=0 held=() r v t_stop t_resume now
-    local moved=() refused=() applied=() deadline
-    scen_stack pause "$run" || return 1
+    local run=$1 id lease_ms target pid tries held=() r v t_stop t_resume now attempt
+    local moved=() refused=() applied=() deadline t0
     lease_ms=$(chaos_lease_ms)
-    id=$(chaos_submit "$NAME" "$TPL") || { chaos_violation "submit failed"; return 1; }
-    local t0
-    t0=$(cv_now_ms)
-    chaos_wait_progress "$id" 2 60 || true
     # Catch an engine while it holds leases of the stack: stop it, and keep it
     # stopped if after 300 ms (Redis has run whatever it had already sent)
-    # leases with its token remain.
-    while ((tries++ < 200)); do
-        stack_settled "$id" && break
-        target=$(leases_of "$id" | awk '$2 ~ /^engine-/ { split($2, a, ":"); n[a[1]]++ }
-            END { for (w in n) if (n[w] > best) { best = n[w]; bw = w }; print bw }')
-        if [[ -z $target ]]; then
-            sleep 0.01
-            continue
-        fi
-        pid=$(cv_alive "$target") || continue
-        kill -STOP "$pid"
-        sleep 0.3
-        mapfile -t held < <(leases_of "$id" | awk -v w="$target" 'index($2, w ":") == 1 { print $1 }')
-        ((${#held[@]} > 0)) && break
-        kill -CONT "$pid"
-    done
-    if ((${#held[@]} == 0)); then
-        chaos_violation "could not catch an engine holding a lease of the stack (${tries} tries; status $(stack_get "$id" status))"
+    # leases with its token remain. A small stack may finish before that
+    # happens: then another stack, three at most.
+    # At least 2,200 resources: a smaller stack is often done before an engine
+    # is caught with a lease.
+    local size=$SIZE
+    ((SIZE >= 2200)) || SIZE=2200
+    for attempt in 1 2 3; do
+        scen_stack pause "$run-$attempt" || { SIZE=$size; return 1; }
+        id=$(chaos_submit "$NAME" "$TPL") || { chaos_violation "submit failed"; return 1; }
+        t0=$(cv_now_ms)
+        tries=0
+        while ((tries++ < 200)); do
+            stack_settled "$id" && break
+            target=$(leases_of "$id" | awk '$2 ~ /^engine-/ { split($2, a, ":"); n[a[1]]++ }
+                END { for (w in n) if (n[w] > best) { best = n[w]; bw = w }; print bw }')
+            if [[ -z $target ]]; then
+                sleep 0.01
+                continue
+            fi
+            pid=$(cv_alive "$target") || continue
+            kill -STOP "$pid"
+            sleep 0.3
+            mapfile -t held < <(leases_of "$id" | awk -v w="$target" 'index($2, w ":") == 1 { print $1 }')
+            ((${#held[@]} > 0)) && break 2
+            kill -CONT "$pid"
+        done
+        chaos_note "attempt $attempt: the stack settled before an engine could be caught holding its leases"
         chaos_wait_settled "$id" "$(settle_s)"
+    done
+    SIZE=$size
+    if ((${#held[@]} == 0)); then
+        chaos_violation "could not catch an engine holding a lease of a stack in 3 attempts (use a larger --size)"
         SCEN_MS=$(($(cv_now_ms) - t0))
         SCEN_DETAIL="no pause"
         scen_end
