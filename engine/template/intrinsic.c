@@ -272,6 +272,7 @@ typedef struct subst {
     const char *key;
     size_t key_len;
     char *value;
+    size_t value_len;
 } subst_t;
 
 /* Longer placeholders first, then in byte order: Heat's order, which keeps
@@ -321,7 +322,7 @@ static bool split_on(pieces_t *in, pieces_t *out, const subst_t *sub)
         const char *hit;
         while (!p.value && (hit = memmem(p.s, p.len, sub->key, sub->key_len))) {
             if (!push_piece(out, p.s, (size_t)(hit - p.s), false) ||
-                !push_piece(out, sub->value, strlen(sub->value), true))
+                !push_piece(out, sub->value, sub->value_len, true))
                 return false;
             p.len -= (size_t)(hit - p.s) + sub->key_len;
             p.s = hit + sub->key_len;
@@ -342,7 +343,12 @@ static json_t *substitute(resolver_t *r, const json_t *tmpl, subst_t *subs, size
         a = b;
         b = t;
     }
-    strbuf_t sb = {.max = r->budget};
+    /* Measured before anything is built: a result past the budget fails
+     * without first building as much of it as the budget allows. */
+    size_t total = 0;
+    for (size_t i = 0; ok && i < a.n && total <= r->budget; i++)
+        total += a.v[i].len;
+    strbuf_t sb = {.max = r->budget, .too_long = total > r->budget};
     for (size_t i = 0; ok && i < a.n; i++)
         sb_add(&sb, a.v[i].s, a.v[i].len);
     sb.oom = sb.oom || !ok;
@@ -367,9 +373,11 @@ static json_t *str_replace(resolver_t *r, const json_t *args)
     const json_t *value;
     json_object_foreach((json_t *)params, key, value)
     {
-        subs[i] = (subst_t){key, strlen(key), text_of(value)};
+        subs[i] = (subst_t){key, strlen(key), text_of(value), 0};
         if (!subs[i].value)
             err = "out of memory";
+        else
+            subs[i].value_len = strlen(subs[i].value);
         if (subs[i++].key_len == 0)
             err = "str_replace: params keys may not be empty";
     }

@@ -24,8 +24,10 @@ BUILD=build-fuzz
 TIMEOUT_PER_INPUT=10 # seconds: one input taking longer is a hang
 RSS_LIMIT_MB=2048
 
-usage() {
-    sed -n '/^# usage:/,/^# Reproduce/p' "$0" | sed 's/^# \{0,1\}//'
+usage() { # exit status: 0 prints to stdout, anything else to stderr
+    local text
+    text=$(sed -n '/^# usage:/,/^# Reproduce/p' "$0" | sed 's/^# \{0,1\}//')
+    if ((${1:-0} == 0)); then echo "$text"; else echo "$text" >&2; fi
     exit "${1:-0}"
 }
 
@@ -77,6 +79,11 @@ fi
 # Building: Debug for assertions, -O1 for speed; no unit tests.
 # ---------------------------------------------------------------------------
 
+# Never reconfigure another build (build/, build-asan/) for fuzzing.
+if [[ -f $BUILD/CMakeCache.txt ]] && ! grep -q '^CONVERGE_FUZZ:BOOL=ON' "$BUILD/CMakeCache.txt"; then
+    echo "run.sh: $BUILD is a build directory without CONVERGE_FUZZ; choose another" >&2
+    exit 2
+fi
 mkdir -p "$BUILD"
 if ! cmake -S "$ROOT" -B "$BUILD" -DCMAKE_C_COMPILER=clang -DCONVERGE_FUZZ=ON \
     -DCONVERGE_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" \
@@ -122,8 +129,11 @@ for t in "${targets[@]}"; do
     log=$WORK/$t.log
     mkdir -p "$corpus"
     [[ -d tests/fuzz/corpus/$t ]] && cp -R "tests/fuzz/corpus/$t/." "$corpus/"
+    # Scheduling by execution time keeps the few slow regression seeds
+    # (inputs that once asked for gigabytes) from taking most of the run.
     args=(-max_total_time="$SECONDS_PER_TARGET" -timeout="$TIMEOUT_PER_INPUT"
-        -rss_limit_mb="$RSS_LIMIT_MB" -print_final_stats=1 -artifact_prefix="$WORK/$t-")
+        -rss_limit_mb="$RSS_LIMIT_MB" -entropic_scale_per_exec_time=1 -print_final_stats=1
+        -artifact_prefix="$WORK/$t-")
     [[ -f tests/fuzz/dict/$t.dict ]] && args+=(-dict="tests/fuzz/dict/$t.dict")
     timeout --kill-after=10 $((SECONDS_PER_TARGET + 120)) "$bin" "${args[@]}" "$corpus" \
         >"$log" 2>&1
