@@ -21,22 +21,12 @@
 #include "cv_error.h"
 #include "cv_keys.h"
 #include "cv_log.h"
+#include "cv_str.h"
 #include "cv_template.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-static bool starts_with(const char *s, const char *prefix)
-{
-    return strncmp(s, prefix, strlen(prefix)) == 0;
-}
 
 static int lookup_parent(void *ud, const char *name, const char **physical_id,
                          const json_t **attributes)
@@ -164,8 +154,8 @@ static void pass_on_unchanged(check_t *c)
 static bool usable(const check_t *c)
 {
     const char *s = c->rec.status;
-    return strcmp(c->rec.type, c->type_name) == 0 && !ends_with(s, "_FAILED") &&
-           (starts_with(s, "CREATE_") || starts_with(s, "UPDATE_"));
+    return strcmp(c->rec.type, c->type_name) == 0 && !cv_str_ends_with(s, "_FAILED") &&
+           (cv_str_starts_with(s, "CREATE_") || cv_str_starts_with(s, "UPDATE_"));
 }
 
 /* A nested stack whose template or template files changed (a file edited,
@@ -190,7 +180,7 @@ void cv__converge_update_node(check_t *c)
 {
     if (c->rec.exists && c->rec.traversal == c->msg.traversal) {
         /* A duplicate or redelivered job: the action is recorded already. */
-        if (ends_with(c->rec.status, "_FAILED"))
+        if (cv_str_ends_with(c->rec.status, "_FAILED"))
             cv__check_release_and_end(c);
         else
             cv__check_hand_off(c, c->rec.version);
@@ -213,7 +203,7 @@ void cv__converge_update_node(check_t *c)
         return;
     }
     if (json_equal(c->rec.props, c->props) && !nested_template_changed(c)) {
-        if (ends_with(c->rec.status, "_IN_PROGRESS"))
+        if (cv_str_ends_with(c->rec.status, "_IN_PROGRESS"))
             cv__check_hand_off(c, c->rec.version);
         else
             pass_on_unchanged(c);

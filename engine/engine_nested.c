@@ -50,11 +50,10 @@ int cv__nested_plan(check_t *c, const char *op, const char *child, const char *t
                               type_name, "token", token, "data", data);
     if (!entry)
         return cv_seterr(err, errsz, CV_ENOMEM, "out of memory");
-    const cv_rtype_t *type = cv_rtype_lookup(type_name);
     if (trav_kind(op) != CV_TRAV_DELETE) {
+        const cv_nested_ops_t *ops = cv_rtype_lookup(type_name)->nested;
         json_t *tpl = NULL, *params = NULL;
-        int rc =
-            type->nested->definition(type_name, props, c->files, data, &tpl, &params, err, errsz);
+        int rc = ops->definition(type_name, props, c->files, data, &tpl, &params, err, errsz);
         if (rc) {
             json_decref(entry);
             return rc;

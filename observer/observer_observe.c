@@ -17,6 +17,7 @@
 #include "cv_reaper.h"
 #include "cv_record.h"
 #include "cv_rtype.h"
+#include "cv_str.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -196,12 +197,6 @@ static void look(observe_t *o)
         settled_complete(o);
         break;
     }
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
 /* ---- cleanup nodes ---- */
@@ -418,7 +413,7 @@ static void on_load(cv_redis_t *r, redisReply *rep, void *ud)
         return;
     }
     if (!o->rec.exists || strcmp(o->rec.version, o->version) != 0 ||
-        ends_with(o->rec.status, "_FAILED")) {
+        cv_str_ends_with(o->rec.status, "_FAILED")) {
         /* A newer action owns the resource, or the outcome is recorded. */
         o->w->stats.stale++;
         observe_end(o);

@@ -14,6 +14,7 @@
  */
 #include "cv_error.h"
 #include "cv_rtype.h"
+#include "cv_str.h"
 #include "cv__rtype_internal.h"
 
 #include <stdio.h>
@@ -73,12 +74,6 @@ static double next_look(const cv_rstate_t *st)
     return st->now + (wait < 0.2 ? 0.2 : wait > 2.0 ? 2.0 : wait);
 }
 
-static bool has_suffix(const char *s, const char *suffix)
-{
-    size_t n = s ? strlen(s) : 0, m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 static cv_observed_t child_failed(cv_rstate_t *st, const json_t *child)
 {
     const char *reason = json_string_value(json_object_get(child, "reason"));
@@ -113,12 +108,12 @@ cv_observed_t cv__nested_observe_child(cv_rstate_t *st, cv_action_t action,
     } else if (!exists) {
         snprintf(st->reason, sizeof(st->reason), "nested stack %s does not exist", st->physical_id);
         r = CV_OBSERVED_FAILED;
-    } else if (trav == want && has_suffix(status, "_COMPLETE")) {
+    } else if (trav == want && cv_str_ends_with(status, "_COMPLETE")) {
         json_t *attrs = ops->attributes(json_object_get(child, "outputs"), st->data);
         json_decref(st->attrs);
         st->attrs = attrs ? attrs : json_object();
         r = CV_OBSERVED_COMPLETE;
-    } else if (trav == want && has_suffix(status, "_FAILED")) {
+    } else if (trav == want && cv_str_ends_with(status, "_FAILED")) {
         r = child_failed(st, child);
     }
     if (r == CV_OBSERVED_IN_PROGRESS)

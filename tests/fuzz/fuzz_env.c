@@ -11,6 +11,8 @@
  */
 #include "cv_error.h"
 #include "cv_template.h"
+#define FUZZ_NAME "fuzz_env"
+#include "fuzz_util.h"
 
 #include <jansson.h>
 #include <stdint.h>
@@ -47,24 +49,13 @@ static const char template_text[] =
 
 static json_t *template_tree;
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    (void)argc;
-    (void)argv;
-    json_object_seed(1);
+    fuzz_init(argc, argv);
     template_tree = cv_yaml_load(template_text, strlen(template_text), "fixed.yaml", NULL, 0);
     if (!template_tree)
         abort();
     return 0;
-}
-
-static void fail(const char *what, const char *detail)
-{
-    fprintf(stderr, "fuzz_env: %s: %s\n", what, detail);
-    abort();
 }
 
 /* Loads the environment into a map already holding a value; returns the

@@ -18,6 +18,8 @@
  */
 #include "cv_error.h"
 #include "cv_template.h"
+#define FUZZ_NAME "fuzz_intrinsic"
+#include "fuzz_util.h"
 
 #include <jansson.h>
 #include <stdint.h>
@@ -28,14 +30,9 @@
 static json_t *params, *params_copy;
 static json_t *server_attrs, *db_attrs, *no_attrs, *attrs_copy;
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    (void)argc;
-    (void)argv;
-    json_object_seed(1);
+    fuzz_init(argc, argv);
     params = json_pack("{s:s,s:i,s:f,s:b,s:[s,s,i],s:{s:{s:[s,{s:s}]}},s:s,s:n,s:[{s:i}],"
                        "s:s,s:s,s:I}",
                        "name", "web", "port", 8080, "ratio", 1.5, "flag", 1, "list", "a", "b", 3,
@@ -53,12 +50,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     json_decref(attrs_copy);
     attrs_copy = deep;
     return 0;
-}
-
-static void fail(const char *what, const char *detail)
-{
-    fprintf(stderr, "fuzz_intrinsic: %s: %s\n", what, detail);
-    abort();
 }
 
 static int lookup(void *ud, const char *name, const char **physical_id, const json_t **attrs)

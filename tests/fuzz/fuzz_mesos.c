@@ -10,6 +10,8 @@
  */
 #include "cv_error.h"
 #include "cv_mesos.h"
+#define FUZZ_NAME "fuzz_mesos"
+#include "fuzz_util.h"
 
 #include <jansson.h>
 #include <stdint.h>
@@ -21,14 +23,9 @@
 
 static json_t *nodes[NNODES];
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    (void)argc;
-    (void)argv;
-    json_object_seed(1);
+    fuzz_init(argc, argv);
     nodes[0] = json_pack("{s:s,s:s,s:s,s:i,s:s}", "hostname", "h1", "IDC", "sh-1", "rack", "r1",
                          "port", 15, "zone", "a");
     nodes[1] = json_pack("{s:s,s:s,s:s,s:f,s:b}", "NodeName", "h2", "IDC", "sz", "rack", "r1",
@@ -38,12 +35,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     nodes[3] = json_pack("{s:s,s:[s],s:{}}", "hostname", "h4", "IDC", "x", "rack", "r3");
     nodes[4] = json_object();
     return 0;
-}
-
-static void fail(const char *what, const char *detail)
-{
-    fprintf(stderr, "fuzz_mesos: %s: %s\n", what, detail);
-    abort();
 }
 
 /* Judges every node as the next replica, first on an empty cluster, then

@@ -10,6 +10,7 @@
  */
 #include "cv_error.h"
 #include "cv_pcexpr.h"
+#include "fuzz_util.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -22,14 +23,9 @@
 
 static json_t *nodes[NNODES]; /* node properties; nodes[0] has none at all */
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    (void)argc;
-    (void)argv;
-    json_object_seed(1);
+    fuzz_init(argc, argv);
     nodes[1] = json_pack("{s:b,s:s,s:i,s:s,s:f,s:s,s:s,s:s,s:n}", "HasSSD", 1, "NodeType", "Front",
                          "SomeProperty", 5, "NodeName", "n1", "Weight", 2.5, "Zone", "fd:/dc1",
                          "Count", "12", "Flag", "TRUE", "Null");

@@ -23,6 +23,8 @@
 #include "cv_msg.h"
 #include "cv_template.h"
 #include "cv_traversal.h"
+#define FUZZ_NAME "fuzz_template"
+#include "fuzz_util.h"
 
 #include <jansson.h>
 #include <stdint.h>
@@ -33,26 +35,15 @@
 static json_t *values;     /* candidate parameter values */
 static json_t *attributes; /* the attributes every resource has when resolving */
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    (void)argc;
-    (void)argv;
-    json_object_seed(1);
+    fuzz_init(argc, argv);
     values = json_pack("[s,s,s,s,s,s,s,s,s,i,f,b,[s,s],{s:[i]},n]", "", "0", "42", " -1.5e3 ",
                        "yes", "a, b,", "{\"k\": [1, {\"x\": null}]}", "x$y", "9223372036854775808",
                        7, 0.5, 1, "a", "b", "m", 1);
     attributes = json_pack("{s:s,s:s,s:[i,{s:s}],s:{s:[s]}}", "value", "v", "output", "o", "list",
                            1, "a", "b", "networks", "private", "10.0.0.1");
     return 0;
-}
-
-static void fail(const char *what, const char *detail)
-{
-    fprintf(stderr, "fuzz_template: %s: %s\n", what, detail);
-    abort();
 }
 
 /* ---------------------------------------------------------------- an accepted template */

@@ -13,12 +13,7 @@
 
 #include "cv_error.h"
 #include "cv_template.h"
-
-#define assert_contains(hay, needle)                                                               \
-    do {                                                                                           \
-        if (!strstr((hay), (needle)))                                                              \
-            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));                           \
-    } while (0)
+#include "test_util.h"
 
 static char err[1024];
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cv_template.h"
+#include "test_util.h"
 
 /* Parses JSON written with ' for ". */
 static inline json_t *js(const char *single_quoted)
@@ -30,14 +31,11 @@ static inline json_t *js(const char *single_quoted)
 /* Reads tests/data/placement/NAME into a new tree; fails the test otherwise. */
 static inline json_t *read_fixture(const char *name)
 {
-    char path[512], err[512];
-    static char buf[1 << 16];
-    snprintf(path, sizeof(path), "%s/placement/%s", CV_TEST_DATA, name);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    json_t *doc = cv_yaml_load(buf, n, name, err, sizeof(err));
+    char err[512];
+    size_t n;
+    char *text = tu_read_data("placement", name, &n);
+    json_t *doc = cv_yaml_load(text, n, name, err, sizeof(err));
+    free(text);
     if (!doc)
         fail_msg("%s", err);
     return doc;

@@ -12,14 +12,9 @@
 
 #include "cv_error.h"
 #include "cv_template.h"
+#include "test_util.h"
 
 #define HOT "heat_template_version: 2018-08-31\n"
-
-#define assert_contains(hay, needle)                                                               \
-    do {                                                                                           \
-        if (!strstr((hay), (needle)))                                                              \
-            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));                           \
-    } while (0)
 
 static char err[1024];
 

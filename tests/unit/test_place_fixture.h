@@ -94,6 +94,8 @@ FX_FN cv_node_t *fx_get(cv_cluster_t *c, const char *name)
 
 FX_FN void fx_cluster_free(cv_cluster_t *c)
 {
+    if (!c)
+        return;
     for (size_t i = 0; i < c->nnodes; i++) {
         cv_node_t *n = &c->nodes[i];
         free(n->name);
@@ -120,6 +122,24 @@ FX_FN cv_cluster_t *fx_grid(const char *const *rows, size_t n)
         char name[64], fd[64], ud[64];
         if (sscanf(rows[i], "%63s %63s %63s", name, fd, ud) == 3)
             fx_node(c, name, fd, ud);
+    }
+    fx_done(c);
+    return c;
+}
+
+/* Nodes A, B, C... (n <= 26), node i in its own FD fd:/FD<i> and UD UD<i>,
+ * with capacity `cap` of every metric in `metrics`; c->nodes[i] is node i. */
+FX_FN cv_cluster_t *fx_lettered(const char *metrics, size_t n, int64_t cap)
+{
+    cv_cluster_t *c = fx_cluster(metrics);
+    for (size_t i = 0; i < n; i++) {
+        char name[8], fd[32], ud[32];
+        snprintf(name, sizeof(name), "%c", (char)('A' + i));
+        snprintf(fd, sizeof(fd), "fd:/FD%zu", i);
+        snprintf(ud, sizeof(ud), "UD%zu", i);
+        cv_node_t *node = fx_node(c, name, fd, ud);
+        for (size_t m = 0; m < c->nmetrics; m++)
+            node->capacity[m] = cap;
     }
     fx_done(c);
     return c;
@@ -168,19 +188,11 @@ FX_FN void fx_mesos(cv_service_t *s, const char *json_text)
     json_decref(spec);
 }
 
+/* The library's own release (cv_cluster.h): the fixtures allocate services
+ * as its loader does. */
 FX_FN void fx_service_free(cv_service_t *s)
 {
-    if (!s)
-        return;
-    free(s->name);
-    free(s->service_type);
-    free(s->placement_text);
-    if (s->placement)
-        cv_pcexpr_free(s->placement);
-    if (s->constraints)
-        cv_mconstraint_free(s->constraints);
-    free(s->affinity_service);
-    free(s);
+    cv_service_free(s);
 }
 
 /* ---------------------------------------------------------------- layouts */
@@ -219,10 +231,23 @@ FX_FN void fx_layout_add(cv_layout_t *l, cv_cluster_t *c, cv_service_t *s, const
 
 FX_FN void fx_layout_free(cv_layout_t *l)
 {
+    if (!l)
+        return;
     for (size_t i = 0; i < l->nservices; i++)
         free(l->services[i].replicas);
     free(l->services);
     free(l);
+}
+
+/* ---------------------------------------------------------------- teardown */
+
+/* Releases what a test built, in this order; any of them may be NULL. */
+FX_FN void fx_release(json_t *result, cv_layout_t *l, cv_service_t *s, cv_cluster_t *c)
+{
+    json_decref(result);
+    fx_layout_free(l);
+    fx_service_free(s);
+    fx_cluster_free(c);
 }
 
 /* ---------------------------------------------------------------- reading results */
@@ -235,9 +260,11 @@ FX_FN const char *fx_nodes(const json_t *result)
     json_t *p;
     size_t i;
     buf[0] = 0;
-    json_array_foreach(json_object_get(result, "placements"), i, p) len +=
-        (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? "," : "",
-                         json_string_value(json_object_get(p, "node")));
+    json_array_foreach(json_object_get(result, "placements"), i, p)
+    {
+        len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? "," : "",
+                                json_string_value(json_object_get(p, "node")));
+    }
     return buf;
 }
 
@@ -254,8 +281,11 @@ FX_FN const char *fx_eliminated(const json_t *result, const char *constraint)
     {
         if (strcmp(json_string_value(json_object_get(step, "constraint")), constraint) != 0)
             continue;
-        json_array_foreach(json_object_get(step, "eliminated"), j, name) len += (size_t)snprintf(
-            buf + len, sizeof(buf) - len, "%s%s", j ? "," : "", json_string_value(name));
+        json_array_foreach(json_object_get(step, "eliminated"), j, name)
+        {
+            len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", j ? "," : "",
+                                    json_string_value(name));
+        }
         return buf;
     }
     return NULL;

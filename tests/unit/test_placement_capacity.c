@@ -16,18 +16,9 @@
  * metric in `metrics`, the loads of the first metric from `loads`. */
 static cv_cluster_t *flat(const char *metrics, size_t n, int64_t cap, const int64_t *loads)
 {
-    cv_cluster_t *c = fx_cluster(metrics);
-    for (size_t i = 0; i < n; i++) {
-        char name[8], fd[32], ud[32];
-        snprintf(name, sizeof(name), "%c", (char)('A' + i));
-        snprintf(fd, sizeof(fd), "fd:/FD%zu", i);
-        snprintf(ud, sizeof(ud), "UD%zu", i);
-        cv_node_t *node = fx_node(c, name, fd, ud);
-        for (size_t m = 0; m < c->nmetrics; m++)
-            node->capacity[m] = cap;
-        node->load[0] = loads ? loads[i] : 0;
-    }
-    fx_done(c);
+    cv_cluster_t *c = fx_lettered(metrics, n, cap);
+    for (size_t i = 0; loads && i < n; i++)
+        c->nodes[i].load[0] = loads[i];
     return c;
 }
 
@@ -63,9 +54,7 @@ static void test_a_node_is_never_filled_above_capacity(void **state)
     r = place(c, s, CV_PLACE_NEW);
     assert_int_equal(placed(r), 0);
     assert_string_equal(fx_eliminated(r, "NodeCapacity"), "A,B");
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 /* The seed's ClientConnections node: capacity 32,768 with 32,256 used
@@ -79,9 +68,7 @@ static void test_primary_and_secondary_loads_are_checked_separately(void **state
     fx_metric(s, "ClientConnections", 1024, 0, 1.0);
     json_t *r = place(c, s, CV_PLACE_NEW);
     assert_string_equal(fx_nodes(r), "B,A");
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 /* ---------------------------------------------------------------- buffer and overbooking */
@@ -101,9 +88,7 @@ static bool fits(int64_t load, double buffer, double overbook, cv_place_action_t
     cv_service_t *s = stateless(1, "CpuUtilization", 10);
     json_t *r = place(c, s, action);
     bool ok = placed(r) == 1;
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
     return ok;
 }
 
@@ -161,9 +146,7 @@ static void test_availability_actions_avoid_the_buffer_when_they_can(void **stat
     fx_metric(s, "M2", 1, 1, 1.0);
     json_t *r = place(c, s, CV_PLACE_REPLACE);
     assert_string_equal(fx_nodes(r), "B");
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 /* ---------------------------------------------------------------- cluster capacity (S6) */
@@ -182,9 +165,7 @@ static void test_a_service_that_cannot_fit_the_cluster_is_rejected_with_its_shor
                          json_object_get(json_object_get(rejected, "shortfall"), "DiskSpaceInMb")),
                      1);
     assert_int_equal(placed(r), 0);
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 static void test_a_service_that_fits_the_cluster_exactly_is_not_rejected(void **state)
@@ -196,9 +177,7 @@ static void test_a_service_that_fits_the_cluster_exactly_is_not_rejected(void **
     json_t *r = place(c, s, CV_PLACE_NEW);
     assert_true(json_is_null(json_object_get(r, "rejected")));
     assert_int_equal(placed(r), 3);
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 /* The seed: 15 units as one unit on each of 15 nodes pass the cluster
@@ -216,9 +195,7 @@ static void test_room_scattered_over_nodes_passes_the_cluster_check_only(void **
     assert_int_equal(json_array_size(json_object_get(r, "unplaced")), 3);
     assert_int_equal(strlen(fx_eliminated(r, "NodeCapacity")),
                      strlen("A,B,C,D,E,F,G,H,I,J,K,L,M,N,O"));
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 static void test_the_cluster_check_keeps_the_buffer_for_new_services(void **state)
@@ -234,9 +211,7 @@ static void test_the_cluster_check_keeps_the_buffer_for_new_services(void **stat
     json_decref(r);
     r = place(c, s, CV_PLACE_REPLACE);
     assert_true(json_is_null(json_object_get(r, "rejected")));
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 static void test_down_nodes_do_not_count_as_cluster_capacity(void **state)
@@ -247,9 +222,7 @@ static void test_down_nodes_do_not_count_as_cluster_capacity(void **state)
     cv_service_t *s = stateless(2, "M", 6);
     json_t *r = place(c, s, CV_PLACE_NEW);
     assert_true(json_is_object(json_object_get(r, "rejected")));
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 /* ---------------------------------------------------------------- balance */
@@ -262,9 +235,7 @@ static void test_a_replica_goes_to_the_least_utilised_node(void **state)
     cv_service_t *s = stateless(1, "M", 1);
     json_t *r = place(c, s, CV_PLACE_NEW);
     assert_string_equal(fx_nodes(r), "B");
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 static const char *weighted_choice(double w1, double w2)
@@ -278,9 +249,7 @@ static const char *weighted_choice(double w1, double w2)
     json_t *r = place(c, s, CV_PLACE_NEW);
     static char node[8];
     snprintf(node, sizeof(node), "%s", fx_nodes(r));
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
     return node;
 }
 
@@ -336,9 +305,7 @@ static void test_soft_capacity_is_broken_only_when_no_node_fits_and_is_reported(
     r = place(c, s, CV_PLACE_REPLACE);
     assert_string_equal(fx_nodes(r), "B");
     assert_int_equal(json_array_size(json_object_get(r, "health")), 0);
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 static void test_a_layout_over_capacity_reports_the_node_and_its_metrics(void **state)
@@ -353,8 +320,7 @@ static void test_a_layout_over_capacity_reports_the_node_and_its_metrics(void **
     assert_non_null(strstr(d, "NodeName -- A"));
     assert_non_null(strstr(d, "M1 (load 130, capacity 100)"));
     assert_non_null(strstr(d, "M2 (load 101, capacity 100)"));
-    json_decref(h);
-    fx_cluster_free(c);
+    fx_release(h, NULL, NULL, c);
 }
 
 int main(void)

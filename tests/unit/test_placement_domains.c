@@ -66,9 +66,7 @@ static void test_six_nodes_max_difference_places_on_n1_to_n5(void **state)
     assert_string_equal(fx_nodes(r), "N1,N2,N3,N4,N5");
     assert_int_equal(json_array_size(json_object_get(r, "health")), 0);
     assert_string_equal(json_string_value(json_object_get(r, "policy")), "maxDifference");
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 static void test_six_nodes_n6_is_never_used_even_when_it_is_the_least_loaded(void **state)
@@ -81,9 +79,7 @@ static void test_six_nodes_n6_is_never_used_even_when_it_is_the_least_loaded(voi
     fx_metric(s, "M", 1, 1, 1.0);
     json_t *r = cv_place(c, s, NULL, CV_PLACE_NEW);
     assert_string_equal(fx_nodes(r), "N1,N2,N3,N4,N5");
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 static void test_six_nodes_n6_instead_of_n2_breaks_the_fault_domain_rule(void **state)
@@ -95,9 +91,7 @@ static void test_six_nodes_n6_instead_of_n2_breaks_the_fault_domain_rule(void **
     json_t *h = check(c, s, layout, 5);
     assert_int_equal(fx_health(h, "ReplicaConstraintViolation_FaultDomain", NULL), 1);
     assert_int_equal(fx_health(h, "ReplicaConstraintViolation_UpgradeDomain", NULL), 0);
-    json_decref(h);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(h, NULL, s, c);
 }
 
 static void test_six_nodes_n2_and_n6_break_the_upgrade_domain_rule(void **state)
@@ -109,9 +103,7 @@ static void test_six_nodes_n2_and_n6_break_the_upgrade_domain_rule(void **state)
     json_t *h = check(c, s, layout, 5);
     assert_int_equal(fx_health(h, "ReplicaConstraintViolation_FaultDomain", NULL), 0);
     assert_int_equal(fx_health(h, "ReplicaConstraintViolation_UpgradeDomain", "Warning"), 1);
-    json_decref(h);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(h, NULL, s, c);
 }
 
 static void test_six_nodes_adaptive_rule_chooses_quorum_safe(void **state)
@@ -134,9 +126,7 @@ static void test_ten_nodes_max_difference_still_uses_n1_to_n5(void **state)
     json_t *r = cv_place(c, s, NULL, CV_PLACE_NEW);
     assert_string_equal(fx_nodes(r), "N1,N2,N3,N4,N5");
     assert_int_equal(json_array_size(json_object_get(r, "health")), 0);
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 /* ---------------------------------------------------------------- the eight-node grid */
@@ -148,9 +138,7 @@ static void test_eight_nodes_adaptive_rule_chooses_quorum_safe(void **state)
     cv_service_t *s = five(CV_DIST_ADAPTIVE);
     json_t *r = cv_place(c, s, NULL, CV_PLACE_NEW);
     assert_string_equal(json_string_value(json_object_get(r, "policy")), "quorumSafe");
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 static void test_eight_nodes_seed_layout_is_quorum_safe_but_not_max_difference(void **state)
@@ -184,9 +172,7 @@ static void test_eight_nodes_quorum_safe_lets_n6_to_n8_be_used(void **state)
     json_t *r = cv_place(c, s, NULL, CV_PLACE_NEW);
     assert_string_equal(fx_nodes(r), "N6,N7,N8,N5,N1");
     assert_int_equal(json_array_size(json_object_get(r, "health")), 0);
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 static void test_eight_nodes_four_replicas_return_to_max_difference_on_n1_to_n4(void **state)
@@ -198,9 +184,7 @@ static void test_eight_nodes_four_replicas_return_to_max_difference_on_n1_to_n4(
     assert_int_equal(cv_place_policy(c, s), CV_DIST_MAX_DIFFERENCE);
     json_t *r = cv_place(c, s, NULL, CV_PLACE_NEW);
     assert_string_equal(fx_nodes(r), "N1,N2,N3,N4");
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 /* The seed: with N1 removed only four UDs remain, the rule falls back to
@@ -223,10 +207,7 @@ static void test_eight_nodes_without_n1_rebuild_r1_on_n4(void **state)
     assert_int_equal(json_integer_value(json_object_get(first, "replica")), 0);
     assert_string_equal(json_string_value(json_object_get(first, "node")), "N4");
     assert_int_equal(json_array_size(json_object_get(r, "health")), 0);
-    json_decref(r);
-    fx_layout_free(l);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, l, s, c);
 }
 
 /* ---------------------------------------------------------------- the adaptive rule */
@@ -307,9 +288,7 @@ static void test_every_level_of_the_fault_domain_tree_is_spread(void **state)
     s->replicas = 4;
     json_t *r = cv_place(c, s, NULL, CV_PLACE_NEW);
     assert_string_equal(fx_nodes(r), "A1,C1,B1,D1"); /* one per rack, two per datacenter */
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 static void test_a_fuller_datacenter_is_avoided_at_the_top_level(void **state)
@@ -323,10 +302,7 @@ static void test_a_fuller_datacenter_is_avoided_at_the_top_level(void **state)
     fx_layout_add(l, c, s, had, 2);
     json_t *r = cv_place(c, s, l, CV_PLACE_REPLACE);
     assert_string_equal(fx_nodes(r), "A1,B1,C1,D1");
-    json_decref(r);
-    fx_layout_free(l);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, l, s, c);
 }
 
 static void set_down(cv_cluster_t *c, const char *name)
@@ -349,9 +325,7 @@ static void test_a_down_fault_domain_is_packed_with_a_warning(void **state)
     assert_non_null(strstr(json_string_value(json_object_get(json_array_get(h, 0), "description")),
                            "Distribution Policy -- Packing"));
     assert_true(json_array_size(json_object_get(r, "warnings")) > 0);
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 static void test_require_domain_distribution_forbids_packing_when_nodes_are_down(void **state)
@@ -370,9 +344,7 @@ static void test_require_domain_distribution_forbids_packing_when_nodes_are_down
     json_t *h = json_object_get(r, "health");
     assert_int_equal(fx_health(h, "ReplicaConstraintViolation_FaultDomain", NULL), 0);
     assert_int_equal(fx_health(h, "ServiceReplicaUnplacedHealth_Secondary", "Warning"), 1);
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 static void test_a_layout_packed_against_require_domain_distribution_is_an_error(void **state)
@@ -384,9 +356,7 @@ static void test_a_layout_packed_against_require_domain_distribution_is_an_error
     static const char *const layout[] = {"N1", "N3", "N4", "N5", "N6"};
     json_t *h = check(c, s, layout, 5);
     assert_int_equal(fx_health(h, "ReplicaConstraintViolation_FaultDomain", "Error"), 1);
-    json_decref(h);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(h, NULL, s, c);
 }
 
 int main(void)

@@ -16,18 +16,9 @@
 /* Nodes A, B, C... each its own FD and UD, with property rack = racks[i]. */
 static cv_cluster_t *nodes(size_t n, const char *const *racks)
 {
-    cv_cluster_t *c = fx_cluster("M");
-    for (size_t i = 0; i < n; i++) {
-        char name[8], fd[32], ud[32];
-        snprintf(name, sizeof(name), "%c", (char)('A' + i));
-        snprintf(fd, sizeof(fd), "fd:/FD%zu", i);
-        snprintf(ud, sizeof(ud), "UD%zu", i);
-        cv_node_t *node = fx_node(c, name, fd, ud);
-        node->capacity[0] = 100;
-        if (racks)
-            json_object_set_new(node->props, "rack", json_string(racks[i]));
-    }
-    fx_done(c);
+    cv_cluster_t *c = fx_lettered("M", n, 100);
+    for (size_t i = 0; racks && i < n; i++)
+        json_object_set_new(c->nodes[i].props, "rack", json_string(racks[i]));
     return c;
 }
 
@@ -59,9 +50,7 @@ static void test_two_replicas_of_a_service_never_share_a_node(void **state)
                        "{\"constraint\":\"ReplicaExclusion\",\"eliminated\":[\"A\",\"B\",\"C\"]},"
                        "{\"constraint\":\"FaultDomain\",\"eliminated\":[]},"
                        "{\"constraint\":\"UpgradeDomain\",\"eliminated\":[]}]");
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 static void test_down_and_disabled_nodes_are_not_candidates(void **state)
@@ -74,9 +63,7 @@ static void test_down_and_disabled_nodes_are_not_candidates(void **state)
     json_t *r = cv_place(c, s, NULL, CV_PLACE_NEW);
     assert_string_equal(fx_nodes(r), "C");
     assert_string_equal(fx_eliminated(r, "NodeStatus"), "A,B");
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 /* ---------------------------------------------------------------- placement constraints */
@@ -105,9 +92,7 @@ static void test_the_placement_constraint_selects_nodes_by_property(void **state
     json_t *r = cv_place(c, s, NULL, CV_PLACE_NEW);
     assert_string_equal(fx_nodes(r), "A");
     assert_string_equal(fx_eliminated(r, "PlacementConstraint"), "B,C");
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 static void test_a_node_lacking_a_property_never_matches(void **state)
@@ -121,9 +106,7 @@ static void test_a_node_lacking_a_property_never_matches(void **state)
     json_t *r = cv_place(c, s, NULL, CV_PLACE_NEW);
     assert_int_equal(json_array_size(json_object_get(r, "placements")), 0);
     assert_string_equal(fx_eliminated(r, "PlacementConstraint"), "C");
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 static void test_the_built_in_node_type_property_can_be_constrained(void **state)
@@ -135,9 +118,7 @@ static void test_the_built_in_node_type_property_can_be_constrained(void **state
     fx_placement(s, "(NodeType == NodeType03)");
     json_t *r = cv_place(c, s, NULL, CV_PLACE_NEW);
     assert_string_equal(fx_nodes(r), "B");
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 /* ---------------------------------------------------------------- the elimination sequence */
@@ -169,10 +150,7 @@ static void test_the_elimination_sequence_names_each_constraint_in_order(void **
     assert_int_equal(
         fx_health(json_object_get(r, "health"), "ServiceReplicaUnplacedHealth_Instance", "Warning"),
         1);
-    json_decref(r);
-    fx_layout_free(l);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, l, s, c);
 }
 
 /* ---------------------------------------------------------------- Mesos constraints */
@@ -195,8 +173,7 @@ static void test_unique_allows_one_replica_per_attribute_value(void **state)
     json_t *r = place_mesos(c, 4, "[\"rack\", \"UNIQUE\"]");
     assert_string_equal(fx_nodes(r), "A,C,E");
     assert_string_equal(fx_eliminated(r, "MesosConstraint"), "B,D");
-    json_decref(r);
-    fx_cluster_free(c);
+    fx_release(r, NULL, NULL, c);
 }
 
 static void test_maxper_allows_n_replicas_per_attribute_value(void **state)
@@ -209,8 +186,7 @@ static void test_maxper_allows_n_replicas_per_attribute_value(void **state)
     json_decref(r);
     r = place_mesos(c, 4, "[\"rack\", \"MAXPER\", 2]");
     assert_int_equal(json_array_size(json_object_get(r, "placements")), 4);
-    json_decref(r);
-    fx_cluster_free(c);
+    fx_release(r, NULL, NULL, c);
 }
 
 static void test_cluster_limits_replicas_to_a_set_of_values(void **state)
@@ -219,8 +195,7 @@ static void test_cluster_limits_replicas_to_a_set_of_values(void **state)
     cv_cluster_t *c = nodes(5, racks);
     json_t *r = place_mesos(c, 2, "[\"rack\", \"CLUSTER\", [\"r2\", \"r3\"]]");
     assert_string_equal(fx_nodes(r), "C,D");
-    json_decref(r);
-    fx_cluster_free(c);
+    fx_release(r, NULL, NULL, c);
 }
 
 static void test_and_combines_mesos_constraints(void **state)
@@ -230,8 +205,7 @@ static void test_and_combines_mesos_constraints(void **state)
     json_t *r =
         place_mesos(c, 3, "{\"and\": [[\"rack\", \"UNIQUE\"], [\"rack\", \"LIKE\", \"r[12]\"]]}");
     assert_string_equal(fx_nodes(r), "A,C");
-    json_decref(r);
-    fx_cluster_free(c);
+    fx_release(r, NULL, NULL, c);
 }
 
 /* ---------------------------------------------------------------- affinity */
@@ -265,17 +239,15 @@ static void test_affinity_to_an_unplaced_parent_places_nothing(void **state)
     json_t *r = cv_place(c, child, NULL, CV_PLACE_NEW);
     assert_int_equal(json_array_size(json_object_get(r, "placements")), 0);
     assert_string_equal(fx_eliminated(r, "Affinity"), "A,B,C");
-    json_decref(r);
-    fx_service_free(child);
-    fx_cluster_free(c);
+    fx_release(r, NULL, child, c);
 }
 
 /* ---------------------------------------------------------------- priorities (S11) */
 
-static json_t *place_blue(cv_cluster_t *c, int priority)
+static json_t *place_blue(cv_cluster_t *c, int priority, int replicas)
 {
     c->priorities.placement = priority;
-    cv_service_t *s = fx_service("svc", 1, false);
+    cv_service_t *s = fx_service("svc", replicas, false);
     fx_placement(s, "Color == blue");
     fx_metric(s, "M", 1, 1, 1.0);
     json_t *r = cv_place(c, s, NULL, CV_PLACE_NEW);
@@ -299,100 +271,94 @@ static void test_a_hard_constraint_is_never_broken(void **state)
 {
     (void)state;
     cv_cluster_t *c = red_and_blue(NULL);
-    json_t *r = place_blue(c, 0);
+    json_t *r = place_blue(c, 0, 1);
     assert_int_equal(json_array_size(json_object_get(r, "placements")), 0);
     assert_string_equal(fx_eliminated(r, "PlacementConstraint"), "A,B");
-    json_decref(r);
-    fx_cluster_free(c);
+    fx_release(r, NULL, NULL, c);
 }
 
 static void test_a_soft_constraint_is_broken_only_when_no_node_satisfies_it(void **state)
 {
     (void)state;
     cv_cluster_t *c = red_and_blue(NULL);
-    json_t *r = place_blue(c, 1);
+    json_t *r = place_blue(c, 1, 1);
     assert_string_equal(fx_nodes(r), "A");
     assert_int_equal(fx_health(json_object_get(r, "health"),
                                "ReplicaConstraintViolation_PlacementConstraint", "Warning"),
                      1);
     assert_non_null(strstr(json_string_value(json_array_get(json_object_get(r, "warnings"), 0)),
                            "PlacementConstraint (soft)"));
-    json_decref(r);
-    fx_cluster_free(c);
+    fx_release(r, NULL, NULL, c);
     c = red_and_blue("B"); /* B satisfies it, although more loaded */
-    r = place_blue(c, 1);
+    r = place_blue(c, 1, 1);
     assert_string_equal(fx_nodes(r), "B");
     assert_int_equal(json_array_size(json_object_get(r, "health")), 0);
-    json_decref(r);
-    fx_cluster_free(c);
+    fx_release(r, NULL, NULL, c);
 }
 
 static void test_an_optimization_constraint_only_steers_the_choice(void **state)
 {
     (void)state;
     cv_cluster_t *c = red_and_blue("B");
-    json_t *r = place_blue(c, 2);
+    json_t *r = place_blue(c, 2, 1);
     assert_string_equal(fx_nodes(r), "B");
-    json_decref(r);
-    fx_cluster_free(c);
+    fx_release(r, NULL, NULL, c);
     c = red_and_blue(NULL);
-    r = place_blue(c, 2);
+    r = place_blue(c, 2, 1);
     assert_string_equal(fx_nodes(r), "A");
     assert_int_equal(json_array_size(json_object_get(r, "health")), 0);
     assert_int_equal(json_array_size(json_object_get(r, "warnings")), 0);
-    json_decref(r);
-    fx_cluster_free(c);
+    fx_release(r, NULL, NULL, c);
 }
 
 static void test_a_disabled_constraint_is_skipped(void **state)
 {
     (void)state;
     cv_cluster_t *c = red_and_blue("B");
-    c->priorities.placement = -1;
-    cv_service_t *s = fx_service("svc", 3, false);
-    fx_placement(s, "Color == blue");
-    fx_metric(s, "M", 1, 1, 1.0);
-    json_t *r = cv_place(c, s, NULL, CV_PLACE_NEW);
+    json_t *r = place_blue(c, -1, 3);
     assert_string_equal(fx_nodes(r), "A,B");
     assert_null(fx_eliminated(r, "PlacementConstraint"));
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, NULL, c);
 }
 
 /* ---------------------------------------------------------------- the result */
 
+/* Nodes A, B, C and a stateful service of 3 whose replica `index` the layout
+ * has on C, placed again to replace the others. */
+static json_t *replace_beside_c(int index, cv_cluster_t **c, cv_service_t **s, cv_layout_t **l)
+{
+    static const char *const had[] = {"C"};
+    *c = nodes(3, NULL);
+    *s = fx_service("svc", 3, true);
+    *l = fx_layout();
+    fx_layout_add(*l, *c, *s, had, 1);
+    (*l)->services[0].replicas[0].index = index;
+    return cv_place(*c, *s, *l, CV_PLACE_REPLACE);
+}
+
 static void test_existing_replicas_are_kept_and_reported(void **state)
 {
     (void)state;
-    cv_cluster_t *c = nodes(3, NULL);
-    cv_service_t *s = fx_service("svc", 3, true);
-    static const char *const had[] = {"C"};
-    cv_layout_t *l = fx_layout();
-    fx_layout_add(l, c, s, had, 1);
-    json_t *r = cv_place(c, s, l, CV_PLACE_REPLACE);
+    cv_cluster_t *c;
+    cv_service_t *s;
+    cv_layout_t *l;
+    json_t *r = replace_beside_c(0, &c, &s, &l);
     assert_string_equal(fx_nodes(r), "C,A,B");
     json_t *p = json_object_get(r, "placements");
     assert_string_equal(json_string_value(json_object_get(json_array_get(p, 0), "role")),
                         "primary");
     assert_string_equal(json_string_value(json_object_get(json_array_get(p, 1), "role")),
                         "secondary");
-    json_decref(r);
-    fx_layout_free(l);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, l, s, c);
 }
 
 static void test_a_service_keeps_one_primary_when_the_layout_already_has_one(void **state)
 {
     (void)state;
-    cv_cluster_t *c = nodes(3, NULL);
-    cv_service_t *s = fx_service("svc", 3, true);
-    static const char *const had[] = {"C"};
-    cv_layout_t *l = fx_layout();
-    fx_layout_add(l, c, s, had, 1);
-    l->services[0].replicas[0].index = 1; /* replica 1 was promoted */
-    json_t *r = cv_place(c, s, l, CV_PLACE_REPLACE);
+    cv_cluster_t *c;
+    cv_service_t *s;
+    cv_layout_t *l;
+    json_t *r = replace_beside_c(1, &c, &s, &l); /* replica 1 was promoted */
     json_t *p = json_object_get(r, "placements");
     assert_int_equal(json_array_size(p), 3);
     size_t primaries = 0, i;
@@ -402,10 +368,7 @@ static void test_a_service_keeps_one_primary_when_the_layout_already_has_one(voi
         primaries += strcmp(json_string_value(json_object_get(e, "role")), "primary") == 0;
     }
     assert_int_equal(primaries, 1);
-    json_decref(r);
-    fx_layout_free(l);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, l, s, c);
 }
 
 static void test_the_result_has_exactly_the_documented_fields(void **state)
@@ -419,9 +382,7 @@ static void test_the_result_has_exactly_the_documented_fields(void **state)
                              "\"role\":\"instance\"}],\"policy\":\"maxDifference\",\"rejected\":"
                              "null,\"service\":\"svc\",\"unplaced\":[],\"warnings\":[]}");
     free(got);
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 static void test_the_cluster_manifest_warnings_are_passed_on(void **state)
@@ -434,9 +395,7 @@ static void test_the_cluster_manifest_warnings_are_passed_on(void **state)
     json_t *r = cv_place(c, s, NULL, CV_PLACE_NEW);
     assert_string_equal(json_string_value(json_array_get(json_object_get(r, "warnings"), 0)),
                         "unbalanced fault domain tree");
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 static void test_ties_are_broken_by_node_name(void **state)
@@ -447,9 +406,7 @@ static void test_ties_are_broken_by_node_name(void **state)
     cv_service_t *s = fx_service("svc", 1, false);
     json_t *r = cv_place(c, s, NULL, CV_PLACE_NEW);
     assert_string_equal(fx_nodes(r), "alpha");
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 static void test_the_same_input_gives_the_same_output(void **state)
@@ -477,9 +434,7 @@ static void test_the_same_input_gives_the_same_output(void **state)
     free(da);
     free(db);
     json_decref(a);
-    json_decref(b);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(b, NULL, s, c);
 }
 
 static void test_an_empty_cluster_places_nothing_and_says_so(void **state)
@@ -491,9 +446,7 @@ static void test_an_empty_cluster_places_nothing_and_says_so(void **state)
     assert_int_equal(json_array_size(json_object_get(r, "placements")), 0);
     assert_int_equal(json_array_size(json_object_get(r, "unplaced")), 2);
     assert_string_equal(fx_eliminated(r, "ReplicaExclusion"), "");
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 static void test_a_metric_unknown_to_the_cluster_neither_limits_nor_rejects(void **state)
@@ -505,9 +458,7 @@ static void test_a_metric_unknown_to_the_cluster_neither_limits_nor_rejects(void
     json_t *r = cv_place(c, s, NULL, CV_PLACE_NEW);
     assert_string_equal(fx_nodes(r), "A,B");
     assert_true(json_is_null(json_object_get(r, "rejected")));
-    json_decref(r);
-    fx_service_free(s);
-    fx_cluster_free(c);
+    fx_release(r, NULL, s, c);
 }
 
 int main(void)

@@ -392,9 +392,7 @@ static void test_placement_is_perfect_exactly_when_a_perfect_layout_exists(void 
             assert_int_equal(perfect(res), exists);
             found += exists;
         }
-        json_decref(res);
-        fx_service_free(s);
-        fx_cluster_free(c);
+        fx_release(res, NULL, s, c);
     }
     assert_true(found > 50); /* the instances are not all infeasible */
 }

@@ -12,6 +12,7 @@
 
 #include "cv_error.h"
 #include "cv_rtype.h"
+#include "test_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,14 +25,6 @@
 #define UPPER "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 #define DIGITS "0123456789"
 
-static json_t *parse(const char *text)
-{
-    json_t *v = json_loads(text, JSON_DECODE_ANY, NULL);
-    if (!v)
-        fail_msg("bad JSON in test: %s", text);
-    return v;
-}
-
 static const cv_rtype_t *rs_type(void)
 {
     return cv_rtype_find("OS::Heat::RandomString");
@@ -39,11 +32,31 @@ static const cv_rtype_t *rs_type(void)
 
 static json_t *schema(const char *props_json, bool literal_only, char *err, size_t err_size)
 {
-    json_t *raw = parse(props_json);
+    json_t *raw = tu_json(props_json);
     err[0] = '\0';
     json_t *out = cv_rtype_apply_schema(rs_type(), raw, WHERE, literal_only, err, err_size);
     json_decref(raw);
     return out;
+}
+
+/* The state create is handed: resource "r" of stack "stk", `props` as they
+ * are, empty data and attributes (released with release_state). */
+static cv_rstate_t state_of(json_t *props, const char *uuid, double now)
+{
+    return (cv_rstate_t){.stack_name = "stk",
+                         .resource_name = "r",
+                         .uuid = uuid,
+                         .props = props,
+                         .now = now,
+                         .data = json_object(),
+                         .attrs = json_object()};
+}
+
+/* Releases the state's data and attributes. */
+static void release_state(cv_rstate_t *st)
+{
+    json_decref(st->data);
+    json_decref(st->attrs);
 }
 
 /* Creates a RandomString and returns its value (malloc'd). */
@@ -53,13 +66,7 @@ static char *generate(const char *props_json, const char *uuid)
     json_t *props = schema(props_json, false, err, sizeof(err));
     if (!props)
         fail_msg("%s refused: %s", props_json, err);
-    cv_rstate_t st = {.stack_name = "stk",
-                      .resource_name = "r",
-                      .uuid = uuid,
-                      .props = props,
-                      .now = 1,
-                      .data = json_object(),
-                      .attrs = json_object()};
+    cv_rstate_t st = state_of(props, uuid, 1);
     if (rs_type()->create(&st) != 0)
         fail_msg("create failed: %s", st.reason);
     char physical_id[CV_PHYSID_MAX];
@@ -67,8 +74,7 @@ static char *generate(const char *props_json, const char *uuid)
     assert_string_equal(st.physical_id, physical_id);
     assert_int_equal(rs_type()->observe(&st, CV_ACTION_CREATE), CV_OBSERVED_COMPLETE);
     char *value = strdup(json_string_value(json_object_get(st.attrs, "value")));
-    json_decref(st.data);
-    json_decref(st.attrs);
+    release_state(&st);
     json_decref(props);
     return value;
 }
@@ -239,12 +245,7 @@ static void test_update_derives_the_same_string(void **state)
     (void)state;
     char err[256];
     json_t *props = schema("{\"salt\": \"s\"}", false, err, sizeof(err));
-    cv_rstate_t st = {.stack_name = "stk",
-                      .resource_name = "r",
-                      .uuid = UUID,
-                      .props = props,
-                      .data = json_object(),
-                      .attrs = json_object()};
+    cv_rstate_t st = state_of(props, UUID, 0);
     assert_int_equal(rs_type()->create(&st), 0);
     char *first = strdup(json_string_value(json_object_get(st.attrs, "value")));
     json_object_clear(st.attrs);
@@ -252,8 +253,7 @@ static void test_update_derives_the_same_string(void **state)
     assert_string_equal(json_string_value(json_object_get(st.attrs, "value")), first);
     assert_int_equal(rs_type()->remove(&st), 0);
     free(first);
-    json_decref(st.data);
-    json_decref(st.attrs);
+    release_state(&st);
     json_decref(props);
 }
 
@@ -310,16 +310,10 @@ static void test_intrinsics_are_checked_once_resolved(void **state)
                          true, err, sizeof(err));
     if (!out)
         fail_msg("refused: %s", err);
-    cv_rstate_t st = {.stack_name = "stk",
-                      .resource_name = "r",
-                      .uuid = UUID,
-                      .props = out,
-                      .data = json_object(),
-                      .attrs = json_object()};
+    cv_rstate_t st = state_of(out, UUID, 0);
     assert_int_equal(rs_type()->create(&st), CV_EFAILED);
     assert_non_null(strstr(st.reason, "unresolved"));
-    json_decref(st.data);
-    json_decref(st.attrs);
+    release_state(&st);
     json_decref(out);
 }
 
@@ -327,17 +321,11 @@ static void test_create_refuses_invalid_resolved_properties(void **state)
 {
     (void)state;
     /* As if a get_param resolved to a bad length after validation. */
-    json_t *props = parse("{\"length\": 0}");
-    cv_rstate_t st = {.stack_name = "stk",
-                      .resource_name = "r",
-                      .uuid = UUID,
-                      .props = props,
-                      .data = json_object(),
-                      .attrs = json_object()};
+    json_t *props = tu_json("{\"length\": 0}");
+    cv_rstate_t st = state_of(props, UUID, 0);
     assert_int_equal(rs_type()->create(&st), CV_EFAILED);
     assert_string_equal(st.reason, WHERE ".length: must be between 1 and 512, got 0");
-    json_decref(st.data);
-    json_decref(st.attrs);
+    release_state(&st);
     json_decref(props);
 }
 

@@ -10,21 +10,15 @@
 
 #include "cv_error.h"
 #include "cv_rtype.h"
+#include "test_util.h"
 
 #include <string.h>
 
 #define UUID "0123456789abcdef-0123-4567-89ab-cdef01234567"
 
-static json_t *parse(const char *text)
-{
-    json_t *v = json_loads(text, JSON_DECODE_ANY, NULL);
-    assert_non_null(v);
-    return v;
-}
-
 static bool intrinsic(const char *text)
 {
-    json_t *v = parse(text);
+    json_t *v = tu_json(text);
     bool yes = cv_is_intrinsic(v);
     json_decref(v);
     return yes;
@@ -133,7 +127,8 @@ static void test_none_accepts_any_properties(void **state)
 {
     (void)state;
     const cv_rtype_t *none = cv_rtype_find("OS::Heat::None");
-    json_t *props = parse("{\"flavor\": \"m1.small\", \"anything\": [1, {\"get_param\": \"x\"}]}");
+    json_t *props =
+        tu_json("{\"flavor\": \"m1.small\", \"anything\": [1, {\"get_param\": \"x\"}]}");
     char err[256] = "";
     json_t *out =
         cv_rtype_apply_schema(none, props, "resources.r.properties", true, err, sizeof(err));
@@ -150,7 +145,7 @@ static void test_none_accepts_any_properties(void **state)
 static void test_none_still_wants_a_map_of_properties(void **state)
 {
     (void)state;
-    json_t *props = parse("[1]");
+    json_t *props = tu_json("[1]");
     char err[256] = "";
     assert_null(cv_rtype_apply_schema(cv_rtype_find("OS::Heat::None"), props,
                                       "resources.r.properties", false, err, sizeof(err)));
@@ -186,7 +181,7 @@ static void test_none_is_complete_at_once_with_the_usual_physical_id(void **stat
 static void test_none_is_never_replaced(void **state)
 {
     (void)state;
-    json_t *a = parse("{\"image\": \"a\"}"), *b = parse("{\"image\": \"b\", \"x\": 1}");
+    json_t *a = tu_json("{\"image\": \"a\"}"), *b = tu_json("{\"image\": \"b\", \"x\": 1}");
     assert_false(cv_rtype_needs_replacement(cv_rtype_find("OS::Heat::None"), a, b));
     json_decref(a);
     json_decref(b);

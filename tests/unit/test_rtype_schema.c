@@ -12,18 +12,11 @@
 
 #include "cv_error.h"
 #include "cv_rtype.h"
+#include "test_util.h"
 
 #include <string.h>
 
 #define WHERE "resources.r.properties"
-
-static json_t *parse(const char *text)
-{
-    json_t *v = json_loads(text, JSON_DECODE_ANY, NULL);
-    if (!v)
-        fail_msg("bad JSON in test: %s", text);
-    return v;
-}
 
 static const cv_rtype_t *type(const char *name)
 {
@@ -37,7 +30,7 @@ static const cv_rtype_t *type(const char *name)
 static json_t *apply(const char *type_name, const char *props_json, bool literal_only, char *err,
                      size_t err_size)
 {
-    json_t *props = parse(props_json);
+    json_t *props = tu_json(props_json);
     err[0] = '\0';
     json_t *out = cv_rtype_apply_schema(type(type_name), props, WHERE, literal_only, err, err_size);
     json_decref(props);
@@ -63,7 +56,7 @@ static void expect_prop(const char *type_name, const char *props_json, const cha
     json_t *out = apply(type_name, props_json, false, err, sizeof(err));
     if (!out)
         fail_msg("%s refused: %s", props_json, err);
-    json_t *want = parse(want_json);
+    json_t *want = tu_json(want_json);
     json_t *got = json_object_get(out, prop);
     if (!got || !json_equal(got, want) || json_typeof(got) != json_typeof(want)) {
         char *text = got ? json_dumps(got, JSON_ENCODE_ANY) : NULL;
@@ -163,7 +156,7 @@ static void test_properties_must_be_a_map(void **state)
 static void test_errors_tolerate_a_missing_errstr(void **state)
 {
     (void)state;
-    json_t *props = parse("{\"bogus\": 1}");
+    json_t *props = tu_json("{\"bogus\": 1}");
     assert_null(
         cv_rtype_apply_schema(type("OS::Heat::TestResource"), props, WHERE, false, NULL, 0));
     json_decref(props);
@@ -177,9 +170,10 @@ static void test_defaults_are_applied(void **state)
     char err[256];
     json_t *out = apply("OS::Heat::TestResource", "{}", false, err, sizeof(err));
     assert_non_null(out);
-    json_t *want = parse("{\"value\": \"test_string\", \"update_replace\": false, \"fail\": false,"
-                         " \"client_name\": \"\", \"entity_name\": \"\", \"wait_secs\": 0,"
-                         " \"attr_wait_secs\": 0, \"constraint_prop_secs\": 0}");
+    json_t *want =
+        tu_json("{\"value\": \"test_string\", \"update_replace\": false, \"fail\": false,"
+                " \"client_name\": \"\", \"entity_name\": \"\", \"wait_secs\": 0,"
+                " \"attr_wait_secs\": 0, \"constraint_prop_secs\": 0}");
     assert_true(json_equal(out, want));
     json_decref(want);
     json_decref(out);
@@ -256,7 +250,7 @@ static void test_intrinsics_pass_the_type_check_only_when_literal_only(void **st
     json_t *out = apply("OS::Heat::RandomString", props, true, err, sizeof(err));
     if (!out)
         fail_msg("refused: %s", err);
-    json_t *want = parse("{\"get_param\": \"n\"}");
+    json_t *want = tu_json("{\"get_param\": \"n\"}");
     assert_true(json_equal(json_object_get(out, "length"), want));
     json_decref(want);
     json_decref(out);
@@ -267,7 +261,7 @@ static void test_intrinsics_pass_the_type_check_only_when_literal_only(void **st
 static void test_the_result_is_independent_of_the_input(void **state)
 {
     (void)state;
-    json_t *props = parse("{\"value\": [1, 2]}");
+    json_t *props = tu_json("{\"value\": [1, 2]}");
     char err[256];
     json_t *out =
         cv_rtype_apply_schema(type("OS::Heat::Value"), props, WHERE, false, err, sizeof(err));
@@ -282,7 +276,7 @@ static void test_the_result_is_independent_of_the_input(void **state)
 
 static bool replaces(const char *type_name, const char *old_json, const char *new_json)
 {
-    json_t *o = parse(old_json), *n = parse(new_json);
+    json_t *o = tu_json(old_json), *n = tu_json(new_json);
     bool yes = cv_rtype_needs_replacement(type(type_name), o, n);
     json_decref(o);
     json_decref(n);

@@ -11,6 +11,7 @@
 
 #include "cv_error.h"
 #include "cv_rtype.h"
+#include "test_util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,14 +19,6 @@
 #define WHERE "resources.r.properties"
 #define UUID "fedcba9876543210-aaaa-bbbb-cccc-dddddddddddd"
 #define T0 1700000000.0
-
-static json_t *parse(const char *text)
-{
-    json_t *v = json_loads(text, JSON_DECODE_ANY, NULL);
-    if (!v)
-        fail_msg("bad JSON in test: %s", text);
-    return v;
-}
 
 static const cv_rtype_t *test_type(void)
 {
@@ -37,7 +30,7 @@ static const cv_rtype_t *test_type(void)
 static cv_rstate_t *new_state(const char *props_json)
 {
     cv_rstate_t *st = calloc(1, sizeof(*st));
-    json_t *raw = parse(props_json);
+    json_t *raw = tu_json(props_json);
     char err[256] = "";
     st->props = cv_rtype_apply_schema(test_type(), raw, WHERE, false, err, sizeof(err));
     if (!st->props)
@@ -224,7 +217,7 @@ static void test_observe_tolerates_data_from_an_older_record(void **state)
 
 static void expect_invalid(const char *props_json, const char *message)
 {
-    json_t *raw = parse(props_json);
+    json_t *raw = tu_json(props_json);
     char err[256] = "";
     json_t *out = cv_rtype_apply_schema(test_type(), raw, WHERE, true, err, sizeof(err));
     if (out)
@@ -248,7 +241,7 @@ static void test_action_wait_secs_takes_only_actions_and_numbers(void **state)
 static void test_action_wait_secs_may_hold_intrinsics(void **state)
 {
     (void)state;
-    json_t *raw = parse("{\"action_wait_secs\": {\"create\": {\"get_param\": \"w\"}}}");
+    json_t *raw = tu_json("{\"action_wait_secs\": {\"create\": {\"get_param\": \"w\"}}}");
     char err[256] = "";
     json_t *out = cv_rtype_apply_schema(test_type(), raw, WHERE, true, err, sizeof(err));
     if (!out)

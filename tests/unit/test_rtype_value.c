@@ -10,20 +10,13 @@
 
 #include "cv_error.h"
 #include "cv_rtype.h"
+#include "test_util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define WHERE "resources.v.properties"
 #define UUID "abcdefabcdef1234"
-
-static json_t *parse(const char *text)
-{
-    json_t *v = json_loads(text, JSON_DECODE_ANY, NULL);
-    if (!v)
-        fail_msg("bad JSON in test: %s", text);
-    return v;
-}
 
 static const cv_rtype_t *value_type(void)
 {
@@ -35,7 +28,7 @@ static const cv_rtype_t *value_type(void)
  * create); returns the create result and the attribute in *attr. */
 static int create(const char *props_json, json_t **attr, char *reason, size_t reason_size)
 {
-    json_t *props = parse(props_json);
+    json_t *props = tu_json(props_json);
     cv_rstate_t st = {.stack_name = "stk",
                       .resource_name = "v",
                       .uuid = UUID,
@@ -58,7 +51,7 @@ static int create(const char *props_json, json_t **attr, char *reason, size_t re
 
 static void expect_attr(const char *props_json, const char *want_json)
 {
-    json_t *attr, *want = parse(want_json);
+    json_t *attr, *want = tu_json(want_json);
     char reason[512];
     if (create(props_json, &attr, reason, sizeof(reason)) != 0)
         fail_msg("%s failed: %s", props_json, reason);
@@ -144,7 +137,7 @@ static void test_json_type(void **state)
 static void test_update_recomputes_the_attribute(void **state)
 {
     (void)state;
-    json_t *props = parse("{\"value\": \"1,2\", \"type\": \"comma_delimited_list\"}");
+    json_t *props = tu_json("{\"value\": \"1,2\", \"type\": \"comma_delimited_list\"}");
     cv_rstate_t st = {.stack_name = "stk",
                       .resource_name = "v",
                       .uuid = UUID,
@@ -164,7 +157,7 @@ static void test_update_recomputes_the_attribute(void **state)
 
 static void expect_invalid(const char *props_json, const char *message)
 {
-    json_t *raw = parse(props_json);
+    json_t *raw = tu_json(props_json);
     char err[256] = "";
     json_t *out = cv_rtype_apply_schema(value_type(), raw, WHERE, true, err, sizeof(err));
     if (out)
@@ -192,7 +185,7 @@ static void test_validation_leaves_values_with_intrinsics_for_later(void **state
         "{\"value\": 1, \"type\": {\"get_param\": \"t\"}}",
     };
     for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-        json_t *raw = parse(ok[i]);
+        json_t *raw = tu_json(ok[i]);
         char err[256] = "";
         json_t *out = cv_rtype_apply_schema(value_type(), raw, WHERE, true, err, sizeof(err));
         if (!out)

@@ -14,30 +14,13 @@
 
 #include "cv_error.h"
 #include "cv_template.h"
-
-#define assert_contains(hay, needle)                                                               \
-    do {                                                                                           \
-        if (!strstr((hay), (needle)))                                                              \
-            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));                           \
-    } while (0)
+#include "test_util.h"
 
 static char err[1024];
 
 static char *read_fixture(const char *name, size_t *len)
 {
-    char path[512];
-    snprintf(path, sizeof(path), "%s/templates/%s", CV_TEST_DATA, name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)size + 1);
-    *len = fread(text, 1, (size_t)size, f);
-    text[*len] = '\0';
-    fclose(f);
-    return text;
+    return tu_read_data("templates", name, len);
 }
 
 static int parse_fixture(const char *name, const char *env_name, cv_template_t **out)

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "cv_template.h"
+#include "test_util.h"
 
 #define HOT "heat_template_version: 2018-08-31\n"
 
@@ -21,12 +22,6 @@
     "resources:\n  val: {type: OS::Heat::Value, properties: {value: 1}}\n"                         \
     "  pw: {type: OS::Heat::RandomString}\n"
 #define PRELUDE HOT BODY
-
-#define assert_contains(hay, needle)                                                               \
-    do {                                                                                           \
-        if (!strstr((hay), (needle)))                                                              \
-            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));                           \
-    } while (0)
 
 static char err[1024];
 

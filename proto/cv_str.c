@@ -1,0 +1,14 @@
+#include "cv_str.h"
+
+#include <string.h>
+
+bool cv_str_ends_with(const char *s, const char *suffix)
+{
+    size_t n = s ? strlen(s) : 0, m = strlen(suffix);
+    return s && n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+bool cv_str_starts_with(const char *s, const char *prefix)
+{
+    return s && strncmp(s, prefix, strlen(prefix)) == 0;
+}
