@@ -159,6 +159,7 @@ typedef struct hset_batch {
     const char *argv[2 + 2 * HSET_BATCH];
     char *owned[2 * HSET_BATCH];
     int argc, nowned;
+    char key[CV_KEY_MAX];
 } hset_batch_t;
 
 static void batch_flush(cv_worker_t *w, hset_batch_t *b)
@@ -180,14 +181,19 @@ static void batch_add(cv_worker_t *w, hset_batch_t *b, const char *field, char *
         batch_flush(w, b);
 }
 
-static void write_definitions(expand_t *x, hset_batch_t *b)
+/* Starts an HSET of the traversal's hash `what`. */
+static void batch_start(hset_batch_t *b, const expand_t *x, const char *what)
 {
-    char key[CV_KEY_MAX];
-    cv_key_trav(key, sizeof(key), x->msg.stack, "rdef", x->msg.traversal);
+    cv_key_trav(b->key, sizeof(b->key), x->msg.stack, what, x->msg.traversal);
     b->argv[0] = "HSET";
-    b->argv[1] = key;
+    b->argv[1] = b->key;
     b->argc = 2;
     b->nowned = 0;
+}
+
+static void write_definitions(expand_t *x, hset_batch_t *b)
+{
+    batch_start(b, x, "rdef");
     /* A delete wants nothing: no resource has a definition in it. */
     size_t n = x->msg.kind == CV_TRAV_DELETE ? 0 : x->tpl->nresources;
     for (size_t i = 0; i < n; i++) {
@@ -200,12 +206,7 @@ static void write_definitions(expand_t *x, hset_batch_t *b)
 
 static void write_graph(expand_t *x, hset_batch_t *b)
 {
-    char key[CV_KEY_MAX];
-    cv_key_trav(key, sizeof(key), x->msg.stack, "graph", x->msg.traversal);
-    b->argv[0] = "HSET";
-    b->argv[1] = key;
-    b->argc = 2;
-    b->nowned = 0;
+    batch_start(b, x, "graph");
     size_t n = cv_graph_count(x->graph);
     for (size_t i = 0; i < n; i++)
         batch_add(x->w, b, cv_graph_name(x->graph, (int)i), cv_traversal_entry(x->graph, (int)i));
@@ -316,17 +317,9 @@ static void on_fail_recorded(cv_redis_t *r, redisReply *rep, void *ud)
 
 static void fail_stack(expand_t *x, const char *reason)
 {
-    char k[4][CV_KEY_MAX], trav[24];
-    cv_key_stack(k[0], CV_KEY_MAX, x->msg.stack, "stack");
-    cv_key_stack(k[1], CV_KEY_MAX, x->msg.stack, "events");
-    cv_key_stack(k[2], CV_KEY_MAX, x->msg.stack, "def");
-    cv_key_stack(k[3], CV_KEY_MAX, x->msg.stack, "index");
-    const char *keys[] = {k[0], k[1], k[2], k[3]};
-    snprintf(trav, sizeof(trav), "%llu", (unsigned long long)x->msg.traversal);
-    const char *args[] = {trav, "FAILED", reason, "{}", x->w->id};
     cv_error("stack %s: %s", x->msg.stack, reason);
-    if (cv_redis_script(x->w->redis, CV_SCRIPT_STACK_FINISH, 4, keys, 5, args, NULL,
-                        on_fail_recorded, x) != 0)
+    if (cv_progress_stack_status(x->w, x->msg.stack, x->msg.traversal, "FAILED", reason, "{}",
+                                 on_fail_recorded, x) != 0)
         expand_retry(x);
 }
 

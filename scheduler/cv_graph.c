@@ -10,6 +10,7 @@
  */
 #include "cv_graph.h"
 
+#include "cv__hash.h"
 #include "cv_error.h"
 
 #include <limits.h>
@@ -43,16 +44,6 @@ struct cv_graph {
 #define MIN_SLOTS 16
 
 /* ---------------------------------------------------------------- hashing */
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
 
 /* The splitmix64 finaliser: edge keys are sequential integers, which would
  * cluster badly in a linear-probing table without mixing. */
@@ -189,7 +180,7 @@ int cv_graph_add_node(cv_graph_t *g, const char *name)
         return CV_EINVAL;
     if (2 * (g->n + 1) > g->nslots && names_grow(g) != 0)
         return CV_ENOMEM;
-    uint64_t h = hash_str(name);
+    uint64_t h = cv__hash_str(name);
     size_t slot = name_slot(g, name, h);
     if (g->slots[slot] >= 0)
         return g->slots[slot];
@@ -210,7 +201,7 @@ int cv_graph_find(const cv_graph_t *g, const char *name)
 {
     if (!name || g->nslots == 0)
         return CV_ENOENT;
-    size_t slot = name_slot(g, name, hash_str(name));
+    size_t slot = name_slot(g, name, cv__hash_str(name));
     return g->slots[slot] >= 0 ? g->slots[slot] : CV_ENOENT;
 }
 

@@ -4,6 +4,7 @@
  */
 #include "cv_syncpoint.h"
 
+#include "cv__hash.h"
 #include "cv_error.h"
 
 #include <stdint.h>
@@ -44,16 +45,6 @@ struct cv_syncpoint {
     size_t nslots;
 };
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 cv_syncpoint_t *cv_sp_new(size_t required)
 {
     cv_syncpoint_t *sp = calloc(1, sizeof(*sp));
@@ -79,7 +70,7 @@ void cv_sp_free(cv_syncpoint_t *sp)
 static size_t find_slot(const cv_syncpoint_t *sp, const char *pred)
 {
     size_t mask = sp->nslots - 1;
-    size_t i = (size_t)hash_str(pred) & mask;
+    size_t i = (size_t)cv__hash_str(pred) & mask;
     while (sp->slots[i] && strcmp(sp->entries[sp->slots[i] - 1].pred, pred) != 0)
         i = (i + 1) & mask;
     return i;

@@ -54,6 +54,39 @@ cv_tail_log() {
 }
 
 # ---------------------------------------------------------------------------
+# Command lines.
+# ---------------------------------------------------------------------------
+
+# cv_usage [STATUS]: prints the running script's usage (its header comment
+# from "# usage:" to "set -euo") and exits with STATUS (default 0). On an
+# error the usage goes to stderr, so that it never mixes with output.
+cv_usage() {
+    local text
+    text=$(sed -n '/^# usage:/,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//')
+    if ((${1:-0} == 0)); then echo "$text"; else echo "$text" >&2; fi
+    exit "${1:-0}"
+}
+
+# cv_usage_error MESSAGE: says what is wrong with the command line, then
+# prints the usage; exits 2.
+cv_usage_error() {
+    cv_err "$*"
+    cv_usage 2
+}
+
+# cv_build_dir DIR SANITIZE: prints DIR as an absolute path; an empty DIR is
+# the repository's build/, or build-asan/ when SANITIZE is true, so that a
+# sanitizer build never overwrites the plain one.
+cv_build_dir() {
+    local dir=$1
+    if [[ -z $dir ]]; then
+        dir=$CV_REPO_ROOT/build
+        [[ $2 == true ]] && dir=$CV_REPO_ROOT/build-asan
+    fi
+    cv_abspath "$dir"
+}
+
+# ---------------------------------------------------------------------------
 # Deadlines.
 # ---------------------------------------------------------------------------
 

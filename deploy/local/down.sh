@@ -15,28 +15,18 @@ set -euo pipefail
 # shellcheck source=SCRIPTDIR/../lib/state.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/state.sh"
 
-usage() {
-    local text
-    text=$(sed -n '/^# usage:/,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//')
-    if ((${1:-0} == 0)); then echo "$text"; else echo "$text" >&2; fi
-    exit "${1:-0}"
-}
-
 state_arg=$CV_REPO_ROOT/.local
 purge=false
 while (($#)); do
     case $1 in
     --dir)
-        (($# >= 2)) || usage 2
+        (($# >= 2)) || cv_usage 2
         state_arg=$2
         shift 2
         ;;
     --purge) purge=true && shift ;;
-    -h | --help) usage 0 ;;
-    *)
-        cv_err "unknown argument: $1"
-        usage 2
-        ;;
+    -h | --help) cv_usage 0 ;;
+    *) cv_usage_error "unknown argument: $1" ;;
     esac
 done
 

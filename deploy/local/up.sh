@@ -27,13 +27,6 @@ set -euo pipefail
 
 TIMEOUT=${CONVERGE_UP_TIMEOUT:-60} # seconds, for every readiness wait
 
-usage() {
-    local text
-    text=$(sed -n '/^# usage:/,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//')
-    if ((${1:-0} == 0)); then echo "$text"; else echo "$text" >&2; fi
-    exit "${1:-0}"
-}
-
 engines=2 observers=2 partitions=8
 state_arg=$CV_REPO_ROOT/.local
 build_dir=""
@@ -41,7 +34,7 @@ sanitize=false restart_workers=false build=true
 while (($#)); do
     case $1 in
     --engines | --observers | --dir | --build-dir | --partitions)
-        (($# >= 2)) || usage 2
+        (($# >= 2)) || cv_usage 2
         case $1 in
         --engines) engines=$2 ;;
         --observers) observers=$2 ;;
@@ -54,22 +47,15 @@ while (($#)); do
     --sanitize) sanitize=true && shift ;;
     --restart-workers) restart_workers=true && shift ;;
     --no-build) build=false && shift ;;
-    -h | --help) usage 0 ;;
-    *)
-        cv_err "unknown argument: $1"
-        usage 2
-        ;;
+    -h | --help) cv_usage 0 ;;
+    *) cv_usage_error "unknown argument: $1" ;;
     esac
 done
 [[ $engines =~ ^[0-9]+$ && $observers =~ ^[0-9]+$ ]] || cv_die "--engines and --observers take a count"
 if [[ ! $partitions =~ ^[0-9]+$ ]] || ((partitions < 1)); then
     cv_die "--partitions takes a count >= 1"
 fi
-if [[ -z $build_dir ]]; then
-    build_dir=$CV_REPO_ROOT/build
-    $sanitize && build_dir=$CV_REPO_ROOT/build-asan
-fi
-build_dir=$(cv_abspath "$build_dir")
+build_dir=$(cv_build_dir "$build_dir" "$sanitize")
 
 # ---------------------------------------------------------------------------
 # Machine and binaries.

@@ -284,19 +284,16 @@ int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
     }
     cv_consumer_t *c = calloc(1, sizeof(*c));
     rd_kafka_conf_set_rebalance_cb(kconf, on_rebalance);
-    rd_kafka_conf_set_error_cb(kconf, on_error);
-    rd_kafka_conf_set_opaque(kconf, c);
-    c->rk = rd_kafka_new(RD_KAFKA_CONSUMER, kconf, err, sizeof(err));
-    if (!c->rk) {
-        rd_kafka_conf_destroy(kconf);
+    int rc = cv__kafka_new(&c->rk, RD_KAFKA_CONSUMER, kconf, on_error, c, errstr, errstr_size);
+    if (rc) {
         free(c);
-        return cv_seterr(errstr, errstr_size, CV_EKAFKA, "Kafka consumer: %s", err);
+        return rc;
     }
     c->loop = loop;
     c->conf = *conf;
     rd_kafka_poll_set_consumer(c->rk);
     c->queue = rd_kafka_queue_get_consumer(c->rk);
-    int rc = setup_loop(c, errstr, errstr_size);
+    rc = setup_loop(c, errstr, errstr_size);
     if (rc) {
         rd_kafka_queue_destroy(c->queue);
         rd_kafka_destroy(c->rk);

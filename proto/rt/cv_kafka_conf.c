@@ -71,6 +71,21 @@ cv__kafka_err_t cv__kafka_error_kind(rd_kafka_resp_err_t err)
     }
 }
 
+int cv__kafka_new(rd_kafka_t **out, rd_kafka_type_t type, rd_kafka_conf_t *conf,
+                  void (*on_error)(rd_kafka_t *rk, int err, const char *reason, void *opaque),
+                  void *opaque, char *errstr, size_t errstr_size)
+{
+    char err[512];
+    rd_kafka_conf_set_error_cb(conf, on_error);
+    rd_kafka_conf_set_opaque(conf, opaque);
+    *out = rd_kafka_new(type, conf, err, sizeof(err));
+    if (*out)
+        return 0;
+    rd_kafka_conf_destroy(conf);
+    return cv_seterr(errstr, errstr_size, CV_EKAFKA, "Kafka %s: %s",
+                     type == RD_KAFKA_PRODUCER ? "producer" : "consumer", err);
+}
+
 static void on_pipe_readable(uv_poll_t *h, int status, int events)
 {
     cv__queue_watch_t *qw = h->data;

@@ -17,6 +17,13 @@ rd_kafka_conf_t *cv__kafka_conf(const cv_opts_t *opts, const char *const *defaul
 typedef enum { CV__KAFKA_ERR_DOWN, CV__KAFKA_ERR_ROUTINE, CV__KAFKA_ERR_OTHER } cv__kafka_err_t;
 cv__kafka_err_t cv__kafka_error_kind(rd_kafka_resp_err_t err);
 
+/* Creates a client of `type` from conf with on_error and its opaque
+ * attached. conf is used up either way: librdkafka takes it only on
+ * success, so on failure it is destroyed here. Returns 0 or CV_EKAFKA. */
+int cv__kafka_new(rd_kafka_t **out, rd_kafka_type_t type, rd_kafka_conf_t *conf,
+                  void (*on_error)(rd_kafka_t *rk, int err, const char *reason, void *opaque),
+                  void *opaque, char *errstr, size_t errstr_size);
+
 #include <uv.h>
 
 /*

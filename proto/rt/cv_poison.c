@@ -1,8 +1,8 @@
 #include "cv_poison.h"
 
 #include "cv_error.h"
-#include "cv_keys.h"
 #include "cv_log.h"
+#include "cv_progress.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,22 +66,6 @@ static void on_stack_failed(cv_redis_t *r, redisReply *rep, void *ud)
     give_up_release(ud);
 }
 
-/* stack_finish.lua with FAILED: only a stack still in progress on the
- * job's traversal changes. */
-static int fail_traversal(cv_worker_t *w, const cv_msg_t *m, const char *reason, give_up_t *g)
-{
-    char k[4][CV_KEY_MAX], trav[24];
-    cv_key_stack(k[0], CV_KEY_MAX, m->stack, "stack");
-    cv_key_stack(k[1], CV_KEY_MAX, m->stack, "events");
-    cv_key_stack(k[2], CV_KEY_MAX, m->stack, "def");
-    cv_key_stack(k[3], CV_KEY_MAX, m->stack, "index");
-    const char *keys[] = {k[0], k[1], k[2], k[3]};
-    snprintf(trav, sizeof(trav), "%llu", (unsigned long long)m->traversal);
-    const char *args[] = {trav, "FAILED", reason, "{}", w->id};
-    return cv_redis_script(w->redis, CV_SCRIPT_STACK_FINISH, 4, keys, 5, args, NULL,
-                           on_stack_failed, g);
-}
-
 void cv_poison_give_up(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m, unsigned failures)
 {
     char what[CV_NAME_MAX + 32], stack_reason[CV_REASON_MAX], dead_reason[CV_REASON_MAX];
@@ -105,7 +89,9 @@ void cv_poison_give_up(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m, unsigne
         return;
     }
     *g = (give_up_t){job, 2};
-    if (fail_traversal(w, m, stack_reason, g) != 0)
+    /* Only a stack still in progress on the job's traversal changes. */
+    if (cv_progress_stack_status(w, m->stack, m->traversal, "FAILED", stack_reason, "{}",
+                                 on_stack_failed, g) != 0)
         give_up_release(g); /* not sent: Redis is away; the dead letter still says why */
     dead_letter_job(w, job, dead_reason, on_give_up_delivered, g);
 }

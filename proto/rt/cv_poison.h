@@ -18,15 +18,15 @@
  * acknowledged. */
 void cv_poison_unknown_stack(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m);
 
+/* A job for a graph node that its traversal does not have (forged or
+ * corrupt): dead-lettered with the reason; finishes `job`. */
+void cv_poison_unknown_node(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m);
+
 /* The job failed `failures` times while Redis and Kafka answered
  * (cv_worker_retry said to give up): fails its traversal when Redis lets us
  * (the stack, if still in progress on that traversal, becomes
  * <ACTION>_FAILED with a reason naming the job), dead-letters its message
  * with the reason, and finishes the job once both are done. */
-/* A job for a graph node that its traversal does not have (forged or
- * corrupt): dead-lettered with the reason; finishes `job`. */
-void cv_poison_unknown_node(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m);
-
 void cv_poison_give_up(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m, unsigned failures);
 
 #endif

@@ -91,20 +91,15 @@ int cv_producer_new(cv_producer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
         return CV_EINVAL;
     cv_producer_t *p = calloc(1, sizeof(*p));
     rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
-    rd_kafka_conf_set_error_cb(conf, on_error);
-    rd_kafka_conf_set_opaque(conf, p);
-    char err[512];
-    p->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof(err));
-    if (!p->rk) {
-        rd_kafka_conf_destroy(conf);
+    int rc = cv__kafka_new(&p->rk, RD_KAFKA_PRODUCER, conf, on_error, p, errstr, errstr_size);
+    if (rc) {
         free(p);
-        return cv_seterr(errstr, errstr_size, CV_EKAFKA, "Kafka producer: %s", err);
+        return rc;
     }
     p->loop = loop;
     if (loop) {
         rd_kafka_queue_t *q = rd_kafka_queue_get_main(p->rk);
-        int rc =
-            cv__queue_watch_start(&p->watch, loop, q, 100, on_queue_ready, p, errstr, errstr_size);
+        rc = cv__queue_watch_start(&p->watch, loop, q, 100, on_queue_ready, p, errstr, errstr_size);
         rd_kafka_queue_destroy(q);
         if (rc) {
             rd_kafka_destroy(p->rk);

@@ -72,6 +72,14 @@ typedef void (*cv_begin_cb)(void *ud, int rc, uint64_t traversal);
 
 int cv_progress_begin_stack(cv_worker_t *w, const cv_stack_begin_t *b, cv_begin_cb cb, void *ud);
 
+/* stack_finish.lua: a stack still in progress on `traversal` becomes
+ * <ACTION>_<status> (status "COMPLETE" or "FAILED") with reason and
+ * outputs (a JSON object text); its reply (lua header) goes to cb. Returns
+ * 0, or CV_EREDIS when not connected (cb is then not called). */
+int cv_progress_stack_status(cv_worker_t *w, const char *stack, uint64_t traversal,
+                             const char *status, const char *reason, const char *outputs,
+                             cv_redis_cb cb, void *ud);
+
 /* Ends a traversal whose every node is done (also used for empty stacks). */
 int cv_progress_finish_stack(cv_worker_t *w, const char *stack, uint64_t traversal,
                              cv_progress_cb cb, void *ud);

@@ -124,19 +124,27 @@ static void on_stack_finish(cv_redis_t *r, redisReply *rep, void *ud)
     collect_garbage(ctx);
 }
 
+int cv_progress_stack_status(cv_worker_t *w, const char *stack, uint64_t traversal,
+                             const char *status, const char *reason, const char *outputs,
+                             cv_redis_cb cb, void *ud)
+{
+    char k[4][CV_KEY_MAX], trav[24];
+    cv_key_stack(k[0], CV_KEY_MAX, stack, "stack");
+    cv_key_stack(k[1], CV_KEY_MAX, stack, "events");
+    cv_key_stack(k[2], CV_KEY_MAX, stack, "def");
+    cv_key_stack(k[3], CV_KEY_MAX, stack, "index");
+    const char *keys[] = {k[0], k[1], k[2], k[3]};
+    snprintf(trav, sizeof(trav), "%llu", (unsigned long long)traversal);
+    const char *args[] = {trav, status, reason, outputs, w->id};
+    return cv_redis_script(w->redis, CV_SCRIPT_STACK_FINISH, 4, keys, 5, args, NULL, cb, ud);
+}
+
 static void set_complete(finish_ctx_t *ctx, const char *outputs_json)
 {
-    char k[4][CV_KEY_MAX], trav[24], reason[64];
-    cv_key_stack(k[0], CV_KEY_MAX, ctx->stack, "stack");
-    cv_key_stack(k[1], CV_KEY_MAX, ctx->stack, "events");
-    cv_key_stack(k[2], CV_KEY_MAX, ctx->stack, "def");
-    cv_key_stack(k[3], CV_KEY_MAX, ctx->stack, "index");
-    const char *keys[] = {k[0], k[1], k[2], k[3]};
-    snprintf(trav, sizeof(trav), "%llu", (unsigned long long)ctx->traversal);
+    char reason[64];
     snprintf(reason, sizeof(reason), "Stack %s completed successfully", ctx->action);
-    const char *args[] = {trav, "COMPLETE", reason, outputs_json, ctx->w->id};
-    if (cv_redis_script(ctx->w->redis, CV_SCRIPT_STACK_FINISH, 4, keys, 5, args, NULL,
-                        on_stack_finish, ctx) != 0)
+    if (cv_progress_stack_status(ctx->w, ctx->stack, ctx->traversal, "COMPLETE", reason,
+                                 outputs_json, on_stack_finish, ctx) != 0)
         finish_free(ctx, CV_EREDIS);
 }
 

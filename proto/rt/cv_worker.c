@@ -145,40 +145,39 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
     return 0;
 }
 
-int cv_worker_publish(cv_worker_t *w, const char *topic, const cv_msg_t *m, cv_delivery_cb cb,
-                      void *ud)
+/* Encodes m and sends it under key (NULL: no key). cb runs only when the
+ * message was handed to the producer (rc 0). */
+static int send_msg(cv_worker_t *w, const char *topic, const cv_msg_t *m, const char *key,
+                    size_t klen, cv_delivery_cb cb, void *ud)
 {
     char *buf;
     size_t len;
     int rc = cv_msg_encode(m, &buf, &len);
     if (rc)
         return rc;
-    char key[CV_ID_MAX + CV_NAME_MAX + 2];
-    size_t klen = cv_msg_key(m, key, sizeof(key));
     rc = cv_producer_send(w->producer, topic, key, klen, buf, len, cb, ud);
     free(buf);
     return rc;
 }
 
+int cv_worker_publish(cv_worker_t *w, const char *topic, const cv_msg_t *m, cv_delivery_cb cb,
+                      void *ud)
+{
+    char key[CV_ID_MAX + CV_NAME_MAX + 2];
+    size_t klen = cv_msg_key(m, key, sizeof(key));
+    return send_msg(w, topic, m, key, klen, cb, ud);
+}
+
+/* Without a key: a dead letter belongs to no stack's partition. */
 void cv_worker_dead_letter(cv_worker_t *w, const void *payload, size_t len, const char *reason,
                            cv_delivery_cb cb, void *ud)
 {
-    cv_msg_t m;
-    memset(&m, 0, sizeof(m));
-    m.type = CV_MSG_DEAD;
+    cv_msg_t m = {.type = CV_MSG_DEAD, .original = payload, .original_len = len};
     snprintf(m.reason, sizeof(m.reason), "%s", reason);
-    m.original = payload;
-    m.original_len = len;
     cv_warn("dead-lettering a message: %s", reason);
     w->stats.dead++;
-    char *buf = NULL;
-    size_t blen;
-    if (cv_msg_encode(&m, &buf, &blen) != 0 ||
-        cv_producer_send(w->producer, CV_TOPIC_DEAD, NULL, 0, buf, blen, cb, ud) != 0) {
-        if (cb)
-            cb(ud, CV_EKAFKA);
-    }
-    free(buf);
+    if (send_msg(w, CV_TOPIC_DEAD, &m, NULL, 0, cb, ud) != 0 && cb)
+        cb(ud, CV_EKAFKA);
 }
 
 typedef struct later {
@@ -249,12 +248,10 @@ int cv_worker_accept(cv_worker_t *w, cv_job_t *job, const void *payload, size_t 
 int cv_worker_publish_node(cv_worker_t *w, const char *stack, uint64_t traversal, const char *node,
                            cv_delivery_cb cb, void *ud)
 {
-    cv_msg_t m;
-    memset(&m, 0, sizeof(m));
-    m.type = CV_MSG_CHECK;
+    cv_msg_t m = {.type = CV_MSG_CHECK,
+                  .traversal = traversal,
+                  .phase = node[0] == 'c' ? CV_PHASE_CLEANUP : CV_PHASE_UPDATE};
     snprintf(m.stack, sizeof(m.stack), "%s", stack);
-    m.traversal = traversal;
-    m.phase = node[0] == 'c' ? CV_PHASE_CLEANUP : CV_PHASE_UPDATE;
     snprintf(m.resource, sizeof(m.resource), "%s", node + 2);
     return cv_worker_publish(w, CV_TOPIC_CHECK, &m, cb, ud);
 }

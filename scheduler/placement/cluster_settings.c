@@ -67,38 +67,39 @@ static int metric_percentage(cv__cluster_ld_t *ld, const char *metric, const jso
     return cv__cluster_num_value(ld, v, path, pct);
 }
 
-int cv__cluster_set_buffer(cv__cluster_ld_t *ld, const char *metric, const json_t *v,
-                           const char *path)
+/* A metric's buffer or (overbook) overbooking percentage: a fraction, or
+ * -1 (infinite) for overbooking only. */
+static int set_percentage(cv__cluster_ld_t *ld, const char *metric, const json_t *v,
+                          const char *path, bool overbook)
 {
     double pct;
     int m, rc = metric_percentage(ld, metric, v, path, &m, &pct);
     if (rc)
         return rc;
-    if (pct < 0 || pct > 1)
-        return cv__cluster_err(ld, CV_EVALIDATE, path,
-                               "expected a fraction from 0 to 1 (0.15 is 15%%)");
-    if (ld->overbook_set[m])
+    if ((pct < 0 || pct > 1) && !(overbook && pct == -1))
+        return cv__cluster_err(
+            ld, CV_EVALIDATE, path, "%s",
+            overbook ? "expected a fraction from 0 to 1 (0.2 is 20%), or -1 for infinite"
+                     : "expected a fraction from 0 to 1 (0.15 is 15%)");
+    bool *mine = overbook ? ld->overbook_set : ld->buffer_set;
+    const bool *other = overbook ? ld->buffer_set : ld->overbook_set;
+    if (other[m])
         return both_error(ld, metric, path);
-    ld->buffer_set[m] = true;
-    ld->c->metrics[m].buffer = pct;
+    mine[m] = true;
+    *(overbook ? &ld->c->metrics[m].overbook : &ld->c->metrics[m].buffer) = pct;
     return 0;
+}
+
+int cv__cluster_set_buffer(cv__cluster_ld_t *ld, const char *metric, const json_t *v,
+                           const char *path)
+{
+    return set_percentage(ld, metric, v, path, false);
 }
 
 int cv__cluster_set_overbook(cv__cluster_ld_t *ld, const char *metric, const json_t *v,
                              const char *path)
 {
-    double pct;
-    int m, rc = metric_percentage(ld, metric, v, path, &m, &pct);
-    if (rc)
-        return rc;
-    if (pct != -1 && (pct < 0 || pct > 1))
-        return cv__cluster_err(ld, CV_EVALIDATE, path,
-                               "expected a fraction from 0 to 1 (0.2 is 20%%), or -1 for infinite");
-    if (ld->buffer_set[m])
-        return both_error(ld, metric, path);
-    ld->overbook_set[m] = true;
-    ld->c->metrics[m].overbook = pct;
-    return 0;
+    return set_percentage(ld, metric, v, path, true);
 }
 
 /* ------------------------------------------------------------------------ */

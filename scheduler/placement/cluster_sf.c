@@ -46,6 +46,19 @@ static int sf_section(const cv__cluster_ld_t *ld, const json_t *manifest, const 
     return cv__cluster_get_array(ld, manifest, "", key, out);
 }
 
+/* Calls each(ld, item, its path) for every item of the section's array,
+ * stopping at the first error. */
+static int sf_each(cv__cluster_ld_t *ld, const json_t *manifest, const char *key,
+                   int (*each)(cv__cluster_ld_t *ld, const json_t *item, const char *base))
+{
+    char base[CV__CLUSTER_PATH_MAX], path[CV__CLUSTER_PATH_MAX];
+    const json_t *items;
+    int rc = sf_section(ld, manifest, key, base, sizeof(base), &items);
+    for (size_t i = 0; !rc && i < json_array_size(items); i++)
+        rc = each(ld, json_array_get(items, i), cv__cluster_path_idx(path, sizeof(path), base, i));
+    return rc;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Node types                                                               */
 /* ------------------------------------------------------------------------ */
@@ -72,17 +85,6 @@ static int sf_type(cv__cluster_ld_t *ld, const json_t *t, const char *base)
         ld, name, base, props,
         cv__cluster_path_key(ppath, sizeof(ppath), base, "placementProperties"), caps,
         cv__cluster_path_key(cpath, sizeof(cpath), base, "capacities"));
-}
-
-static int sf_types(cv__cluster_ld_t *ld, const json_t *manifest)
-{
-    char base[CV__CLUSTER_PATH_MAX], path[CV__CLUSTER_PATH_MAX];
-    const json_t *types;
-    int rc = sf_section(ld, manifest, "nodeTypes", base, sizeof(base), &types);
-    for (size_t i = 0; !rc && i < json_array_size(types); i++)
-        rc = sf_type(ld, json_array_get(types, i),
-                     cv__cluster_path_idx(path, sizeof(path), base, i));
-    return rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -145,23 +147,12 @@ static int sf_setting(cv__cluster_ld_t *ld, const json_t *s, const char *base)
     return rc;
 }
 
-static int sf_settings(cv__cluster_ld_t *ld, const json_t *manifest)
-{
-    char base[CV__CLUSTER_PATH_MAX], path[CV__CLUSTER_PATH_MAX];
-    const json_t *settings;
-    int rc = sf_section(ld, manifest, "fabricSettings", base, sizeof(base), &settings);
-    for (size_t i = 0; !rc && i < json_array_size(settings); i++)
-        rc = sf_setting(ld, json_array_get(settings, i),
-                        cv__cluster_path_idx(path, sizeof(path), base, i));
-    return rc;
-}
-
 int cv__cluster_load_sf(cv__cluster_ld_t *ld, const json_t *manifest)
 {
     static const cv__cluster_node_keys_t keys = {"nodeName", "nodeTypeRef", "placementProperties",
                                                  NULL};
-    int rc = sf_types(ld, manifest);
+    int rc = sf_each(ld, manifest, "nodeTypes", sf_type);
     if (!rc)
         rc = cv__cluster_nodes_add(ld, manifest, &keys);
-    return rc ? rc : sf_settings(ld, manifest);
+    return rc ? rc : sf_each(ld, manifest, "fabricSettings", sf_setting);
 }

@@ -150,6 +150,24 @@ static tv_t compare(const cv_pcexpr_t *e, const json_t *v)
     return TV_UNKNOWN;
 }
 
+static tv_t eval(const cv_pcexpr_t *e, const json_t *props);
+
+/* Three-valued && (decisive TV_FALSE) or || (decisive TV_TRUE): the first
+ * decisive operand settles it; otherwise any unknown operand makes the
+ * whole unknown. */
+static tv_t eval_chain(const cv_pcexpr_t *e, const json_t *props, tv_t decisive)
+{
+    tv_t acc = decisive == TV_FALSE ? TV_TRUE : TV_FALSE;
+    for (size_t i = 0; i < e->nkids; i++) {
+        tv_t t = eval(e->kids[i], props);
+        if (t == decisive)
+            return decisive;
+        if (t == TV_UNKNOWN)
+            acc = TV_UNKNOWN;
+    }
+    return acc;
+}
+
 static tv_t eval(const cv_pcexpr_t *e, const json_t *props)
 {
     tv_t acc;
@@ -162,25 +180,9 @@ static tv_t eval(const cv_pcexpr_t *e, const json_t *props)
         acc = eval(e->kids[0], props);
         return acc == TV_UNKNOWN ? TV_UNKNOWN : tv_of(acc == TV_FALSE);
     case PC_AND:
-        acc = TV_TRUE;
-        for (size_t i = 0; i < e->nkids; i++) {
-            tv_t t = eval(e->kids[i], props);
-            if (t == TV_FALSE)
-                return TV_FALSE;
-            if (t == TV_UNKNOWN)
-                acc = TV_UNKNOWN;
-        }
-        return acc;
+        return eval_chain(e, props, TV_FALSE);
     case PC_OR:
-        acc = TV_FALSE;
-        for (size_t i = 0; i < e->nkids; i++) {
-            tv_t t = eval(e->kids[i], props);
-            if (t == TV_TRUE)
-                return TV_TRUE;
-            if (t == TV_UNKNOWN)
-                acc = TV_UNKNOWN;
-        }
-        return acc;
+        return eval_chain(e, props, TV_TRUE);
     }
     return TV_UNKNOWN;
 }

@@ -250,16 +250,28 @@ static int parse_comparison(parser_t *p, cv_pcexpr_t **out)
     return 0;
 }
 
+/* Steps over the operator at the current position and parses its operand
+ * one level deeper: the parser recurses there, so the depth is bounded. */
+static int parse_nested(parser_t *p, int (*parse)(parser_t *p, cv_pcexpr_t **out),
+                        cv_pcexpr_t **out)
+{
+    size_t op = p->pos++;
+    if (++p->depth > MAX_DEPTH)
+        return fail_at(p, op, CV_ETOOBIG, "expression nested deeper than %d", MAX_DEPTH);
+    int rc = parse(p, out);
+    if (rc >= 0)
+        p->depth--;
+    return rc;
+}
+
 static int parse_primary(parser_t *p, cv_pcexpr_t **out)
 {
     skip_ws(p);
     if (cur(p) != '(')
         return parse_comparison(p, out);
-    size_t open = p->pos++;
-    if (++p->depth > MAX_DEPTH)
-        return fail_at(p, open, CV_ETOOBIG, "expression nested deeper than %d", MAX_DEPTH);
+    size_t open = p->pos;
     cv_pcexpr_t *inner = NULL;
-    int rc = parse_or(p, &inner);
+    int rc = parse_nested(p, parse_or, &inner);
     if (rc < 0)
         return rc;
     skip_ws(p);
@@ -272,7 +284,6 @@ static int parse_primary(parser_t *p, cv_pcexpr_t **out)
         return rc;
     }
     p->pos++;
-    p->depth--;
     *out = inner;
     return 0;
 }
@@ -282,14 +293,10 @@ static int parse_unary(parser_t *p, cv_pcexpr_t **out)
     skip_ws(p);
     if (cur(p) != '!' || at(p, "!="))
         return parse_primary(p, out);
-    size_t bang = p->pos++;
-    if (++p->depth > MAX_DEPTH)
-        return fail_at(p, bang, CV_ETOOBIG, "expression nested deeper than %d", MAX_DEPTH);
     cv_pcexpr_t *kid = NULL;
-    int rc = parse_unary(p, &kid);
+    int rc = parse_nested(p, parse_unary, &kid);
     if (rc < 0)
         return rc;
-    p->depth--;
     cv_pcexpr_t *e = node_new(PC_NOT);
     if (!e || node_add(e, kid) < 0) {
         cv_pcexpr_free(e);
