@@ -144,8 +144,28 @@ int cli_parse_seconds(const cli_args_t *a, double *out)
     return CLI_OK;
 }
 
-static int apply_stack_opt(const cli_args_t *a, int id, cli_stack_args_t *out)
+int cli_parse_args(int argc, char **argv, const char *cmd, const cli_opt_t *opts,
+                   cli_apply_fn apply, void *ctx)
 {
+    cli_args_t a;
+    cli_args_init(&a, argc, argv, cmd);
+    for (;;) {
+        int id = cli_next(&a, opts);
+        if (id == CLI_ARG_END)
+            return CLI_OK;
+        if (id == CLI_ARG_BAD)
+            return CLI_USAGE;
+        if (id == CLI_OPT_HELP)
+            return CLI_HELP;
+        int rc = apply(&a, id, ctx);
+        if (rc)
+            return rc;
+    }
+}
+
+static int apply_stack_opt(const cli_args_t *a, int id, void *ctx)
+{
+    cli_stack_args_t *out = ctx;
     switch (id) {
     case CLI_OPT_OUTPUT:
         return cli_parse_output(a, &out->json);
@@ -165,22 +185,25 @@ static int apply_stack_opt(const cli_args_t *a, int id, cli_stack_args_t *out)
     }
 }
 
-int cli_parse_stack_args(int argc, char **argv, const cli_opt_t *opts, cli_stack_args_t *out)
+int cli_run_stack_cmd(cli_t *cli, int argc, char **argv, const cli_stack_cmd_t *c)
 {
-    cli_args_t a;
-    cli_args_init(&a, argc, argv, argv[0]);
-    for (;;) {
-        int id = cli_next(&a, opts);
-        if (id == CLI_ARG_END)
-            return out->name ? CLI_OK : cli_usage_error(a.cmd, "no stack name given");
-        if (id == CLI_ARG_BAD)
-            return CLI_USAGE;
-        if (id == CLI_OPT_HELP)
-            return CLI_HELP;
-        int rc = apply_stack_opt(&a, id, out);
-        if (rc)
-            return rc;
+    cli_stack_args_t args = {.cmd = argv[0], .timeout = c->timeout};
+    int rc = cli_parse_args(argc, argv, argv[0], c->opts, apply_stack_opt, &args);
+    if (rc == CLI_HELP) {
+        fputs(c->usage, stdout);
+        return CLI_OK;
     }
+    if (rc == CLI_OK && !args.name)
+        rc = cli_usage_error(args.cmd, "no stack name given");
+    if (rc == CLI_OK)
+        rc = cli_redis_connect(cli);
+    return rc == CLI_OK ? c->run(cli, &args) : rc;
+}
+
+const char *cli_base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] ? slash + 1 : path;
 }
 
 bool cli_valid_name(const char *name)

@@ -113,6 +113,7 @@ enum {
 
 /* The arguments of the commands that name one stack. */
 typedef struct cli_stack_args {
+    const char *cmd; /* the command's name (argv[0]) */
     const char *name;
     bool json;
     bool follow;
@@ -121,9 +122,18 @@ typedef struct cli_stack_args {
     const char *resource; /* --resource; NULL when not given */
 } cli_stack_args_t;
 
-/* Parses "COMMAND NAME [options]" with `opts` (ids from the enum above):
- * CLI_OK, CLI_HELP or CLI_USAGE (reported). */
-int cli_parse_stack_args(int argc, char **argv, const cli_opt_t *opts, cli_stack_args_t *out);
+/* A command of the form "COMMAND NAME [options]" (option ids from the enum
+ * above). */
+typedef struct cli_stack_cmd {
+    const cli_opt_t *opts;
+    const char *usage; /* printed on --help */
+    double timeout;    /* --timeout when not given */
+    int (*run)(cli_t *cli, const cli_stack_args_t *args);
+} cli_stack_cmd_t;
+
+/* Parses the arguments, prints the usage on --help, connects to Redis and
+ * runs the command: its exit code. */
+int cli_run_stack_cmd(cli_t *cli, int argc, char **argv, const cli_stack_cmd_t *c);
 
 typedef struct cli_args {
     int argc;
@@ -134,6 +144,15 @@ typedef struct cli_args {
     const char *arg;  /* the option's value or the positional word */
     const char *name; /* the option as written, for messages */
 } cli_args_t;
+
+/* Takes one option (id >= 0, value in a->arg) or positional word
+ * (CLI_ARG_WORD) into `ctx`: CLI_OK or the exit code of a reported error. */
+typedef int (*cli_apply_fn)(const cli_args_t *a, int id, void *ctx);
+
+/* Parses argv[1..] with `opts`, giving every option and word but --help to
+ * `apply`: CLI_OK at the end, CLI_HELP, or the first error (reported). */
+int cli_parse_args(int argc, char **argv, const char *cmd, const cli_opt_t *opts,
+                   cli_apply_fn apply, void *ctx);
 
 /* Starts parsing argv[1..]: options and positional words may be mixed;
  * "--name value", "--name=value", "-P value" and "-Pvalue" are accepted. */
@@ -152,6 +171,9 @@ int cli_parse_output(const cli_args_t *a, bool *json);
 
 /* A duration in seconds, >= 0 (0: no limit). */
 int cli_parse_seconds(const cli_args_t *a, double *out);
+
+/* The last component of `path` (all of it when it ends with '/'). */
+const char *cli_base_name(const char *path);
 
 /* Stack names: 1..255 of [A-Za-z0-9_.-], starting with a letter. */
 bool cli_valid_name(const char *name);
@@ -172,6 +194,20 @@ redisReply *cli_redis_check(cli_t *cli, redisReply *r, unsigned types, const cha
 /* A command as an argument vector (binary safe, lens may be NULL), checked. */
 redisReply *cli_redis_argv(cli_t *cli, unsigned types, int argc, const char **argv,
                            const size_t *lens);
+
+/* One command of a pipeline. */
+typedef struct cli_redis_cmd {
+    int argc;
+    const char *argv[4];
+} cli_redis_cmd_t;
+
+/* Sends the `n` commands at once, then reads their replies: one round trip
+ * instead of n. Every reply is read before any is checked, so that the
+ * connection stays in step. CLI_OK with replies[i] the reply to cmds[i]
+ * (of a type in `types`; free each), or CLI_SERVICE with the first problem
+ * reported and no reply kept. */
+int cli_redis_pipeline(cli_t *cli, size_t n, const cli_redis_cmd_t *cmds, unsigned types,
+                       redisReply **replies);
 
 /* Whether an array reply is field/value pairs of strings, as HGETALL of
  * `key` must answer; reports it when not. */

@@ -67,12 +67,58 @@ redisReply *cli_redis_check(cli_t *cli, redisReply *r, unsigned types, const cha
     return NULL;
 }
 
-redisReply *cli_redis_argv(cli_t *cli, unsigned types, int argc, const char **argv,
-                           const size_t *lens)
+/* cli_redis_check naming the request by its command and first argument. */
+static redisReply *check_argv(cli_t *cli, redisReply *r, unsigned types, int argc,
+                              const char *const *argv)
 {
     char what[CV_KEY_MAX + 32];
     snprintf(what, sizeof(what), "%s %s", argv[0], argc > 1 ? argv[1] : "");
-    return cli_redis_check(cli, redisCommandArgv(cli->redis, argc, argv, lens), types, what);
+    return cli_redis_check(cli, r, types, what);
+}
+
+redisReply *cli_redis_argv(cli_t *cli, unsigned types, int argc, const char **argv,
+                           const size_t *lens)
+{
+    return check_argv(cli, redisCommandArgv(cli->redis, argc, argv, lens), types, argc, argv);
+}
+
+/* Appends the commands and reads one reply per command appended (NULL
+ * when the connection failed); how many were appended. */
+static size_t pipe_round_trip(cli_t *cli, size_t n, const cli_redis_cmd_t *cmds,
+                              redisReply **replies)
+{
+    size_t sent = 0;
+    for (; sent < n; sent++) {
+        cli_redis_cmd_t c = cmds[sent]; /* hiredis takes a non-const array */
+        if (redisAppendCommandArgv(cli->redis, c.argc, c.argv, NULL) != REDIS_OK)
+            break;
+    }
+    for (size_t i = 0; i < sent; i++) {
+        void *r = NULL;
+        replies[i] = redisGetReply(cli->redis, &r) == REDIS_OK ? r : NULL;
+    }
+    return sent;
+}
+
+int cli_redis_pipeline(cli_t *cli, size_t n, const cli_redis_cmd_t *cmds, unsigned types,
+                       redisReply **replies)
+{
+    size_t sent = pipe_round_trip(cli, n, cmds, replies);
+    for (size_t i = sent; i < n; i++)
+        replies[i] = NULL; /* not sent: reported as lost */
+    bool ok = true;
+    for (size_t i = 0; i < n; i++) {
+        if (ok)
+            replies[i] = check_argv(cli, replies[i], types, cmds[i].argc, cmds[i].argv);
+        ok = ok && replies[i];
+    }
+    if (ok)
+        return CLI_OK;
+    for (size_t i = 0; i < n; i++) {
+        freeReplyObject(replies[i]);
+        replies[i] = NULL;
+    }
+    return CLI_SERVICE;
 }
 
 bool cli_reply_is_hash(cli_t *cli, const redisReply *r, const char *key)

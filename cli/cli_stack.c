@@ -6,8 +6,6 @@
 #include "cv_keys.h"
 #include "cv_template.h"
 
-#include "cv_keys.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,28 +45,43 @@ static void set_field(cli_stack_t *s, const char *field, const char *value)
         s->outputs = json_loads(value, 0, NULL);
 }
 
-int cli_stack_read(cli_t *cli, const char *id, cli_stack_t *s, bool *found)
+/* HGETALL `key`, checked to be field/value pairs; NULL on failure (reported). */
+static redisReply *hgetall(cli_t *cli, const char *key)
 {
-    memset(s, 0, sizeof(*s));
-    snprintf(s->id, sizeof(s->id), "%s", id);
-    char key[CV_KEY_MAX];
-    cv_key_stack(key, sizeof(key), id, "stack");
     const char *argv[] = {"HGETALL", key};
     redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 2, argv, NULL);
-    if (!r || !cli_reply_is_hash(cli, r, key)) {
+    if (r && !cli_reply_is_hash(cli, r, key)) {
         freeReplyObject(r);
-        return CLI_SERVICE;
+        return NULL;
     }
-    *found = r->elements > 0;
+    return r;
+}
+
+/* Fills *s (zeroed, its id set) from the stack hash `r`. */
+static void stack_from_hash(cli_stack_t *s, const redisReply *r)
+{
     for (size_t i = 0; i + 1 < r->elements; i += 2)
         set_field(s, r->element[i]->str, r->element[i + 1]->str);
-    freeReplyObject(r);
     if (!json_is_object(s->outputs)) {
         json_decref(s->outputs);
         s->outputs = json_object();
     }
     if (!s->reason)
         s->reason = strdup("");
+}
+
+int cli_stack_read(cli_t *cli, const char *id, cli_stack_t *s, bool *found)
+{
+    memset(s, 0, sizeof(*s));
+    snprintf(s->id, sizeof(s->id), "%s", id);
+    char key[CV_KEY_MAX];
+    cv_key_stack(key, sizeof(key), id, "stack");
+    redisReply *r = hgetall(cli, key);
+    if (!r)
+        return CLI_SERVICE;
+    *found = r->elements > 0;
+    stack_from_hash(s, r);
+    freeReplyObject(r);
     return CLI_OK;
 }
 
@@ -96,20 +109,22 @@ int cli_stack_find(cli_t *cli, const char *name, cli_stack_t *s)
     return rc;
 }
 
-json_t *cli_stack_counts(cli_t *cli, const char *id)
+/* The counts hash `r` as an object: resource status -> number. */
+static json_t *counts_from_hash(const redisReply *r)
 {
-    char key[CV_KEY_MAX];
-    cv_key_stack(key, sizeof(key), id, "counts");
-    const char *argv[] = {"HGETALL", key};
-    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 2, argv, NULL);
-    if (!r || !cli_reply_is_hash(cli, r, key)) {
-        freeReplyObject(r);
-        return NULL;
-    }
     json_t *counts = json_object();
     for (size_t i = 0; i + 1 < r->elements; i += 2)
         json_object_set_new(counts, r->element[i]->str,
                             json_integer(strtoll(r->element[i + 1]->str, NULL, 10)));
+    return counts;
+}
+
+json_t *cli_stack_counts(cli_t *cli, const char *id)
+{
+    char key[CV_KEY_MAX];
+    cv_key_stack(key, sizeof(key), id, "counts");
+    redisReply *r = hgetall(cli, key);
+    json_t *counts = r ? counts_from_hash(r) : NULL;
     freeReplyObject(r);
     return counts;
 }
@@ -122,70 +137,6 @@ static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-static void add_counts(json_t *sum, const json_t *counts)
-{
-    const char *status;
-    json_t *n;
-    json_object_foreach((json_t *)counts, status, n)
-    {
-        json_int_t have = json_integer_value(json_object_get(sum, status));
-        json_object_set_new(sum, status, json_integer(have + json_integer_value(n)));
-    }
-}
-
-/* Adds the children of `id` (and theirs, up to `depth` levels) into `sum`. */
-static int sum_nested(cli_t *cli, const char *id, int depth, json_t *sum)
-{
-    char key[CV_KEY_MAX];
-    cv_key_stack(key, sizeof(key), id, "children");
-    const char *argv[] = {"SMEMBERS", key};
-    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 2, argv, NULL);
-    if (!r)
-        return CLI_SERVICE;
-    int rc = CLI_OK;
-    for (size_t i = 0; rc == CLI_OK && i < r->elements; i++) {
-        const char *child = r->element[i]->str;
-        cli_stack_t s;
-        bool found = false;
-        rc = cli_stack_read(cli, child, &s, &found);
-        json_t *counts = NULL;
-        if (rc == CLI_OK && found && strcmp(s.status, "DELETE_COMPLETE") != 0) {
-            counts = cli_stack_counts(cli, child);
-            rc = counts ? CLI_OK : CLI_SERVICE;
-        }
-        if (counts) {
-            json_object_set_new(
-                sum, "stacks",
-                json_integer(json_integer_value(json_object_get(sum, "stacks")) + 1));
-            json_object_set_new(
-                sum, "total",
-                json_integer(json_integer_value(json_object_get(sum, "total")) + s.total));
-            json_object_set_new(
-                sum, "done",
-                json_integer(json_integer_value(json_object_get(sum, "done")) + s.done));
-            add_counts(json_object_get(sum, "resources"), counts);
-            if (depth > 1)
-                rc = sum_nested(cli, child, depth - 1, sum);
-        }
-        json_decref(counts);
-        cli_stack_free(&s);
-    }
-    freeReplyObject(r);
-    return rc;
-}
-
-json_t *cli_stack_nested(cli_t *cli, const char *id)
-{
-    json_t *sum =
-        json_pack("{s:i, s:{}, s:i, s:i}", "stacks", 0, "resources", "total", 0, "done", 0);
-    /* Deeper than templates may nest, in case a record points in a loop. */
-    if (sum_nested(cli, id, CV_TEMPLATE_MAX_DEPTH + 1, sum) != CLI_OK) {
-        json_decref(sum);
-        return NULL;
-    }
-    return sum;
 }
 
 bool cli_stack_settled(const cli_stack_t *s)
@@ -201,6 +152,226 @@ int cli_stack_outcome(const cli_stack_t *s, const char *action)
     return strncmp(s->status, action, n) == 0 && strcmp(s->status + n, "_COMPLETE") == 0
                ? CLI_OK
                : CLI_FAILED;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Nested stacks                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Deeper than templates may nest, in case a record points in a loop. */
+#define NESTED_LEVELS (CV_TEMPLATE_MAX_DEPTH + 1)
+
+/* A stack of the nesting tree, read a level at a time: each level is read
+ * with a few pipelined round trips, whatever its number of stacks. */
+typedef struct nested {
+    const char *id; /* in the parent's `children` reply */
+    bool counted;   /* has a record and is not DELETE_COMPLETE */
+    long long total, done;
+    json_t *counts;       /* counted: its counts hash */
+    redisReply *children; /* SMEMBERS of its children, when read */
+    size_t first, n;      /* its children in the next level */
+} nested_t;
+
+typedef struct level {
+    nested_t *v;
+    size_t n;
+} level_t;
+
+/* The commands of one round trip: one per key, and their replies. */
+typedef struct batch {
+    size_t n;
+    cli_redis_cmd_t *cmds;
+    char (*keys)[CV_KEY_MAX];
+    redisReply **replies;
+} batch_t;
+
+static int batch_init(batch_t *b, size_t max)
+{
+    b->n = 0;
+    b->cmds = calloc(max + 1, sizeof(*b->cmds));
+    b->keys = calloc(max + 1, sizeof(*b->keys));
+    b->replies = calloc(max + 1, sizeof(*b->replies));
+    if (b->cmds && b->keys && b->replies)
+        return CLI_OK;
+    return cli_fail(CLI_SERVICE, "out of memory reading nested stacks");
+}
+
+/* Queues `verb` on the key `suffix` of the stack `id`. */
+static void batch_add(batch_t *b, const char *verb, const char *id, const char *suffix)
+{
+    cv_key_stack(b->keys[b->n], CV_KEY_MAX, id, suffix);
+    b->cmds[b->n] = (cli_redis_cmd_t){2, {verb, b->keys[b->n]}};
+    b->n++;
+}
+
+static int batch_run(cli_t *cli, batch_t *b)
+{
+    return cli_redis_pipeline(cli, b->n, b->cmds, CLI_R(REDIS_REPLY_ARRAY), b->replies);
+}
+
+/* Frees the replies not taken (taken ones are set to NULL). */
+static void batch_free(batch_t *b)
+{
+    for (size_t i = 0; b->replies && i < b->n; i++)
+        freeReplyObject(b->replies[i]);
+    free(b->cmds);
+    free(b->keys);
+    free(b->replies);
+}
+
+/* What the record of `k` says, from its stack hash `r`. */
+static int take_record(cli_t *cli, nested_t *k, const redisReply *r, const char *key)
+{
+    if (!cli_reply_is_hash(cli, r, key))
+        return CLI_SERVICE;
+    cli_stack_t s;
+    memset(&s, 0, sizeof(s));
+    stack_from_hash(&s, r);
+    k->counted = r->elements > 0 && strcmp(s.status, "DELETE_COMPLETE") != 0;
+    k->total = s.total;
+    k->done = s.done;
+    cli_stack_free(&s);
+    return CLI_OK;
+}
+
+/* The stack hashes of a level: which stacks count. */
+static int read_records(cli_t *cli, level_t *lv)
+{
+    batch_t b;
+    int rc = batch_init(&b, lv->n);
+    for (size_t i = 0; rc == CLI_OK && i < lv->n; i++)
+        batch_add(&b, "HGETALL", lv->v[i].id, "stack");
+    if (rc == CLI_OK)
+        rc = batch_run(cli, &b);
+    for (size_t i = 0; rc == CLI_OK && i < lv->n; i++)
+        rc = take_record(cli, &lv->v[i], b.replies[i], b.keys[i]);
+    batch_free(&b);
+    return rc;
+}
+
+/* Takes the replies of read_more, in the order it queued them. */
+static int take_more(cli_t *cli, level_t *lv, batch_t *b, bool counts, bool children)
+{
+    size_t at = 0;
+    for (size_t i = 0; i < lv->n; i++) {
+        nested_t *k = &lv->v[i];
+        if (k->counted && counts) {
+            if (!cli_reply_is_hash(cli, b->replies[at], b->keys[at]))
+                return CLI_SERVICE;
+            k->counts = counts_from_hash(b->replies[at++]);
+        }
+        if (k->counted && children) {
+            k->children = b->replies[at];
+            b->replies[at++] = NULL;
+        }
+    }
+    return CLI_OK;
+}
+
+/* The counts hashes and/or the children sets of the counted stacks. */
+static int read_more(cli_t *cli, level_t *lv, bool counts, bool children)
+{
+    batch_t b;
+    int rc = batch_init(&b, 2 * lv->n);
+    for (size_t i = 0; rc == CLI_OK && i < lv->n; i++) {
+        if (lv->v[i].counted && counts)
+            batch_add(&b, "HGETALL", lv->v[i].id, "counts");
+        if (lv->v[i].counted && children)
+            batch_add(&b, "SMEMBERS", lv->v[i].id, "children");
+    }
+    if (rc == CLI_OK)
+        rc = batch_run(cli, &b);
+    if (rc == CLI_OK)
+        rc = take_more(cli, lv, &b, counts, children);
+    batch_free(&b);
+    return rc;
+}
+
+/* The stacks of the level below `up`: the children of each, in order. */
+static int next_level(const level_t *up, level_t *down)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < up->n; i++)
+        n += up->v[i].children ? up->v[i].children->elements : 0;
+    down->n = 0;
+    down->v = calloc(n + 1, sizeof(*down->v));
+    if (!down->v)
+        return cli_fail(CLI_SERVICE, "out of memory reading nested stacks");
+    for (size_t i = 0; i < up->n; i++) {
+        nested_t *p = &up->v[i];
+        p->first = down->n;
+        p->n = p->children ? p->children->elements : 0;
+        for (size_t c = 0; c < p->n; c++)
+            down->v[down->n++].id = p->children->element[c]->str;
+    }
+    return CLI_OK;
+}
+
+/* levels[0] holds the stack itself; reads the levels below it. */
+static int read_levels(cli_t *cli, level_t *levels)
+{
+    int rc = read_more(cli, &levels[0], false, true);
+    for (int d = 1; rc == CLI_OK && d <= NESTED_LEVELS; d++) {
+        rc = next_level(&levels[d - 1], &levels[d]);
+        if (rc == CLI_OK)
+            rc = read_records(cli, &levels[d]);
+        if (rc == CLI_OK)
+            rc = read_more(cli, &levels[d], true, d < NESTED_LEVELS);
+    }
+    return rc;
+}
+
+static void free_levels(level_t *levels)
+{
+    for (int d = 0; d <= NESTED_LEVELS; d++) {
+        for (size_t i = 0; i < levels[d].n; i++) {
+            json_decref(levels[d].v[i].counts);
+            freeReplyObject(levels[d].v[i].children);
+        }
+        if (d > 0)
+            free(levels[d].v);
+    }
+}
+
+static void add_int(json_t *obj, const char *key, json_int_t n)
+{
+    json_object_set_new(obj, key, json_integer(json_integer_value(json_object_get(obj, key)) + n));
+}
+
+/* Adds the counted children of levels[d].v[i] and theirs into `sum`, depth
+ * first: a status is listed where it was first met, stack by stack. */
+static void add_children(const level_t *levels, int d, size_t i, json_t *sum)
+{
+    const nested_t *p = &levels[d].v[i];
+    for (size_t c = p->first; c < p->first + p->n; c++) {
+        const nested_t *k = &levels[d + 1].v[c];
+        if (!k->counted)
+            continue;
+        add_int(sum, "stacks", 1);
+        add_int(sum, "total", k->total);
+        add_int(sum, "done", k->done);
+        const char *status;
+        json_t *n;
+        json_object_foreach(k->counts, status, n)
+        {
+            add_int(json_object_get(sum, "resources"), status, json_integer_value(n));
+        }
+        add_children(levels, d + 1, c, sum);
+    }
+}
+
+json_t *cli_stack_nested(cli_t *cli, const char *id)
+{
+    nested_t root = {.id = id, .counted = true};
+    level_t levels[NESTED_LEVELS + 1] = {{&root, 1}};
+    int rc = read_levels(cli, levels);
+    json_t *sum = NULL;
+    if (rc == CLI_OK) {
+        sum = json_pack("{s:i, s:{}, s:i, s:i}", "stacks", 0, "resources", "total", 0, "done", 0);
+        add_children(levels, 0, 0, sum);
+    }
+    free_levels(levels);
+    return sum;
 }
 
 /* ------------------------------------------------------------------------ */

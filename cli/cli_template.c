@@ -23,6 +23,33 @@ void cli_tpl_input_free(cli_tpl_input_t *in)
     in->overrides = NULL;
 }
 
+void cli_tpl_args_init(cli_tpl_args_t *t)
+{
+    memset(t, 0, sizeof(*t));
+    t->timeout = 600;
+    cli_tpl_input_init(&t->in);
+}
+
+void cli_tpl_args_free(cli_tpl_args_t *t)
+{
+    cli_tpl_input_free(&t->in);
+}
+
+int cli_tpl_args_option(cli_tpl_args_t *t, const cli_args_t *a, int id)
+{
+    switch (id) {
+    case CLI_ARG_WORD:
+        return cli_take_word(a, t->words, 2);
+    case CLI_OPT_WAIT:
+        t->wait = true;
+        return CLI_OK;
+    case CLI_OPT_TIMEOUT:
+        return cli_parse_seconds(a, &t->timeout);
+    default:
+        return cli_tpl_input_option(&t->in, a, id);
+    }
+}
+
 /* -P name=value: the value is a string; the template's declared type
  * converts it, as for Heat's -P. */
 static int add_override(cli_tpl_input_t *in, const cli_args_t *a)

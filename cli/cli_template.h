@@ -28,6 +28,21 @@ typedef struct cli_tpl_input {
     int nparam_files;
 } cli_tpl_input_t;
 
+/* The arguments submit and update share. */
+typedef struct cli_tpl_args {
+    const char *words[2]; /* NAME, TEMPLATE */
+    cli_tpl_input_t in;
+    bool wait;
+    double timeout; /* --timeout: 600 unless given */
+} cli_tpl_args_t;
+
+void cli_tpl_args_init(cli_tpl_args_t *t);
+void cli_tpl_args_free(cli_tpl_args_t *t);
+
+/* Takes NAME, TEMPLATE (CLI_ARG_WORD), --wait, --timeout, -P or
+ * --param-file (by id); CLI_OK or CLI_USAGE (reported). */
+int cli_tpl_args_option(cli_tpl_args_t *t, const cli_args_t *a, int id);
+
 typedef struct cli_loaded {
     json_t *tree;       /* the template file as loaded: what submit stores */
     json_t *files;      /* its template files: name -> tree (cli_files.h) */

@@ -76,14 +76,38 @@ bool cli_def_has_resource(const cli_def_t *d, const char *resource)
 /* Starting a traversal                                                     */
 /* ------------------------------------------------------------------------ */
 
+redisReply *cli_begin_script(cli_t *cli, const char *id, int nargs, const char **args)
+{
+    char keys[3][CV_KEY_MAX];
+    cv_key_stack(keys[0], CV_KEY_MAX, id, "stack");
+    cv_key_stack(keys[1], CV_KEY_MAX, id, "def");
+    cv_key_stack(keys[2], CV_KEY_MAX, id, "events");
+    const char *k[] = {keys[0], keys[1], keys[2]};
+    return cv_redis_script_sync(cli->redis, CV_SCRIPT_STACK_BEGIN, 3, k, nargs, args);
+}
+
+/* The traversal in a reply already checked to be an array; frees it. */
+static int traversal_of(redisReply *r, uint64_t *traversal)
+{
+    int rc = CLI_OK;
+    if (r->elements == 1 && r->element[0]->type == REDIS_REPLY_INTEGER &&
+        r->element[0]->integer > 0)
+        *traversal = (uint64_t)r->element[0]->integer;
+    else
+        rc = cli_fail(CLI_SERVICE, "stack_begin answered something other than {traversal}");
+    freeReplyObject(r);
+    return rc;
+}
+
+int cli_begin_traversal(cli_t *cli, redisReply *r, uint64_t *traversal)
+{
+    r = cli_redis_check(cli, r, CLI_R(REDIS_REPLY_ARRAY), "stack_begin");
+    return r ? traversal_of(r, traversal) : CLI_SERVICE;
+}
+
 /* stack_begin: the new traversal in *traversal. */
 static int begin(cli_t *cli, const cli_begin_t *b, uint64_t *traversal)
 {
-    char keys[3][CV_KEY_MAX];
-    cv_key_stack(keys[0], CV_KEY_MAX, b->id, "stack");
-    cv_key_stack(keys[1], CV_KEY_MAX, b->id, "def");
-    cv_key_stack(keys[2], CV_KEY_MAX, b->id, "events");
-    const char *k[] = {keys[0], keys[1], keys[2]};
     const char *args[] = {cv_trav_kind_name((uint8_t)b->kind),
                           b->name,
                           b->id,
@@ -94,26 +118,20 @@ static int begin(cli_t *cli, const cli_begin_t *b, uint64_t *traversal)
                           b->rollback,
                           "",
                           b->files_json ? b->files_json : ""};
-    redisReply *r = cv_redis_script_sync(cli->redis, CV_SCRIPT_STACK_BEGIN, 3, k, 10, args);
+    redisReply *r = cli_begin_script(cli, b->id, 10, args);
     if (r && r->type == REDIS_REPLY_ERROR && strncmp(r->str, "ENOENT", 6) == 0) {
         freeReplyObject(r);
         return cli_fail(CLI_USAGE, "stack %s (%s) has no status record; nothing was changed",
                         b->name, b->id);
     }
+    /* Lost or refused, the script may have run or not: say how to find out. */
     r = cli_redis_check(cli, r, CLI_R(REDIS_REPLY_ARRAY), "stack_begin");
     if (!r)
         return cli_fail(CLI_SERVICE,
                         "stack %s may or may not be %s_IN_PROGRESS now; check with "
                         "'convergectl status %s'",
                         b->name, cv_trav_kind_name((uint8_t)b->kind), b->name);
-    int rc = CLI_OK;
-    if (r->elements == 1 && r->element[0]->type == REDIS_REPLY_INTEGER &&
-        r->element[0]->integer > 0)
-        *traversal = (uint64_t)r->element[0]->integer;
-    else
-        rc = cli_fail(CLI_SERVICE, "stack_begin answered something other than {traversal}");
-    freeReplyObject(r);
-    return rc;
+    return traversal_of(r, traversal);
 }
 
 int cli_traversal_start(cli_t *cli, const cli_begin_t *b)

@@ -47,6 +47,16 @@ typedef struct cli_begin {
     const char *rollback; /* "1", "0", or "" to keep the stack's setting */
 } cli_begin_t;
 
+/* Runs the stack_begin script of stack `id` with its `nargs` arguments
+ * (the traversal kind first): the reply as it came (NULL: the connection
+ * was lost), so that the caller can tell the errors it expects (ENOENT,
+ * EEXIST) before cli_begin_traversal. */
+redisReply *cli_begin_script(cli_t *cli, const char *id, int nargs, const char **args);
+
+/* The traversal a stack_begin reply started, in *traversal; frees `r`.
+ * CLI_OK, or CLI_SERVICE (reported) when r is not {traversal}. */
+int cli_begin_traversal(cli_t *cli, redisReply *r, uint64_t *traversal);
+
 /* Connects to Kafka (unless connected), runs stack_begin, publishes the
  * STACK job and prints "stack NAME (ID) KIND_IN_PROGRESS". CLI_OK,
  * CLI_USAGE (the stack has no status record) or CLI_SERVICE; every

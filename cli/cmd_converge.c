@@ -74,13 +74,6 @@ static int converge(cli_t *cli, const cli_stack_args_t *args)
 
 int cli_cmd_converge(cli_t *cli, int argc, char **argv)
 {
-    cli_stack_args_t args = {.timeout = 600};
-    int rc = cli_parse_stack_args(argc, argv, converge_opts, &args);
-    if (rc == CLI_HELP) {
-        fputs(cli_converge_usage, stdout);
-        return CLI_OK;
-    }
-    if (rc == CLI_OK)
-        rc = cli_redis_connect(cli);
-    return rc == CLI_OK ? converge(cli, &args) : rc;
+    static const cli_stack_cmd_t cmd = {converge_opts, cli_converge_usage, 600, converge};
+    return cli_run_stack_cmd(cli, argc, argv, &cmd);
 }

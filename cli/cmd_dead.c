@@ -92,28 +92,21 @@ static int parse_limit(const cli_args_t *a, dead_args_t *out)
     return CLI_OK;
 }
 
+static int apply_opt(const cli_args_t *a, int id, void *ctx)
+{
+    dead_args_t *out = ctx;
+    if (id == CLI_ARG_WORD)
+        return cli_usage_error(a->cmd, "unexpected argument '%s'", a->arg);
+    if (id == CLI_OPT_OUTPUT)
+        return cli_parse_output(a, &out->json);
+    if (id == OPT_LIMIT)
+        return parse_limit(a, out);
+    return CLI_OK;
+}
+
 static int parse_args(int argc, char **argv, dead_args_t *out)
 {
-    cli_args_t a;
-    cli_args_init(&a, argc, argv, "dead");
-    for (;;) {
-        int id = cli_next(&a, dead_opts);
-        int rc = CLI_OK;
-        if (id == CLI_ARG_END)
-            return CLI_OK;
-        if (id == CLI_ARG_BAD)
-            return CLI_USAGE;
-        if (id == CLI_OPT_HELP)
-            return CLI_HELP;
-        if (id == CLI_ARG_WORD)
-            rc = cli_usage_error("dead", "unexpected argument '%s'", a.arg);
-        else if (id == CLI_OPT_OUTPUT)
-            rc = cli_parse_output(&a, &out->json);
-        else if (id == OPT_LIMIT)
-            rc = parse_limit(&a, out);
-        if (rc)
-            return rc;
-    }
+    return cli_parse_args(argc, argv, "dead", dead_opts, apply_opt, out);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -7,9 +7,9 @@
  */
 #include "cli_commands.h"
 #include "cli_stack.h"
+#include "cli_traversal.h"
 
 #include "cv_keys.h"
-#include "cv_redis.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -77,29 +77,13 @@ static int release_orphan_name(cli_t *cli, const char *name, const char *id)
 static int begin_delete(cli_t *cli, const char *name, const char *id, uint64_t *traversal,
                         bool *orphan)
 {
-    char keys[3][CV_KEY_MAX];
-    cv_key_stack(keys[0], CV_KEY_MAX, id, "stack");
-    cv_key_stack(keys[1], CV_KEY_MAX, id, "def");
-    cv_key_stack(keys[2], CV_KEY_MAX, id, "events");
-    const char *k[] = {keys[0], keys[1], keys[2]};
     const char *args[] = {"DELETE", name, id, "", "", "", "convergectl", "0"};
-    redisReply *r = cv_redis_script_sync(cli->redis, CV_SCRIPT_STACK_BEGIN, 3, k, 8, args);
+    redisReply *r = cli_begin_script(cli, id, 8, args);
     *orphan = r && r->type == REDIS_REPLY_ERROR && strncmp(r->str, "ENOENT", 6) == 0;
-    if (*orphan) {
-        freeReplyObject(r);
-        return CLI_OK;
-    }
-    r = cli_redis_check(cli, r, CLI_R(REDIS_REPLY_ARRAY), "stack_begin");
-    if (!r)
-        return CLI_SERVICE;
-    int rc = CLI_OK;
-    if (r->elements == 1 && r->element[0]->type == REDIS_REPLY_INTEGER &&
-        r->element[0]->integer > 0)
-        *traversal = (uint64_t)r->element[0]->integer;
-    else
-        rc = cli_fail(CLI_SERVICE, "stack_begin answered something other than {traversal}");
+    if (!*orphan)
+        return cli_begin_traversal(cli, r, traversal);
     freeReplyObject(r);
-    return rc;
+    return CLI_OK;
 }
 
 static int delete_stack(cli_t *cli, const cli_stack_args_t *args)
@@ -128,13 +112,6 @@ static int delete_stack(cli_t *cli, const cli_stack_args_t *args)
 
 int cli_cmd_delete(cli_t *cli, int argc, char **argv)
 {
-    cli_stack_args_t args = {.timeout = 600};
-    int rc = cli_parse_stack_args(argc, argv, delete_opts, &args);
-    if (rc == CLI_HELP) {
-        fputs(cli_delete_usage, stdout);
-        return CLI_OK;
-    }
-    if (rc == CLI_OK)
-        rc = cli_redis_connect(cli);
-    return rc == CLI_OK ? delete_stack(cli, &args) : rc;
+    static const cli_stack_cmd_t cmd = {delete_opts, cli_delete_usage, 600, delete_stack};
+    return cli_run_stack_cmd(cli, argc, argv, &cmd);
 }

@@ -216,13 +216,6 @@ static int show(cli_t *cli, const cli_stack_args_t *args)
 
 int cli_cmd_events(cli_t *cli, int argc, char **argv)
 {
-    cli_stack_args_t args = {0};
-    int rc = cli_parse_stack_args(argc, argv, events_opts, &args);
-    if (rc == CLI_HELP) {
-        fputs(cli_events_usage, stdout);
-        return CLI_OK;
-    }
-    if (rc == CLI_OK)
-        rc = cli_redis_connect(cli);
-    return rc == CLI_OK ? show(cli, &args) : rc;
+    static const cli_stack_cmd_t cmd = {events_opts, cli_events_usage, 0, show};
+    return cli_run_stack_cmd(cli, argc, argv, &cmd);
 }

@@ -144,13 +144,6 @@ static int observe(cli_t *cli, const cli_stack_args_t *args)
 
 int cli_cmd_observe(cli_t *cli, int argc, char **argv)
 {
-    cli_stack_args_t args = {0};
-    int rc = cli_parse_stack_args(argc, argv, observe_opts, &args);
-    if (rc == CLI_HELP) {
-        fputs(cli_observe_usage, stdout);
-        return CLI_OK;
-    }
-    if (rc == CLI_OK)
-        rc = cli_redis_connect(cli);
-    return rc == CLI_OK ? observe(cli, &args) : rc;
+    static const cli_stack_cmd_t cmd = {observe_opts, cli_observe_usage, 0, observe};
+    return cli_run_stack_cmd(cli, argc, argv, &cmd);
 }

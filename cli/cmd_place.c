@@ -87,8 +87,9 @@ static int parse_action(const cli_args_t *a, place_args_t *out)
         a->cmd, "--action: expected new, replace, upgrade, fix or defrag, not '%s'", a->arg);
 }
 
-static int apply_opt(const cli_args_t *a, int id, place_args_t *out)
+static int apply_opt(const cli_args_t *a, int id, void *ctx)
 {
+    place_args_t *out = ctx;
     switch (id) {
     case CLI_OPT_OUTPUT:
         return cli_parse_output(a, &out->json);
@@ -127,20 +128,8 @@ static int check_args(const place_args_t *p)
 
 static int parse_args(int argc, char **argv, place_args_t *out)
 {
-    cli_args_t a;
-    cli_args_init(&a, argc, argv, "place");
-    for (;;) {
-        int id = cli_next(&a, place_opts);
-        if (id == CLI_ARG_END)
-            return check_args(out);
-        if (id == CLI_ARG_BAD)
-            return CLI_USAGE;
-        if (id == CLI_OPT_HELP)
-            return CLI_HELP;
-        int rc = apply_opt(&a, id, out);
-        if (rc)
-            return rc;
-    }
+    int rc = cli_parse_args(argc, argv, "place", place_opts, apply_opt, out);
+    return rc == CLI_OK ? check_args(out) : rc;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -239,18 +239,18 @@ static void print_text(const json_t *rows)
     json_decref(table);
 }
 
-static int list(cli_t *cli, const char *name, bool json)
+static int list(cli_t *cli, const cli_stack_args_t *args)
 {
     char id[CV_ID_MAX];
     json_t *resources = NULL, *names = NULL, *rows = json_array();
-    int rc = cli_lookup(cli, name, id);
+    int rc = cli_lookup(cli, args->name, id);
     if (rc == CLI_OK)
-        rc = load_template_resources(cli, name, id, &resources);
+        rc = load_template_resources(cli, args->name, id, &resources);
     if (rc == CLI_OK)
         rc = list_names(cli, id, resources, &names);
     if (rc == CLI_OK)
         rc = fetch_rows(cli, id, names, resources, rows);
-    if (rc == CLI_OK && json)
+    if (rc == CLI_OK && args->json)
         cli_print_json(rows);
     else if (rc == CLI_OK)
         print_text(rows);
@@ -262,13 +262,6 @@ static int list(cli_t *cli, const char *name, bool json)
 
 int cli_cmd_resources(cli_t *cli, int argc, char **argv)
 {
-    cli_stack_args_t args = {0};
-    int rc = cli_parse_stack_args(argc, argv, resources_opts, &args);
-    if (rc == CLI_HELP) {
-        fputs(cli_resources_usage, stdout);
-        return CLI_OK;
-    }
-    if (rc == CLI_OK)
-        rc = cli_redis_connect(cli);
-    return rc == CLI_OK ? list(cli, args.name, args.json) : rc;
+    static const cli_stack_cmd_t cmd = {resources_opts, cli_resources_usage, 0, list};
+    return cli_run_stack_cmd(cli, argc, argv, &cmd);
 }

@@ -77,12 +77,12 @@ static int check_state(const char *cmd, const cli_stack_t *s)
     return CLI_OK;
 }
 
-static int roll_back(cli_t *cli, const char *cmd, const cli_stack_args_t *args)
+static int roll_back(cli_t *cli, const cli_stack_args_t *args)
 {
     cli_stack_t s;
     int rc = cli_stack_find(cli, args->name, &s);
     if (rc == CLI_OK)
-        rc = check_state(cmd, &s);
+        rc = check_state(args->cmd, &s);
     if (rc == CLI_OK)
         rc = warn_when_nothing_completed(cli, &s);
     char retry[CV_NAME_MAX + 16];
@@ -103,25 +103,14 @@ static int roll_back(cli_t *cli, const char *cmd, const cli_stack_args_t *args)
     return rc;
 }
 
-static int run(cli_t *cli, int argc, char **argv, const char *usage)
-{
-    cli_stack_args_t args = {.timeout = 600};
-    int rc = cli_parse_stack_args(argc, argv, rollback_opts, &args);
-    if (rc == CLI_HELP) {
-        fputs(usage, stdout);
-        return CLI_OK;
-    }
-    if (rc == CLI_OK)
-        rc = cli_redis_connect(cli);
-    return rc == CLI_OK ? roll_back(cli, argv[0], &args) : rc;
-}
-
 int cli_cmd_rollback(cli_t *cli, int argc, char **argv)
 {
-    return run(cli, argc, argv, cli_rollback_usage);
+    static const cli_stack_cmd_t cmd = {rollback_opts, cli_rollback_usage, 600, roll_back};
+    return cli_run_stack_cmd(cli, argc, argv, &cmd);
 }
 
 int cli_cmd_cancel(cli_t *cli, int argc, char **argv)
 {
-    return run(cli, argc, argv, cli_cancel_usage);
+    static const cli_stack_cmd_t cmd = {rollback_opts, cli_cancel_usage, 600, roll_back};
+    return cli_run_stack_cmd(cli, argc, argv, &cmd);
 }

@@ -92,10 +92,10 @@ static void print_text(const cli_stack_t *s, json_t *counts, json_t *nested)
     cli_print_outputs(s->outputs, "  ");
 }
 
-static int show(cli_t *cli, const char *name, bool json)
+static int show(cli_t *cli, const cli_stack_args_t *args)
 {
     char id[CV_ID_MAX];
-    int rc = cli_lookup(cli, name, id);
+    int rc = cli_lookup(cli, args->name, id);
     if (rc)
         return rc;
     cli_stack_t s;
@@ -103,12 +103,12 @@ static int show(cli_t *cli, const char *name, bool json)
     rc = cli_stack_read(cli, id, &s, &found);
     json_t *counts = NULL, *nested = NULL;
     if (rc == CLI_OK && !found)
-        rc = cli_fail(CLI_USAGE, "stack %s (%s) has no status record", name, id);
+        rc = cli_fail(CLI_USAGE, "stack %s (%s) has no status record", args->name, id);
     if (rc == CLI_OK && !(counts = cli_stack_counts(cli, id)))
         rc = CLI_SERVICE;
     if (rc == CLI_OK && !(nested = cli_stack_nested(cli, id)))
         rc = CLI_SERVICE;
-    if (rc == CLI_OK && json)
+    if (rc == CLI_OK && args->json)
         print_json(&s, counts, nested);
     else if (rc == CLI_OK)
         print_text(&s, counts, nested);
@@ -120,13 +120,6 @@ static int show(cli_t *cli, const char *name, bool json)
 
 int cli_cmd_status(cli_t *cli, int argc, char **argv)
 {
-    cli_stack_args_t args = {0};
-    int rc = cli_parse_stack_args(argc, argv, status_opts, &args);
-    if (rc == CLI_HELP) {
-        fputs(cli_status_usage, stdout);
-        return CLI_OK;
-    }
-    if (rc == CLI_OK)
-        rc = cli_redis_connect(cli);
-    return rc == CLI_OK ? show(cli, args.name, args.json) : rc;
+    static const cli_stack_cmd_t cmd = {status_opts, cli_status_usage, 0, show};
+    return cli_run_stack_cmd(cli, argc, argv, &cmd);
 }

@@ -9,9 +9,9 @@
 #include "cli_commands.h"
 #include "cli_stack.h"
 #include "cli_template.h"
+#include "cli_traversal.h"
 
 #include "cv_keys.h"
-#include "cv_redis.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -49,11 +49,8 @@ static const cli_opt_t submit_opts[] = {
     CLI_TIMEOUT_OPT, CLI_OPTS_END};
 
 typedef struct submit {
-    const char *words[2]; /* NAME, TEMPLATE */
-    cli_tpl_input_t in;
-    bool wait;
+    cli_tpl_args_t args;
     bool rollback;
-    double timeout;
     cli_loaded_t loaded;
     char id[CV_ID_MAX];
     uint64_t traversal;
@@ -63,51 +60,33 @@ typedef struct submit {
 /* Arguments                                                                */
 /* ------------------------------------------------------------------------ */
 
-static int check_words(const cli_args_t *a, const submit_t *s)
+static int check_words(const char *cmd, const submit_t *s)
 {
-    if (!s->words[0])
-        return cli_usage_error(a->cmd, "no stack name given");
-    if (!s->words[1])
-        return cli_usage_error(a->cmd, "no template given");
-    if (!cli_valid_name(s->words[0]))
-        return cli_usage_error(a->cmd,
+    if (!s->args.words[0])
+        return cli_usage_error(cmd, "no stack name given");
+    if (!s->args.words[1])
+        return cli_usage_error(cmd, "no template given");
+    if (!cli_valid_name(s->args.words[0]))
+        return cli_usage_error(cmd,
                                "invalid stack name '%s': 1 to 255 characters of A-Z a-z 0-9 _ . -, "
                                "starting with a letter",
-                               s->words[0]);
+                               s->args.words[0]);
+    return CLI_OK;
+}
+
+static int apply_opt(const cli_args_t *a, int id, void *ctx)
+{
+    submit_t *s = ctx;
+    if (id != OPT_ENABLE_ROLLBACK)
+        return cli_tpl_args_option(&s->args, a, id);
+    s->rollback = true;
     return CLI_OK;
 }
 
 static int parse_args(int argc, char **argv, submit_t *s)
 {
-    cli_args_t a;
-    cli_args_init(&a, argc, argv, "submit");
-    for (;;) {
-        int id = cli_next(&a, submit_opts), rc = CLI_OK;
-        switch (id) {
-        case CLI_ARG_END:
-            return check_words(&a, s);
-        case CLI_ARG_BAD:
-            return CLI_USAGE;
-        case CLI_OPT_HELP:
-            return CLI_HELP;
-        case CLI_ARG_WORD:
-            rc = cli_take_word(&a, s->words, 2);
-            break;
-        case CLI_OPT_WAIT:
-            s->wait = true;
-            break;
-        case OPT_ENABLE_ROLLBACK:
-            s->rollback = true;
-            break;
-        case CLI_OPT_TIMEOUT:
-            rc = cli_parse_seconds(&a, &s->timeout);
-            break;
-        default:
-            rc = cli_tpl_input_option(&s->in, &a, id);
-        }
-        if (rc)
-            return rc;
-    }
+    int rc = cli_parse_args(argc, argv, "submit", submit_opts, apply_opt, s);
+    return rc == CLI_OK ? check_words("submit", s) : rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -135,29 +114,20 @@ static int reserve_name(cli_t *cli, const submit_t *s)
 {
     char key[CV_KEY_MAX];
     cv_key_global(key, sizeof(key), "stacks");
-    const char *argv[] = {"HSETNX", key, s->words[0], s->id};
+    const char *argv[] = {"HSETNX", key, s->args.words[0], s->id};
     redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_INTEGER), 4, argv, NULL);
     if (!r)
         return CLI_SERVICE;
-    int rc = r->integer == 1 ? CLI_OK : cli_fail(CLI_USAGE, "stack %s already exists", s->words[0]);
+    int rc =
+        r->integer == 1 ? CLI_OK : cli_fail(CLI_USAGE, "stack %s already exists", s->args.words[0]);
     freeReplyObject(r);
     return rc;
-}
-
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash && slash[1] ? slash + 1 : path;
 }
 
 /* Runs stack_begin CREATE; *ours tells whether the stack's keys are ours
  * to remove on failure (not when the id belongs to an existing stack). */
 static int begin_stack(cli_t *cli, submit_t *s, bool *ours)
 {
-    char keys[3][CV_KEY_MAX];
-    cv_key_stack(keys[0], CV_KEY_MAX, s->id, "stack");
-    cv_key_stack(keys[1], CV_KEY_MAX, s->id, "def");
-    cv_key_stack(keys[2], CV_KEY_MAX, s->id, "events");
     char *tpl = json_dumps(s->loaded.tree, JSON_COMPACT);
     char *params = json_dumps(s->loaded.tpl->parameters, JSON_COMPACT);
     char *files = json_dumps(s->loaded.files, JSON_COMPACT);
@@ -168,33 +138,22 @@ static int begin_stack(cli_t *cli, submit_t *s, bool *ours)
         *ours = false;
         return cli_fail(CLI_SERVICE, "out of memory encoding the template");
     }
-    const char *k[] = {keys[0], keys[1], keys[2]};
     const char *args[] = {"CREATE",
-                          s->words[0],
+                          s->args.words[0],
                           s->id,
                           tpl,
                           params,
-                          base_name(s->words[1]),
+                          cli_base_name(s->args.words[1]),
                           "convergectl",
                           s->rollback ? "1" : "0",
                           "",
                           files};
-    redisReply *r = cv_redis_script_sync(cli->redis, CV_SCRIPT_STACK_BEGIN, 3, k, 10, args);
+    redisReply *r = cli_begin_script(cli, s->id, 10, args);
     free(tpl);
     free(params);
     free(files);
     *ours = !(r && r->type == REDIS_REPLY_ERROR && strncmp(r->str, "EEXIST", 6) == 0);
-    r = cli_redis_check(cli, r, CLI_R(REDIS_REPLY_ARRAY), "stack_begin");
-    if (!r)
-        return CLI_SERVICE;
-    int rc = CLI_OK;
-    if (r->elements == 1 && r->element[0]->type == REDIS_REPLY_INTEGER &&
-        r->element[0]->integer > 0)
-        s->traversal = (uint64_t)r->element[0]->integer;
-    else
-        rc = cli_fail(CLI_SERVICE, "stack_begin answered something other than {traversal}");
-    freeReplyObject(r);
-    return rc;
+    return cli_begin_traversal(cli, r, &s->traversal);
 }
 
 /* Removes what submit stored; returns whether it could. */
@@ -218,7 +177,7 @@ static bool undo(cli_t *cli, const submit_t *s, bool remove_keys)
     }
     char names[CV_KEY_MAX];
     cv_key_global(names, sizeof(names), "stacks");
-    const char *hdel[] = {"HDEL", names, s->words[0]};
+    const char *hdel[] = {"HDEL", names, s->args.words[0]};
     r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_INTEGER), 3, hdel, NULL);
     freeReplyObject(r);
     return r != NULL;
@@ -237,13 +196,14 @@ static int create_stack(cli_t *cli, submit_t *s)
     if (rc == CLI_OK)
         rc = cli_publish_stack(cli, s->id, s->traversal, CV_TRAV_CREATE);
     if (rc && undo(cli, s, ours))
-        return cli_fail(rc, "stack %s was not created; nothing of it is left stored", s->words[0]);
+        return cli_fail(rc, "stack %s was not created; nothing of it is left stored",
+                        s->args.words[0]);
     if (rc)
         return cli_fail(rc,
                         "stack %s was not created, but what was stored of it could not be "
                         "removed; run 'convergectl delete %s' once Redis and Kafka are back",
-                        s->words[0], s->words[0]);
-    printf("stack %s (%s) CREATE_IN_PROGRESS\n", s->words[0], s->id);
+                        s->args.words[0], s->args.words[0]);
+    printf("stack %s (%s) CREATE_IN_PROGRESS\n", s->args.words[0], s->id);
     fflush(stdout);
     return CLI_OK;
 }
@@ -252,24 +212,23 @@ int cli_cmd_submit(cli_t *cli, int argc, char **argv)
 {
     submit_t s;
     memset(&s, 0, sizeof(s));
-    s.timeout = 600;
-    cli_tpl_input_init(&s.in);
+    cli_tpl_args_init(&s.args);
     int rc = parse_args(argc, argv, &s);
     if (rc == CLI_HELP) {
         fputs(cli_submit_usage, stdout);
         rc = CLI_OK;
     } else if (rc == CLI_OK) {
-        rc = cli_template_load(s.words[1], &s.in, &s.loaded);
+        rc = cli_template_load(s.args.words[1], &s.args.in, &s.loaded);
         if (rc == CLI_OK)
             rc = cli_redis_connect(cli);
         if (rc == CLI_OK)
             rc = cli_kafka_connect(cli);
         if (rc == CLI_OK)
             rc = create_stack(cli, &s);
-        if (rc == CLI_OK && s.wait)
-            rc = cli_stack_follow(cli, s.id, s.timeout, "CREATE");
+        if (rc == CLI_OK && s.args.wait)
+            rc = cli_stack_follow(cli, s.id, s.args.timeout, "CREATE");
     }
     cli_loaded_free(&s.loaded);
-    cli_tpl_input_free(&s.in);
+    cli_tpl_args_free(&s.args);
     return rc;
 }

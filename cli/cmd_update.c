@@ -66,18 +66,15 @@ static const cli_opt_t update_opts[] = {CLI_HELP_OPT,
                                         CLI_OPTS_END};
 
 typedef struct update {
-    const char *words[2]; /* NAME, TEMPLATE (NULL: the stored one) */
-    cli_tpl_input_t in;
+    cli_tpl_args_t args; /* TEMPLATE NULL: the stored one */
     bool existing;
     const char *rollback; /* "1", "0", "" (keep) */
-    bool wait;
-    double timeout;
-    json_t *given;       /* the parameter values given */
-    json_t *defaults;    /* parameter_defaults given, for declared parameters only */
-    json_t *tree;        /* TEMPLATE as read; NULL when none */
-    json_t *files;       /* its template files; NULL when no TEMPLATE */
-    cli_def_t def;       /* the stored definition (--existing) */
-    cli_loaded_t loaded; /* the new definition, validated */
+    json_t *given;        /* the parameter values given */
+    json_t *defaults;     /* parameter_defaults given, for declared parameters only */
+    json_t *tree;         /* TEMPLATE as read; NULL when none */
+    json_t *files;        /* its template files; NULL when no TEMPLATE */
+    cli_def_t def;        /* the stored definition (--existing) */
+    cli_loaded_t loaded;  /* the new definition, validated */
     char id[CV_ID_MAX];
 } update_t;
 
@@ -85,12 +82,12 @@ typedef struct update {
 /* Arguments                                                                */
 /* ------------------------------------------------------------------------ */
 
-static int check_words(const cli_args_t *a, const update_t *u)
+static int check_words(const char *cmd, const update_t *u)
 {
-    if (!u->words[0])
-        return cli_usage_error(a->cmd, "no stack name given");
-    if (!u->words[1] && !u->existing)
-        return cli_usage_error(a->cmd, "no template given (--existing keeps the stored template)");
+    if (!u->args.words[0])
+        return cli_usage_error(cmd, "no stack name given");
+    if (!u->args.words[1] && !u->existing)
+        return cli_usage_error(cmd, "no template given (--existing keeps the stored template)");
     return CLI_OK;
 }
 
@@ -103,43 +100,26 @@ static int set_rollback(const cli_args_t *a, update_t *u, const char *flag)
     return CLI_OK;
 }
 
+static int apply_opt(const cli_args_t *a, int id, void *ctx)
+{
+    update_t *u = ctx;
+    switch (id) {
+    case OPT_EXISTING:
+        u->existing = true;
+        return CLI_OK;
+    case OPT_ENABLE_ROLLBACK:
+        return set_rollback(a, u, "1");
+    case OPT_DISABLE_ROLLBACK:
+        return set_rollback(a, u, "0");
+    default:
+        return cli_tpl_args_option(&u->args, a, id);
+    }
+}
+
 static int parse_args(int argc, char **argv, update_t *u)
 {
-    cli_args_t a;
-    cli_args_init(&a, argc, argv, "update");
-    for (;;) {
-        int id = cli_next(&a, update_opts), rc = CLI_OK;
-        switch (id) {
-        case CLI_ARG_END:
-            return check_words(&a, u);
-        case CLI_ARG_BAD:
-            return CLI_USAGE;
-        case CLI_OPT_HELP:
-            return CLI_HELP;
-        case CLI_ARG_WORD:
-            rc = cli_take_word(&a, u->words, 2);
-            break;
-        case OPT_EXISTING:
-            u->existing = true;
-            break;
-        case OPT_ENABLE_ROLLBACK:
-            rc = set_rollback(&a, u, "1");
-            break;
-        case OPT_DISABLE_ROLLBACK:
-            rc = set_rollback(&a, u, "0");
-            break;
-        case CLI_OPT_WAIT:
-            u->wait = true;
-            break;
-        case CLI_OPT_TIMEOUT:
-            rc = cli_parse_seconds(&a, &u->timeout);
-            break;
-        default:
-            rc = cli_tpl_input_option(&u->in, &a, id);
-        }
-        if (rc)
-            return rc;
-    }
+    int rc = cli_parse_args(argc, argv, "update", update_opts, apply_opt, u);
+    return rc == CLI_OK ? check_words("update", u) : rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -207,7 +187,7 @@ static const char *choose_template(update_t *u, json_t **tree)
 {
     if (u->tree) {
         *tree = u->tree;
-        return u->words[1];
+        return u->args.words[1];
     }
     *tree = u->def.tree;
     return u->def.fname[0] ? u->def.fname : "(stored template)";
@@ -216,7 +196,7 @@ static const char *choose_template(update_t *u, json_t **tree)
 /* Everything that needs the stored definition: --existing, immutability. */
 static int validate_against_stored(cli_t *cli, update_t *u)
 {
-    int rc = cli_def_read(cli, u->words[0], u->id, &u->def);
+    int rc = cli_def_read(cli, u->args.words[0], u->id, &u->def);
     if (rc)
         return rc;
     json_t *tree;
@@ -231,27 +211,21 @@ static int validate_against_stored(cli_t *cli, update_t *u)
     return check_immutable(u, fname);
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash && slash[1] ? slash + 1 : path;
-}
-
 static int store_and_publish(cli_t *cli, update_t *u)
 {
     char *tpl = json_dumps(u->loaded.tree, JSON_COMPACT);
     char *params = json_dumps(u->loaded.tpl->parameters, JSON_COMPACT);
     char *files = json_dumps(u->loaded.files, JSON_COMPACT);
     char retry[CV_NAME_MAX + 32];
-    snprintf(retry, sizeof(retry), "update %s --existing", u->words[0]);
+    snprintf(retry, sizeof(retry), "update %s --existing", u->args.words[0]);
     cli_begin_t b = {.retry = retry,
-                     .name = u->words[0],
+                     .name = u->args.words[0],
                      .id = u->id,
                      .kind = CV_TRAV_UPDATE,
                      .template_json = tpl,
                      .params_json = params,
                      .files_json = files,
-                     .fname = u->words[1] ? base_name(u->words[1]) : u->def.fname,
+                     .fname = u->args.words[1] ? cli_base_name(u->args.words[1]) : u->def.fname,
                      .rollback = u->rollback};
     int rc = tpl && params && files ? cli_traversal_start(cli, &b)
                                     : cli_fail(CLI_SERVICE, "out of memory encoding the template");
@@ -264,25 +238,25 @@ static int store_and_publish(cli_t *cli, update_t *u)
 /* Validation that needs no service first, then the stack, then the rest. */
 static int update(cli_t *cli, update_t *u)
 {
-    int rc = cli_tpl_input_params(&u->in, &u->given, &u->defaults);
-    if (rc == CLI_OK && u->words[1])
-        rc = cli_template_read(u->words[1], &u->tree);
-    if (rc == CLI_OK && u->words[1])
-        rc = cli_files_collect(u->words[1], u->tree, &u->files);
+    int rc = cli_tpl_input_params(&u->args.in, &u->given, &u->defaults);
+    if (rc == CLI_OK && u->args.words[1])
+        rc = cli_template_read(u->args.words[1], &u->tree);
+    if (rc == CLI_OK && u->args.words[1])
+        rc = cli_files_collect(u->args.words[1], u->tree, &u->files);
     if (rc == CLI_OK && !u->existing) {
         cv_env_apply_defaults(u->given, u->defaults, u->tree);
-        rc = cli_template_check(u->tree, u->files, u->words[1], u->given, &u->loaded);
+        rc = cli_template_check(u->tree, u->files, u->args.words[1], u->given, &u->loaded);
     }
     if (rc == CLI_OK)
         rc = cli_redis_connect(cli);
     if (rc == CLI_OK)
-        rc = cli_lookup(cli, u->words[0], u->id);
+        rc = cli_lookup(cli, u->args.words[0], u->id);
     if (rc == CLI_OK)
         rc = validate_against_stored(cli, u);
     if (rc == CLI_OK)
         rc = store_and_publish(cli, u);
-    if (rc == CLI_OK && u->wait)
-        rc = cli_stack_follow(cli, u->id, u->timeout, "UPDATE");
+    if (rc == CLI_OK && u->args.wait)
+        rc = cli_stack_follow(cli, u->id, u->args.timeout, "UPDATE");
     return rc;
 }
 
@@ -290,9 +264,8 @@ int cli_cmd_update(cli_t *cli, int argc, char **argv)
 {
     update_t u;
     memset(&u, 0, sizeof(u));
-    u.timeout = 600;
     u.rollback = "";
-    cli_tpl_input_init(&u.in);
+    cli_tpl_args_init(&u.args);
     int rc = parse_args(argc, argv, &u);
     if (rc == CLI_HELP) {
         fputs(cli_update_usage, stdout);
@@ -306,6 +279,6 @@ int cli_cmd_update(cli_t *cli, int argc, char **argv)
     json_decref(u.files);
     json_decref(u.given);
     json_decref(u.defaults);
-    cli_tpl_input_free(&u.in);
+    cli_tpl_args_free(&u.args);
     return rc;
 }

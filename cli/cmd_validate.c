@@ -23,49 +23,43 @@ const char cli_validate_usage[] =
 
 static const cli_opt_t validate_opts[] = {CLI_HELP_OPT, CLI_TEMPLATE_OPTS, CLI_OPTS_END};
 
-static int parse_args(int argc, char **argv, const char **path, cli_tpl_input_t *in)
+typedef struct validate {
+    const char *path;
+    cli_tpl_input_t in;
+} validate_t;
+
+static int apply_opt(const cli_args_t *a, int id, void *ctx)
 {
-    cli_args_t a;
-    cli_args_init(&a, argc, argv, "validate");
-    for (;;) {
-        int id = cli_next(&a, validate_opts), rc;
-        switch (id) {
-        case CLI_ARG_END:
-            return *path ? CLI_OK : cli_usage_error(a.cmd, "no template given");
-        case CLI_ARG_BAD:
-            return CLI_USAGE;
-        case CLI_OPT_HELP:
-            return CLI_HELP;
-        case CLI_ARG_WORD:
-            rc = cli_take_word(&a, path, 1);
-            break;
-        default:
-            rc = cli_tpl_input_option(in, &a, id);
-        }
-        if (rc)
-            return rc;
-    }
+    validate_t *v = ctx;
+    if (id == CLI_ARG_WORD)
+        return cli_take_word(a, &v->path, 1);
+    return cli_tpl_input_option(&v->in, a, id);
+}
+
+static int parse_args(int argc, char **argv, validate_t *v)
+{
+    int rc = cli_parse_args(argc, argv, "validate", validate_opts, apply_opt, v);
+    return rc == CLI_OK && !v->path ? cli_usage_error("validate", "no template given") : rc;
 }
 
 int cli_cmd_validate(cli_t *cli, int argc, char **argv)
 {
     (void)cli;
-    const char *path = NULL;
-    cli_tpl_input_t in;
-    cli_tpl_input_init(&in);
-    int rc = parse_args(argc, argv, &path, &in);
+    validate_t v = {.path = NULL};
+    cli_tpl_input_init(&v.in);
+    int rc = parse_args(argc, argv, &v);
     if (rc == CLI_HELP) {
         fputs(cli_validate_usage, stdout);
         rc = CLI_OK;
     } else if (rc == CLI_OK) {
         cli_loaded_t t;
-        rc = cli_template_load(path, &in, &t);
+        rc = cli_template_load(v.path, &v.in, &t);
         if (rc == CLI_OK)
-            printf("%s: valid (%zu resources, %zu parameters, %zu outputs)\n", path,
+            printf("%s: valid (%zu resources, %zu parameters, %zu outputs)\n", v.path,
                    t.tpl->nresources, json_object_size(t.tpl->parameters),
                    json_object_size(t.tpl->outputs));
         cli_loaded_free(&t);
     }
-    cli_tpl_input_free(&in);
+    cli_tpl_input_free(&v.in);
     return rc;
 }

@@ -98,13 +98,6 @@ static int watch(cli_t *cli, const cli_stack_args_t *args)
 
 int cli_cmd_watch(cli_t *cli, int argc, char **argv)
 {
-    cli_stack_args_t args = {0};
-    int rc = cli_parse_stack_args(argc, argv, watch_opts, &args);
-    if (rc == CLI_HELP) {
-        fputs(cli_watch_usage, stdout);
-        return CLI_OK;
-    }
-    if (rc == CLI_OK)
-        rc = cli_redis_connect(cli);
-    return rc == CLI_OK ? watch(cli, &args) : rc;
+    static const cli_stack_cmd_t cmd = {watch_opts, cli_watch_usage, 0, watch};
+    return cli_run_stack_cmd(cli, argc, argv, &cmd);
 }
