@@ -295,6 +295,33 @@ static int load(check_t *c, const redisReply *rep, char *err, size_t errsz)
     return 0;
 }
 
+/*
+ * A job for a node already done is a redelivery: the worker that did it may
+ * have died between recording it and publishing its successors. node_done
+ * again, changing nothing, publishes those whose sync point is complete and
+ * that are not done themselves (cv_sp_should_publish).
+ */
+static void republish_successors(check_t *c, const char *graph_entry)
+{
+    c->w->stats.stale++;
+    c->graph_entry = strdup(graph_entry);
+    cv_node_done_t d = {.job = &c->msg,
+                        .graph_entry = c->graph_entry,
+                        .version = "",
+                        .status = "",
+                        .attrs = "",
+                        .data = "",
+                        .reason = "",
+                        .pass = "",
+                        .physical_id = "",
+                        .action = "",
+                        .old = "",
+                        .events = "",
+                        .lease_token = ""};
+    if (!c->graph_entry || cv_progress_node_done(c->w, &d, on_progress, c) != 0)
+        cv__check_backoff(c);
+}
+
 static void on_begin(cv_redis_t *r, redisReply *rep, void *ud)
 {
     check_t *c = ud;
@@ -322,8 +349,12 @@ static void on_begin(cv_redis_t *r, redisReply *rep, void *ud)
         free(c);
         return;
     }
+    if (strcmp(verdict, "DONE") == 0) {
+        republish_successors(c, cv_reply_str(rep, 1));
+        return;
+    }
     if (strcmp(verdict, "OK") != 0) {
-        c->w->stats.stale++; /* STALE, SETTLED or DONE: nothing to do */
+        c->w->stats.stale++; /* STALE or SETTLED: nothing to do */
         check_end(c);
         return;
     }

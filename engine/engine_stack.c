@@ -1,9 +1,12 @@
 /*
  * STACK jobs: expand a traversal. The stored template is turned into the
  * traversal graph; each resource's definition and each node's graph entry
- * are written under the traversal id, then the roots get their check jobs.
- * Redelivery rewrites the same content and republishes the roots, which the
- * check handler tolerates, so the handler is idempotent.
+ * are written to draft keys of this expansion, which stack_expanded.lua puts
+ * in place under the traversal id unless another expansion of the same
+ * traversal did first; then the roots get their check jobs. A redelivered
+ * or duplicated job thus never changes a graph jobs already run on: it only
+ * publishes the roots of the graph that stands again, which the check
+ * handler tolerates, so the handler is idempotent.
  */
 #include "engine.h"
 
@@ -24,6 +27,9 @@
 #include <string.h>
 
 #define HSET_BATCH 500
+#define DRAFT_TTL_S "3600" /* drafts of an expansion that died are dropped */
+
+enum { RDEF, GRAPH };
 
 typedef struct expand {
     cv_worker_t *w;
@@ -33,7 +39,8 @@ typedef struct expand {
     cv_template_t *tpl;
     json_t *index; /* resources with records: name -> dependencies (JSON text) */
     cv_graph_t *graph;
-    int pending; /* root deliveries outstanding */
+    char draft[2][CV_KEY_MAX]; /* this expansion's rdef and graph hashes */
+    int pending;               /* root deliveries outstanding */
     int rc;
 } expand_t;
 
@@ -86,21 +93,35 @@ static void on_root_delivered(void *ud, int err)
         expand_end(x);
 }
 
+static void publish_root(expand_t *x, const char *node)
+{
+    x->pending++;
+    if (cv_worker_publish_node(x->w, x->msg.stack, x->msg.traversal, node, on_root_delivered, x) !=
+        0) {
+        x->pending--;
+        x->rc = CV_EKAFKA;
+    }
+}
+
 static void publish_roots(expand_t *x)
 {
     size_t n = cv_graph_count(x->graph), npreds;
     x->pending = 1;
     for (size_t i = 0; i < n; i++) {
         cv_graph_preds(x->graph, (int)i, &npreds);
-        if (npreds)
-            continue;
-        x->pending++;
-        if (cv_worker_publish_node(x->w, x->msg.stack, x->msg.traversal,
-                                   cv_graph_name(x->graph, (int)i), on_root_delivered, x) != 0) {
-            x->pending--;
-            x->rc = CV_EKAFKA;
-        }
+        if (npreds == 0)
+            publish_root(x, cv_graph_name(x->graph, (int)i));
     }
+    on_root_delivered(x, 0);
+}
+
+/* Another expansion of this traversal stands: its roots, as stack_expanded
+ * listed them, get their jobs again (none: the graph is empty). */
+static void publish_standing_roots(expand_t *x, const redisReply *rep)
+{
+    x->pending = 1;
+    for (size_t i = 1; i < rep->elements; i++)
+        publish_root(x, cv_reply_str(rep, i));
     on_root_delivered(x, 0);
 }
 
@@ -121,13 +142,20 @@ static void on_expanded(cv_redis_t *r, redisReply *rep, void *ud)
         expand_retry(x);
         return;
     }
-    if (strcmp(cv_reply_str(rep, 0), "OK") != 0) {
+    const char *verdict = cv_reply_str(rep, 0);
+    bool dup = strcmp(verdict, "DUP") == 0;
+    if (strcmp(verdict, "OK") != 0 && !dup) {
         x->w->stats.stale++;
         expand_end(x);
         return;
     }
     cv_reaper_watch(x->w, x->msg.stack); /* nested stacks have no name to be found by */
-    if (cv_graph_count(x->graph) == 0) {
+    if (dup && rep->elements > 1) {
+        x->w->stats.stale++;
+        publish_standing_roots(x, rep);
+        return;
+    }
+    if (dup || cv_graph_count(x->graph) == 0) {
         if (cv_progress_finish_stack(x->w, x->msg.stack, x->msg.traversal, on_empty_finished, x) !=
             0)
             expand_retry(x);
@@ -164,8 +192,11 @@ typedef struct hset_batch {
 
 static void batch_flush(cv_worker_t *w, hset_batch_t *b)
 {
-    if (b->argc > 2)
+    if (b->argc > 2) {
+        const char *expire[] = {"EXPIRE", b->key, DRAFT_TTL_S};
         cv_redis_argv(w->redis, b->argc, b->argv, NULL, NULL, NULL);
+        cv_redis_argv(w->redis, 3, expire, NULL, NULL, NULL);
+    }
     for (int i = 0; i < b->nowned; i++)
         free(b->owned[i]);
     b->argc = 2;
@@ -181,10 +212,13 @@ static void batch_add(cv_worker_t *w, hset_batch_t *b, const char *field, char *
         batch_flush(w, b);
 }
 
-/* Starts an HSET of the traversal's hash `what`. */
-static void batch_start(hset_batch_t *b, const expand_t *x, const char *what)
+/* Starts an HSET of this expansion's draft `which`, emptied first: a retry
+ * after a transient failure writes it again from scratch. */
+static void batch_start(cv_worker_t *w, hset_batch_t *b, const expand_t *x, int which)
 {
-    cv_key_trav(b->key, sizeof(b->key), x->msg.stack, what, x->msg.traversal);
+    snprintf(b->key, sizeof(b->key), "%s", x->draft[which]);
+    const char *del[] = {"DEL", b->key};
+    cv_redis_argv(w->redis, 2, del, NULL, NULL, NULL);
     b->argv[0] = "HSET";
     b->argv[1] = b->key;
     b->argc = 2;
@@ -193,7 +227,7 @@ static void batch_start(hset_batch_t *b, const expand_t *x, const char *what)
 
 static void write_definitions(expand_t *x, hset_batch_t *b)
 {
-    batch_start(b, x, "rdef");
+    batch_start(x->w, b, x, RDEF);
     /* A delete wants nothing: no resource has a definition in it. */
     size_t n = x->msg.kind == CV_TRAV_DELETE ? 0 : x->tpl->nresources;
     for (size_t i = 0; i < n; i++) {
@@ -206,7 +240,7 @@ static void write_definitions(expand_t *x, hset_batch_t *b)
 
 static void write_graph(expand_t *x, hset_batch_t *b)
 {
-    batch_start(b, x, "graph");
+    batch_start(x->w, b, x, GRAPH);
     size_t n = cv_graph_count(x->graph);
     for (size_t i = 0; i < n; i++)
         batch_add(x->w, b, cv_graph_name(x->graph, (int)i), cv_traversal_entry(x->graph, (int)i));
@@ -290,14 +324,17 @@ static void write_traversal(expand_t *x)
     write_definitions(x, b);
     write_graph(x, b);
     free(b);
-    char skey[CV_KEY_MAX], dkey[CV_KEY_MAX], trav[24], total[24];
-    cv_key_stack(skey, sizeof(skey), x->msg.stack, "stack");
-    cv_key_stack(dkey, sizeof(dkey), x->msg.stack, "def");
+    char k[4][CV_KEY_MAX], trav[24], total[24];
+    cv_key_stack(k[0], CV_KEY_MAX, x->msg.stack, "stack");
+    cv_key_stack(k[1], CV_KEY_MAX, x->msg.stack, "def");
+    cv_key_trav(k[2], CV_KEY_MAX, x->msg.stack, "rdef", x->msg.traversal);
+    cv_key_trav(k[3], CV_KEY_MAX, x->msg.stack, "graph", x->msg.traversal);
     snprintf(trav, sizeof(trav), "%llu", (unsigned long long)x->msg.traversal);
     snprintf(total, sizeof(total), "%zu", cv_graph_count(x->graph));
     char *params = json_dumps(x->tpl->parameters, JSON_COMPACT);
-    const char *keys[] = {skey, dkey}, *args[] = {trav, total, params ? params : "{}"};
-    int rc = cv_redis_script(x->w->redis, CV_SCRIPT_STACK_EXPANDED, 2, keys, 3, args, NULL,
+    const char *keys[] = {k[0], k[1], k[2], k[3], x->draft[RDEF], x->draft[GRAPH]};
+    const char *args[] = {trav, total, params ? params : "{}"};
+    int rc = cv_redis_script(x->w->redis, CV_SCRIPT_STACK_EXPANDED, 6, keys, 3, args, NULL,
                              on_expanded, x);
     free(params);
     if (rc != 0)
@@ -380,12 +417,26 @@ static void expand_start(void *arg)
         expand_retry(x);
 }
 
+/* Draft keys share the stack's hash tag and name their expansion, so two
+ * expansions of one traversal (on any workers) never write the same key. */
+static void name_drafts(expand_t *x)
+{
+    static unsigned long long seq;
+    static const char *const what[] = {"rdef", "graph"};
+    seq++;
+    for (int i = RDEF; i <= GRAPH; i++) {
+        size_t n = cv_key_trav(x->draft[i], CV_KEY_MAX, x->msg.stack, what[i], x->msg.traversal);
+        snprintf(x->draft[i] + n, CV_KEY_MAX - n, ":draft:%s:%llu", x->w->id, seq);
+    }
+}
+
 void cv__engine_stack_job(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m)
 {
     expand_t *x = calloc(1, sizeof(*x));
     x->w = w;
     x->job = job;
     x->msg = *m;
+    name_drafts(x);
     cv_info("expanding stack %s traversal %llu (%s)", m->stack, (unsigned long long)m->traversal,
             cv_trav_kind_name(m->kind));
     expand_start(x);

@@ -17,11 +17,13 @@
  * node does not wait for) never publishes a second time. A redelivery
  * publishes again whenever the set is complete, because the delivery that
  * completed it may have died before publishing; the duplicate job that can
- * result is harmless.
+ * result is harmless. A successor already done never gets its job again:
+ * that bounds the duplicates a redelivery makes to the frontier of the
+ * traversal instead of cascading through everything done after it.
  */
 bool cv_sp_should_publish(const cv_sp_answer_t *ans, bool redelivery)
 {
-    if (ans->satisfied < ans->required)
+    if (ans->satisfied < ans->required || ans->node_done)
         return false;
     if (redelivery)
         return true;
@@ -125,6 +127,7 @@ int cv_sp_satisfy(cv_syncpoint_t *sp, const char *pred, const char *data, cv_sp_
     ans->required = sp->required;
     ans->satisfied = sp->n;
     ans->added = added;
+    ans->node_done = false; /* a set alone does not know; the caller may say */
     return 0;
 }
 

@@ -24,6 +24,7 @@ typedef struct cv_sp_answer {
     size_t required;  /* number of predecessors of the node */
     size_t satisfied; /* size of the satisfied set after this call */
     bool added;       /* this call added the predecessor to the set */
+    bool node_done;   /* the successor itself is already done in this traversal */
 } cv_sp_answer_t;
 
 /* Whether the successor's job is to be published by this caller.

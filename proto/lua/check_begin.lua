@@ -7,12 +7,15 @@
 -- whose rdef is marked "nested":true; else '')} or a reason
 -- not to act: UNKNOWN (no such stack: the job is dead-lettered), STALE
 -- (superseded), SETTLED (stack not in progress, e.g. FAILED), DONE (node
--- already done), BUSY (leased; with its PTTL).
+-- already done; with its graph entry, so that the caller can tell the
+-- successors whose jobs a crash may have lost), BUSY (leased; with its PTTL).
 local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'name', 'depth')
 if not st[1] and not st[2] then return {'UNKNOWN'} end
 if st[1] ~= ARGV[1] then return {'STALE', st[1] or ''} end
 if not ends_with(st[2], '_IN_PROGRESS') then return {'SETTLED', st[2] or ''} end
-if redis.call('SISMEMBER', KEYS[6], ARGV[2]) == 1 then return {'DONE'} end
+if redis.call('SISMEMBER', KEYS[6], ARGV[2]) == 1 then
+  return {'DONE', redis.call('HGET', KEYS[8], ARGV[2]) or ''}
+end
 -- A job for a node its traversal's graph does not have is forged or
 -- corrupt: it must neither act nor fail the stack (the caller dead-letters it).
 if redis.call('HEXISTS', KEYS[8], ARGV[2]) == 0 then return {'NONODE'} end

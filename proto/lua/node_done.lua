@@ -10,9 +10,11 @@
 --       13 replaced versions json ('' = keep), 14 extra events: json list of
 --       {"physical_id", "action", "status", "reason"} ('' = none),
 --       15 lease token of the caller ('' = holds none): the lease is released
---       here, before any successor (such as this resource's cleanup) is told
--- Returns {'OK', added, done, total, a1, n1, a2, n2, ...} (aK: this call
--- added to successor K's set, nK: its size now), or FENCED / STALE / SETTLED.
+--       here, before any successor (such as this resource's cleanup) is told,
+--       16.. the successors' node names, in the order of their sync points
+-- Returns {'OK', added, done, total, a1, n1, d1, a2, n2, d2, ...} (aK: this
+-- call added to successor K's set, nK: its size now, dK: 1 when successor K
+-- is itself done already), or FENCED / STALE / SETTLED.
 if ARGV[3] ~= '' then
   local ver = redis.call('HGET', KEYS[2], 'version')
   if (ver or '0') ~= ARGV[3] then return {'FENCED', ver or '0'} end
@@ -60,5 +62,6 @@ local out = {'OK', added, done, tonumber(st[3])}
 for i = 8, #KEYS do
   out[#out + 1] = redis.call('HSETNX', KEYS[i], ARGV[2], ARGV[7])
   out[#out + 1] = redis.call('HLEN', KEYS[i])
+  out[#out + 1] = redis.call('SISMEMBER', KEYS[3], ARGV[8 + i])
 end
 return out

@@ -92,8 +92,9 @@ static void on_node_done(cv_redis_t *r, redisReply *rep, void *ud)
         json_array_foreach(ctx->succs, i, s)
         {
             cv_sp_answer_t ans = {(size_t)json_integer_value(json_array_get(s, 1)),
-                                  (size_t)cv_reply_int(rep, 5 + 2 * i),
-                                  cv_reply_int(rep, 4 + 2 * i) == 1};
+                                  (size_t)cv_reply_int(rep, 5 + 3 * i),
+                                  cv_reply_int(rep, 4 + 3 * i) == 1,
+                                  cv_reply_int(rep, 6 + 3 * i) == 1};
             if (cv_sp_should_publish(&ans, redelivery))
                 publish_check(ctx, json_string_value(json_array_get(s, 0)));
         }
@@ -132,12 +133,21 @@ int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_c
     ctx->ud = ud;
     ctx->pending = 1;
     ctx->succs = successors_of(d->graph_entry ? d->graph_entry : "");
-    size_t nsucc = json_array_size(ctx->succs), nkeys = 7 + nsucc;
+    size_t nsucc = json_array_size(ctx->succs), nkeys = 7 + nsucc, nargs = 15 + nsucc;
     char(*keys)[CV_KEY_MAX] = malloc(nkeys * CV_KEY_MAX);
-    const char **kp = malloc(nkeys * sizeof(*kp));
+    const char **kp = malloc(nkeys * sizeof(*kp)), **args = malloc(nargs * sizeof(*args));
+    if (!keys || !kp || !args) {
+        free(keys);
+        free(kp);
+        free(args);
+        json_decref(ctx->succs);
+        free(ctx);
+        return CV_ENOMEM;
+    }
     const cv_msg_t *j = d->job;
-    char node[CV_NAME_MAX + 2];
+    char node[CV_NAME_MAX + 2], trav[24];
     cv_node_name(node, sizeof(node), j->phase, j->resource);
+    snprintf(trav, sizeof(trav), "%llu", (unsigned long long)j->traversal);
     cv_key_stack(keys[0], CV_KEY_MAX, j->stack, "stack");
     cv_key_resource(keys[1], CV_KEY_MAX, j->stack, "res", j->resource);
     cv_key_trav(keys[2], CV_KEY_MAX, j->stack, "done", j->traversal);
@@ -145,32 +155,34 @@ int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_c
     cv_key_stack(keys[4], CV_KEY_MAX, j->stack, "counts");
     cv_key_stack(keys[5], CV_KEY_MAX, j->stack, "index");
     cv_key_resource(keys[6], CV_KEY_MAX, j->stack, "lease", j->resource);
-    for (size_t i = 0; i < nsucc; i++)
-        cv_key_syncpoint(keys[7 + i], CV_KEY_MAX, j->stack, j->traversal,
-                         json_string_value(json_array_get(json_array_get(ctx->succs, i), 0)));
+    const char *fixed[] = {trav,
+                           node,
+                           d->version,
+                           d->status,
+                           d->attrs,
+                           d->reason,
+                           d->pass,
+                           w->id,
+                           j->resource,
+                           d->physical_id,
+                           d->action,
+                           d->data,
+                           d->old ? d->old : "",
+                           d->events ? d->events : "",
+                           d->lease_token ? d->lease_token : ""};
+    memcpy(args, fixed, sizeof(fixed));
+    for (size_t i = 0; i < nsucc; i++) {
+        const char *succ = json_string_value(json_array_get(json_array_get(ctx->succs, i), 0));
+        cv_key_syncpoint(keys[7 + i], CV_KEY_MAX, j->stack, j->traversal, succ ? succ : "");
+        args[15 + i] = succ ? succ : "";
+    }
     for (size_t i = 0; i < nkeys; i++)
         kp[i] = keys[i];
-    char trav[24];
-    snprintf(trav, sizeof(trav), "%llu", (unsigned long long)j->traversal);
-    const char *args[] = {trav,
-                          node,
-                          d->version,
-                          d->status,
-                          d->attrs,
-                          d->reason,
-                          d->pass,
-                          w->id,
-                          j->resource,
-                          d->physical_id,
-                          d->action,
-                          d->data,
-                          d->old ? d->old : "",
-                          d->events ? d->events : "",
-                          d->lease_token ? d->lease_token : ""};
-    int rc = cv_redis_script(w->redis, CV_SCRIPT_NODE_DONE, (int)nkeys, kp, 15, args, NULL,
+    int rc = cv_redis_script(w->redis, CV_SCRIPT_NODE_DONE, (int)nkeys, kp, (int)nargs, args, NULL,
                              on_node_done, ctx);
     free(keys);
     free(kp);
+    free(args);
     if (rc) {
         json_decref(ctx->succs);
         free(ctx);

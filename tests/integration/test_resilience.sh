@@ -51,8 +51,13 @@ res_produce() {
 }
 
 # msgpack of a CHECK / OBSERVE / STACK job of stack ID (16 hex), traversal 1,
-# resource "x", update phase — what the workers publish.
-res_check_job() { printf '\x86\xa1v\x01\xa1t\x02\xa1s\xb0%s\xa2tr\x01\xa1r\xa1x\xa1p\x00\n' "$1"; }
+# resource "x" (a CHECK job: RESOURCE, under 32 bytes), update phase — what
+# the workers publish.
+res_check_job() { # id [resource]
+    local r=${2:-x}
+    printf '\x86\xa1v\x01\xa1t\x02\xa1s\xb0%s\xa2tr\x01\xa1r' "$1"
+    printf "\\x$(printf %x $((0xa0 + ${#r})))%s\\xa1p\\x00\\n" "$r"
+}
 res_observe_job() {
     printf '\x87\xa1v\x01\xa1t\x03\xa1s\xb0%s\xa2tr\x01\xa1r\xa1x\xa1p\x00\xa3ver\x01\n' "$1"
 }
@@ -183,8 +188,7 @@ test_resilience_duplicated_check_job_does_not_create_twice() {
     id=$(res_stack_id "$name")
     res_wait 30 "slow's create to be recorded" res_recorded "$id" slow
     # The same CHECK job again, as a redelivery or a duplicate would bring it.
-    printf '\x86\xa1v\x01\xa1t\x02\xa1s\xb0%s\xa2tr\x01\xa1r\xa4slow\xa1p\x00\n' "$id" |
-        res_produce converge.check
+    res_check_job "$id" slow | res_produce converge.check
     res_wait 30 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
     uuid=$(redis HGET "$RES_PREFIX{$id}:res:slow" uuid)
     assert_eq 1 "$(redis HGET "$RES_PREFIX{$id}:ledger" "create:$uuid")" "creates of slow"
@@ -218,12 +222,13 @@ res_expand_lost() {
     local k="$RES_PREFIX{$2}" none='"type":"OS::Heat::None","properties":{}'
     res_begin_lost "$1" "$2" '{"heat_template_version":"2018-08-31","resources":{
         "a":{"type":"OS::Heat::None"},"b":{"type":"OS::Heat::None","depends_on":"a"}}}'
-    redis HSET "$k:rdef:1" \
+    redis HSET "$k:rdef:1:draft:t:1" \
         a "{$none,\"deletion_policy\":\"Delete\",\"metadata\":{},\"depends\":[]}" \
         b "{$none,\"deletion_policy\":\"Delete\",\"metadata\":{},\"depends\":[\"a\"]}" \
         >/dev/null
-    redis HSET "$k:graph:1" u/a '{"s":[["u/b",1]],"p":0}' u/b '{"s":[],"p":1}' >/dev/null
-    assert_eq OK "$(redis EVAL "$(res_lua stack_expanded)" 2 "$k:stack" "$k:def" 1 2 '{}')" \
+    redis HSET "$k:graph:1:draft:t:1" u/a '{"s":[["u/b",1]],"p":0}' u/b '{"s":[],"p":1}' >/dev/null
+    assert_eq OK "$(redis EVAL "$(res_lua stack_expanded)" 6 "$k:stack" "$k:def" "$k:rdef:1" \
+        "$k:graph:1" "$k:rdef:1:draft:t:1" "$k:graph:1:draft:t:1" 1 2 '{}')" \
         "the traversal is expanded"
     redis SADD "${RES_PREFIX}active" "$2" >/dev/null
 }
@@ -256,20 +261,70 @@ test_resilience_reaper_requeues_the_lost_check_and_observe_jobs_of_ready_nodes()
     assert_eq 1 "$(redis HGET "$k:ledger" create:uuid-a)" "creates of the recorded version"
 }
 
+# An engine that died between marking u/a done and publishing u/b's job:
+# the CHECK job of u/a comes again (Kafka redelivers what was not committed)
+# and must bring u/b's job back at once, not after the reaper's stall.
+test_resilience_redelivered_check_of_a_done_node_publishes_its_lost_successor() {
+    local id k
+    id=$(res_new_id) k="$RES_PREFIX{$id}"
+    res_expand_lost "$(stack_name res-done-redelivered)" "$id"
+    assert_eq "OK 1 1 2 1 1 0" "$(redis EVAL "$(res_lua node_done)" 8 "$k:stack" "$k:res:a" \
+        "$k:done:1" "$k:events" "$k:counts" "$k:index" "$k:lease:a" "$k:sp:1:u/b" \
+        1 u/a '' '' '' done '{}' engine-gone a '' '' '' '' '' '' u/b | tr '\n' ' ' |
+        sed 's/ $//')" "u/a done, u/b's sync point complete"
+    res_check_job "$id" a | res_produce converge.check
+    res_wait 30 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
+    assert_eq "" "$(redis HGET "$k:stack" reaped)" "completed without the reaper"
+    assert_eq CREATE_COMPLETE "$(redis HGET "$k:res:b" status)" "b created"
+}
+
+# res_graph ID: the traversal 1 graph of stack ID, sorted, one field per line.
+res_graph() { redis HGETALL "$RES_PREFIX{$1}:graph:1" | paste - - | sort; }
+
+res_expansions_are() { # id n: engines logged n expansions of stack ID
+    [ "$(cat "$STATE"/log/engine-*.log | grep -c "expanding stack $1 traversal 1")" -eq "$2" ]
+}
+
+# The STACK job of a stack whose first resource is done comes again: the
+# index has moved since the first expansion, so a second one would build a
+# different graph (cleanup nodes for recorded resources); the graph jobs run
+# on must stand, with its node count.
+test_resilience_duplicated_stack_job_never_changes_a_running_graph() {
+    local name tpl id k graph total uuid r
+    name=$(stack_name res-dup-stack)
+    tpl=$(mktemp --suffix .yaml)
+    res_chain_template 3 1 >"$tpl"
+    ctl submit "$name" "$tpl" >/dev/null
+    rm -f "$tpl"
+    id=$(res_stack_id "$name") k="$RES_PREFIX{$id}"
+    res_wait 30 "r0 to be created" res_done_at_least "$id" 1
+    graph=$(res_graph "$id") total=$(redis HGET "$k:stack" total)
+    res_stack_job "$id" | res_produce converge.check
+    res_wait 30 "the duplicate STACK job to be handled" res_expansions_are "$id" 2
+    assert_eq "$graph" "$(res_graph "$id")" "the traversal graph"
+    res_wait 30 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
+    assert_eq "$total" "$(redis HGET "$k:stack" total)" "graph nodes counted"
+    assert_eq "$total" "$(redis HGET "$k:stack" done)" "graph nodes done"
+    assert_eq 0 "$(redis --scan --pattern "$k:*draft*" | wc -l)" "draft keys left"
+    for r in r0 r1 r2; do
+        uuid=$(redis HGET "$k:res:$r" uuid)
+        assert_eq 1 "$(redis HGET "$k:ledger" "create:$uuid")" "creates of $r"
+    done
+}
+
 test_resilience_job_failing_repeatedly_is_dead_lettered_and_fails_its_stack() {
     local name id k reason
     name=$(stack_name res-poison-job) id=$(res_new_id) k="$RES_PREFIX{$id}"
     trap res_workers EXIT
     res_workers CONVERGE_MAX_ATTEMPTS=3
-    res_begin_lost "$name" "$id" '{"heat_template_version":"2018-08-31","resources":{
-        "x":{"type":"OS::Heat::None"}}}'
-    redis SET "$k:rdef:1" "not a hash" >/dev/null # every check_begin now fails: WRONGTYPE
-    res_check_job "$id" | res_produce converge.check
+    res_expand_lost "$name" "$id"
+    redis SET "$k:sp:1:u/a" "not a hash" >/dev/null # every check_begin now fails: WRONGTYPE
+    res_check_job "$id" a | res_produce converge.check
     res_wait 30 "the job to be dead-lettered" res_dead_count_is "gave up: stack $id" 1
     reason=$(res_dead_about "gave up: stack $id" | jq -r '.[0].reason')
-    assert_match "resources.x: its CHECK job failed 3 times" "$reason" "dead-letter reason"
+    assert_match "resources.a: its CHECK job failed 3 times" "$reason" "dead-letter reason"
     res_wait 10 "the stack to fail" res_status_is "$id" CREATE_FAILED
-    assert_match "resources.x: its CHECK job failed 3 times" \
+    assert_match "resources.a: its CHECK job failed 3 times" \
         "$(redis HGET "$k:stack" reason)" "stack reason"
 }
 

@@ -51,6 +51,15 @@ static void test_a_redelivery_on_a_complete_set_publishes(void **state)
     assert_true(cv_sp_should_publish(&ans, true));
 }
 
+static void test_a_done_successor_is_never_published_again(void **state)
+{
+    (void)state;
+    cv_sp_answer_t ans = {.required = 3, .satisfied = 3, .added = false, .node_done = true};
+    assert_false(cv_sp_should_publish(&ans, true));
+    ans.added = true;
+    assert_false(cv_sp_should_publish(&ans, false));
+}
+
 static void test_an_add_beyond_the_required_count_does_not_publish_again(void **state)
 {
     (void)state;
@@ -235,6 +244,7 @@ int main(void)
         cmocka_unit_test(test_the_add_that_completes_the_set_publishes),
         cmocka_unit_test(test_a_duplicate_on_a_complete_set_does_not_publish),
         cmocka_unit_test(test_a_redelivery_on_a_complete_set_publishes),
+        cmocka_unit_test(test_a_done_successor_is_never_published_again),
         cmocka_unit_test(test_an_add_beyond_the_required_count_does_not_publish_again),
         cmocka_unit_test(test_in_order_satisfaction_publishes_on_the_last),
         cmocka_unit_test(test_out_of_order_satisfaction_publishes_on_the_last),
