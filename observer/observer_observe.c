@@ -387,6 +387,13 @@ static void on_load(cv_redis_t *r, redisReply *rep, void *ud)
 {
     observe_t *o = ud;
     (void)r;
+    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 1 &&
+        strcmp(cv_reply_str(rep, 0), "NONODE") == 0) {
+        observe_reset(o);
+        cv_poison_unknown_node(o->w, o->job, &o->msg);
+        free(o);
+        return;
+    }
     if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 4) {
         observe_retry(o);
         return;
@@ -434,8 +441,10 @@ static void observe_start(void *arg)
     cv_key_stack(k[0], CV_KEY_MAX, o->msg.stack, "stack");
     cv_key_resource(k[1], CV_KEY_MAX, o->msg.stack, "res", o->msg.resource);
     cv_key_trav(k[2], CV_KEY_MAX, o->msg.stack, "graph", o->msg.traversal);
-    const char *keys[] = {k[0], k[1], k[2]}, *args[] = {o->node};
-    if (cv_redis_script(o->w->redis, CV_SCRIPT_OBSERVE_LOAD, 3, keys, 1, args, NULL, on_load, o) !=
+    char trav[24];
+    snprintf(trav, sizeof(trav), "%llu", (unsigned long long)o->msg.traversal);
+    const char *keys[] = {k[0], k[1], k[2]}, *args[] = {o->node, trav};
+    if (cv_redis_script(o->w->redis, CV_SCRIPT_OBSERVE_LOAD, 3, keys, 2, args, NULL, on_load, o) !=
         0)
         observe_retry(o);
 }

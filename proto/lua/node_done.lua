@@ -2,7 +2,7 @@
 -- sync points (set semantics: HSETNX of the predecessor, so a duplicate
 -- never double-counts). The record is updated first, fenced by version.
 -- KEYS: 1 stack, 2 res, 3 done set, 4 events, 5 counts, 6 index, 7 lease,
---       8.. successors' sync points
+--       8 graph, 9.. successors' sync points
 -- ARGV: 1 traversal, 2 node, 3 expected version ('' = any), 4 new status
 --       ('' = unchanged, 'DELETED' = remove the record), 5 attrs ('' = keep),
 --       6 reason, 7 data passed to successors, 8 worker, 9 resource name,
@@ -14,7 +14,12 @@
 --       16.. the successors' node names, in the order of their sync points
 -- Returns {'OK', added, done, total, a1, n1, d1, a2, n2, d2, ...} (aK: this
 -- call added to successor K's set, nK: its size now, dK: 1 when successor K
--- is itself done already), or FENCED / STALE / SETTLED.
+-- is itself done already), or FENCED / STALE / SETTLED, or NONODE: the
+-- traversal's graph has no such node (a forged job), nothing is written.
+if redis.call('HEXISTS', KEYS[8], ARGV[2]) == 0 then
+  local st = redis.call('HMGET', KEYS[1], 'traversal', 'status')
+  if st[1] == ARGV[1] and ends_with(st[2], '_IN_PROGRESS') then return {'NONODE'} end
+end
 if ARGV[3] ~= '' then
   local ver = redis.call('HGET', KEYS[2], 'version')
   if (ver or '0') ~= ARGV[3] then return {'FENCED', ver or '0'} end
@@ -59,9 +64,9 @@ else
   done = tonumber(redis.call('HGET', KEYS[1], 'done'))
 end
 local out = {'OK', added, done, tonumber(st[3])}
-for i = 8, #KEYS do
+for i = 9, #KEYS do
   out[#out + 1] = redis.call('HSETNX', KEYS[i], ARGV[2], ARGV[7])
   out[#out + 1] = redis.call('HLEN', KEYS[i])
-  out[#out + 1] = redis.call('SISMEMBER', KEYS[3], ARGV[8 + i])
+  out[#out + 1] = redis.call('SISMEMBER', KEYS[3], ARGV[7 + i])
 end
 return out

@@ -74,7 +74,8 @@ static int status_of(const redisReply *rep)
         return 0;
     if (strcmp(s, "FENCED") == 0)
         return CV_EFENCED;
-    if (strcmp(s, "STALE") == 0 || strcmp(s, "SETTLED") == 0)
+    /* NONODE: a forged job the loading script let through; never counted. */
+    if (strcmp(s, "STALE") == 0 || strcmp(s, "SETTLED") == 0 || strcmp(s, "NONODE") == 0)
         return CV_ESTALE;
     return CV_EREDIS;
 }
@@ -133,7 +134,7 @@ int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_c
     ctx->ud = ud;
     ctx->pending = 1;
     ctx->succs = successors_of(d->graph_entry ? d->graph_entry : "");
-    size_t nsucc = json_array_size(ctx->succs), nkeys = 7 + nsucc, nargs = 15 + nsucc;
+    size_t nsucc = json_array_size(ctx->succs), nkeys = 8 + nsucc, nargs = 15 + nsucc;
     char(*keys)[CV_KEY_MAX] = malloc(nkeys * CV_KEY_MAX);
     const char **kp = malloc(nkeys * sizeof(*kp)), **args = malloc(nargs * sizeof(*args));
     if (!keys || !kp || !args) {
@@ -155,6 +156,7 @@ int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_c
     cv_key_stack(keys[4], CV_KEY_MAX, j->stack, "counts");
     cv_key_stack(keys[5], CV_KEY_MAX, j->stack, "index");
     cv_key_resource(keys[6], CV_KEY_MAX, j->stack, "lease", j->resource);
+    cv_key_trav(keys[7], CV_KEY_MAX, j->stack, "graph", j->traversal);
     const char *fixed[] = {trav,
                            node,
                            d->version,
@@ -173,7 +175,7 @@ int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_c
     memcpy(args, fixed, sizeof(fixed));
     for (size_t i = 0; i < nsucc; i++) {
         const char *succ = json_string_value(json_array_get(json_array_get(ctx->succs, i), 0));
-        cv_key_syncpoint(keys[7 + i], CV_KEY_MAX, j->stack, j->traversal, succ ? succ : "");
+        cv_key_syncpoint(keys[8 + i], CV_KEY_MAX, j->stack, j->traversal, succ ? succ : "");
         args[15 + i] = succ ? succ : "";
     }
     for (size_t i = 0; i < nkeys; i++)

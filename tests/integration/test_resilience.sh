@@ -51,15 +51,18 @@ res_produce() {
 }
 
 # msgpack of a CHECK / OBSERVE / STACK job of stack ID (16 hex), traversal 1,
-# resource "x" (a CHECK job: RESOURCE, under 32 bytes), update phase — what
-# the workers publish.
+# resource RESOURCE (default "x", under 32 bytes), phase PHASE (0 update,
+# 1 cleanup; default 0), version 1 — what the workers publish.
+res_fixstr() { printf "\\x$(printf %x $((0xa0 + ${#1})))%s" "$1"; }
 res_check_job() { # id [resource]
-    local r=${2:-x}
     printf '\x86\xa1v\x01\xa1t\x02\xa1s\xb0%s\xa2tr\x01\xa1r' "$1"
-    printf "\\x$(printf %x $((0xa0 + ${#r})))%s\\xa1p\\x00\\n" "$r"
+    res_fixstr "${2:-x}"
+    printf '\xa1p\x00\n'
 }
-res_observe_job() {
-    printf '\x87\xa1v\x01\xa1t\x03\xa1s\xb0%s\xa2tr\x01\xa1r\xa1x\xa1p\x00\xa3ver\x01\n' "$1"
+res_observe_job() { # id [resource [phase]]
+    printf '\x87\xa1v\x01\xa1t\x03\xa1s\xb0%s\xa2tr\x01\xa1r' "$1"
+    res_fixstr "${2:-x}"
+    printf "\\xa1p\\x0${3:-0}\\xa3ver\\x01\\n"
 }
 res_stack_job() { printf '\x85\xa1v\x01\xa1t\x01\xa1s\xb0%s\xa2tr\x01\xa1k\x00\n' "$1"; }
 
@@ -268,14 +271,31 @@ test_resilience_redelivered_check_of_a_done_node_publishes_its_lost_successor() 
     local id k
     id=$(res_new_id) k="$RES_PREFIX{$id}"
     res_expand_lost "$(stack_name res-done-redelivered)" "$id"
-    assert_eq "OK 1 1 2 1 1 0" "$(redis EVAL "$(res_lua node_done)" 8 "$k:stack" "$k:res:a" \
-        "$k:done:1" "$k:events" "$k:counts" "$k:index" "$k:lease:a" "$k:sp:1:u/b" \
+    assert_eq "OK 1 1 2 1 1 0" "$(redis EVAL "$(res_lua node_done)" 9 "$k:stack" "$k:res:a" \
+        "$k:done:1" "$k:events" "$k:counts" "$k:index" "$k:lease:a" "$k:graph:1" "$k:sp:1:u/b" \
         1 u/a '' '' '' done '{}' engine-gone a '' '' '' '' '' '' u/b | tr '\n' ' ' |
         sed 's/ $//')" "u/a done, u/b's sync point complete"
     res_check_job "$id" a | res_produce converge.check
     res_wait 30 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
     assert_eq "" "$(redis HGET "$k:stack" reaped)" "completed without the reaper"
     assert_eq CREATE_COMPLETE "$(redis HGET "$k:res:b" status)" "b created"
+}
+
+# Observer jobs for nodes the traversal's graph lacks (forged, with the
+# right stack and traversal): dead-lettered; a cleanup one must not count as
+# done (the resource has no record, which once made it look deleted already).
+test_resilience_observe_jobs_for_nodes_outside_the_graph_are_dead_lettered() {
+    local id k
+    id=$(res_new_id) k="$RES_PREFIX{$id}"
+    res_expand_lost "$(stack_name res-forged-observe)" "$id"
+    { res_observe_job "$id" zz 1; res_observe_job "$id" zz 0; } | res_produce converge.observe
+    res_wait 30 "two dead letters" res_dead_count_is "stack $id traversal 1 has no" 2
+    assert_eq 1 "$(res_dead_about "stack $id traversal 1 has no cleanup node for resource zz" |
+        jq length)" "the cleanup job dead-lettered"
+    assert_eq 1 "$(res_dead_about "stack $id traversal 1 has no update node for resource zz" |
+        jq length)" "the update job dead-lettered"
+    assert_eq 0 "$(redis HGET "$k:stack" done)" "nodes counted done"
+    assert_eq 0 "$(redis SCARD "$k:done:1")" "nodes in the done set"
 }
 
 # res_graph ID: the traversal 1 graph of stack ID, sorted, one field per line.
