@@ -148,9 +148,9 @@ void cv__check_done(check_t *c, const char *status, const char *reason, const ch
                     const char *pass)
 {
     char *old = dump_or_empty(c->old), *events = dump_or_empty(c->events);
-    cv_node_done_t d = {&c->msg, c->graph_entry, c->rec.version,     status, "",  "",
-                        reason,  pass,           c->rec.physical_id, action, old, events,
-                        c->token};
+    cv_node_done_t d = {
+        &c->msg, c->graph_entry,     c->rec.version, status, "",     "",       reason,
+        pass,    c->rec.physical_id, action,         old,    events, c->token, true};
     int rc = cv_progress_node_done(c->w, &d, on_progress, c);
     free(old);
     free(events);
@@ -296,10 +296,12 @@ static int load(check_t *c, const redisReply *rep, char *err, size_t errsz)
 }
 
 /*
- * A job for a node already done is a redelivery: the worker that did it may
- * have died between recording it and publishing its successors. node_done
- * again, changing nothing, publishes those whose sync point is complete and
- * that are not done themselves (cv_sp_should_publish).
+ * A job for a node an engine marked done without knowing its successors'
+ * jobs published (check_begin.lua says so) is a redelivery after that engine
+ * died: node_done again, changing nothing, publishes those whose sync point
+ * is complete and that are not done themselves (cv_sp_should_publish).
+ * Every other job for a done node is a duplicate and ends there: republishing
+ * for those too made each duplicate start a wave down the graph.
  */
 static void republish_successors(check_t *c, const char *graph_entry)
 {
@@ -317,7 +319,8 @@ static void republish_successors(check_t *c, const char *graph_entry)
                         .action = "",
                         .old = "",
                         .events = "",
-                        .lease_token = ""};
+                        .lease_token = "",
+                        .publishing = true};
     if (!c->graph_entry || cv_progress_node_done(c->w, &d, on_progress, c) != 0)
         cv__check_backoff(c);
 }
@@ -349,12 +352,12 @@ static void on_begin(cv_redis_t *r, redisReply *rep, void *ud)
         free(c);
         return;
     }
-    if (strcmp(verdict, "DONE") == 0) {
+    if (strcmp(verdict, "DONE") == 0 && rep->elements == 2) {
         republish_successors(c, cv_reply_str(rep, 1));
         return;
     }
     if (strcmp(verdict, "OK") != 0) {
-        c->w->stats.stale++; /* STALE or SETTLED: nothing to do */
+        c->w->stats.stale++; /* STALE, SETTLED or DONE: nothing to do */
         check_end(c);
         return;
     }
@@ -385,7 +388,7 @@ static void check_start(void *arg)
     check_t *c = arg;
     if (c->w->stopping)
         return; /* left unfinished: redelivered after the restart */
-    char k[8][CV_KEY_MAX], trav[24], lease_ms[16];
+    char k[9][CV_KEY_MAX], trav[24], lease_ms[16];
     cv_key_stack(k[0], CV_KEY_MAX, c->msg.stack, "stack");
     cv_key_resource(k[1], CV_KEY_MAX, c->msg.stack, "res", c->msg.resource);
     cv_key_resource(k[2], CV_KEY_MAX, c->msg.stack, "lease", c->msg.resource);
@@ -394,11 +397,12 @@ static void check_start(void *arg)
     cv_key_trav(k[5], CV_KEY_MAX, c->msg.stack, "done", c->msg.traversal);
     cv_key_stack(k[6], CV_KEY_MAX, c->msg.stack, "def");
     cv_key_trav(k[7], CV_KEY_MAX, c->msg.stack, "graph", c->msg.traversal);
-    const char *keys[] = {k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7]};
+    cv_key_trav(k[8], CV_KEY_MAX, c->msg.stack, "publishing", c->msg.traversal);
+    const char *keys[] = {k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8]};
     snprintf(trav, sizeof(trav), "%llu", (unsigned long long)c->msg.traversal);
     snprintf(lease_ms, sizeof(lease_ms), "%d", c->w->lease_ms);
     const char *args[] = {trav, c->node, c->token, lease_ms, c->msg.resource};
-    if (cv_redis_script(c->w->redis, CV_SCRIPT_CHECK_BEGIN, 8, keys, 5, args, NULL, on_begin, c) !=
+    if (cv_redis_script(c->w->redis, CV_SCRIPT_CHECK_BEGIN, 9, keys, 5, args, NULL, on_begin, c) !=
         0)
         cv__check_backoff(c);
 }

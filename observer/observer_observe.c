@@ -118,7 +118,8 @@ static void settled_complete(observe_t *o)
                         o->rec.action,
                         "",
                         "",
-                        ""};
+                        "",
+                        false}; /* a redelivered OBSERVE job publishes again */
     int rc = cv_progress_node_done(o->w, &d, on_progress, o);
     free(attrs);
     free(data);
@@ -274,7 +275,8 @@ static void cleanup_finished(observe_t *o, bool current_gone, const cleanup_look
                         "DELETE",
                         old,
                         events,
-                        ""};
+                        "",
+                        false};
     int rc = cv_progress_node_done(o->w, &d, on_progress, o);
     free(old);
     free(events);

@@ -1,19 +1,22 @@
 -- Engine: take the lease of a resource for one graph node and load all that
 -- the action needs, in one round trip.
--- KEYS: 1 stack, 2 res, 3 lease, 4 rdef, 5 sync point, 6 done set, 7 def, 8 graph
+-- KEYS: 1 stack, 2 res, 3 lease, 4 rdef, 5 sync point, 6 done set, 7 def, 8 graph,
+--       9 publishing set
 -- ARGV: 1 traversal, 2 node, 3 lease token, 4 lease ms, 5 resource name
 -- Returns {'OK', rdef, params, record(flat), syncpoint(flat), graph entry,
 -- stack name, stack depth, template files (only for a nested resource,
 -- whose rdef is marked "nested":true; else '')} or a reason
 -- not to act: UNKNOWN (no such stack: the job is dead-lettered), STALE
 -- (superseded), SETTLED (stack not in progress, e.g. FAILED), DONE (node
--- already done; with its graph entry, so that the caller can tell the
--- successors whose jobs a crash may have lost), BUSY (leased; with its PTTL).
+-- already done; with its graph entry when an engine did it and may have died
+-- before publishing its successors' jobs: the caller publishes them), BUSY
+-- (leased; with its PTTL).
 local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'name', 'depth')
 if not st[1] and not st[2] then return {'UNKNOWN'} end
 if st[1] ~= ARGV[1] then return {'STALE', st[1] or ''} end
 if not ends_with(st[2], '_IN_PROGRESS') then return {'SETTLED', st[2] or ''} end
 if redis.call('SISMEMBER', KEYS[6], ARGV[2]) == 1 then
+  if redis.call('SISMEMBER', KEYS[9], ARGV[2]) == 0 then return {'DONE'} end
   return {'DONE', redis.call('HGET', KEYS[8], ARGV[2]) or ''}
 end
 -- A job for a node its traversal's graph does not have is forged or

@@ -2,7 +2,7 @@
 -- sync points (set semantics: HSETNX of the predecessor, so a duplicate
 -- never double-counts). The record is updated first, fenced by version.
 -- KEYS: 1 stack, 2 res, 3 done set, 4 events, 5 counts, 6 index, 7 lease,
---       8 graph, 9.. successors' sync points
+--       8 graph, 9 publishing set, 10.. successors' sync points
 -- ARGV: 1 traversal, 2 node, 3 expected version ('' = any), 4 new status
 --       ('' = unchanged, 'DELETED' = remove the record), 5 attrs ('' = keep),
 --       6 reason, 7 data passed to successors, 8 worker, 9 resource name,
@@ -11,7 +11,10 @@
 --       {"physical_id", "action", "status", "reason"} ('' = none),
 --       15 lease token of the caller ('' = holds none): the lease is released
 --       here, before any successor (such as this resource's cleanup) is told,
---       16.. the successors' node names, in the order of their sync points
+--       16 '1' when the caller (an engine) has no other job that would do this
+--       again should it die before its successors' jobs are published: the
+--       node joins the publishing set until the caller says they are,
+--       17.. the successors' node names, in the order of their sync points
 -- Returns {'OK', added, done, total, a1, n1, d1, a2, n2, d2, ...} (aK: this
 -- call added to successor K's set, nK: its size now, dK: 1 when successor K
 -- is itself done already), or FENCED / STALE / SETTLED, or NONODE: the
@@ -56,6 +59,7 @@ local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'total')
 if st[1] ~= ARGV[1] then return {'STALE', st[1] or ''} end
 if not ends_with(st[2], '_IN_PROGRESS') then return {'SETTLED', st[2] or ''} end
 local added = redis.call('SADD', KEYS[3], ARGV[2])
+if ARGV[16] == '1' then redis.call('SADD', KEYS[9], ARGV[2]) end
 redis.call('HSET', KEYS[1], 'progress', now_str())
 local done
 if added == 1 then
@@ -64,7 +68,7 @@ else
   done = tonumber(redis.call('HGET', KEYS[1], 'done'))
 end
 local out = {'OK', added, done, tonumber(st[3])}
-for i = 9, #KEYS do
+for i = 10, #KEYS do
   out[#out + 1] = redis.call('HSETNX', KEYS[i], ARGV[2], ARGV[7])
   out[#out + 1] = redis.call('HLEN', KEYS[i])
   out[#out + 1] = redis.call('SISMEMBER', KEYS[3], ARGV[7 + i])

@@ -19,15 +19,30 @@ typedef struct done_ctx {
     cv_msg_t job;
     cv_progress_cb cb;
     void *ud;
-    json_t *succs; /* [[node, npreds], ...] */
-    int pending;   /* deliveries and the stack finish still outstanding */
+    json_t *succs;   /* [[node, npreds], ...] */
+    bool publishing; /* leave the publishing set once every job is out */
+    bool recorded;   /* node_done answered OK */
+    int pending;     /* deliveries and the stack finish still outstanding */
     int rc;
 } done_ctx_t;
+
+/* Fire and forget: should this be lost, a redelivery publishes once more. */
+static void leave_publishing_set(done_ctx_t *ctx)
+{
+    char key[CV_KEY_MAX], node[CV_NAME_MAX + 2];
+    const cv_msg_t *j = &ctx->job;
+    cv_key_trav(key, sizeof(key), j->stack, "publishing", j->traversal);
+    cv_node_name(node, sizeof(node), j->phase, j->resource);
+    const char *argv[] = {"SREM", key, node};
+    cv_redis_argv(ctx->w->redis, 3, argv, NULL, NULL, NULL);
+}
 
 static void done_release(done_ctx_t *ctx)
 {
     if (--ctx->pending > 0)
         return;
+    if (ctx->publishing && ctx->recorded && ctx->rc == 0)
+        leave_publishing_set(ctx);
     ctx->cb(ctx->ud, ctx->rc);
     json_decref(ctx->succs);
     free(ctx);
@@ -85,6 +100,7 @@ static void on_node_done(cv_redis_t *r, redisReply *rep, void *ud)
     done_ctx_t *ctx = ud;
     (void)r;
     ctx->rc = status_of(rep);
+    ctx->recorded = ctx->rc == 0;
     if (ctx->rc == 0) {
         bool redelivery = cv_reply_int(rep, 1) == 0;
         long long done = cv_reply_int(rep, 2), total = cv_reply_int(rep, 3);
@@ -133,8 +149,9 @@ int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_c
     ctx->cb = cb;
     ctx->ud = ud;
     ctx->pending = 1;
+    ctx->publishing = d->publishing;
     ctx->succs = successors_of(d->graph_entry ? d->graph_entry : "");
-    size_t nsucc = json_array_size(ctx->succs), nkeys = 8 + nsucc, nargs = 15 + nsucc;
+    size_t nsucc = json_array_size(ctx->succs), nkeys = 9 + nsucc, nargs = 16 + nsucc;
     char(*keys)[CV_KEY_MAX] = malloc(nkeys * CV_KEY_MAX);
     const char **kp = malloc(nkeys * sizeof(*kp)), **args = malloc(nargs * sizeof(*args));
     if (!keys || !kp || !args) {
@@ -157,6 +174,7 @@ int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_c
     cv_key_stack(keys[5], CV_KEY_MAX, j->stack, "index");
     cv_key_resource(keys[6], CV_KEY_MAX, j->stack, "lease", j->resource);
     cv_key_trav(keys[7], CV_KEY_MAX, j->stack, "graph", j->traversal);
+    cv_key_trav(keys[8], CV_KEY_MAX, j->stack, "publishing", j->traversal);
     const char *fixed[] = {trav,
                            node,
                            d->version,
@@ -171,12 +189,13 @@ int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_c
                            d->data,
                            d->old ? d->old : "",
                            d->events ? d->events : "",
-                           d->lease_token ? d->lease_token : ""};
+                           d->lease_token ? d->lease_token : "",
+                           d->publishing ? "1" : ""};
     memcpy(args, fixed, sizeof(fixed));
     for (size_t i = 0; i < nsucc; i++) {
         const char *succ = json_string_value(json_array_get(json_array_get(ctx->succs, i), 0));
-        cv_key_syncpoint(keys[8 + i], CV_KEY_MAX, j->stack, j->traversal, succ ? succ : "");
-        args[15 + i] = succ ? succ : "";
+        cv_key_syncpoint(keys[9 + i], CV_KEY_MAX, j->stack, j->traversal, succ ? succ : "");
+        args[16 + i] = succ ? succ : "";
     }
     for (size_t i = 0; i < nkeys; i++)
         kp[i] = keys[i];

@@ -34,6 +34,11 @@ typedef struct cv_node_done {
     const char *old;         /* replaced versions json; "" keeps */
     const char *events;      /* extra events json list; "" none */
     const char *lease_token; /* the caller's lease, released atomically; "" none */
+    /* The caller has no job that would run this again should it die before
+     * the successors' jobs are published (an engine: the CHECK job that
+     * finds the node done must publish them). The node is in the traversal's
+     * publishing set from the write until they are. */
+    bool publishing;
 } cv_node_done_t;
 
 int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_cb cb, void *ud);

@@ -68,12 +68,14 @@ static void on_graph_nodes(cv_redis_t *r, redisReply *rep, void *ud)
         }
         free(keys);
     }
-    char k[3][CV_KEY_MAX];
-    cv_key_trav(k[0], CV_KEY_MAX, ctx->stack, "graph", ctx->traversal);
-    cv_key_trav(k[1], CV_KEY_MAX, ctx->stack, "rdef", ctx->traversal);
-    cv_key_trav(k[2], CV_KEY_MAX, ctx->stack, "done", ctx->traversal);
-    const char *argv[] = {"UNLINK", k[0], k[1], k[2]};
-    cv_redis_argv(r, 4, argv, NULL, on_unlinked, NULL);
+    static const char *const what[] = {"graph", "rdef", "done", "publishing"};
+    char k[4][CV_KEY_MAX];
+    const char *argv[5] = {"UNLINK"};
+    for (int i = 0; i < 4; i++) {
+        cv_key_trav(k[i], CV_KEY_MAX, ctx->stack, what[i], ctx->traversal);
+        argv[i + 1] = k[i];
+    }
+    cv_redis_argv(r, 5, argv, NULL, on_unlinked, NULL);
     finish_free(ctx, ctx->rc);
 }
 

@@ -271,10 +271,12 @@ test_resilience_redelivered_check_of_a_done_node_publishes_its_lost_successor() 
     local id k
     id=$(res_new_id) k="$RES_PREFIX{$id}"
     res_expand_lost "$(stack_name res-done-redelivered)" "$id"
-    assert_eq "OK 1 1 2 1 1 0" "$(redis EVAL "$(res_lua node_done)" 9 "$k:stack" "$k:res:a" \
-        "$k:done:1" "$k:events" "$k:counts" "$k:index" "$k:lease:a" "$k:graph:1" "$k:sp:1:u/b" \
-        1 u/a '' '' '' done '{}' engine-gone a '' '' '' '' '' '' u/b | tr '\n' ' ' |
+    assert_eq "OK 1 1 2 1 1 0" "$(redis EVAL "$(res_lua node_done)" 10 "$k:stack" "$k:res:a" \
+        "$k:done:1" "$k:events" "$k:counts" "$k:index" "$k:lease:a" "$k:graph:1" \
+        "$k:publishing:1" "$k:sp:1:u/b" \
+        1 u/a '' '' '' done '{}' engine-gone a '' '' '' '' '' '' 1 u/b | tr '\n' ' ' |
         sed 's/ $//')" "u/a done, u/b's sync point complete"
+    assert_eq 1 "$(redis SISMEMBER "$k:publishing:1" u/a)" "u/a waits for its successors' jobs"
     res_check_job "$id" a | res_produce converge.check
     res_wait 30 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
     assert_eq "" "$(redis HGET "$k:stack" reaped)" "completed without the reaper"
