@@ -2,8 +2,9 @@
 # The test command: sets everything up on a fresh Debian machine and runs the
 # whole suite — static checks, unit tests (plain and ASan+UBSan builds),
 # integration tests against real Redis + Kafka with the plain workers and
-# again with the sanitizer-built workers, a small benchmark run and a short
-# libFuzzer run of every fuzz target.
+# again with the sanitizer-built workers, the chaos suite in its CI form
+# (each fault scenario once on a 2,200-resource stack), a small benchmark
+# run and a short libFuzzer run of every fuzz target.
 # Exits non-zero on any failure. Usage: tests/run.sh [--quick] (no ASan pass).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -65,6 +66,8 @@ if [ $QUICK = 0 ]; then
     step "setup (ASan+UBSan build)" deploy/local/setup.sh --sanitize --build-dir build-asan
     step "unit tests (ASan+UBSan)" unit_tests build-asan
     step "integration tests (ASan+UBSan workers)" integration build-asan .local-itest-asan
+    step "chaos suite (kill, pause, redis, kafka, poison, duplicate)" \
+        tests/chaos/run.sh --build-dir build --dir .local-chaos
     step "benchmark (quick)" bench_smoke
     step "fuzz (libFuzzer, 10 s per target)" tests/fuzz/run.sh --seconds 10 --build-dir build-fuzz
 fi
