@@ -386,8 +386,11 @@ static void on_begin(cv_redis_t *r, redisReply *rep, void *ud)
 static void check_start(void *arg)
 {
     check_t *c = arg;
-    if (c->w->stopping)
-        return; /* left unfinished: redelivered after the restart */
+    if (c->w->stopping) {
+        cv_worker_hand_back(c->w, c->job); /* another engine takes it up */
+        free(c);
+        return;
+    }
     char k[9][CV_KEY_MAX], trav[24], lease_ms[16];
     cv_key_stack(k[0], CV_KEY_MAX, c->msg.stack, "stack");
     cv_key_resource(k[1], CV_KEY_MAX, c->msg.stack, "res", c->msg.resource);

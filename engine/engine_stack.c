@@ -214,11 +214,11 @@ static void batch_add(cv_worker_t *w, hset_batch_t *b, const char *field, char *
 
 /* Starts an HSET of this expansion's draft `which`, emptied first: a retry
  * after a transient failure writes it again from scratch. */
-static void batch_start(cv_worker_t *w, hset_batch_t *b, const expand_t *x, int which)
+static void batch_start(hset_batch_t *b, const expand_t *x, int which)
 {
     snprintf(b->key, sizeof(b->key), "%s", x->draft[which]);
     const char *del[] = {"DEL", b->key};
-    cv_redis_argv(w->redis, 2, del, NULL, NULL, NULL);
+    cv_redis_argv(x->w->redis, 2, del, NULL, NULL, NULL);
     b->argv[0] = "HSET";
     b->argv[1] = b->key;
     b->argc = 2;
@@ -227,7 +227,7 @@ static void batch_start(cv_worker_t *w, hset_batch_t *b, const expand_t *x, int 
 
 static void write_definitions(expand_t *x, hset_batch_t *b)
 {
-    batch_start(x->w, b, x, RDEF);
+    batch_start(b, x, RDEF);
     /* A delete wants nothing: no resource has a definition in it. */
     size_t n = x->msg.kind == CV_TRAV_DELETE ? 0 : x->tpl->nresources;
     for (size_t i = 0; i < n; i++) {
@@ -240,7 +240,7 @@ static void write_definitions(expand_t *x, hset_batch_t *b)
 
 static void write_graph(expand_t *x, hset_batch_t *b)
 {
-    batch_start(x->w, b, x, GRAPH);
+    batch_start(b, x, GRAPH);
     size_t n = cv_graph_count(x->graph);
     for (size_t i = 0; i < n; i++)
         batch_add(x->w, b, cv_graph_name(x->graph, (int)i), cv_traversal_entry(x->graph, (int)i));
@@ -405,8 +405,11 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
 static void expand_start(void *arg)
 {
     expand_t *x = arg;
-    if (x->w->stopping)
-        return; /* not finished: redelivered to another worker */
+    if (x->w->stopping) {
+        cv_worker_hand_back(x->w, x->job); /* another engine expands it */
+        free(x);
+        return;
+    }
     char k[3][CV_KEY_MAX];
     cv_key_stack(k[0], CV_KEY_MAX, x->msg.stack, "stack");
     cv_key_stack(k[1], CV_KEY_MAX, x->msg.stack, "def");

@@ -437,8 +437,11 @@ static void on_load(cv_redis_t *r, redisReply *rep, void *ud)
 static void observe_start(void *arg)
 {
     observe_t *o = arg;
-    if (o->w->stopping)
-        return; /* unfinished: redelivered after the restart */
+    if (o->w->stopping) {
+        cv_worker_hand_back(o->w, o->job); /* another observer looks again */
+        free(o);
+        return;
+    }
     char k[3][CV_KEY_MAX];
     cv_key_stack(k[0], CV_KEY_MAX, o->msg.stack, "stack");
     cv_key_resource(k[1], CV_KEY_MAX, o->msg.stack, "res", o->msg.resource);

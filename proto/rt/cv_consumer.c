@@ -24,6 +24,8 @@ struct cv_job {
     rd_kafka_message_t *rkm;
     ptrack_t *pt;
     void *data;
+    bool handed_back;
+    bool orphan; /* still its handler's when the consumer closed */
 };
 
 struct cv_consumer {
@@ -35,7 +37,8 @@ struct cv_consumer {
     uv_idle_t resume;
     int inflight;
     bool closing;
-    bool joined; /* received an assignment (possibly empty) from the group */
+    bool orphans; /* jobs outlived the close: this struct must too */
+    bool joined;  /* received an assignment (possibly empty) from the group */
     ptrack_t tracks[MAX_PARTITION_TRACKS];
     int ntracks;
 };
@@ -98,6 +101,10 @@ static void on_resume(uv_idle_t *h)
 void cv_job_finish(cv_job_t *job)
 {
     cv_consumer_t *c = job->c;
+    if (job->orphan) {
+        free(job); /* its message went with the consumer */
+        return;
+    }
     ptrack_t *pt = job->pt;
     c->inflight--;
     if (cv_track_done(&pt->track, &job->slot, release_slot, NULL))
@@ -105,6 +112,41 @@ void cv_job_finish(cv_job_t *job)
     /* Resume consuming on the next loop turn, not inside the caller's stack. */
     if (!c->closing && !uv_is_active((uv_handle_t *)&c->resume))
         uv_idle_start(&c->resume, on_resume);
+}
+
+void cv_job_hand_back(cv_job_t *job)
+{
+    if (job->orphan) {
+        free(job);
+        return;
+    }
+    job->c->inflight--;
+    job->handed_back = true;
+}
+
+/*
+ * At close every message must be destroyed, or rd_kafka_destroy waits for
+ * it forever. Jobs done or handed back are freed with theirs; a job still
+ * in flight (the shutdown grace ran out) keeps its struct for its handler,
+ * which may yet finish or hand it back, but loses its message.
+ */
+static void release_all(cv_consumer_t *c)
+{
+    for (int i = 0; i < c->ntracks; i++) {
+        for (cv_offset_slot_t *s = c->tracks[i].track.head, *next; s; s = next) {
+            cv_job_t *job = (cv_job_t *)s;
+            next = s->next;
+            if (s->done || job->handed_back) {
+                release_slot(s, NULL);
+                continue;
+            }
+            rd_kafka_message_destroy(job->rkm);
+            job->rkm = NULL;
+            job->orphan = true;
+            c->orphans = true;
+        }
+        c->tracks[i].track.head = c->tracks[i].track.tail = NULL;
+    }
 }
 
 void cv_job_set_data(cv_job_t *job, void *data)
@@ -119,18 +161,18 @@ void *cv_job_data(const cv_job_t *job)
 
 const void *cv_job_payload(const cv_job_t *job, size_t *len)
 {
-    *len = job->rkm->len;
-    return job->rkm->payload;
+    *len = job->rkm ? job->rkm->len : 0;
+    return job->rkm ? job->rkm->payload : "";
 }
 
 int32_t cv_job_partition(const cv_job_t *job)
 {
-    return job->rkm->partition;
+    return job->rkm ? job->rkm->partition : -1;
 }
 
 int64_t cv_job_offset(const cv_job_t *job)
 {
-    return job->rkm->offset;
+    return job->rkm ? job->rkm->offset : -1;
 }
 
 int cv_consumer_inflight(const cv_consumer_t *c)
@@ -314,9 +356,11 @@ void cv_consumer_close(cv_consumer_t *c)
     c->closing = true;
     store_offsets(c);
     rd_kafka_consumer_close(c->rk);
+    release_all(c);
     rd_kafka_queue_destroy(c->queue);
     rd_kafka_destroy(c->rk);
     uv_idle_stop(&c->resume);
     uv_close((uv_handle_t *)&c->resume, NULL);
-    cv__queue_watch_close(&c->watch, free);
+    /* Orphaned jobs point here; the process is exiting anyway. */
+    cv__queue_watch_close(&c->watch, c->orphans ? NULL : free);
 }

@@ -103,6 +103,11 @@ int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
 /* The job is finished: its effect is recorded; its offset may be committed. */
 void cv_job_finish(cv_job_t *job);
 
+/* The handler gives the job up unfinished (the worker is stopping): it no
+ * longer counts as in flight, and this process never commits its offset,
+ * so the group redelivers it. The job is freed when the consumer closes. */
+void cv_job_hand_back(cv_job_t *job);
+
 /* Per-job user data slot (the handler's state). */
 void cv_job_set_data(cv_job_t *job, void *data);
 void *cv_job_data(const cv_job_t *job);

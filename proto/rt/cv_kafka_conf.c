@@ -131,7 +131,8 @@ static void on_poll_closed(uv_handle_t *h)
     cv__queue_watch_t *qw = h->data;
     close(qw->pipefd[0]);
     close(qw->pipefd[1]);
-    qw->on_closed(qw->owner);
+    if (qw->on_closed)
+        qw->on_closed(qw->owner);
 }
 
 void cv__queue_watch_close(cv__queue_watch_t *qw, void (*on_closed)(void *owner))

@@ -136,11 +136,12 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
     uv_run(w.loop, UV_RUN_DEFAULT);
     uv_loop_close(w.loop);
     cv_info("stopped: %llu jobs, %llu actions, %llu retries, %llu stale, %llu fenced, %llu dead, "
-            "%llu given up, %llu reaped",
+            "%llu given up, %llu reaped, %llu handed back",
             (unsigned long long)w.stats.jobs, (unsigned long long)w.stats.acted,
             (unsigned long long)w.stats.retries, (unsigned long long)w.stats.stale,
             (unsigned long long)w.stats.fenced, (unsigned long long)w.stats.dead,
-            (unsigned long long)w.stats.gave_up, (unsigned long long)w.stats.reaped);
+            (unsigned long long)w.stats.gave_up, (unsigned long long)w.stats.reaped,
+            (unsigned long long)w.stats.handed_back);
     cv_opts_free(&w.opts);
     return 0;
 }
@@ -196,6 +197,12 @@ static void on_later(uv_timer_t *t)
     later_t *l = t->data;
     l->fn(l->arg);
     uv_close((uv_handle_t *)&l->timer, on_later_closed);
+}
+
+void cv_worker_hand_back(cv_worker_t *w, cv_job_t *job)
+{
+    w->stats.handed_back++;
+    cv_job_hand_back(job);
 }
 
 int cv_worker_later(cv_worker_t *w, unsigned ms, void (*fn)(void *arg), void *arg)

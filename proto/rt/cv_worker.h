@@ -21,14 +21,15 @@
 #include "cv_redis.h"
 
 typedef struct cv_worker_stats {
-    uint64_t jobs;    /* jobs handled */
-    uint64_t acted;   /* actions taken (create/update/delete) */
-    uint64_t retries; /* jobs retried after a transient error or a busy lease */
-    uint64_t stale;   /* jobs of superseded or settled traversals */
-    uint64_t fenced;  /* writes refused by the fencing version */
-    uint64_t dead;    /* messages dead-lettered */
-    uint64_t gave_up; /* jobs given up after --max-attempts failures */
-    uint64_t reaped;  /* jobs the reaper re-queued */
+    uint64_t jobs;        /* jobs handled */
+    uint64_t acted;       /* actions taken (create/update/delete) */
+    uint64_t retries;     /* jobs retried after a transient error or a busy lease */
+    uint64_t stale;       /* jobs of superseded or settled traversals */
+    uint64_t fenced;      /* writes refused by the fencing version */
+    uint64_t dead;        /* messages dead-lettered */
+    uint64_t gave_up;     /* jobs given up after --max-attempts failures */
+    uint64_t reaped;      /* jobs the reaper re-queued */
+    uint64_t handed_back; /* jobs given back unfinished when stopping */
 } cv_worker_stats_t;
 
 struct cv_reaper;
@@ -97,8 +98,13 @@ void cv_worker_dead_letter(cv_worker_t *w, const void *payload, size_t len, cons
 
 /* Calls fn(arg) once after `ms` on the worker's loop — how a job waits for a
  * lease, a backoff or an observation time without blocking anything. While
- * the worker is stopping, fn is still called: it must check w->stopping. */
+ * the worker is stopping, fn is still called: it must check w->stopping,
+ * and then free its state and give the job back (cv_worker_hand_back). */
 int cv_worker_later(cv_worker_t *w, unsigned ms, void (*fn)(void *arg), void *arg);
+
+/* A job left unfinished because the worker is stopping: redelivered to
+ * another worker; the shutdown no longer waits for it. */
+void cv_worker_hand_back(cv_worker_t *w, cv_job_t *job);
 
 /* Delay in ms before retry number `attempt` (1-based): capped exponential with jitter. */
 unsigned cv_backoff_ms(unsigned attempt);

@@ -30,6 +30,8 @@ res_recorded() { # id resource
     [ -n "$(redis HGET "$RES_PREFIX{$1}:res:$2" uuid)" ]
 }
 
+res_worker_ready() { [ "$(redis HGET "${RES_PREFIX}worker:$1" state)" = ready ]; }
+
 res_new_id() { head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
 
 # res_lua NAME: the text of a script as the workers load it (prelude + body).
@@ -281,6 +283,106 @@ test_resilience_redelivered_check_of_a_done_node_publishes_its_lost_successor() 
     res_wait 30 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
     assert_eq "" "$(redis HGET "$k:stack" reaped)" "completed without the reaper"
     assert_eq CREATE_COMPLETE "$(redis HGET "$k:res:b" status)" "b created"
+}
+
+# A fan of N TestResources (no dependencies), each create taking SECS.
+res_fan_template() {
+    local n=$1 secs=$2 i
+    echo "heat_template_version: 2018-08-31"
+    echo "resources:"
+    for ((i = 0; i < n; i++)); do
+        echo "  f$i: {type: OS::Heat::TestResource, properties: {value: v$i, \
+action_wait_secs: {create: $secs}}}"
+    done
+}
+
+# res_engine_child ID LOG: starts an engine of this test's own (a child of
+# this shell, so that its exit status is seen); its pid goes to RES_CHILD.
+# Its liveness record of an earlier run must not count for it.
+res_engine_child() {
+    redis DEL "${RES_PREFIX}worker:$1" >/dev/null
+    "$(dirname "$CONVERGECTL")/converge-engine" --id "$1" >"$2" 2>&1 &
+    RES_CHILD=$!
+}
+
+# res_sigterm PID NAME: SIGTERM to a child, waits for it; its exit status
+# goes to RES_RC (and is printed with the time it took).
+res_sigterm() {
+    local t0
+    t0=$(date +%s%N)
+    kill -TERM "$1"
+    RES_RC=0
+    wait "$1" || RES_RC=$?
+    echo "    $2: exit status $RES_RC, $((($(date +%s%N) - t0) / 1000000)) ms after SIGTERM"
+}
+
+# SIGTERM to an engine in the middle of a stack: it stops consuming, ends
+# what it holds within its grace (10 s), commits and exits 0; the stack
+# completes, each create once.
+test_resilience_sigterm_mid_stack_exits_0_and_loses_nothing() {
+    local name tpl id pid log jobs ledger
+    name=$(stack_name res-sigterm) log=$(mktemp) tpl=$(mktemp --suffix .yaml)
+    res_engine_child engine-term "$log"
+    pid=$RES_CHILD
+    res_wait 30 "engine-term to be ready" res_worker_ready engine-term
+    res_fan_template 300 0.2 >"$tpl"
+    ctl submit "$name" "$tpl" >/dev/null
+    rm -f "$tpl"
+    id=$(res_stack_id "$name")
+    res_wait 30 "the stack to be under way" res_done_at_least "$id" 20
+    res_sigterm "$pid" engine-term
+    assert_eq 0 "$RES_RC" "exit status after SIGTERM"
+    grep -q "signal 15: stopping" "$log" || fail "engine-term did not log the signal"
+    jobs=$(sed -n 's/.*stopped: \([0-9]*\) jobs.*/\1/p' "$log")
+    [ "${jobs:-0}" -ge 1 ] || fail "engine-term handled no job before the signal: $(tail -3 "$log")"
+    rm -f "$log"
+    res_wait 60 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
+    ledger=$(res_ledger "$id")
+    assert_eq 300 "$(jq length <<<"$ledger")" "resource versions created"
+    assert_eq '[1]' "$(jq -c '[.[]] | unique' <<<"$ledger")" "creates per version"
+}
+
+# res_service ACTION NAME...: deploy/local/service.sh on the test's state.
+res_service() {
+    local action=$1 name
+    shift
+    for name; do
+        "$RES_ROOT/deploy/local/service.sh" --dir "$STATE" --build-dir "$(dirname "$CONVERGECTL")" \
+            "$action" "$name" >/dev/null || fail "could not $action $name" || exit 1
+    done
+}
+
+# For EXIT traps: engine-1 and engine-2 running again, whatever happened.
+res_engines_back() {
+    res_service start engine-1 engine-2
+    res_check_logs
+}
+
+res_worker_retried() { [ "$(redis HGET "${RES_PREFIX}worker:$1" retries)" -ge 1 ] 2>/dev/null; }
+
+# A job waiting for a lease another holds when SIGTERM comes is handed back
+# at once (redelivered to another engine), not waited for until the grace
+# runs out. engine-term is the only engine meanwhile, so the job is its.
+test_resilience_sigterm_hands_back_a_job_waiting_for_a_lease() {
+    local id k pid log
+    id=$(res_new_id) k="$RES_PREFIX{$id}" log=$(mktemp)
+    trap res_engines_back EXIT
+    res_service stop engine-1 engine-2
+    res_engine_child engine-term "$log"
+    pid=$RES_CHILD
+    res_wait 30 "engine-term to be ready" res_worker_ready engine-term
+    res_expand_lost "$(stack_name res-handback)" "$id"
+    redis SET "$k:lease:a" someone-else PX 120000 >/dev/null
+    res_check_job "$id" a | res_produce converge.check
+    res_wait 30 "engine-term to wait for the lease" res_worker_retried engine-term
+    res_sigterm "$pid" engine-term
+    assert_eq 0 "$RES_RC" "exit status after SIGTERM"
+    grep -qE ", [1-9][0-9]* handed back$" "$log" || fail "engine-term did not hand the job back: $(tail -2 "$log")"
+    if grep -q "jobs in flight" "$log"; then fail "engine-term waited for the grace"; fi
+    rm -f "$log"
+    redis DEL "$k:lease:a" >/dev/null
+    res_service start engine-1 engine-2
+    res_wait 60 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
 }
 
 # Observer jobs for nodes the traversal's graph lacks (forged, with the
