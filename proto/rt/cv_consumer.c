@@ -37,8 +37,9 @@ struct cv_consumer {
     uv_idle_t resume;
     int inflight;
     bool closing;
-    bool orphans; /* jobs outlived the close: this struct must too */
-    bool joined;  /* received an assignment (possibly empty) from the group */
+    int orphans;       /* jobs that outlived the close: this struct must too */
+    bool watch_closed; /* the queue watch's handles are closed */
+    bool joined;       /* received an assignment (possibly empty) from the group */
     ptrack_t tracks[MAX_PARTITION_TRACKS];
     int ntracks;
 };
@@ -98,11 +99,34 @@ static void on_resume(uv_idle_t *h)
     drain(h->data);
 }
 
+/* A closed consumer is freed once its handles are closed and no orphaned
+ * job points at it any more. */
+static void free_when_unused(cv_consumer_t *c)
+{
+    if (c->watch_closed && c->orphans == 0)
+        free(c);
+}
+
+static void on_watch_closed(void *owner)
+{
+    cv_consumer_t *c = owner;
+    c->watch_closed = true;
+    free_when_unused(c);
+}
+
+static void free_orphan(cv_job_t *job)
+{
+    cv_consumer_t *c = job->c;
+    free(job); /* its message went with the consumer */
+    c->orphans--;
+    free_when_unused(c);
+}
+
 void cv_job_finish(cv_job_t *job)
 {
     cv_consumer_t *c = job->c;
     if (job->orphan) {
-        free(job); /* its message went with the consumer */
+        free_orphan(job);
         return;
     }
     ptrack_t *pt = job->pt;
@@ -117,7 +141,7 @@ void cv_job_finish(cv_job_t *job)
 void cv_job_hand_back(cv_job_t *job)
 {
     if (job->orphan) {
-        free(job);
+        free_orphan(job);
         return;
     }
     job->c->inflight--;
@@ -143,7 +167,7 @@ static void release_all(cv_consumer_t *c)
             rd_kafka_message_destroy(job->rkm);
             job->rkm = NULL;
             job->orphan = true;
-            c->orphans = true;
+            c->orphans++;
         }
         c->tracks[i].track.head = c->tracks[i].track.tail = NULL;
     }
@@ -361,6 +385,5 @@ void cv_consumer_close(cv_consumer_t *c)
     rd_kafka_destroy(c->rk);
     uv_idle_stop(&c->resume);
     uv_close((uv_handle_t *)&c->resume, NULL);
-    /* Orphaned jobs point here; the process is exiting anyway. */
-    cv__queue_watch_close(&c->watch, c->orphans ? NULL : free);
+    cv__queue_watch_close(&c->watch, on_watch_closed);
 }

@@ -30,9 +30,10 @@ struct cv_redis {
     redisAsyncContext *ac;
     bool connected;
     char shas[CV_SCRIPT__COUNT][41];
-    uv_timer_t reconnect_timer;
+    uv_timer_t reconnect_timer; /* also the close deadline, while closing */
     unsigned backoff_ms;
     bool closing;
+    bool timer_closed;
     int close_refs; /* the timer and the hiredis context, while closing */
     cv_redis_state_cb state_cb;
     void *state_ud;
@@ -63,6 +64,20 @@ static void close_ref_drop(struct cv_redis *r)
 {
     if (--r->close_refs == 0)
         free(r);
+}
+
+static void on_timer_closed(uv_handle_t *h)
+{
+    close_ref_drop(h->data);
+}
+
+static void close_timer(cv_redis_t *r)
+{
+    if (r->timer_closed)
+        return;
+    r->timer_closed = true;
+    uv_timer_stop(&r->reconnect_timer);
+    uv_close((uv_handle_t *)&r->reconnect_timer, on_timer_closed);
 }
 
 static const char *lua_source(const char *name)
@@ -162,6 +177,7 @@ static void on_connect(const redisAsyncContext *ac, int status)
     cv_redis_t *r = ac->data;
     if (status != REDIS_OK && r->closing) {
         r->ac = NULL;
+        close_timer(r);
         close_ref_drop(r);
         return;
     }
@@ -185,6 +201,7 @@ static void on_disconnect(const redisAsyncContext *ac, int status)
     r->connected = false;
     r->ac = NULL;
     if (r->closing) {
+        close_timer(r);
         close_ref_drop(r);
         return;
     }
@@ -261,11 +278,27 @@ int cv_redis_open(cv_redis_t **out, uv_loop_t *loop, const cv_opts_t *opts, char
     return 0;
 }
 
-static void on_timer_closed(uv_handle_t *h)
+/* Redis did not answer what was pending within the close deadline (it is
+ * stopped, or the network is): drop the connection; pending callbacks get
+ * no reply, as on any lost connection. */
+static void on_close_deadline(uv_timer_t *t)
 {
-    close_ref_drop(h->data);
+    cv_redis_t *r = t->data;
+    redisAsyncContext *ac = r->ac;
+    if (!ac)
+        return;
+    redisAsyncFree(ac); /* on_disconnect closes the timer; r lives until then */
+    if (r->ac == ac) {  /* it never connected: hiredis reports nothing */
+        r->ac = NULL;
+        close_timer(r);
+        close_ref_drop(r);
+    }
 }
 
+#define CLOSE_DEADLINE_MS 2000
+
+/* Graceful: replies still due are awaited (they finish jobs), but only for
+ * CLOSE_DEADLINE_MS, so a stopped Redis cannot keep a worker from exiting. */
 void cv_redis_close(cv_redis_t *r)
 {
     if (!r)
@@ -273,9 +306,12 @@ void cv_redis_close(cv_redis_t *r)
     r->closing = true;
     r->close_refs = r->ac ? 2 : 1;
     uv_timer_stop(&r->reconnect_timer);
-    uv_close((uv_handle_t *)&r->reconnect_timer, on_timer_closed);
     if (r->ac)
-        redisAsyncDisconnect(r->ac);
+        redisAsyncDisconnect(r->ac); /* may report the disconnect at once */
+    if (r->ac)
+        uv_timer_start(&r->reconnect_timer, on_close_deadline, CLOSE_DEADLINE_MS, 0);
+    else
+        close_timer(r);
 }
 
 bool cv_redis_connected(const cv_redis_t *r)

@@ -245,8 +245,13 @@ int cv_worker_accept(cv_worker_t *w, cv_job_t *job, const void *payload, size_t 
                  cv_msg_type_name(m->type), w->role);
         rc = CV_EPROTO;
     }
-    if (rc == 0)
+    if (rc == 0) {
+        cv_debug("job %s: stack %s traversal %llu resource %s (%s) from partition %d offset %lld",
+                 cv_msg_type_name(m->type), m->stack, (unsigned long long)m->traversal, m->resource,
+                 cv_phase_name(m->phase), (int)cv_job_partition(job),
+                 (long long)cv_job_offset(job));
         return 0;
+    }
     snprintf(reason, sizeof(reason), "%s: %s", w->role, err);
     cv_worker_dead_letter(w, payload, len, reason, on_dead_delivered, job);
     return CV_EPROTO;

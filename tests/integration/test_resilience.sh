@@ -297,11 +297,12 @@ action_wait_secs: {create: $secs}}}"
 }
 
 # res_engine_child ID LOG: starts an engine of this test's own (a child of
-# this shell, so that its exit status is seen); its pid goes to RES_CHILD.
-# Its liveness record of an earlier run must not count for it.
+# this shell, so that its exit status is seen; --verbose: it logs each job it
+# takes); its pid goes to RES_CHILD. Its liveness record of an earlier run
+# must not count for it.
 res_engine_child() {
     redis DEL "${RES_PREFIX}worker:$1" >/dev/null
-    "$(dirname "$CONVERGECTL")/converge-engine" --id "$1" >"$2" 2>&1 &
+    "$(dirname "$CONVERGECTL")/converge-engine" --id "$1" --verbose >"$2" 2>&1 &
     RES_CHILD=$!
 }
 
@@ -381,6 +382,36 @@ test_resilience_sigterm_hands_back_a_job_waiting_for_a_lease() {
     if grep -q "jobs in flight" "$log"; then fail "engine-term waited for the grace"; fi
     rm -f "$log"
     redis DEL "$k:lease:a" >/dev/null
+    res_service start engine-1 engine-2
+    res_wait 60 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
+}
+
+res_redis_pid() { cat "$STATE/pids/redis.pid"; }
+
+res_redis_cont() { kill -CONT "$(res_redis_pid)" 2>/dev/null || true; }
+
+# A job still waiting for Redis when the grace runs out: the engine gives up
+# waiting, destroys what it consumed (or rd_kafka_destroy would wait for it
+# forever), exits 0 with no leak, and the job is redelivered.
+test_resilience_sigterm_with_a_job_stuck_on_redis_exits_0_after_the_grace() {
+    local id k pid log
+    id=$(res_new_id) k="$RES_PREFIX{$id}" log=$(mktemp)
+    trap 'res_redis_cont; res_engines_back' EXIT
+    res_service stop engine-1 engine-2
+    res_engine_child engine-term "$log"
+    pid=$RES_CHILD
+    res_wait 30 "engine-term to be ready" res_worker_ready engine-term
+    res_expand_lost "$(stack_name res-grace)" "$id"
+    kill -STOP "$(res_redis_pid)"
+    res_check_job "$id" a | res_produce converge.check
+    res_wait 30 "engine-term to take the job" \
+        grep -q "job CHECK: stack $id traversal 1 resource a" "$log"
+    res_sigterm "$pid" engine-term
+    res_redis_cont
+    assert_eq 0 "$RES_RC" "exit status after SIGTERM"
+    grep -qE "stopping with [0-9]+ jobs in flight" "$log" ||
+        fail "engine-term did not wait out its grace: $(tail -3 "$log")"
+    rm -f "$log"
     res_service start engine-1 engine-2
     res_wait 60 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
 }
