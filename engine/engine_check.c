@@ -69,14 +69,9 @@ static void check_retry(check_t *c, unsigned delay_ms)
  * dead-lettered, its stack failed with the reason (cv_poison). */
 void cv__check_backoff(check_t *c)
 {
-    unsigned delay = cv_worker_retry(c->w, &c->retry);
-    if (delay) {
-        check_retry(c, delay);
-        return;
-    }
     check_reset(c);
-    cv_poison_give_up(c->w, c->job, &c->msg, c->retry.failures);
-    free(c);
+    if (!cv_poison_retry(c->w, &c->retry, c->job, &c->msg, check_start, c))
+        free(c);
 }
 
 static void on_released(cv_redis_t *r, redisReply *rep, void *ud)
@@ -307,20 +302,7 @@ static void republish_successors(check_t *c, const char *graph_entry)
 {
     c->w->stats.stale++;
     c->graph_entry = strdup(graph_entry);
-    cv_node_done_t d = {.job = &c->msg,
-                        .graph_entry = c->graph_entry,
-                        .version = "",
-                        .status = "",
-                        .attrs = "",
-                        .data = "",
-                        .reason = "",
-                        .pass = "",
-                        .physical_id = "",
-                        .action = "",
-                        .old = "",
-                        .events = "",
-                        .lease_token = "",
-                        .publishing = true};
+    cv_node_done_t d = {.job = &c->msg, .graph_entry = c->graph_entry, .publishing = true};
     if (!c->graph_entry || cv_progress_node_done(c->w, &d, on_progress, c) != 0)
         cv__check_backoff(c);
 }

@@ -70,14 +70,8 @@ static void expand_retry(expand_t *x)
     expand_clear(x);
     x->pending = 0;
     x->rc = 0;
-    x->w->stats.retries++;
-    unsigned delay = cv_worker_retry(x->w, &x->retry);
-    if (delay) {
-        cv_worker_later(x->w, delay, expand_start, x);
-        return;
-    }
-    cv_poison_give_up(x->w, x->job, &x->msg, x->retry.failures);
-    free(x);
+    if (!cv_poison_retry(x->w, &x->retry, x->job, &x->msg, expand_start, x))
+        free(x);
 }
 
 static void on_root_delivered(void *ud, int err)

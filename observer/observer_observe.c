@@ -71,15 +71,9 @@ static void observe_later(observe_t *o, unsigned ms)
  * dead-lettered, its stack failed with the reason (cv_poison). */
 static void observe_retry(observe_t *o)
 {
-    o->w->stats.retries++;
-    unsigned delay = cv_worker_retry(o->w, &o->retry);
-    if (delay) {
-        observe_later(o, delay);
-        return;
-    }
     observe_reset(o);
-    cv_poison_give_up(o->w, o->job, &o->msg, o->retry.failures);
-    free(o);
+    if (!cv_poison_retry(o->w, &o->retry, o->job, &o->msg, observe_start, o))
+        free(o);
 }
 
 static void on_progress(void *ud, int rc)

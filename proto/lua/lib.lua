@@ -39,6 +39,15 @@ local function ends_with(s, suffix)
   return s ~= nil and s ~= false and string.sub(s, -string.len(suffix)) == suffix
 end
 
+-- A job for a node the graph of its traversal, current and in progress,
+-- does not have is forged or corrupt: it must neither act nor count as done.
+-- (Once a traversal settled its graph is gone: those jobs are merely stale.)
+local function outside_graph(stack, graph, node, traversal)
+  if redis.call('HEXISTS', graph, node) == 1 then return false end
+  local st = redis.call('HMGET', stack, 'traversal', 'status')
+  return st[1] == traversal and ends_with(st[2], '_IN_PROGRESS')
+end
+
 -- The stack's `progress` time: when any of its work last moved. The reaper
 -- (stack_reap.lua) re-queues the work of a stack in progress whose progress
 -- is older than its threshold. Never creates a stack hash that is gone.

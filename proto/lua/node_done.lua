@@ -19,10 +19,7 @@
 -- call added to successor K's set, nK: its size now, dK: 1 when successor K
 -- is itself done already), or FENCED / STALE / SETTLED, or NONODE: the
 -- traversal's graph has no such node (a forged job), nothing is written.
-if redis.call('HEXISTS', KEYS[8], ARGV[2]) == 0 then
-  local st = redis.call('HMGET', KEYS[1], 'traversal', 'status')
-  if st[1] == ARGV[1] and ends_with(st[2], '_IN_PROGRESS') then return {'NONODE'} end
-end
+if outside_graph(KEYS[1], KEYS[8], ARGV[2], ARGV[1]) then return {'NONODE'} end
 if ARGV[3] ~= '' then
   local ver = redis.call('HGET', KEYS[2], 'version')
   if (ver or '0') ~= ARGV[3] then return {'FENCED', ver or '0'} end

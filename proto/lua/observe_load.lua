@@ -1,10 +1,9 @@
 -- Observer: everything needed to observe one node, in one round trip.
 -- KEYS: 1 stack, 2 res, 3 graph.  ARGV: 1 node, 2 traversal
 -- Returns {traversal, stack status, record(flat), graph entry}, or
--- {'NONODE'} for a node the graph of the job's traversal, in progress, does
--- not have: a forged or corrupt job, which must neither act nor count as
--- done (the caller dead-letters it).
+-- {'NONODE'} for a node outside the graph (lib.lua outside_graph): the caller
+-- dead-letters the job.
+if outside_graph(KEYS[1], KEYS[3], ARGV[1], ARGV[2]) then return {'NONODE'} end
 local st = redis.call('HMGET', KEYS[1], 'traversal', 'status')
-local entry = redis.call('HGET', KEYS[3], ARGV[1])
-if not entry and st[1] == ARGV[2] and ends_with(st[2], '_IN_PROGRESS') then return {'NONODE'} end
-return {st[1] or '', st[2] or '', redis.call('HGETALL', KEYS[2]), entry or ''}
+return {st[1] or '', st[2] or '', redis.call('HGETALL', KEYS[2]),
+  redis.call('HGET', KEYS[3], ARGV[1]) or ''}

@@ -7,6 +7,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+bool cv_poison_retry(cv_worker_t *w, cv_retry_t *r, cv_job_t *job, const cv_msg_t *m,
+                     void (*start)(void *arg), void *arg)
+{
+    w->stats.retries++;
+    unsigned delay = cv_worker_retry(w, r);
+    if (delay) {
+        cv_worker_later(w, delay, start, arg);
+        return true;
+    }
+    cv_poison_give_up(w, job, m, r->failures);
+    return false;
+}
+
 static void on_dead_delivered(void *ud, int err)
 {
     (void)err; /* a failed dead letter is logged by the producer; the partition must move on */

@@ -29,4 +29,11 @@ void cv_poison_unknown_node(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m);
  * with the reason, and finishes the job once both are done. */
 void cv_poison_give_up(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m, unsigned failures);
 
+/* A transient failure of a job (Redis or Kafka away, a reply it could not
+ * use): calls start(arg) again after a backoff and returns true, or, once
+ * cv_worker_retry says to give up, gives the job up (cv_poison_give_up) and
+ * returns false: then the caller frees its state. */
+bool cv_poison_retry(cv_worker_t *w, cv_retry_t *r, cv_job_t *job, const cv_msg_t *m,
+                     void (*start)(void *arg), void *arg);
+
 #endif

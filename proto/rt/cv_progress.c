@@ -127,6 +127,11 @@ static void on_node_done(cv_redis_t *r, redisReply *rep, void *ud)
     done_release(ctx);
 }
 
+static const char *or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
 static json_t *successors_of(const char *graph_entry)
 {
     json_t *e = json_loads(graph_entry, 0, NULL);
@@ -150,7 +155,7 @@ int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_c
     ctx->ud = ud;
     ctx->pending = 1;
     ctx->publishing = d->publishing;
-    ctx->succs = successors_of(d->graph_entry ? d->graph_entry : "");
+    ctx->succs = successors_of(or_empty(d->graph_entry));
     size_t nsucc = json_array_size(ctx->succs), nkeys = 9 + nsucc, nargs = 16 + nsucc;
     char(*keys)[CV_KEY_MAX] = malloc(nkeys * CV_KEY_MAX);
     const char **kp = malloc(nkeys * sizeof(*kp)), **args = malloc(nargs * sizeof(*args));
@@ -177,19 +182,19 @@ int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_c
     cv_key_trav(keys[8], CV_KEY_MAX, j->stack, "publishing", j->traversal);
     const char *fixed[] = {trav,
                            node,
-                           d->version,
-                           d->status,
-                           d->attrs,
-                           d->reason,
-                           d->pass,
+                           or_empty(d->version),
+                           or_empty(d->status),
+                           or_empty(d->attrs),
+                           or_empty(d->reason),
+                           or_empty(d->pass),
                            w->id,
                            j->resource,
-                           d->physical_id,
-                           d->action,
-                           d->data,
-                           d->old ? d->old : "",
-                           d->events ? d->events : "",
-                           d->lease_token ? d->lease_token : "",
+                           or_empty(d->physical_id),
+                           or_empty(d->action),
+                           or_empty(d->data),
+                           or_empty(d->old),
+                           or_empty(d->events),
+                           or_empty(d->lease_token),
                            d->publishing ? "1" : ""};
     memcpy(args, fixed, sizeof(fixed));
     for (size_t i = 0; i < nsucc; i++) {

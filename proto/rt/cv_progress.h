@@ -20,6 +20,7 @@
  * CV_EFENCED (the record moved on); CV_EREDIS / CV_EKAFKA (retry the job). */
 typedef void (*cv_progress_cb)(void *ud, int rc);
 
+/* Every string left NULL counts as "" (keep, none, any). */
 typedef struct cv_node_done {
     const cv_msg_t *job;     /* stack, traversal, resource, phase */
     const char *graph_entry; /* the node's entry in the traversal graph (JSON) */
