@@ -1,6 +1,17 @@
 #include "engine.h"
 
 #include "cv_log.h"
+#include "cv_reaper.h"
+
+static void *start_reaper(cv_worker_t *w)
+{
+    return cv_reaper_start(w);
+}
+
+static void stop_reaper(void *reaper)
+{
+    cv_reaper_stop(reaper);
+}
 
 static void on_message(cv_job_t *job, const void *payload, size_t len, void *ud)
 {
@@ -20,6 +31,7 @@ int main(int argc, char **argv)
                                         .topic = CV_TOPIC_CHECK,
                                         .group = "converge-engine",
                                         .handler = on_message,
-                                        .reaper = true};
+                                        .start = start_reaper,
+                                        .stop = stop_reaper};
     return cv_worker_main(argc, argv, &def);
 }

@@ -12,6 +12,7 @@
 #include "engine_check.h"
 
 #include "cv_error.h"
+#include "cv_hash.h"
 #include "cv_keys.h"
 #include "cv_log.h"
 #include "cv_progress.h"
@@ -27,18 +28,11 @@ static int trav_kind(const char *op)
     return strcmp(op, "UPDATE") == 0 ? CV_TRAV_UPDATE : CV_TRAV_DELETE;
 }
 
-static uint64_t fnv1a(uint64_t h, const char *s)
-{
-    for (; s && *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-    return h;
-}
-
 void cv__nested_digest(const json_t *tpl, const json_t *files, char *out)
 {
     char *a = tpl ? json_dumps(tpl, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     char *b = files ? json_dumps(files, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-    snprintf(out, 17, "%016llx", (unsigned long long)fnv1a(fnv1a(0xcbf29ce484222325ULL, a), b));
+    snprintf(out, 17, "%016llx", (unsigned long long)cv_hash_more(cv_hash_str(a), b));
     free(a);
     free(b);
 }

@@ -10,6 +10,7 @@
  * so a character_sequences entry may hold any Unicode text.
  */
 #include "cv_error.h"
+#include "cv_hash.h"
 #include "cv_rtype.h"
 #include "cv__rtype_internal.h"
 
@@ -321,20 +322,10 @@ static size_t rng_below(rng_t *r, size_t n)
     return (size_t)(x % n);
 }
 
-static uint64_t fnv1a(uint64_t h, const char *s)
-{
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
+/* The 0xff byte separates uuid from salt. */
 static rng_t seed_rng(const char *uuid, const char *salt)
 {
-    uint64_t h = fnv1a(0xcbf29ce484222325ULL, uuid ? uuid : "");
-    h = (h ^ 0xff) * 0x100000001b3ULL; /* separates uuid from salt */
-    return (rng_t){fnv1a(h, salt ? salt : "")};
+    return (rng_t){cv_hash_more(cv_hash_more(cv_hash_str(uuid), "\xff"), salt)};
 }
 
 /* All pools' characters, sorted and without duplicates. */

@@ -4,7 +4,6 @@
 #include "cv_keys.h"
 #include "cv_log.h"
 #include "cv_msg.h"
-#include "cv_reaper.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,8 +56,9 @@ static void on_signal(uv_signal_t *s, int signum)
         return;
     cv_info("signal %d: stopping (grace %d s)", signum, SHUTDOWN_GRACE_S);
     w->stopping = true;
-    cv_reaper_stop(w->reaper);
-    w->reaper = NULL;
+    if (w->stop)
+        w->stop(w->services);
+    w->services = NULL;
     w->shutdown_deadline = cv_now() + SHUTDOWN_GRACE_S;
     uv_timer_start(&w->shutdown_timer, on_shutdown_tick, 0, 50);
 }
@@ -121,8 +121,9 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
         return 3;
     }
     cv__worker_health_start(&w);
-    if (def->reaper)
-        w.reaper = cv_reaper_start(&w);
+    if (def->start)
+        w.services = def->start(&w);
+    w.stop = def->stop;
     uv_timer_init(w.loop, &w.shutdown_timer);
     w.shutdown_timer.data = &w;
     uv_signal_init(w.loop, &w.sigterm);

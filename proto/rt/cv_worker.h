@@ -32,8 +32,6 @@ typedef struct cv_worker_stats {
     uint64_t handed_back; /* jobs given back unfinished when stopping */
 } cv_worker_stats_t;
 
-struct cv_reaper;
-
 typedef struct cv_worker {
     uv_loop_t *loop;
     cv_opts_t opts;
@@ -48,7 +46,8 @@ typedef struct cv_worker {
     cv_limits_t limits; /* input limits (message size here; templates in the CLI) */
     cv_outage_t redis_outage, kafka_outage;
     double kafka_probed;      /* last probe of the brokers during a Kafka outage */
-    struct cv_reaper *reaper; /* engines: re-queues the work of stalled stacks */
+    void *services;           /* the role's own services (cv_worker_def_t.start) */
+    void (*stop)(void *services);
     int reap_stall_ms;        /* a stack in progress is stalled after this without progress */
     int reap_interval_ms;     /* how often the reaper looks */
     bool stopping;
@@ -68,7 +67,11 @@ typedef struct cv_worker_def {
     const char *group;       /* consumer group */
     cv_job_handler handler;  /* called with ud = the cv_worker_t */
     const char *usage_extra; /* role-specific lines for --help, may be NULL */
-    bool reaper;             /* runs the reaper (any engine may; one at a time) */
+    /* The role's own services on the worker's loop (the engine's reaper):
+     * started once connected, stopped as soon as the worker begins to stop.
+     * Both may be NULL. */
+    void *(*start)(struct cv_worker *w);
+    void (*stop)(void *services);
 } cv_worker_def_t;
 
 /* Parses argv, connects and runs the loop until SIGTERM/SIGINT. Returns the exit code. */

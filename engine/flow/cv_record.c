@@ -1,6 +1,7 @@
 #include "cv_record.h"
 
 #include "cv_error.h"
+#include "cv_hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,23 +73,18 @@ void cv_record_clear(cv_record_t *rec)
 }
 
 /* FNV-1a over the parts with two seeds gives 128 well-mixed bits; this is an
- * idempotency key, not a security token. */
+ * idempotency key, not a security token. The 0xff byte after each part keeps
+ * ("ab","c") and ("a","bc") apart. */
 static uint64_t fnv1a(uint64_t h, const char *s)
 {
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 0x100000001b3ULL;
-    }
-    h ^= 0xff; /* separator, so ("ab","c") and ("a","bc") differ */
-    h *= 0x100000001b3ULL;
-    return h;
+    return cv_hash_more(cv_hash_more(h, s), "\xff");
 }
 
 void cv_record_uuid(char out[37], const char *stack, const char *resource, uint64_t traversal)
 {
     char trav[24];
     snprintf(trav, sizeof(trav), "%llu", (unsigned long long)traversal);
-    uint64_t a = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ULL, stack), resource), trav);
+    uint64_t a = fnv1a(fnv1a(fnv1a(CV_HASH_SEED, stack), resource), trav);
     uint64_t b = fnv1a(fnv1a(fnv1a(0x84222325cbf29ce4ULL, trav), resource), stack);
     /* Version 5 layout bits, so tools accept it as a UUID. */
     snprintf(out, 37, "%08x-%04x-5%03x-%04x-%012llx", (unsigned)(a >> 32),

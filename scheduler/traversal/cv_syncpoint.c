@@ -4,8 +4,8 @@
  */
 #include "cv_syncpoint.h"
 
-#include "cv__hash.h"
 #include "cv_error.h"
+#include "cv_hash.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -72,7 +72,7 @@ void cv_sp_free(cv_syncpoint_t *sp)
 static size_t find_slot(const cv_syncpoint_t *sp, const char *pred)
 {
     size_t mask = sp->nslots - 1;
-    size_t i = (size_t)cv__hash_str(pred) & mask;
+    size_t i = (size_t)cv_hash_str(pred) & mask;
     while (sp->slots[i] && strcmp(sp->entries[sp->slots[i] - 1].pred, pred) != 0)
         i = (i + 1) & mask;
     return i;

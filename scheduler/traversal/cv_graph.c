@@ -10,8 +10,8 @@
  */
 #include "cv_graph.h"
 
-#include "cv__hash.h"
 #include "cv_error.h"
+#include "cv_hash.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -180,7 +180,7 @@ int cv_graph_add_node(cv_graph_t *g, const char *name)
         return CV_EINVAL;
     if (2 * (g->n + 1) > g->nslots && names_grow(g) != 0)
         return CV_ENOMEM;
-    uint64_t h = cv__hash_str(name);
+    uint64_t h = cv_hash_str(name);
     size_t slot = name_slot(g, name, h);
     if (g->slots[slot] >= 0)
         return g->slots[slot];
@@ -201,7 +201,7 @@ int cv_graph_find(const cv_graph_t *g, const char *name)
 {
     if (!name || g->nslots == 0)
         return CV_ENOENT;
-    size_t slot = name_slot(g, name, cv__hash_str(name));
+    size_t slot = name_slot(g, name, cv_hash_str(name));
     return g->slots[slot] >= 0 ? g->slots[slot] : CV_ENOENT;
 }
 
