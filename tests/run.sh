@@ -27,6 +27,7 @@ step() { # name, command...
 }
 
 static_checks() {
+    tests/static/layers.sh || return 1
     local files
     files=$(git ls-files '*.c' '*.h')
     # shellcheck disable=SC2086
@@ -59,7 +60,7 @@ bench_smoke() {
 }
 
 step "setup (packages, Kafka, build)" deploy/local/setup.sh --build-dir build
-step "static checks (clang-format, cppcheck)" static_checks
+step "static checks (module layers, clang-format, cppcheck)" static_checks
 step "unit tests" unit_tests build
 step "integration tests" integration build .local-itest
 if [ $QUICK = 0 ]; then
