@@ -135,7 +135,7 @@ bool cli_reply_is_hash(cli_t *cli, const redisReply *r, const char *key)
 int cli_lookup(cli_t *cli, const char *name, char id[CV_ID_MAX])
 {
     char key[CV_KEY_MAX];
-    cv_key_global(key, sizeof(key), "stacks");
+    cv_key(key, sizeof(key), CV_KEY_STACKS, NULL, 0, NULL);
     const char *argv[] = {"HGET", key, name};
     redisReply *r = cli_redis_argv(cli, CLI_R_STRING_OR_NIL, 3, argv, NULL);
     if (!r)

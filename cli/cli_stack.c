@@ -75,7 +75,7 @@ int cli_stack_read(cli_t *cli, const char *id, cli_stack_t *s, bool *found)
     memset(s, 0, sizeof(*s));
     snprintf(s->id, sizeof(s->id), "%s", id);
     char key[CV_KEY_MAX];
-    cv_key_stack(key, sizeof(key), id, "stack");
+    cv_key(key, sizeof(key), CV_KEY_STACK, id, 0, NULL);
     redisReply *r = hgetall(cli, key);
     if (!r)
         return CLI_SERVICE;
@@ -122,7 +122,7 @@ static json_t *counts_from_hash(const redisReply *r)
 json_t *cli_stack_counts(cli_t *cli, const char *id)
 {
     char key[CV_KEY_MAX];
-    cv_key_stack(key, sizeof(key), id, "counts");
+    cv_key(key, sizeof(key), CV_KEY_COUNTS, id, 0, NULL);
     redisReply *r = hgetall(cli, key);
     json_t *counts = r ? counts_from_hash(r) : NULL;
     freeReplyObject(r);
@@ -196,10 +196,10 @@ static int batch_init(batch_t *b, size_t max)
     return cli_fail(CLI_SERVICE, "out of memory reading nested stacks");
 }
 
-/* Queues `verb` on the key `suffix` of the stack `id`. */
-static void batch_add(batch_t *b, const char *verb, const char *id, const char *suffix)
+/* Queues `verb` on the key of `kind` of the stack `id`. */
+static void batch_add(batch_t *b, const char *verb, const char *id, cv_key_kind_t kind)
 {
-    cv_key_stack(b->keys[b->n], CV_KEY_MAX, id, suffix);
+    cv_key(b->keys[b->n], CV_KEY_MAX, kind, id, 0, NULL);
     b->cmds[b->n] = (cli_redis_cmd_t){2, {verb, b->keys[b->n]}};
     b->n++;
 }
@@ -240,7 +240,7 @@ static int read_records(cli_t *cli, level_t *lv)
     batch_t b;
     int rc = batch_init(&b, lv->n);
     for (size_t i = 0; rc == CLI_OK && i < lv->n; i++)
-        batch_add(&b, "HGETALL", lv->v[i].id, "stack");
+        batch_add(&b, "HGETALL", lv->v[i].id, CV_KEY_STACK);
     if (rc == CLI_OK)
         rc = batch_run(cli, &b);
     for (size_t i = 0; rc == CLI_OK && i < lv->n; i++)
@@ -275,9 +275,9 @@ static int read_more(cli_t *cli, level_t *lv, bool counts, bool children)
     int rc = batch_init(&b, 2 * lv->n);
     for (size_t i = 0; rc == CLI_OK && i < lv->n; i++) {
         if (lv->v[i].counted && counts)
-            batch_add(&b, "HGETALL", lv->v[i].id, "counts");
+            batch_add(&b, "HGETALL", lv->v[i].id, CV_KEY_COUNTS);
         if (lv->v[i].counted && children)
-            batch_add(&b, "SMEMBERS", lv->v[i].id, "children");
+            batch_add(&b, "SMEMBERS", lv->v[i].id, CV_KEY_CHILDREN);
     }
     if (rc == CLI_OK)
         rc = batch_run(cli, &b);

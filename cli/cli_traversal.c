@@ -23,7 +23,7 @@ int cli_def_read(cli_t *cli, const char *name, const char *id, cli_def_t *d)
 {
     memset(d, 0, sizeof(*d));
     char key[CV_KEY_MAX];
-    cv_key_stack(key, sizeof(key), id, "def");
+    cv_key(key, sizeof(key), CV_KEY_DEF, id, 0, NULL);
     const char *argv[] = {"HMGET", key, "template", "params", "fname", "files"};
     redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 6, argv, NULL);
     if (!r)
@@ -76,23 +76,26 @@ bool cli_def_has_resource(const cli_def_t *d, const char *resource)
 /* Starting a traversal                                                     */
 /* ------------------------------------------------------------------------ */
 
-redisReply *cli_begin_script(cli_t *cli, const char *id, int nargs, const char **args)
+redisReply *cli_begin_script(cli_t *cli, const cv_stack_begin_t *b)
 {
-    char keys[3][CV_KEY_MAX];
-    cv_key_stack(keys[0], CV_KEY_MAX, id, "stack");
-    cv_key_stack(keys[1], CV_KEY_MAX, id, "def");
-    cv_key_stack(keys[2], CV_KEY_MAX, id, "events");
-    const char *k[] = {keys[0], keys[1], keys[2]};
-    return cv_redis_script_sync(cli->redis, CV_SCRIPT_STACK_BEGIN, 3, k, nargs, args);
+    char k[3][CV_KEY_MAX];
+    cv_key(k[0], CV_KEY_MAX, CV_KEY_STACK, b->stack, 0, NULL);
+    cv_key(k[1], CV_KEY_MAX, CV_KEY_DEF, b->stack, 0, NULL);
+    cv_key(k[2], CV_KEY_MAX, CV_KEY_EVENTS, b->stack, 0, NULL);
+    cv_stack_begin_keys_t keys = {.stack = k[0], .def = k[1], .events = k[2]};
+    cv_stack_begin_args_t args;
+    cv_script_stack_begin_args(&args, b, "convergectl");
+    return cv_redis_script_sync(cli->redis, CV_SCRIPT_STACK_BEGIN, keys.v, args.v, 0, NULL, NULL);
 }
 
 /* The traversal in a reply already checked to be an array; frees it. */
 static int traversal_of(redisReply *r, uint64_t *traversal)
 {
     int rc = CLI_OK;
-    if (r->elements == 1 && r->element[0]->type == REDIS_REPLY_INTEGER &&
-        r->element[0]->integer > 0)
-        *traversal = (uint64_t)r->element[0]->integer;
+    const redisReply *t = cv_reply_at(r, CV_STACK_BEGIN_R_TRAVERSAL);
+    if (cv_reply_answer(CV_SCRIPT_STACK_BEGIN, r) == CV_ANSWER_VALUE && r->elements == 1 &&
+        t->type == REDIS_REPLY_INTEGER && t->integer > 0)
+        *traversal = (uint64_t)t->integer;
     else
         rc = cli_fail(CLI_SERVICE, "stack_begin answered something other than {traversal}");
     freeReplyObject(r);
@@ -108,17 +111,15 @@ int cli_begin_traversal(cli_t *cli, redisReply *r, uint64_t *traversal)
 /* stack_begin: the new traversal in *traversal. */
 static int begin(cli_t *cli, const cli_begin_t *b, uint64_t *traversal)
 {
-    const char *args[] = {cv_trav_kind_name((uint8_t)b->kind),
-                          b->name,
-                          b->id,
-                          b->template_json,
-                          b->params_json,
-                          b->fname,
-                          "convergectl",
-                          b->rollback,
-                          "",
-                          b->files_json ? b->files_json : ""};
-    redisReply *r = cli_begin_script(cli, b->id, 10, args);
+    cv_stack_begin_t sb = {.kind = b->kind,
+                           .stack = b->id,
+                           .name = b->name,
+                           .tpl = b->template_json,
+                           .params = b->params_json,
+                           .files = b->files_json,
+                           .fname = b->fname,
+                           .rollback = b->rollback};
+    redisReply *r = cli_begin_script(cli, &sb);
     if (r && r->type == REDIS_REPLY_ERROR && strncmp(r->str, "ENOENT", 6) == 0) {
         freeReplyObject(r);
         return cli_fail(CLI_USAGE, "stack %s (%s) has no status record; nothing was changed",

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "cli_common.h"
+#include "cv_script.h"
 
 typedef struct cli_def {
     char *template_text; /* as stored: the template as JSON */
@@ -47,11 +48,12 @@ typedef struct cli_begin {
     const char *rollback; /* "1", "0", or "" to keep the stack's setting */
 } cli_begin_t;
 
-/* Runs the stack_begin script of stack `id` with its `nargs` arguments
- * (the traversal kind first): the reply as it came (NULL: the connection
- * was lost), so that the caller can tell the errors it expects (ENOENT,
- * EEXIST) before cli_begin_traversal. */
-redisReply *cli_begin_script(cli_t *cli, const char *id, int nargs, const char **args);
+/* Runs the stack_begin script for b (its arguments built by
+ * cv_script_stack_begin_args, as the workers' are; the client is
+ * "convergectl"): the reply as it came (NULL: the connection was lost), so
+ * that the caller can tell the errors it expects (ENOENT, EEXIST) before
+ * cli_begin_traversal. */
+redisReply *cli_begin_script(cli_t *cli, const cv_stack_begin_t *b);
 
 /* The traversal a stack_begin reply started, in *traversal; frees `r`.
  * CLI_OK, or CLI_SERVICE (reported) when r is not {traversal}. */

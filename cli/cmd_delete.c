@@ -44,8 +44,8 @@ static bool run(cli_t *cli, unsigned types, int argc, const char **argv, redisRe
 static int release_orphan_name(cli_t *cli, const char *name, const char *id)
 {
     char names[CV_KEY_MAX], skey[CV_KEY_MAX];
-    cv_key_global(names, sizeof(names), "stacks");
-    cv_key_stack(skey, sizeof(skey), id, "stack");
+    cv_key(names, sizeof(names), CV_KEY_STACKS, NULL, 0, NULL);
+    cv_key(skey, sizeof(skey), CV_KEY_STACK, id, 0, NULL);
     const char *watch[] = {"WATCH", names, skey}, *get[] = {"HGET", names, name},
                *exists[] = {"EXISTS", skey}, *multi[] = {"MULTI"}, *hdel[] = {"HDEL", names, name},
                *exec[] = {"EXEC"};
@@ -77,8 +77,8 @@ static int release_orphan_name(cli_t *cli, const char *name, const char *id)
 static int begin_delete(cli_t *cli, const char *name, const char *id, uint64_t *traversal,
                         bool *orphan)
 {
-    const char *args[] = {"DELETE", name, id, "", "", "", "convergectl", "0"};
-    redisReply *r = cli_begin_script(cli, id, 8, args);
+    cv_stack_begin_t b = {.kind = CV_TRAV_DELETE, .stack = id, .name = name, .rollback = "0"};
+    redisReply *r = cli_begin_script(cli, &b);
     *orphan = r && r->type == REDIS_REPLY_ERROR && strncmp(r->str, "ENOENT", 6) == 0;
     if (!*orphan)
         return cli_begin_traversal(cli, r, traversal);

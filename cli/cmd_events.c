@@ -204,7 +204,7 @@ static int show(cli_t *cli, const cli_stack_args_t *args)
         return rc;
     reader_t rd = {.cli = cli, .json = args->json, .lines = args->follow};
     snprintf(rd.last, sizeof(rd.last), "0-0");
-    cv_key_stack(rd.key, sizeof(rd.key), id, "events");
+    cv_key(rd.key, sizeof(rd.key), CV_KEY_EVENTS, id, 0, NULL);
     rc = read_existing(&rd);
     if (rd.json && !rd.lines && rc == CLI_OK)
         printf(rd.seen ? "\n]\n" : "[]\n");

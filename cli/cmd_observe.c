@@ -35,7 +35,7 @@ static const cli_opt_t observe_opts[] = {CLI_HELP_OPT, CLI_RESOURCE_OPT, CLI_OPT
 static json_t *recorded_names(cli_t *cli, const char *id)
 {
     char key[CV_KEY_MAX];
-    cv_key_stack(key, sizeof(key), id, "index");
+    cv_key(key, sizeof(key), CV_KEY_INDEX, id, 0, NULL);
     const char *argv[] = {"HKEYS", key};
     redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 2, argv, NULL);
     if (!r)
@@ -77,8 +77,7 @@ static int observe_batch(cli_t *cli, const cli_stack_t *s, const json_t *names, 
 {
     for (size_t i = from; i < from + n; i++) {
         char key[CV_KEY_MAX];
-        cv_key_resource(key, sizeof(key), s->id, "res",
-                        json_string_value(json_array_get(names, i)));
+        cv_key(key, sizeof(key), CV_KEY_RES, s->id, 0, json_string_value(json_array_get(names, i)));
         const char *argv[] = {"HGET", key, "version"};
         if (redisAppendCommandArgv(cli->redis, 3, argv, NULL) != REDIS_OK)
             return cli_fail(CLI_SERVICE, "out of memory queueing Redis commands");

@@ -43,7 +43,7 @@ static const cli_opt_t resources_opts[] = {CLI_HELP_OPT, CLI_OUTPUT_OPT, CLI_OPT
 static int load_template_resources(cli_t *cli, const char *name, const char *id, json_t **out)
 {
     char key[CV_KEY_MAX];
-    cv_key_stack(key, sizeof(key), id, "def");
+    cv_key(key, sizeof(key), CV_KEY_DEF, id, 0, NULL);
     const char *argv[] = {"HGET", key, "template"};
     redisReply *r = cli_redis_argv(cli, CLI_R_STRING_OR_NIL, 3, argv, NULL);
     if (!r)
@@ -134,7 +134,7 @@ static int fetch_batch(cli_t *cli, const char *id, const json_t *names, const js
 {
     for (size_t i = from; i < from + n; i++) {
         char key[CV_KEY_MAX];
-        cv_key_resource(key, sizeof(key), id, "res", json_string_value(json_array_get(names, i)));
+        cv_key(key, sizeof(key), CV_KEY_RES, id, 0, json_string_value(json_array_get(names, i)));
         const char *argv[] = {"HGETALL", key};
         if (redisAppendCommandArgv(cli->redis, 2, argv, NULL) != REDIS_OK)
             return cli_fail(CLI_SERVICE, "out of memory queueing Redis commands");
@@ -182,7 +182,7 @@ static int by_name(const void *a, const void *b)
 static int list_names(cli_t *cli, const char *id, const json_t *resources, json_t **out)
 {
     char key[CV_KEY_MAX];
-    cv_key_stack(key, sizeof(key), id, "index");
+    cv_key(key, sizeof(key), CV_KEY_INDEX, id, 0, NULL);
     const char *argv[] = {"HKEYS", key};
     redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 2, argv, NULL);
     if (!r)

@@ -50,7 +50,7 @@ static const cli_opt_t rollback_opts[] = {CLI_HELP_OPT, CLI_WAIT_OPT, CLI_TIMEOU
 static int warn_when_nothing_completed(cli_t *cli, const cli_stack_t *s)
 {
     char key[CV_KEY_MAX];
-    cv_key_stack(key, sizeof(key), s->id, "def");
+    cv_key(key, sizeof(key), CV_KEY_DEF, s->id, 0, NULL);
     const char *argv[] = {"HEXISTS", key, "complete_template"};
     redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_INTEGER), 3, argv, NULL);
     if (!r)

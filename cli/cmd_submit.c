@@ -113,7 +113,7 @@ static int new_stack_id(char id[CV_ID_MAX])
 static int reserve_name(cli_t *cli, const submit_t *s)
 {
     char key[CV_KEY_MAX];
-    cv_key_global(key, sizeof(key), "stacks");
+    cv_key(key, sizeof(key), CV_KEY_STACKS, NULL, 0, NULL);
     const char *argv[] = {"HSETNX", key, s->args.words[0], s->id};
     redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_INTEGER), 4, argv, NULL);
     if (!r)
@@ -138,17 +138,15 @@ static int begin_stack(cli_t *cli, submit_t *s, bool *ours)
         *ours = false;
         return cli_fail(CLI_SERVICE, "out of memory encoding the template");
     }
-    const char *args[] = {"CREATE",
-                          s->args.words[0],
-                          s->id,
-                          tpl,
-                          params,
-                          cli_base_name(s->args.words[1]),
-                          "convergectl",
-                          s->rollback ? "1" : "0",
-                          "",
-                          files};
-    redisReply *r = cli_begin_script(cli, s->id, 10, args);
+    cv_stack_begin_t b = {.kind = CV_TRAV_CREATE,
+                          .stack = s->id,
+                          .name = s->args.words[0],
+                          .tpl = tpl,
+                          .params = params,
+                          .files = files,
+                          .fname = cli_base_name(s->args.words[1]),
+                          .rollback = s->rollback ? "1" : "0"};
+    redisReply *r = cli_begin_script(cli, &b);
     free(tpl);
     free(params);
     free(files);
@@ -159,14 +157,11 @@ static int begin_stack(cli_t *cli, submit_t *s, bool *ours)
 /* Removes what submit stored; returns whether it could. */
 static bool undo(cli_t *cli, const submit_t *s, bool remove_keys)
 {
+    static const cv_key_kind_t kinds[] = {CV_KEY_STACK, CV_KEY_DEF,   CV_KEY_EVENTS, CV_KEY_COUNTS,
+                                          CV_KEY_RDEF,  CV_KEY_GRAPH, CV_KEY_DONE};
     char k[7][CV_KEY_MAX];
-    cv_key_stack(k[0], CV_KEY_MAX, s->id, "stack");
-    cv_key_stack(k[1], CV_KEY_MAX, s->id, "def");
-    cv_key_stack(k[2], CV_KEY_MAX, s->id, "events");
-    cv_key_stack(k[3], CV_KEY_MAX, s->id, "counts");
-    cv_key_trav(k[4], CV_KEY_MAX, s->id, "rdef", s->traversal);
-    cv_key_trav(k[5], CV_KEY_MAX, s->id, "graph", s->traversal);
-    cv_key_trav(k[6], CV_KEY_MAX, s->id, "done", s->traversal);
+    for (size_t i = 0; i < 7; i++)
+        cv_key(k[i], CV_KEY_MAX, kinds[i], s->id, s->traversal, NULL);
     const char *del[] = {"DEL", k[0], k[1], k[2], k[3], k[4], k[5], k[6]};
     redisReply *r = NULL;
     if (remove_keys) {
@@ -176,7 +171,7 @@ static bool undo(cli_t *cli, const submit_t *s, bool remove_keys)
         freeReplyObject(r);
     }
     char names[CV_KEY_MAX];
-    cv_key_global(names, sizeof(names), "stacks");
+    cv_key(names, sizeof(names), CV_KEY_STACKS, NULL, 0, NULL);
     const char *hdel[] = {"HDEL", names, s->args.words[0]};
     r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_INTEGER), 3, hdel, NULL);
     freeReplyObject(r);

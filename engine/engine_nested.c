@@ -12,7 +12,6 @@
 #include "engine_check.h"
 
 #include "cv_error.h"
-#include "cv_hash.h"
 #include "cv_keys.h"
 #include "cv_log.h"
 #include "cv_progress.h"
@@ -21,22 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int trav_kind(const char *op)
-{
-    if (strcmp(op, "CREATE") == 0)
-        return CV_TRAV_CREATE;
-    return strcmp(op, "UPDATE") == 0 ? CV_TRAV_UPDATE : CV_TRAV_DELETE;
-}
-
-void cv__nested_digest(const json_t *tpl, const json_t *files, char *out)
-{
-    char *a = tpl ? json_dumps(tpl, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-    char *b = files ? json_dumps(files, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-    snprintf(out, 17, "%016llx", (unsigned long long)cv_hash_more(cv_hash_str(a), b));
-    free(a);
-    free(b);
-}
-
 int cv__nested_plan(check_t *c, const char *op, const char *child, const char *type_name,
                     const json_t *props, json_t *data, const char *token, char *err, size_t errsz)
 {
@@ -44,7 +27,7 @@ int cv__nested_plan(check_t *c, const char *op, const char *child, const char *t
                               type_name, "token", token, "data", data);
     if (!entry)
         return cv_seterr(err, errsz, CV_ENOMEM, "out of memory");
-    if (trav_kind(op) != CV_TRAV_DELETE) {
+    if (cv_trav_kind_parse(op) != CV_TRAV_DELETE) {
         const cv_nested_ops_t *ops = cv_rtype_lookup(type_name)->nested;
         json_t *tpl = NULL, *params = NULL;
         int rc = ops->definition(type_name, props, c->files, data, &tpl, &params, err, errsz);
@@ -53,7 +36,7 @@ int cv__nested_plan(check_t *c, const char *op, const char *child, const char *t
             return rc;
         }
         char digest[24];
-        cv__nested_digest(tpl, c->files, digest);
+        cv_check_template_digest(tpl, c->files, digest);
         json_object_set_new(data, "template_digest", json_string(digest));
         json_object_set_new(entry, "template", tpl);
         json_object_set_new(entry, "params", params);
@@ -63,8 +46,6 @@ int cv__nested_plan(check_t *c, const char *op, const char *child, const char *t
     json_array_append_new(c->children, entry);
     return 0;
 }
-
-static void begin_next(check_t *c);
 
 static void on_child_begun(void *ud, int rc, uint64_t traversal)
 {
@@ -76,22 +57,22 @@ static void on_child_begun(void *ud, int rc, uint64_t traversal)
         cv__check_backoff(c);
         return;
     }
-    if (rc == CV_EEXIST || (rc == CV_ENOENT && trav_kind(op) != CV_TRAV_DELETE)) {
+    if (rc == CV_EEXIST || (rc == CV_ENOENT && cv_trav_kind_parse(op) != CV_TRAV_DELETE)) {
         char reason[CV_REASON_MAX];
-        snprintf(reason, sizeof(reason), "resources.%s: nested stack %s: %s", c->msg.resource,
+        snprintf(reason, sizeof(reason), "resources.%s: nested stack %s: %s", c->run.msg.resource,
                  child, rc == CV_EEXIST ? "exists already" : "does not exist");
         char status[48];
-        snprintf(status, sizeof(status), "%s_FAILED", c->saved_action);
-        cv__check_fail(c, status, c->saved_action, reason);
+        snprintf(status, sizeof(status), "%s_FAILED", c->out.action);
+        cv__check_fail(c, status, c->out.action, reason);
         return;
     }
     /* A delete of a child that is gone already waits for nothing. */
     json_object_set_new(json_object_get(entry, "data"), "traversal",
                         json_integer(rc == CV_ENOENT ? 0 : (json_int_t)traversal));
-    cv_info("stack %s resource %s: nested stack %s %s traversal %llu", c->msg.stack,
-            c->msg.resource, child, op, (unsigned long long)traversal);
+    cv_info("stack %s resource %s: nested stack %s %s traversal %llu", c->run.msg.stack,
+            c->run.msg.resource, child, op, (unsigned long long)traversal);
     json_array_remove(c->children, 0);
-    begin_next(c);
+    cv__nested_begin(c);
 }
 
 static char *dump(const json_t *v)
@@ -104,20 +85,20 @@ static int begin_child(check_t *c, const json_t *entry)
     const char *op = json_string_value(json_object_get(entry, "op"));
     const char *child = json_string_value(json_object_get(entry, "stack"));
     char name[CV_NAME_MAX * 2 + 32], key[CV_KEY_MAX];
-    snprintf(name, sizeof(name), "%s-%s-%.12s", c->stack_name, c->msg.resource, child);
-    if (trav_kind(op) == CV_TRAV_CREATE) {
+    snprintf(name, sizeof(name), "%s-%s-%.12s", c->stack_name, c->run.msg.resource, child);
+    if (cv_trav_kind_parse(op) == CV_TRAV_CREATE) {
         /* Operators (and status) find a stack's children here. */
-        cv_key_stack(key, sizeof(key), c->msg.stack, "children");
+        cv_key(key, sizeof(key), CV_KEY_CHILDREN, c->run.msg.stack, 0, NULL);
         const char *argv[] = {"SADD", key, child};
-        cv_redis_argv(c->w->redis, 3, argv, NULL, NULL, NULL);
+        cv_redis_argv(c->run.w->redis, 3, argv, NULL, NULL, NULL);
     }
-    json_t *parent = json_pack("{s:s, s:s, s:i}", "stack", c->msg.stack, "resource",
-                               c->msg.resource, "depth", c->depth + 1);
+    json_t *parent = json_pack("{s:s, s:s, s:i}", "stack", c->run.msg.stack, "resource",
+                               c->run.msg.resource, "depth", c->depth + 1);
     char *tpl = dump(json_object_get(entry, "template"));
     char *params = dump(json_object_get(entry, "params"));
-    char *files = trav_kind(op) == CV_TRAV_DELETE ? strdup("") : dump(c->files);
+    char *files = cv_trav_kind_parse(op) == CV_TRAV_DELETE ? strdup("") : dump(c->files);
     char *parent_text = dump(parent);
-    cv_stack_begin_t b = {.kind = trav_kind(op),
+    cv_stack_begin_t b = {.kind = cv_trav_kind_parse(op),
                           .stack = child,
                           .name = name,
                           .tpl = tpl,
@@ -126,7 +107,7 @@ static int begin_child(check_t *c, const json_t *entry)
                           .fname = json_string_value(json_object_get(entry, "type")),
                           .parent = parent_text,
                           .token = json_string_value(json_object_get(entry, "token"))};
-    int rc = cv_progress_begin_stack(c->w, &b, on_child_begun, c);
+    int rc = cv_progress_begin_stack(c->run.w, &b, on_child_begun, c);
     json_decref(parent);
     free(tpl);
     free(params);
@@ -135,22 +116,14 @@ static int begin_child(check_t *c, const json_t *entry)
     return rc;
 }
 
-static void begin_next(check_t *c)
+void cv__nested_begin(check_t *c)
 {
     if (json_array_size(c->children) == 0) {
         json_decref(c->children);
         c->children = NULL;
-        cv__check_record(c, c->saved_status, c->saved_action, c->saved_reason);
+        cv__check_record(c);
         return;
     }
     if (begin_child(c, json_array_get(c->children, 0)) != 0)
         cv__check_backoff(c);
-}
-
-void cv__nested_begin(check_t *c, const char *status, const char *action, const char *reason)
-{
-    snprintf(c->saved_status, sizeof(c->saved_status), "%s", status);
-    snprintf(c->saved_action, sizeof(c->saved_action), "%s", action);
-    snprintf(c->saved_reason, sizeof(c->saved_reason), "%s", reason);
-    begin_next(c);
 }

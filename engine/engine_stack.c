@@ -11,6 +11,7 @@
 #include "engine.h"
 
 #include "cv_error.h"
+#include "cv_jobrun.h"
 #include "cv_keys.h"
 #include "cv_log.h"
 #include "cv_record.h"
@@ -32,10 +33,7 @@
 enum { RDEF, GRAPH };
 
 typedef struct expand {
-    cv_worker_t *w;
-    cv_job_t *job;
-    cv_msg_t msg;
-    cv_retry_t retry;
+    cv_jobrun_t run; /* first: the state is freed through it */
     cv_template_t *tpl;
     json_t *index; /* resources with records: name -> dependencies (JSON text) */
     cv_graph_t *graph;
@@ -44,34 +42,30 @@ typedef struct expand {
     int rc;
 } expand_t;
 
-static void expand_start(void *arg);
-
-static void expand_clear(expand_t *x)
+/* What one attempt loaded: dropped before a retry and at the end. */
+static void expand_reset(cv_jobrun_t *run)
 {
+    expand_t *x = (expand_t *)run;
     cv_template_free(x->tpl);
     cv_graph_free(x->graph);
     json_decref(x->index);
     x->tpl = NULL;
     x->graph = NULL;
     x->index = NULL;
+    x->pending = 0;
+    x->rc = 0;
 }
 
 static void expand_end(expand_t *x)
 {
-    cv_job_finish(x->job);
-    expand_clear(x);
-    free(x);
+    cv_jobrun_end(&x->run);
 }
 
 /* Transient failure (Redis or Kafka away): try the whole job again later;
  * one that keeps failing while both answer is given up (cv_poison). */
 static void expand_retry(expand_t *x)
 {
-    expand_clear(x);
-    x->pending = 0;
-    x->rc = 0;
-    if (!cv_poison_retry(x->w, &x->retry, x->job, &x->msg, expand_start, x))
-        free(x);
+    cv_jobrun_retry(&x->run);
 }
 
 static void on_root_delivered(void *ud, int err)
@@ -90,8 +84,8 @@ static void on_root_delivered(void *ud, int err)
 static void publish_root(expand_t *x, const char *node)
 {
     x->pending++;
-    if (cv_worker_publish_node(x->w, x->msg.stack, x->msg.traversal, node, on_root_delivered, x) !=
-        0) {
+    if (cv_worker_publish_node(x->run.w, x->run.msg.stack, x->run.msg.traversal, node,
+                               on_root_delivered, x) != 0) {
         x->pending--;
         x->rc = CV_EKAFKA;
     }
@@ -114,7 +108,7 @@ static void publish_roots(expand_t *x)
 static void publish_standing_roots(expand_t *x, const redisReply *rep)
 {
     x->pending = 1;
-    for (size_t i = 1; i < rep->elements; i++)
+    for (size_t i = CV_STACK_EXPANDED_R_DUP_FIRST_ROOT; i < rep->elements; i++)
         publish_root(x, cv_reply_str(rep, i));
     on_root_delivered(x, 0);
 }
@@ -136,22 +130,22 @@ static void on_expanded(cv_redis_t *r, redisReply *rep, void *ud)
         expand_retry(x);
         return;
     }
-    const char *verdict = cv_reply_str(rep, 0);
-    bool dup = strcmp(verdict, "DUP") == 0;
-    if (strcmp(verdict, "OK") != 0 && !dup) {
-        x->w->stats.stale++;
+    cv_answer_t answer = cv_reply_answer(CV_SCRIPT_STACK_EXPANDED, rep);
+    bool dup = answer == CV_ANSWER_DUP;
+    if (answer != CV_ANSWER_OK && !dup) {
+        cv_worker_count(x->run.w, CV_STAT_STALE, 1);
         expand_end(x);
         return;
     }
-    cv_reaper_watch(x->w, x->msg.stack); /* nested stacks have no name to be found by */
-    if (dup && rep->elements > 1) {
-        x->w->stats.stale++;
+    cv_reaper_watch(x->run.w, x->run.msg.stack); /* nested stacks have no name to be found by */
+    if (dup && rep->elements > CV_STACK_EXPANDED_R_DUP_FIRST_ROOT) {
+        cv_worker_count(x->run.w, CV_STAT_STALE, 1);
         publish_standing_roots(x, rep);
         return;
     }
     if (dup || cv_graph_count(x->graph) == 0) {
-        if (cv_progress_finish_stack(x->w, x->msg.stack, x->msg.traversal, on_empty_finished, x) !=
-            0)
+        if (cv_progress_finish_stack(x->run.w, x->run.msg.stack, x->run.msg.traversal,
+                                     on_empty_finished, x) != 0)
             expand_retry(x);
         return;
     }
@@ -212,7 +206,7 @@ static void batch_start(hset_batch_t *b, const expand_t *x, int which)
 {
     snprintf(b->key, sizeof(b->key), "%s", x->draft[which]);
     const char *del[] = {"DEL", b->key};
-    cv_redis_argv(x->w->redis, 2, del, NULL, NULL, NULL);
+    cv_redis_argv(x->run.w->redis, 2, del, NULL, NULL, NULL);
     b->argv[0] = "HSET";
     b->argv[1] = b->key;
     b->argc = 2;
@@ -223,13 +217,13 @@ static void write_definitions(expand_t *x, hset_batch_t *b)
 {
     batch_start(b, x, RDEF);
     /* A delete wants nothing: no resource has a definition in it. */
-    size_t n = x->msg.kind == CV_TRAV_DELETE ? 0 : x->tpl->nresources;
+    size_t n = x->run.msg.kind == CV_TRAV_DELETE ? 0 : x->tpl->nresources;
     for (size_t i = 0; i < n; i++) {
         json_t *d = resource_definition(&x->tpl->resources[i]);
-        batch_add(x->w, b, x->tpl->resources[i].name, json_dumps(d, JSON_COMPACT));
+        batch_add(x->run.w, b, x->tpl->resources[i].name, json_dumps(d, JSON_COMPACT));
         json_decref(d);
     }
-    batch_flush(x->w, b);
+    batch_flush(x->run.w, b);
 }
 
 static void write_graph(expand_t *x, hset_batch_t *b)
@@ -237,8 +231,9 @@ static void write_graph(expand_t *x, hset_batch_t *b)
     batch_start(b, x, GRAPH);
     size_t n = cv_graph_count(x->graph);
     for (size_t i = 0; i < n; i++)
-        batch_add(x->w, b, cv_graph_name(x->graph, (int)i), cv_traversal_entry(x->graph, (int)i));
-    batch_flush(x->w, b);
+        batch_add(x->run.w, b, cv_graph_name(x->graph, (int)i),
+                  cv_traversal_entry(x->graph, (int)i));
+    batch_flush(x->run.w, b);
 }
 
 /* The existing side of the graph: every recorded resource with the
@@ -300,7 +295,7 @@ static int build_graph(expand_t *x)
             def[i].depends = (const char *const *)x->tpl->resources[i].depends;
             def[i].ndepends = x->tpl->resources[i].ndepends;
         }
-        x->graph = cv_traversal_build(x->msg.kind, def, n, ex.res, ex.n);
+        x->graph = cv_traversal_build(x->run.msg.kind, def, n, ex.res, ex.n);
         rc = x->graph ? 0 : CV_ENOMEM;
     }
     existing_free(&ex);
@@ -319,17 +314,28 @@ static void write_traversal(expand_t *x)
     write_graph(x, b);
     free(b);
     char k[4][CV_KEY_MAX], trav[24], total[24];
-    cv_key_stack(k[0], CV_KEY_MAX, x->msg.stack, "stack");
-    cv_key_stack(k[1], CV_KEY_MAX, x->msg.stack, "def");
-    cv_key_trav(k[2], CV_KEY_MAX, x->msg.stack, "rdef", x->msg.traversal);
-    cv_key_trav(k[3], CV_KEY_MAX, x->msg.stack, "graph", x->msg.traversal);
-    snprintf(trav, sizeof(trav), "%llu", (unsigned long long)x->msg.traversal);
+    cv_key(k[0], CV_KEY_MAX, CV_KEY_STACK, x->run.msg.stack, 0, NULL);
+    cv_key(k[1], CV_KEY_MAX, CV_KEY_DEF, x->run.msg.stack, 0, NULL);
+    cv_key(k[2], CV_KEY_MAX, CV_KEY_RDEF, x->run.msg.stack, x->run.msg.traversal, NULL);
+    cv_key(k[3], CV_KEY_MAX, CV_KEY_GRAPH, x->run.msg.stack, x->run.msg.traversal, NULL);
+    snprintf(trav, sizeof(trav), "%llu", (unsigned long long)x->run.msg.traversal);
     snprintf(total, sizeof(total), "%zu", cv_graph_count(x->graph));
     char *params = json_dumps(x->tpl->parameters, JSON_COMPACT);
-    const char *keys[] = {k[0], k[1], k[2], k[3], x->draft[RDEF], x->draft[GRAPH]};
-    const char *args[] = {trav, total, params ? params : "{}"};
-    int rc = cv_redis_script(x->w->redis, CV_SCRIPT_STACK_EXPANDED, 6, keys, 3, args, NULL,
-                             on_expanded, x);
+    cv_stack_expanded_keys_t keys = {
+        .stack = k[0],
+        .def = k[1],
+        .rdef = k[2],
+        .graph = k[3],
+        .rdef_draft = x->draft[RDEF],
+        .graph_draft = x->draft[GRAPH],
+    };
+    cv_stack_expanded_args_t args = {
+        .traversal = trav,
+        .nodes = total,
+        .params = params ? params : "{}",
+    };
+    int rc = cv_redis_call(x->run.w->redis, CV_SCRIPT_STACK_EXPANDED, keys.v, args.v, 0, NULL, NULL,
+                           on_expanded, x);
     free(params);
     if (rc != 0)
         expand_retry(x);
@@ -348,9 +354,9 @@ static void on_fail_recorded(cv_redis_t *r, redisReply *rep, void *ud)
 
 static void fail_stack(expand_t *x, const char *reason)
 {
-    cv_error("stack %s: %s", x->msg.stack, reason);
-    if (cv_progress_stack_status(x->w, x->msg.stack, x->msg.traversal, "FAILED", reason, "{}",
-                                 on_fail_recorded, x) != 0)
+    cv_error("stack %s: %s", x->run.msg.stack, reason);
+    if (cv_progress_stack_status(x->run.w, x->run.msg.stack, x->run.msg.traversal, "FAILED", reason,
+                                 "{}", on_fail_recorded, x) != 0)
         expand_retry(x);
 }
 
@@ -358,26 +364,28 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
 {
     expand_t *x = ud;
     (void)r;
-    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 8) {
+    if (cv_reply_answer(CV_SCRIPT_STACK_DEFINITION, rep) != CV_ANSWER_VALUE ||
+        rep->elements != CV_STACK_DEFINITION_R_DEPTH + 1) {
         expand_retry(x);
         return;
     }
-    if (!cv_reply_str(rep, 0)[0] && !cv_reply_str(rep, 2)[0]) {
-        cv_poison_unknown_stack(x->w, x->job, &x->msg); /* no action, no traversal */
-        expand_clear(x);
-        free(x);
+    const char *traversal = cv_reply_str(rep, CV_STACK_DEFINITION_R_TRAVERSAL);
+    if (!cv_reply_str(rep, CV_STACK_DEFINITION_R_ACTION)[0] && !traversal[0]) {
+        cv_poison_unknown_stack(x->run.w, x->run.job, &x->run.msg); /* no action, no traversal */
+        cv_jobrun_drop(&x->run);
         return;
     }
-    if (strtoull(cv_reply_str(rep, 2), NULL, 10) != x->msg.traversal) {
-        x->w->stats.stale++;
+    if (strtoull(traversal, NULL, 10) != x->run.msg.traversal) {
+        cv_worker_count(x->run.w, CV_STAT_STALE, 1);
         expand_end(x);
         return;
     }
     char err[1024];
-    json_t *tpl = json_loads(cv_reply_str(rep, 3), 0, NULL);
-    json_t *params = json_loads(cv_reply_str(rep, 4), 0, NULL);
-    json_t *files = json_loads(cv_reply_str(rep, 6), 0, NULL);
-    cv_tpl_opts_t opts = {.files = files, .depth = atoi(cv_reply_str(rep, 7))};
+    json_t *tpl = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_TEMPLATE), 0, NULL);
+    json_t *params = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_PARAMS), 0, NULL);
+    json_t *files = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_FILES), 0, NULL);
+    cv_tpl_opts_t opts = {.files = files,
+                          .depth = atoi(cv_reply_str(rep, CV_STACK_DEFINITION_R_DEPTH))};
     int rc =
         tpl ? cv_template_from_json_opts(tpl, "template", params, &opts, &x->tpl, err, sizeof(err))
             : cv_seterr(err, sizeof(err), CV_EPARSE, "stored template is not JSON");
@@ -388,7 +396,7 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
         fail_stack(x, err);
         return;
     }
-    x->index = cv_reply_to_object(rep->element[5]);
+    x->index = cv_reply_to_object(cv_reply_at(rep, CV_STACK_DEFINITION_R_INDEX));
     if (build_graph(x) != 0) {
         fail_stack(x, "out of memory building the traversal graph");
         return;
@@ -396,45 +404,40 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
     write_traversal(x);
 }
 
-static void expand_start(void *arg)
+static void expand_start(cv_jobrun_t *run)
 {
-    expand_t *x = arg;
-    if (x->w->stopping) {
-        cv_worker_hand_back(x->w, x->job); /* another engine expands it */
-        free(x);
-        return;
-    }
+    expand_t *x = (expand_t *)run;
     char k[3][CV_KEY_MAX];
-    cv_key_stack(k[0], CV_KEY_MAX, x->msg.stack, "stack");
-    cv_key_stack(k[1], CV_KEY_MAX, x->msg.stack, "def");
-    cv_key_stack(k[2], CV_KEY_MAX, x->msg.stack, "index");
-    const char *keys[] = {k[0], k[1], k[2]};
-    if (cv_redis_script(x->w->redis, CV_SCRIPT_STACK_DEFINITION, 3, keys, 0, NULL, NULL,
-                        on_definition, x) != 0)
+    cv_key(k[0], CV_KEY_MAX, CV_KEY_STACK, x->run.msg.stack, 0, NULL);
+    cv_key(k[1], CV_KEY_MAX, CV_KEY_DEF, x->run.msg.stack, 0, NULL);
+    cv_key(k[2], CV_KEY_MAX, CV_KEY_INDEX, x->run.msg.stack, 0, NULL);
+    cv_stack_definition_keys_t keys = {.stack = k[0], .def = k[1], .index = k[2]};
+    cv_stack_definition_args_t args = {.nil = NULL};
+    if (cv_redis_call(x->run.w->redis, CV_SCRIPT_STACK_DEFINITION, keys.v, args.v, 0, NULL, NULL,
+                      on_definition, x) != 0)
         expand_retry(x);
 }
 
-/* Draft keys share the stack's hash tag and name their expansion, so two
- * expansions of one traversal (on any workers) never write the same key. */
+/* Draft keys share the stack's hash tag and name their expansion
+ * ("<worker>:<n>"), so two expansions of one traversal (on any workers)
+ * never write the same key. */
 static void name_drafts(expand_t *x)
 {
     static unsigned long long seq;
-    static const char *const what[] = {"rdef", "graph"};
-    seq++;
-    for (int i = RDEF; i <= GRAPH; i++) {
-        size_t n = cv_key_trav(x->draft[i], CV_KEY_MAX, x->msg.stack, what[i], x->msg.traversal);
-        snprintf(x->draft[i] + n, CV_KEY_MAX - n, ":draft:%s:%llu", x->w->id, seq);
-    }
+    char expansion[CV_ID_MAX + 24];
+    snprintf(expansion, sizeof(expansion), "%s:%llu", x->run.w->id, ++seq);
+    cv_key(x->draft[RDEF], CV_KEY_MAX, CV_KEY_RDEF_DRAFT, x->run.msg.stack, x->run.msg.traversal,
+           expansion);
+    cv_key(x->draft[GRAPH], CV_KEY_MAX, CV_KEY_GRAPH_DRAFT, x->run.msg.stack, x->run.msg.traversal,
+           expansion);
 }
 
 void cv__engine_stack_job(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m)
 {
     expand_t *x = calloc(1, sizeof(*x));
-    x->w = w;
-    x->job = job;
-    x->msg = *m;
+    cv_jobrun_init(&x->run, w, job, m, expand_start, expand_reset);
     name_drafts(x);
     cv_info("expanding stack %s traversal %llu (%s)", m->stack, (unsigned long long)m->traversal,
             cv_trav_kind_name(m->kind));
-    expand_start(x);
+    cv_jobrun_start(&x->run);
 }

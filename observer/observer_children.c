@@ -79,7 +79,7 @@ int cv__observer_read_children(cv_worker_t *w, const json_t *ids, cv_children_cb
         }
         req->ctx = ctx;
         snprintf(req->id, sizeof(req->id), "%s", json_string_value(id));
-        cv_key_stack(key, sizeof(key), req->id, "stack");
+        cv_key(key, sizeof(key), CV_KEY_STACK, req->id, 0, NULL);
         const char *argv[] = {"HMGET", key, "status", "traversal", "reason", "outputs"};
         ctx->pending++;
         if (cv_redis_argv(w->redis, 6, argv, NULL, on_reply, req) != 0) {

@@ -4,10 +4,17 @@
 #include "cv_msg.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 static char key_prefix[64] = "cv:";
+
+static const char *const patterns[CV_KEY__COUNT] = {
+#define CV_KEY_KIND_PATTERN(kind, pattern) [CV_KEY_##kind] = pattern,
+    CV_KEY_KIND_MAP(CV_KEY_KIND_PATTERN)
+#undef CV_KEY_KIND_PATTERN
+};
 
 /* snprintf's return value is what it wanted to write; callers want what fits. */
 static size_t clamp(int n, size_t size)
@@ -30,31 +37,69 @@ const char *cv_keys_prefix(void)
     return key_prefix;
 }
 
-size_t cv_key_stack(char *buf, size_t size, const char *stack, const char *what)
+const char *cv_key_pattern(cv_key_kind_t kind)
 {
-    return clamp(snprintf(buf, size, "%s{%s}:%s", key_prefix, stack, what), size);
+    return (unsigned)kind < CV_KEY__COUNT ? patterns[kind] : "";
 }
 
-size_t cv_key_resource(char *buf, size_t size, const char *stack, const char *what,
-                       const char *name)
+typedef struct out {
+    char *buf;
+    size_t size, len;
+} out_t;
+
+static void put(out_t *o, const char *s, size_t n)
 {
-    return clamp(snprintf(buf, size, "%s{%s}:%s:%s", key_prefix, stack, what, name), size);
+    if (o->size == 0)
+        return;
+    size_t room = o->size - 1 - o->len;
+    if (n > room)
+        n = room;
+    memcpy(o->buf + o->len, s, n);
+    o->len += n;
+    o->buf[o->len] = '\0';
 }
 
-size_t cv_key_trav(char *buf, size_t size, const char *stack, const char *what, uint64_t trav)
+/* The pattern with its placeholders in place; with !whole, it stops at
+ * the name's placeholder. */
+static size_t format(char *buf, size_t size, cv_key_kind_t kind, const char *stack,
+                     uint64_t traversal, const char *name, bool whole)
 {
-    return clamp(snprintf(buf, size, "%s{%s}:%s:%" PRIu64, key_prefix, stack, what, trav), size);
+    out_t o = {buf, size, 0};
+    if (size)
+        buf[0] = '\0';
+    put(&o, key_prefix, strlen(key_prefix));
+    for (const char *p = cv_key_pattern(kind); *p;) {
+        const char *end = *p == '<' ? strchr(p, '>') : NULL;
+        if (!end) {
+            put(&o, p++, 1);
+            continue;
+        }
+        size_t n = (size_t)(end - p + 1);
+        if (n == sizeof("<stack>") - 1 && strncmp(p, "<stack>", n) == 0) {
+            put(&o, stack ? stack : "", stack ? strlen(stack) : 0);
+        } else if (n == sizeof("<traversal>") - 1 && strncmp(p, "<traversal>", n) == 0) {
+            char t[24];
+            put(&o, t, clamp(snprintf(t, sizeof(t), "%" PRIu64, traversal), sizeof(t)));
+        } else if (!whole) {
+            break;
+        } else {
+            put(&o, name ? name : "", name ? strlen(name) : 0);
+        }
+        p = end + 1;
+    }
+    return o.len;
 }
 
-size_t cv_key_syncpoint(char *buf, size_t size, const char *stack, uint64_t trav, const char *node)
+size_t cv_key(char *buf, size_t size, cv_key_kind_t kind, const char *stack, uint64_t traversal,
+              const char *name)
 {
-    return clamp(snprintf(buf, size, "%s{%s}:sp:%" PRIu64 ":%s", key_prefix, stack, trav, node),
-                 size);
+    return format(buf, size, kind, stack, traversal, name, true);
 }
 
-size_t cv_key_global(char *buf, size_t size, const char *what)
+size_t cv_key_prefix(char *buf, size_t size, cv_key_kind_t kind, const char *stack,
+                     uint64_t traversal)
 {
-    return clamp(snprintf(buf, size, "%s%s", key_prefix, what), size);
+    return format(buf, size, kind, stack, traversal, NULL, false);
 }
 
 size_t cv_node_name(char *buf, size_t size, int phase, const char *resource)

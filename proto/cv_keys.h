@@ -1,8 +1,13 @@
 /*
- * cv_keys — the Redis keyspace (docs/keyspace.md is the operator's view).
+ * cv_keys — the Redis keyspace: the one owner of every key name
+ * (docs/keyspace.md is the operator's view of the same table, and
+ * tests/unit/test_keys.c fails when a kind is missing from it).
  *
  * Every key starts with a prefix (default "cv:"). A stack's keys carry the
- * hash tag {<stack id>} so that every script touches one Redis Cluster slot.
+ * hash tag {<stack>} so that every script touches one Redis Cluster slot.
+ * Each kind's pattern is also its format: <stack> is the stack id,
+ * <traversal> the traversal number, and the one other placeholder (a
+ * resource, a node, a worker, an expansion) is the name argument.
  * Pure formatting: no I/O.
  */
 #ifndef CV_KEYS_H
@@ -13,21 +18,54 @@
 
 #define CV_KEY_MAX 512
 
+/* XX(KIND, pattern after the prefix) */
+#define CV_KEY_KIND_MAP(XX)                                                                        \
+    XX(STACKS, "stacks")                                                                           \
+    XX(ACTIVE, "active")                                                                           \
+    XX(REAPER, "reaper")                                                                           \
+    XX(WORKER, "worker:<worker>")                                                                  \
+    XX(STACK, "{<stack>}:stack")                                                                   \
+    XX(DEF, "{<stack>}:def")                                                                       \
+    XX(EVENTS, "{<stack>}:events")                                                                 \
+    XX(COUNTS, "{<stack>}:counts")                                                                 \
+    XX(INDEX, "{<stack>}:index")                                                                   \
+    XX(LEDGER, "{<stack>}:ledger")                                                                 \
+    XX(CHILDREN, "{<stack>}:children")                                                             \
+    XX(RES, "{<stack>}:res:<resource>")                                                            \
+    XX(LEASE, "{<stack>}:lease:<resource>")                                                        \
+    XX(RDEF, "{<stack>}:rdef:<traversal>")                                                         \
+    XX(GRAPH, "{<stack>}:graph:<traversal>")                                                       \
+    XX(DONE, "{<stack>}:done:<traversal>")                                                         \
+    XX(PUBLISHING, "{<stack>}:publishing:<traversal>")                                             \
+    XX(SP, "{<stack>}:sp:<traversal>:<node>")                                                      \
+    XX(RDEF_DRAFT, "{<stack>}:rdef:<traversal>:draft:<expansion>")                                 \
+    XX(GRAPH_DRAFT, "{<stack>}:graph:<traversal>:draft:<expansion>")
+
+typedef enum {
+#define CV_KEY_KIND_ENUM(kind, pattern) CV_KEY_##kind,
+    CV_KEY_KIND_MAP(CV_KEY_KIND_ENUM)
+#undef CV_KEY_KIND_ENUM
+        CV_KEY__COUNT
+} cv_key_kind_t;
+
 /* Sets the prefix used by every key; returns CV_EINVAL if it is too long. */
 int cv_keys_set_prefix(const char *prefix);
 const char *cv_keys_prefix(void);
 
-/* "<prefix>{<stack>}:<what>" for what in stack, def, events, counts. */
-size_t cv_key_stack(char *buf, size_t size, const char *stack, const char *what);
-/* "<prefix>{<stack>}:<what>:<name>" for what in res, lease. */
-size_t cv_key_resource(char *buf, size_t size, const char *stack, const char *what,
-                       const char *name);
-/* "<prefix>{<stack>}:<what>:<traversal>" for what in rdef, graph, done. */
-size_t cv_key_trav(char *buf, size_t size, const char *stack, const char *what, uint64_t trav);
-/* "<prefix>{<stack>}:sp:<traversal>:<node>" */
-size_t cv_key_syncpoint(char *buf, size_t size, const char *stack, uint64_t trav, const char *node);
-/* "<prefix><what>" for global keys: "stacks", "worker:<id>". */
-size_t cv_key_global(char *buf, size_t size, const char *what);
+/* The kind's pattern, without the prefix: "{<stack>}:res:<resource>". */
+const char *cv_key_pattern(cv_key_kind_t kind);
+
+/* Writes the key of `kind` into buf: the prefix, then the pattern with
+ * stack, traversal and name in place (each ignored where the pattern has
+ * no place for it). Returns the length written (truncated to fit). */
+size_t cv_key(char *buf, size_t size, cv_key_kind_t kind, const char *stack, uint64_t traversal,
+              const char *name);
+
+/* The key of `kind` up to its name: "cv:{s}:res:", "cv:{s}:sp:7:". For a
+ * script that appends a member's name itself (stack_reap_nodes.lua); the
+ * whole key is then exactly what cv_key makes of that name. */
+size_t cv_key_prefix(char *buf, size_t size, cv_key_kind_t kind, const char *stack,
+                     uint64_t traversal);
 
 /* Graph-node names: "u/<resource>" (update) or "c/<resource>" (cleanup). */
 size_t cv_node_name(char *buf, size_t size, int phase, const char *resource);

@@ -596,18 +596,28 @@ const char *cv_phase_name(uint8_t phase)
     }
 }
 
+/* The names of the traversal kinds, indexed by kind; both directions use it. */
+static const char *const trav_kind_names[] = {
+#define TRAV_KIND_NAME(name, value) [value] = #name,
+    CV_TRAV_KIND_MAP(TRAV_KIND_NAME)
+#undef TRAV_KIND_NAME
+};
+
+#define NTRAV_KINDS (sizeof(trav_kind_names) / sizeof(trav_kind_names[0]))
+
 const char *cv_trav_kind_name(uint8_t kind)
 {
-    switch (kind) {
-    case CV_TRAV_CREATE:
-        return "CREATE";
-    case CV_TRAV_UPDATE:
-        return "UPDATE";
-    case CV_TRAV_DELETE:
-        return "DELETE";
-    case CV_TRAV_ROLLBACK:
-        return "ROLLBACK";
-    default:
+    if (kind >= NTRAV_KINDS || !trav_kind_names[kind])
         return "UNKNOWN";
-    }
+    return trav_kind_names[kind];
+}
+
+int cv_trav_kind_parse(const char *name)
+{
+    if (!name)
+        return CV_EINVAL;
+    for (size_t k = 0; k < NTRAV_KINDS; k++)
+        if (trav_kind_names[k] && strcmp(trav_kind_names[k], name) == 0)
+            return (int)k;
+    return CV_EINVAL;
 }

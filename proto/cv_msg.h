@@ -35,12 +35,19 @@ typedef enum {
  * cleanup nodes remove a resource version (delete, replaced, left the stack). */
 typedef enum { CV_PHASE_UPDATE = 0, CV_PHASE_CLEANUP = 1 } cv_phase_t;
 
-/* What a stack traversal does. */
+/* What a stack traversal does: the one table of traversal kinds, giving the
+ * enum, the wire value (the "k" field) and the name used in Redis scripts,
+ * logs and the CLI (cv_trav_kind_name / cv_trav_kind_parse). */
+#define CV_TRAV_KIND_MAP(XX)                                                                       \
+    XX(CREATE, 0)                                                                                  \
+    XX(UPDATE, 1)                                                                                  \
+    XX(DELETE, 2)                                                                                  \
+    XX(ROLLBACK, 3)
+
 typedef enum {
-    CV_TRAV_CREATE = 0,
-    CV_TRAV_UPDATE = 1,
-    CV_TRAV_DELETE = 2,
-    CV_TRAV_ROLLBACK = 3,
+#define CV_TRAV_KIND_ENUM(name, value) CV_TRAV_##name = value,
+    CV_TRAV_KIND_MAP(CV_TRAV_KIND_ENUM)
+#undef CV_TRAV_KIND_ENUM
 } cv_trav_kind_t;
 
 typedef struct cv_msg {
@@ -70,6 +77,11 @@ size_t cv_msg_key(const cv_msg_t *m, char *key, size_t size);
 
 const char *cv_msg_type_name(uint8_t type);
 const char *cv_phase_name(uint8_t phase);
-const char *cv_trav_kind_name(uint8_t kind); /* "CREATE", "UPDATE", "DELETE", "ROLLBACK" */
+/* "CREATE", "UPDATE", "DELETE", "ROLLBACK"; "UNKNOWN" for any other value. */
+const char *cv_trav_kind_name(uint8_t kind);
+
+/* The inverse of cv_trav_kind_name: the cv_trav_kind_t named exactly `name`
+ * (case-sensitive), or CV_EINVAL for NULL, "UNKNOWN" or any other string. */
+int cv_trav_kind_parse(const char *name);
 
 #endif

@@ -10,7 +10,7 @@
 bool cv_poison_retry(cv_worker_t *w, cv_retry_t *r, cv_job_t *job, const cv_msg_t *m,
                      void (*start)(void *arg), void *arg)
 {
-    w->stats.retries++;
+    cv_worker_count(w, CV_STAT_RETRIES, 1);
     unsigned delay = cv_worker_retry(w, r);
     if (delay) {
         cv_worker_later(w, delay, start, arg);
@@ -95,7 +95,7 @@ void cv_poison_give_up(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m, unsigne
              m->stack, stack_reason);
     cv_error("stack %s traversal %llu: %s", m->stack, (unsigned long long)m->traversal,
              stack_reason);
-    w->stats.gave_up++;
+    cv_worker_count(w, CV_STAT_GAVE_UP, 1);
     give_up_t *g = malloc(sizeof(*g));
     if (!g) {
         dead_letter_job(w, job, dead_reason, on_dead_delivered, job);

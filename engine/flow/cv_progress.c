@@ -5,7 +5,6 @@
 #include "cv_log.h"
 #include "cv_syncpoint.h"
 
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +18,7 @@ typedef struct done_ctx {
     cv_msg_t job;
     cv_progress_cb cb;
     void *ud;
-    json_t *succs;   /* [[node, npreds], ...] */
+    cv_call_t call;  /* node_done: its successors are call.extra_args */
     bool publishing; /* leave the publishing set once every job is out */
     bool recorded;   /* node_done answered OK */
     int pending;     /* deliveries and the stack finish still outstanding */
@@ -31,7 +30,7 @@ static void leave_publishing_set(done_ctx_t *ctx)
 {
     char key[CV_KEY_MAX], node[CV_NAME_MAX + 2];
     const cv_msg_t *j = &ctx->job;
-    cv_key_trav(key, sizeof(key), j->stack, "publishing", j->traversal);
+    cv_key(key, sizeof(key), CV_KEY_PUBLISHING, j->stack, j->traversal, NULL);
     cv_node_name(node, sizeof(node), j->phase, j->resource);
     const char *argv[] = {"SREM", key, node};
     cv_redis_argv(ctx->w->redis, 3, argv, NULL, NULL, NULL);
@@ -44,7 +43,7 @@ static void done_release(done_ctx_t *ctx)
     if (ctx->publishing && ctx->recorded && ctx->rc == 0)
         leave_publishing_set(ctx);
     ctx->cb(ctx->ud, ctx->rc);
-    json_decref(ctx->succs);
+    cv_call_free(&ctx->call);
     free(ctx);
 }
 
@@ -76,44 +75,44 @@ static int publish_check(done_ctx_t *ctx, const char *node)
     return rc;
 }
 
-static int status_of(const redisReply *rep)
+/* What a node_done or node_failed answer means for the job. */
+static int status_of(cv_script_t script, const redisReply *rep)
 {
-    if (!rep)
-        return CV_EREDIS;
-    if (rep->type == REDIS_REPLY_ERROR) {
+    if (rep && rep->type == REDIS_REPLY_ERROR)
         cv_warn("script error: %s", rep->str);
+    switch (cv_reply_answer(script, rep)) {
+    case CV_ANSWER_OK:
+    case CV_ANSWER_ROLLBACK:
+        return 0;
+    case CV_ANSWER_FENCED:
+        return CV_EFENCED;
+    case CV_ANSWER_STALE:
+    case CV_ANSWER_SETTLED:
+    case CV_ANSWER_NONODE: /* a forged job the loading script let through; never counted */
+        return CV_ESTALE;
+    default:
         return CV_EREDIS;
     }
-    const char *s = cv_reply_str(rep, 0);
-    if (strcmp(s, "OK") == 0)
-        return 0;
-    if (strcmp(s, "FENCED") == 0)
-        return CV_EFENCED;
-    /* NONODE: a forged job the loading script let through; never counted. */
-    if (strcmp(s, "STALE") == 0 || strcmp(s, "SETTLED") == 0 || strcmp(s, "NONODE") == 0)
-        return CV_ESTALE;
-    return CV_EREDIS;
 }
 
 static void on_node_done(cv_redis_t *r, redisReply *rep, void *ud)
 {
     done_ctx_t *ctx = ud;
     (void)r;
-    ctx->rc = status_of(rep);
+    ctx->rc = status_of(CV_SCRIPT_NODE_DONE, rep);
     ctx->recorded = ctx->rc == 0;
     if (ctx->rc == 0) {
-        bool redelivery = cv_reply_int(rep, 1) == 0;
-        long long done = cv_reply_int(rep, 2), total = cv_reply_int(rep, 3);
-        size_t i;
-        json_t *s;
-        json_array_foreach(ctx->succs, i, s)
-        {
-            cv_sp_answer_t ans = {(size_t)json_integer_value(json_array_get(s, 1)),
-                                  (size_t)cv_reply_int(rep, 5 + 3 * i),
-                                  cv_reply_int(rep, 4 + 3 * i) == 1,
-                                  cv_reply_int(rep, 6 + 3 * i) == 1};
+        bool redelivery = cv_reply_int(rep, CV_NODE_DONE_R_ADDED) == 0;
+        long long done = cv_reply_int(rep, CV_NODE_DONE_R_DONE);
+        long long total = cv_reply_int(rep, CV_NODE_DONE_R_TOTAL);
+        for (size_t i = 0; i < ctx->call.nextra; i++) {
+            cv_sp_answer_t ans = {
+                ctx->call.successor_preds[i],
+                (size_t)cv_reply_int(rep, CV_NODE_DONE_R_SUCC(i, CV_NODE_DONE_SUCC_SIZE)),
+                cv_reply_int(rep, CV_NODE_DONE_R_SUCC(i, CV_NODE_DONE_SUCC_ADDED)) == 1,
+                cv_reply_int(rep, CV_NODE_DONE_R_SUCC(i, CV_NODE_DONE_SUCC_IS_DONE)) == 1};
             if (cv_sp_should_publish(&ans, redelivery))
-                publish_check(ctx, json_string_value(json_array_get(s, 0)));
+                publish_check(ctx, ctx->call.extra_args[i]);
         }
         if (done >= total) {
             ctx->pending++;
@@ -127,23 +126,6 @@ static void on_node_done(cv_redis_t *r, redisReply *rep, void *ud)
     done_release(ctx);
 }
 
-static const char *or_empty(const char *s)
-{
-    return s ? s : "";
-}
-
-static json_t *successors_of(const char *graph_entry)
-{
-    json_t *e = json_loads(graph_entry, 0, NULL);
-    json_t *s = json_incref(json_object_get(e, "s"));
-    json_decref(e);
-    if (!json_is_array(s)) {
-        json_decref(s);
-        s = json_array();
-    }
-    return s;
-}
-
 int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_cb cb, void *ud)
 {
     done_ctx_t *ctx = calloc(1, sizeof(*ctx));
@@ -155,64 +137,18 @@ int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_c
     ctx->ud = ud;
     ctx->pending = 1;
     ctx->publishing = d->publishing;
-    ctx->succs = successors_of(or_empty(d->graph_entry));
-    size_t nsucc = json_array_size(ctx->succs), nkeys = 9 + nsucc, nargs = 16 + nsucc;
-    char(*keys)[CV_KEY_MAX] = malloc(nkeys * CV_KEY_MAX);
-    const char **kp = malloc(nkeys * sizeof(*kp)), **args = malloc(nargs * sizeof(*args));
-    if (!keys || !kp || !args) {
-        free(keys);
-        free(kp);
-        free(args);
-        json_decref(ctx->succs);
+    cv_node_done_t own = *d;
+    own.job = &ctx->job;
+    int rc = cv_call_node_done(&ctx->call, &own, w->id);
+    if (rc == 0) {
+        cv_call_t *c = &ctx->call;
+        rc = cv_redis_call(w->redis, c->script, c->keys, c->args, c->nextra, c->extra_keys,
+                           c->extra_args, on_node_done, ctx);
+        if (rc)
+            cv_call_free(c);
+    }
+    if (rc)
         free(ctx);
-        return CV_ENOMEM;
-    }
-    const cv_msg_t *j = d->job;
-    char node[CV_NAME_MAX + 2], trav[24];
-    cv_node_name(node, sizeof(node), j->phase, j->resource);
-    snprintf(trav, sizeof(trav), "%llu", (unsigned long long)j->traversal);
-    cv_key_stack(keys[0], CV_KEY_MAX, j->stack, "stack");
-    cv_key_resource(keys[1], CV_KEY_MAX, j->stack, "res", j->resource);
-    cv_key_trav(keys[2], CV_KEY_MAX, j->stack, "done", j->traversal);
-    cv_key_stack(keys[3], CV_KEY_MAX, j->stack, "events");
-    cv_key_stack(keys[4], CV_KEY_MAX, j->stack, "counts");
-    cv_key_stack(keys[5], CV_KEY_MAX, j->stack, "index");
-    cv_key_resource(keys[6], CV_KEY_MAX, j->stack, "lease", j->resource);
-    cv_key_trav(keys[7], CV_KEY_MAX, j->stack, "graph", j->traversal);
-    cv_key_trav(keys[8], CV_KEY_MAX, j->stack, "publishing", j->traversal);
-    const char *fixed[] = {trav,
-                           node,
-                           or_empty(d->version),
-                           or_empty(d->status),
-                           or_empty(d->attrs),
-                           or_empty(d->reason),
-                           or_empty(d->pass),
-                           w->id,
-                           j->resource,
-                           or_empty(d->physical_id),
-                           or_empty(d->action),
-                           or_empty(d->data),
-                           or_empty(d->old),
-                           or_empty(d->events),
-                           or_empty(d->lease_token),
-                           d->publishing ? "1" : ""};
-    memcpy(args, fixed, sizeof(fixed));
-    for (size_t i = 0; i < nsucc; i++) {
-        const char *succ = json_string_value(json_array_get(json_array_get(ctx->succs, i), 0));
-        cv_key_syncpoint(keys[9 + i], CV_KEY_MAX, j->stack, j->traversal, succ ? succ : "");
-        args[16 + i] = succ ? succ : "";
-    }
-    for (size_t i = 0; i < nkeys; i++)
-        kp[i] = keys[i];
-    int rc = cv_redis_script(w->redis, CV_SCRIPT_NODE_DONE, (int)nkeys, kp, (int)nargs, args, NULL,
-                             on_node_done, ctx);
-    free(keys);
-    free(kp);
-    free(args);
-    if (rc) {
-        json_decref(ctx->succs);
-        free(ctx);
-    }
     return rc;
 }
 
@@ -238,8 +174,8 @@ static void on_node_failed(cv_redis_t *r, redisReply *rep, void *ud)
 {
     fail_ctx_t *ctx = ud;
     (void)r;
-    int rc = status_of(rep);
-    if (rc == 0 && strcmp(cv_reply_str(rep, 1), "ROLLBACK") == 0) {
+    int rc = status_of(CV_SCRIPT_NODE_FAILED, rep);
+    if (cv_reply_answer(CV_SCRIPT_NODE_FAILED, rep) == CV_ANSWER_ROLLBACK) {
         cv_info("stack %s: failed; rolling back", ctx->stack);
         if (cv_progress_start_traversal(ctx->w, ctx->stack, CV_TRAV_ROLLBACK, on_rollback_started,
                                         ctx) == 0)
@@ -255,25 +191,14 @@ int cv_progress_node_failed(cv_worker_t *w, const cv_node_failed_t *f, cv_progre
     fail_ctx_t *ctx = malloc(sizeof(*ctx));
     if (!ctx)
         return CV_ENOMEM;
-    const cv_msg_t *j = f->job;
     ctx->w = w;
-    snprintf(ctx->stack, sizeof(ctx->stack), "%s", j->stack);
+    snprintf(ctx->stack, sizeof(ctx->stack), "%s", f->job->stack);
     ctx->cb = cb;
     ctx->ud = ud;
-    char k[4][CV_KEY_MAX];
-    cv_key_stack(k[0], CV_KEY_MAX, j->stack, "stack");
-    cv_key_resource(k[1], CV_KEY_MAX, j->stack, "res", j->resource);
-    cv_key_stack(k[2], CV_KEY_MAX, j->stack, "events");
-    cv_key_stack(k[3], CV_KEY_MAX, j->stack, "counts");
-    const char *keys[] = {k[0], k[1], k[2], k[3]};
-    char trav[24], stack_reason[CV_REASON_MAX + CV_NAME_MAX + 64];
-    snprintf(trav, sizeof(trav), "%llu", (unsigned long long)j->traversal);
-    /* Heat's wording, so that tools reading reasons keep working. */
-    snprintf(stack_reason, sizeof(stack_reason), "Resource %s failed: %s", f->action, f->reason);
-    const char *args[] = {trav,        f->version,     f->status, f->reason,   w->id,
-                          j->resource, f->physical_id, f->action, stack_reason};
-    int rc = cv_redis_script(w->redis, CV_SCRIPT_NODE_FAILED, 4, keys, 9, args, NULL,
-                             on_node_failed, ctx);
+    cv_call_t call;
+    cv_call_node_failed(&call, f, w->id);
+    int rc = cv_redis_call(w->redis, call.script, call.keys, call.args, 0, NULL, NULL,
+                           on_node_failed, ctx);
     if (rc)
         free(ctx);
     return rc;

@@ -13,6 +13,7 @@
 #ifndef CV_PROGRESS_H
 #define CV_PROGRESS_H
 
+#include "cv_calls.h"
 #include "cv_msg.h"
 #include "cv_worker.h"
 
@@ -20,39 +21,12 @@
  * CV_EFENCED (the record moved on); CV_EREDIS / CV_EKAFKA (retry the job). */
 typedef void (*cv_progress_cb)(void *ud, int rc);
 
-/* Every string left NULL counts as "" (keep, none, any). */
-typedef struct cv_node_done {
-    const cv_msg_t *job;     /* stack, traversal, resource, phase */
-    const char *graph_entry; /* the node's entry in the traversal graph (JSON) */
-    const char *version;     /* expected record version; "" for any */
-    const char *status;      /* new resource status; "" unchanged; "DELETED" removes */
-    const char *attrs;       /* "" keeps */
-    const char *data;        /* type-private data; "" keeps */
-    const char *reason;
-    const char *pass; /* JSON passed to successors: {"id":..,"attrs":{..}} */
-    const char *physical_id;
-    const char *action;      /* for the event: CREATE / DELETE / ... */
-    const char *old;         /* replaced versions json; "" keeps */
-    const char *events;      /* extra events json list; "" none */
-    const char *lease_token; /* the caller's lease, released atomically; "" none */
-    /* The caller has no job that would run this again should it die before
-     * the successors' jobs are published (an engine: the CHECK job that
-     * finds the node done must publish them). The node is in the traversal's
-     * publishing set from the write until they are. */
-    bool publishing;
-} cv_node_done_t;
-
+/* Marks d's node done (cv_call_node_done) and publishes the CHECK jobs of
+ * the successors it made ready. */
 int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_cb cb, void *ud);
 
-typedef struct cv_node_failed {
-    const cv_msg_t *job;
-    const char *version;
-    const char *status; /* e.g. CREATE_FAILED */
-    const char *reason; /* the resource's reason */
-    const char *physical_id;
-    const char *action;
-} cv_node_failed_t;
-
+/* Records a failed action and fails the traversal (cv_call_node_failed);
+ * a stack that asks for it starts its rollback. */
 int cv_progress_node_failed(cv_worker_t *w, const cv_node_failed_t *f, cv_progress_cb cb, void *ud);
 
 /* Starts a new traversal of `kind` (CV_TRAV_DELETE or CV_TRAV_ROLLBACK) and
@@ -60,17 +34,8 @@ int cv_progress_node_failed(cv_worker_t *w, const cv_node_failed_t *f, cv_progre
 int cv_progress_start_traversal(cv_worker_t *w, const char *stack, int kind, cv_progress_cb cb,
                                 void *ud);
 
-/* A traversal a worker begins: what stack_begin.lua takes (JSON texts; ""
- * keeps what is stored). Nested stacks are begun this way by their parent. */
-typedef struct cv_stack_begin {
-    int kind;          /* CV_TRAV_* */
-    const char *stack; /* id */
-    const char *name;  /* CREATE */
-    const char *tpl, *params, *files, *fname;
-    const char *parent; /* CREATE of a nested stack: {"stack","resource","depth"} */
-    const char *token;  /* a repeat with the same token begins nothing new */
-} cv_stack_begin_t;
-
+/* Begins the traversal b (cv_stack_begin_t, proto/cv_script.h): nested
+ * stacks are begun this way by their parent. */
 /* rc: 0 begun (or begun already with this token) and its STACK job
  * acknowledged; CV_ENOENT no such stack; CV_EEXIST (CREATE of an existing
  * stack under another token); CV_EREDIS / CV_EKAFKA transient. */

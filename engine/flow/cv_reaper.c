@@ -10,7 +10,7 @@
 #include <string.h>
 
 #define STACKS_PER_SCAN 100  /* stack ids read per HSCAN of <prefix>stacks */
-#define ENTRIES_PER_CALL 256 /* graph entries one stack_reap.lua call looks at */
+#define ENTRIES_PER_CALL 256 /* graph entries one stack_reap_nodes.lua call looks at */
 #define JOBS_PER_STACK 1000  /* jobs re-queued for one stack in one pass, at most */
 #define NAMES_LOGGED 5       /* nodes named in the log line of a stack */
 
@@ -40,7 +40,7 @@ typedef struct stack_pass {
 } stack_pass_t;
 
 static void pass_next_batch(cv_reaper_t *r);
-static void stack_call(stack_pass_t *p);
+static void nodes_call(stack_pass_t *p);
 
 static void maybe_free(cv_reaper_t *r)
 {
@@ -59,7 +59,7 @@ static void pass_end(cv_reaper_t *r)
 static void forget(cv_worker_t *w, const char *id)
 {
     char key[CV_KEY_MAX];
-    cv_key_global(key, sizeof(key), "active");
+    cv_key(key, sizeof(key), CV_KEY_ACTIVE, NULL, 0, NULL);
     const char *argv[] = {"SREM", key, id};
     cv_redis_argv(w->redis, 3, argv, NULL, NULL, NULL);
 }
@@ -72,7 +72,7 @@ static void stack_done(stack_pass_t *p)
                 "%u OBSERVE jobs (%s%s)",
                 p->id, p->traversal, p->stalled, p->checks, p->observes, p->names,
                 p->checks + p->observes > NAMES_LOGGED ? ", ..." : "");
-        r->w->stats.reaped += p->checks + p->observes;
+        cv_worker_count(r->w, CV_STAT_REAPED, p->checks + p->observes);
     }
     free(p);
     if (--r->pending == 0)
@@ -96,7 +96,7 @@ static void on_job_delivered(void *ud, int err)
     bool more =
         strcmp(p->cursor, "0") != 0 && p->checks + p->observes < JOBS_PER_STACK && !p->r->stopped;
     if (more)
-        stack_call(p);
+        nodes_call(p);
     else
         stack_done(p);
 }
@@ -124,22 +124,26 @@ static void publish_check(stack_pass_t *p, const char *node)
         p->pending--;
 }
 
-/* {'NODES', cursor, traversal, stalled s, kind, node, version, ...} */
+/* {'NODES', cursor, kind, node, version, ...} */
 static void requeue_nodes(stack_pass_t *p, const redisReply *rep)
 {
-    snprintf(p->cursor, sizeof(p->cursor), "%s", cv_reply_str(rep, 1));
-    snprintf(p->traversal, sizeof(p->traversal), "%s", cv_reply_str(rep, 2));
-    if (!p->stalled[0])
-        snprintf(p->stalled, sizeof(p->stalled), "%s", cv_reply_str(rep, 3));
+    snprintf(p->cursor, sizeof(p->cursor), "%s", cv_reply_str(rep, CV_STACK_REAP_NODES_R_CURSOR));
     p->pending = 1; /* held until every publish below is sent */
-    for (size_t i = 4; i + 2 < rep->elements; i += 3) {
-        const char *kind = cv_reply_str(rep, i), *node = cv_reply_str(rep, i + 1);
+    for (size_t j = 0; CV_STACK_REAP_NODES_R_NODE(j, CV_STACK_REAP_NODES_N_VERSION) < rep->elements;
+         j++) {
+        const char *kind =
+            cv_reply_str(rep, CV_STACK_REAP_NODES_R_NODE(j, CV_STACK_REAP_NODES_N_KIND));
+        const char *node =
+            cv_reply_str(rep, CV_STACK_REAP_NODES_R_NODE(j, CV_STACK_REAP_NODES_N_NODE));
         if (strlen(node) < 3)
             continue;
         note_name(p, node);
+        /* The kind of job is data of the reply (a node's), not an answer. */
         if (strcmp(kind, "OBSERVE") == 0) {
             p->observes++;
-            publish_observe(p, node, cv_reply_str(rep, i + 2));
+            publish_observe(
+                p, node,
+                cv_reply_str(rep, CV_STACK_REAP_NODES_R_NODE(j, CV_STACK_REAP_NODES_N_VERSION)));
         } else {
             p->checks++;
             publish_check(p, node);
@@ -152,21 +156,19 @@ static void on_stack_job_delivered(void *ud, int err)
 {
     stack_pass_t *p = ud;
     if (!err)
-        p->r->w->stats.reaped++;
+        cv_worker_count(p->r->w, CV_STAT_REAPED, 1);
     stack_done(p);
 }
 
 static void requeue_stack_job(stack_pass_t *p, const char *traversal, const char *action)
 {
-    static const char *const kinds[] = {"CREATE", "UPDATE", "DELETE", "ROLLBACK"};
     cv_msg_t m;
     memset(&m, 0, sizeof(m));
     m.type = CV_MSG_STACK;
     snprintf(m.stack, sizeof(m.stack), "%s", p->id);
     m.traversal = strtoull(traversal, NULL, 10);
-    for (uint8_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
-        if (strcmp(action, kinds[k]) == 0)
-            m.kind = k;
+    int kind = cv_trav_kind_parse(action);
+    m.kind = (uint8_t)(kind < 0 ? CV_TRAV_CREATE : kind);
     cv_info("reaper: stack %s traversal %s was never expanded; re-queued its STACK job (%s)", p->id,
             traversal, action);
     if (cv_worker_publish(p->r->w, CV_TOPIC_CHECK, &m, on_stack_job_delivered, p) != 0)
@@ -179,41 +181,107 @@ static void on_finished(void *ud, int rc)
     stack_done(ud);
 }
 
+/* The answers both reap scripts give (their TRAVERSAL and ACTION
+ * positions are the same); false for one that is not theirs. */
+_Static_assert((int)CV_STACK_REAP_R_TRAVERSAL == (int)CV_STACK_REAP_NODES_R_TRAVERSAL &&
+                   (int)CV_STACK_REAP_R_ACTION == (int)CV_STACK_REAP_NODES_R_ACTION,
+               "stack_reap and stack_reap_nodes answer STACK and FINISH alike");
+
+static bool on_common_answer(stack_pass_t *p, cv_answer_t answer, const redisReply *rep)
+{
+    switch (answer) {
+    case CV_ANSWER_STACK:
+        requeue_stack_job(p, cv_reply_str(rep, CV_STACK_REAP_R_TRAVERSAL),
+                          cv_reply_str(rep, CV_STACK_REAP_R_ACTION));
+        return true;
+    case CV_ANSWER_FINISH: {
+        const char *traversal = cv_reply_str(rep, CV_STACK_REAP_R_TRAVERSAL);
+        cv_info("reaper: stack %s traversal %s has every node done; finishing it", p->id,
+                traversal);
+        if (cv_progress_finish_stack(p->r->w, p->id, strtoull(traversal, NULL, 10), on_finished,
+                                     p) != 0)
+            stack_done(p);
+        return true;
+    }
+    case CV_ANSWER_GONE:
+    case CV_ANSWER_SETTLED:
+        if (p->active)
+            forget(p->r->w, p->id);
+        stack_done(p);
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void on_nodes(cv_redis_t *redis, redisReply *rep, void *ud)
+{
+    stack_pass_t *p = ud;
+    (void)redis;
+    if (rep && rep->type == REDIS_REPLY_ERROR)
+        cv_warn("reaper: stack %s: %s", p->id, rep->str);
+    cv_answer_t answer = cv_reply_answer(CV_SCRIPT_STACK_REAP_NODES, rep);
+    if (answer == CV_ANSWER_NODES)
+        requeue_nodes(p, rep);
+    else if (!on_common_answer(p, answer, rep))
+        stack_done(p); /* MOVING, or Redis failed: the next pass looks again */
+}
+
+/* One batch of the stalled traversal's graph: its keys, and the prefixes
+ * of its nodes' sync points and records, are named here (cv_keys). */
+static void nodes_call(stack_pass_t *p)
+{
+    char k[3][CV_KEY_MAX], sp_prefix[CV_KEY_MAX], res_prefix[CV_KEY_MAX], room[16], batch[16];
+    uint64_t traversal = strtoull(p->traversal, NULL, 10);
+    cv_key(k[0], CV_KEY_MAX, CV_KEY_STACK, p->id, 0, NULL);
+    cv_key(k[1], CV_KEY_MAX, CV_KEY_GRAPH, p->id, traversal, NULL);
+    cv_key(k[2], CV_KEY_MAX, CV_KEY_DONE, p->id, traversal, NULL);
+    cv_key_prefix(sp_prefix, sizeof(sp_prefix), CV_KEY_SP, p->id, traversal);
+    cv_key_prefix(res_prefix, sizeof(res_prefix), CV_KEY_RES, p->id, 0);
+    snprintf(room, sizeof(room), "%u", JOBS_PER_STACK - (p->checks + p->observes));
+    snprintf(batch, sizeof(batch), "%d", ENTRIES_PER_CALL);
+    cv_stack_reap_nodes_keys_t keys = {.stack = k[0], .graph = k[1], .done = k[2]};
+    cv_stack_reap_nodes_args_t args = {
+        .traversal = p->traversal,
+        .cursor = p->cursor,
+        .count = batch,
+        .room = room,
+        .sp_prefix = sp_prefix,
+        .res_prefix = res_prefix,
+    };
+    if (cv_redis_call(p->r->w->redis, CV_SCRIPT_STACK_REAP_NODES, keys.v, args.v, 0, NULL, NULL,
+                      on_nodes, p) != 0)
+        stack_done(p);
+}
+
 static void on_reap(cv_redis_t *redis, redisReply *rep, void *ud)
 {
     stack_pass_t *p = ud;
     (void)redis;
-    const char *verdict = cv_reply_str(rep, 0);
     if (rep && rep->type == REDIS_REPLY_ERROR)
         cv_warn("reaper: stack %s: %s", p->id, rep->str);
-    if (strcmp(verdict, "NODES") == 0) {
-        requeue_nodes(p, rep);
-    } else if (strcmp(verdict, "STACK") == 0) {
-        requeue_stack_job(p, cv_reply_str(rep, 1), cv_reply_str(rep, 2));
-    } else if (strcmp(verdict, "FINISH") == 0) {
-        cv_info("reaper: stack %s traversal %s has every node done; finishing it", p->id,
-                cv_reply_str(rep, 1));
-        if (cv_progress_finish_stack(p->r->w, p->id, strtoull(cv_reply_str(rep, 1), NULL, 10),
-                                     on_finished, p) != 0)
-            stack_done(p);
-    } else {
-        const char *why = cv_reply_str(rep, 1);
-        if (p->active && (strcmp(why, "SETTLED") == 0 || strcmp(why, "GONE") == 0))
-            forget(p->r->w, p->id);
-        stack_done(p); /* IDLE, or Redis failed: the next pass looks again */
+    cv_answer_t answer = cv_reply_answer(CV_SCRIPT_STACK_REAP, rep);
+    if (answer == CV_ANSWER_STALLED) {
+        snprintf(p->traversal, sizeof(p->traversal), "%s",
+                 cv_reply_str(rep, CV_STACK_REAP_R_TRAVERSAL));
+        snprintf(p->stalled, sizeof(p->stalled), "%s",
+                 cv_reply_str(rep, CV_STACK_REAP_R_STALLED_SECONDS));
+        nodes_call(p);
+    } else if (!on_common_answer(p, answer, rep)) {
+        stack_done(p); /* MOVING, or Redis failed: the next pass looks again */
     }
 }
 
+/* The first call checks the stall and, when the stack stalled, tells its
+ * traversal (the keys of the batches that follow). */
 static void stack_call(stack_pass_t *p)
 {
-    char key[CV_KEY_MAX], room[16], batch[16];
-    cv_key_stack(key, sizeof(key), p->id, "stack");
-    snprintf(room, sizeof(room), "%u", JOBS_PER_STACK - (p->checks + p->observes));
-    snprintf(batch, sizeof(batch), "%d", ENTRIES_PER_CALL);
-    const char *keys[] = {key};
-    const char *args[] = {p->r->stall_ms, p->traversal, p->cursor, batch, room};
-    if (cv_redis_script(p->r->w->redis, CV_SCRIPT_STACK_REAP, 1, keys, 5, args, NULL, on_reap, p) !=
-        0)
+    char key[CV_KEY_MAX];
+    cv_key(key, sizeof(key), CV_KEY_STACK, p->id, 0, NULL);
+    cv_stack_reap_keys_t keys = {.stack = key};
+    cv_stack_reap_args_t args = {.stall_ms = p->r->stall_ms};
+    if (cv_redis_call(p->r->w->redis, CV_SCRIPT_STACK_REAP, keys.v, args.v, 0, NULL, NULL, on_reap,
+                      p) != 0)
         stack_done(p);
 }
 
@@ -273,7 +341,7 @@ static void pass_next_batch(cv_reaper_t *r)
 static void scan(cv_reaper_t *r)
 {
     char key[CV_KEY_MAX], count[16];
-    cv_key_global(key, sizeof(key), r->active ? "active" : "stacks");
+    cv_key(key, sizeof(key), r->active ? CV_KEY_ACTIVE : CV_KEY_STACKS, NULL, 0, NULL);
     snprintf(count, sizeof(count), "%d", STACKS_PER_SCAN);
     const char *argv[] = {r->active ? "SSCAN" : "HSCAN", key, r->cursor, "COUNT", count};
     if (cv_redis_argv(r->w->redis, 5, argv, NULL, on_stacks, r) != 0)
@@ -301,7 +369,9 @@ static void on_lease_renewed(cv_redis_t *redis, redisReply *rep, void *ud)
 {
     cv_reaper_t *r = ud;
     (void)redis;
-    if (rep && rep->type == REDIS_REPLY_INTEGER && rep->integer == 1 && !r->stopped)
+    bool renewed = cv_reply_answer(CV_SCRIPT_LEASE_RENEW, rep) == CV_ANSWER_VALUE &&
+                   rep->type == REDIS_REPLY_INTEGER && rep->integer == 1;
+    if (renewed && !r->stopped)
         pass_start(r);
     else
         pass_end(r);
@@ -320,9 +390,10 @@ static void on_lease_set(cv_redis_t *redis, redisReply *rep, void *ud)
         pass_start(r);
         return;
     }
-    const char *keys[] = {r->lease_key}, *args[] = {r->w->id, r->lease_ms};
-    if (cv_redis_script(redis, CV_SCRIPT_LEASE_RENEW, 1, keys, 2, args, NULL, on_lease_renewed,
-                        r) != 0)
+    cv_lease_renew_keys_t keys = {.lease = r->lease_key};
+    cv_lease_renew_args_t args = {.token = r->w->id, .lease_ms = r->lease_ms};
+    if (cv_redis_call(redis, CV_SCRIPT_LEASE_RENEW, keys.v, args.v, 0, NULL, NULL, on_lease_renewed,
+                      r) != 0)
         pass_end(r);
 }
 
@@ -343,7 +414,7 @@ cv_reaper_t *cv_reaper_start(cv_worker_t *w)
     if (!r)
         return NULL;
     r->w = w;
-    cv_key_global(r->lease_key, sizeof(r->lease_key), "reaper");
+    cv_key(r->lease_key, sizeof(r->lease_key), CV_KEY_REAPER, NULL, 0, NULL);
     /* Held across a few passes, so that another engine takes over within
      * seconds of this one dying, and never while this one is alive. */
     snprintf(r->lease_ms, sizeof(r->lease_ms), "%d", 3 * w->reap_interval_ms);
@@ -374,7 +445,7 @@ void cv_reaper_stop(cv_reaper_t *r)
 void cv_reaper_watch(cv_worker_t *w, const char *stack)
 {
     char key[CV_KEY_MAX];
-    cv_key_global(key, sizeof(key), "active");
+    cv_key(key, sizeof(key), CV_KEY_ACTIVE, NULL, 0, NULL);
     const char *argv[] = {"SADD", key, stack};
     cv_redis_argv(w->redis, 3, argv, NULL, NULL, NULL);
 }
@@ -384,8 +455,9 @@ void cv_reaper_watch(cv_worker_t *w, const char *stack)
 void cv_reaper_touch(cv_worker_t *w, const cv_msg_t *job)
 {
     char key[CV_KEY_MAX], trav[24];
-    cv_key_stack(key, sizeof(key), job->stack, "stack");
+    cv_key(key, sizeof(key), CV_KEY_STACK, job->stack, 0, NULL);
     snprintf(trav, sizeof(trav), "%llu", (unsigned long long)job->traversal);
-    const char *keys[] = {key}, *args[] = {trav};
-    cv_redis_script(w->redis, CV_SCRIPT_STACK_TOUCH, 1, keys, 1, args, NULL, NULL, NULL);
+    cv_stack_touch_keys_t keys = {.stack = key};
+    cv_stack_touch_args_t args = {.traversal = trav};
+    cv_redis_call(w->redis, CV_SCRIPT_STACK_TOUCH, keys.v, args.v, 0, NULL, NULL, NULL, NULL);
 }

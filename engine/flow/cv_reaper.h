@@ -16,8 +16,9 @@
  * The stacks looked at are those a worker began or expanded a traversal of
  * (<prefix>active, nested stacks included), every pass, and every named one
  * (<prefix>stacks) once per stall threshold.
- * The scan of one stack is one script per batch of graph entries
- * (stack_reap.lua), bounded per pass. Any engine may run the reaper; one at
+ * The scan of one stack is one script that tells whether it stalled and on
+ * which traversal (stack_reap.lua), then one per batch of that traversal's
+ * graph entries (stack_reap_nodes.lua), bounded per pass. Any engine may run the reaper; one at
  * a time does, under the lease <prefix>reaper. What it re-queues is logged
  * and counted in the worker's liveness record (`reaped`).
  */

@@ -102,3 +102,24 @@ void cv_record_pseudo_params(json_t *params, const char *stack_id, const char *s
         if (!json_object_get(params, values[i][0]))
             json_object_set_new(params, values[i][0], json_string(values[i][1]));
 }
+
+void cv_record_state(cv_rstate_t *st, const cv_version_t *v, double now)
+{
+    memset(st, 0, sizeof(*st));
+    st->stack_name = v->stack;
+    st->resource_name = v->resource;
+    st->uuid = v->uuid;
+    st->props = v->props;
+    st->now = now;
+    st->action_started = v->started;
+    snprintf(st->physical_id, sizeof(st->physical_id), "%s", v->physical_id ? v->physical_id : "");
+    st->data = v->data ? json_deep_copy(v->data) : json_object();
+    st->attrs = v->attrs ? json_deep_copy(v->attrs) : json_object();
+}
+
+void cv_record_state_clear(cv_rstate_t *st)
+{
+    json_decref(st->data);
+    json_decref(st->attrs);
+    st->data = st->attrs = NULL;
+}

@@ -48,4 +48,23 @@ void cv_record_pseudo_params(json_t *params, const char *stack_id, const char *s
  * carries the same idempotency key. */
 void cv_record_uuid(char out[37], const char *stack, const char *resource, uint64_t traversal);
 
+/* One version of a resource as a type operation sees it: the current
+ * version of a record, a replaced version, or a new one (empty). */
+typedef struct cv_version {
+    const char *stack;       /* stack id */
+    const char *resource;    /* resource name */
+    const char *uuid;        /* the version's idempotency key; may be NULL */
+    const char *physical_id; /* NULL counts as "" */
+    const json_t *props;     /* borrowed; may be NULL */
+    const json_t *data;      /* copied; NULL counts as empty */
+    const json_t *attrs;     /* copied; NULL counts as empty */
+    double started;          /* when its recorded action started */
+} cv_version_t;
+
+/* Fills `st` for a type operation on version `v` at time `now`: the
+ * engine's actions and the observer's looks build their state only here.
+ * Free it with cv_record_state_clear. */
+void cv_record_state(cv_rstate_t *st, const cv_version_t *v, double now);
+void cv_record_state_clear(cv_rstate_t *st);
+
 #endif

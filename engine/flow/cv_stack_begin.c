@@ -44,21 +44,16 @@ static void on_begun(cv_redis_t *r, redisReply *rep, void *ud)
 {
     begin_ctx_t *ctx = ud;
     (void)r;
-    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 1) {
+    if (cv_reply_answer(CV_SCRIPT_STACK_BEGIN, rep) != CV_ANSWER_VALUE || rep->elements != 1) {
         ctx->cb(ctx->ud, error_code(rep), 0);
         free(ctx);
         return;
     }
-    ctx->msg.traversal = (uint64_t)cv_reply_int(rep, 0);
+    ctx->msg.traversal = (uint64_t)cv_reply_int(rep, CV_STACK_BEGIN_R_TRAVERSAL);
     /* Nested stacks have no name: the reaper finds a lost STACK job of one here. */
     cv_reaper_watch(ctx->w, ctx->msg.stack);
     if (cv_worker_publish(ctx->w, CV_TOPIC_CHECK, &ctx->msg, on_stack_job_delivered, ctx) != 0)
         on_stack_job_delivered(ctx, CV_EKAFKA);
-}
-
-static const char *or_empty(const char *s)
-{
-    return s ? s : "";
 }
 
 int cv_progress_begin_stack(cv_worker_t *w, const cv_stack_begin_t *b, cv_begin_cb cb, void *ud)
@@ -72,27 +67,10 @@ int cv_progress_begin_stack(cv_worker_t *w, const cv_stack_begin_t *b, cv_begin_
     ctx->msg.type = CV_MSG_STACK;
     ctx->msg.kind = (uint8_t)b->kind;
     snprintf(ctx->msg.stack, sizeof(ctx->msg.stack), "%s", b->stack);
-    char k[3][CV_KEY_MAX];
-    cv_key_stack(k[0], CV_KEY_MAX, b->stack, "stack");
-    cv_key_stack(k[1], CV_KEY_MAX, b->stack, "def");
-    cv_key_stack(k[2], CV_KEY_MAX, b->stack, "events");
-    const char *keys[] = {k[0], k[1], k[2]};
-    /* A worker's own delete re-run keeps counting re-runs (stack_begin ARGV 9). */
-    const char *rerun = b->kind == CV_TRAV_DELETE && !b->token ? "1" : "";
-    const char *args[] = {cv_trav_kind_name((uint8_t)b->kind),
-                          or_empty(b->name),
-                          b->stack,
-                          or_empty(b->tpl),
-                          or_empty(b->params),
-                          or_empty(b->fname),
-                          w->id,
-                          b->kind == CV_TRAV_CREATE ? "0" : "",
-                          rerun,
-                          or_empty(b->files),
-                          or_empty(b->parent),
-                          or_empty(b->token)};
+    cv_call_t call;
+    cv_call_stack_begin(&call, b, w->id);
     int rc =
-        cv_redis_script(w->redis, CV_SCRIPT_STACK_BEGIN, 3, keys, 12, args, NULL, on_begun, ctx);
+        cv_redis_call(w->redis, call.script, call.keys, call.args, 0, NULL, NULL, on_begun, ctx);
     if (rc)
         free(ctx);
     return rc;
@@ -121,7 +99,8 @@ int cv_progress_start_traversal(cv_worker_t *w, const char *stack, int kind, cv_
         return CV_ENOMEM;
     ctx->cb = cb;
     ctx->ud = ud;
-    cv_stack_begin_t b = {.kind = kind, .stack = stack};
+    /* A worker's own delete re-run keeps counting re-runs (delete_reruns). */
+    cv_stack_begin_t b = {.kind = kind, .stack = stack, .delete_rerun = kind == CV_TRAV_DELETE};
     int rc = cv_progress_begin_stack(w, &b, on_started, ctx);
     if (rc)
         free(ctx);

@@ -60,19 +60,20 @@ static void on_graph_nodes(cv_redis_t *r, redisReply *rep, void *ud)
         for (size_t i = 0; i < rep->elements;) {
             int n = 0;
             for (; n < BATCH && i < rep->elements; n++, i++) {
-                cv_key_syncpoint(keys[n], CV_KEY_MAX, ctx->stack, ctx->traversal,
-                                 rep->element[i]->str);
+                cv_key(keys[n], CV_KEY_MAX, CV_KEY_SP, ctx->stack, ctx->traversal,
+                       rep->element[i]->str);
                 argv[n + 1] = keys[n];
             }
             cv_redis_argv(r, n + 1, argv, NULL, on_unlinked, NULL);
         }
         free(keys);
     }
-    static const char *const what[] = {"graph", "rdef", "done", "publishing"};
+    static const cv_key_kind_t kinds[] = {CV_KEY_GRAPH, CV_KEY_RDEF, CV_KEY_DONE,
+                                          CV_KEY_PUBLISHING};
     char k[4][CV_KEY_MAX];
     const char *argv[5] = {"UNLINK"};
     for (int i = 0; i < 4; i++) {
-        cv_key_trav(k[i], CV_KEY_MAX, ctx->stack, what[i], ctx->traversal);
+        cv_key(k[i], CV_KEY_MAX, kinds[i], ctx->stack, ctx->traversal, NULL);
         argv[i + 1] = k[i];
     }
     cv_redis_argv(r, 5, argv, NULL, on_unlinked, NULL);
@@ -82,7 +83,7 @@ static void on_graph_nodes(cv_redis_t *r, redisReply *rep, void *ud)
 static void collect_garbage(finish_ctx_t *ctx)
 {
     char gkey[CV_KEY_MAX];
-    cv_key_trav(gkey, sizeof(gkey), ctx->stack, "graph", ctx->traversal);
+    cv_key(gkey, sizeof(gkey), CV_KEY_GRAPH, ctx->stack, ctx->traversal, NULL);
     const char *argv[] = {"HKEYS", gkey};
     if (cv_redis_argv(ctx->w->redis, 2, argv, NULL, on_graph_nodes, ctx) != 0)
         finish_free(ctx, ctx->rc);
@@ -97,12 +98,12 @@ static void on_stack_finish(cv_redis_t *r, redisReply *rep, void *ud)
 {
     finish_ctx_t *ctx = ud;
     (void)r;
-    const char *s = cv_reply_str(rep, 0);
+    cv_answer_t answer = cv_reply_answer(CV_SCRIPT_STACK_FINISH, rep);
     if (!rep || rep->type == REDIS_REPLY_ERROR) {
         finish_free(ctx, CV_EREDIS);
         return;
     }
-    if (strcmp(s, "AGAIN") == 0) {
+    if (answer == CV_ANSWER_AGAIN) {
         /* Records appeared behind the delete's back: delete them too. */
         cv_info("stack %s: records left after the delete; deleting again", ctx->stack);
         if (cv_progress_start_traversal(ctx->w, ctx->stack, CV_TRAV_DELETE, on_delete_rerun, ctx) !=
@@ -110,7 +111,7 @@ static void on_stack_finish(cv_redis_t *r, redisReply *rep, void *ud)
             finish_free(ctx, CV_EREDIS);
         return;
     }
-    if (strcmp(s, "OK") != 0) {
+    if (answer != CV_ANSWER_OK) {
         finish_free(ctx, CV_ESTALE);
         return;
     }
@@ -118,7 +119,7 @@ static void on_stack_finish(cv_redis_t *r, redisReply *rep, void *ud)
             (unsigned long long)ctx->traversal);
     if (strcmp(ctx->action, "DELETE") == 0) {
         char names[CV_KEY_MAX];
-        cv_key_global(names, sizeof(names), "stacks");
+        cv_key(names, sizeof(names), CV_KEY_STACKS, NULL, 0, NULL);
         const char *argv[] = {"HDEL", names, ctx->name};
         cv_redis_argv(ctx->w->redis, 3, argv, NULL, on_unlinked, NULL);
     }
@@ -131,14 +132,25 @@ int cv_progress_stack_status(cv_worker_t *w, const char *stack, uint64_t travers
                              cv_redis_cb cb, void *ud)
 {
     char k[4][CV_KEY_MAX], trav[24];
-    cv_key_stack(k[0], CV_KEY_MAX, stack, "stack");
-    cv_key_stack(k[1], CV_KEY_MAX, stack, "events");
-    cv_key_stack(k[2], CV_KEY_MAX, stack, "def");
-    cv_key_stack(k[3], CV_KEY_MAX, stack, "index");
-    const char *keys[] = {k[0], k[1], k[2], k[3]};
     snprintf(trav, sizeof(trav), "%llu", (unsigned long long)traversal);
-    const char *args[] = {trav, status, reason, outputs, w->id};
-    return cv_redis_script(w->redis, CV_SCRIPT_STACK_FINISH, 4, keys, 5, args, NULL, cb, ud);
+    cv_stack_finish_keys_t keys = {
+        .stack = k[0],
+        .events = k[1],
+        .def = k[2],
+        .index = k[3],
+    };
+    cv_key(k[0], CV_KEY_MAX, CV_KEY_STACK, stack, 0, NULL);
+    cv_key(k[1], CV_KEY_MAX, CV_KEY_EVENTS, stack, 0, NULL);
+    cv_key(k[2], CV_KEY_MAX, CV_KEY_DEF, stack, 0, NULL);
+    cv_key(k[3], CV_KEY_MAX, CV_KEY_INDEX, stack, 0, NULL);
+    cv_stack_finish_args_t args = {
+        .traversal = trav,
+        .status = status,
+        .reason = reason,
+        .outputs = outputs,
+        .worker = w->id,
+    };
+    return cv_redis_call(w->redis, CV_SCRIPT_STACK_FINISH, keys.v, args.v, 0, NULL, NULL, cb, ud);
 }
 
 static void set_complete(finish_ctx_t *ctx, const char *outputs_json)
@@ -190,10 +202,11 @@ static void on_resource_record(cv_redis_t *r, redisReply *rep, void *ud)
 {
     finish_ctx_t *ctx = ud;
     (void)r;
-    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 3) {
-        json_t *attrs = json_loads(cv_reply_str(rep, 2), 0, NULL);
-        json_object_set_new(ctx->resources, cv_reply_str(rep, 0),
-                            json_pack("{s:s, s:o}", "id", cv_reply_str(rep, 1), "attrs",
+    if (cv_reply_answer(CV_SCRIPT_RESOURCE_REF, rep) == CV_ANSWER_VALUE && rep->elements == 3) {
+        json_t *attrs = json_loads(cv_reply_str(rep, CV_RESOURCE_REF_R_ATTRS), 0, NULL);
+        json_object_set_new(ctx->resources, cv_reply_str(rep, CV_RESOURCE_REF_R_NAME),
+                            json_pack("{s:s, s:o}", "id",
+                                      cv_reply_str(rep, CV_RESOURCE_REF_R_PHYSICAL_ID), "attrs",
                                       attrs ? attrs : json_object()));
     } else {
         ctx->rc = CV_EREDIS;
@@ -240,10 +253,11 @@ static void fetch_referenced(finish_ctx_t *ctx)
     json_object_foreach(names, name, unused)
     {
         char key[CV_KEY_MAX];
-        cv_key_resource(key, sizeof(key), ctx->stack, "res", name);
-        const char *keys[] = {key}, *args[] = {name};
-        if (cv_redis_script(ctx->w->redis, CV_SCRIPT_RESOURCE_REF, 1, keys, 1, args, NULL,
-                            on_resource_record, ctx) != 0) {
+        cv_key(key, sizeof(key), CV_KEY_RES, ctx->stack, 0, name);
+        cv_resource_ref_keys_t keys = {.res = key};
+        cv_resource_ref_args_t args = {.resource = name};
+        if (cv_redis_call(ctx->w->redis, CV_SCRIPT_RESOURCE_REF, keys.v, args.v, 0, NULL, NULL,
+                          on_resource_record, ctx) != 0) {
             /* Not sent: count it as answered with an error. */
             ctx->rc = CV_EREDIS;
             if (--ctx->pending == 0) {
@@ -260,29 +274,31 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
 {
     finish_ctx_t *ctx = ud;
     (void)r;
-    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 8) {
+    if (cv_reply_answer(CV_SCRIPT_STACK_DEFINITION, rep) != CV_ANSWER_VALUE ||
+        rep->elements != CV_STACK_DEFINITION_R_DEPTH + 1) {
         finish_free(ctx, CV_EREDIS);
         return;
     }
-    if (strcmp(cv_reply_str(rep, 2), "") == 0 ||
-        strtoull(cv_reply_str(rep, 2), NULL, 10) != ctx->traversal) {
+    const char *traversal = cv_reply_str(rep, CV_STACK_DEFINITION_R_TRAVERSAL);
+    if (!traversal[0] || strtoull(traversal, NULL, 10) != ctx->traversal) {
         finish_free(ctx, CV_ESTALE);
         return;
     }
-    snprintf(ctx->action, sizeof(ctx->action), "%s", cv_reply_str(rep, 0));
-    snprintf(ctx->name, sizeof(ctx->name), "%s", cv_reply_str(rep, 1));
+    snprintf(ctx->action, sizeof(ctx->action), "%s",
+             cv_reply_str(rep, CV_STACK_DEFINITION_R_ACTION));
+    snprintf(ctx->name, sizeof(ctx->name), "%s", cv_reply_str(rep, CV_STACK_DEFINITION_R_NAME));
     if (strcmp(ctx->action, "DELETE") == 0) {
         set_complete(ctx, "{}");
         return;
     }
-    json_t *tpl = json_loads(cv_reply_str(rep, 3), 0, NULL);
+    json_t *tpl = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_TEMPLATE), 0, NULL);
     ctx->outputs = json_incref(json_object_get(tpl, "outputs"));
     json_decref(tpl);
     if (!json_is_object(ctx->outputs)) {
         json_decref(ctx->outputs);
         ctx->outputs = json_object();
     }
-    ctx->params = json_loads(cv_reply_str(rep, 4), 0, NULL);
+    ctx->params = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_PARAMS), 0, NULL);
     if (!ctx->params)
         ctx->params = json_object();
     cv_record_pseudo_params(ctx->params, ctx->stack, ctx->name);
@@ -302,12 +318,13 @@ int cv_progress_finish_stack(cv_worker_t *w, const char *stack, uint64_t travers
     ctx->cb = cb;
     ctx->ud = ud;
     char k[3][CV_KEY_MAX];
-    cv_key_stack(k[0], CV_KEY_MAX, stack, "stack");
-    cv_key_stack(k[1], CV_KEY_MAX, stack, "def");
-    cv_key_stack(k[2], CV_KEY_MAX, stack, "index");
-    const char *keys[] = {k[0], k[1], k[2]};
-    int rc = cv_redis_script(w->redis, CV_SCRIPT_STACK_DEFINITION, 3, keys, 0, NULL, NULL,
-                             on_definition, ctx);
+    cv_key(k[0], CV_KEY_MAX, CV_KEY_STACK, stack, 0, NULL);
+    cv_key(k[1], CV_KEY_MAX, CV_KEY_DEF, stack, 0, NULL);
+    cv_key(k[2], CV_KEY_MAX, CV_KEY_INDEX, stack, 0, NULL);
+    cv_stack_definition_keys_t keys = {.stack = k[0], .def = k[1], .index = k[2]};
+    cv_stack_definition_args_t args = {.nil = NULL};
+    int rc = cv_redis_call(w->redis, CV_SCRIPT_STACK_DEFINITION, keys.v, args.v, 0, NULL, NULL,
+                           on_definition, ctx);
     if (rc)
         free(ctx);
     return rc;

@@ -1,8 +1,10 @@
 -- Engine: take the lease of a resource for one graph node and load all that
 -- the action needs, in one round trip.
--- KEYS: 1 stack, 2 res, 3 lease, 4 rdef, 5 sync point, 6 done set, 7 def, 8 graph,
---       9 publishing set
--- ARGV: 1 traversal, 2 node, 3 lease token, 4 lease ms, 5 resource name
+-- KEYS: 1 stack, 2 res, 3 lease, 4 rdef, 5 sp, 6 done, 7 def, 8 graph,
+--       9 publishing
+-- ARGV: 1 traversal, 2 node, 3 token, 4 lease_ms, 5 resource
+-- (rdef, sp, done, graph and publishing are the traversal's; sp is the
+-- node's sync point; token is the caller's lease token, lease_ms its length)
 -- Returns {'OK', rdef, params, record(flat), syncpoint(flat), graph entry,
 -- stack name, stack depth, template files (only for a nested resource,
 -- whose rdef is marked "nested":true; else '')} or a reason

@@ -3,12 +3,15 @@
 -- one read under the lease, so a worker that was paused past its lease can
 -- never overwrite newer state.
 -- KEYS: 1 res, 2 lease, 3 events, 4 counts, 5 index, 6 ledger, 7 stack
--- ARGV: 1 expected version, 2 lease token, 3 status, 4 action, 5 reason,
---       6 physical id, 7 uuid, 8 type, 9 props, 10 attrs, 11 data,
---       12 traversal, 13 worker, 14 resource name, 15 event status,
---       16 dependencies json ('' = keep the index entry), 17 deletion policy,
---       18 replaced versions json ('' = keep), 19 extra events: json list of
---       {"physical_id", "action", "status", "reason"} ('' = none)
+-- ARGV: 1 version, 2 token, 3 status, 4 action, 5 reason, 6 physical_id,
+--       7 uuid, 8 type, 9 props, 10 attrs, 11 data, 12 traversal, 13 worker,
+--       14 resource, 15 event_status, 16 dependencies, 17 policy, 18 old,
+--       19 events
+-- version: the record version read under the lease; token: the lease's;
+-- event_status: of the event to add ('' = none); dependencies: json
+-- ('' = keep the index entry); policy: the deletion policy; old: replaced
+-- versions json ('' = keep); events: extra events, a json list of
+-- {"physical_id", "action", "status", "reason"} ('' = none).
 -- With an empty status (ARGV 3) only the replaced versions change: the
 -- current version's fields are left as they are.
 -- Every physical create or delete of a resource version this write records

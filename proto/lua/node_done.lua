@@ -1,20 +1,23 @@
 -- Marks a graph node done for its traversal and satisfies its successors'
 -- sync points (set semantics: HSETNX of the predecessor, so a duplicate
 -- never double-counts). The record is updated first, fenced by version.
--- KEYS: 1 stack, 2 res, 3 done set, 4 events, 5 counts, 6 index, 7 lease,
---       8 graph, 9 publishing set, 10.. successors' sync points
--- ARGV: 1 traversal, 2 node, 3 expected version ('' = any), 4 new status
---       ('' = unchanged, 'DELETED' = remove the record), 5 attrs ('' = keep),
---       6 reason, 7 data passed to successors, 8 worker, 9 resource name,
---       10 physical id, 11 event action, 12 data json ('' = keep),
---       13 replaced versions json ('' = keep), 14 extra events: json list of
---       {"physical_id", "action", "status", "reason"} ('' = none),
---       15 lease token of the caller ('' = holds none): the lease is released
---       here, before any successor (such as this resource's cleanup) is told,
---       16 '1' when the caller (an engine) has no other job that would do this
---       again should it die before its successors' jobs are published: the
---       node joins the publishing set until the caller says they are,
---       17.. the successors' node names, in the order of their sync points
+-- KEYS: 1 stack, 2 res, 3 done, 4 events, 5 counts, 6 index, 7 lease,
+--       8 graph, 9 publishing
+-- ARGV: 1 traversal, 2 node, 3 version, 4 status, 5 attrs, 6 reason, 7 pass,
+--       8 worker, 9 resource, 10 physical_id, 11 action, 12 data, 13 old,
+--       14 events, 15 lease_token, 16 publishing
+-- Variadic: KEYS from 10 are the successors' sync points, ARGV from 17
+-- their node names, in the same order.
+-- version: expected ('' = any); status: new ('' = unchanged, 'DELETED' =
+-- remove the record); attrs ('' = keep); pass: data passed to successors;
+-- action: of the event; data: json ('' = keep); old: replaced versions json
+-- ('' = keep); events: extra events, a json list of {"physical_id",
+-- "action", "status", "reason"} ('' = none); lease_token: the caller's
+-- ('' = holds none): the lease is released here, before any successor
+-- (such as this resource's cleanup) is told; publishing: '1' when the
+-- caller (an engine) has no other job that would do this again should it
+-- die before its successors' jobs are published: the node joins the
+-- publishing set until the caller says they are.
 -- Returns {'OK', added, done, total, a1, n1, d1, a2, n2, d2, ...} (aK: this
 -- call added to successor K's set, nK: its size now, dK: 1 when successor K
 -- is itself done already), or FENCED / STALE / SETTLED, or NONODE: the

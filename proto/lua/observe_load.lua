@@ -1,5 +1,6 @@
 -- Observer: everything needed to observe one node, in one round trip.
--- KEYS: 1 stack, 2 res, 3 graph.  ARGV: 1 node, 2 traversal
+-- KEYS: 1 stack, 2 res, 3 graph
+-- ARGV: 1 node, 2 traversal
 -- Returns {traversal, stack status, record(flat), graph entry}, or
 -- {'NONODE'} for a node outside the graph (lib.lua outside_graph): the caller
 -- dead-letters the job.

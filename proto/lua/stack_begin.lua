@@ -1,11 +1,12 @@
 -- Starts a traversal of a stack: CREATE (submit), UPDATE, DELETE or ROLLBACK.
 -- KEYS: 1 stack, 2 def, 3 events
--- ARGV: 1 kind, 2 name, 3 id, 4 template json, 5 params json, 6 fname,
---       7 worker/client id, 8 rollback flag ('1', '0', '' = keep),
---       9 '1' when a worker re-runs a delete that found late records,
---       10 template files json ('' or absent = none / keep),
---       11 parent json {"stack", "resource", "depth"} of a nested stack (CREATE),
---       12 idempotency token ('' or absent = none)
+-- ARGV: 1 kind, 2 name, 3 id, 4 template, 5 params, 6 fname, 7 client,
+--       8 rollback, 9 delete_rerun, 10 files, 11 parent, 12 token
+-- template, params: json; client: the worker or client id; rollback: the
+-- flag ('1', '0', '' = keep); delete_rerun: '1' when a worker re-runs a
+-- delete that found late records; files: template files json ('' = none /
+-- keep); parent: json {"stack", "resource", "depth"} of a nested stack
+-- (CREATE); token: idempotency token ('' = none).
 -- Returns {traversal}. CREATE refuses an existing stack; the others bump the
 -- traversal so that every job of the previous one stops at a safe point.
 -- UPDATE stores the new definition; ROLLBACK restores the last definition

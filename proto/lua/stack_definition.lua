@@ -2,7 +2,8 @@
 -- and current traversal, the stored template, parameters and template files,
 -- the index of resources that have records (name -> dependencies of the
 -- recorded version), and the stack's nesting depth (0: not nested).
--- KEYS: 1 stack, 2 def, 3 index.
+-- KEYS: 1 stack, 2 def, 3 index
+-- ARGV: none
 -- Returns {action, name, traversal, template, params, index(flat), files, depth}.
 local s = redis.call('HMGET', KEYS[1], 'action', 'name', 'traversal', 'depth')
 local d = redis.call('HMGET', KEYS[2], 'template', 'params', 'files')

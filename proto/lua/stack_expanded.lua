@@ -7,8 +7,9 @@
 -- Also stores the parameters as the template resolved them (defaults
 -- applied, typed): what every check job of the traversal reads. A nested
 -- stack's definition holds its parent's property values until then.
--- KEYS: 1 stack, 2 def, 3 rdef, 4 graph, 5 rdef draft, 6 graph draft.
--- ARGV: 1 traversal, 2 number of graph nodes, 3 resolved parameters json
+-- KEYS: 1 stack, 2 def, 3 rdef, 4 graph, 5 rdef_draft, 6 graph_draft
+-- ARGV: 1 traversal, 2 nodes, 3 params
+-- nodes: the number of graph nodes; params: the resolved parameters json.
 -- Returns {'OK'}; {'DUP', root...} when the traversal was expanded already
 -- (its roots, for the caller to publish again: the expansion that won may
 -- have died before it did); {'STALE'} when a newer traversal started

@@ -4,8 +4,9 @@
 -- to. A delete that finds records made behind its back (an action of an
 -- older traversal that finished after the delete was expanded) is not
 -- complete: it answers AGAIN and the caller starts another delete traversal.
--- KEYS: 1 stack, 2 events, 3 def, 4 index.  ARGV: 1 traversal, 2 status suffix
--- (COMPLETE|FAILED), 3 reason, 4 outputs json, 5 worker
+-- KEYS: 1 stack, 2 events, 3 def, 4 index
+-- ARGV: 1 traversal, 2 status, 3 reason, 4 outputs, 5 worker
+-- status: the status suffix (COMPLETE|FAILED); outputs: json.
 -- Returns {'OK', action}, {'AGAIN'}, or STALE / SETTLED.
 local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'action', 'name', 'id')
 if st[1] ~= ARGV[1] then return {'STALE', st[1] or ''} end

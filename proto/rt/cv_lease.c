@@ -32,7 +32,9 @@ static void on_renewed(cv_redis_t *r, redisReply *rep, void *ud)
     cv_lease_keeper_t *k = ud;
     (void)r;
     k->renewing = false;
-    if (rep && rep->type == REDIS_REPLY_INTEGER && rep->integer == 0 && !k->stopped) {
+    bool not_ours = cv_reply_answer(CV_SCRIPT_LEASE_RENEW, rep) == CV_ANSWER_VALUE &&
+                    rep->type == REDIS_REPLY_INTEGER && rep->integer == 0;
+    if (not_ours && !k->stopped) {
         /* Expired while we could not renew it (a pause, a Redis outage), or
          * released under us: renewing someone else's lease would be wrong. */
         k->lost = true;
@@ -47,9 +49,10 @@ static void on_tick(uv_timer_t *t)
     cv_lease_keeper_t *k = t->data;
     if (k->renewing || !cv_redis_connected(k->redis))
         return; /* the next tick tries again; the lease has two more thirds */
-    const char *keys[] = {k->key}, *args[] = {k->token, k->ms};
-    if (cv_redis_script(k->redis, CV_SCRIPT_LEASE_RENEW, 1, keys, 2, args, NULL, on_renewed, k) ==
-        0)
+    cv_lease_renew_keys_t keys = {.lease = k->key};
+    cv_lease_renew_args_t args = {.token = k->token, .lease_ms = k->ms};
+    if (cv_redis_call(k->redis, CV_SCRIPT_LEASE_RENEW, keys.v, args.v, 0, NULL, NULL, on_renewed,
+                      k) == 0)
         k->renewing = true;
 }
 

@@ -16,13 +16,12 @@ extern const struct {
     const char *text;
 } cv_lua_sources[];
 
-static const char *const script_names[CV_SCRIPT__COUNT] = {
-    "stack_begin",  "stack_expanded", "check_begin", "check_finish", "lease_release",
-    "observe_load", "node_done",      "node_failed", "stack_finish", "stack_definition",
-    "resource_ref", "lease_renew",    "stack_touch", "stack_reap",
-};
-
 static char *script_texts[CV_SCRIPT__COUNT];
+
+/* The SHA1 of each script as SCRIPT LOAD answered it: the same on every
+ * server for the same text, so one copy serves the synchronous path of the
+ * whole process ("" until a first call loads it). */
+static char sync_shas[CV_SCRIPT__COUNT][41];
 
 struct cv_redis {
     uv_loop_t *loop;
@@ -92,7 +91,7 @@ static const char *lua_source(const char *name)
 const char *cv_redis_script_text(cv_script_t s)
 {
     if (!script_texts[s]) {
-        const char *lib = lua_source("lib"), *body = lua_source(script_names[s]);
+        const char *lib = lua_source("lib"), *body = lua_source(cv_script_name(s));
         if (!lib || !body)
             abort(); /* a missing script is a build error, never a runtime condition */
         size_t n = strlen(lib) + strlen(body) + 2;
@@ -129,25 +128,103 @@ redisContext *cv_redis_connect_sync(const cv_opts_t *opts, char *errstr, size_t 
     return c;
 }
 
-redisReply *cv_redis_script_sync(redisContext *c, cv_script_t s, int nkeys, const char **keys,
-                                 int nargs, const char **args)
+/* The command vector of a script call: EVALSHA sha (or EVAL text) numkeys keys... args...
+ * (with the variadic tail's keys after the fixed keys, its arguments after
+ * the fixed arguments). NULL strings are sent as "". */
+typedef struct call_argv {
+    int argc;
+    const char **argv;
+    size_t *lens;
+    char numkeys[24];
+    const char *sargv[64];
+    size_t slens[64];
+} call_argv_t;
+
+static const char *or_empty(const char *s)
 {
-    int argc = 3 + nkeys + nargs;
-    const char **argv = calloc((size_t)argc, sizeof(*argv));
-    if (!argv)
+    return s ? s : "";
+}
+
+static int call_argv_init(call_argv_t *c, cv_script_t s, const char *eval, const char *script,
+                          const char *const *keys, const char *const *args, size_t nextra,
+                          const char *const *extra_keys, const char *const *extra_args)
+{
+    size_t nkeys = cv_script_nkeys(s), nargs = cv_script_nargs(s);
+    if (!cv_script_variadic(s))
+        nextra = 0;
+    size_t argc = 3 + nkeys + nargs + 2 * nextra;
+    bool small = argc <= sizeof(c->sargv) / sizeof(c->sargv[0]);
+    c->argv = small ? c->sargv : malloc(argc * sizeof(*c->argv));
+    c->lens = small ? c->slens : malloc(argc * sizeof(*c->lens));
+    if (!c->argv || !c->lens) {
+        if (!small) {
+            free(c->argv);
+            free(c->lens);
+        }
+        return CV_ENOMEM;
+    }
+    snprintf(c->numkeys, sizeof(c->numkeys), "%zu", nkeys + nextra);
+    size_t n = 0;
+    c->argv[n++] = eval;
+    c->argv[n++] = script;
+    c->argv[n++] = c->numkeys;
+    for (size_t i = 0; i < nkeys; i++)
+        c->argv[n++] = or_empty(keys[i]);
+    for (size_t i = 0; i < nextra; i++)
+        c->argv[n++] = or_empty(extra_keys[i]);
+    for (size_t i = 0; i < nargs; i++)
+        c->argv[n++] = or_empty(args[i]);
+    for (size_t i = 0; i < nextra; i++)
+        c->argv[n++] = or_empty(extra_args[i]);
+    for (size_t i = 0; i < n; i++)
+        c->lens[i] = strlen(c->argv[i]);
+    c->argc = (int)n;
+    return 0;
+}
+
+static void call_argv_free(call_argv_t *c)
+{
+    if (c->argv != c->sargv)
+        free(c->argv);
+    if (c->lens != c->slens)
+        free(c->lens);
+}
+
+static bool is_noscript(const redisReply *rep)
+{
+    return rep && rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "NOSCRIPT", 8) == 0;
+}
+
+static bool load_sync(redisContext *c, cv_script_t s)
+{
+    redisReply *rep = redisCommand(c, "SCRIPT LOAD %s", cv_redis_script_text(s));
+    bool ok = rep && rep->type == REDIS_REPLY_STRING && rep->len == 40;
+    if (ok)
+        memcpy(sync_shas[s], rep->str, 41);
+    freeReplyObject(rep);
+    return ok;
+}
+
+redisReply *cv_redis_script_sync(redisContext *c, cv_script_t s, const char *const *keys,
+                                 const char *const *args, size_t nextra,
+                                 const char *const *extra_keys, const char *const *extra_args)
+{
+    /* A server that refuses SCRIPT LOAD (LOADING, ...) gets EVAL: it then
+     * answers the caller with the same refusal. */
+    bool loaded = sync_shas[s][0] || load_sync(c, s);
+    call_argv_t call;
+    if (call_argv_init(&call, s, loaded ? "EVALSHA" : "EVAL",
+                       loaded ? sync_shas[s] : cv_redis_script_text(s), keys, args, nextra,
+                       extra_keys, extra_args) != 0)
         return NULL;
-    char nk[16];
-    snprintf(nk, sizeof(nk), "%d", nkeys);
-    argv[0] = "EVAL";
-    argv[1] = cv_redis_script_text(s);
-    argv[2] = nk;
-    for (int i = 0; i < nkeys; i++)
-        argv[3 + i] = keys[i];
-    for (int i = 0; i < nargs; i++)
-        argv[3 + nkeys + i] = args[i];
-    redisReply *r = redisCommandArgv(c, argc, argv, NULL);
-    free(argv);
-    return r;
+    redisReply *rep = redisCommandArgv(c, call.argc, call.argv, call.lens);
+    if (is_noscript(rep) && load_sync(c, s)) {
+        /* A server without the script (restarted, or another one): once more. */
+        freeReplyObject(rep);
+        rep = redisCommandArgv(c, call.argc, call.argv, call.lens);
+    }
+    call_argv_free(&call);
+    return rep;
 }
 
 /* SCRIPT LOAD is idempotent and returns the SHA1 the server will use. */
@@ -159,11 +236,12 @@ static int load_scripts(cv_redis_t *r, char *errstr, size_t errstr_size)
     int rc = 0;
     for (int s = 0; s < CV_SCRIPT__COUNT && rc == 0; s++) {
         redisReply *rep = redisCommand(c, "SCRIPT LOAD %s", cv_redis_script_text((cv_script_t)s));
-        if (rep && rep->type == REDIS_REPLY_STRING && rep->len == 40)
+        if (rep && rep->type == REDIS_REPLY_STRING && rep->len == 40) {
             memcpy(r->shas[s], rep->str, 41);
-        else
+            memcpy(sync_shas[s], rep->str, 41);
+        } else
             rc = cv_seterr(errstr, errstr_size, CV_EREDIS, "loading script %s failed: %s",
-                           script_names[s], rep && rep->str ? rep->str : c->errstr);
+                           cv_script_name((cv_script_t)s), rep && rep->str ? rep->str : c->errstr);
         freeReplyObject(rep);
     }
     redisFree(c);
@@ -366,7 +444,7 @@ static void on_reply(redisAsyncContext *ac, void *reply, void *privdata)
         p->r->connected = false; /* hiredis is tearing the connection down */
     else
         note_availability(p->r, rep);
-    if (rep && rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "NOSCRIPT", 8) == 0) {
+    if (is_noscript(rep)) {
         /* Redis restarted without its script cache: reload, the caller retries. */
         char err[256];
         if (load_scripts(p->r, err, sizeof(err)) != 0)
@@ -395,39 +473,37 @@ int cv_redis_argv(cv_redis_t *r, int argc, const char **argv, const size_t *lens
     return 0;
 }
 
-int cv_redis_script(cv_redis_t *r, cv_script_t s, int nkeys, const char **keys, int nargs,
-                    const char **args, const size_t *arglens, cv_redis_cb cb, void *ud)
+int cv_redis_call(cv_redis_t *r, cv_script_t s, const char *const *keys, const char *const *args,
+                  size_t nextra, const char *const *extra_keys, const char *const *extra_args,
+                  cv_redis_cb cb, void *ud)
 {
-    enum { STACK_ARGS = 64 };
-    int argc = 3 + nkeys + nargs;
-    const char *sargv[STACK_ARGS];
-    size_t slens[STACK_ARGS];
-    const char **argv = argc <= STACK_ARGS ? sargv : malloc((size_t)argc * sizeof(*argv));
-    size_t *lens = argc <= STACK_ARGS ? slens : malloc((size_t)argc * sizeof(*lens));
-    if (!argv || !lens) {
-        if (argv != sargv)
-            free(argv);
-        if (lens != slens)
-            free(lens);
-        return CV_ENOMEM;
-    }
-    char nk[16];
-    snprintf(nk, sizeof(nk), "%d", nkeys);
-    argv[0] = "EVALSHA";
-    argv[1] = r->shas[s];
-    argv[2] = nk;
-    for (int i = 0; i < nkeys; i++)
-        argv[3 + i] = keys[i];
-    for (int i = 0; i < nargs; i++)
-        argv[3 + nkeys + i] = args[i];
-    for (int i = 0; i < argc; i++)
-        lens[i] = (i >= 3 + nkeys && arglens) ? arglens[i - 3 - nkeys] : strlen(argv[i]);
-    int rc = cv_redis_argv(r, argc, argv, lens, cb, ud);
-    if (argv != sargv)
-        free(argv);
-    if (lens != slens)
-        free(lens);
+    call_argv_t call;
+    int rc =
+        call_argv_init(&call, s, "EVALSHA", r->shas[s], keys, args, nextra, extra_keys, extra_args);
+    if (rc)
+        return rc;
+    rc = cv_redis_argv(r, call.argc, call.argv, call.lens, cb, ud);
+    call_argv_free(&call);
     return rc;
+}
+
+cv_answer_t cv_reply_answer(cv_script_t s, const redisReply *rep)
+{
+    if (!rep || rep->type == REDIS_REPLY_ERROR)
+        return CV_ANSWER_INVALID;
+    const redisReply *first = rep->type == REDIS_REPLY_ARRAY ? cv_reply_at(rep, 0) : NULL;
+    cv_answer_t a = first && first->type == REDIS_REPLY_STRING ? cv_script_answer(s, first->str)
+                                                               : CV_ANSWER_INVALID;
+    if (a == CV_ANSWER_INVALID && cv_script_shape(s) == CV_SCRIPT_VALUE)
+        return CV_ANSWER_VALUE;
+    return a;
+}
+
+const redisReply *cv_reply_at(const redisReply *r, size_t i)
+{
+    if (!r || r->type != REDIS_REPLY_ARRAY || i >= r->elements)
+        return NULL;
+    return r->element[i];
 }
 
 const char *cv_reply_str(const redisReply *r, size_t i)

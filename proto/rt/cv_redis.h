@@ -17,24 +17,7 @@
 #include <uv.h>
 
 #include "cv_opts.h"
-
-typedef enum {
-    CV_SCRIPT_STACK_BEGIN,
-    CV_SCRIPT_STACK_EXPANDED,
-    CV_SCRIPT_CHECK_BEGIN,
-    CV_SCRIPT_CHECK_FINISH,
-    CV_SCRIPT_LEASE_RELEASE,
-    CV_SCRIPT_OBSERVE_LOAD,
-    CV_SCRIPT_NODE_DONE,
-    CV_SCRIPT_NODE_FAILED,
-    CV_SCRIPT_STACK_FINISH,
-    CV_SCRIPT_STACK_DEFINITION,
-    CV_SCRIPT_RESOURCE_REF,
-    CV_SCRIPT_LEASE_RENEW,
-    CV_SCRIPT_STACK_TOUCH,
-    CV_SCRIPT_STACK_REAP,
-    CV_SCRIPT__COUNT
-} cv_script_t;
+#include "cv_script.h"
 
 typedef struct cv_redis cv_redis_t;
 
@@ -67,22 +50,41 @@ void cv_redis_on_state(cv_redis_t *r, cv_redis_state_cb cb, void *ud);
 int cv_redis_argv(cv_redis_t *r, int argc, const char **argv, const size_t *lens, cv_redis_cb cb,
                   void *ud);
 
-/* Calls a script: EVALSHA sha nkeys keys... args... */
-int cv_redis_script(cv_redis_t *r, cv_script_t s, int nkeys, const char **keys, int nargs,
-                    const char **args, const size_t *arglens, cv_redis_cb cb, void *ud);
+/* Calls script s: EVALSHA with the row's keys and arguments (the counts
+ * are the row's, cv_script.def) and, for a variadic row, `nextra` more of
+ * each. keys and args are the v[] of the script's cv_<name>_keys_t /
+ * cv_<name>_args_t; a NULL among them is sent as "". Returns 0, or
+ * CV_EREDIS when not connected (cb is then not called). */
+int cv_redis_call(cv_redis_t *r, cv_script_t s, const char *const *keys, const char *const *args,
+                  size_t nextra, const char *const *extra_keys, const char *const *extra_args,
+                  cv_redis_cb cb, void *ud);
 
-/* Full text of a script (prelude + body), for synchronous callers (the CLI). */
+/* Full text of a script (prelude + body). */
 const char *cv_redis_script_text(cv_script_t s);
 
 /* Connects synchronously (for the CLI and setup); NULL with errstr on failure. */
 redisContext *cv_redis_connect_sync(const cv_opts_t *opts, char *errstr, size_t errstr_size);
 
-/* Runs a script on a synchronous context (EVAL). Returns the reply or NULL. */
-redisReply *cv_redis_script_sync(redisContext *c, cv_script_t s, int nkeys, const char **keys,
-                                 int nargs, const char **args);
+/* cv_redis_call on a synchronous context: EVALSHA of the script's SHA,
+ * loaded once (SCRIPT LOAD) and again only when the server answers
+ * NOSCRIPT (another server, or one restarted). Returns the reply (free it
+ * with freeReplyObject) or NULL when the connection failed. */
+redisReply *cv_redis_script_sync(redisContext *c, cv_script_t s, const char *const *keys,
+                                 const char *const *args, size_t nextra,
+                                 const char *const *extra_keys, const char *const *extra_args);
 
-/* Helpers to read replies: element i as string ("" when absent or not a string). */
+/* What a reply of script s answers: its first element's word for an
+ * answer-shaped row (cv_script_answer), CV_ANSWER_VALUE for a value-shaped
+ * row's value, CV_ANSWER_INVALID for NULL (connection lost), an error reply,
+ * or a word not in the row. */
+cv_answer_t cv_reply_answer(cv_script_t s, const redisReply *rep);
+
+/* Element i of an array reply as a string ("" when absent or not a
+ * string) / as an integer (0 when absent). Pass a named position:
+ * cv_reply_str(rep, CV_CHECK_BEGIN_R_GRAPH_ENTRY). */
 const char *cv_reply_str(const redisReply *r, size_t i);
 long long cv_reply_int(const redisReply *r, size_t i);
+/* Element i itself; NULL when absent. */
+const redisReply *cv_reply_at(const redisReply *r, size_t i);
 
 #endif

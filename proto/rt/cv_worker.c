@@ -5,6 +5,7 @@
 #include "cv_log.h"
 #include "cv_msg.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,38 @@ static int connect_all(cv_worker_t *w, const cv_worker_def_t *def)
     return rc;
 }
 
+/* ---- counters ---- */
+
+void cv_worker_count(cv_worker_t *w, cv_stat_t s, uint64_t n)
+{
+    assert(s < CV_STAT_MAX);
+    w->cv__stat[s] += n;
+}
+
+uint64_t cv_worker_stat(const cv_worker_t *w, cv_stat_t s)
+{
+    assert(s < CV_STAT_MAX);
+    return w->cv__stat[s];
+}
+
+/* "stopped: 12 jobs, 3 actions, ..., 0 handed back": every counter, in table order. */
+static void log_counters(const cv_worker_t *w)
+{
+    static const char *const words[] = {
+#define XX(name, log_words, liveness_field) log_words,
+        CV_STAT_MAP(XX)
+#undef XX
+    };
+    char line[512];
+    size_t len = 0;
+    for (int s = 0; s < CV_STAT_MAX && len < sizeof(line); s++)
+        len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%llu %s", s ? ", " : "",
+                                (unsigned long long)cv_worker_stat(w, (cv_stat_t)s), words[s]);
+    cv_info("stopped: %s", line);
+}
+
+/* ---- the process ---- */
+
 int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
 {
     static cv_worker_t w; /* one per process; signal handlers reach it */
@@ -136,13 +169,7 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
             w.opts.redis_url, w.opts.kafka, w.window, w.lease_ms, w.max_attempts);
     uv_run(w.loop, UV_RUN_DEFAULT);
     uv_loop_close(w.loop);
-    cv_info("stopped: %llu jobs, %llu actions, %llu retries, %llu stale, %llu fenced, %llu dead, "
-            "%llu given up, %llu reaped, %llu handed back",
-            (unsigned long long)w.stats.jobs, (unsigned long long)w.stats.acted,
-            (unsigned long long)w.stats.retries, (unsigned long long)w.stats.stale,
-            (unsigned long long)w.stats.fenced, (unsigned long long)w.stats.dead,
-            (unsigned long long)w.stats.gave_up, (unsigned long long)w.stats.reaped,
-            (unsigned long long)w.stats.handed_back);
+    log_counters(&w);
     cv_opts_free(&w.opts);
     return 0;
 }
@@ -177,7 +204,7 @@ void cv_worker_dead_letter(cv_worker_t *w, const void *payload, size_t len, cons
     cv_msg_t m = {.type = CV_MSG_DEAD, .original = payload, .original_len = len};
     snprintf(m.reason, sizeof(m.reason), "%s", reason);
     cv_warn("dead-lettering a message: %s", reason);
-    w->stats.dead++;
+    cv_worker_count(w, CV_STAT_DEAD, 1);
     if (send_msg(w, CV_TOPIC_DEAD, &m, NULL, 0, cb, ud) != 0 && cb)
         cb(ud, CV_EKAFKA);
 }
@@ -202,7 +229,7 @@ static void on_later(uv_timer_t *t)
 
 void cv_worker_hand_back(cv_worker_t *w, cv_job_t *job)
 {
-    w->stats.handed_back++;
+    cv_worker_count(w, CV_STAT_HANDED_BACK, 1);
     cv_job_hand_back(job);
 }
 
@@ -233,7 +260,7 @@ int cv_worker_accept(cv_worker_t *w, cv_job_t *job, const void *payload, size_t 
                      unsigned accepted, cv_msg_t *m)
 {
     char err[256], reason[320];
-    w->stats.jobs++;
+    cv_worker_count(w, CV_STAT_JOBS, 1);
     if (cv_limits_check(&w->limits, CV_LIMIT_MESSAGE_BYTES, len, w->role, err, sizeof(err))) {
         size_t keep = len < OVERSIZE_KEEP_BYTES ? len : OVERSIZE_KEEP_BYTES;
         snprintf(reason, sizeof(reason), "%s (first %zu bytes kept)", err, keep);

@@ -20,17 +20,40 @@
 #include "cv_outage.h"
 #include "cv_redis.h"
 
-typedef struct cv_worker_stats {
-    uint64_t jobs;        /* jobs handled */
-    uint64_t acted;       /* actions taken (create/update/delete) */
-    uint64_t retries;     /* jobs retried after a transient error or a busy lease */
-    uint64_t stale;       /* jobs of superseded or settled traversals */
-    uint64_t fenced;      /* writes refused by the fencing version */
-    uint64_t dead;        /* messages dead-lettered */
-    uint64_t gave_up;     /* jobs given up after --max-attempts failures */
-    uint64_t reaped;      /* jobs the reaper re-queued */
-    uint64_t handed_back; /* jobs given back unfinished when stopping */
-} cv_worker_stats_t;
+/*
+ * The worker's counters: one table giving the enum (CV_STAT_<NAME>), the
+ * words of the "stopped: ..." log line, and the field of the liveness record
+ * (NULL: not in the record). Other modules count through cv_worker_count and
+ * read through cv_worker_stat; the storage is private to the worker shell.
+ */
+#define CV_STAT_MAP(XX)                                                                            \
+    /* jobs handled */                                                                             \
+    XX(JOBS, "jobs", "jobs")                                                                       \
+    /* actions taken (create/update/delete) */                                                     \
+    XX(ACTED, "actions", "actions")                                                                \
+    /* jobs retried after a transient error or a busy lease */                                     \
+    XX(RETRIES, "retries", "retries")                                                              \
+    /* jobs of superseded or settled traversals */                                                 \
+    XX(STALE, "stale", NULL)                                                                       \
+    /* writes refused by the fencing version */                                                    \
+    XX(FENCED, "fenced", "fenced")                                                                 \
+    /* messages dead-lettered */                                                                   \
+    XX(DEAD, "dead", "dead")                                                                       \
+    /* jobs given up after --max-attempts failures */                                              \
+    XX(GAVE_UP, "given up", "gave_up")                                                             \
+    /* jobs the reaper re-queued */                                                                \
+    XX(REAPED, "reaped", "reaped")                                                                 \
+    /* jobs given back unfinished when stopping */                                                 \
+    XX(HANDED_BACK, "handed back", NULL)
+
+/* clang-format off */
+typedef enum {
+#define CV_STAT_ENUM(name, log_words, liveness_field) CV_STAT_##name,
+    CV_STAT_MAP(CV_STAT_ENUM)
+#undef CV_STAT_ENUM
+    CV_STAT_MAX /* the number of counters */
+} cv_stat_t;
+/* clang-format on */
 
 typedef struct cv_worker {
     uv_loop_t *loop;
@@ -45,14 +68,14 @@ typedef struct cv_worker {
     int max_attempts;   /* transient failures of one job before it is given up */
     cv_limits_t limits; /* input limits (message size here; templates in the CLI) */
     cv_outage_t redis_outage, kafka_outage;
-    double kafka_probed;      /* last probe of the brokers during a Kafka outage */
-    void *services;           /* the role's own services (cv_worker_def_t.start) */
+    double kafka_probed; /* last probe of the brokers during a Kafka outage */
+    void *services;      /* the role's own services (cv_worker_def_t.start) */
     void (*stop)(void *services);
-    int reap_stall_ms;        /* a stack in progress is stalled after this without progress */
-    int reap_interval_ms;     /* how often the reaper looks */
+    int reap_stall_ms;    /* a stack in progress is stalled after this without progress */
+    int reap_interval_ms; /* how often the reaper looks */
     bool stopping;
     double started;
-    cv_worker_stats_t stats;
+    uint64_t cv__stat[CV_STAT_MAX]; /* private: cv_worker_count / cv_worker_stat */
     uv_timer_t liveness;
     const char *liveness_state; /* last written: "joining", "ready", "stopping" */
     double liveness_written;
@@ -121,6 +144,12 @@ unsigned cv_backoff_ms(unsigned attempt);
  * more than waiting does.
  */
 unsigned cv_worker_retry(cv_worker_t *w, cv_retry_t *r);
+
+/* Adds `n` to counter `s`; reads counter `s`. Counters only grow, from 0 at
+ * start; the worker logs them when it stops and publishes those with a
+ * liveness field in its liveness record. */
+void cv_worker_count(cv_worker_t *w, cv_stat_t s, uint64_t n);
+uint64_t cv_worker_stat(const cv_worker_t *w, cv_stat_t s);
 
 /* Whether Redis and Kafka are both reachable, as far as this worker knows. */
 bool cv_worker_services_up(const cv_worker_t *w);

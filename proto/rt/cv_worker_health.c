@@ -87,9 +87,8 @@ static void add_time(fields_t *f, const char *name, double t)
 
 static void write_liveness(cv_worker_t *w, const char *state)
 {
-    char key[CV_KEY_MAX], idkey[128], last_outage[256];
-    snprintf(idkey, sizeof(idkey), "worker:%s", w->id);
-    cv_key_global(key, sizeof(key), idkey);
+    char key[CV_KEY_MAX], last_outage[256];
+    cv_key(key, sizeof(key), CV_KEY_WORKER, NULL, 0, w->id);
     cv_outage_describe_last(&w->redis_outage, &w->kafka_outage, last_outage, sizeof(last_outage));
     fields_t f = {.argc = 2};
     f.argv[0] = "HSET";
@@ -99,14 +98,15 @@ static void write_liveness(cv_worker_t *w, const char *state)
     add_time(&f, "started", w->started);
     add_time(&f, "last_seen", cv_now());
     add(&f, "state", state);
-    add_u64(&f, "jobs", w->stats.jobs);
-    add_u64(&f, "actions", w->stats.acted);
+    static const char *const counter_fields[] = {
+#define XX(name, log_words, liveness_field) liveness_field,
+        CV_STAT_MAP(XX)
+#undef XX
+    };
+    for (int s = 0; s < CV_STAT_MAX; s++)
+        if (counter_fields[s])
+            add_u64(&f, counter_fields[s], cv_worker_stat(w, (cv_stat_t)s));
     add_u64(&f, "inflight", (uint64_t)(w->consumer ? cv_consumer_inflight(w->consumer) : 0));
-    add_u64(&f, "retries", w->stats.retries);
-    add_u64(&f, "fenced", w->stats.fenced);
-    add_u64(&f, "dead", w->stats.dead);
-    add_u64(&f, "gave_up", w->stats.gave_up);
-    add_u64(&f, "reaped", w->stats.reaped);
     add_u64(&f, "redis_outages", w->redis_outage.count);
     add_u64(&f, "kafka_outages", w->kafka_outage.count);
     add(&f, "last_outage", last_outage);

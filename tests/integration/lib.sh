@@ -1,11 +1,19 @@
 # Helpers for the integration tests (sourced). Tests talk to real Redis and
 # Kafka started by deploy/local/up.sh, through convergectl and redis-cli.
+# Every wait for a condition goes through cv_wait_until SECONDS WHAT CMD...
+# (deploy/lib/common.sh): it polls CMD until it succeeds and returns 1, saying
+# what it waited for, once SECONDS have passed.
 # shellcheck shell=bash
 
 : "${CONVERGECTL:?CONVERGECTL must point at the convergectl binary}"
 : "${STATE:?STATE must name the up.sh state dir}"
+# shellcheck disable=SC2034 # read by common.sh
+CV_TAG=integration
+# shellcheck source=SCRIPTDIR/../../deploy/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../deploy/lib/common.sh"
 # shellcheck disable=SC1091
 source "$STATE/env"
+# shellcheck disable=SC2034 # used by the test files sourced after this one
 DATA="$(cd "$(dirname "${BASH_SOURCE[0]}")/../data" && pwd)"
 RUN_ID=${RUN_ID:-$(date +%s)$$}
 

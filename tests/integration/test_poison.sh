@@ -15,22 +15,24 @@ dead_entries_since() {
          | [.[] | select(("\(.partition):\(.offset)") as $k | $seen | index($k) | not)]'
 }
 
+# poison_dead_at_least BEFORE_JSON N: true once N entries are new since
+# BEFORE_JSON; sets the caller's `new` (those entries) and `count` (how many).
+poison_dead_at_least() {
+    new=$(dead_entries_since "$1")
+    count=$(jq length <<<"$new")
+    [ "$count" -ge "$2" ]
+}
+
 test_malformed_poison_messages_are_dead_lettered_and_workers_carry_on() {
-    local before new count deadline name originals
+    local before new count name originals
     before=$(ctl dead -o json)
     # Not msgpack, a string instead of a map, a map with an unknown version,
     # a byte msgpack never uses: four to the engines, one to the observers.
     printf 'not msgpack\n\xa5hello\n\x81\xa1v\x07\n\xc1\n' | kcat_produce converge.check
     printf 'not msgpack either\n' | kcat_produce converge.observe
 
-    deadline=$(($(date +%s%N) + 30000000000))
-    while :; do
-        new=$(dead_entries_since "$before")
-        count=$(jq length <<<"$new")
-        [ "$count" -ge 5 ] && break
-        [ "$(date +%s%N)" -lt "$deadline" ] || fail "only $count of 5 messages dead-lettered in 30 s"
-        sleep 0.1
-    done
+    cv_wait_until 30 "5 new dead letters" poison_dead_at_least "$before" 5 ||
+        fail "only $count of 5 messages dead-lettered in 30 s"
     assert_eq 5 "$count" "new dead letters"
     assert_eq 4 "$(jq '[.[] | select(.reason | startswith("engine: "))] | length' <<<"$new")" \
         "dead-lettered by the engines"

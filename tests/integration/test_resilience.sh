@@ -6,18 +6,6 @@
 RES_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 RES_PREFIX=${CONVERGE_PREFIX:-cv:}
 
-# res_wait SECONDS WHAT CMD...: polls CMD every 100 ms until it succeeds;
-# fails naming WHAT after SECONDS.
-res_wait() {
-    local seconds=$1 what=$2
-    local deadline=$(($(date +%s%N) + seconds * 1000000000))
-    shift 2
-    until "$@"; do
-        [ "$(date +%s%N)" -lt "$deadline" ] || fail "gave up after ${seconds}s waiting for $what"
-        sleep 0.1
-    done
-}
-
 res_status_is() { # id status
     [ "$(redis HGET "$RES_PREFIX{$1}:stack" status)" = "$2" ]
 }
@@ -140,11 +128,11 @@ test_resilience_engine_killed_mid_stack_the_stack_completes_creating_each_once()
     rm -f "$tpl"
     id=$(res_stack_id "$name")
     trap res_restart_missing EXIT
-    res_wait 30 "the stack to be under way" res_done_at_least "$id" 3
+    cv_wait_until 30 "the stack to be under way" res_done_at_least "$id" 3
     pid=$(cat "$STATE/pids/engine-1.pid")
     kill -KILL "$pid"
     t_kill=$(date +%s%N)
-    res_wait 60 "the stack to complete after the kill" res_status_is "$id" CREATE_COMPLETE
+    cv_wait_until 60 "the stack to complete after the kill" res_status_is "$id" CREATE_COMPLETE
     t_done=$(date +%s%N)
     echo "    recovered: stack complete $(((t_done - t_kill) / 1000000)) ms after kill -9 of engine-1"
     ledger=$(res_ledger "$id")
@@ -191,10 +179,10 @@ test_resilience_duplicated_check_job_does_not_create_twice() {
     name=$(stack_name res-dup)
     ctl submit "$name" "$DATA/stacks/wait.yaml" >/dev/null
     id=$(res_stack_id "$name")
-    res_wait 30 "slow's create to be recorded" res_recorded "$id" slow
+    cv_wait_until 30 "slow's create to be recorded" res_recorded "$id" slow
     # The same CHECK job again, as a redelivery or a duplicate would bring it.
     res_check_job "$id" slow | res_produce converge.check
-    res_wait 30 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
+    cv_wait_until 30 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
     uuid=$(redis HGET "$RES_PREFIX{$id}:res:slow" uuid)
     assert_eq 1 "$(redis HGET "$RES_PREFIX{$id}:ledger" "create:$uuid")" "creates of slow"
 }
@@ -204,7 +192,7 @@ test_resilience_jobs_for_an_unknown_stack_are_dead_lettered() {
     id=$(res_new_id)
     { res_check_job "$id"; res_stack_job "$id"; } | res_produce converge.check
     res_observe_job "$id" | res_produce converge.observe
-    res_wait 30 "three dead letters naming stack $id" res_dead_count_is "unknown stack $id" 3
+    cv_wait_until 30 "three dead letters naming stack $id" res_dead_count_is "unknown stack $id" 3
     assert_eq 2 "$(res_dead_about "unknown stack $id" | jq '[.[] | select(.reason
         | startswith("engine: "))] | length')" "dead-lettered by the engines"
     assert_eq 1 "$(res_dead_about "unknown stack $id (OBSERVE job)" | jq length)" \
@@ -217,7 +205,7 @@ test_resilience_reaper_requeues_a_lost_stack_job() {
     name=$(stack_name res-lost-stack) id=$(res_new_id)
     res_begin_lost "$name" "$id" '{"heat_template_version":"2018-08-31","resources":{"a":{
         "type":"OS::Heat::TestResource","properties":{"value":"x"}}}}'
-    res_wait 40 "the reaper to complete the stack" res_status_is "$id" CREATE_COMPLETE
+    cv_wait_until 40 "the reaper to complete the stack" res_status_is "$id" CREATE_COMPLETE
     [ -n "$(redis HGET "$RES_PREFIX{$id}:stack" reaped)" ] || fail "the stack does not say it was reaped"
 }
 
@@ -257,8 +245,8 @@ test_resilience_reaper_requeues_the_lost_check_and_observe_jobs_of_ready_nodes()
         "$k:index" "$k:ledger" "$k:stack" 0 token CREATE_IN_PROGRESS CREATE "state changed" \
         "$observed-a" "uuid-a" OS::Heat::None '{}' '{}' '{}' 1 engine-gone a IN_PROGRESS '[]' \
         Delete '' '' >/dev/null
-    res_wait 40 "the reaper to complete the first stack" res_status_is "$checked" CREATE_COMPLETE
-    res_wait 10 "the reaper to complete the second stack" res_status_is "$observed" CREATE_COMPLETE
+    cv_wait_until 40 "the reaper to complete the first stack" res_status_is "$checked" CREATE_COMPLETE
+    cv_wait_until 10 "the reaper to complete the second stack" res_status_is "$observed" CREATE_COMPLETE
     assert_eq 2 "$(redis HGET "$RES_PREFIX{$checked}:counts" CREATE_COMPLETE)" "resources created"
     res_requeued "$checked" 1 0 || fail "u/a's CHECK job was not re-queued"
     res_requeued "$observed" 0 1 || fail "u/a's OBSERVE job was not re-queued"
@@ -276,11 +264,11 @@ test_resilience_redelivered_check_of_a_done_node_publishes_its_lost_successor() 
     assert_eq "OK 1 1 2 1 1 0" "$(redis EVAL "$(res_lua node_done)" 10 "$k:stack" "$k:res:a" \
         "$k:done:1" "$k:events" "$k:counts" "$k:index" "$k:lease:a" "$k:graph:1" \
         "$k:publishing:1" "$k:sp:1:u/b" \
-        1 u/a '' '' '' done '{}' engine-gone a '' '' '' '' '' '' 1 u/b | tr '\n' ' ' |
+        1 u/a '' '' '' "done" '{}' engine-gone a '' '' '' '' '' '' 1 u/b | tr '\n' ' ' |
         sed 's/ $//')" "u/a done, u/b's sync point complete"
     assert_eq 1 "$(redis SISMEMBER "$k:publishing:1" u/a)" "u/a waits for its successors' jobs"
     res_check_job "$id" a | res_produce converge.check
-    res_wait 30 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
+    cv_wait_until 30 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
     assert_eq "" "$(redis HGET "$k:stack" reaped)" "completed without the reaper"
     assert_eq CREATE_COMPLETE "$(redis HGET "$k:res:b" status)" "b created"
 }
@@ -325,19 +313,19 @@ test_resilience_sigterm_mid_stack_exits_0_and_loses_nothing() {
     name=$(stack_name res-sigterm) log=$(mktemp) tpl=$(mktemp --suffix .yaml)
     res_engine_child engine-term "$log"
     pid=$RES_CHILD
-    res_wait 30 "engine-term to be ready" res_worker_ready engine-term
+    cv_wait_until 30 "engine-term to be ready" res_worker_ready engine-term
     res_fan_template 300 0.2 >"$tpl"
     ctl submit "$name" "$tpl" >/dev/null
     rm -f "$tpl"
     id=$(res_stack_id "$name")
-    res_wait 30 "the stack to be under way" res_done_at_least "$id" 20
+    cv_wait_until 30 "the stack to be under way" res_done_at_least "$id" 20
     res_sigterm "$pid" engine-term
     assert_eq 0 "$RES_RC" "exit status after SIGTERM"
     grep -q "signal 15: stopping" "$log" || fail "engine-term did not log the signal"
     jobs=$(sed -n 's/.*stopped: \([0-9]*\) jobs.*/\1/p' "$log")
     [ "${jobs:-0}" -ge 1 ] || fail "engine-term handled no job before the signal: $(tail -3 "$log")"
     rm -f "$log"
-    res_wait 60 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
+    cv_wait_until 60 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
     ledger=$(res_ledger "$id")
     assert_eq 300 "$(jq length <<<"$ledger")" "resource versions created"
     assert_eq '[1]' "$(jq -c '[.[]] | unique' <<<"$ledger")" "creates per version"
@@ -371,11 +359,11 @@ test_resilience_sigterm_hands_back_a_job_waiting_for_a_lease() {
     res_service stop engine-1 engine-2
     res_engine_child engine-term "$log"
     pid=$RES_CHILD
-    res_wait 30 "engine-term to be ready" res_worker_ready engine-term
+    cv_wait_until 30 "engine-term to be ready" res_worker_ready engine-term
     res_expand_lost "$(stack_name res-handback)" "$id"
     redis SET "$k:lease:a" someone-else PX 120000 >/dev/null
     res_check_job "$id" a | res_produce converge.check
-    res_wait 30 "engine-term to wait for the lease" res_worker_retried engine-term
+    cv_wait_until 30 "engine-term to wait for the lease" res_worker_retried engine-term
     res_sigterm "$pid" engine-term
     assert_eq 0 "$RES_RC" "exit status after SIGTERM"
     grep -qE ", [1-9][0-9]* handed back$" "$log" || fail "engine-term did not hand the job back: $(tail -2 "$log")"
@@ -383,7 +371,7 @@ test_resilience_sigterm_hands_back_a_job_waiting_for_a_lease() {
     rm -f "$log"
     redis DEL "$k:lease:a" >/dev/null
     res_service start engine-1 engine-2
-    res_wait 60 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
+    cv_wait_until 60 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
 }
 
 res_redis_pid() { cat "$STATE/pids/redis.pid"; }
@@ -400,11 +388,11 @@ test_resilience_sigterm_with_a_job_stuck_on_redis_exits_0_after_the_grace() {
     res_service stop engine-1 engine-2
     res_engine_child engine-term "$log"
     pid=$RES_CHILD
-    res_wait 30 "engine-term to be ready" res_worker_ready engine-term
+    cv_wait_until 30 "engine-term to be ready" res_worker_ready engine-term
     res_expand_lost "$(stack_name res-grace)" "$id"
     kill -STOP "$(res_redis_pid)"
     res_check_job "$id" a | res_produce converge.check
-    res_wait 30 "engine-term to take the job" \
+    cv_wait_until 30 "engine-term to take the job" \
         grep -q "job CHECK: stack $id traversal 1 resource a" "$log"
     res_sigterm "$pid" engine-term
     res_redis_cont
@@ -413,7 +401,7 @@ test_resilience_sigterm_with_a_job_stuck_on_redis_exits_0_after_the_grace() {
         fail "engine-term did not wait out its grace: $(tail -3 "$log")"
     rm -f "$log"
     res_service start engine-1 engine-2
-    res_wait 60 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
+    cv_wait_until 60 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
 }
 
 # Observer jobs for nodes the traversal's graph lacks (forged, with the
@@ -424,12 +412,12 @@ test_resilience_observe_jobs_for_nodes_outside_the_graph_are_dead_lettered() {
     id=$(res_new_id) k="$RES_PREFIX{$id}"
     res_expand_lost "$(stack_name res-forged-observe)" "$id"
     { res_observe_job "$id" zz 1; res_observe_job "$id" zz 0; } | res_produce converge.observe
-    res_wait 30 "two dead letters" res_dead_count_is "stack $id traversal 1 has no" 2
+    cv_wait_until 30 "two dead letters" res_dead_count_is "stack $id traversal 1 has no" 2
     assert_eq 1 "$(res_dead_about "stack $id traversal 1 has no cleanup node for resource zz" |
         jq length)" "the cleanup job dead-lettered"
     assert_eq 1 "$(res_dead_about "stack $id traversal 1 has no update node for resource zz" |
         jq length)" "the update job dead-lettered"
-    assert_eq 0 "$(redis HGET "$k:stack" done)" "nodes counted done"
+    assert_eq 0 "$(redis HGET "$k:stack" "done")" "nodes counted done"
     assert_eq 0 "$(redis SCARD "$k:done:1")" "nodes in the done set"
 }
 
@@ -452,14 +440,14 @@ test_resilience_duplicated_stack_job_never_changes_a_running_graph() {
     ctl submit "$name" "$tpl" >/dev/null
     rm -f "$tpl"
     id=$(res_stack_id "$name") k="$RES_PREFIX{$id}"
-    res_wait 30 "r0 to be created" res_done_at_least "$id" 1
+    cv_wait_until 30 "r0 to be created" res_done_at_least "$id" 1
     graph=$(res_graph "$id") total=$(redis HGET "$k:stack" total)
     res_stack_job "$id" | res_produce converge.check
-    res_wait 30 "the duplicate STACK job to be handled" res_expansions_are "$id" 2
+    cv_wait_until 30 "the duplicate STACK job to be handled" res_expansions_are "$id" 2
     assert_eq "$graph" "$(res_graph "$id")" "the traversal graph"
-    res_wait 30 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
+    cv_wait_until 30 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
     assert_eq "$total" "$(redis HGET "$k:stack" total)" "graph nodes counted"
-    assert_eq "$total" "$(redis HGET "$k:stack" done)" "graph nodes done"
+    assert_eq "$total" "$(redis HGET "$k:stack" "done")" "graph nodes done"
     assert_eq 0 "$(redis --scan --pattern "$k:*draft*" | wc -l)" "draft keys left"
     for r in r0 r1 r2; do
         uuid=$(redis HGET "$k:res:$r" uuid)
@@ -475,10 +463,10 @@ test_resilience_job_failing_repeatedly_is_dead_lettered_and_fails_its_stack() {
     res_expand_lost "$name" "$id"
     redis SET "$k:sp:1:u/a" "not a hash" >/dev/null # every check_begin now fails: WRONGTYPE
     res_check_job "$id" a | res_produce converge.check
-    res_wait 30 "the job to be dead-lettered" res_dead_count_is "gave up: stack $id" 1
+    cv_wait_until 30 "the job to be dead-lettered" res_dead_count_is "gave up: stack $id" 1
     reason=$(res_dead_about "gave up: stack $id" | jq -r '.[0].reason')
     assert_match "resources.a: its CHECK job failed 3 times" "$reason" "dead-letter reason"
-    res_wait 10 "the stack to fail" res_status_is "$id" CREATE_FAILED
+    cv_wait_until 10 "the stack to fail" res_status_is "$id" CREATE_FAILED
     assert_match "resources.a: its CHECK job failed 3 times" \
         "$(redis HGET "$k:stack" reason)" "stack reason"
 }
@@ -495,7 +483,7 @@ test_resilience_message_over_the_size_limit_is_dead_lettered() {
     trap res_workers EXIT
     res_workers CONVERGE_MAX_MESSAGE_BYTES=4096
     { printf '%s' "$tag"; head -c 6000 /dev/zero | tr '\0' 'x'; echo; } | res_produce converge.check
-    res_wait 30 "the message to be dead-lettered" res_dead_starting_exists "$tag"
+    cv_wait_until 30 "the message to be dead-lettered" res_dead_starting_exists "$tag"
     dead=$(res_dead_starting "$tag")
     assert_eq "engine: message size 6016 bytes exceeds the limit of 4096 (--max-message-bytes, \
 CONVERGE_MAX_MESSAGE_BYTES) (first 6016 bytes kept)" "$(jq -r '.[0].reason' <<<"$dead")" \

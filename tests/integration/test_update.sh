@@ -149,16 +149,17 @@ test_retain_keeps_the_resource_out_of_the_delete() {
     assert_eq 0 "$(ctl resources "$name" -o json | jq length)" "both left the stack"
 }
 
+# True while a replaced version of RESOURCE is being deleted.
+replaced_deleting() { # name resource
+    ctl resources "$1" -o json | jq -e --arg r "$2" \
+        '[.[] | select(.replaced == true and .status == "DELETE_IN_PROGRESS")] | length > 0' \
+        >/dev/null
+}
+
 # Waits (bounded) until a replaced version of RESOURCE is being deleted.
 wait_for_replaced_deleting() { # name resource
-    local deadline=$((SECONDS + 30))
-    while [ $SECONDS -lt $deadline ]; do
-        ctl resources "$1" -o json | jq -e --arg r "$2" \
-            '[.[] | select(.replaced == true and .status == "DELETE_IN_PROGRESS")] | length > 0' \
-            >/dev/null && return 0
-        sleep 0.05
-    done
-    fail "no replaced version of $2 was being deleted within 30 s"
+    cv_wait_until 30 "a replaced version of $2 to be deleted" replaced_deleting "$1" "$2" ||
+        fail "no replaced version of $2 was being deleted within 30 s"
 }
 
 test_replacement_during_a_running_cleanup_cleans_every_version() {

@@ -816,6 +816,28 @@ static void test_names_of_types_phases_and_kinds(void **state)
     assert_string_equal(cv_trav_kind_name(9), "UNKNOWN");
 }
 
+static void test_every_traversal_kind_name_parses_back_to_its_kind(void **state)
+{
+    (void)state;
+    for (int k = CV_TRAV_CREATE; k <= CV_TRAV_ROLLBACK; k++)
+        assert_int_equal(cv_trav_kind_parse(cv_trav_kind_name((uint8_t)k)), k);
+    assert_int_equal(cv_trav_kind_parse("CREATE"), CV_TRAV_CREATE);
+    assert_int_equal(cv_trav_kind_parse("UPDATE"), CV_TRAV_UPDATE);
+    assert_int_equal(cv_trav_kind_parse("DELETE"), CV_TRAV_DELETE);
+    assert_int_equal(cv_trav_kind_parse("ROLLBACK"), CV_TRAV_ROLLBACK);
+}
+
+static void test_an_unknown_traversal_kind_name_is_einval(void **state)
+{
+    (void)state;
+    assert_int_equal(cv_trav_kind_parse(NULL), CV_EINVAL);
+    assert_int_equal(cv_trav_kind_parse(""), CV_EINVAL);
+    assert_int_equal(cv_trav_kind_parse("UNKNOWN"), CV_EINVAL);
+    assert_int_equal(cv_trav_kind_parse("create"), CV_EINVAL);
+    assert_int_equal(cv_trav_kind_parse("CREATE "), CV_EINVAL);
+    assert_int_equal(cv_trav_kind_parse("CREAT"), CV_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -853,6 +875,8 @@ int main(void)
         cmocka_unit_test(test_the_key_of_a_resource_job_is_stack_slash_resource),
         cmocka_unit_test(test_a_short_key_buffer_truncates_and_returns_what_was_written),
         cmocka_unit_test(test_names_of_types_phases_and_kinds),
+        cmocka_unit_test(test_every_traversal_kind_name_parses_back_to_its_kind),
+        cmocka_unit_test(test_an_unknown_traversal_kind_name_is_einval),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

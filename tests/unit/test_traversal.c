@@ -148,16 +148,16 @@ static void test_keys_share_the_stack_hash_tag(void **state)
     (void)state;
     char k[CV_KEY_MAX];
     cv_keys_set_prefix("cv:");
-    cv_key_stack(k, sizeof(k), "abc", "stack");
+    cv_key(k, sizeof(k), CV_KEY_STACK, "abc", 0, NULL);
     assert_string_equal(k, "cv:{abc}:stack");
-    cv_key_syncpoint(k, sizeof(k), "abc", 7, "u/web");
+    cv_key(k, sizeof(k), CV_KEY_SP, "abc", 7, "u/web");
     assert_string_equal(k, "cv:{abc}:sp:7:u/web");
-    cv_key_resource(k, sizeof(k), "abc", "lease", "web");
+    cv_key(k, sizeof(k), CV_KEY_LEASE, "abc", 0, "web");
     assert_string_equal(k, "cv:{abc}:lease:web");
-    cv_key_trav(k, sizeof(k), "abc", "graph", 12);
+    cv_key(k, sizeof(k), CV_KEY_GRAPH, "abc", 12, NULL);
     assert_string_equal(k, "cv:{abc}:graph:12");
     assert_int_equal(cv_keys_set_prefix("x:"), 0);
-    cv_key_global(k, sizeof(k), "stacks");
+    cv_key(k, sizeof(k), CV_KEY_STACKS, NULL, 0, NULL);
     assert_string_equal(k, "x:stacks");
     cv_keys_set_prefix("cv:");
 }
@@ -166,7 +166,7 @@ static void test_long_keys_are_truncated_not_overflowed(void **state)
 {
     (void)state;
     char k[16];
-    size_t n = cv_key_stack(k, sizeof(k), "0123456789abcdef", "stack");
+    size_t n = cv_key(k, sizeof(k), CV_KEY_STACK, "0123456789abcdef", 0, NULL);
     assert_int_equal(n, sizeof(k) - 1);
     assert_int_equal(strlen(k), sizeof(k) - 1);
 }

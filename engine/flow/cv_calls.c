@@ -1,0 +1,263 @@
+#include "cv_calls.h"
+
+#include "cv_error.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
+/* The call's own copies of the job's traversal and node name. */
+static void job_strings(cv_call_t *call, const cv_msg_t *job)
+{
+    snprintf(call->traversal, sizeof(call->traversal), "%llu", (unsigned long long)job->traversal);
+    cv_node_name(call->node, sizeof(call->node), job->phase, job->resource);
+}
+
+/* Key i of the call's storage, of `kind` for job's stack, traversal and `name`. */
+static const char *key(cv_call_t *call, int i, cv_key_kind_t kind, const cv_msg_t *job,
+                       const char *name)
+{
+    cv_key(call->key[i], CV_KEY_MAX, kind, job->stack, job->traversal, name);
+    return call->key[i];
+}
+
+static void begin(cv_call_t *call, cv_script_t s)
+{
+    call->script = s;
+    call->nextra = 0;
+    call->extra_keys = call->extra_args = NULL;
+    call->successor_preds = NULL;
+    call->tail = NULL;
+}
+
+void cv_call_free(cv_call_t *call)
+{
+    free(call->tail);
+    call->tail = NULL;
+    call->nextra = 0;
+}
+
+/* ------------------------------------------------------------------------
+ * node_done
+ * ------------------------------------------------------------------------ */
+
+/* The tail in one allocation: successor sync-point keys (and their text),
+ * successor names (and their text), their numbers of predecessors. */
+typedef struct tail {
+    const char **keys;
+    const char **names;
+    size_t *preds;
+} tail_t;
+
+static int node_done_tail(cv_call_t *call, const cv_msg_t *j, const char *graph_entry)
+{
+    json_t *e = json_loads(graph_entry, 0, NULL);
+    json_t *succs = json_object_get(e, "s");
+    size_t n = json_is_array(succs) ? json_array_size(succs) : 0;
+    size_t text = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *succ = json_string_value(json_array_get(json_array_get(succs, i), 0));
+        text += CV_KEY_MAX + strlen(or_empty(succ)) + 1;
+    }
+    if (n == 0) {
+        json_decref(e);
+        return 0;
+    }
+    size_t ptrs = 2 * n * sizeof(const char *), preds = n * sizeof(size_t);
+    char *mem = malloc(ptrs + preds + text);
+    if (!mem) {
+        json_decref(e);
+        return CV_ENOMEM;
+    }
+    const char **keys = (const char **)mem, **names = keys + n;
+    size_t *npreds = (size_t *)(mem + ptrs);
+    char *p = mem + ptrs + preds;
+    for (size_t i = 0; i < n; i++) {
+        json_t *s = json_array_get(succs, i);
+        const char *succ = or_empty(json_string_value(json_array_get(s, 0)));
+        size_t len = strlen(succ);
+        memcpy(p, succ, len + 1);
+        names[i] = p;
+        p += len + 1;
+        size_t klen = cv_key(p, CV_KEY_MAX, CV_KEY_SP, j->stack, j->traversal, succ);
+        keys[i] = p;
+        p += klen + 1;
+        npreds[i] = (size_t)json_integer_value(json_array_get(s, 1));
+    }
+    json_decref(e);
+    call->tail = mem;
+    call->nextra = n;
+    call->extra_keys = keys;
+    call->extra_args = names;
+    call->successor_preds = npreds;
+    return 0;
+}
+
+int cv_call_node_done(cv_call_t *call, const cv_node_done_t *d, const char *worker_id)
+{
+    const cv_msg_t *j = d->job;
+    begin(call, CV_SCRIPT_NODE_DONE);
+    job_strings(call, j);
+    call->k.node_done = (cv_node_done_keys_t){
+        .stack = key(call, 0, CV_KEY_STACK, j, NULL),
+        .res = key(call, 1, CV_KEY_RES, j, j->resource),
+        .done = key(call, 2, CV_KEY_DONE, j, NULL),
+        .events = key(call, 3, CV_KEY_EVENTS, j, NULL),
+        .counts = key(call, 4, CV_KEY_COUNTS, j, NULL),
+        .index = key(call, 5, CV_KEY_INDEX, j, NULL),
+        .lease = key(call, 6, CV_KEY_LEASE, j, j->resource),
+        .graph = key(call, 7, CV_KEY_GRAPH, j, NULL),
+        .publishing = key(call, 8, CV_KEY_PUBLISHING, j, NULL),
+    };
+    call->a.node_done = (cv_node_done_args_t){
+        .traversal = call->traversal,
+        .node = call->node,
+        .version = or_empty(d->version),
+        .status = or_empty(d->status),
+        .attrs = or_empty(d->attrs),
+        .reason = or_empty(d->reason),
+        .pass = or_empty(d->pass),
+        .worker = worker_id,
+        .resource = j->resource,
+        .physical_id = or_empty(d->physical_id),
+        .action = or_empty(d->action),
+        .data = or_empty(d->data),
+        .old = or_empty(d->old),
+        .events = or_empty(d->events),
+        .lease_token = or_empty(d->lease_token),
+        .publishing = d->publishing ? "1" : "",
+    };
+    call->keys = call->k.node_done.v;
+    call->args = call->a.node_done.v;
+    return node_done_tail(call, j, or_empty(d->graph_entry));
+}
+
+/* ------------------------------------------------------------------------
+ * node_failed
+ * ------------------------------------------------------------------------ */
+
+void cv_call_node_failed(cv_call_t *call, const cv_node_failed_t *f, const char *worker_id)
+{
+    const cv_msg_t *j = f->job;
+    begin(call, CV_SCRIPT_NODE_FAILED);
+    job_strings(call, j);
+    /* Heat's wording, so that tools reading reasons keep working. */
+    snprintf(call->reason, sizeof(call->reason), "Resource %s failed: %s", or_empty(f->action),
+             or_empty(f->reason));
+    call->k.node_failed = (cv_node_failed_keys_t){
+        .stack = key(call, 0, CV_KEY_STACK, j, NULL),
+        .res = key(call, 1, CV_KEY_RES, j, j->resource),
+        .events = key(call, 2, CV_KEY_EVENTS, j, NULL),
+        .counts = key(call, 3, CV_KEY_COUNTS, j, NULL),
+    };
+    call->a.node_failed = (cv_node_failed_args_t){
+        .traversal = call->traversal,
+        .version = or_empty(f->version),
+        .status = or_empty(f->status),
+        .reason = or_empty(f->reason),
+        .worker = worker_id,
+        .resource = j->resource,
+        .physical_id = or_empty(f->physical_id),
+        .action = or_empty(f->action),
+        .stack_reason = call->reason,
+    };
+    call->keys = call->k.node_failed.v;
+    call->args = call->a.node_failed.v;
+}
+
+/* ------------------------------------------------------------------------
+ * check_begin, check_finish
+ * ------------------------------------------------------------------------ */
+
+void cv_call_check_begin(cv_call_t *call, const cv_msg_t *job, const char *token, unsigned lease_ms)
+{
+    const cv_msg_t *j = job;
+    begin(call, CV_SCRIPT_CHECK_BEGIN);
+    job_strings(call, j);
+    snprintf(call->number, sizeof(call->number), "%u", lease_ms);
+    call->k.check_begin = (cv_check_begin_keys_t){
+        .stack = key(call, 0, CV_KEY_STACK, j, NULL),
+        .res = key(call, 1, CV_KEY_RES, j, j->resource),
+        .lease = key(call, 2, CV_KEY_LEASE, j, j->resource),
+        .rdef = key(call, 3, CV_KEY_RDEF, j, NULL),
+        .sp = key(call, 4, CV_KEY_SP, j, call->node),
+        .done = key(call, 5, CV_KEY_DONE, j, NULL),
+        .def = key(call, 6, CV_KEY_DEF, j, NULL),
+        .graph = key(call, 7, CV_KEY_GRAPH, j, NULL),
+        .publishing = key(call, 8, CV_KEY_PUBLISHING, j, NULL),
+    };
+    call->a.check_begin = (cv_check_begin_args_t){
+        .traversal = call->traversal,
+        .node = call->node,
+        .token = token,
+        .lease_ms = call->number,
+        .resource = j->resource,
+    };
+    call->keys = call->k.check_begin.v;
+    call->args = call->a.check_begin.v;
+}
+
+void cv_call_check_finish(cv_call_t *call, const cv_check_finish_t *f, const char *worker_id)
+{
+    const cv_msg_t *j = f->job;
+    begin(call, CV_SCRIPT_CHECK_FINISH);
+    job_strings(call, j);
+    call->k.check_finish = (cv_check_finish_keys_t){
+        .res = key(call, 0, CV_KEY_RES, j, j->resource),
+        .lease = key(call, 1, CV_KEY_LEASE, j, j->resource),
+        .events = key(call, 2, CV_KEY_EVENTS, j, NULL),
+        .counts = key(call, 3, CV_KEY_COUNTS, j, NULL),
+        .index = key(call, 4, CV_KEY_INDEX, j, NULL),
+        .ledger = key(call, 5, CV_KEY_LEDGER, j, NULL),
+        .stack = key(call, 6, CV_KEY_STACK, j, NULL),
+    };
+    call->a.check_finish = (cv_check_finish_args_t){
+        .version = or_empty(f->version),
+        .token = or_empty(f->token),
+        .status = or_empty(f->status),
+        .action = or_empty(f->action),
+        .reason = or_empty(f->reason),
+        .physical_id = or_empty(f->physical_id),
+        .uuid = or_empty(f->uuid),
+        .type = or_empty(f->type),
+        .props = or_empty(f->props),
+        .attrs = or_empty(f->attrs),
+        .data = or_empty(f->data),
+        .traversal = call->traversal,
+        .worker = worker_id,
+        .resource = j->resource,
+        .event_status = or_empty(f->event_status),
+        .dependencies = or_empty(f->dependencies),
+        .policy = or_empty(f->policy),
+        .old = or_empty(f->old),
+        .events = or_empty(f->events),
+    };
+    call->keys = call->k.check_finish.v;
+    call->args = call->a.check_finish.v;
+}
+
+/* ------------------------------------------------------------------------
+ * stack_begin
+ * ------------------------------------------------------------------------ */
+
+void cv_call_stack_begin(cv_call_t *call, const cv_stack_begin_t *b, const char *client)
+{
+    begin(call, CV_SCRIPT_STACK_BEGIN);
+    cv_key(call->key[0], CV_KEY_MAX, CV_KEY_STACK, b->stack, 0, NULL);
+    cv_key(call->key[1], CV_KEY_MAX, CV_KEY_DEF, b->stack, 0, NULL);
+    cv_key(call->key[2], CV_KEY_MAX, CV_KEY_EVENTS, b->stack, 0, NULL);
+    call->k.stack_begin = (cv_stack_begin_keys_t){
+        .stack = call->key[0],
+        .def = call->key[1],
+        .events = call->key[2],
+    };
+    cv_script_stack_begin_args(&call->a.stack_begin, b, client);
+    call->keys = call->k.stack_begin.v;
+    call->args = call->a.stack_begin.v;
+}

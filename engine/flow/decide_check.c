@@ -1,0 +1,374 @@
+/*
+ * The CHECK decision (cv_decide.h): what to do with one graph node, from
+ * what was loaded under the lease. The table is at the top of cv_decide.h.
+ */
+#include "cv_decide.h"
+
+#include "cv_error.h"
+#include "cv_hash.h"
+#include "cv_keys.h"
+#include "cv_str.h"
+#include "cv_template.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RETAINED_REASON "retained: deletion_policy is Retain"
+
+static const char *kind_names[] = {
+#define CV_CHECK_KIND_NAME(name) #name,
+    CV_CHECK_KIND_MAP(CV_CHECK_KIND_NAME)
+#undef CV_CHECK_KIND_NAME
+};
+
+const char *cv_check_kind_name(cv_check_kind_t kind)
+{
+    return (size_t)kind < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[kind] : "UNKNOWN";
+}
+
+void cv_check_outcome_clear(cv_check_outcome_t *out)
+{
+    json_decref(out->props);
+    json_decref(out->old);
+    json_decref(out->events);
+    json_decref(out->deletes);
+    free(out->pass);
+    out->props = out->old = out->events = out->deletes = NULL;
+    out->pass = NULL;
+}
+
+void cv_check_template_digest(const json_t *tpl, const json_t *files, char *out)
+{
+    char *a = tpl ? json_dumps(tpl, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    char *b = files ? json_dumps(files, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    snprintf(out, 17, "%016llx", (unsigned long long)cv_hash_more(cv_hash_str(a), b));
+    free(a);
+    free(b);
+}
+
+void cv_check_replaced_token(char *out, size_t size, const char *entry_uuid,
+                             const char *record_version)
+{
+    snprintf(out, size, "%s:%s:old", entry_uuid, record_version);
+}
+
+static void set_kind(cv_check_outcome_t *out, cv_check_kind_t kind, const char *status,
+                     const char *action, const char *reason)
+{
+    out->kind = kind;
+    snprintf(out->status, sizeof(out->status), "%s", status);
+    snprintf(out->action, sizeof(out->action), "%s", action);
+    snprintf(out->reason, sizeof(out->reason), "%s", reason);
+}
+
+/* FAIL with <action>_FAILED and `fmt` as the reason. */
+static void fail(cv_check_outcome_t *out, const char *action, const char *fmt, ...)
+{
+    char status[32];
+    snprintf(status, sizeof(status), "%s_FAILED", action);
+    set_kind(out, CV_CHECK_FAIL, status, action, "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->reason, sizeof(out->reason), fmt, ap);
+    va_end(ap);
+}
+
+/* The action a failure before any decision is recorded as. */
+static const char *default_action(const cv_check_input_t *in)
+{
+    if (in->job->phase == CV_PHASE_CLEANUP)
+        return "DELETE";
+    return in->rec->exists ? "UPDATE" : "CREATE";
+}
+
+/* What the handler plans for a nested version's child stack. */
+static void plan_child(const cv_check_input_t *in, cv_check_outcome_t *out, const char *op,
+                       const char *suffix)
+{
+    out->nested = out->type->nested != NULL;
+    if (!out->nested)
+        return;
+    snprintf(out->child_op, sizeof(out->child_op), "%s", op);
+    snprintf(out->child_token, sizeof(out->child_token), "%s:%s%s", out->uuid, in->rec->version,
+             suffix);
+}
+
+/* ---- update nodes ---- */
+
+typedef struct parents {
+    const json_t *sp;
+} parents_t;
+
+static int lookup_parent(void *ud, const char *name, const char **physical_id,
+                         const json_t **attributes)
+{
+    const parents_t *p = ud;
+    char node[CV_NAME_MAX + 2];
+    cv_node_name(node, sizeof(node), CV_PHASE_UPDATE, name);
+    json_t *d = json_object_get(p->sp, node);
+    if (!d)
+        return CV_ENOENT;
+    *physical_id = json_string_value(json_object_get(d, "id"));
+    *attributes = json_object_get(d, "attrs");
+    return 0;
+}
+
+/* Desired properties: the template's, with parameters and the data the
+ * parents passed through the sync point; then the type's schema. */
+static json_t *desired_properties(const cv_check_input_t *in, const cv_rtype_t *type, char *err,
+                                  size_t errsz)
+{
+    char where[CV_NAME_MAX + 32];
+    snprintf(where, sizeof(where), "resources.%s.properties", in->job->resource);
+    parents_t parents = {in->sp};
+    cv_resolve_ctx_t rctx = {in->params, lookup_parent, &parents};
+    json_t *resolved =
+        cv_intrinsic_resolve(json_object_get(in->rdef, "properties"), &rctx, where, err, errsz);
+    if (!resolved)
+        return NULL;
+    json_t *props = cv_rtype_apply_schema(type, resolved, where, false, err, errsz);
+    json_decref(resolved);
+    return props;
+}
+
+/* The recorded version, as an entry of the replaced-versions list. */
+static json_t *version_entry(const cv_record_t *rec)
+{
+    return json_pack("{s:s, s:s, s:s, s:O, s:O, s:O, s:s, s:s, s:f}", "uuid", rec->uuid,
+                     "physical_id", rec->physical_id, "type", rec->type, "props", rec->props,
+                     "attrs", rec->attrs, "data", rec->data, "status", rec->status, "policy",
+                     rec->policy[0] ? rec->policy : "Delete", "started", rec->started);
+}
+
+/* A version can be kept (updated or adopted) only while it is being, or has
+ * been, created or updated successfully. */
+static bool usable(const cv_record_t *rec, const char *type_name)
+{
+    const char *s = rec->status;
+    return strcmp(rec->type, type_name) == 0 && !cv_str_ends_with(s, "_FAILED") &&
+           (cv_str_starts_with(s, "CREATE_") || cv_str_starts_with(s, "UPDATE_"));
+}
+
+/* A nested stack whose template or template files changed (a file edited,
+ * not the properties) is updated too, as in Heat. */
+static bool nested_template_changed(const cv_check_input_t *in, const cv_check_outcome_t *out)
+{
+    if (!out->type->nested)
+        return false;
+    json_t *data = json_deep_copy(in->rec->data), *tpl = NULL, *params = NULL;
+    char err[256], digest[24] = "";
+    if (out->type->nested->definition(out->type_name, out->props, in->files, data, &tpl, &params,
+                                      err, sizeof(err)) == 0)
+        cv_check_template_digest(tpl, in->files, digest);
+    const char *was = json_string_value(json_object_get(in->rec->data, "template_digest"));
+    json_decref(data);
+    json_decref(tpl);
+    json_decref(params);
+    return !was || strcmp(was, digest) != 0;
+}
+
+static void create(const cv_check_input_t *in, cv_check_outcome_t *out, bool replacing)
+{
+    const cv_record_t *rec = in->rec;
+    cv_record_uuid(out->uuid, in->job->stack, in->job->resource, in->job->traversal);
+    if (!replacing) {
+        set_kind(out, CV_CHECK_CREATE, "CREATE_IN_PROGRESS", "CREATE", "state changed");
+    } else {
+        set_kind(out, CV_CHECK_REPLACE, "CREATE_IN_PROGRESS", "CREATE", "");
+        snprintf(out->reason, sizeof(out->reason), "replacing %s", rec->physical_id);
+        out->old = json_deep_copy(rec->old);
+        json_array_append_new(out->old, version_entry(rec));
+    }
+    plan_child(in, out, "CREATE", "");
+}
+
+static void pass_on_unchanged(const cv_record_t *rec, cv_check_outcome_t *out)
+{
+    set_kind(out, CV_CHECK_DONE, "", rec->action, "");
+    json_t *pass = json_pack("{s:s, s:O}", "id", rec->physical_id, "attrs", rec->attrs);
+    out->pass = json_dumps(pass, JSON_COMPACT);
+    json_decref(pass);
+}
+
+static void decide_update(const cv_check_input_t *in, cv_check_outcome_t *out)
+{
+    const cv_record_t *rec = in->rec;
+    if (rec->exists && rec->traversal == in->job->traversal) {
+        /* A duplicate or redelivered job: the action is recorded already. */
+        if (cv_str_ends_with(rec->status, "_FAILED")) {
+            out->kind = CV_CHECK_END;
+        } else {
+            out->kind = CV_CHECK_OBSERVE_AGAIN;
+            snprintf(out->version, sizeof(out->version), "%s", rec->version);
+        }
+        return;
+    }
+    char err[1024];
+    out->props = desired_properties(in, out->type, err, sizeof(err));
+    if (!out->props) {
+        fail(out, default_action(in), "%s", err);
+        return;
+    }
+    if (!rec->exists) {
+        create(in, out, false);
+        return;
+    }
+    if (!usable(rec, out->type_name)) {
+        create(in, out, true);
+        return;
+    }
+    if (json_equal(rec->props, out->props) && !nested_template_changed(in, out)) {
+        if (cv_str_ends_with(rec->status, "_IN_PROGRESS")) {
+            out->kind = CV_CHECK_ADOPT;
+            snprintf(out->version, sizeof(out->version), "%s", rec->version);
+        } else {
+            pass_on_unchanged(rec, out);
+        }
+        return;
+    }
+    if (cv_rtype_needs_replacement(out->type, rec->props, out->props)) {
+        create(in, out, true);
+        return;
+    }
+    set_kind(out, CV_CHECK_UPDATE, "UPDATE_IN_PROGRESS", "UPDATE", "state changed");
+    snprintf(out->uuid, sizeof(out->uuid), "%s", rec->uuid);
+    plan_child(in, out, "UPDATE", "");
+}
+
+/* ---- cleanup nodes ---- */
+
+static json_t *delete_event(const char *physical_id, const char *status, const char *reason)
+{
+    return json_pack("{s:s, s:s, s:s, s:s}", "physical_id", physical_id, "action", "DELETE",
+                     "status", status, "reason", reason);
+}
+
+static bool has_status(const json_t *entry, const char *status)
+{
+    const char *s = json_string_value(json_object_get(entry, "status"));
+    return s && strcmp(s, status) == 0;
+}
+
+/*
+ * The replaced versions after this job: a delete already running (a
+ * redelivery, or a superseded traversal's cleanup) is kept to be observed,
+ * not started again; a retained version leaves the stack at once; every
+ * other one is deleted now (listed in out->deletes). Returns how many were
+ * deleted or retained (something new to record), or -1 after a FAIL.
+ */
+static int plan_replaced(const cv_check_input_t *in, cv_check_outcome_t *out)
+{
+    out->old = json_array();
+    out->events = json_array();
+    out->deletes = json_array();
+    int changed = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(in->rec->old, i, e)
+    {
+        const char *pid = json_string_value(json_object_get(e, "physical_id"));
+        const char *policy = json_string_value(json_object_get(e, "policy"));
+        if (has_status(e, "DELETE_IN_PROGRESS")) {
+            json_array_append(out->old, e);
+            continue;
+        }
+        changed++;
+        if (policy && strcmp(policy, "Retain") == 0) {
+            json_array_append_new(out->events, delete_event(pid, "COMPLETE", RETAINED_REASON));
+            continue;
+        }
+        if (!cv_rtype_lookup(json_string_value(json_object_get(e, "type")))) {
+            fail(out, "DELETE", "resources.%s: unknown resource type", in->job->resource);
+            return -1;
+        }
+        json_t *copy = json_deep_copy(e);
+        json_object_set_new(copy, "status", json_string("DELETE_IN_PROGRESS"));
+        json_object_set_new(copy, "started", json_real(in->now));
+        json_array_append_new(out->deletes, json_integer((json_int_t)json_array_size(out->old)));
+        json_array_append_new(out->old, copy);
+        json_array_append_new(out->events, delete_event(pid, "IN_PROGRESS", "state changed"));
+    }
+    return changed;
+}
+
+static void decide_cleanup(const cv_check_input_t *in, cv_check_outcome_t *out)
+{
+    const cv_record_t *rec = in->rec;
+    if (!rec->exists) {
+        set_kind(out, CV_CHECK_NOTHING, "", "DELETE", "");
+        out->pass = strdup("{}");
+        return;
+    }
+    int changed = plan_replaced(in, out);
+    if (changed < 0)
+        return;
+    bool wanted = in->rdef != NULL; /* the resource is in this traversal's definition */
+    bool current_deleting = strcmp(rec->status, "DELETE_IN_PROGRESS") == 0;
+    if (!wanted && !current_deleting) {
+        if (strcmp(rec->policy, "Retain") == 0) {
+            set_kind(out, CV_CHECK_RETAIN_CURRENT, "DELETED", "DELETE", RETAINED_REASON);
+            out->pass = strdup("{}");
+            return;
+        }
+        set_kind(out, CV_CHECK_DELETE_CURRENT, "DELETE_IN_PROGRESS", "DELETE", "state changed");
+        snprintf(out->uuid, sizeof(out->uuid), "%s", rec->uuid);
+        plan_child(in, out, "DELETE", ":delete");
+        return;
+    }
+    if (changed > 0) {
+        set_kind(out, CV_CHECK_DELETE_REPLACED, "", "DELETE", "state changed");
+    } else if (current_deleting || json_array_size(out->old) > 0) {
+        out->kind = CV_CHECK_OBSERVE_DELETES;
+        snprintf(out->version, sizeof(out->version), "%s", rec->version);
+    } else {
+        set_kind(out, CV_CHECK_NOTHING, "", "DELETE", ""); /* none replaced, or all retained */
+        out->pass = strdup("{}");
+    }
+}
+
+/* ---- the decision ---- */
+
+/* The type that acts: the definition's for an update node, the recorded
+ * one for a cleanup node (nothing recorded: none is needed). False after
+ * a FAIL. */
+static bool find_type(const cv_check_input_t *in, cv_check_outcome_t *out)
+{
+    bool cleanup = in->job->phase == CV_PHASE_CLEANUP;
+    const char *type =
+        cleanup ? in->rec->type : json_string_value(json_object_get(in->rdef, "type"));
+    if (cleanup && !type[0] && !in->rec->exists)
+        return true;
+    snprintf(out->type_name, sizeof(out->type_name), "%s", type ? type : "");
+    out->type = cv_rtype_lookup(out->type_name);
+    if (!out->type) {
+        fail(out, default_action(in), "resources.%s: unknown resource type \"%s\"",
+             in->job->resource, out->type_name);
+        return false;
+    }
+    return true;
+}
+
+void cv_check_decide(const cv_check_input_t *in, cv_check_outcome_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (in->load_error) {
+        fail(out, default_action(in), "%s", in->load_error);
+        return;
+    }
+    if (!in->params) {
+        fail(out, default_action(in), "stored parameters are not JSON");
+        return;
+    }
+    if (in->job->phase == CV_PHASE_UPDATE && !in->rdef) {
+        fail(out, default_action(in), "resources.%s: no stored definition", in->job->resource);
+        return;
+    }
+    if (!find_type(in, out))
+        return;
+    if (in->job->phase == CV_PHASE_CLEANUP)
+        decide_cleanup(in, out);
+    else
+        decide_update(in, out);
+}

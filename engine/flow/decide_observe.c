@@ -1,0 +1,234 @@
+/*
+ * The OBSERVE decision (cv_decide.h): whether a job has anything to look
+ * at, and what the looks mean — wait, failed, or complete with the fields
+ * node_done records.
+ */
+#include "cv_decide.h"
+
+#include "cv_str.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *kind_names[] = {
+#define CV_OBSERVE_KIND_NAME(name) #name,
+    CV_OBSERVE_KIND_MAP(CV_OBSERVE_KIND_NAME)
+#undef CV_OBSERVE_KIND_NAME
+};
+
+const char *cv_observe_kind_name(cv_observe_kind_t kind)
+{
+    return (size_t)kind < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[kind] : "UNKNOWN";
+}
+
+void cv_observe_outcome_clear(cv_observe_outcome_t *out)
+{
+    free(out->attrs);
+    free(out->data);
+    free(out->pass);
+    free(out->old);
+    free(out->events);
+    out->attrs = out->data = out->pass = out->old = out->events = NULL;
+}
+
+bool cv_observe_wants_look(const cv_msg_t *job, const char *status)
+{
+    return job->phase != CV_PHASE_CLEANUP || (status && strcmp(status, "DELETE_IN_PROGRESS") == 0);
+}
+
+cv_action_t cv_observe_action(const cv_msg_t *job, const cv_record_t *rec)
+{
+    if (job->phase == CV_PHASE_CLEANUP || strcmp(rec->action, "DELETE") == 0)
+        return CV_ACTION_DELETE;
+    return strcmp(rec->action, "UPDATE") == 0 ? CV_ACTION_UPDATE : CV_ACTION_CREATE;
+}
+
+static char *dump(const json_t *v)
+{
+    return json_dumps(v, JSON_COMPACT);
+}
+
+/* node_done's fields; NULL texts count as "". */
+static void complete(cv_observe_outcome_t *out, const char *status, const char *action, char *attrs,
+                     char *data, char *pass, char *old, char *events)
+{
+    out->kind = CV_OBSERVE_COMPLETE;
+    snprintf(out->status, sizeof(out->status), "%s", status);
+    snprintf(out->action, sizeof(out->action), "%s", action);
+    snprintf(out->reason, sizeof(out->reason), "%s", "state changed");
+    out->attrs = attrs ? attrs : strdup("");
+    out->data = data ? data : strdup("");
+    out->pass = pass;
+    out->old = old ? old : strdup("");
+    out->events = events ? events : strdup("");
+}
+
+/* A reason must name the resource; types may already have done so. */
+static void failed(cv_observe_outcome_t *out, const cv_msg_t *job, const cv_record_t *rec,
+                   const char *why)
+{
+    char mention[CV_NAME_MAX + 16];
+    out->kind = CV_OBSERVE_FAILED;
+    snprintf(out->status, sizeof(out->status), "%s_FAILED", rec->action);
+    snprintf(out->action, sizeof(out->action), "%s", rec->action);
+    snprintf(mention, sizeof(mention), "resources.%s", job->resource);
+    if (strstr(why, mention))
+        snprintf(out->reason, sizeof(out->reason), "%s", why);
+    else
+        snprintf(out->reason, sizeof(out->reason), "%s: %s", mention, why);
+}
+
+/* Looks again at retry_at, but within [1, CV_MAX_LOOK_INTERVAL_MS] ms. */
+static void wait_until(cv_observe_outcome_t *out, double retry_at, double now)
+{
+    double wait_ms = (retry_at - now) * 1000.0;
+    out->kind = CV_OBSERVE_WAIT;
+    out->delay_ms = wait_ms < 1                         ? 1
+                    : wait_ms > CV_MAX_LOOK_INTERVAL_MS ? CV_MAX_LOOK_INTERVAL_MS
+                                                        : (unsigned)wait_ms;
+}
+
+static void unknown_type(char *why, size_t size, const char *type_name)
+{
+    snprintf(why, size, "unknown resource type \"%s\"", type_name ? type_name : "");
+}
+
+/* ---- before looking ---- */
+
+static void classify(const cv_msg_t *job, const cv_record_t *rec, cv_observe_outcome_t *out)
+{
+    bool cleanup = job->phase == CV_PHASE_CLEANUP;
+    if (cleanup && !rec->exists) {
+        /* Deleted already (a redelivery): done again, which republishes. */
+        complete(out, "", "DELETE", NULL, NULL, strdup("{}"), strdup("[]"), strdup("[]"));
+        out->kind = CV_OBSERVE_REDELIVERED_DELETED;
+        out->version[0] = '\0';
+        return;
+    }
+    if (cleanup && strcmp(rec->version, out->version) == 0) {
+        out->kind = CV_OBSERVE_LOOK_CLEANUP;
+        return;
+    }
+    /* A newer action owns the resource, or the outcome is recorded failed.
+     * A recorded success is looked at again (a redelivery, or a manual
+     * `convergectl observe`): looking is idempotent, records what is seen
+     * now, and re-satisfies the successors. */
+    if (!rec->exists || strcmp(rec->version, out->version) != 0 ||
+        cv_str_ends_with(rec->status, "_FAILED"))
+        out->kind = CV_OBSERVE_STALE_END;
+    else
+        out->kind = CV_OBSERVE_LOOK;
+}
+
+/* ---- after looking: an update node ---- */
+
+static void settle_current(const cv_msg_t *job, const cv_record_t *rec, const cv_look_t *look,
+                           double now, cv_observe_outcome_t *out)
+{
+    if (!cv_rtype_lookup(rec->type)) {
+        char why[CV_NAME_MAX + 32];
+        unknown_type(why, sizeof(why), rec->type);
+        failed(out, job, rec, why);
+        return;
+    }
+    switch (look->observed) {
+    case CV_OBSERVED_IN_PROGRESS:
+        wait_until(out, look->retry_at, now);
+        return;
+    case CV_OBSERVED_FAILED:
+        failed(out, job, rec, look->reason && look->reason[0] ? look->reason : "observed failure");
+        return;
+    case CV_OBSERVED_COMPLETE:
+        break;
+    }
+    bool deleted = strcmp(rec->action, "DELETE") == 0;
+    char status[48];
+    snprintf(status, sizeof(status), "%s_COMPLETE", rec->action);
+    json_t *pass = json_pack("{s:s, s:O}", "id", rec->physical_id, "attrs", look->attrs);
+    complete(out, deleted ? "DELETED" : status, rec->action, dump(look->attrs), dump(look->data),
+             deleted ? strdup("{}") : dump(pass), NULL, NULL);
+    json_decref(pass);
+}
+
+/* ---- after looking: a cleanup node ---- */
+
+typedef struct cleanup_look {
+    json_t *remaining; /* versions to keep in the record */
+    json_t *events;    /* DELETE COMPLETE of each version gone */
+    double retry_at;   /* earliest time to look again; 0: nothing in progress */
+    char why[512];     /* the last failure, "" when none */
+} cleanup_look_t;
+
+/* What one version being deleted answered; unknown types fail. */
+static cv_observed_t version_observed(const char *type_name, const cv_look_t *look,
+                                      cleanup_look_t *l)
+{
+    if (!cv_rtype_lookup(type_name)) {
+        unknown_type(l->why, sizeof(l->why), type_name);
+        return CV_OBSERVED_FAILED;
+    }
+    if (look->observed == CV_OBSERVED_FAILED)
+        snprintf(l->why, sizeof(l->why), "%s",
+                 look->reason && look->reason[0] ? look->reason : "delete failed");
+    if (look->observed == CV_OBSERVED_IN_PROGRESS &&
+        (l->retry_at == 0 || look->retry_at < l->retry_at))
+        l->retry_at = look->retry_at;
+    return look->observed;
+}
+
+static void settle_old(const json_t *entry, const cv_look_t *look, cleanup_look_t *l)
+{
+    const char *status = json_string_value(json_object_get(entry, "status"));
+    if (!status || strcmp(status, "DELETE_IN_PROGRESS") != 0) {
+        json_array_append(l->remaining, (json_t *)entry);
+        return;
+    }
+    const char *pid = json_string_value(json_object_get(entry, "physical_id"));
+    static const cv_look_t none = {CV_OBSERVED_FAILED, 0, "", NULL, NULL};
+    if (version_observed(json_string_value(json_object_get(entry, "type")), look ? look : &none,
+                         l) == CV_OBSERVED_COMPLETE) {
+        json_array_append_new(l->events, json_pack("{s:s, s:s, s:s, s:s}", "physical_id",
+                                                   pid ? pid : "", "action", "DELETE", "status",
+                                                   "COMPLETE", "reason", "state changed"));
+        return;
+    }
+    json_array_append(l->remaining, (json_t *)entry);
+}
+
+static void settle_cleanup(const cv_msg_t *job, const cv_record_t *rec,
+                           const cv_observe_looks_t *looks, double now, cv_observe_outcome_t *out)
+{
+    cleanup_look_t l = {json_array(), json_array(), 0, ""};
+    size_t i;
+    const json_t *entry;
+    json_array_foreach(rec->old, i, entry)
+    {
+        settle_old(entry, i < looks->nold ? &looks->old[i] : NULL, &l);
+    }
+    bool current_gone = false;
+    if (strcmp(rec->status, "DELETE_IN_PROGRESS") == 0 && !l.why[0])
+        current_gone = version_observed(rec->type, &looks->current, &l) == CV_OBSERVED_COMPLETE;
+    if (l.why[0])
+        failed(out, job, rec, l.why);
+    else if (l.retry_at > 0)
+        wait_until(out, l.retry_at, now);
+    else
+        complete(out, current_gone ? "DELETED" : "", "DELETE", NULL, NULL, strdup("{}"),
+                 dump(l.remaining), dump(l.events));
+    json_decref(l.remaining);
+    json_decref(l.events);
+}
+
+void cv_observe_decide(const cv_msg_t *job, const cv_record_t *rec, const cv_observe_looks_t *looks,
+                       double now, cv_observe_outcome_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    snprintf(out->version, sizeof(out->version), "%llu", (unsigned long long)job->version);
+    if (!looks)
+        classify(job, rec, out);
+    else if (job->phase == CV_PHASE_CLEANUP)
+        settle_cleanup(job, rec, looks, now, out);
+    else
+        settle_current(job, rec, &looks->current, now, out);
+}

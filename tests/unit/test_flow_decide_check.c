@@ -1,0 +1,725 @@
+/*
+ * Specification of the CHECK decision (cv_check_decide): one test per row
+ * of the table in engine/flow/cv_decide.h, with the real built-in types,
+ * including the rows integration tests reach only through timing
+ * (redeliveries, an update overtaking a create in progress).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "cv_decide.h"
+#include "cv_keys.h"
+#include "test_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TEST_RESOURCE "OS::Heat::TestResource"
+#define NOW 1700000000.0
+
+/* Everything check_begin.lua loads, and the outcome. */
+typedef struct fixture {
+    cv_msg_t job;
+    cv_record_t rec;
+    json_t *rdef, *params, *sp, *files;
+    const char *load_error;
+    cv_check_outcome_t out;
+} fixture_t;
+
+static int setup(void **state)
+{
+    fixture_t *f = calloc(1, sizeof(*f));
+    f->job.type = CV_MSG_CHECK;
+    snprintf(f->job.stack, sizeof(f->job.stack), "%s", "stk");
+    snprintf(f->job.resource, sizeof(f->job.resource), "%s", "r");
+    f->job.phase = CV_PHASE_UPDATE;
+    f->job.traversal = 5;
+    strcpy(f->rec.version, "0");
+    f->rec.props = json_object();
+    f->rec.attrs = json_object();
+    f->rec.data = json_object();
+    f->rec.old = json_array();
+    f->params = json_object();
+    f->sp = json_object();
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture_t *f = *state;
+    cv_check_outcome_clear(&f->out);
+    cv_record_clear(&f->rec);
+    json_decref(f->rdef);
+    json_decref(f->params);
+    json_decref(f->sp);
+    json_decref(f->files);
+    free(f);
+    return 0;
+}
+
+/* `props_json` with the schema of `type` applied, as a recorded version
+ * and a resolved definition hold them. */
+static json_t *with_schema(const char *type, const char *props_json)
+{
+    json_t *raw = tu_json(props_json);
+    char err[256] = "";
+    json_t *props = cv_rtype_apply_schema(cv_rtype_lookup(type), raw, "resources.r.properties",
+                                          false, err, sizeof(err));
+    if (!props)
+        fail_msg("%s refused: %s", props_json, err);
+    json_decref(raw);
+    return props;
+}
+
+/* A recorded version of an earlier traversal: version 7, "phys-old". */
+static void record(fixture_t *f, const char *status, const char *type, const char *props_json)
+{
+    f->rec.exists = true;
+    snprintf(f->rec.status, sizeof(f->rec.status), "%s", status);
+    snprintf(f->rec.action, sizeof(f->rec.action), "%.*s", (int)strcspn(status, "_"), status);
+    snprintf(f->rec.type, sizeof(f->rec.type), "%s", type);
+    strcpy(f->rec.physical_id, "phys-old");
+    strcpy(f->rec.uuid, "uuid-old");
+    strcpy(f->rec.version, "7");
+    strcpy(f->rec.policy, "Delete");
+    f->rec.traversal = 4;
+    f->rec.started = NOW - 60;
+    json_decref(f->rec.props);
+    f->rec.props = with_schema(type, props_json);
+}
+
+static void define(fixture_t *f, const char *type, const char *props_json)
+{
+    json_decref(f->rdef);
+    f->rdef = json_pack("{s:s, s:o, s:s, s:{}, s:[]}", "type", type, "properties",
+                        tu_json(props_json), "deletion_policy", "Delete", "metadata", "depends");
+}
+
+/* A replaced version in the record's list. */
+static void replaced(fixture_t *f, const char *uuid, const char *type, const char *status,
+                     const char *policy)
+{
+    json_array_append_new(f->rec.old, json_pack("{s:s, s:s, s:s, s:{}, s:{}, s:{}, s:s, s:s, s:f}",
+                                                "uuid", uuid, "physical_id", uuid, "type", type,
+                                                "props", "attrs", "data", "status", status,
+                                                "policy", policy, "started", NOW - 120));
+}
+
+static void cleanup_node(fixture_t *f)
+{
+    f->job.phase = CV_PHASE_CLEANUP;
+}
+
+static const cv_check_outcome_t *decide(fixture_t *f)
+{
+    cv_check_input_t in = {.job = &f->job,
+                           .rec = &f->rec,
+                           .rdef = f->rdef,
+                           .params = f->params,
+                           .sp = f->sp,
+                           .files = f->files,
+                           .now = NOW,
+                           .load_error = f->load_error};
+    cv_check_outcome_clear(&f->out);
+    cv_check_decide(&in, &f->out);
+    return &f->out;
+}
+
+#define assert_kind(out, k)                                                                        \
+    assert_string_equal(cv_check_kind_name((out)->kind), cv_check_kind_name(CV_CHECK_##k))
+
+static void assert_json(const json_t *got, const char *want_json)
+{
+    json_t *want = tu_json(want_json);
+    if (!json_equal(got, want)) {
+        char *text = json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+        fail_msg("got %s, want %s", text ? text : "NULL", want_json);
+    }
+    json_decref(want);
+}
+
+/* ---- update nodes: load failures ---- */
+
+static void test_load_error_fails_with_its_reason(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{}");
+    f->load_error = "resources.r: malformed check_begin reply";
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, FAIL);
+    assert_string_equal(o->status, "CREATE_FAILED");
+    assert_string_equal(o->action, "CREATE");
+    assert_string_equal(o->reason, "resources.r: malformed check_begin reply");
+}
+
+static void test_parameters_that_are_not_json_fail(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{}");
+    json_decref(f->params);
+    f->params = NULL;
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, FAIL);
+    assert_string_equal(o->reason, "stored parameters are not JSON");
+}
+
+static void test_missing_stored_definition_fails_naming_the_resource(void **state)
+{
+    fixture_t *f = *state;
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, FAIL);
+    assert_string_equal(o->status, "UPDATE_FAILED");
+    assert_string_equal(o->action, "UPDATE");
+    assert_string_equal(o->reason, "resources.r: no stored definition");
+}
+
+static void test_unknown_type_fails_naming_the_resource_and_type(void **state)
+{
+    fixture_t *f = *state;
+    define(f, "OS::Nova::Nothing", "{}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, FAIL);
+    assert_string_equal(o->status, "CREATE_FAILED");
+    assert_string_equal(o->reason, "resources.r: unknown resource type \"OS::Nova::Nothing\"");
+    assert_null(o->type);
+}
+
+/* ---- update nodes: redeliveries ---- */
+
+static void test_action_recorded_this_traversal_is_observed_again(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{\"value\": \"b\"}");
+    record(f, "CREATE_IN_PROGRESS", TEST_RESOURCE, "{\"value\": \"a\"}");
+    f->rec.traversal = f->job.traversal;
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, OBSERVE_AGAIN);
+    assert_string_equal(o->version, "7");
+}
+
+static void test_completed_action_recorded_this_traversal_is_observed_again(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{}");
+    record(f, "UPDATE_COMPLETE", TEST_RESOURCE, "{}");
+    f->rec.traversal = f->job.traversal;
+    assert_kind(decide(f), OBSERVE_AGAIN);
+}
+
+static void test_failed_action_recorded_this_traversal_ends(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{}");
+    record(f, "CREATE_FAILED", TEST_RESOURCE, "{}");
+    f->rec.traversal = f->job.traversal;
+    assert_kind(decide(f), END);
+}
+
+/* ---- update nodes: properties ---- */
+
+static void test_unresolvable_property_fails_naming_resource_and_property(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{\"value\": {\"get_param\": \"missing_param\"}}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, FAIL);
+    assert_string_equal(o->status, "CREATE_FAILED");
+    assert_contains(o->reason, "resources.r.properties");
+    assert_contains(o->reason, "missing_param");
+}
+
+static void test_property_outside_the_schema_fails_naming_it(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{\"bogus\": 1}");
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, FAIL);
+    assert_string_equal(o->status, "UPDATE_FAILED");
+    assert_string_equal(o->action, "UPDATE");
+    assert_contains(o->reason, "resources.r.properties.bogus");
+}
+
+static void test_properties_take_parameters(void **state)
+{
+    fixture_t *f = *state;
+    json_object_set_new(f->params, "p", json_string("from-param"));
+    define(f, "OS::Heat::Value", "{\"value\": {\"get_param\": \"p\"}}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, CREATE);
+    assert_string_equal(json_string_value(json_object_get(o->props, "value")), "from-param");
+}
+
+static void test_properties_take_parents_attributes_from_the_sync_point(void **state)
+{
+    fixture_t *f = *state;
+    json_object_set_new(f->sp, "u/parent",
+                        tu_json("{\"id\": \"parent-id\", \"attrs\": {\"output\": \"x\"}}"));
+    define(f, TEST_RESOURCE,
+           "{\"value\": {\"get_attr\": [\"parent\", \"output\"]}, \"client_name\": "
+           "{\"get_resource\": \"parent\"}}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, CREATE);
+    assert_string_equal(json_string_value(json_object_get(o->props, "value")), "x");
+    assert_string_equal(json_string_value(json_object_get(o->props, "client_name")), "parent-id");
+}
+
+/* ---- update nodes: create, adopt, done, update, replace ---- */
+
+static void test_no_record_is_created_with_a_deterministic_uuid(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{\"value\": \"a\"}");
+    const cv_check_outcome_t *o = decide(f);
+    char uuid[37];
+    cv_record_uuid(uuid, "stk", "r", 5);
+    assert_kind(o, CREATE);
+    assert_string_equal(o->status, "CREATE_IN_PROGRESS");
+    assert_string_equal(o->action, "CREATE");
+    assert_string_equal(o->reason, "state changed");
+    assert_string_equal(o->uuid, uuid);
+    assert_string_equal(o->type_name, TEST_RESOURCE);
+    assert_ptr_equal(o->type, cv_rtype_find(TEST_RESOURCE));
+    assert_false(o->nested);
+    assert_null(o->old);
+    json_t *want = with_schema(TEST_RESOURCE, "{\"value\": \"a\"}");
+    assert_true(json_equal(o->props, want));
+    json_decref(want);
+}
+
+static void test_unchanged_in_progress_is_adopted(void **state)
+{
+    fixture_t *f = *state;
+    /* An update overtaking a create still in progress, same properties:
+     * the running create is observed for this traversal. */
+    define(f, TEST_RESOURCE, "{\"value\": \"a\"}");
+    record(f, "CREATE_IN_PROGRESS", TEST_RESOURCE, "{\"value\": \"a\"}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, ADOPT);
+    assert_string_equal(o->version, "7");
+}
+
+static void test_changed_while_in_progress_is_updated(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{\"value\": \"b\"}");
+    record(f, "CREATE_IN_PROGRESS", TEST_RESOURCE, "{\"value\": \"a\"}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, UPDATE);
+    assert_string_equal(o->status, "UPDATE_IN_PROGRESS");
+    assert_string_equal(o->uuid, "uuid-old");
+}
+
+static void test_unchanged_complete_is_done_passing_id_and_attributes(void **state)
+{
+    fixture_t *f = *state;
+    define(f, "OS::Heat::Value", "{\"value\": 3}");
+    record(f, "UPDATE_COMPLETE", "OS::Heat::Value", "{\"value\": 3}");
+    json_object_set_new(f->rec.attrs, "value", json_integer(3));
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, DONE);
+    assert_string_equal(o->status, "");
+    assert_string_equal(o->action, "UPDATE");
+    json_t *pass = tu_json(o->pass);
+    assert_json(pass, "{\"id\": \"phys-old\", \"attrs\": {\"value\": 3}}");
+    json_decref(pass);
+}
+
+static void test_changed_updatable_property_is_updated_in_place(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{\"value\": \"b\"}");
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{\"value\": \"a\"}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, UPDATE);
+    assert_string_equal(o->action, "UPDATE");
+    assert_string_equal(o->reason, "state changed");
+    assert_string_equal(o->uuid, "uuid-old");
+    assert_null(o->old);
+}
+
+static void test_property_without_update_allowed_is_replaced(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{\"update_replace_value\": \"b\"}");
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{\"update_replace_value\": \"a\"}");
+    const cv_check_outcome_t *o = decide(f);
+    char uuid[37];
+    cv_record_uuid(uuid, "stk", "r", 5);
+    assert_kind(o, REPLACE);
+    assert_string_equal(o->status, "CREATE_IN_PROGRESS");
+    assert_string_equal(o->action, "CREATE");
+    assert_string_equal(o->reason, "replacing phys-old");
+    assert_string_equal(o->uuid, uuid);
+    assert_int_equal(json_array_size(o->old), 1);
+    const json_t *entry = json_array_get(o->old, 0);
+    assert_string_equal(json_string_value(json_object_get(entry, "uuid")), "uuid-old");
+    assert_string_equal(json_string_value(json_object_get(entry, "physical_id")), "phys-old");
+    assert_string_equal(json_string_value(json_object_get(entry, "status")), "CREATE_COMPLETE");
+    assert_string_equal(json_string_value(json_object_get(entry, "policy")), "Delete");
+    assert_true(json_equal(json_object_get(entry, "props"), f->rec.props));
+}
+
+static void test_random_string_length_change_is_replaced(void **state)
+{
+    fixture_t *f = *state;
+    define(f, "OS::Heat::RandomString", "{\"length\": 16}");
+    record(f, "CREATE_COMPLETE", "OS::Heat::RandomString", "{\"length\": 8}");
+    assert_kind(decide(f), REPLACE);
+}
+
+static void test_type_rule_update_replace_replaces(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{\"update_replace\": true, \"value\": \"b\"}");
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{\"update_replace\": true, \"value\": \"a\"}");
+    assert_kind(decide(f), REPLACE);
+}
+
+static void test_failed_version_is_replaced_even_when_unchanged(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{\"value\": \"a\"}");
+    record(f, "UPDATE_FAILED", TEST_RESOURCE, "{\"value\": \"a\"}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, REPLACE);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(o->old, 0), "status")),
+                        "UPDATE_FAILED");
+}
+
+static void test_version_being_deleted_is_replaced(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{\"value\": \"a\"}");
+    record(f, "DELETE_IN_PROGRESS", TEST_RESOURCE, "{\"value\": \"a\"}");
+    assert_kind(decide(f), REPLACE);
+}
+
+static void test_version_of_another_type_is_replaced(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{}");
+    record(f, "CREATE_COMPLETE", "OS::Heat::None", "{}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, REPLACE);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(o->old, 0), "type")),
+                        "OS::Heat::None");
+}
+
+static void test_replacement_keeps_the_versions_replaced_before(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{\"update_replace_value\": \"c\"}");
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{\"update_replace_value\": \"b\"}");
+    replaced(f, "uuid-older", TEST_RESOURCE, "DELETE_IN_PROGRESS", "Delete");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, REPLACE);
+    assert_int_equal(json_array_size(o->old), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(o->old, 0), "uuid")),
+                        "uuid-older");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(o->old, 1), "uuid")),
+                        "uuid-old");
+}
+
+/* ---- update nodes: nested stacks ---- */
+
+#define SERVER_TPL "{\"heat_template_version\": \"2018-08-31\", \"resources\": {}}"
+#define SERVER_TPL_EDITED                                                                          \
+    "{\"heat_template_version\": \"2018-08-31\", \"resources\": {\"n\": {\"type\": "               \
+    "\"OS::Heat::None\"}}}"
+
+/* A template resource "server.yaml" recorded with the digest of `recorded_tpl`,
+ * defined now with the files holding `current_tpl`. */
+static void nested_fixture(fixture_t *f, const char *recorded_tpl, const char *current_tpl)
+{
+    json_t *old_files = json_pack("{s:o}", "server.yaml", tu_json(recorded_tpl));
+    char digest[24];
+    cv_check_template_digest(json_object_get(old_files, "server.yaml"), old_files, digest);
+    json_decref(old_files);
+    f->files = json_pack("{s:o}", "server.yaml", tu_json(current_tpl));
+    define(f, "server.yaml", "{}");
+    record(f, "CREATE_COMPLETE", "server.yaml", "{}");
+    json_object_set_new(f->rec.data, "template_digest", json_string(digest));
+}
+
+static void test_nested_create_begins_a_child_stack(void **state)
+{
+    fixture_t *f = *state;
+    f->files = json_pack("{s:o}", "server.yaml", tu_json(SERVER_TPL));
+    define(f, "server.yaml", "{}");
+    const cv_check_outcome_t *o = decide(f);
+    char token[96];
+    snprintf(token, sizeof(token), "%s:0", o->uuid);
+    assert_kind(o, CREATE);
+    assert_true(o->nested);
+    assert_string_equal(o->child_op, "CREATE");
+    assert_string_equal(o->child_token, token);
+}
+
+static void test_nested_stack_whose_template_changed_is_updated(void **state)
+{
+    fixture_t *f = *state;
+    nested_fixture(f, SERVER_TPL, SERVER_TPL_EDITED);
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, UPDATE);
+    assert_true(o->nested);
+    assert_string_equal(o->child_op, "UPDATE");
+    assert_string_equal(o->child_token, "uuid-old:7");
+}
+
+static void test_nested_stack_with_the_same_template_is_done(void **state)
+{
+    fixture_t *f = *state;
+    nested_fixture(f, SERVER_TPL, SERVER_TPL);
+    assert_kind(decide(f), DONE);
+}
+
+/* ---- cleanup nodes ---- */
+
+static void test_cleanup_with_nothing_recorded_does_nothing(void **state)
+{
+    fixture_t *f = *state;
+    cleanup_node(f);
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, NOTHING);
+    assert_string_equal(o->status, "");
+    assert_string_equal(o->action, "DELETE");
+    assert_string_equal(o->pass, "{}");
+    assert_null(o->old);
+    assert_null(o->events);
+}
+
+static void test_cleanup_of_a_record_of_unknown_type_fails(void **state)
+{
+    fixture_t *f = *state;
+    cleanup_node(f);
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{}");
+    strcpy(f->rec.type, "OS::Gone::Type");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, FAIL);
+    assert_string_equal(o->status, "DELETE_FAILED");
+    assert_string_equal(o->reason, "resources.r: unknown resource type \"OS::Gone::Type\"");
+}
+
+static void test_resource_that_left_the_definition_is_deleted(void **state)
+{
+    fixture_t *f = *state;
+    cleanup_node(f);
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, DELETE_CURRENT);
+    assert_string_equal(o->status, "DELETE_IN_PROGRESS");
+    assert_string_equal(o->action, "DELETE");
+    assert_string_equal(o->reason, "state changed");
+    assert_string_equal(o->uuid, "uuid-old");
+    assert_false(o->nested);
+    assert_json(o->deletes, "[]");
+}
+
+static void test_nested_resource_that_left_the_definition_deletes_its_child(void **state)
+{
+    fixture_t *f = *state;
+    cleanup_node(f);
+    record(f, "CREATE_COMPLETE", "server.yaml", "{}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, DELETE_CURRENT);
+    assert_true(o->nested);
+    assert_string_equal(o->child_op, "DELETE");
+    assert_string_equal(o->child_token, "uuid-old:7:delete");
+}
+
+static void test_retained_resource_that_left_the_definition_is_dropped(void **state)
+{
+    fixture_t *f = *state;
+    cleanup_node(f);
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{}");
+    strcpy(f->rec.policy, "Retain");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, RETAIN_CURRENT);
+    assert_string_equal(o->status, "DELETED");
+    assert_string_equal(o->action, "DELETE");
+    assert_string_equal(o->reason, "retained: deletion_policy is Retain");
+    assert_string_equal(o->pass, "{}");
+}
+
+static void test_delete_of_current_starts_the_replaced_deletes_too(void **state)
+{
+    fixture_t *f = *state;
+    cleanup_node(f);
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{}");
+    replaced(f, "v1", TEST_RESOURCE, "CREATE_COMPLETE", "Delete");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, DELETE_CURRENT);
+    assert_json(o->deletes, "[0]");
+    assert_int_equal(json_array_size(o->events), 1);
+}
+
+static void test_replaced_versions_are_deleted_while_the_resource_stays(void **state)
+{
+    fixture_t *f = *state;
+    cleanup_node(f);
+    define(f, TEST_RESOURCE, "{}");
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{}");
+    replaced(f, "v1", TEST_RESOURCE, "CREATE_COMPLETE", "Delete");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, DELETE_REPLACED);
+    assert_string_equal(o->status, "");
+    assert_string_equal(o->action, "DELETE");
+    assert_json(o->deletes, "[0]");
+    const json_t *entry = json_array_get(o->old, 0);
+    assert_string_equal(json_string_value(json_object_get(entry, "status")), "DELETE_IN_PROGRESS");
+    assert_true(json_real_value(json_object_get(entry, "started")) == NOW);
+    assert_json(o->events, "[{\"physical_id\": \"v1\", \"action\": \"DELETE\", \"status\": "
+                           "\"IN_PROGRESS\", \"reason\": \"state changed\"}]");
+}
+
+static void test_retained_replaced_version_leaves_the_stack(void **state)
+{
+    fixture_t *f = *state;
+    cleanup_node(f);
+    define(f, TEST_RESOURCE, "{}");
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{}");
+    replaced(f, "v1", TEST_RESOURCE, "CREATE_COMPLETE", "Retain");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, DELETE_REPLACED);
+    assert_json(o->old, "[]");
+    assert_json(o->deletes, "[]");
+    assert_json(o->events, "[{\"physical_id\": \"v1\", \"action\": \"DELETE\", \"status\": "
+                           "\"COMPLETE\", \"reason\": \"retained: deletion_policy is Retain\"}]");
+}
+
+static void test_replaced_versions_keep_their_order_and_running_deletes(void **state)
+{
+    fixture_t *f = *state;
+    cleanup_node(f);
+    define(f, TEST_RESOURCE, "{}");
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{}");
+    replaced(f, "running", TEST_RESOURCE, "DELETE_IN_PROGRESS", "Delete");
+    replaced(f, "kept", TEST_RESOURCE, "CREATE_COMPLETE", "Retain");
+    replaced(f, "next", "server.yaml", "UPDATE_FAILED", "Delete");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, DELETE_REPLACED);
+    assert_int_equal(json_array_size(o->old), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(o->old, 0), "uuid")),
+                        "running");
+    assert_true(json_real_value(json_object_get(json_array_get(o->old, 0), "started")) ==
+                NOW - 120);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(o->old, 1), "uuid")),
+                        "next");
+    assert_json(o->deletes, "[1]");
+    assert_string_equal(
+        json_string_value(json_object_get(json_array_get(o->events, 0), "physical_id")), "kept");
+    assert_string_equal(
+        json_string_value(json_object_get(json_array_get(o->events, 1), "physical_id")), "next");
+}
+
+static void test_replaced_version_of_unknown_type_fails(void **state)
+{
+    fixture_t *f = *state;
+    cleanup_node(f);
+    define(f, TEST_RESOURCE, "{}");
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{}");
+    replaced(f, "v1", "OS::Gone::Type", "CREATE_COMPLETE", "Delete");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, FAIL);
+    assert_string_equal(o->status, "DELETE_FAILED");
+    assert_string_equal(o->action, "DELETE");
+    assert_string_equal(o->reason, "resources.r: unknown resource type");
+}
+
+static void test_only_replaced_deletes_running_are_observed(void **state)
+{
+    fixture_t *f = *state;
+    cleanup_node(f);
+    define(f, TEST_RESOURCE, "{}");
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{}");
+    replaced(f, "v1", TEST_RESOURCE, "DELETE_IN_PROGRESS", "Delete");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, OBSERVE_DELETES);
+    assert_string_equal(o->version, "7");
+}
+
+static void test_current_delete_running_is_observed(void **state)
+{
+    fixture_t *f = *state;
+    cleanup_node(f);
+    record(f, "DELETE_IN_PROGRESS", TEST_RESOURCE, "{}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, OBSERVE_DELETES);
+    assert_string_equal(o->version, "7");
+}
+
+static void test_resource_that_stays_with_nothing_replaced_is_done(void **state)
+{
+    fixture_t *f = *state;
+    cleanup_node(f);
+    define(f, TEST_RESOURCE, "{}");
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, NOTHING);
+    assert_string_equal(o->pass, "{}");
+    assert_json(o->old, "[]");
+    assert_json(o->events, "[]");
+}
+
+static void test_replaced_token_names_the_version_and_record_version(void **state)
+{
+    (void)state;
+    char token[96];
+    cv_check_replaced_token(token, sizeof(token), "uuid-x", "7");
+    assert_string_equal(token, "uuid-x:7:old");
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        T(test_load_error_fails_with_its_reason),
+        T(test_parameters_that_are_not_json_fail),
+        T(test_missing_stored_definition_fails_naming_the_resource),
+        T(test_unknown_type_fails_naming_the_resource_and_type),
+        T(test_action_recorded_this_traversal_is_observed_again),
+        T(test_completed_action_recorded_this_traversal_is_observed_again),
+        T(test_failed_action_recorded_this_traversal_ends),
+        T(test_unresolvable_property_fails_naming_resource_and_property),
+        T(test_property_outside_the_schema_fails_naming_it),
+        T(test_properties_take_parameters),
+        T(test_properties_take_parents_attributes_from_the_sync_point),
+        T(test_no_record_is_created_with_a_deterministic_uuid),
+        T(test_unchanged_in_progress_is_adopted),
+        T(test_changed_while_in_progress_is_updated),
+        T(test_unchanged_complete_is_done_passing_id_and_attributes),
+        T(test_changed_updatable_property_is_updated_in_place),
+        T(test_property_without_update_allowed_is_replaced),
+        T(test_random_string_length_change_is_replaced),
+        T(test_type_rule_update_replace_replaces),
+        T(test_failed_version_is_replaced_even_when_unchanged),
+        T(test_version_being_deleted_is_replaced),
+        T(test_version_of_another_type_is_replaced),
+        T(test_replacement_keeps_the_versions_replaced_before),
+        T(test_nested_create_begins_a_child_stack),
+        T(test_nested_stack_whose_template_changed_is_updated),
+        T(test_nested_stack_with_the_same_template_is_done),
+        T(test_cleanup_with_nothing_recorded_does_nothing),
+        T(test_cleanup_of_a_record_of_unknown_type_fails),
+        T(test_resource_that_left_the_definition_is_deleted),
+        T(test_nested_resource_that_left_the_definition_deletes_its_child),
+        T(test_retained_resource_that_left_the_definition_is_dropped),
+        T(test_delete_of_current_starts_the_replaced_deletes_too),
+        T(test_replaced_versions_are_deleted_while_the_resource_stays),
+        T(test_retained_replaced_version_leaves_the_stack),
+        T(test_replaced_versions_keep_their_order_and_running_deletes),
+        T(test_replaced_version_of_unknown_type_fails),
+        T(test_only_replaced_deletes_running_are_observed),
+        T(test_current_delete_running_is_observed),
+        T(test_resource_that_stays_with_nothing_replaced_is_done),
+        cmocka_unit_test(test_replaced_token_names_the_version_and_record_version),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
