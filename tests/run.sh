@@ -62,6 +62,7 @@ bench_smoke() {
 step "setup (packages, Kafka, build)" deploy/local/setup.sh --build-dir build
 step "static checks (module layers, clang-format, cppcheck)" static_checks
 step "unit tests" unit_tests build
+step "scenario harness (10,000 random schedules)" tests/scenario/run.sh --build-dir build
 step "integration tests" integration build .local-itest
 if [ $QUICK = 0 ]; then
     step "setup (ASan+UBSan build)" deploy/local/setup.sh --sanitize --build-dir build-asan

@@ -1,0 +1,516 @@
+/*
+ * The invariants checked at the end of every schedule: those of the chaos
+ * suite (tests/chaos/check.jq), read from Redis the same way (records,
+ * counts, index, ledger, events), plus what only the harness can see (the
+ * schedule's own record of dead letters and superseded actions).
+ *
+ * Each check appends at most one finding; the first one is the schedule's
+ * verdict. The expected definition is the one stored at the end (after a
+ * rollback: the definition rolled back to), parsed with the real template
+ * code; the harness also checks that it is the one it expected.
+ */
+#include "scen.h"
+
+#include "cv_keys.h"
+#include "cv_str.h"
+#include "cv_template.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct finding {
+    char *why;
+    size_t size;
+    bool found;
+    char known[512]; /* the first finding explained by a known, reported bug */
+} finding_t;
+
+static void violation(finding_t *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void violation(finding_t *f, const char *fmt, ...)
+{
+    if (f->found)
+        return;
+    f->found = true;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->why, f->size, fmt, ap);
+    va_end(ap);
+}
+
+/* A finding that a known engine bug explains (named in scen.h, reported
+ * with a seed): counted apart, so that the harness stays useful until it
+ * is fixed; --strict fails on them too. */
+static void known_bug(finding_t *f, const char *bug, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void known_bug(finding_t *f, const char *bug, const char *fmt, ...)
+{
+    if (f->known[0])
+        return;
+    int n = snprintf(f->known, sizeof(f->known), "[%s] ", bug);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->known + n, sizeof(f->known) - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- reading the stack ---- */
+
+typedef struct event {
+    char resource[CV_NAME_MAX];
+    char action[16];
+    char status[16];
+    uint64_t traversal;
+} event_t;
+
+typedef struct snapshot {
+    json_t *stack, *counts, *index, *ledger, *records; /* records: name -> hash */
+    char *template_text;
+    char *name_mapped;
+    json_t *leases; /* lease keys left */
+    event_t *events;
+    size_t nevents;
+} snapshot_t;
+
+static json_t *hash_of(const redisReply *r)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; r && r->type == REDIS_REPLY_ARRAY && i + 1 < r->elements; i += 2)
+        json_object_set_new(o, r->element[i]->str, json_string(r->element[i + 1]->str));
+    return o;
+}
+
+static void read_events(snapshot_t *s, const redisReply *r)
+{
+    s->events = calloc(r->elements ? r->elements : 1, sizeof(*s->events));
+    for (size_t i = 0; i < r->elements; i++) {
+        const redisReply *fields = r->element[i]->element[1];
+        event_t *e = &s->events[s->nevents++];
+        for (size_t k = 0; k + 1 < fields->elements; k += 2) {
+            const char *f = fields->element[k]->str, *v = fields->element[k + 1]->str;
+            if (strcmp(f, "resource") == 0)
+                snprintf(e->resource, sizeof(e->resource), "%s", v);
+            else if (strcmp(f, "action") == 0)
+                snprintf(e->action, sizeof(e->action), "%s", v);
+            else if (strcmp(f, "status") == 0)
+                snprintf(e->status, sizeof(e->status), "%s", v);
+            else if (strcmp(f, "traversal") == 0)
+                e->traversal = strtoull(v, NULL, 10);
+        }
+    }
+}
+
+static void snapshot_read(const scen_world_t *w, snapshot_t *s)
+{
+    char k[8][CV_KEY_MAX], pattern[CV_KEY_MAX], leases[CV_KEY_MAX];
+    cv_key(k[0], CV_KEY_MAX, CV_KEY_STACK, w->stack, 0, NULL);
+    cv_key(k[1], CV_KEY_MAX, CV_KEY_COUNTS, w->stack, 0, NULL);
+    cv_key(k[2], CV_KEY_MAX, CV_KEY_INDEX, w->stack, 0, NULL);
+    cv_key(k[3], CV_KEY_MAX, CV_KEY_LEDGER, w->stack, 0, NULL);
+    cv_key(k[4], CV_KEY_MAX, CV_KEY_DEF, w->stack, 0, NULL);
+    cv_key(k[5], CV_KEY_MAX, CV_KEY_STACKS, NULL, 0, NULL);
+    cv_key(k[6], CV_KEY_MAX, CV_KEY_EVENTS, w->stack, 0, NULL);
+    cv_key(pattern, CV_KEY_MAX, CV_KEY_RES, w->stack, 0, "*");
+    cv_key(leases, CV_KEY_MAX, CV_KEY_LEASE, w->stack, 0, "*");
+    const char *a0[] = {"HGETALL", k[0]}, *a1[] = {"HGETALL", k[1]}, *a2[] = {"HGETALL", k[2]},
+               *a3[] = {"HGETALL", k[3]}, *a4[] = {"HGET", k[4], "template"},
+               *a5[] = {"HGET", k[5], w->name}, *a6[] = {"XRANGE", k[6], "-", "+"},
+               *a7[] = {"KEYS", pattern}, *a8[] = {"KEYS", leases};
+    const char **argv[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8};
+    int argc[] = {2, 2, 2, 2, 3, 3, 4, 2, 2};
+    redisReply *rep[9];
+    scen_pipeline(9, argc, argv, rep);
+    s->leases = json_array();
+    for (size_t i = 0; i < rep[8]->elements; i++)
+        json_array_append_new(s->leases, json_string(rep[8]->element[i]->str));
+    s->stack = hash_of(rep[0]);
+    s->counts = hash_of(rep[1]);
+    s->index = hash_of(rep[2]);
+    s->ledger = hash_of(rep[3]);
+    s->template_text = strdup(rep[4]->type == REDIS_REPLY_STRING ? rep[4]->str : "");
+    s->name_mapped = strdup(rep[5]->type == REDIS_REPLY_STRING ? rep[5]->str : "");
+    read_events(s, rep[6]);
+    s->records = json_object();
+    size_t nres = rep[7]->elements, prefix = strlen(pattern) - 1;
+    if (nres > 0) {
+        int *rc = malloc(nres * sizeof(int));
+        const char ***rv = malloc(nres * sizeof(*rv));
+        const char **pairs = malloc(2 * nres * sizeof(*pairs));
+        redisReply **rr = malloc(nres * sizeof(*rr));
+        for (size_t i = 0; i < nres; i++) {
+            pairs[2 * i] = "HGETALL";
+            pairs[2 * i + 1] = rep[7]->element[i]->str;
+            rv[i] = &pairs[2 * i];
+            rc[i] = 2;
+        }
+        scen_pipeline((int)nres, rc, rv, rr);
+        for (size_t i = 0; i < nres; i++) {
+            json_object_set_new(s->records, rep[7]->element[i]->str + prefix, hash_of(rr[i]));
+            freeReplyObject(rr[i]);
+        }
+        free(rc);
+        free(rv);
+        free(pairs);
+        free(rr);
+    }
+    for (int i = 0; i < 9; i++)
+        freeReplyObject(rep[i]);
+}
+
+static void snapshot_free(snapshot_t *s)
+{
+    json_decref(s->stack);
+    json_decref(s->counts);
+    json_decref(s->index);
+    json_decref(s->ledger);
+    json_decref(s->records);
+    json_decref(s->leases);
+    free(s->template_text);
+    free(s->name_mapped);
+    free(s->events);
+}
+
+static const char *field(const json_t *hash, const char *name)
+{
+    const char *v = json_string_value(json_object_get(hash, name));
+    return v ? v : "";
+}
+
+static long long number(const json_t *hash, const char *name)
+{
+    return strtoll(field(hash, name), NULL, 10);
+}
+
+static json_t *old_versions(const json_t *record)
+{
+    json_t *old = json_loads(field(record, "old"), 0, NULL);
+    if (!json_is_array(old)) {
+        json_decref(old);
+        old = json_array();
+    }
+    return old;
+}
+
+/* ---- the checks ---- */
+
+static void check_stack(const scen_world_t *w, const snapshot_t *s, const char *expect,
+                        bool deleted, finding_t *f)
+{
+    const char *status = field(s->stack, "status");
+    if (strcmp(status, expect) != 0 && cv_str_ends_with(status, "_FAILED") &&
+        w->seen.died_before_rollback)
+        known_bug(f, SCEN_BUG_ROLLBACK_LOST,
+                  "stack status %s, expected %s: the worker whose node_failed answered ROLLBACK "
+                  "died before beginning it (reason: %s)",
+                  status, expect, field(s->stack, "reason"));
+    else if (strcmp(status, expect) != 0)
+        violation(f, "stack status %s, expected %s (reason: %s)", status[0] ? status : "(none)",
+                  expect, field(s->stack, "reason"));
+    if (!f->known[0] && number(s->stack, "done") != number(s->stack, "total"))
+        violation(f, "stack progress done %lld != total %lld at %s", number(s->stack, "done"),
+                  number(s->stack, "total"), status);
+    if (deleted && s->name_mapped[0] && w->seen.died_before_unmapping)
+        known_bug(f, SCEN_BUG_NAME_KEPT,
+                  "the name %s still maps to the stack after DELETE_COMPLETE: the worker that "
+                  "finished the delete died before freeing it",
+                  w->name);
+    else if (deleted && s->name_mapped[0])
+        violation(f, "the name %s still maps to the stack after DELETE_COMPLETE", w->name);
+    if (!deleted && strcmp(s->name_mapped, w->stack) != 0)
+        violation(f, "the name %s maps to \"%s\", not %s", w->name, s->name_mapped, w->stack);
+}
+
+/* Whether the last traversal's graph had a cleanup node for `name`. */
+static bool had_cleanup_node(const scen_world_t *w, const char *name)
+{
+    const json_t *nodes = w->seen.trav_nodes[w->seen.ntrav];
+    char node[CV_NAME_MAX + 2];
+    snprintf(node, sizeof(node), "c/%s", name);
+    size_t i;
+    json_t *n;
+    json_array_foreach(nodes, i, n)
+    {
+        if (strcmp(json_string_value(n), node) == 0)
+            return true;
+    }
+    return !nodes; /* not known: no excuse */
+}
+
+/* Records left by the known bug SCEN_BUG_NO_CLEANUP_NODE are put in
+ * `excused` (name -> true): what follows from them (their ledger entries)
+ * is not reported again. */
+static void check_records(const scen_world_t *w, const snapshot_t *s, const cv_template_t *tpl,
+                          json_t *excused, finding_t *f)
+{
+    size_t n = tpl ? tpl->nresources : 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = tpl->resources[i].name;
+        const json_t *rec = json_object_get(s->records, name);
+        if (!rec)
+            violation(f, "resource %s of the final definition has no record", name);
+        else if (!cv_str_ends_with(field(rec, "status"), "_COMPLETE") ||
+                 cv_str_starts_with(field(rec, "status"), "DELETE"))
+            violation(f, "resource %s is %s, not complete", name, field(rec, "status"));
+        if (!json_object_get(s->index, name))
+            violation(f, "resource %s is missing from the index", name);
+    }
+    const char *name;
+    json_t *rec;
+    json_t *histogram = json_object();
+    json_object_foreach(s->records, name, rec)
+    {
+        bool unwanted = !tpl || !cv_template_resource(tpl, name);
+        if (unwanted && !had_cleanup_node(w, name)) {
+            json_object_set_new(excused, name, json_true());
+            known_bug(f, SCEN_BUG_NO_CLEANUP_NODE,
+                      "record of %s, which is not in the final definition (status %s): the last "
+                      "traversal's graph has no c/%s (the record was written after the expansion "
+                      "read the index)",
+                      name, field(rec, "status"), name);
+        } else if (unwanted) {
+            violation(f, "record of %s, which is not in the final definition (status %s)", name,
+                      field(rec, "status")[0] ? field(rec, "status") : "none: stray fields");
+        }
+        json_t *old = old_versions(rec);
+        if (json_array_size(old) > 0 && !had_cleanup_node(w, name) &&
+            json_object_set_new(excused, name, json_true()) == 0)
+            known_bug(f, SCEN_BUG_NO_CLEANUP_NODE,
+                      "resource %s still has %zu replaced versions: the last traversal's graph "
+                      "has no c/%s (its create was recorded after the expansion read the index)",
+                      name, json_array_size(old), name);
+        else if (json_array_size(old) > 0)
+            violation(f, "resource %s still has %zu replaced versions", name, json_array_size(old));
+        json_decref(old);
+        const char *st = field(rec, "status");
+        if (st[0])
+            json_object_set_new(
+                histogram, st,
+                json_integer(json_integer_value(json_object_get(histogram, st)) + 1));
+    }
+    json_t *v;
+    json_object_foreach(s->index, name, v)
+    {
+        if (!json_object_get(s->records, name))
+            violation(f, "index entry %s has no record", name);
+    }
+    json_object_foreach(s->counts, name, v)
+    {
+        long long counted = strtoll(json_string_value(v), NULL, 10);
+        if (counted != json_integer_value(json_object_get(histogram, name)))
+            violation(f, "status counts drift: %s counted %lld, records %lld", name, counted,
+                      (long long)json_integer_value(json_object_get(histogram, name)));
+    }
+    json_object_foreach(histogram, name, v)
+    {
+        if (!json_object_get(s->counts, name))
+            violation(f, "status counts drift: %s not counted, records %lld", name,
+                      (long long)json_integer_value(v));
+    }
+    json_decref(histogram);
+}
+
+/* Every version current or replaced was created exactly once; nothing was
+ * deleted twice, nor deleted while current; every version created is
+ * current, replaced, or deleted. */
+static void check_ledger(const scen_world_t *w, const snapshot_t *s, bool deleted,
+                         const json_t *excused, finding_t *f)
+{
+    json_t *live = json_object();
+    const char *name, *key;
+    json_t *rec, *count;
+    json_object_foreach(s->records, name, rec)
+    {
+        if (json_object_get(excused, name))
+            continue;
+        if (field(rec, "uuid")[0])
+            json_object_set_new(live, field(rec, "uuid"), json_string("current"));
+        json_t *old = old_versions(rec);
+        size_t i;
+        json_t *e;
+        json_array_foreach(old, i, e)
+        {
+            const char *u = json_string_value(json_object_get(e, "uuid"));
+            if (u)
+                json_object_set_new(live, u, json_string("replaced"));
+        }
+        json_decref(old);
+    }
+    json_t *skip = json_object();
+    json_object_foreach(s->records, name, rec)
+    {
+        if (!json_object_get(excused, name))
+            continue;
+        json_object_set_new(skip, field(rec, "uuid"), json_true());
+        json_t *old = old_versions(rec);
+        size_t i;
+        json_t *e;
+        json_array_foreach(old, i, e)
+        {
+            const char *u = json_string_value(json_object_get(e, "uuid"));
+            if (u)
+                json_object_set_new(skip, u, json_true());
+        }
+        json_decref(old);
+    }
+    long long creates = 0, deletes = 0;
+    json_object_foreach(s->ledger, key, count)
+    {
+        if (json_object_get(skip, key + 7))
+            continue;
+        long long n = strtoll(json_string_value(count), NULL, 10);
+        bool create = cv_str_starts_with(key, "create:");
+        const char *uuid = key + 7;
+        char other[64];
+        snprintf(other, sizeof(other), "%s:%s", create ? "delete" : "create", uuid);
+        long long m = strtoll(field(s->ledger, other), NULL, 10);
+        if (create) {
+            creates += n;
+            if (n != 1)
+                violation(f, "ledger: version %s created %lld times", uuid, n);
+            if (!json_object_get(live, uuid) && m == 0)
+                violation(f, "ledger: version %s created, neither current nor deleted (leaked)",
+                          uuid);
+        } else {
+            deletes += n;
+            if (n > 1 && json_object_get(w->seen.moved_while_deleting, uuid))
+                known_bug(f, SCEN_BUG_LEDGER_DELETE_TWICE,
+                          "ledger: version %s deleted %lld times: check_finish counted its "
+                          "delete again when a replacement moved it, already being deleted, "
+                          "into the replaced versions",
+                          uuid, n);
+            else if (n > 1)
+                violation(f, "ledger: version %s deleted %lld times", uuid, n);
+            if (m == 0)
+                violation(f, "ledger: version %s deleted but never created", uuid);
+            const char *what = json_string_value(json_object_get(live, uuid));
+            if (what && strcmp(what, "current") == 0)
+                violation(f, "ledger: current version %s was deleted", uuid);
+        }
+    }
+    json_object_foreach(live, key, count)
+    {
+        char k[64];
+        snprintf(k, sizeof(k), "create:%s", key);
+        if (strtoll(field(s->ledger, k), NULL, 10) != 1)
+            violation(f, "ledger: %s version %s created %lld times, expected once",
+                      json_string_value(count), key, strtoll(field(s->ledger, k), NULL, 10));
+    }
+    if (deleted && creates != deletes)
+        violation(f, "ledger: %lld creates but %lld deletes after delete", creates, deletes);
+    json_decref(live);
+    json_decref(skip);
+}
+
+static long first_event(const snapshot_t *s, uint64_t trav, const char *resource, bool deletes,
+                        const char *status)
+{
+    for (size_t i = 0; i < s->nevents; i++) {
+        const event_t *e = &s->events[i];
+        if (e->traversal == trav && strcmp(e->resource, resource) == 0 &&
+            strcmp(e->status, status) == 0 && (strcmp(e->action, "DELETE") == 0) == deletes)
+            return (long)i;
+    }
+    return -1;
+}
+
+/* Per traversal: a resource's create or update starts after every parent
+ * (in that traversal's definition) completed; a resource's delete starts
+ * after every dependent (in any definition of the schedule) was deleted. */
+static void check_order(const scen_world_t *w, const snapshot_t *s, finding_t *f)
+{
+    for (uint64_t t = 1; t < SCEN_MAX_TRAV && t <= w->seen.ntrav; t++) {
+        const cv_template_t *tpl = w->seen.trav_tpl[t];
+        for (size_t i = 0; tpl && i < tpl->nresources; i++) {
+            const cv_tpl_resource_t *c = &tpl->resources[i];
+            long ci = first_event(s, t, c->name, false, "IN_PROGRESS");
+            for (size_t d = 0; ci >= 0 && d < c->ndepends; d++) {
+                long pc = first_event(s, t, c->depends[d], false, "COMPLETE");
+                if (pc > ci)
+                    violation(f,
+                              "traversal %llu: %s started (event %ld) before its parent %s "
+                              "completed (event %ld)",
+                              (unsigned long long)t, c->name, ci, c->depends[d], pc);
+            }
+        }
+        for (size_t e = 0; e < w->nedges; e++) {
+            const char *child = w->edges[e][0], *parent = w->edges[e][1];
+            long pi = first_event(s, t, parent, true, "IN_PROGRESS");
+            long cc = first_event(s, t, child, true, "COMPLETE");
+            if (pi >= 0 && cc > pi)
+                violation(f,
+                          "traversal %llu: delete of %s started (event %ld) before its "
+                          "dependent %s was deleted (event %ld)",
+                          (unsigned long long)t, parent, pi, child, cc);
+        }
+    }
+}
+
+int scen_check(scen_world_t *w, char *why, size_t whysz)
+{
+    finding_t f = {why, whysz, false, ""};
+    why[0] = '\0';
+    if (w->seen.violation[0])
+        violation(&f, "%s", w->seen.violation);
+    snapshot_t s = {0};
+    snapshot_read(w, &s);
+    bool deleted = strcmp(w->expect, "DELETE_COMPLETE") == 0;
+    check_stack(w, &s, w->expect, deleted, &f);
+    if (f.known[0] && strstr(f.known, SCEN_BUG_ROLLBACK_LOST)) {
+        /* Nothing else is meaningful on a stack left failed. */
+        snapshot_free(&s);
+        snprintf(why, whysz, "%s", f.known);
+        return f.found ? -1 : 1;
+    }
+    cv_template_t *tpl = NULL;
+    if (!deleted) {
+        json_t *root = json_loads(s.template_text, 0, NULL);
+        char err[512];
+        if (!root || cv_template_from_json(root, "template", NULL, &tpl, err, sizeof(err)) != 0)
+            violation(&f, "the stored definition does not parse: %s", root ? err : "not JSON");
+        json_decref(root);
+        json_t *got = json_loads(s.template_text, 0, NULL);
+        json_t *want = json_loads(w->expect_tpl, 0, NULL);
+        if (!json_equal(json_object_get(got, "resources"), json_object_get(want, "resources")))
+            violation(&f, "the stored definition is not the expected one (%.60s...)",
+                      s.template_text);
+        json_decref(got);
+        json_decref(want);
+    }
+    json_t *excused = json_object();
+    check_records(w, &s, tpl, excused, &f);
+    check_ledger(w, &s, deleted, excused, &f);
+    json_decref(excused);
+    /* Every job ended and every dead job's lease ran out: any lease left
+     * was never released by a job that ended. */
+    if (json_array_size(s.leases) > 0)
+        violation(&f, "%zu leases still held after every job ended, e.g. %s",
+                  json_array_size(s.leases), json_string_value(json_array_get(s.leases, 0)));
+    check_order(w, &s, &f);
+    if (!deleted && w->def->replaced && w->uuids_before) {
+        const json_t *rec = json_object_get(s.records, w->def->replaced);
+        const char *was = json_string_value(json_object_get(w->uuids_before, w->def->replaced));
+        if (rec && was && strcmp(field(rec, "uuid"), was) == 0)
+            violation(&f, "%s was not replaced (same version %s)", w->def->replaced, was);
+        const char *name;
+        json_t *uuid;
+        json_object_foreach(w->uuids_before, name, uuid)
+        {
+            const json_t *r = json_object_get(s.records, name);
+            if (r && strcmp(name, w->def->replaced) != 0 && strstr(w->def->kept, name) != NULL &&
+                strcmp(field(r, "uuid"), json_string_value(uuid)) != 0)
+                violation(&f, "%s got a new version, expected an update in place or none", name);
+        }
+    }
+    cv_template_free(tpl);
+    snapshot_free(&s);
+    if (f.found)
+        return -1;
+    if (f.known[0]) {
+        snprintf(why, whysz, "%s", f.known);
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,432 @@
+/*
+ * Jobs: their lifecycle, and the steps every handler shares — publishing,
+ * node_done / node_failed and what follows them, ending a traversal,
+ * beginning one — as engine/flow does them (cv_progress.c,
+ * cv_stack_finish.c, cv_stack_begin.c), one script call per step. Also
+ * the reaper of a stalled stack (cv_reaper.c with a stall threshold of 0).
+ */
+#include "scen_job.h"
+
+#include "cv_str.h"
+#include "cv_syncpoint.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void scen_violation(scen_world_t *w, const char *fmt, ...)
+{
+    if (w->seen.violation[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->seen.violation, sizeof(w->seen.violation), fmt, ap);
+    va_end(ap);
+    scen_trace(w, "VIOLATION: %s", w->seen.violation);
+}
+
+redisReply *scen_call(const cv_call_t *call)
+{
+    scen_count_round_trip();
+    redisReply *r = cv_redis_script_sync(scen_redis(), call->script, call->keys, call->args,
+                                         call->nextra, call->extra_keys, call->extra_args);
+    if (!r)
+        scen_redis_lost(cv_script_name(call->script));
+    return r;
+}
+
+redisReply *scen_call_row(cv_script_t s, const char *const *keys, const char *const *args)
+{
+    cv_call_t call = {.script = s, .keys = keys, .args = args};
+    return scen_call(&call);
+}
+
+/* ---- ops ---- */
+
+static void ops_grow(scen_job_t *j)
+{
+    if (j->nops < j->opcap)
+        return;
+    j->opcap = j->opcap ? 2 * j->opcap : 8;
+    j->ops = realloc(j->ops, j->opcap * sizeof(*j->ops));
+    if (!j->ops)
+        abort();
+}
+
+void scen_op_push(scen_job_t *j, const scen_op_t *op)
+{
+    ops_grow(j);
+    j->ops[j->nops++] = *op;
+}
+
+void scen_op_push_front(scen_job_t *j, const scen_op_t *op)
+{
+    ops_grow(j);
+    memmove(j->ops + 1, j->ops, j->nops * sizeof(*j->ops));
+    j->ops[0] = *op;
+    j->nops++;
+}
+
+/* cv_worker_publish_node: a CHECK job for "u/<r>" or "c/<r>". */
+void scen_op_publish_node(scen_job_t *j, const char *node)
+{
+    scen_op_t op = {.kind = OP_PUBLISH};
+    op.msg.type = CV_MSG_CHECK;
+    op.msg.traversal = j->msg.traversal;
+    op.msg.phase = node[0] == 'c' ? CV_PHASE_CLEANUP : CV_PHASE_UPDATE;
+    snprintf(op.msg.stack, sizeof(op.msg.stack), "%s", j->msg.stack);
+    snprintf(op.msg.resource, sizeof(op.msg.resource), "%s", node + 2);
+    scen_op_push(j, &op);
+}
+
+/* cv__check_hand_off: the job's OBSERVE, with the record version to watch. */
+void scen_op_publish_observe(scen_job_t *j, const char *version)
+{
+    scen_op_t op = {.kind = OP_PUBLISH, .msg = j->msg, .observe = true};
+    op.msg.type = CV_MSG_OBSERVE;
+    op.msg.version = strtoull(version, NULL, 10);
+    scen_op_push(j, &op);
+}
+
+void scen_op_finish(scen_job_t *j)
+{
+    scen_op_t op = {.kind = OP_FINISH, .msg = j->msg};
+    scen_op_push(j, &op);
+}
+
+void scen_op_release(scen_job_t *j)
+{
+    if (!j->leased)
+        return;
+    scen_op_t op = {.kind = OP_RELEASE};
+    scen_op_push(j, &op);
+}
+
+static void key(char *buf, cv_key_kind_t kind, const char *stack, uint64_t trav, const char *name)
+{
+    cv_key(buf, CV_KEY_MAX, kind, stack, trav, name);
+}
+
+/* stack_definition, then stack_finish COMPLETE (outputs "{}": the harness
+ * does not check them); AGAIN begins a delete re-run. */
+static void finish_read(scen_world_t *w, scen_job_t *j, const scen_op_t *op)
+{
+    char k[3][CV_KEY_MAX];
+    key(k[0], CV_KEY_STACK, op->msg.stack, 0, NULL);
+    key(k[1], CV_KEY_DEF, op->msg.stack, 0, NULL);
+    key(k[2], CV_KEY_INDEX, op->msg.stack, 0, NULL);
+    cv_stack_definition_keys_t keys = {.stack = k[0], .def = k[1], .index = k[2]};
+    cv_stack_definition_args_t args = {.nil = NULL};
+    redisReply *r = scen_call_row(CV_SCRIPT_STACK_DEFINITION, keys.v, args.v);
+    const char *trav = cv_reply_str(r, CV_STACK_DEFINITION_R_TRAVERSAL);
+    if (trav[0] && strtoull(trav, NULL, 10) == op->msg.traversal) {
+        scen_op_t next = {.kind = OP_FINISH_WRITE, .msg = op->msg};
+        snprintf(next.action, sizeof(next.action), "%s",
+                 cv_reply_str(r, CV_STACK_DEFINITION_R_ACTION));
+        scen_op_push_front(j, &next);
+    }
+    freeReplyObject(r);
+    (void)w;
+}
+
+static void finish_write(scen_world_t *w, scen_job_t *j, const scen_op_t *op)
+{
+    char k[4][CV_KEY_MAX], trav[24], reason[64];
+    key(k[0], CV_KEY_STACK, op->msg.stack, 0, NULL);
+    key(k[1], CV_KEY_EVENTS, op->msg.stack, 0, NULL);
+    key(k[2], CV_KEY_DEF, op->msg.stack, 0, NULL);
+    key(k[3], CV_KEY_INDEX, op->msg.stack, 0, NULL);
+    snprintf(trav, sizeof(trav), "%llu", (unsigned long long)op->msg.traversal);
+    snprintf(reason, sizeof(reason), "Stack %s completed successfully", op->action);
+    cv_stack_finish_keys_t keys = {.stack = k[0], .events = k[1], .def = k[2], .index = k[3]};
+    cv_stack_finish_args_t args = {.traversal = trav,
+                                   .status = "COMPLETE",
+                                   .reason = reason,
+                                   .outputs = "{}",
+                                   .worker = j->worker};
+    redisReply *r = scen_call_row(CV_SCRIPT_STACK_FINISH, keys.v, args.v);
+    cv_answer_t a = cv_reply_answer(CV_SCRIPT_STACK_FINISH, r);
+    if (a == CV_ANSWER_INVALID)
+        scen_violation(w, "stack_finish: unexpected reply (%s)",
+                       r->type == REDIS_REPLY_ERROR ? r->str : "not an answer");
+    if (a == CV_ANSWER_AGAIN) {
+        scen_op_t next = {.kind = OP_BEGIN, .msg = op->msg, .rerun = true};
+        next.msg.kind = CV_TRAV_DELETE;
+        scen_op_push_front(j, &next);
+    } else if (a == CV_ANSWER_OK) {
+        scen_trace(w, "stack %s_COMPLETE (traversal %llu)", op->action,
+                   (unsigned long long)op->msg.traversal);
+        scen_op_t next = *op;
+        next.kind = OP_GARBAGE;
+        scen_op_push_front(j, &next);
+    }
+    freeReplyObject(r);
+}
+
+/* The name of a deleted stack is free again; the traversal's keys are
+ * garbage (cv_stack_finish.c). */
+static void garbage(scen_world_t *w, const scen_op_t *op)
+{
+    char names[CV_KEY_MAX], graph[CV_KEY_MAX];
+    key(names, CV_KEY_STACKS, NULL, 0, NULL);
+    key(graph, CV_KEY_GRAPH, op->msg.stack, op->msg.traversal, NULL);
+    if (strcmp(op->action, "DELETE") == 0) {
+        const char *argv[] = {"HDEL", names, w->name};
+        freeReplyObject(scen_cmd(3, argv));
+    }
+    const char *hkeys[] = {"HKEYS", graph};
+    redisReply *nodes = scen_cmd(2, hkeys);
+    size_t n = nodes->type == REDIS_REPLY_ARRAY ? nodes->elements : 0;
+    char(*k)[CV_KEY_MAX] = malloc((n + 4) * CV_KEY_MAX);
+    const char **argv = malloc((n + 5) * sizeof(*argv));
+    argv[0] = "UNLINK";
+    for (size_t i = 0; i < n; i++) {
+        key(k[i], CV_KEY_SP, op->msg.stack, op->msg.traversal, nodes->element[i]->str);
+        argv[1 + i] = k[i];
+    }
+    static const cv_key_kind_t what[] = {CV_KEY_GRAPH, CV_KEY_RDEF, CV_KEY_DONE, CV_KEY_PUBLISHING};
+    for (size_t i = 0; i < 4; i++) {
+        key(k[n + i], what[i], op->msg.stack, op->msg.traversal, NULL);
+        argv[1 + n + i] = k[n + i];
+    }
+    freeReplyObject(scen_cmd((int)(n + 5), argv));
+    freeReplyObject(nodes);
+    free(k);
+    free(argv);
+}
+
+scen_step_t scen_op_run(scen_world_t *w, scen_job_t *j, const scen_op_t *op)
+{
+    switch (op->kind) {
+    case OP_PUBLISH:
+        scen_bus_publish(w, &op->msg, op->observe);
+        break;
+    case OP_FINISH:
+        finish_read(w, j, op);
+        break;
+    case OP_FINISH_WRITE:
+        finish_write(w, j, op);
+        break;
+    case OP_GARBAGE:
+        garbage(w, op);
+        break;
+    case OP_BEGIN:
+        scen_begin(w, op->msg.kind, NULL, NULL, op->rerun, j);
+        break;
+    case OP_SREM: {
+        char k[CV_KEY_MAX], node[CV_NAME_MAX + 2];
+        key(k, CV_KEY_PUBLISHING, j->msg.stack, j->msg.traversal, NULL);
+        cv_node_name(node, sizeof(node), j->msg.phase, j->msg.resource);
+        const char *argv[] = {"SREM", k, node};
+        freeReplyObject(scen_cmd(3, argv));
+        break;
+    }
+    case OP_RELEASE: {
+        cv_lease_release_keys_t keys = {.lease = j->lease_key};
+        cv_lease_release_args_t args = {.token = j->token};
+        freeReplyObject(scen_call_row(CV_SCRIPT_LEASE_RELEASE, keys.v, args.v));
+        j->leased = false;
+        break;
+    }
+    }
+    return SCEN_STEP_MORE;
+}
+
+/* ---- node done, node failed ---- */
+
+void scen_node_done(scen_world_t *w, scen_job_t *j, const cv_node_done_t *d)
+{
+    cv_call_t call;
+    if (cv_call_node_done(&call, d, j->worker) != 0)
+        abort();
+    if (w->sabotage == SCEN_SABOTAGE_SYNC_POINT && call.nextra > 0 && !w->sabotaged) {
+        /* Self-test: the first successor's sync point never hears of us. */
+        w->sabotaged = true;
+        call.nextra = 0;
+    }
+    redisReply *r = scen_call(&call);
+    cv_answer_t a = cv_reply_answer(CV_SCRIPT_NODE_DONE, r);
+    if (a == CV_ANSWER_INVALID || a == CV_ANSWER_NONODE)
+        scen_violation(w, "node_done of %c/%s: %s", d->job->phase ? 'c' : 'u', d->job->resource,
+                       r->type == REDIS_REPLY_ERROR ? r->str : cv_reply_str(r, 0));
+    if (a == CV_ANSWER_OK) {
+        bool redelivery = cv_reply_int(r, CV_NODE_DONE_R_ADDED) == 0;
+        long long done = cv_reply_int(r, CV_NODE_DONE_R_DONE);
+        long long total = cv_reply_int(r, CV_NODE_DONE_R_TOTAL);
+        if (done > total)
+            scen_violation(w, "traversal %llu: done %lld > total %lld",
+                           (unsigned long long)d->job->traversal, done, total);
+        for (size_t i = 0; i < call.nextra; i++) {
+            cv_sp_answer_t ans = {
+                call.successor_preds[i],
+                (size_t)cv_reply_int(r, CV_NODE_DONE_R_SUCC(i, CV_NODE_DONE_SUCC_SIZE)),
+                cv_reply_int(r, CV_NODE_DONE_R_SUCC(i, CV_NODE_DONE_SUCC_ADDED)) == 1,
+                cv_reply_int(r, CV_NODE_DONE_R_SUCC(i, CV_NODE_DONE_SUCC_IS_DONE)) == 1};
+            if (cv_sp_should_publish(&ans, redelivery))
+                scen_op_publish_node(j, call.extra_args[i]);
+        }
+        if (done >= total)
+            scen_op_finish(j);
+        if (d->publishing) {
+            scen_op_t op = {.kind = OP_SREM};
+            scen_op_push(j, &op);
+        }
+    }
+    freeReplyObject(r);
+    cv_call_free(&call);
+}
+
+void scen_node_failed(scen_world_t *w, scen_job_t *j, const cv_node_failed_t *f)
+{
+    cv_call_t call;
+    cv_call_node_failed(&call, f, j->worker);
+    redisReply *r = scen_call(&call);
+    cv_answer_t a = cv_reply_answer(CV_SCRIPT_NODE_FAILED, r);
+    if (a == CV_ANSWER_INVALID)
+        scen_violation(w, "node_failed of %s: %s", f->job->resource,
+                       r->type == REDIS_REPLY_ERROR ? r->str : "not an answer");
+    bool rollback = a == CV_ANSWER_ROLLBACK ||
+                    (a == CV_ANSWER_OK && strcmp(cv_reply_str(r, 1), "ROLLBACK") == 0);
+    if (rollback) {
+        scen_op_t op = {.kind = OP_BEGIN, .msg = j->msg};
+        op.msg.kind = CV_TRAV_ROLLBACK;
+        scen_op_push(j, &op);
+    }
+    freeReplyObject(r);
+}
+
+/* ---- jobs ---- */
+
+scen_job_t *scen_job_start(scen_world_t *w, uint64_t msg_id, const cv_msg_t *m)
+{
+    scen_job_t *j = calloc(1, sizeof(*j));
+    if (!j)
+        abort();
+    j->msg_id = msg_id;
+    j->msg = *m;
+    snprintf(j->worker, sizeof(j->worker), "w%u", (unsigned)(w->jobs_started % 3));
+    snprintf(j->token, sizeof(j->token), "%s:%llu", j->worker,
+             (unsigned long long)++w->jobs_started);
+    if (m->type != CV_MSG_STACK)
+        key(j->lease_key, CV_KEY_LEASE, m->stack, 0, m->resource);
+    return j;
+}
+
+scen_step_t scen_job_step(scen_world_t *w, scen_job_t *j)
+{
+    scen_step_t r = SCEN_STEP_MORE;
+    if (j->nops > 0) {
+        scen_op_t op = j->ops[0];
+        memmove(j->ops, j->ops + 1, (j->nops - 1) * sizeof(*j->ops));
+        j->nops--;
+        r = scen_op_run(w, j, &op);
+    } else if (j->pc != PC_END) {
+        switch (j->msg.type) {
+        case CV_MSG_STACK:
+            r = scen_stack_step(w, j);
+            break;
+        case CV_MSG_CHECK:
+            r = scen_check_step(w, j);
+            break;
+        default:
+            r = scen_observe_step(w, j);
+            break;
+        }
+    }
+    if (r == SCEN_STEP_MORE && j->pc == PC_END && j->nops == 0)
+        r = SCEN_STEP_DONE;
+    return r;
+}
+
+uint64_t scen_job_msg(const scen_job_t *j)
+{
+    return j->msg_id;
+}
+
+const char *scen_job_lease(const scen_job_t *j, const char **token)
+{
+    *token = j->token;
+    return j->leased ? j->lease_key : "";
+}
+
+bool scen_job_unmapping(const scen_job_t *j)
+{
+    for (size_t i = 0; i < j->nops; i++)
+        if (j->ops[i].kind == OP_GARBAGE && strcmp(j->ops[i].action, "DELETE") == 0)
+            return true;
+    return false;
+}
+
+bool scen_job_rolling_back(const scen_job_t *j)
+{
+    for (size_t i = 0; i < j->nops; i++)
+        if (j->ops[i].kind == OP_BEGIN && j->ops[i].msg.kind == CV_TRAV_ROLLBACK)
+            return true;
+    return false;
+}
+
+void scen_job_free(scen_job_t *j)
+{
+    if (!j)
+        return;
+    free(j->ops);
+    if (j->have_rec)
+        cv_record_clear(&j->rec);
+    json_decref(j->rdef);
+    json_decref(j->params);
+    json_decref(j->sp);
+    json_decref(j->files);
+    json_decref(j->index);
+    free(j->graph_entry);
+    if (j->have_out)
+        cv_check_outcome_clear(&j->out);
+    if (j->have_st)
+        cv_record_state_clear(&j->st);
+    if (j->have_oout)
+        cv_observe_outcome_clear(&j->oout);
+    cv_template_free(j->tpl);
+    cv_graph_free(j->graph);
+    free(j);
+}
+
+/* ---- traversals begun ---- */
+
+/* stack_begin (cv_call_stack_begin), then the STACK job: as the CLI does
+ * for the operator's create, update and delete (j NULL: published at once),
+ * and as a worker does for a rollback or a delete re-run (op queued on j). */
+uint64_t scen_begin(scen_world_t *w, int kind, const char *tpl, const char *rollback, bool rerun,
+                    scen_job_t *j)
+{
+    cv_stack_begin_t b = {.kind = kind,
+                          .stack = w->stack,
+                          .name = kind == CV_TRAV_CREATE ? w->name : NULL,
+                          .tpl = tpl,
+                          .params = tpl ? "{}" : NULL,
+                          .fname = tpl ? "scen.yaml" : NULL,
+                          .rollback = rollback,
+                          .delete_rerun = rerun};
+    cv_call_t call;
+    cv_call_stack_begin(&call, &b, j ? j->worker : "convergectl");
+    redisReply *r = scen_call(&call);
+    if (r->type != REDIS_REPLY_ARRAY) {
+        scen_violation(w, "stack_begin %s: %s", cv_trav_kind_name((uint8_t)kind),
+                       r->type == REDIS_REPLY_ERROR ? r->str : "unexpected reply");
+        freeReplyObject(r);
+        return 0;
+    }
+    uint64_t trav = (uint64_t)cv_reply_int(r, CV_STACK_BEGIN_R_TRAVERSAL);
+    freeReplyObject(r);
+    scen_note_traversal(w, trav, kind);
+    cv_msg_t m = {.type = CV_MSG_STACK, .traversal = trav, .kind = (uint8_t)kind};
+    snprintf(m.stack, sizeof(m.stack), "%s", w->stack);
+    scen_trace(w, "begin %s traversal %llu%s", cv_trav_kind_name((uint8_t)kind),
+               (unsigned long long)trav, j ? " (by a worker)" : "");
+    if (j) {
+        scen_op_t op = {.kind = OP_PUBLISH, .msg = m};
+        scen_op_push_front(j, &op);
+    } else {
+        scen_bus_publish(w, &m, false);
+    }
+    return trav;
+}
