@@ -23,8 +23,10 @@ local function release()
   if redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
 end
 -- Replaced versions whose delete this write starts: DELETE_IN_PROGRESS in
--- the new list and not in the recorded one. Decoded before anything is
--- written, so that malformed input fails the script with nothing changed.
+-- the new list and neither in the recorded one nor the current version
+-- being deleted (a replacement moves that version into the list with its
+-- delete already counted). Decoded before anything is written, so that
+-- malformed input fails the script with nothing changed.
 local function deletes_started()
   local uuids = {}
   if ARGV[18] == '' then return uuids end
@@ -32,6 +34,8 @@ local function deletes_started()
   for _, v in ipairs(cjson.decode(redis.call('HGET', KEYS[1], 'old') or '[]')) do
     if v.status == 'DELETE_IN_PROGRESS' and v.uuid then before[v.uuid] = true end
   end
+  local cur = redis.call('HMGET', KEYS[1], 'status', 'uuid')
+  if cur[1] == 'DELETE_IN_PROGRESS' and cur[2] then before[cur[2]] = true end
   for _, v in ipairs(cjson.decode(ARGV[18])) do
     if v.status == 'DELETE_IN_PROGRESS' and v.uuid and not before[v.uuid] then
       uuids[#uuids + 1] = v.uuid

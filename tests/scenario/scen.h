@@ -127,13 +127,11 @@ typedef enum {
 #define SCEN_BUG_NO_CLEANUP_NODE "no-cleanup-node"
 #define SCEN_BUG_NAME_KEPT "name-kept"
 #define SCEN_BUG_ROLLBACK_LOST "rollback-lost"
-#define SCEN_BUG_LEDGER_DELETE_TWICE "ledger-delete-twice"
 #define SCEN_BUGS                                                                                  \
     {                                                                                              \
-        SCEN_BUG_NO_CLEANUP_NODE, SCEN_BUG_NAME_KEPT, SCEN_BUG_ROLLBACK_LOST,                      \
-            SCEN_BUG_LEDGER_DELETE_TWICE                                                           \
+        SCEN_BUG_NO_CLEANUP_NODE, SCEN_BUG_NAME_KEPT, SCEN_BUG_ROLLBACK_LOST                       \
     }
-#define SCEN_NBUGS 4
+#define SCEN_NBUGS 3
 
 typedef struct scen_seen {
     uint64_t trav_began[SCEN_MAX_TRAV];     /* step at which traversal t began */
@@ -142,10 +140,7 @@ typedef struct scen_seen {
     uint64_t ntrav;
     bool died_before_unmapping; /* a worker died between DELETE_COMPLETE and freeing the name */
     bool died_before_rollback;  /* a worker died between node_failed ROLLBACK and stack_begin */
-    /* uuids of versions a replacement recorded into `old` while their delete
-     * (as the current version) was under way */
-    json_t *moved_while_deleting;
-    char violation[512]; /* the first violation seen during the run */
+    char violation[512];        /* the first violation seen during the run */
 } scen_seen_t;
 
 typedef struct scen_world {

@@ -270,12 +270,6 @@ static scen_step_t record(scen_world_t *w, scen_job_t *j)
     redisReply *r = scen_call(&call);
     cv_answer_t a = cv_reply_answer(CV_SCRIPT_CHECK_FINISH, r);
     j->leased = false; /* check_finish released it */
-    if (a == CV_ANSWER_OK && j->out.kind == CV_CHECK_REPLACE &&
-        strcmp(j->rec.status, "DELETE_IN_PROGRESS") == 0) {
-        if (!w->seen.moved_while_deleting)
-            w->seen.moved_while_deleting = json_object();
-        json_object_set_new(w->seen.moved_while_deleting, j->rec.uuid, json_true());
-    }
     if (a == CV_ANSWER_OK) {
         /* An action is started only by a job whose traversal was current
          * when it took the lease (check_begin): never one superseded. */

@@ -315,8 +315,7 @@ static void check_records(const scen_world_t *w, const snapshot_t *s, const cv_t
 /* Every version current or replaced was created exactly once; nothing was
  * deleted twice, nor deleted while current; every version created is
  * current, replaced, or deleted. */
-static void check_ledger(const scen_world_t *w, const snapshot_t *s, bool deleted,
-                         const json_t *excused, finding_t *f)
+static void check_ledger(const snapshot_t *s, bool deleted, const json_t *excused, finding_t *f)
 {
     json_t *live = json_object();
     const char *name, *key;
@@ -375,13 +374,7 @@ static void check_ledger(const scen_world_t *w, const snapshot_t *s, bool delete
                           uuid);
         } else {
             deletes += n;
-            if (n > 1 && json_object_get(w->seen.moved_while_deleting, uuid))
-                known_bug(f, SCEN_BUG_LEDGER_DELETE_TWICE,
-                          "ledger: version %s deleted %lld times: check_finish counted its "
-                          "delete again when a replacement moved it, already being deleted, "
-                          "into the replaced versions",
-                          uuid, n);
-            else if (n > 1)
+            if (n > 1)
                 violation(f, "ledger: version %s deleted %lld times", uuid, n);
             if (m == 0)
                 violation(f, "ledger: version %s deleted but never created", uuid);
@@ -481,7 +474,7 @@ int scen_check(scen_world_t *w, char *why, size_t whysz)
     }
     json_t *excused = json_object();
     check_records(w, &s, tpl, excused, &f);
-    check_ledger(w, &s, deleted, excused, &f);
+    check_ledger(&s, deleted, excused, &f);
     json_decref(excused);
     /* Every job ended and every dead job's lease ran out: any lease left
      * was never released by a job that ended. */

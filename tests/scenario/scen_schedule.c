@@ -132,7 +132,6 @@ static void operate(scen_world_t *w, int *next_op, uint64_t *op_at)
             w->expect_tpl = d->ops[i].tpl;
         if (d->replaced && d->ops[i].after_settled) {
             json_decref(w->uuids_before);
-            json_decref(w->seen.moved_while_deleting);
             w->uuids_before = record_uuids(w);
         }
         scen_trace(w, "operator: update (stack %s)", status);
@@ -157,7 +156,6 @@ void scen_world_free(scen_world_t *w)
     free(w->dead);
     free(w->edges);
     json_decref(w->uuids_before);
-    json_decref(w->seen.moved_while_deleting);
     for (size_t t = 0; t < SCEN_MAX_TRAV; t++) {
         cv_template_free(w->seen.trav_tpl[t]);
         json_decref(w->seen.trav_nodes[t]);
