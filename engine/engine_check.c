@@ -35,19 +35,12 @@ static void check_reset(cv_jobrun_t *run)
 {
     check_t *c = (check_t *)run;
     stop_renewing(c);
-    json_decref(c->rdef);
-    json_decref(c->params);
-    json_decref(c->sp);
-    json_decref(c->files);
+    cv_check_loaded_clear(&c->in);
     json_decref(c->children);
-    free(c->graph_entry);
-    cv_record_clear(&c->rec);
-    memset(&c->rec, 0, sizeof(c->rec));
+    c->children = NULL;
     cv_check_outcome_clear(&c->out);
     cv_record_state_clear(&c->st);
     memset(&c->st, 0, sizeof(c->st));
-    c->rdef = c->params = c->sp = c->files = c->children = NULL;
-    c->graph_entry = NULL;
     c->leased = false;
 }
 
@@ -114,35 +107,18 @@ void cv__check_fail(check_t *c, const char *status, const char *action, const ch
 {
     const cv_msg_t *m = &c->run.msg;
     cv_warn("stack %s resource %s: %s", m->stack, m->resource, reason);
-    cv_node_failed_t f = {m, c->rec.version, status, reason, c->rec.physical_id, action};
+    cv_node_failed_t f = {m, c->in.rec.version, status, reason, c->in.rec.physical_id, action};
     if (cv_progress_node_failed(c->run.w, &f, on_progress, c) != 0)
         cv__check_backoff(c);
 }
 
-static char *dump_or_empty(const json_t *j)
-{
-    return j ? json_dumps(j, JSON_COMPACT) : strdup("");
-}
-
 static void done(check_t *c)
 {
-    const cv_check_outcome_t *o = &c->out;
-    char *old = dump_or_empty(o->old), *events = dump_or_empty(o->events);
-    cv_node_done_t d = {.job = &c->run.msg,
-                        .graph_entry = c->graph_entry,
-                        .version = c->rec.version,
-                        .status = o->status,
-                        .reason = o->reason,
-                        .pass = o->pass,
-                        .physical_id = c->rec.physical_id,
-                        .action = o->action,
-                        .old = old,
-                        .events = events,
-                        .lease_token = c->token,
-                        .publishing = true};
+    cv_node_done_t d;
+    cv_check_written_t written;
+    cv_check_done_of(&d, &written, &c->run.msg, &c->in, &c->out, c->token);
     int rc = cv_progress_node_done(c->run.w, &d, on_progress, c);
-    free(old);
-    free(events);
+    cv_check_written_clear(&written);
     if (rc)
         cv__check_backoff(c);
 }
@@ -174,13 +150,6 @@ static void on_recorded(cv_redis_t *r, redisReply *rep, void *ud)
     hand_off(c, version);
 }
 
-/* The resource's dependencies as recorded in the index, for cleanup order. */
-static char *dependencies_of(const check_t *c)
-{
-    json_t *deps = c->rdef ? json_object_get(c->rdef, "depends") : NULL;
-    return deps ? json_dumps(deps, JSON_COMPACT) : strdup("[]");
-}
-
 /*
  * Writes the action just taken, fenced by the version read under the lease.
  * An empty status leaves the current version as it is and records only the
@@ -193,43 +162,15 @@ void cv__check_record(check_t *c)
         cv__nested_begin(c);
         return;
     }
-    const cv_check_outcome_t *o = &c->out;
-    bool current = o->status[0] != '\0';
-    char *props = json_dumps(o->props ? o->props : c->rec.props, JSON_COMPACT);
-    char *attrs = json_dumps(c->st.attrs ? c->st.attrs : c->rec.attrs, JSON_COMPACT);
-    char *data = json_dumps(c->st.data ? c->st.data : c->rec.data, JSON_COMPACT);
-    char *deps = current && c->run.msg.phase == CV_PHASE_UPDATE ? dependencies_of(c) : strdup("");
-    char *old = dump_or_empty(o->old), *events = dump_or_empty(o->events);
-    const char *policy =
-        c->rdef ? json_string_value(json_object_get(c->rdef, "deletion_policy")) : c->rec.policy;
-    cv_check_finish_t f = {.job = &c->run.msg,
-                           .version = c->rec.version,
-                           .token = c->token,
-                           .status = o->status,
-                           .action = o->action,
-                           .reason = o->reason,
-                           .physical_id = c->st.physical_id,
-                           .uuid = o->uuid,
-                           .type = o->type_name,
-                           .props = props,
-                           .attrs = attrs,
-                           .data = data,
-                           .event_status = current ? "IN_PROGRESS" : "",
-                           .dependencies = deps,
-                           .policy = policy ? policy : "Delete",
-                           .old = old,
-                           .events = events};
+    cv_check_finish_t f;
+    cv_check_written_t written;
+    cv_check_finish_of(&f, &written, &c->run.msg, &c->in, &c->out, &c->st, c->token);
     cv_call_t call;
     cv_call_check_finish(&call, &f, c->run.w->id);
     int rc = cv_redis_call(c->run.w->redis, call.script, call.keys, call.args, call.nextra,
                            call.extra_keys, call.extra_args, on_recorded, c);
     cv_call_free(&call);
-    free(props);
-    free(attrs);
-    free(data);
-    free(deps);
-    free(old);
-    free(events);
+    cv_check_written_clear(&written);
     if (rc)
         cv__check_backoff(c);
 }
@@ -238,11 +179,9 @@ void cv__check_record(check_t *c)
 
 static void act(check_t *c)
 {
-    if (cv__converge_act(c) != 0) {
-        char status[32], reason[CV_REASON_MAX + CV_NAME_MAX + 32];
-        snprintf(status, sizeof(status), "%s_FAILED", c->out.action);
-        snprintf(reason, sizeof(reason), "resources.%s: %s", c->run.msg.resource, c->st.reason);
-        cv__check_fail(c, status, c->out.action, reason);
+    if (cv_check_act(&c->run.msg, &c->in.rec, &c->out, c->now, &c->st, cv__nested_plan, c) != 0) {
+        cv_check_act_failed(&c->out, &c->run.msg, c->st.reason);
+        cv__check_fail(c, c->out.status, c->out.action, c->out.reason);
         return;
     }
     cv__check_record(c);
@@ -280,43 +219,10 @@ static void carry_out(check_t *c)
 
 /* ---- loading under the lease ---- */
 
-static void load(check_t *c, const redisReply *rep)
-{
-    const char *rdef_text = cv_reply_str(rep, CV_CHECK_BEGIN_R_RDEF);
-    c->rdef = rdef_text[0] ? json_loads(rdef_text, 0, NULL) : NULL;
-    c->params = json_loads(cv_reply_str(rep, CV_CHECK_BEGIN_R_PARAMS), 0, NULL);
-    cv_record_parse(&c->rec, cv_reply_at(rep, CV_CHECK_BEGIN_R_RECORD));
-    json_t *raw = cv_reply_to_object(cv_reply_at(rep, CV_CHECK_BEGIN_R_SP));
-    c->sp = json_object();
-    const char *pred;
-    json_t *v;
-    json_object_foreach(raw, pred, v)
-    {
-        json_t *d = json_loads(json_string_value(v), 0, NULL);
-        json_object_set_new(c->sp, pred, d ? d : json_object());
-    }
-    json_decref(raw);
-    c->graph_entry = strdup(cv_reply_str(rep, CV_CHECK_BEGIN_R_GRAPH_ENTRY));
-    const char *stack_name = cv_reply_str(rep, CV_CHECK_BEGIN_R_STACK_NAME);
-    if (c->params)
-        cv_record_pseudo_params(c->params, c->run.msg.stack, stack_name);
-    snprintf(c->stack_name, sizeof(c->stack_name), "%s", stack_name);
-    c->depth = atoi(cv_reply_str(rep, CV_CHECK_BEGIN_R_DEPTH));
-    const char *files = cv_reply_str(rep, CV_CHECK_BEGIN_R_FILES);
-    c->files = files[0] ? json_loads(files, 0, NULL) : NULL;
-}
-
 static void decide(check_t *c, const char *load_error)
 {
     c->now = cv_now();
-    cv_check_input_t in = {.job = &c->run.msg,
-                           .rec = &c->rec,
-                           .rdef = c->rdef,
-                           .params = c->params,
-                           .sp = c->sp,
-                           .files = c->files,
-                           .now = c->now,
-                           .load_error = load_error};
+    cv_check_input_t in = cv_check_input(&c->in, &c->run.msg, c->now, load_error);
     cv_check_decide(&in, &c->out);
     carry_out(c);
 }
@@ -332,9 +238,9 @@ static void decide(check_t *c, const char *load_error)
 static void republish_successors(check_t *c, const char *graph_entry)
 {
     cv_worker_count(c->run.w, CV_STAT_STALE, 1);
-    c->graph_entry = strdup(graph_entry);
-    cv_node_done_t d = {.job = &c->run.msg, .graph_entry = c->graph_entry, .publishing = true};
-    if (!c->graph_entry || cv_progress_node_done(c->run.w, &d, on_progress, c) != 0)
+    c->in.graph_entry = strdup(graph_entry);
+    cv_node_done_t d = {.job = &c->run.msg, .graph_entry = c->in.graph_entry, .publishing = true};
+    if (!c->in.graph_entry || cv_progress_node_done(c->run.w, &d, on_progress, c) != 0)
         cv__check_backoff(c);
 }
 
@@ -391,14 +297,13 @@ static void on_begin(cv_redis_t *r, redisReply *rep, void *ud)
         return;
     }
     take_lease(c);
-    char err[CV_REASON_MAX];
-    if (rep->elements != CV_CHECK_BEGIN_R_OK_ELEMENTS) {
+    if (cv_check_load(&c->in, &c->run.msg, rep) != 0) {
+        char err[CV_REASON_MAX];
         snprintf(err, sizeof(err), "resources.%s: malformed check_begin reply",
                  c->run.msg.resource);
         decide(c, err);
         return;
     }
-    load(c, rep);
     decide(c, NULL);
 }
 

@@ -1,12 +1,13 @@
 /*
  * Internal to the engine: the state of one CHECK job and the steps that
  * carry its decision (cv_check_decide) out — the job lifecycle and the
- * writes (engine_check.c), the type operations (engine_converge.c), the
- * child stacks (engine_nested.c).
+ * writes (engine_check.c), the type operations (cv_check_act), the child
+ * stacks (engine_nested.c).
  */
 #ifndef CV_ENGINE_CHECK_H
 #define CV_ENGINE_CHECK_H
 
+#include "cv_checkjob.h"
 #include "cv_decide.h"
 #include "cv_jobrun.h"
 #include "cv_kafka.h"
@@ -25,16 +26,8 @@ typedef struct check {
     char token[160];
     bool leased;
     cv_lease_keeper_t *keeper; /* renews the lease while it is held */
-    /* loaded under the lease */
-    json_t *rdef;   /* {"type", "properties", "deletion_policy", "metadata", "depends"} or NULL */
-    json_t *params; /* resolved parameters */
-    json_t *sp;     /* predecessor node -> {"id", "attrs"} */
-    char *graph_entry;
-    cv_record_t rec;
-    char stack_name[CV_NAME_MAX];
-    int depth;     /* this stack's nesting depth */
-    json_t *files; /* the stack's template files; loaded only for a nested resource */
-    double now;    /* when the decision was taken */
+    cv_check_loaded_t in;      /* loaded under the lease */
+    double now;                /* when the decision was taken */
     /* the decision, and what carrying it out produced */
     cv_check_outcome_t out;
     cv_rstate_t st;   /* the version acted on, after the type's operation */
@@ -47,18 +40,12 @@ void cv__check_fail(check_t *c, const char *status, const char *action, const ch
 /* A transient failure: the whole job again after a backoff. */
 void cv__check_backoff(check_t *c);
 
-/* Type operations (engine_converge.c): runs the type's create / update /
- * remove that the outcome names (and the deletes of replaced versions it
- * lists), planning each nested version's child stack. Returns 0, or
- * non-zero with the type's reason in c->st.reason. */
-int cv__converge_act(check_t *c);
-
 /* Nested stacks (engine_nested.c). cv__nested_plan adds the child-stack
  * traversal that a nested version's action needs ("CREATE", "UPDATE" or
  * "DELETE"; `data` is the version's private data, where the begun traversal
  * is noted); cv__check_record then has cv__nested_begin begin them all and
  * record the outcome after. */
-int cv__nested_plan(check_t *c, const char *op, const char *child, const char *type_name,
+int cv__nested_plan(void *check, const char *op, const char *child, const char *type_name,
                     const json_t *props, json_t *data, const char *token, char *err, size_t errsz);
 void cv__nested_begin(check_t *c);
 

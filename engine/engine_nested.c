@@ -20,9 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cv__nested_plan(check_t *c, const char *op, const char *child, const char *type_name,
+int cv__nested_plan(void *check, const char *op, const char *child, const char *type_name,
                     const json_t *props, json_t *data, const char *token, char *err, size_t errsz)
 {
+    check_t *c = check;
     json_t *entry = json_pack("{s:s, s:s, s:s, s:s, s:O}", "op", op, "stack", child, "type",
                               type_name, "token", token, "data", data);
     if (!entry)
@@ -30,13 +31,13 @@ int cv__nested_plan(check_t *c, const char *op, const char *child, const char *t
     if (cv_trav_kind_parse(op) != CV_TRAV_DELETE) {
         const cv_nested_ops_t *ops = cv_rtype_lookup(type_name)->nested;
         json_t *tpl = NULL, *params = NULL;
-        int rc = ops->definition(type_name, props, c->files, data, &tpl, &params, err, errsz);
+        int rc = ops->definition(type_name, props, c->in.files, data, &tpl, &params, err, errsz);
         if (rc) {
             json_decref(entry);
             return rc;
         }
         char digest[24];
-        cv_check_template_digest(tpl, c->files, digest);
+        cv_check_template_digest(tpl, c->in.files, digest);
         json_object_set_new(data, "template_digest", json_string(digest));
         json_object_set_new(entry, "template", tpl);
         json_object_set_new(entry, "params", params);
@@ -85,7 +86,7 @@ static int begin_child(check_t *c, const json_t *entry)
     const char *op = json_string_value(json_object_get(entry, "op"));
     const char *child = json_string_value(json_object_get(entry, "stack"));
     char name[CV_NAME_MAX * 2 + 32], key[CV_KEY_MAX];
-    snprintf(name, sizeof(name), "%s-%s-%.12s", c->stack_name, c->run.msg.resource, child);
+    snprintf(name, sizeof(name), "%s-%s-%.12s", c->in.stack_name, c->run.msg.resource, child);
     if (cv_trav_kind_parse(op) == CV_TRAV_CREATE) {
         /* Operators (and status) find a stack's children here. */
         cv_key(key, sizeof(key), CV_KEY_CHILDREN, c->run.msg.stack, 0, NULL);
@@ -93,10 +94,10 @@ static int begin_child(check_t *c, const json_t *entry)
         cv_redis_argv(c->run.w->redis, 3, argv, NULL, NULL, NULL);
     }
     json_t *parent = json_pack("{s:s, s:s, s:i}", "stack", c->run.msg.stack, "resource",
-                               c->run.msg.resource, "depth", c->depth + 1);
+                               c->run.msg.resource, "depth", c->in.depth + 1);
     char *tpl = dump(json_object_get(entry, "template"));
     char *params = dump(json_object_get(entry, "params"));
-    char *files = cv_trav_kind_parse(op) == CV_TRAV_DELETE ? strdup("") : dump(c->files);
+    char *files = cv_trav_kind_parse(op) == CV_TRAV_DELETE ? strdup("") : dump(c->in.files);
     char *parent_text = dump(parent);
     cv_stack_begin_t b = {.kind = cv_trav_kind_parse(op),
                           .stack = child,

@@ -11,6 +11,7 @@
 #include "engine.h"
 
 #include "cv_error.h"
+#include "cv_expand.h"
 #include "cv_jobrun.h"
 #include "cv_keys.h"
 #include "cv_log.h"
@@ -152,22 +153,6 @@ static void on_expanded(cv_redis_t *r, redisReply *rep, void *ud)
     publish_roots(x);
 }
 
-/* A nested resource's definition is marked so that check_begin.lua hands
- * the engine the stack's template files with it, and only then. */
-static json_t *resource_definition(const cv_tpl_resource_t *res)
-{
-    json_t *deps = json_array();
-    for (size_t i = 0; i < res->ndepends; i++)
-        json_array_append_new(deps, json_string(res->depends[i]));
-    json_t *d = json_pack("{s:s, s:O, s:s, s:O, s:o}", "type", res->type, "properties",
-                          res->properties, "deletion_policy", res->deletion_policy, "metadata",
-                          res->metadata, "depends", deps);
-    const cv_rtype_t *type = cv_rtype_lookup(res->type);
-    if (d && type && type->nested)
-        json_object_set_new(d, "nested", json_true());
-    return d;
-}
-
 /* HSET key f1 v1 f2 v2 ... in batches; replies are not awaited one by one:
  * commands on one connection run in order, so the stack_expanded script that
  * follows sees them all, and a lost connection fails that script too. */
@@ -219,7 +204,7 @@ static void write_definitions(expand_t *x, hset_batch_t *b)
     /* A delete wants nothing: no resource has a definition in it. */
     size_t n = x->run.msg.kind == CV_TRAV_DELETE ? 0 : x->tpl->nresources;
     for (size_t i = 0; i < n; i++) {
-        json_t *d = resource_definition(&x->tpl->resources[i]);
+        json_t *d = cv_expand_rdef(&x->tpl->resources[i]);
         batch_add(x->run.w, b, x->tpl->resources[i].name, json_dumps(d, JSON_COMPACT));
         json_decref(d);
     }
@@ -236,71 +221,10 @@ static void write_graph(expand_t *x, hset_batch_t *b)
     batch_flush(x->run.w, b);
 }
 
-/* The existing side of the graph: every recorded resource with the
- * dependencies of its recorded version, parsed from the index. */
-typedef struct existing {
-    cv_trav_resource_t *res;
-    json_t **deps; /* parsed dependency arrays, one per resource */
-    const char ***names;
-    size_t n;
-} existing_t;
-
-static void existing_free(existing_t *e)
-{
-    for (size_t i = 0; i < e->n; i++) {
-        json_decref(e->deps[i]);
-        free(e->names[i]);
-    }
-    free(e->res);
-    free(e->deps);
-    free(e->names);
-}
-
-static int existing_load(const json_t *index, existing_t *e)
-{
-    size_t n = json_object_size(index), i = 0;
-    e->n = 0;
-    e->res = calloc(n ? n : 1, sizeof(*e->res));
-    e->deps = calloc(n ? n : 1, sizeof(*e->deps));
-    e->names = calloc(n ? n : 1, sizeof(*e->names));
-    if (!e->res || !e->deps || !e->names)
-        return CV_ENOMEM;
-    const char *name;
-    json_t *text;
-    json_object_foreach((json_t *)index, name, text)
-    {
-        json_t *deps = json_loads(json_string_value(text), 0, NULL);
-        size_t nd = json_array_size(deps);
-        e->deps[i] = deps;
-        e->names[i] = calloc(nd ? nd : 1, sizeof(char *));
-        if (!e->names[i])
-            return CV_ENOMEM;
-        for (size_t d = 0; d < nd; d++)
-            e->names[i][d] = json_string_value(json_array_get(deps, d));
-        e->res[i] = (cv_trav_resource_t){name, e->names[i], nd};
-        e->n = ++i;
-    }
-    return 0;
-}
-
 static int build_graph(expand_t *x)
 {
-    size_t n = x->tpl->nresources;
-    cv_trav_resource_t *def = calloc(n ? n : 1, sizeof(*def));
-    existing_t ex = {0};
-    int rc = def ? existing_load(x->index, &ex) : CV_ENOMEM;
-    if (rc == 0) {
-        for (size_t i = 0; i < n; i++) {
-            def[i].name = x->tpl->resources[i].name;
-            def[i].depends = (const char *const *)x->tpl->resources[i].depends;
-            def[i].ndepends = x->tpl->resources[i].ndepends;
-        }
-        x->graph = cv_traversal_build(x->run.msg.kind, def, n, ex.res, ex.n);
-        rc = x->graph ? 0 : CV_ENOMEM;
-    }
-    existing_free(&ex);
-    free(def);
-    return rc;
+    x->graph = cv_expand_graph(x->run.msg.kind, x->tpl, x->index);
+    return x->graph ? 0 : CV_ENOMEM;
 }
 
 static void write_traversal(expand_t *x)

@@ -20,106 +20,45 @@ enum { PC_RECORD = 1, PC_DONE = 2, PC_FAILED = 3, PC_REPUBLISH = 4 };
  * leases of killed jobs itself. */
 #define LEASE_MS 600000
 
-static void load(scen_job_t *j, const redisReply *r)
+/* What check_begin loaded, read by the engine's own step (cv_check_load)
+ * into the job's fields, which the OBSERVE steps share. Returns 0 or
+ * CV_EPROTO (the reply does not have the OK shape). */
+static int load(scen_job_t *j, const redisReply *r)
 {
-    const char *rdef = cv_reply_str(r, CV_CHECK_BEGIN_R_RDEF);
-    j->rdef = rdef[0] ? json_loads(rdef, 0, NULL) : NULL;
-    j->params = json_loads(cv_reply_str(r, CV_CHECK_BEGIN_R_PARAMS), 0, NULL);
-    cv_record_parse(&j->rec, cv_reply_at(r, CV_CHECK_BEGIN_R_RECORD));
-    j->have_rec = true;
-    json_t *raw = cv_reply_to_object(cv_reply_at(r, CV_CHECK_BEGIN_R_SP));
-    j->sp = json_object();
-    const char *pred;
-    json_t *v;
-    json_object_foreach(raw, pred, v)
-    {
-        json_t *d = json_loads(json_string_value(v), 0, NULL);
-        json_object_set_new(j->sp, pred, d ? d : json_object());
-    }
-    json_decref(raw);
-    j->graph_entry = strdup(cv_reply_str(r, CV_CHECK_BEGIN_R_GRAPH_ENTRY));
-    if (j->params)
-        cv_record_pseudo_params(j->params, j->msg.stack,
-                                cv_reply_str(r, CV_CHECK_BEGIN_R_STACK_NAME));
-    const char *files = cv_reply_str(r, CV_CHECK_BEGIN_R_FILES);
-    j->files = files[0] ? json_loads(files, 0, NULL) : NULL;
-}
-
-/* engine_converge.c: the type's operations on the versions the outcome
- * names; non-zero when one fails (the reason in j->st). */
-static int remove_replaced(scen_job_t *j, json_t *entry)
-{
-    const cv_rtype_t *type = cv_rtype_lookup(json_string_value(json_object_get(entry, "type")));
-    cv_version_t v = {.stack = j->msg.stack,
-                      .resource = j->msg.resource,
-                      .uuid = json_string_value(json_object_get(entry, "uuid")),
-                      .physical_id = json_string_value(json_object_get(entry, "physical_id")),
-                      .props = json_object_get(entry, "props"),
-                      .data = json_object_get(entry, "data"),
-                      .attrs = json_object_get(entry, "attrs"),
-                      .started = j->rec.started};
-    cv_rstate_t st;
-    cv_record_state(&st, &v, SCEN_NOW);
-    int rc = type->remove(&st);
-    if (rc == 0)
-        json_object_set(entry, "data", st.data);
-    cv_record_state_clear(&st);
+    cv_check_loaded_t l;
+    int rc = cv_check_load(&l, &j->msg, r);
+    j->rdef = l.rdef;
+    j->params = l.params;
+    j->sp = l.sp;
+    j->files = l.files;
+    j->graph_entry = l.graph_entry;
+    j->rec = l.rec;
+    j->have_rec = rc == 0;
     return rc;
 }
 
-static int act(scen_job_t *j)
+/* The job's fields seen as what check_begin loaded (borrowed: never cleared). */
+static cv_check_loaded_t loaded(const scen_job_t *j)
 {
-    size_t i;
-    json_t *index;
-    json_array_foreach(j->out.deletes, i, index)
-    {
-        if (remove_replaced(j, json_array_get(j->out.old, (size_t)json_integer_value(index))))
-            return -1;
-    }
-    cv_version_t v = {.stack = j->msg.stack,
-                      .resource = j->msg.resource,
-                      .uuid = j->out.uuid,
-                      .physical_id = j->rec.physical_id,
-                      .props = j->rec.props,
-                      .data = j->rec.data,
-                      .attrs = j->rec.attrs,
-                      .started = j->rec.started};
-    const cv_rtype_t *type = j->out.type;
-    switch (j->out.kind) {
-    case CV_CHECK_CREATE:
-    case CV_CHECK_REPLACE:
-        v.physical_id = NULL;
-        v.data = v.attrs = NULL;
-        v.props = j->out.props;
-        cv_record_state(&j->st, &v, SCEN_NOW);
-        j->have_st = true;
-        return type->create(&j->st);
-    case CV_CHECK_UPDATE:
-        v.props = j->out.props;
-        cv_record_state(&j->st, &v, SCEN_NOW);
-        j->have_st = true;
-        j->st.old_props = j->rec.props;
-        return type->update(&j->st);
-    case CV_CHECK_DELETE_CURRENT:
-        cv_record_state(&j->st, &v, SCEN_NOW);
-        j->have_st = true;
-        return type->remove(&j->st);
-    default:
-        return 0;
-    }
+    return (cv_check_loaded_t){.rdef = j->rdef,
+                               .params = j->params,
+                               .sp = j->sp,
+                               .files = j->files,
+                               .graph_entry = j->graph_entry,
+                               .rec = j->rec};
 }
 
-/* A type operation that failed fails the node (engine_converge.c fail_action). */
+/* The type operations the outcome names, run by the engine's own step. */
+static int act(scen_job_t *j)
+{
+    j->have_st = true;
+    return cv_check_act(&j->msg, &j->rec, &j->out, SCEN_NOW, &j->st, NULL, NULL);
+}
+
+/* A type operation that failed fails the node. */
 static void fail_action(scen_job_t *j)
 {
-    char why[512], action[16];
-    snprintf(why, sizeof(why), "%s", j->have_st ? j->st.reason : "");
-    snprintf(action, sizeof(action), "%s", j->out.action[0] ? j->out.action : "DELETE");
-    cv_check_outcome_clear(&j->out);
-    j->out.kind = CV_CHECK_FAIL;
-    snprintf(j->out.status, sizeof(j->out.status), "%s_FAILED", action);
-    snprintf(j->out.action, sizeof(j->out.action), "%s", action);
-    snprintf(j->out.reason, sizeof(j->out.reason), "resources.%s: %s", j->msg.resource, why);
+    cv_check_act_failed(&j->out, &j->msg, j->have_st ? j->st.reason : "");
     j->pc = PC_FAILED;
 }
 
@@ -193,21 +132,10 @@ static scen_step_t begin(scen_world_t *w, scen_job_t *j)
     case CV_ANSWER_OK:
         j->leased = true;
         j->began_at = w->step;
-        load(j, r);
         {
-            const char *load_error = NULL;
-            if (r->elements != CV_CHECK_BEGIN_R_OK_ELEMENTS)
-                load_error = "malformed check_begin reply";
-            else if (!j->params)
-                load_error = "stored parameters are not JSON";
-            cv_check_input_t in = {.job = &j->msg,
-                                   .rec = &j->rec,
-                                   .rdef = j->rdef,
-                                   .params = j->params,
-                                   .sp = j->sp,
-                                   .files = j->files,
-                                   .now = SCEN_NOW,
-                                   .load_error = load_error};
+            const char *load_error = load(j, r) ? "malformed check_begin reply" : NULL;
+            cv_check_loaded_t l = loaded(j);
+            cv_check_input_t in = cv_check_input(&l, &j->msg, SCEN_NOW, load_error);
             cv_check_decide(&in, &j->out);
             j->have_out = true;
         }
@@ -226,45 +154,12 @@ static scen_step_t begin(scen_world_t *w, scen_job_t *j)
     return step;
 }
 
-static char *dump_or_empty(const json_t *v)
-{
-    return v ? json_dumps(v, JSON_COMPACT) : strdup("");
-}
-
-/* The resource's dependencies as recorded in the index, for cleanup order. */
-static char *dependencies_of(const scen_job_t *j)
-{
-    json_t *deps = j->rdef ? json_object_get(j->rdef, "depends") : NULL;
-    return deps ? json_dumps(deps, JSON_COMPACT) : strdup("[]");
-}
-
 static scen_step_t record(scen_world_t *w, scen_job_t *j)
 {
-    bool current = j->out.status[0] != '\0';
-    char *props = json_dumps(j->out.props ? j->out.props : j->rec.props, JSON_COMPACT);
-    char *attrs = json_dumps(j->have_st ? j->st.attrs : j->rec.attrs, JSON_COMPACT);
-    char *data = json_dumps(j->have_st ? j->st.data : j->rec.data, JSON_COMPACT);
-    char *deps = current && j->msg.phase == CV_PHASE_UPDATE ? dependencies_of(j) : strdup("");
-    char *old = dump_or_empty(j->out.old), *events = dump_or_empty(j->out.events);
-    const char *policy =
-        j->rdef ? json_string_value(json_object_get(j->rdef, "deletion_policy")) : j->rec.policy;
-    cv_check_finish_t f = {.job = &j->msg,
-                           .version = j->rec.version,
-                           .token = j->token,
-                           .status = j->out.status,
-                           .action = j->out.action,
-                           .reason = j->out.reason,
-                           .physical_id = j->have_st ? j->st.physical_id : "",
-                           .uuid = j->out.uuid,
-                           .type = j->out.type_name,
-                           .props = props,
-                           .attrs = attrs,
-                           .data = data,
-                           .event_status = current ? "IN_PROGRESS" : "",
-                           .dependencies = deps,
-                           .policy = policy ? policy : "Delete",
-                           .old = old,
-                           .events = events};
+    cv_check_loaded_t l = loaded(j);
+    cv_check_finish_t f;
+    cv_check_written_t written;
+    cv_check_finish_of(&f, &written, &j->msg, &l, &j->out, j->have_st ? &j->st : NULL, j->token);
     cv_call_t call;
     cv_call_check_finish(&call, &f, j->worker);
     redisReply *r = scen_call(&call);
@@ -285,34 +180,20 @@ static scen_step_t record(scen_world_t *w, scen_job_t *j)
                        r->type == REDIS_REPLY_ERROR ? r->str : "unexpected reply");
     }
     freeReplyObject(r);
-    free(props);
-    free(attrs);
-    free(data);
-    free(deps);
-    free(old);
-    free(events);
+    cv_call_free(&call);
+    cv_check_written_clear(&written);
     j->pc = PC_END;
     return SCEN_STEP_MORE;
 }
 
 static scen_step_t done(scen_world_t *w, scen_job_t *j)
 {
-    char *old = dump_or_empty(j->out.old), *events = dump_or_empty(j->out.events);
-    cv_node_done_t d = {.job = &j->msg,
-                        .graph_entry = j->graph_entry,
-                        .version = j->rec.version,
-                        .status = j->out.status,
-                        .reason = j->out.reason,
-                        .pass = j->out.pass,
-                        .physical_id = j->rec.physical_id,
-                        .action = j->out.action,
-                        .old = old,
-                        .events = events,
-                        .lease_token = j->token,
-                        .publishing = true};
+    cv_check_loaded_t l = loaded(j);
+    cv_node_done_t d;
+    cv_check_written_t written;
+    cv_check_done_of(&d, &written, &j->msg, &l, &j->out, j->token);
     scen_node_done(w, j, &d);
-    free(old);
-    free(events);
+    cv_check_written_clear(&written);
     /* As the engine, release after node_done: a no-op when node_done
      * released it, but node_done answers FENCED before it releases. */
     scen_op_release(j);

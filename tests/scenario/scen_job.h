@@ -19,7 +19,9 @@
 #include "scen.h"
 
 #include "cv_calls.h"
+#include "cv_checkjob.h"
 #include "cv_decide.h"
+#include "cv_expand.h"
 #include "cv_graph.h"
 #include "cv_keys.h"
 #include "cv_record.h"

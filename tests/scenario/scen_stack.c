@@ -19,57 +19,6 @@
 enum { PC_WRITE_DRAFTS = 1, PC_EXPANDED = 2 };
 enum { RDEF, GRAPH };
 
-/* engine_stack.c resource_definition: what check_begin hands the engine. */
-static json_t *resource_definition(const cv_tpl_resource_t *res)
-{
-    json_t *deps = json_array();
-    for (size_t i = 0; i < res->ndepends; i++)
-        json_array_append_new(deps, json_string(res->depends[i]));
-    json_t *d = json_pack("{s:s, s:O, s:s, s:O, s:o}", "type", res->type, "properties",
-                          res->properties, "deletion_policy", res->deletion_policy, "metadata",
-                          res->metadata, "depends", deps);
-    const cv_rtype_t *type = cv_rtype_lookup(res->type);
-    if (d && type && type->nested)
-        json_object_set_new(d, "nested", json_true());
-    return d;
-}
-
-/* engine_stack.c build_graph: the definition's resources and the recorded
- * ones (the index: name -> dependencies of the recorded version). */
-static cv_graph_t *build_graph(int kind, const cv_template_t *tpl, const json_t *index)
-{
-    size_t n = tpl->nresources, ne = json_object_size(index), i = 0;
-    cv_trav_resource_t *def = calloc(n + 1, sizeof(*def)), *ex = calloc(ne + 1, sizeof(*ex));
-    json_t **deps = calloc(ne + 1, sizeof(*deps));
-    const char ***names = calloc(ne + 1, sizeof(*names));
-    for (size_t r = 0; r < n; r++)
-        def[r] = (cv_trav_resource_t){tpl->resources[r].name,
-                                      (const char *const *)tpl->resources[r].depends,
-                                      tpl->resources[r].ndepends};
-    const char *name;
-    json_t *text;
-    json_object_foreach((json_t *)index, name, text)
-    {
-        deps[i] = json_loads(json_string_value(text), 0, NULL);
-        size_t nd = json_array_size(deps[i]);
-        names[i] = calloc(nd + 1, sizeof(char *));
-        for (size_t d = 0; d < nd; d++)
-            names[i][d] = json_string_value(json_array_get(deps[i], d));
-        ex[i] = (cv_trav_resource_t){name, names[i], nd};
-        i++;
-    }
-    cv_graph_t *g = cv_traversal_build(kind, def, n, ex, ne);
-    for (i = 0; i < ne; i++) {
-        json_decref(deps[i]);
-        free(names[i]);
-    }
-    free(def);
-    free(ex);
-    free(deps);
-    free(names);
-    return g;
-}
-
 static void publish_roots(scen_job_t *j)
 {
     size_t n = cv_graph_count(j->graph), npreds;
@@ -109,7 +58,7 @@ static scen_step_t read_definition(scen_world_t *w, scen_job_t *j)
             j->pc = PC_END;
         } else {
             j->index = cv_reply_to_object(cv_reply_at(r, CV_STACK_DEFINITION_R_INDEX));
-            j->graph = build_graph(j->msg.kind, j->tpl, j->index);
+            j->graph = cv_expand_graph(j->msg.kind, j->tpl, j->index);
             snprintf(j->draft[RDEF], CV_KEY_MAX, "%s", "");
             char expansion[64];
             snprintf(expansion, sizeof(expansion), "%s", j->token);
@@ -152,7 +101,7 @@ static scen_step_t write_drafts(scen_world_t *w, scen_job_t *j)
         for (size_t i = 0; i < count; i++) {
             char *value;
             if (which == RDEF) {
-                json_t *d = resource_definition(&j->tpl->resources[i]);
+                json_t *d = cv_expand_rdef(&j->tpl->resources[i]);
                 value = json_dumps(d, JSON_COMPACT);
                 json_decref(d);
                 hset[which][2 + 2 * i] = j->tpl->resources[i].name;

@@ -1,0 +1,256 @@
+/*
+ * The I/O-free steps of a CHECK job (cv_checkjob.h): load, act, record.
+ */
+#include "cv_checkjob.h"
+
+#include "cv_error.h"
+#include "cv_redis.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- what check_begin loaded ---- */
+
+/* The sync point holds each predecessor's data as JSON text. */
+static json_t *sync_point_of(const redisReply *flat)
+{
+    json_t *raw = cv_reply_to_object(flat), *sp = json_object();
+    const char *pred;
+    json_t *v;
+    json_object_foreach(raw, pred, v)
+    {
+        json_t *d = json_loads(json_string_value(v), 0, NULL);
+        json_object_set_new(sp, pred, d ? d : json_object());
+    }
+    json_decref(raw);
+    return sp;
+}
+
+int cv_check_load(cv_check_loaded_t *l, const cv_msg_t *job, const redisReply *rep)
+{
+    memset(l, 0, sizeof(*l));
+    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != CV_CHECK_BEGIN_R_OK_ELEMENTS)
+        return CV_EPROTO;
+    const char *rdef = cv_reply_str(rep, CV_CHECK_BEGIN_R_RDEF);
+    l->rdef = rdef[0] ? json_loads(rdef, 0, NULL) : NULL;
+    l->params = json_loads(cv_reply_str(rep, CV_CHECK_BEGIN_R_PARAMS), 0, NULL);
+    cv_record_parse(&l->rec, cv_reply_at(rep, CV_CHECK_BEGIN_R_RECORD));
+    l->sp = sync_point_of(cv_reply_at(rep, CV_CHECK_BEGIN_R_SP));
+    l->graph_entry = strdup(cv_reply_str(rep, CV_CHECK_BEGIN_R_GRAPH_ENTRY));
+    snprintf(l->stack_name, sizeof(l->stack_name), "%s",
+             cv_reply_str(rep, CV_CHECK_BEGIN_R_STACK_NAME));
+    if (l->params)
+        cv_record_pseudo_params(l->params, job->stack, l->stack_name);
+    l->depth = atoi(cv_reply_str(rep, CV_CHECK_BEGIN_R_DEPTH));
+    const char *files = cv_reply_str(rep, CV_CHECK_BEGIN_R_FILES);
+    l->files = files[0] ? json_loads(files, 0, NULL) : NULL;
+    return 0;
+}
+
+void cv_check_loaded_clear(cv_check_loaded_t *l)
+{
+    json_decref(l->rdef);
+    json_decref(l->params);
+    json_decref(l->sp);
+    json_decref(l->files);
+    free(l->graph_entry);
+    cv_record_clear(&l->rec);
+    memset(l, 0, sizeof(*l));
+}
+
+cv_check_input_t cv_check_input(const cv_check_loaded_t *l, const cv_msg_t *job, double now,
+                                const char *load_error)
+{
+    return (cv_check_input_t){.job = job,
+                              .rec = &l->rec,
+                              .rdef = l->rdef,
+                              .params = l->params,
+                              .sp = l->sp,
+                              .files = l->files,
+                              .now = now,
+                              .load_error = load_error};
+}
+
+/* ---- the type operations ---- */
+
+/* Starts the delete of one replaced version (an entry of out->old, which
+ * gets the type's data); non-zero with the reason in *reason when not. */
+static int remove_replaced(const cv_msg_t *job, const cv_record_t *rec, json_t *entry, double now,
+                           cv_check_plan_fn plan, void *ud, char *reason, size_t reasonsz)
+{
+    const char *type_name = json_string_value(json_object_get(entry, "type"));
+    const cv_rtype_t *type = cv_rtype_lookup(type_name);
+    const char *uuid = json_string_value(json_object_get(entry, "uuid"));
+    cv_version_t v = {.stack = job->stack,
+                      .resource = job->resource,
+                      .uuid = uuid,
+                      .physical_id = json_string_value(json_object_get(entry, "physical_id")),
+                      .props = json_object_get(entry, "props"),
+                      .data = json_object_get(entry, "data"),
+                      .attrs = json_object_get(entry, "attrs"),
+                      .started = rec->started};
+    cv_rstate_t st;
+    cv_record_state(&st, &v, now);
+    int rc = type->remove(&st);
+    if (rc == 0 && type->nested && plan) {
+        char token[96];
+        cv_check_replaced_token(token, sizeof(token), uuid, rec->version);
+        rc = plan(ud, "DELETE", st.physical_id, type_name, NULL, st.data, token, st.reason,
+                  sizeof(st.reason));
+    }
+    if (rc == 0)
+        json_object_set(entry, "data", st.data);
+    else
+        snprintf(reason, reasonsz, "%s", st.reason);
+    cv_record_state_clear(&st);
+    return rc;
+}
+
+/* The type's operation on the version the outcome acts on. */
+static int operate(const cv_msg_t *job, const cv_record_t *rec, const cv_check_outcome_t *out,
+                   double now, cv_rstate_t *st)
+{
+    cv_version_t v = {.stack = job->stack,
+                      .resource = job->resource,
+                      .uuid = out->uuid,
+                      .physical_id = rec->physical_id,
+                      .props = rec->props,
+                      .data = rec->data,
+                      .attrs = rec->attrs,
+                      .started = rec->started};
+    switch (out->kind) {
+    case CV_CHECK_CREATE:
+    case CV_CHECK_REPLACE:
+        v.physical_id = NULL;
+        v.data = v.attrs = NULL;
+        v.props = out->props;
+        cv_record_state(st, &v, now);
+        return out->type->create(st);
+    case CV_CHECK_UPDATE:
+        v.props = out->props;
+        cv_record_state(st, &v, now);
+        st->old_props = rec->props;
+        return out->type->update(st);
+    case CV_CHECK_DELETE_CURRENT:
+        cv_record_state(st, &v, now);
+        return out->type->remove(st);
+    default:
+        return 0; /* DELETE_REPLACED: the replaced versions only */
+    }
+}
+
+int cv_check_act(const cv_msg_t *job, const cv_record_t *rec, cv_check_outcome_t *out, double now,
+                 cv_rstate_t *st, cv_check_plan_fn plan, void *ud)
+{
+    size_t i;
+    json_t *index;
+    json_array_foreach(out->deletes, i, index)
+    {
+        json_t *entry = json_array_get(out->old, (size_t)json_integer_value(index));
+        if (remove_replaced(job, rec, entry, now, plan, ud, st->reason, sizeof(st->reason)) != 0)
+            return CV_EFAILED;
+    }
+    if (operate(job, rec, out, now, st) != 0)
+        return CV_EFAILED;
+    if (!out->nested || !plan)
+        return 0;
+    /* A delete names the child the record names; a create or update the one
+     * the type named. */
+    bool deleting = out->kind == CV_CHECK_DELETE_CURRENT;
+    return plan(ud, out->child_op, deleting ? rec->physical_id : st->physical_id, out->type_name,
+                deleting ? NULL : out->props, st->data, out->child_token, st->reason,
+                sizeof(st->reason));
+}
+
+void cv_check_act_failed(cv_check_outcome_t *out, const cv_msg_t *job, const char *why)
+{
+    char action[sizeof(out->action)], reason[sizeof(out->reason)];
+    snprintf(action, sizeof(action), "%s", out->action[0] ? out->action : "DELETE");
+    snprintf(reason, sizeof(reason), "resources.%s: %s", job->resource, why);
+    cv_check_outcome_clear(out);
+    out->kind = CV_CHECK_FAIL;
+    snprintf(out->status, sizeof(out->status), "%s_FAILED", action);
+    snprintf(out->action, sizeof(out->action), "%s", action);
+    snprintf(out->reason, sizeof(out->reason), "%s", reason);
+}
+
+/* ---- the write that records it ---- */
+
+static char *dump_or_empty(const json_t *j)
+{
+    return j ? json_dumps(j, JSON_COMPACT) : strdup("");
+}
+
+/* The resource's dependencies as recorded in the index, for cleanup order. */
+static char *dependencies_of(const json_t *rdef)
+{
+    json_t *deps = rdef ? json_object_get(rdef, "depends") : NULL;
+    return deps ? json_dumps(deps, JSON_COMPACT) : strdup("[]");
+}
+
+void cv_check_finish_of(cv_check_finish_t *f, cv_check_written_t *w, const cv_msg_t *job,
+                        const cv_check_loaded_t *l, const cv_check_outcome_t *out,
+                        const cv_rstate_t *st, const char *token)
+{
+    bool current = out->status[0] != '\0';
+    const json_t *attrs = st && st->attrs ? st->attrs : l->rec.attrs;
+    const json_t *data = st && st->data ? st->data : l->rec.data;
+    w->props = json_dumps(out->props ? out->props : l->rec.props, JSON_COMPACT);
+    w->attrs = json_dumps(attrs, JSON_COMPACT);
+    w->data = json_dumps(data, JSON_COMPACT);
+    w->dependencies =
+        current && job->phase == CV_PHASE_UPDATE ? dependencies_of(l->rdef) : strdup("");
+    w->old = dump_or_empty(out->old);
+    w->events = dump_or_empty(out->events);
+    const char *policy =
+        l->rdef ? json_string_value(json_object_get(l->rdef, "deletion_policy")) : l->rec.policy;
+    *f = (cv_check_finish_t){.job = job,
+                             .version = l->rec.version,
+                             .token = token,
+                             .status = out->status,
+                             .action = out->action,
+                             .reason = out->reason,
+                             .physical_id = st ? st->physical_id : "",
+                             .uuid = out->uuid,
+                             .type = out->type_name,
+                             .props = w->props,
+                             .attrs = w->attrs,
+                             .data = w->data,
+                             .event_status = current ? "IN_PROGRESS" : "",
+                             .dependencies = w->dependencies,
+                             .policy = policy ? policy : "Delete",
+                             .old = w->old,
+                             .events = w->events};
+}
+
+void cv_check_done_of(cv_node_done_t *d, cv_check_written_t *w, const cv_msg_t *job,
+                      const cv_check_loaded_t *l, const cv_check_outcome_t *out, const char *token)
+{
+    memset(w, 0, sizeof(*w));
+    w->old = dump_or_empty(out->old);
+    w->events = dump_or_empty(out->events);
+    *d = (cv_node_done_t){.job = job,
+                          .graph_entry = l->graph_entry,
+                          .version = l->rec.version,
+                          .status = out->status,
+                          .reason = out->reason,
+                          .pass = out->pass,
+                          .physical_id = l->rec.physical_id,
+                          .action = out->action,
+                          .old = w->old,
+                          .events = w->events,
+                          .lease_token = token,
+                          .publishing = true};
+}
+
+void cv_check_written_clear(cv_check_written_t *w)
+{
+    free(w->props);
+    free(w->attrs);
+    free(w->data);
+    free(w->dependencies);
+    free(w->old);
+    free(w->events);
+    memset(w, 0, sizeof(*w));
+}
