@@ -38,9 +38,11 @@ static bool run(cli_t *cli, unsigned types, int argc, const char **argv, redisRe
     return r != NULL;
 }
 
-/* A name whose stack has no record is what an interrupted submit leaves
- * (between reserving the name and storing the stack). Release it, unless
- * the name or the record changes meanwhile (WATCH makes EXEC fail then). */
+/* A name whose stack has no record is what a purge of the stack's keys
+ * leaves (or a submit of an older convergectl, interrupted between
+ * reserving the name and storing the stack; submit now stores first).
+ * Release it, unless the name or the record changes meanwhile (WATCH
+ * makes EXEC fail then). */
 static int release_orphan_name(cli_t *cli, const char *name, const char *id)
 {
     char names[CV_KEY_MAX], skey[CV_KEY_MAX];

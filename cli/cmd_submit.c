@@ -2,9 +2,12 @@
  * convergectl submit: validates a template, stores the stack's definition
  * and publishes the one STACK job that makes a worker expand it.
  *
- * Nothing is stored before the template is valid and both services answer;
- * once the name is reserved, any failure undoes everything stored, so there
- * is never a stack that nobody will work on.
+ * Nothing is stored before the template is valid and both services answer.
+ * The stack is stored first and named after, so a name maps only to a stack
+ * that exists or did (one gone was purged): a name left to a stack gone or
+ * DELETE_COMPLETE is free, taken over here and freed by the reaper. Any
+ * failure undoes everything stored, so there is never a stack that nobody
+ * will work on.
  */
 #include "cli_commands.h"
 #include "cli_stack.h"
@@ -12,6 +15,7 @@
 #include "cli_traversal.h"
 
 #include "cv_keys.h"
+#include "cv_redis.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -110,18 +114,88 @@ static int new_stack_id(char id[CV_ID_MAX])
     return CLI_OK;
 }
 
-static int reserve_name(cli_t *cli, const submit_t *s)
+/* stack_unname.lua: removes name -> id only while the name maps to id.
+ * Returns CLI_OK (whether or not it did) or CLI_SERVICE. */
+static int unname(cli_t *cli, const char *name, const char *id)
 {
     char key[CV_KEY_MAX];
     cv_key(key, sizeof(key), CV_KEY_STACKS, NULL, 0, NULL);
-    const char *argv[] = {"HSETNX", key, s->args.words[0], s->id};
+    cv_stack_unname_keys_t keys = {.stacks = key};
+    cv_stack_unname_args_t args = {.name = name, .id = id};
+    redisReply *r = cli_redis_check(
+        cli,
+        cv_redis_script_sync(cli->redis, CV_SCRIPT_STACK_UNNAME, keys.v, args.v, 0, NULL, NULL),
+        CLI_R(REDIS_REPLY_INTEGER), "stack_unname");
+    bool answered = r != NULL;
+    freeReplyObject(r);
+    return answered ? CLI_OK : CLI_SERVICE;
+}
+
+/* HSETNX of name -> id; *claimed whether it was set. */
+static int set_name(cli_t *cli, const char *name, const char *id, bool *claimed)
+{
+    char key[CV_KEY_MAX];
+    cv_key(key, sizeof(key), CV_KEY_STACKS, NULL, 0, NULL);
+    const char *argv[] = {"HSETNX", key, name, id};
     redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_INTEGER), 4, argv, NULL);
     if (!r)
         return CLI_SERVICE;
-    int rc =
-        r->integer == 1 ? CLI_OK : cli_fail(CLI_USAGE, "stack %s already exists", s->args.words[0]);
+    *claimed = r->integer == 1;
     freeReplyObject(r);
-    return rc;
+    return CLI_OK;
+}
+
+/* Whether the name maps to a stack gone or DELETE_COMPLETE (the worker
+ * that finished its delete died before freeing the name, or it was purged);
+ * that stack's id in old. */
+static int name_is_left_over(cli_t *cli, const char *name, char old[CV_ID_MAX], bool *left)
+{
+    char key[CV_KEY_MAX];
+    cv_key(key, sizeof(key), CV_KEY_STACKS, NULL, 0, NULL);
+    const char *get[] = {"HGET", key, name};
+    redisReply *r = cli_redis_argv(cli, CLI_R_STRING_OR_NIL, 3, get, NULL);
+    if (!r)
+        return CLI_SERVICE;
+    /* Unmapped meanwhile: nothing to free, HSETNX again. */
+    *left = r->type == REDIS_REPLY_NIL;
+    bool valid = r->type == REDIS_REPLY_STRING && cli_valid_id(r->str);
+    snprintf(old, CV_ID_MAX, "%s", valid ? r->str : "");
+    freeReplyObject(r);
+    if (!valid)
+        return CLI_OK;
+    cv_key(key, sizeof(key), CV_KEY_STACK, old, 0, NULL);
+    const char *status[] = {"HGET", key, "status"};
+    r = cli_redis_argv(cli, CLI_R_STRING_OR_NIL, 3, status, NULL);
+    if (!r)
+        return CLI_SERVICE;
+    *left = r->type == REDIS_REPLY_NIL || strcmp(r->str, "DELETE_COMPLETE") == 0;
+    freeReplyObject(r);
+    return CLI_OK;
+}
+
+/* Maps the name to the new stack: HSETNX; a name left over to a stack gone
+ * or deleted is freed with a compare-and-delete (stack_unname.lua) and
+ * HSETNX tried once more, so of two submits racing for it one gets it. */
+static int claim_name(cli_t *cli, const submit_t *s)
+{
+    const char *name = s->args.words[0];
+    for (int attempt = 0; attempt < 2; attempt++) {
+        bool claimed = false, left = false;
+        char old[CV_ID_MAX];
+        if (set_name(cli, name, s->id, &claimed) != CLI_OK)
+            return CLI_SERVICE;
+        if (claimed)
+            return CLI_OK;
+        if (attempt > 0)
+            break;
+        if (name_is_left_over(cli, name, old, &left) != CLI_OK)
+            return CLI_SERVICE;
+        if (!left)
+            break;
+        if (old[0] && unname(cli, name, old) != CLI_OK)
+            return CLI_SERVICE;
+    }
+    return cli_fail(CLI_USAGE, "stack %s already exists", name);
 }
 
 /* Runs stack_begin CREATE; *ours tells whether the stack's keys are ours
@@ -154,8 +228,9 @@ static int begin_stack(cli_t *cli, submit_t *s, bool *ours)
     return cli_begin_traversal(cli, r, &s->traversal);
 }
 
-/* Removes what submit stored; returns whether it could. */
-static bool undo(cli_t *cli, const submit_t *s, bool remove_keys)
+/* Removes what submit stored (the stack's keys; the name, while it maps
+ * to this stack); returns whether it could. */
+static bool undo(cli_t *cli, const submit_t *s, bool remove_keys, bool named)
 {
     static const cv_key_kind_t kinds[] = {CV_KEY_STACK, CV_KEY_DEF,   CV_KEY_EVENTS, CV_KEY_COUNTS,
                                           CV_KEY_RDEF,  CV_KEY_GRAPH, CV_KEY_DONE};
@@ -170,27 +245,28 @@ static bool undo(cli_t *cli, const submit_t *s, bool remove_keys)
             return false;
         freeReplyObject(r);
     }
-    char names[CV_KEY_MAX];
-    cv_key(names, sizeof(names), CV_KEY_STACKS, NULL, 0, NULL);
-    const char *hdel[] = {"HDEL", names, s->args.words[0]};
-    r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_INTEGER), 3, hdel, NULL);
-    freeReplyObject(r);
-    return r != NULL;
+    return !named || unname(cli, s->args.words[0], s->id) == CLI_OK;
 }
 
-/* Reserve the name, store, publish; undo when storing or publishing fails. */
+/* Store, name, publish; undo when naming, storing or publishing fails. */
 static int create_stack(cli_t *cli, submit_t *s)
 {
     int rc = new_stack_id(s->id);
-    if (rc == CLI_OK)
-        rc = reserve_name(cli, s);
     if (rc)
         return rc;
-    bool ours = true;
+    bool ours = true, named = false;
     rc = begin_stack(cli, s, &ours);
+    if (rc == CLI_OK) {
+        rc = claim_name(cli, s);
+        if (rc == CLI_USAGE) {
+            undo(cli, s, true, false); /* the name is another stack's: drop ours */
+            return rc;
+        }
+        named = rc == CLI_OK;
+    }
     if (rc == CLI_OK)
         rc = cli_publish_stack(cli, s->id, s->traversal, CV_TRAV_CREATE);
-    if (rc && undo(cli, s, ours))
+    if (rc && undo(cli, s, ours, named))
         return cli_fail(rc, "stack %s was not created; nothing of it is left stored",
                         s->args.words[0]);
     if (rc)

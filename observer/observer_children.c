@@ -22,9 +22,10 @@ static json_t *snapshot(const redisReply *rep)
 {
     const char *status = cv_reply_str(rep, 0);
     json_t *outputs = json_loads(cv_reply_str(rep, 3), 0, NULL);
-    return json_pack("{s:b, s:s, s:I, s:s, s:o}", "exists", status[0] != '\0', "status", status,
-                     "traversal", (json_int_t)strtoll(cv_reply_str(rep, 1), NULL, 10), "reason",
-                     cv_reply_str(rep, 2), "outputs", outputs ? outputs : json_object());
+    return json_pack("{s:b, s:s, s:I, s:s, s:o, s:I}", "exists", status[0] != '\0', "status",
+                     status, "traversal", (json_int_t)strtoll(cv_reply_str(rep, 1), NULL, 10),
+                     "reason", cv_reply_str(rep, 2), "outputs", outputs ? outputs : json_object(),
+                     "reruns", (json_int_t)strtoll(cv_reply_str(rep, 4), NULL, 10));
 }
 
 static void release(read_ctx_t *ctx)
@@ -50,7 +51,7 @@ static void on_reply(cv_redis_t *r, redisReply *rep, void *ud)
     request_t *req = ud;
     read_ctx_t *ctx = req->ctx;
     (void)r;
-    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 4)
+    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 5)
         ctx->failed = true;
     else
         json_object_set_new(ctx->snapshots, req->id, snapshot(rep));
@@ -80,9 +81,9 @@ int cv__observer_read_children(cv_worker_t *w, const json_t *ids, cv_children_cb
         req->ctx = ctx;
         snprintf(req->id, sizeof(req->id), "%s", json_string_value(id));
         cv_key(key, sizeof(key), CV_KEY_STACK, req->id, 0, NULL);
-        const char *argv[] = {"HMGET", key, "status", "traversal", "reason", "outputs"};
+        const char *argv[] = {"HMGET", key, "status", "traversal", "reason", "outputs", "reruns"};
         ctx->pending++;
-        if (cv_redis_argv(w->redis, 6, argv, NULL, on_reply, req) != 0) {
+        if (cv_redis_argv(w->redis, 7, argv, NULL, on_reply, req) != 0) {
             free(req);
             ctx->pending--;
             ctx->failed = true;

@@ -109,7 +109,7 @@ void cv_script_stack_begin_args(cv_stack_begin_args_t *a, const cv_stack_begin_t
         .fname = or_empty(b->fname),
         .client = client,
         .rollback = or_empty(b->rollback),
-        .delete_rerun = b->delete_rerun ? "1" : "",
+        .rerun = b->rerun ? "1" : "",
         .files = or_empty(b->files),
         .parent = or_empty(b->parent),
         .token = or_empty(b->token),

@@ -158,10 +158,11 @@ typedef struct cv_stack_begin {
     const char *parent;   /* CREATE of a nested stack: {"stack","resource","depth"} */
     const char *token;    /* a repeat with the same token begins nothing new */
     const char *rollback; /* "1", "0"; NULL or "" keeps the stack's setting */
-    /* A worker re-running a delete that found late records: stack_begin
-     * keeps counting re-runs (the stack's delete_reruns) instead of
-     * starting the count again. */
-    bool delete_rerun;
+    /* A re-run of a traversal that found records made behind its back:
+     * stack_begin keeps counting re-runs (the stack's `reruns`) instead of
+     * starting the count again. The workers' re-runs are begun by
+     * stack_finish.lua itself (AGAIN); no caller sets this today. */
+    bool rerun;
 } cv_stack_begin_t;
 
 /* Fills the arguments of stack_begin for b, begun by `client` (a worker id,

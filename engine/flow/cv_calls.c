@@ -155,6 +155,7 @@ void cv_call_node_failed(cv_call_t *call, const cv_node_failed_t *f, const char 
         .res = key(call, 1, CV_KEY_RES, j, j->resource),
         .events = key(call, 2, CV_KEY_EVENTS, j, NULL),
         .counts = key(call, 3, CV_KEY_COUNTS, j, NULL),
+        .def = key(call, 4, CV_KEY_DEF, j, NULL),
     };
     call->a.node_failed = (cv_node_failed_args_t){
         .traversal = call->traversal,

@@ -3,6 +3,7 @@
 #include "cv_error.h"
 #include "cv_keys.h"
 #include "cv_log.h"
+#include "cv_reaper.h"
 #include "cv_syncpoint.h"
 
 #include <stdio.h>
@@ -163,11 +164,31 @@ typedef struct fail_ctx {
     void *ud;
 } fail_ctx_t;
 
-static void on_rollback_started(void *ud, int rc)
+static void on_rollback_published(void *ud, int err)
 {
     fail_ctx_t *ctx = ud;
-    ctx->cb(ctx->ud, rc);
+    ctx->cb(ctx->ud, err ? CV_EKAFKA : 0);
     free(ctx);
+}
+
+/* node_failed.lua began the rollback traversal itself, in the step that
+ * failed the stack; what is left is its STACK job. Should it be lost (this
+ * worker dies, Kafka refuses it), the stack is ROLLBACK_IN_PROGRESS and
+ * never expanded, and the reaper re-queues the job: a retry of this job
+ * finds the traversal superseded and publishes nothing. */
+static int publish_rollback(fail_ctx_t *ctx, uint64_t traversal)
+{
+    cv_info("stack %s: failed; rolling back (traversal %llu)", ctx->stack,
+            (unsigned long long)traversal);
+    /* Nested stacks have no name: the reaper finds a lost STACK job of one here. */
+    cv_reaper_watch(ctx->w, ctx->stack);
+    cv_msg_t m;
+    memset(&m, 0, sizeof(m));
+    m.type = CV_MSG_STACK;
+    m.kind = CV_TRAV_ROLLBACK;
+    m.traversal = traversal;
+    snprintf(m.stack, sizeof(m.stack), "%s", ctx->stack);
+    return cv_worker_publish(ctx->w, CV_TOPIC_CHECK, &m, on_rollback_published, ctx);
 }
 
 static void on_node_failed(cv_redis_t *r, redisReply *rep, void *ud)
@@ -176,11 +197,9 @@ static void on_node_failed(cv_redis_t *r, redisReply *rep, void *ud)
     (void)r;
     int rc = status_of(CV_SCRIPT_NODE_FAILED, rep);
     if (cv_reply_answer(CV_SCRIPT_NODE_FAILED, rep) == CV_ANSWER_ROLLBACK) {
-        cv_info("stack %s: failed; rolling back", ctx->stack);
-        if (cv_progress_start_traversal(ctx->w, ctx->stack, CV_TRAV_ROLLBACK, on_rollback_started,
-                                        ctx) == 0)
+        if (publish_rollback(ctx, (uint64_t)cv_reply_int(rep, CV_NODE_FAILED_R_TRAVERSAL)) == 0)
             return;
-        rc = CV_EREDIS;
+        rc = CV_EKAFKA;
     }
     ctx->cb(ctx->ud, rc);
     free(ctx);

@@ -7,8 +7,9 @@
  * outputs are resolved and it becomes <ACTION>_COMPLETE. A node that fails
  * fails its traversal. The callback runs once every message it published
  * is acknowledged by Kafka, so the caller may then commit its own offset.
- * A failure of a stack that asked for rollback starts the rollback traversal
- * before the callback runs.
+ * A failure of a stack that asked for rollback begins the rollback traversal
+ * in the same script that records it (node_failed.lua); the callback runs
+ * once the rollback's STACK job is acknowledged.
  */
 #ifndef CV_PROGRESS_H
 #define CV_PROGRESS_H
@@ -26,13 +27,9 @@ typedef void (*cv_progress_cb)(void *ud, int rc);
 int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_cb cb, void *ud);
 
 /* Records a failed action and fails the traversal (cv_call_node_failed);
- * a stack that asks for it starts its rollback. */
+ * a stack that asks for it is rolling back in the same step, and the
+ * rollback's STACK job is published. */
 int cv_progress_node_failed(cv_worker_t *w, const cv_node_failed_t *f, cv_progress_cb cb, void *ud);
-
-/* Starts a new traversal of `kind` (CV_TRAV_DELETE or CV_TRAV_ROLLBACK) and
- * publishes its STACK job. */
-int cv_progress_start_traversal(cv_worker_t *w, const char *stack, int kind, cv_progress_cb cb,
-                                void *ud);
 
 /* Begins the traversal b (cv_stack_begin_t, proto/cv_script.h): nested
  * stacks are begun this way by their parent. */

@@ -32,6 +32,7 @@ typedef struct stack_pass {
     cv_reaper_t *r;
     bool active; /* found in <prefix>active: forgotten there once settled */
     char id[CV_ID_MAX];
+    char name[CV_NAME_MAX]; /* found in <prefix>stacks: freed once deleted */
     char traversal[24];
     char cursor[24];
     char stalled[24];
@@ -85,6 +86,15 @@ static void note_name(stack_pass_t *p, const char *node)
         return;
     size_t n = strlen(p->names);
     snprintf(p->names + n, sizeof(p->names) - n, "%s%s", n ? ", " : "", node);
+}
+
+/* Not in progress (or gone): nothing to re-queue; a stack found in
+ * <prefix>active is forgotten there. */
+static void settle(stack_pass_t *p)
+{
+    if (p->active)
+        forget(p->r->w, p->id);
+    stack_done(p);
 }
 
 static void on_job_delivered(void *ud, int err)
@@ -205,13 +215,69 @@ static bool on_common_answer(stack_pass_t *p, cv_answer_t answer, const redisRep
     }
     case CV_ANSWER_GONE:
     case CV_ANSWER_SETTLED:
-        if (p->active)
-            forget(p->r->w, p->id);
-        stack_done(p);
+        settle(p);
         return true;
     default:
         return false;
     }
+}
+
+/* ---- names of deleted stacks ---- */
+
+typedef struct unname_ctx {
+    stack_pass_t *p; /* NULL: the fast path after a delete, nobody waits */
+    char name[CV_NAME_MAX];
+    char id[CV_ID_MAX];
+} unname_ctx_t;
+
+static void on_unnamed(cv_redis_t *redis, redisReply *rep, void *ud)
+{
+    unname_ctx_t *u = ud;
+    (void)redis;
+    if (u->p && cv_reply_answer(CV_SCRIPT_STACK_UNNAME, rep) == CV_ANSWER_VALUE &&
+        rep->type == REDIS_REPLY_INTEGER && rep->integer == 1)
+        cv_info("reaper: stack %s (%s) is deleted or gone; its name is free again", u->name, u->id);
+    if (u->p)
+        settle(u->p);
+    free(u);
+}
+
+/* stack_unname.lua: the compare-and-delete of name -> stack; p (may be
+ * NULL) is settled once it answered. Returns 0, or CV_ENOMEM / CV_EREDIS
+ * (nothing sent, p untouched). */
+static int unname(cv_worker_t *w, const char *name, const char *stack, stack_pass_t *p)
+{
+    unname_ctx_t *u = calloc(1, sizeof(*u));
+    if (!u)
+        return CV_ENOMEM;
+    u->p = p;
+    snprintf(u->name, sizeof(u->name), "%s", name);
+    snprintf(u->id, sizeof(u->id), "%s", stack);
+    char key[CV_KEY_MAX];
+    cv_key(key, sizeof(key), CV_KEY_STACKS, NULL, 0, NULL);
+    cv_stack_unname_keys_t keys = {.stacks = key};
+    cv_stack_unname_args_t args = {.name = u->name, .id = u->id};
+    int rc = cv_redis_call(w->redis, CV_SCRIPT_STACK_UNNAME, keys.v, args.v, 0, NULL, NULL,
+                           on_unnamed, u);
+    if (rc)
+        free(u);
+    return rc;
+}
+
+void cv_reaper_unname(cv_worker_t *w, const char *name, const char *stack)
+{
+    unname(w, name, stack, NULL);
+}
+
+/* A named stack that is gone (purged) or DELETE_COMPLETE keeps no name: the
+ * worker that finished the delete frees it at once, but may die before. */
+static bool frees_name(const stack_pass_t *p, cv_answer_t answer, const redisReply *rep)
+{
+    if (!p->name[0])
+        return false;
+    return answer == CV_ANSWER_GONE ||
+           (answer == CV_ANSWER_SETTLED &&
+            strcmp(cv_reply_str(rep, CV_STACK_REAP_R_STATUS), "DELETE_COMPLETE") == 0);
 }
 
 static void on_nodes(cv_redis_t *redis, redisReply *rep, void *ud)
@@ -267,6 +333,9 @@ static void on_reap(cv_redis_t *redis, redisReply *rep, void *ud)
         snprintf(p->stalled, sizeof(p->stalled), "%s",
                  cv_reply_str(rep, CV_STACK_REAP_R_STALLED_SECONDS));
         nodes_call(p);
+    } else if (frees_name(p, answer, rep)) {
+        if (unname(p->r->w, p->name, p->id, p) != 0)
+            settle(p);
     } else if (!on_common_answer(p, answer, rep)) {
         stack_done(p); /* MOVING, or Redis failed: the next pass looks again */
     }
@@ -285,7 +354,8 @@ static void stack_call(stack_pass_t *p)
         stack_done(p);
 }
 
-static void reap_stack(cv_reaper_t *r, const char *id)
+/* name: the stack's name when found in <prefix>stacks, else NULL. */
+static void reap_stack(cv_reaper_t *r, const char *id, const char *name)
 {
     stack_pass_t *p = calloc(1, sizeof(*p));
     if (!p)
@@ -293,6 +363,7 @@ static void reap_stack(cv_reaper_t *r, const char *id)
     p->r = r;
     p->active = r->active;
     snprintf(p->id, sizeof(p->id), "%s", id);
+    snprintf(p->name, sizeof(p->name), "%s", name ? name : "");
     snprintf(p->cursor, sizeof(p->cursor), "0");
     r->pending++;
     stack_call(p);
@@ -318,7 +389,10 @@ static void on_stacks(cv_redis_t *redis, redisReply *rep, void *ud)
     size_t first = r->active ? 0 : 1, step = r->active ? 1 : 2;
     for (size_t i = first; ids->type == REDIS_REPLY_ARRAY && i < ids->elements; i += step)
         if (ids->element[i]->type == REDIS_REPLY_STRING)
-            reap_stack(r, ids->element[i]->str);
+            reap_stack(r, ids->element[i]->str,
+                       r->active || ids->element[i - 1]->type != REDIS_REPLY_STRING
+                           ? NULL
+                           : ids->element[i - 1]->str);
     if (--r->pending == 0)
         pass_next_batch(r);
 }
@@ -352,7 +426,8 @@ static void scan(cv_reaper_t *r)
  * last pass), so it is looked at every pass. Every stack that exists is in
  * <prefix>stacks; it is scanned once per stall threshold only, for a named
  * stack whose traversal was never expanded — which the threshold makes
- * wait that long anyway — so that completed stacks cost little. */
+ * wait that long anyway — and for names left to stacks gone or deleted,
+ * so that completed stacks cost little. */
 static void pass_start(cv_reaper_t *r)
 {
     double now = cv_now();

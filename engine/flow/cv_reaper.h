@@ -12,7 +12,10 @@
  *   - every node whose predecessors are all done but that is not done
  *     itself: its CHECK job (OBSERVE, with the record's version, for an
  *     update whose action of this traversal is recorded in progress);
- *   - every node done but the stack not ended: the stack is finished.
+ *   - every node done but the stack not ended: the stack is finished;
+ *   - a name still mapped to a stack gone or DELETE_COMPLETE (the worker
+ *     that finished the delete died before freeing it): the name is freed,
+ *     only while it maps to that stack (stack_unname.lua).
  * The stacks looked at are those a worker began or expanded a traversal of
  * (<prefix>active, nested stacks included), every pass, and every named one
  * (<prefix>stacks) once per stall threshold.
@@ -43,6 +46,11 @@ void cv_reaper_stop(cv_reaper_t *r);
  * traversal and when one is expanded; the reaper forgets a stack once it is
  * no longer in progress. Fire and forget. */
 void cv_reaper_watch(cv_worker_t *w, const char *stack);
+
+/* Frees `name` if it still maps to `stack` (stack_unname.lua): the fast
+ * path of a worker that finished the stack's delete; the reaper frees it
+ * later should this be lost. Fire and forget. */
+void cv_reaper_unname(cv_worker_t *w, const char *name, const char *stack);
 
 /* Tells the reaper that `job`'s traversal is being worked on although no
  * node finished (an observer watching a long action): the stack's progress

@@ -1,9 +1,8 @@
 /*
- * Beginning a traversal from a worker: a rollback or delete re-run of the
- * worker's own stack, or the traversals of a nested stack begun by its
- * parent's resource. stack_begin.lua writes the state; the STACK job is
- * published once it is in Redis, so a crash in between leaves a traversal
- * that a retry (same token) publishes again.
+ * Beginning a traversal from a worker: the traversals of a nested stack
+ * begun by its parent's resource. stack_begin.lua writes the state; the
+ * STACK job is published once it is in Redis, so a crash in between leaves
+ * a traversal that a retry (same token) publishes again.
  */
 #include "cv_progress.h"
 
@@ -71,37 +70,6 @@ int cv_progress_begin_stack(cv_worker_t *w, const cv_stack_begin_t *b, cv_begin_
     cv_call_stack_begin(&call, b, w->id);
     int rc =
         cv_redis_call(w->redis, call.script, call.keys, call.args, 0, NULL, NULL, on_begun, ctx);
-    if (rc)
-        free(ctx);
-    return rc;
-}
-
-/* ---- a worker's own stack: rollback, delete re-run ---- */
-
-typedef struct start_ctx {
-    cv_progress_cb cb;
-    void *ud;
-} start_ctx_t;
-
-static void on_started(void *ud, int rc, uint64_t traversal)
-{
-    start_ctx_t *ctx = ud;
-    (void)traversal;
-    ctx->cb(ctx->ud, rc == CV_ENOENT || rc == CV_EEXIST ? CV_EREDIS : rc);
-    free(ctx);
-}
-
-int cv_progress_start_traversal(cv_worker_t *w, const char *stack, int kind, cv_progress_cb cb,
-                                void *ud)
-{
-    start_ctx_t *ctx = malloc(sizeof(*ctx));
-    if (!ctx)
-        return CV_ENOMEM;
-    ctx->cb = cb;
-    ctx->ud = ud;
-    /* A worker's own delete re-run keeps counting re-runs (delete_reruns). */
-    cv_stack_begin_t b = {.kind = kind, .stack = stack, .delete_rerun = kind == CV_TRAV_DELETE};
-    int rc = cv_progress_begin_stack(w, &b, on_started, ctx);
     if (rc)
         free(ctx);
     return rc;

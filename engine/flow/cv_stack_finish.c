@@ -1,7 +1,12 @@
 /*
  * Ending a traversal: resolve the stack's outputs against the records of the
  * resources they reference, set <ACTION>_COMPLETE, free the name after a
- * delete, and drop the traversal's graph, sync points and done set.
+ * delete, and drop the traversal's graph, sync points and done set. A
+ * traversal that finds records made behind its back (stack_finish.lua
+ * AGAIN) is re-run instead: the script began another traversal of the same
+ * kind, whose STACK job is published here. One that finds an older
+ * traversal's action still to be recorded (BUSY) stays in progress, and the
+ * reaper ends it once the stack's progress stalled.
  * Work here is O(outputs + graph size) once per traversal, never per resource.
  */
 #include "cv_progress.h"
@@ -9,6 +14,7 @@
 #include "cv_error.h"
 #include "cv_keys.h"
 #include "cv_log.h"
+#include "cv_reaper.h"
 #include "cv_record.h"
 #include "cv_template.h"
 
@@ -89,9 +95,41 @@ static void collect_garbage(finish_ctx_t *ctx)
         finish_free(ctx, ctx->rc);
 }
 
-static void on_delete_rerun(void *ud, int rc)
+/* The re-run's STACK job is acknowledged: the superseded traversal's keys
+ * are garbage. */
+static void on_rerun_published(void *ud, int err)
 {
-    finish_free(ud, rc);
+    finish_ctx_t *ctx = ud;
+    if (err) {
+        finish_free(ctx, CV_EKAFKA);
+        return;
+    }
+    ctx->rc = 0;
+    collect_garbage(ctx);
+}
+
+/* stack_finish.lua began the re-run itself, in the step that found the
+ * records (so it can never supersede a traversal begun meanwhile); what is
+ * left is its STACK job. Lost (this worker dies, Kafka refuses it), the
+ * stack is <ACTION>_IN_PROGRESS and never expanded, and the reaper
+ * re-queues it. */
+static int publish_rerun(finish_ctx_t *ctx, uint64_t traversal)
+{
+    int kind = cv_trav_kind_parse(ctx->action);
+    if (kind < 0)
+        return CV_EINVAL;
+    cv_info("stack %s: records made behind the back of %s traversal %llu; running it again "
+            "(traversal %llu)",
+            ctx->stack, ctx->action, (unsigned long long)ctx->traversal,
+            (unsigned long long)traversal);
+    cv_reaper_watch(ctx->w, ctx->stack);
+    cv_msg_t m;
+    memset(&m, 0, sizeof(m));
+    m.type = CV_MSG_STACK;
+    m.kind = (uint8_t)kind;
+    m.traversal = traversal;
+    snprintf(m.stack, sizeof(m.stack), "%s", ctx->stack);
+    return cv_worker_publish(ctx->w, CV_TOPIC_CHECK, &m, on_rerun_published, ctx);
 }
 
 static void on_stack_finish(cv_redis_t *r, redisReply *rep, void *ud)
@@ -104,11 +142,18 @@ static void on_stack_finish(cv_redis_t *r, redisReply *rep, void *ud)
         return;
     }
     if (answer == CV_ANSWER_AGAIN) {
-        /* Records appeared behind the delete's back: delete them too. */
-        cv_info("stack %s: records left after the delete; deleting again", ctx->stack);
-        if (cv_progress_start_traversal(ctx->w, ctx->stack, CV_TRAV_DELETE, on_delete_rerun, ctx) !=
-            0)
-            finish_free(ctx, CV_EREDIS);
+        /* Records appeared behind the traversal's back: its re-run's graph
+         * has their cleanup nodes. */
+        if (publish_rerun(ctx, (uint64_t)cv_reply_int(rep, CV_STACK_FINISH_R_RERUN_TRAVERSAL)) != 0)
+            finish_free(ctx, CV_EKAFKA);
+        return;
+    }
+    if (answer == CV_ANSWER_BUSY) {
+        /* Ended again by the reaper once that action is recorded. */
+        cv_info("stack %s: %s traversal %llu waits for an older action on %s to be recorded",
+                ctx->stack, ctx->action, (unsigned long long)ctx->traversal,
+                cv_reply_str(rep, CV_STACK_FINISH_R_BUSY_RESOURCE));
+        finish_free(ctx, 0);
         return;
     }
     if (answer != CV_ANSWER_OK) {
@@ -117,12 +162,10 @@ static void on_stack_finish(cv_redis_t *r, redisReply *rep, void *ud)
     }
     cv_info("stack %s (%s) %s_COMPLETE, traversal %llu", ctx->name, ctx->stack, ctx->action,
             (unsigned long long)ctx->traversal);
-    if (strcmp(ctx->action, "DELETE") == 0) {
-        char names[CV_KEY_MAX];
-        cv_key(names, sizeof(names), CV_KEY_STACKS, NULL, 0, NULL);
-        const char *argv[] = {"HDEL", names, ctx->name};
-        cv_redis_argv(ctx->w->redis, 3, argv, NULL, on_unlinked, NULL);
-    }
+    /* Compare-and-delete: the name may be another stack's by now. The
+     * reaper frees it should this be lost. */
+    if (strcmp(ctx->action, "DELETE") == 0)
+        cv_reaper_unname(ctx->w, ctx->name, ctx->stack);
     ctx->rc = 0;
     collect_garbage(ctx);
 }
@@ -131,24 +174,30 @@ int cv_progress_stack_status(cv_worker_t *w, const char *stack, uint64_t travers
                              const char *status, const char *reason, const char *outputs,
                              cv_redis_cb cb, void *ud)
 {
-    char k[4][CV_KEY_MAX], trav[24];
+    char k[5][CV_KEY_MAX], trav[24], lease_prefix[CV_KEY_MAX], res_prefix[CV_KEY_MAX];
     snprintf(trav, sizeof(trav), "%llu", (unsigned long long)traversal);
     cv_stack_finish_keys_t keys = {
         .stack = k[0],
         .events = k[1],
         .def = k[2],
         .index = k[3],
+        .graph = k[4],
     };
     cv_key(k[0], CV_KEY_MAX, CV_KEY_STACK, stack, 0, NULL);
     cv_key(k[1], CV_KEY_MAX, CV_KEY_EVENTS, stack, 0, NULL);
     cv_key(k[2], CV_KEY_MAX, CV_KEY_DEF, stack, 0, NULL);
     cv_key(k[3], CV_KEY_MAX, CV_KEY_INDEX, stack, 0, NULL);
+    cv_key(k[4], CV_KEY_MAX, CV_KEY_GRAPH, stack, traversal, NULL);
+    cv_key_prefix(lease_prefix, sizeof(lease_prefix), CV_KEY_LEASE, stack, 0);
+    cv_key_prefix(res_prefix, sizeof(res_prefix), CV_KEY_RES, stack, 0);
     cv_stack_finish_args_t args = {
         .traversal = trav,
         .status = status,
         .reason = reason,
         .outputs = outputs,
         .worker = w->id,
+        .lease_prefix = lease_prefix,
+        .res_prefix = res_prefix,
     };
     return cv_redis_call(w->redis, CV_SCRIPT_STACK_FINISH, keys.v, args.v, 0, NULL, NULL, cb, ud);
 }

@@ -84,9 +84,11 @@ static cv_observed_t child_failed(cv_rstate_t *st, const json_t *child)
 
 /*
  * data.child is the child stack as the observer read it just now
- * ({"exists", "status", "traversal", "reason", "outputs"}); data.traversal
- * the child traversal this action began. It is taken out of data here so
- * that it is never recorded.
+ * ({"exists", "status", "traversal", "reason", "outputs", "reruns"});
+ * data.traversal the child traversal this action began. It is taken out of
+ * data here so that it is never recorded. The child's traversal is this
+ * action's when it is `want` or one of its re-runs (stack_finish.lua began
+ * them: `reruns` of them in a row end at the child's traversal).
  */
 cv_observed_t cv__nested_observe_child(cv_rstate_t *st, cv_action_t action,
                                        const cv_nested_ops_t *ops)
@@ -95,6 +97,8 @@ cv_observed_t cv__nested_observe_child(cv_rstate_t *st, cv_action_t action,
     json_object_del(st->data, "child");
     json_int_t want = json_integer_value(json_object_get(st->data, "traversal"));
     json_int_t trav = json_integer_value(json_object_get(child, "traversal"));
+    json_int_t reruns = json_integer_value(json_object_get(child, "reruns"));
+    bool ours = trav >= want && trav - reruns <= want;
     const char *status = json_string_value(json_object_get(child, "status"));
     if (!status)
         status = "";
@@ -103,17 +107,17 @@ cv_observed_t cv__nested_observe_child(cv_rstate_t *st, cv_action_t action,
     if (action == CV_ACTION_DELETE) {
         if (!exists || want == 0 || (trav >= want && strcmp(status, "DELETE_COMPLETE") == 0))
             r = CV_OBSERVED_COMPLETE;
-        else if (trav == want && strcmp(status, "DELETE_FAILED") == 0)
+        else if (ours && strcmp(status, "DELETE_FAILED") == 0)
             r = child_failed(st, child);
     } else if (!exists) {
         snprintf(st->reason, sizeof(st->reason), "nested stack %s does not exist", st->physical_id);
         r = CV_OBSERVED_FAILED;
-    } else if (trav == want && cv_str_ends_with(status, "_COMPLETE")) {
+    } else if (ours && cv_str_ends_with(status, "_COMPLETE")) {
         json_t *attrs = ops->attributes(json_object_get(child, "outputs"), st->data);
         json_decref(st->attrs);
         st->attrs = attrs ? attrs : json_object();
         r = CV_OBSERVED_COMPLETE;
-    } else if (trav == want && cv_str_ends_with(status, "_FAILED")) {
+    } else if (ours && cv_str_ends_with(status, "_FAILED")) {
         r = child_failed(st, child);
     }
     if (r == CV_OBSERVED_IN_PROGRESS)

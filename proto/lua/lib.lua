@@ -54,3 +54,31 @@ end
 local function touch_progress(stack, t)
   if redis.call('EXISTS', stack) == 1 then redis.call('HSET', stack, 'progress', t) end
 end
+
+-- Begins a traversal of `kind` (CREATE, UPDATE, DELETE, ROLLBACK) on a stack
+-- whose definition is in place: the traversal id moves on, so every job of
+-- the previous one stops at a safe point; the stack becomes
+-- <kind>_IN_PROGRESS with nothing expanded, and the event says so. ROLLBACK
+-- first restores the last definition that reached COMPLETE (none: an empty
+-- one, which removes everything). stack_begin.lua begins every traversal
+-- this way, and node_failed.lua a failure's rollback in the same step as the
+-- failure. rerun: a worker's re-run of a traversal that found records made
+-- behind its back (stack_finish.lua AGAIN; `reruns` keeps counting).
+-- Returns the new traversal.
+local function begin_traversal(stack, def, events, kind, client, t, rerun)
+  if kind == 'ROLLBACK' then
+    local c = redis.call('HMGET', def, 'complete_template', 'complete_params', 'complete_files')
+    redis.call('HSET', def,
+      'template', c[1] or '{"heat_template_version":"2013-05-23","resources":{}}',
+      'params', c[2] or '{}', 'files', c[3] or '{}')
+  end
+  local trav = redis.call('HINCRBY', stack, 'traversal', 1)
+  local reason = 'Stack ' .. kind .. ' started'
+  redis.call('HSET', stack, 'action', kind, 'status', kind .. '_IN_PROGRESS', 'reason', reason,
+    'updated', t, 'total', 0, 'done', 0)
+  redis.call('HDEL', stack, 'expanded')
+  if not rerun then redis.call('HDEL', stack, 'reruns') end
+  local s = redis.call('HMGET', stack, 'name', 'id')
+  add_event(events, s[1], s[2], kind, 'IN_PROGRESS', reason, tostring(trav), client)
+  return trav
+end

@@ -7,7 +7,9 @@
 -- ARGV: 1 stall_ms
 -- stall_ms: the stall threshold in milliseconds.
 -- Returns one of
---   {'GONE'}, {'SETTLED'}     no such stack / not in progress: nothing to do
+--   {'GONE'}, {'SETTLED', status}  no such stack / not in progress: nothing
+--                             to do (but to free the name of a stack gone or
+--                             DELETE_COMPLETE: stack_unname.lua)
 --   {'MOVING'}                not stalled
 --   {'STACK', trav, action}   the traversal was never expanded: its STACK job
 --   {'FINISH', trav}          every node is done but the stack did not end
@@ -18,7 +20,7 @@
 local st = redis.call('HMGET', KEYS[1], 'status', 'traversal', 'expanded', 'total', 'done',
   'action', 'progress', 'updated')
 if not st[1] then return {'GONE'} end
-if not ends_with(st[1], '_IN_PROGRESS') then return {'SETTLED'} end
+if not ends_with(st[1], '_IN_PROGRESS') then return {'SETTLED', st[1]} end
 local trav = st[2]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1e6

@@ -38,3 +38,38 @@ test_submitting_an_existing_name_is_refused() {
     ctl submit "$name" "$DATA/stacks/flat.yaml" 2>/dev/null || rc=$?
     assert_eq 2 "$rc" "exit code"
 }
+
+# The worker that finishes a delete frees the name in a second step (the name
+# hash is a global key); these simulate a worker that died before it: the
+# name mapped back to the deleted stack with redis-cli.
+del_unmap_lost() { # name id: the name maps to the deleted stack again
+    redis hset "${CONVERGE_PREFIX:-cv:}stacks" "$1" "$2" >/dev/null
+}
+
+del_name_free() { # name
+    [ "$(redis hexists "${CONVERGE_PREFIX:-cv:}stacks" "$1")" = 0 ]
+}
+
+test_a_name_left_to_a_deleted_stack_can_be_submitted_again() {
+    local name old new
+    name=$(stack_name left)
+    ctl submit "$name" "$DATA/stacks/flat.yaml" --wait --timeout 60 >/dev/null
+    old=$(status_json "$name" | jqr .id)
+    ctl delete "$name" --wait --timeout 60 >/dev/null
+    del_unmap_lost "$name" "$old"
+    ctl submit "$name" "$DATA/stacks/flat.yaml" --wait --timeout 60 >/dev/null ||
+        fail "submit refused a name left to a DELETE_COMPLETE stack"
+    new=$(status_json "$name" | jqr .id)
+    [ "$new" != "$old" ] || fail "the name still maps to the deleted stack $old"
+    assert_eq CREATE_COMPLETE "$(status_json "$name" | jqr .status)" status
+}
+
+test_the_reaper_frees_a_name_left_to_a_deleted_stack() {
+    local name id
+    name=$(stack_name reaped)
+    ctl submit "$name" "$DATA/stacks/flat.yaml" --wait --timeout 60 >/dev/null
+    id=$(status_json "$name" | jqr .id)
+    ctl delete "$name" --wait --timeout 60 >/dev/null
+    del_unmap_lost "$name" "$id"
+    cv_wait_until 60 "the reaper to free the name $name" del_name_free "$name"
+}

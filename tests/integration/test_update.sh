@@ -78,7 +78,7 @@ test_update_during_a_slow_create_takes_effect_without_waiting() {
 }
 
 test_three_quick_updates_end_at_the_last() {
-    local name s
+    local name s reruns
     name=$(stack_name upd-three)
     ctl submit "$name" "$U/value.yaml" -P value=v0 -P wait=2 >/dev/null
     ctl update "$name" "$U/value.yaml" -P value=v1 -P wait=2 >/dev/null
@@ -87,7 +87,11 @@ test_three_quick_updates_end_at_the_last() {
     s=$(status_json "$name")
     assert_eq UPDATE_COMPLETE "$(jqr .status <<<"$s")" status
     assert_eq v3 "$(jqr .outputs.value <<<"$s")" "the last definition wins"
-    assert_eq 4 "$(jqr .traversal <<<"$s")" "one traversal per submit/update"
+    # A record made behind the last update's back makes it run again
+    # (stack_finish.lua AGAIN), counted in the stack's `reruns`.
+    reruns=$(redis hget "${CONVERGE_PREFIX:-cv:}{$(jqr .id <<<"$s")}:stack" reruns)
+    assert_eq $((4 + ${reruns:-0})) "$(jqr .traversal <<<"$s")" \
+        "one traversal per submit/update (and per re-run: ${reruns:-0})"
     assert_eq 0 "$(ctl resources "$name" -o json | jq '[.[] | select(.replaced == true)] | length')" \
         "every replaced version cleaned up"
 }

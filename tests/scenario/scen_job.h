@@ -4,8 +4,8 @@
  * A job is what a worker does with one message, cut at every Redis script
  * call and every publish: its `pc` says which stage comes next, and `ops`
  * queues what the stage decided to do afterwards (publish a message, end
- * the stack, leave the publishing set, release the lease, begin a
- * traversal), one op per step. Between two steps the driver may run
+ * the stack, leave the publishing set, release the lease), one op per
+ * step. Between two steps the driver may run
  * another job's step, or kill this one.
  *
  * The stages mirror the handlers: scen_stack.c (engine/engine_stack.c),
@@ -33,16 +33,14 @@ typedef enum {
     OP_FINISH,       /* cv_progress_finish_stack: read the definition */
     OP_FINISH_WRITE, /* stack_finish.lua COMPLETE */
     OP_GARBAGE,      /* the name after a delete, the traversal's keys */
-    OP_BEGIN,        /* stack_begin.lua of `kind` (rollback, delete re-run) */
     OP_SREM,         /* leave the traversal's publishing set */
     OP_RELEASE,      /* lease_release.lua */
 } scen_op_kind_t;
 
 typedef struct scen_op {
     scen_op_kind_t kind;
-    cv_msg_t msg;    /* PUBLISH; FINISH*: stack, traversal; BEGIN: kind */
+    cv_msg_t msg;    /* PUBLISH; FINISH*: stack, traversal */
     bool observe;    /* PUBLISH: the observe topic */
-    bool rerun;      /* BEGIN: a delete re-run */
     char action[16]; /* FINISH_WRITE, GARBAGE: the stack's action */
 } scen_op_t;
 

@@ -109,7 +109,8 @@ static void key(char *buf, cv_key_kind_t kind, const char *stack, uint64_t trav,
 }
 
 /* stack_definition, then stack_finish COMPLETE (outputs "{}": the harness
- * does not check them); AGAIN begins a delete re-run. */
+ * does not check them); AGAIN: the script began a re-run, whose STACK job
+ * is published; BUSY leaves the traversal in progress for the reaper. */
 static void finish_read(scen_world_t *w, scen_job_t *j, const scen_op_t *op)
 {
     char k[3][CV_KEY_MAX];
@@ -132,28 +133,51 @@ static void finish_read(scen_world_t *w, scen_job_t *j, const scen_op_t *op)
 
 static void finish_write(scen_world_t *w, scen_job_t *j, const scen_op_t *op)
 {
-    char k[4][CV_KEY_MAX], trav[24], reason[64];
+    char k[5][CV_KEY_MAX], trav[24], reason[64], lease_prefix[CV_KEY_MAX], res_prefix[CV_KEY_MAX];
     key(k[0], CV_KEY_STACK, op->msg.stack, 0, NULL);
     key(k[1], CV_KEY_EVENTS, op->msg.stack, 0, NULL);
     key(k[2], CV_KEY_DEF, op->msg.stack, 0, NULL);
     key(k[3], CV_KEY_INDEX, op->msg.stack, 0, NULL);
+    key(k[4], CV_KEY_GRAPH, op->msg.stack, op->msg.traversal, NULL);
+    cv_key_prefix(lease_prefix, sizeof(lease_prefix), CV_KEY_LEASE, op->msg.stack, 0);
+    cv_key_prefix(res_prefix, sizeof(res_prefix), CV_KEY_RES, op->msg.stack, 0);
     snprintf(trav, sizeof(trav), "%llu", (unsigned long long)op->msg.traversal);
     snprintf(reason, sizeof(reason), "Stack %s completed successfully", op->action);
-    cv_stack_finish_keys_t keys = {.stack = k[0], .events = k[1], .def = k[2], .index = k[3]};
+    cv_stack_finish_keys_t keys = {
+        .stack = k[0], .events = k[1], .def = k[2], .index = k[3], .graph = k[4]};
     cv_stack_finish_args_t args = {.traversal = trav,
                                    .status = "COMPLETE",
                                    .reason = reason,
                                    .outputs = "{}",
-                                   .worker = j->worker};
+                                   .worker = j->worker,
+                                   .lease_prefix = lease_prefix,
+                                   .res_prefix = res_prefix};
     redisReply *r = scen_call_row(CV_SCRIPT_STACK_FINISH, keys.v, args.v);
     cv_answer_t a = cv_reply_answer(CV_SCRIPT_STACK_FINISH, r);
     if (a == CV_ANSWER_INVALID)
         scen_violation(w, "stack_finish: unexpected reply (%s)",
                        r->type == REDIS_REPLY_ERROR ? r->str : "not an answer");
-    if (a == CV_ANSWER_AGAIN) {
-        scen_op_t next = {.kind = OP_BEGIN, .msg = op->msg, .rerun = true};
-        next.msg.kind = CV_TRAV_DELETE;
-        scen_op_push_front(j, &next);
+    int kind = cv_trav_kind_parse(op->action);
+    if (a == CV_ANSWER_AGAIN && kind < 0) {
+        scen_violation(w, "stack_finish: AGAIN for an unknown action %s", op->action);
+    } else if (a == CV_ANSWER_AGAIN) {
+        /* The script began the re-run: its STACK job, then the superseded
+         * traversal's keys (an empty action: the name stays mapped). */
+        uint64_t rerun = (uint64_t)cv_reply_int(r, CV_STACK_FINISH_R_RERUN_TRAVERSAL);
+        scen_note_traversal(w, rerun, kind);
+        scen_trace(w, "stack_finish AGAIN: %s traversal %llu runs again as traversal %llu",
+                   op->action, (unsigned long long)op->msg.traversal, (unsigned long long)rerun);
+        scen_op_t garbage = {.kind = OP_GARBAGE, .msg = op->msg};
+        scen_op_push_front(j, &garbage);
+        scen_op_t stack_job = {.kind = OP_PUBLISH};
+        stack_job.msg.type = CV_MSG_STACK;
+        stack_job.msg.kind = (uint8_t)kind;
+        stack_job.msg.traversal = rerun;
+        snprintf(stack_job.msg.stack, sizeof(stack_job.msg.stack), "%s", op->msg.stack);
+        scen_op_push_front(j, &stack_job);
+    } else if (a == CV_ANSWER_BUSY) {
+        scen_trace(w, "stack_finish BUSY: an older action on %s is still to be recorded",
+                   cv_reply_str(r, CV_STACK_FINISH_R_BUSY_RESOURCE));
     } else if (a == CV_ANSWER_OK) {
         scen_trace(w, "stack %s_COMPLETE (traversal %llu)", op->action,
                    (unsigned long long)op->msg.traversal);
@@ -164,17 +188,30 @@ static void finish_write(scen_world_t *w, scen_job_t *j, const scen_op_t *op)
     freeReplyObject(r);
 }
 
+/* stack_unname.lua: the name is freed if it still maps to the stack
+ * (cv_reaper_unname: the fast path after a delete, and the reaper). */
+void scen_unname(scen_world_t *w)
+{
+    char names[CV_KEY_MAX];
+    key(names, CV_KEY_STACKS, NULL, 0, NULL);
+    cv_stack_unname_keys_t keys = {.stacks = names};
+    cv_stack_unname_args_t args = {.name = w->name, .id = w->stack};
+    redisReply *r = scen_call_row(CV_SCRIPT_STACK_UNNAME, keys.v, args.v);
+    if (r->type != REDIS_REPLY_INTEGER)
+        scen_violation(w, "stack_unname: %s", r->type == REDIS_REPLY_ERROR ? r->str : "not 0/1");
+    else if (r->integer == 1)
+        scen_trace(w, "the name %s is free again", w->name);
+    freeReplyObject(r);
+}
+
 /* The name of a deleted stack is free again; the traversal's keys are
- * garbage (cv_stack_finish.c). */
+ * garbage once it ended or its re-run began (cv_stack_finish.c). */
 static void garbage(scen_world_t *w, const scen_op_t *op)
 {
-    char names[CV_KEY_MAX], graph[CV_KEY_MAX];
-    key(names, CV_KEY_STACKS, NULL, 0, NULL);
+    char graph[CV_KEY_MAX];
     key(graph, CV_KEY_GRAPH, op->msg.stack, op->msg.traversal, NULL);
-    if (strcmp(op->action, "DELETE") == 0) {
-        const char *argv[] = {"HDEL", names, w->name};
-        freeReplyObject(scen_cmd(3, argv));
-    }
+    if (strcmp(op->action, "DELETE") == 0)
+        scen_unname(w);
     const char *hkeys[] = {"HKEYS", graph};
     redisReply *nodes = scen_cmd(2, hkeys);
     size_t n = nodes->type == REDIS_REPLY_ARRAY ? nodes->elements : 0;
@@ -210,9 +247,6 @@ scen_step_t scen_op_run(scen_world_t *w, scen_job_t *j, const scen_op_t *op)
         break;
     case OP_GARBAGE:
         garbage(w, op);
-        break;
-    case OP_BEGIN:
-        scen_begin(w, op->msg.kind, NULL, NULL, op->rerun, j);
         break;
     case OP_SREM: {
         char k[CV_KEY_MAX], node[CV_NAME_MAX + 2];
@@ -286,11 +320,17 @@ void scen_node_failed(scen_world_t *w, scen_job_t *j, const cv_node_failed_t *f)
     if (a == CV_ANSWER_INVALID)
         scen_violation(w, "node_failed of %s: %s", f->job->resource,
                        r->type == REDIS_REPLY_ERROR ? r->str : "not an answer");
-    bool rollback = a == CV_ANSWER_ROLLBACK ||
-                    (a == CV_ANSWER_OK && strcmp(cv_reply_str(r, 1), "ROLLBACK") == 0);
-    if (rollback) {
-        scen_op_t op = {.kind = OP_BEGIN, .msg = j->msg};
-        op.msg.kind = CV_TRAV_ROLLBACK;
+    if (a == CV_ANSWER_ROLLBACK) {
+        /* The script began the rollback traversal; its STACK job is ours to
+         * publish (cv_progress.c publish_rollback). */
+        cv_msg_t m = {.type = CV_MSG_STACK,
+                      .kind = CV_TRAV_ROLLBACK,
+                      .traversal = (uint64_t)cv_reply_int(r, CV_NODE_FAILED_R_TRAVERSAL)};
+        snprintf(m.stack, sizeof(m.stack), "%s", j->msg.stack);
+        scen_note_traversal(w, m.traversal, CV_TRAV_ROLLBACK);
+        scen_trace(w, "begin ROLLBACK traversal %llu (by node_failed)",
+                   (unsigned long long)m.traversal);
+        scen_op_t op = {.kind = OP_PUBLISH, .msg = m};
         scen_op_push(j, &op);
     }
     freeReplyObject(r);
@@ -350,22 +390,6 @@ const char *scen_job_lease(const scen_job_t *j, const char **token)
     return j->leased ? j->lease_key : "";
 }
 
-bool scen_job_unmapping(const scen_job_t *j)
-{
-    for (size_t i = 0; i < j->nops; i++)
-        if (j->ops[i].kind == OP_GARBAGE && strcmp(j->ops[i].action, "DELETE") == 0)
-            return true;
-    return false;
-}
-
-bool scen_job_rolling_back(const scen_job_t *j)
-{
-    for (size_t i = 0; i < j->nops; i++)
-        if (j->ops[i].kind == OP_BEGIN && j->ops[i].msg.kind == CV_TRAV_ROLLBACK)
-            return true;
-    return false;
-}
-
 void scen_job_free(scen_job_t *j)
 {
     if (!j)
@@ -394,9 +418,8 @@ void scen_job_free(scen_job_t *j)
 
 /* stack_begin (cv_call_stack_begin), then the STACK job: as the CLI does
  * for the operator's create, update and delete (j NULL: published at once),
- * and as a worker does for a rollback or a delete re-run (op queued on j). */
-uint64_t scen_begin(scen_world_t *w, int kind, const char *tpl, const char *rollback, bool rerun,
-                    scen_job_t *j)
+ * or queued on a worker's job j. */
+uint64_t scen_begin(scen_world_t *w, int kind, const char *tpl, const char *rollback, scen_job_t *j)
 {
     cv_stack_begin_t b = {.kind = kind,
                           .stack = w->stack,
@@ -404,8 +427,7 @@ uint64_t scen_begin(scen_world_t *w, int kind, const char *tpl, const char *roll
                           .tpl = tpl,
                           .params = tpl ? "{}" : NULL,
                           .fname = tpl ? "scen.yaml" : NULL,
-                          .rollback = rollback,
-                          .delete_rerun = rerun};
+                          .rollback = rollback};
     cv_call_t call;
     cv_call_stack_begin(&call, &b, j ? j->worker : "convergectl");
     redisReply *r = scen_call(&call);

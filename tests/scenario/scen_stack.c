@@ -276,6 +276,10 @@ int scen_reap(scen_world_t *w, bool *settled)
         break;
     case CV_ANSWER_GONE:
     case CV_ANSWER_SETTLED:
+        /* cv_reaper.c frees_name: its pass over the names (HSCAN) */
+        if (a == CV_ANSWER_GONE ||
+            strcmp(cv_reply_str(r, CV_STACK_REAP_R_STATUS), "DELETE_COMPLETE") == 0)
+            scen_unname(w);
         *settled = true;
         break;
     default:

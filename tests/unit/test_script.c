@@ -254,7 +254,7 @@ static void test_stack_begin_arguments_are_built_once_for_every_caller(void **st
     assert_string_equal(a.name, "web");
     assert_string_equal(a.client, "convergectl");
     assert_string_equal(a.rollback, "0");
-    assert_string_equal(a.delete_rerun, "");
+    assert_string_equal(a.rerun, "");
     for (size_t i = 0; i < CV_STACK_BEGIN_NARGS; i++)
         assert_non_null(a.v[i]); /* nothing left out: "" where b has nothing */
 }
