@@ -7,14 +7,13 @@
 # self-test: the checker must report invariants broken on purpose.
 #
 # usage: tests/scenario/run.sh [--build-dir DIR] [--schedules N]
-#                              [--scenario NAME] [--seed S] [--jobs N] [--trace] [--strict]
+#                              [--scenario NAME] [--seed S] [--jobs N] [--trace]
 #   --build-dir DIR   where scenario_runner was built (default build)
 #   --schedules N     schedules in all, shared by the scenarios (default 10000)
 #   --scenario NAME   only this scenario (scenario_runner --list names them)
 #   --seed S          replay one schedule exactly (with --scenario)
 #   --jobs N          processes sharing the schedules (default 4)
 #   --trace           print each delivery, kill, loss and duplicate
-#   --strict          findings of known, reported engine bugs fail too
 # Exits non-zero on any violation. Redis runs on a unix socket in a
 # temporary directory and is always stopped.
 set -euo pipefail
@@ -29,7 +28,7 @@ while (($#)); do
     case $1 in
     --build-dir) BUILD=${2:?--build-dir needs a directory}; shift 2 ;;
     --schedules | --scenario | --seed | --jobs) ARGS+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
-    --trace | --strict) ARGS+=("$1"); shift ;;
+    --trace) ARGS+=("$1"); shift ;;
     -h | --help) cv_usage 0 ;;
     *) cv_usage_error "unknown argument $1" ;;
     esac

@@ -122,17 +122,6 @@ typedef enum {
     SCEN_SABOTAGE_ORDER,      /* an event out of dependency order at the end */
 } scen_sabotage_t;
 
-/* Known engine bugs, reported with a seed (tests/scenario/README.md): the
- * findings they explain are counted apart unless --strict. None is known
- * today. To add one: name it (#define SCEN_BUG_X "x"), list it here in
- * place of the "(none)" entry, which only keeps the arrays non-empty, and
- * report its findings with known_bug() (scen_invariants.c). */
-#define SCEN_BUGS                                                                                  \
-    {                                                                                              \
-        "(none)"                                                                                   \
-    }
-#define SCEN_NBUGS 1
-
 typedef struct scen_seen {
     uint64_t trav_began[SCEN_MAX_TRAV];     /* step at which traversal t began */
     cv_template_t *trav_tpl[SCEN_MAX_TRAV]; /* its definition (NULL: delete) */
@@ -223,8 +212,7 @@ int scen_run_schedule(const scen_def_t *def, uint64_t seed, bool trace, scen_sab
 void scen_world_free(scen_world_t *w);
 
 /* The invariants at the end of a schedule (scen_invariants.c): 0 when they
- * hold, -1 with the first violation in why, 1 when only a known bug's
- * findings (why says which). */
+ * hold, -1 with the first violation in why. */
 int scen_check(scen_world_t *w, char *why, size_t whysz);
 
 #endif

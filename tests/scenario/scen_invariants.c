@@ -24,7 +24,6 @@ typedef struct finding {
     char *why;
     size_t size;
     bool found;
-    char known[512]; /* the first finding explained by a known, reported bug */
 } finding_t;
 
 static void violation(finding_t *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -37,24 +36,6 @@ static void violation(finding_t *f, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(f->why, f->size, fmt, ap);
-    va_end(ap);
-}
-
-/* A finding that a known engine bug explains (named in scen.h, reported
- * with a seed): counted apart, so that the harness stays useful until it
- * is fixed; --strict fails on them too. No bug is known today: kept for
- * the next one. */
-static void known_bug(finding_t *f, const char *bug, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4), unused));
-
-static void known_bug(finding_t *f, const char *bug, const char *fmt, ...)
-{
-    if (f->known[0])
-        return;
-    int n = snprintf(f->known, sizeof(f->known), "[%s] ", bug);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(f->known + n, sizeof(f->known) - (size_t)n, fmt, ap);
     va_end(ap);
 }
 
@@ -378,7 +359,7 @@ static void check_order(const scen_world_t *w, const snapshot_t *s, finding_t *f
 
 int scen_check(scen_world_t *w, char *why, size_t whysz)
 {
-    finding_t f = {why, whysz, false, ""};
+    finding_t f = {why, whysz, false};
     why[0] = '\0';
     if (w->seen.violation[0])
         violation(&f, "%s", w->seen.violation);
@@ -426,11 +407,5 @@ int scen_check(scen_world_t *w, char *why, size_t whysz)
     }
     cv_template_free(tpl);
     snapshot_free(&s);
-    if (f.found)
-        return -1;
-    if (f.known[0]) {
-        snprintf(why, whysz, "%s", f.known);
-        return 1;
-    }
-    return 0;
+    return f.found ? -1 : 0;
 }

@@ -9,10 +9,8 @@
  *
  * usage: scenario_runner (--socket PATH | --port N) [--schedules N]
  *        [--scenario NAME] [--seed S] [--first-seed S] [--trace]
- *        [--self-test] [--list] [--strict] [--jobs N]
- * Schedule i of a scenario uses seed first-seed + i. A finding that a
- * known, reported engine bug explains (scen.h) is counted apart, with one
- * example per scenario and bug; --strict counts it as a violation.
+ *        [--self-test] [--list] [--jobs N]
+ * Schedule i of a scenario uses seed first-seed + i.
  */
 #include "scen.h"
 
@@ -33,7 +31,7 @@ typedef struct options {
     uint64_t seed;
     bool have_seed;
     uint64_t first_seed;
-    bool trace, self_test, list, strict;
+    bool trace, self_test, list;
     unsigned jobs; /* worker processes, each on its own Redis database */
 } options_t;
 
@@ -43,7 +41,7 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: scenario_runner (--socket PATH | --port N) [--schedules N] "
                  "[--scenario NAME] [--seed S] [--first-seed S] [--trace] [--self-test] "
-                 "[--list] [--strict] [--jobs N]\n");
+                 "[--list] [--jobs N]\n");
 }
 
 static int parse(int argc, char **argv, options_t *o)
@@ -78,8 +76,6 @@ static int parse(int argc, char **argv, options_t *o)
             o->self_test = true;
         else if (strcmp(a, "--list") == 0)
             o->list = true;
-        else if (strcmp(a, "--strict") == 0)
-            o->strict = true;
         else
             return -1;
         i += takes;
@@ -125,12 +121,11 @@ static int self_test(void)
 
 /* What one worker process (--jobs) found for one scenario. */
 typedef struct tally {
-    unsigned long n, bad, known;
-    unsigned long bugs[SCEN_NBUGS]; /* known-bug findings by bug */
+    unsigned long n, bad;
     uint64_t deliveries, kills, losses, dups, reaps, pauses;
     double secs;
     unsigned nshown;
-    char shown[SHOWN_PER_SCENARIO + SCEN_NBUGS][1536]; /* reports: violations, one per bug */
+    char shown[SHOWN_PER_SCENARIO][1536]; /* the first violations' reports */
 } tally_t;
 
 typedef struct results {
@@ -138,38 +133,11 @@ typedef struct results {
     uint64_t round_trips;
 } results_t;
 
-static unsigned count_known(const tally_t *t)
-{
-    unsigned n = 0;
-    for (unsigned k = 0; k < t->nshown; k++)
-        n += strncmp(t->shown[k], "KNOWN", 5) == 0;
-    return n;
-}
-
-/* Whether t shows an example of the known bug that report `why` names
- * ("... [tag] ..."). */
-static bool has_known(const tally_t *t, const char *why)
-{
-    const char *open = strchr(why, '['), *close = open ? strchr(open, ']') : NULL;
-    if (!close)
-        return false;
-    char tag[64];
-    snprintf(tag, sizeof(tag), "%.*s", (int)(close - open + 1), open);
-    for (unsigned k = 0; k < t->nshown; k++)
-        if (strncmp(t->shown[k], "KNOWN", 5) == 0 && strstr(t->shown[k], tag))
-            return true;
-    return false;
-}
-
-/* Keeps a report: the first violations, and one example of each known bug. */
+/* Keeps the report of one of the first violations. */
 static void keep_report(tally_t *t, const char *report)
 {
-    bool known = strncmp(report, "KNOWN", 5) == 0;
-    if (t->nshown >= SHOWN_PER_SCENARIO + SCEN_NBUGS || (known && has_known(t, report)))
-        return;
-    if (!known && t->nshown - count_known(t) >= SHOWN_PER_SCENARIO)
-        return;
-    snprintf(t->shown[t->nshown++], sizeof(t->shown[0]), "%s", report);
+    if (t->nshown < SHOWN_PER_SCENARIO)
+        snprintf(t->shown[t->nshown++], sizeof(t->shown[0]), "%s", report);
 }
 
 static void note_report(tally_t *t, const char *what, const scen_def_t *def, uint64_t seed,
@@ -199,16 +167,9 @@ static void run_share(const options_t *o, const scen_def_t *only, unsigned part,
             int rc =
                 scen_run_schedule(def, seed, o->trace, SCEN_SABOTAGE_NONE, &w, why, sizeof(why));
             t->n++;
-            if (rc < 0 || (rc > 0 && o->strict)) {
+            if (rc != 0) {
                 t->bad++;
                 note_report(t, "VIOLATION", def, seed, why);
-            } else if (rc > 0) {
-                note_report(t, "KNOWN BUG", def, seed, why);
-                t->known++;
-                static const char *const bugs[] = SCEN_BUGS;
-                for (size_t b = 0; b < SCEN_NBUGS; b++)
-                    if (strncmp(why + 1, bugs[b], strlen(bugs[b])) == 0)
-                        t->bugs[b]++;
             }
             t->deliveries += w.deliveries;
             t->kills += w.kills;
@@ -296,9 +257,6 @@ static int run_parallel(const options_t *o, const scen_def_t *only, results_t *s
             tally_t *a = &sum->t[s], *b = &res->t[s];
             a->n += b->n;
             a->bad += b->bad;
-            a->known += b->known;
-            for (size_t k = 0; k < SCEN_NBUGS; k++)
-                a->bugs[k] += b->bugs[k];
             a->deliveries += b->deliveries;
             a->kills += b->kills;
             a->losses += b->losses;
@@ -364,10 +322,10 @@ int main(int argc, char **argv)
         const tally_t *t = &res->t[s];
         for (unsigned k = 0; k < t->nshown; k++)
             fputs(t->shown[k], stdout);
-        printf("%-24s %5lu schedules, %lu violated, %lu known bug; per schedule %.1f "
+        printf("%-24s %5lu schedules, %lu violated; per schedule %.1f "
                "deliveries; %llu kills, %llu pauses, %llu losses, %llu duplicates, %llu reaper "
                "passes\n",
-               def->name, t->n, t->bad, t->known, t->n ? (double)t->deliveries / (double)t->n : 0.0,
+               def->name, t->n, t->bad, t->n ? (double)t->deliveries / (double)t->n : 0.0,
                (unsigned long long)t->kills, (unsigned long long)t->pauses,
                (unsigned long long)t->losses, (unsigned long long)t->dups,
                (unsigned long long)t->reaps);
@@ -376,15 +334,6 @@ int main(int argc, char **argv)
             failed++;
         else
             passed++;
-    }
-    static const char *const bugs[] = SCEN_BUGS;
-    for (size_t b = 0; b < SCEN_NBUGS; b++) {
-        unsigned long count = 0;
-        for (size_t s = 0; s < nscen; s++)
-            count += res->t[s].bugs[b];
-        if (count)
-            printf("known bug %-20s %lu schedules (reported; --strict fails on them)\n", bugs[b],
-                   count);
     }
     printf("%lu schedules in %.1f s with %u processes: %.0f schedules/s, %.0f Redis round "
            "trips/s\n",
