@@ -65,30 +65,15 @@ static void on_progress(void *ud, int rc)
 
 static void node_done(observe_t *o)
 {
-    const cv_observe_outcome_t *out = &o->out;
-    cv_node_done_t d = {.job = &o->run.msg,
-                        .graph_entry = o->graph_entry,
-                        .version = out->version,
-                        .status = out->status,
-                        .attrs = out->attrs,
-                        .data = out->data,
-                        .reason = out->reason,
-                        .pass = out->pass,
-                        .physical_id = o->rec.physical_id,
-                        .action = out->action,
-                        .old = out->old,
-                        .events = out->events,
-                        .publishing = false}; /* a redelivered OBSERVE job publishes again */
+    cv_node_done_t d = cv_observe_done_of(&o->run.msg, &o->out, o->graph_entry, o->rec.physical_id);
     if (cv_progress_node_done(o->run.w, &d, on_progress, o) != 0)
         cv_jobrun_retry(&o->run);
 }
 
 static void node_failed(observe_t *o)
 {
-    const cv_observe_outcome_t *out = &o->out;
-    cv_warn("stack %s: %s", o->run.msg.stack, out->reason);
-    cv_node_failed_t f = {&o->run.msg, out->version,       out->status,
-                          out->reason, o->rec.physical_id, out->action};
+    cv_warn("stack %s: %s", o->run.msg.stack, o->out.reason);
+    cv_node_failed_t f = cv_observe_failed_of(&o->run.msg, &o->out, o->rec.physical_id);
     if (cv_progress_node_failed(o->run.w, &f, on_progress, o) != 0)
         cv_jobrun_retry(&o->run);
 }

@@ -41,9 +41,10 @@ unit_tests() { # build dir
     (cd "$1" && ctest -L unit --output-on-failure -j2)
 }
 
-integration() { # build dir, state dir
+integration() { # build dir, state dir, up.sh options (--sanitize keeps the build's sanitizers)
     local build=$1 state=$2 rc=0
-    deploy/local/up.sh --build-dir "$build" --dir "$state" --engines 2 --observers 2 || return 1
+    shift 2
+    deploy/local/up.sh --build-dir "$build" --dir "$state" --engines 2 --observers 2 "$@" || return 1
     CONVERGECTL="$ROOT/$build/convergectl" STATE="$state" tests/integration/run.sh || rc=1
     deploy/local/down.sh --dir "$state" || rc=1
     # A worker that crashed (or a sanitizer report) fails the run.
@@ -67,7 +68,7 @@ step "integration tests" integration build .local-itest
 if [ $QUICK = 0 ]; then
     step "setup (ASan+UBSan build)" deploy/local/setup.sh --sanitize --build-dir build-asan
     step "unit tests (ASan+UBSan)" unit_tests build-asan
-    step "integration tests (ASan+UBSan workers)" integration build-asan .local-itest-asan
+    step "integration tests (ASan+UBSan workers)" integration build-asan .local-itest-asan --sanitize
     step "chaos suite (kill, pause, redis, kafka, poison, duplicate)" \
         tests/chaos/run.sh --build-dir build --dir .local-chaos
     step "benchmark (quick)" bench_smoke

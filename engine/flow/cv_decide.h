@@ -47,6 +47,7 @@
 #ifndef CV_DECIDE_H
 #define CV_DECIDE_H
 
+#include "cv_calls.h"
 #include "cv_msg.h"
 #include "cv_record.h"
 #include "cv_rtype.h"
@@ -206,5 +207,14 @@ void cv_observe_decide(const cv_msg_t *job, const cv_record_t *rec, const cv_obs
                        double now, cv_observe_outcome_t *out);
 void cv_observe_outcome_clear(cv_observe_outcome_t *out);
 const char *cv_observe_kind_name(cv_observe_kind_t kind);
+
+/* What settles the node of an OBSERVE outcome: node_done.lua's fields for
+ * COMPLETE and REDELIVERED_DELETED (never publishing: a redelivered OBSERVE
+ * job publishes again), node_failed.lua's for FAILED; `graph_entry` and
+ * `physical_id` as loaded. Strings are borrowed from the arguments. */
+cv_node_done_t cv_observe_done_of(const cv_msg_t *job, const cv_observe_outcome_t *out,
+                                  const char *graph_entry, const char *physical_id);
+cv_node_failed_t cv_observe_failed_of(const cv_msg_t *job, const cv_observe_outcome_t *out,
+                                      const char *physical_id);
 
 #endif

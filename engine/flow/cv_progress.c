@@ -182,13 +182,8 @@ static int publish_rollback(fail_ctx_t *ctx, uint64_t traversal)
             (unsigned long long)traversal);
     /* Nested stacks have no name: the reaper finds a lost STACK job of one here. */
     cv_reaper_watch(ctx->w, ctx->stack);
-    cv_msg_t m;
-    memset(&m, 0, sizeof(m));
-    m.type = CV_MSG_STACK;
-    m.kind = CV_TRAV_ROLLBACK;
-    m.traversal = traversal;
-    snprintf(m.stack, sizeof(m.stack), "%s", ctx->stack);
-    return cv_worker_publish(ctx->w, CV_TOPIC_CHECK, &m, on_rollback_published, ctx);
+    return cv_worker_publish_stack(ctx->w, ctx->stack, CV_TRAV_ROLLBACK, traversal,
+                                   on_rollback_published, ctx);
 }
 
 static void on_node_failed(cv_redis_t *r, redisReply *rep, void *ud)

@@ -172,16 +172,11 @@ static void on_stack_job_delivered(void *ud, int err)
 
 static void requeue_stack_job(stack_pass_t *p, const char *traversal, const char *action)
 {
-    cv_msg_t m;
-    memset(&m, 0, sizeof(m));
-    m.type = CV_MSG_STACK;
-    snprintf(m.stack, sizeof(m.stack), "%s", p->id);
-    m.traversal = strtoull(traversal, NULL, 10);
     int kind = cv_trav_kind_parse(action);
-    m.kind = (uint8_t)(kind < 0 ? CV_TRAV_CREATE : kind);
     cv_info("reaper: stack %s traversal %s was never expanded; re-queued its STACK job (%s)", p->id,
             traversal, action);
-    if (cv_worker_publish(p->r->w, CV_TOPIC_CHECK, &m, on_stack_job_delivered, p) != 0)
+    if (cv_worker_publish_stack(p->r->w, p->id, kind < 0 ? CV_TRAV_CREATE : kind,
+                                strtoull(traversal, NULL, 10), on_stack_job_delivered, p) != 0)
         stack_done(p);
 }
 

@@ -123,13 +123,7 @@ static int publish_rerun(finish_ctx_t *ctx, uint64_t traversal)
             ctx->stack, ctx->action, (unsigned long long)ctx->traversal,
             (unsigned long long)traversal);
     cv_reaper_watch(ctx->w, ctx->stack);
-    cv_msg_t m;
-    memset(&m, 0, sizeof(m));
-    m.type = CV_MSG_STACK;
-    m.kind = (uint8_t)kind;
-    m.traversal = traversal;
-    snprintf(m.stack, sizeof(m.stack), "%s", ctx->stack);
-    return cv_worker_publish(ctx->w, CV_TOPIC_CHECK, &m, on_rerun_published, ctx);
+    return cv_worker_publish_stack(ctx->w, ctx->stack, kind, traversal, on_rerun_published, ctx);
 }
 
 static void on_stack_finish(cv_redis_t *r, redisReply *rep, void *ud)

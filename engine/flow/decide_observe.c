@@ -232,3 +232,32 @@ void cv_observe_decide(const cv_msg_t *job, const cv_record_t *rec, const cv_obs
     else
         settle_current(job, rec, &looks->current, now, out);
 }
+
+cv_node_done_t cv_observe_done_of(const cv_msg_t *job, const cv_observe_outcome_t *out,
+                                  const char *graph_entry, const char *physical_id)
+{
+    return (cv_node_done_t){.job = job,
+                            .graph_entry = graph_entry,
+                            .version = out->version,
+                            .status = out->status,
+                            .attrs = out->attrs,
+                            .data = out->data,
+                            .reason = out->reason,
+                            .pass = out->pass,
+                            .physical_id = physical_id,
+                            .action = out->action,
+                            .old = out->old,
+                            .events = out->events,
+                            .publishing = false};
+}
+
+cv_node_failed_t cv_observe_failed_of(const cv_msg_t *job, const cv_observe_outcome_t *out,
+                                      const char *physical_id)
+{
+    return (cv_node_failed_t){.job = job,
+                              .version = out->version,
+                              .status = out->status,
+                              .reason = out->reason,
+                              .physical_id = physical_id,
+                              .action = out->action};
+}

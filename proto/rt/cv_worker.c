@@ -295,3 +295,11 @@ int cv_worker_publish_node(cv_worker_t *w, const char *stack, uint64_t traversal
     snprintf(m.resource, sizeof(m.resource), "%s", node + 2);
     return cv_worker_publish(w, CV_TOPIC_CHECK, &m, cb, ud);
 }
+
+int cv_worker_publish_stack(cv_worker_t *w, const char *stack, int kind, uint64_t traversal,
+                            cv_delivery_cb cb, void *ud)
+{
+    cv_msg_t m = {.type = CV_MSG_STACK, .kind = (uint8_t)kind, .traversal = traversal};
+    snprintf(m.stack, sizeof(m.stack), "%s", stack);
+    return cv_worker_publish(w, CV_TOPIC_CHECK, &m, cb, ud);
+}

@@ -118,6 +118,11 @@ int cv_worker_accept(cv_worker_t *w, cv_job_t *job, const void *payload, size_t 
 int cv_worker_publish_node(cv_worker_t *w, const char *stack, uint64_t traversal, const char *node,
                            cv_delivery_cb cb, void *ud);
 
+/* Publishes the STACK job of traversal `traversal` (of `kind`, a
+ * cv_trav_kind_t) of `stack`: expand it. */
+int cv_worker_publish_stack(cv_worker_t *w, const char *stack, int kind, uint64_t traversal,
+                            cv_delivery_cb cb, void *ud);
+
 /* Sends an undecodable or unhandleable message to converge.dead with the reason. */
 void cv_worker_dead_letter(cv_worker_t *w, const void *payload, size_t len, const char *reason,
                            cv_delivery_cb cb, void *ud);

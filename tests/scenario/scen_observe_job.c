@@ -131,20 +131,7 @@ static scen_step_t load(scen_world_t *w, scen_job_t *j)
 
 static scen_step_t done(scen_world_t *w, scen_job_t *j)
 {
-    const cv_observe_outcome_t *o = &j->oout;
-    cv_node_done_t d = {.job = &j->msg,
-                        .graph_entry = j->graph_entry,
-                        .version = o->version,
-                        .status = o->status,
-                        .attrs = o->attrs,
-                        .data = o->data,
-                        .reason = o->reason,
-                        .pass = o->pass,
-                        .physical_id = j->rec.physical_id,
-                        .action = o->action,
-                        .old = o->old,
-                        .events = o->events,
-                        .publishing = false}; /* a redelivered OBSERVE publishes again */
+    cv_node_done_t d = cv_observe_done_of(&j->msg, &j->oout, j->graph_entry, j->rec.physical_id);
     scen_node_done(w, j, &d);
     j->pc = PC_END;
     return SCEN_STEP_MORE;
@@ -152,12 +139,7 @@ static scen_step_t done(scen_world_t *w, scen_job_t *j)
 
 static scen_step_t failed(scen_world_t *w, scen_job_t *j)
 {
-    cv_node_failed_t f = {.job = &j->msg,
-                          .version = j->oout.version,
-                          .status = j->oout.status,
-                          .reason = j->oout.reason,
-                          .physical_id = j->rec.physical_id,
-                          .action = j->oout.action};
+    cv_node_failed_t f = cv_observe_failed_of(&j->msg, &j->oout, j->rec.physical_id);
     scen_trace(w, "  node failed: %s", j->oout.reason);
     scen_node_failed(w, j, &f);
     j->pc = PC_END;

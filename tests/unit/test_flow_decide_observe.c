@@ -324,6 +324,34 @@ static void test_complete_create_records_attributes_and_passes_them_on(void **st
     assert_string_equal(o->events, "");
 }
 
+static void test_a_complete_outcome_settles_the_node_without_publishing_set(void **state)
+{
+    fixture_t *f = *state;
+    record(f, "CREATE_IN_PROGRESS", TEST_RESOURCE);
+    f->looks.current = test_resource_look(f, "{\"value\": \"v\"}", CV_ACTION_CREATE, T0);
+    const cv_observe_outcome_t *o = after_looking(f, T0);
+    cv_node_done_t d = cv_observe_done_of(&f->job, o, "{\"s\":[]}", "phys");
+    assert_ptr_equal(d.job, &f->job);
+    assert_string_equal(d.graph_entry, "{\"s\":[]}");
+    assert_string_equal(d.version, "7");
+    assert_string_equal(d.status, "CREATE_COMPLETE");
+    assert_string_equal(d.physical_id, "phys");
+    assert_ptr_equal(d.pass, o->pass);
+    assert_false(d.publishing); /* a redelivered OBSERVE job publishes again */
+}
+
+static void test_a_failed_outcome_fails_the_node_with_its_reason(void **state)
+{
+    fixture_t *f = *state;
+    record(f, "CREATE_IN_PROGRESS", "OS::Gone::Type");
+    const cv_observe_outcome_t *o = after_looking(f, T0);
+    cv_node_failed_t nf = cv_observe_failed_of(&f->job, o, "phys");
+    assert_string_equal(nf.status, o->status);
+    assert_string_equal(nf.reason, "resources.r: unknown resource type \"OS::Gone::Type\"");
+    assert_string_equal(nf.version, "7");
+    assert_string_equal(nf.physical_id, "phys");
+}
+
 static void test_complete_update_is_update_complete(void **state)
 {
     fixture_t *f = *state;
@@ -468,6 +496,8 @@ int main(void)
         T(test_failure_without_a_reason_is_an_observed_failure),
         T(test_unknown_type_fails_the_look),
         T(test_complete_create_records_attributes_and_passes_them_on),
+        T(test_a_complete_outcome_settles_the_node_without_publishing_set),
+        T(test_a_failed_outcome_fails_the_node_with_its_reason),
         T(test_complete_update_is_update_complete),
         T(test_complete_delete_removes_the_record_and_passes_nothing),
         T(test_cleanup_current_deleted_is_deleted),
