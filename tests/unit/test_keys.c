@@ -10,12 +10,11 @@
 #include <cmocka.h>
 
 #include "cv_keys.h"
+#include "test_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define REPO CV_TEST_DATA "/../.."
 
 /* The pattern with <stack> = "S", <traversal> = 7 and any other
  * placeholder = "N", as the test expects cv_key to fill it. */
@@ -119,18 +118,8 @@ static void test_long_keys_are_truncated_not_overflowed(void **state)
 static void test_the_keyspace_document_lists_every_kind(void **state)
 {
     (void)state;
-    const char *path = REPO "/docs/keyspace.md";
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *doc = malloc((size_t)size + 1);
-    assert_non_null(doc);
-    assert_int_equal(fread(doc, 1, (size_t)size, f), (size_t)size);
-    doc[size] = '\0';
-    fclose(f);
+    size_t len;
+    char *doc = tu_read_data("../../docs", "keyspace.md", &len);
     for (int i = 0; i < CV_KEY__COUNT; i++) {
         char quoted[128];
         snprintf(quoted, sizeof(quoted), "`%s`", cv_key_pattern((cv_key_kind_t)i));

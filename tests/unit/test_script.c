@@ -11,31 +11,20 @@
 #include <cmocka.h>
 
 #include "cv_script.h"
+#include "test_util.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define REPO CV_TEST_DATA "/../.."
-
 /* proto/lua/<name>.lua, NUL-terminated; a missing script fails the test. */
 static char *read_script(cv_script_t s)
 {
-    char path[512];
-    snprintf(path, sizeof(path), "%s/proto/lua/%s.lua", REPO, cv_script_name(s));
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("script %s: cannot open %s", cv_script_name(s), path);
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)size + 1);
-    assert_non_null(text);
-    assert_int_equal(fread(text, 1, (size_t)size, f), (size_t)size);
-    text[size] = '\0';
-    fclose(f);
-    return text;
+    char name[128];
+    size_t len;
+    snprintf(name, sizeof(name), "%s.lua", cv_script_name(s));
+    return tu_read_data("../../proto/lua", name, &len);
 }
 
 /* The highest n of `array[n]` written with a literal index. */
