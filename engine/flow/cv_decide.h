@@ -16,8 +16,8 @@
  *   properties do not resolve or fit the schema            FAIL
  *   no record                                              CREATE
  *   recorded version failed, being deleted, other type     REPLACE
- *   properties and nested template unchanged               ADOPT (in progress)
- *                                                          or DONE (complete)
+ *   properties and nested template unchanged, or a type   ADOPT (in progress)
+ *   that never updates (OS::Heat::None, as in Heat)        or DONE (complete)
  *   changed, a changed property does not allow updates    REPLACE
  *   changed otherwise                                      UPDATE
  * CHECK, cleanup node (the resource had a record when the traversal began):

@@ -219,7 +219,8 @@ static void decide_update(const cv_check_input_t *in, cv_check_outcome_t *out)
         create(in, out, true);
         return;
     }
-    if (json_equal(rec->props, out->props) && !nested_template_changed(in, out)) {
+    bool unchanged = json_equal(rec->props, out->props) && !nested_template_changed(in, out);
+    if (unchanged || out->type->never_updates) {
         if (cv_str_ends_with(rec->status, "_IN_PROGRESS")) {
             out->kind = CV_CHECK_ADOPT;
             snprintf(out->version, sizeof(out->version), "%s", rec->version);

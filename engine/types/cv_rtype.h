@@ -100,6 +100,9 @@ typedef struct cv_rtype {
      * observe reads the child's status, which the observer puts into
      * data.child: {"exists", "status", "traversal", "reason", "outputs"}. */
     const cv_nested_ops_t *nested;
+    /* A changed property never needs an action (Heat's _needs_update is
+     * False): OS::Heat::None stubs out other types and stays as created. */
+    bool never_updates;
 } cv_rtype_t;
 
 /* Returns the registered type called `name`, or NULL. */

@@ -2,8 +2,8 @@
  * OS::Heat::None — does nothing, instantly.
  *
  * It exists to stub out any other resource through the environment's
- * resource_registry, so it accepts any properties (no schema) and is never
- * replaced on update.
+ * resource_registry, so it accepts any properties (no schema) and, as in
+ * Heat, a change of them never needs an update or a replacement.
  */
 #include "cv_rtype.h"
 #include "cv__rtype_internal.h"
@@ -46,4 +46,5 @@ const cv_rtype_t cv__rtype_none = {
     .update = none_update,
     .remove = none_remove,
     .observe = none_observe,
+    .never_updates = true,
 };

@@ -4,8 +4,10 @@
 #   gen_stack.sh chain N     r0 <- r1 <- ... <- r(N-1)
 #   gen_stack.sh fanout N    root <- N leaves <- sink
 #   gen_stack.sh mixed N     chains of 12 hanging off fans of 9 (N rounded down to 110s)
-#   gen_stack.sh flatparam N P   N independent resources; every P-th one's property
-#                                follows parameter `ver` (update with -P ver=2 to change N/P)
+#   gen_stack.sh flatparam N P   N independent resources; every P-th one is an
+#                                OS::Heat::Value whose value follows parameter `ver`
+#                                (update with -P ver=2 to update N/P of them in place;
+#                                OS::Heat::None, as in Heat, never needs an update)
 set -euo pipefail
 shape=${1:?shape: flat|chain|fanout|mixed|flatparam}
 n=${2:?count}
@@ -20,8 +22,10 @@ BEGIN {
   print "resources:"
   if (shape == "flatparam") {
     for (i = 0; i < n; i++) {
-      printf "  r%d:\n    type: OS::Heat::None\n", i
-      if (i % every == 0) printf "    properties: {v: {get_param: ver}}\n"
+      if (i % every == 0)
+        printf "  r%d:\n    type: OS::Heat::Value\n    properties: {value: {get_param: ver}}\n", i
+      else
+        printf "  r%d:\n    type: OS::Heat::None\n", i
     }
   } else if (shape == "flat") {
     for (i = 0; i < n; i++) printf "  r%d:\n    type: OS::Heat::None\n", i

@@ -111,7 +111,7 @@ def sample: if length > 5 then (.[0:5] | join(", ")) + ", ... (\(length) in all)
     (if $phase == "update" then
         ($changes.inplace[] as $r | $res[$r] // {} | . as $now | ($before[$r] // {}) as $was
          | if ($now.uuid // "") != ($was.uuid // "") then v("\($r): replaced, expected an update in place")
-           elif (($now.props // "{}") | fromjson | .v) != "2" then v("\($r): property v is not the new value")
+           elif (($now.props // "{}") | fromjson | .value) != "2" then v("\($r): property value is not the new value")
            else empty end),
         ($changes.replace[] as $r | $res[$r] // {} | . as $now | ($before[$r] // {}) as $was
          | if ($now.uuid // "") == ($was.uuid // "") then v("\($r): not replaced (same version \($now.uuid))")

@@ -3,7 +3,8 @@
 # (chains of 12 hanging off fans of 9, N rounded down to a multiple of 110)
 # with a parameter `ver` (default "1") that every 10th resource follows, so
 # that `update -P ver=2` changes 10% of the stack: of those, every other one
-# stays OS::Heat::None with property v (updated in place), the others become
+# becomes an OS::Heat::Value whose value follows it (updated in place;
+# OS::Heat::None, as in Heat, never needs an update), the others become
 # OS::Heat::TestResource with update_replace_value (replaced: a new version
 # is created, then the old one deleted). Writes:
 #   OUT.yaml          the template
@@ -26,8 +27,8 @@ function flush_deps() { if (cur != "") printf "%s\"%s\": [%s]", (nres++ ? ",\n" 
 /^    type: / {
     if (idx % 10 == 1) {
         if (int(idx / 10) % 2 == 0) {
-            print
-            print "    properties: {v: {get_param: ver}}"
+            print "    type: OS::Heat::Value"
+            print "    properties: {value: {get_param: ver}}"
             inplace = inplace (inplace == "" ? "" : ", ") "\"" cur "\""
         } else {
             print "    type: OS::Heat::TestResource"

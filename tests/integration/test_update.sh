@@ -27,6 +27,22 @@ test_update_in_place_keeps_the_physical_resource() {
     assert_after "$ev" child thing UPDATE
 }
 
+test_none_with_changed_properties_is_left_untouched() {
+    local name s1 s2 ev
+    name=$(stack_name upd-none)
+    ctl submit "$name" "$U/none.yaml" -P v=one --wait --timeout 60 >/dev/null
+    s1=$(status_json "$name")
+    ctl update "$name" "$U/none.yaml" -P v=two --wait --timeout 60 >/dev/null
+    s2=$(status_json "$name")
+    assert_eq UPDATE_COMPLETE "$(jqr .status <<<"$s2")" status
+    assert_eq "$(jqr .outputs.stub_id <<<"$s1")" "$(jqr .outputs.stub_id <<<"$s2")" "physical id kept"
+    assert_eq CREATE_COMPLETE "$(ctl resources "$name" -o json | jqr '.[] | select(.name == "stub") | .status')" \
+        "stub status (Heat: OS::Heat::None never needs an update)"
+    ev=$(ctl events "$name" -o json)
+    assert_eq 0 "$(jq '[.[] | select(.resource == "stub" and .action != "CREATE")] | length' <<<"$ev")" \
+        "no event for stub after its create"
+}
+
 test_replacement_creates_the_new_version_before_deleting_the_old() {
     local name s1 s2 ev old new i_new i_child i_del
     name=$(stack_name upd-replace)

@@ -330,6 +330,27 @@ static void test_unchanged_complete_is_done_passing_id_and_attributes(void **sta
     json_decref(pass);
 }
 
+static void test_none_with_changed_properties_is_done_untouched(void **state)
+{
+    fixture_t *f = *state;
+    /* OS::Heat::None never needs an update (Heat's _needs_update is False):
+     * no action, no event, its status stays CREATE_COMPLETE. */
+    define(f, "OS::Heat::None", "{\"x\": 2}");
+    record(f, "CREATE_COMPLETE", "OS::Heat::None", "{\"x\": 1}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, DONE);
+    assert_string_equal(o->status, "");
+    assert_string_equal(o->action, "CREATE");
+}
+
+static void test_none_in_progress_with_changed_properties_is_adopted(void **state)
+{
+    fixture_t *f = *state;
+    define(f, "OS::Heat::None", "{\"x\": 2}");
+    record(f, "CREATE_IN_PROGRESS", "OS::Heat::None", "{\"x\": 1}");
+    assert_kind(decide(f), ADOPT);
+}
+
 static void test_changed_updatable_property_is_updated_in_place(void **state)
 {
     fixture_t *f = *state;
@@ -695,6 +716,8 @@ int main(void)
         T(test_unchanged_in_progress_is_adopted),
         T(test_changed_while_in_progress_is_updated),
         T(test_unchanged_complete_is_done_passing_id_and_attributes),
+        T(test_none_with_changed_properties_is_done_untouched),
+        T(test_none_in_progress_with_changed_properties_is_adopted),
         T(test_changed_updatable_property_is_updated_in_place),
         T(test_property_without_update_allowed_is_replaced),
         T(test_random_string_length_change_is_replaced),
