@@ -35,9 +35,12 @@ void cv__path_pop(cv__path_t *p, size_t len);
 /* Versions compare as yyyymmdd integers: features arrive in dated releases. */
 enum {
     CV__V20130523 = 20130523,
+    CV__V20150430 = 20150430,
     CV__V20151015 = 20151015,
+    CV__V20160408 = 20160408,
     CV__V20161014 = 20161014,
     CV__V20170224 = 20170224,
+    CV__V20170901 = 20170901,
     CV__V20180302 = 20180302,
 };
 
@@ -123,12 +126,71 @@ typedef enum {
     CV__FN_GET_ATTR,
     CV__FN_STR_REPLACE,
     CV__FN_LIST_JOIN,
+    CV__FN_STR_SPLIT,
+    CV__FN_LIST_CONCAT,
+    CV__FN_LIST_CONCAT_UNIQUE,
+    CV__FN_MAP_MERGE,
+    CV__FN_MAP_REPLACE,
+    CV__FN_STR_REPLACE_STRICT,
+    CV__FN_STR_REPLACE_VSTRICT,
+    CV__FN_DIGEST,
+    CV__FN_REPEAT,
+    CV__FN_MAKE_URL,
     CV__FN_UNSUPPORTED /* a Heat function we do not implement */
 } cv__fn_t;
 
 /* Classifies `v`: a map of exactly one key naming a function is a call, and
  * then *name and *arg are set; any other value is plain data. */
 cv__fn_t cv__fn_of(const json_t *v, const char **name, const json_t **arg);
+
+/* The first heat_template_version (yyyymmdd) that has function `fn`. */
+long cv__fn_since(cv__fn_t fn);
+
+/*
+ * How much one resolution may copy and build (see intrinsic.c): sizes are
+ * counted roughly, as the text of strings plus CV__NODE_BYTES per value.
+ */
+#define CV__MAX_RESOLVED_BYTES (16 * 1024 * 1024)
+#define CV__NODE_BYTES 32
+
+/*
+ * The functions of intrinsic_lists.c, applied to arguments already
+ * resolved. Each returns a new value, or NULL with a message (without the
+ * location, which the resolver adds) in `msg`. `*budget` is what the
+ * resolution may still build; each takes from it what its result costs.
+ */
+json_t *cv__fn_str_split(const json_t *args, size_t *budget, char *msg, size_t msg_size);
+json_t *cv__fn_list_concat(const char *fn, const json_t *args, bool unique, size_t *budget,
+                           char *msg, size_t msg_size);
+
+/* How those functions report: the message in `msg`, NULL returned. */
+json_t *cv__fn_fail(char *msg, size_t msg_size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* "<fn>: <what>, got <value>". */
+json_t *cv__fn_fail_got(char *msg, size_t msg_size, const char *fn, const char *what,
+                        const json_t *got);
+/* "<fn>: the resolved value would be larger than ... bytes". */
+json_t *cv__fn_too_large(char *msg, size_t msg_size, const char *fn);
+
+/* The same for intrinsic_maps.c. */
+json_t *cv__fn_map_merge(const json_t *args, size_t *budget, char *msg, size_t msg_size);
+json_t *cv__fn_map_replace(const json_t *args, size_t *budget, char *msg, size_t msg_size);
+
+/* The same for intrinsic_repeat.c. */
+json_t *cv__fn_repeat(const json_t *args, size_t *budget, char *msg, size_t msg_size);
+
+/* The same for intrinsic_url.c. */
+json_t *cv__fn_make_url(const json_t *args, size_t *budget, char *msg, size_t msg_size);
+/* Whether `port` is a port make_url accepts (as Heat checks it, also at
+ * validation); its text in the URL in `text`, else a message in `msg`. */
+bool cv__url_port_ok(const json_t *port, char *text, size_t size, char *msg, size_t msg_size);
+
+/* The same for intrinsic_digest.c. */
+json_t *cv__fn_digest(const json_t *args, size_t *budget, char *msg, size_t msg_size);
+
+/* The size a copy of `v` counts against the budget, counted until it
+ * passes `limit`. */
+size_t cv__resolved_size(const json_t *v, size_t limit);
 
 /* ---------------------------------------------------------------- scalars */
 

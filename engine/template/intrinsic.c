@@ -1,6 +1,10 @@
 /*
  * intrinsic — evaluating get_param, get_resource, get_attr, str_replace and
- * list_join, with Heat's semantics.
+ * list_join, with Heat's semantics; the functions that build lists
+ * (str_split, list_concat...), maps (map_merge, map_replace), repeat,
+ * make_url and digest are in intrinsic_lists.c, intrinsic_maps.c,
+ * intrinsic_repeat.c, intrinsic_url.c and intrinsic_digest.c, called from
+ * here.
  *
  * Arguments are evaluated before the function that receives them, so calls
  * nest freely ({str_replace: {params: {$ip: {get_attr: [...]}}}}). Every
@@ -27,8 +31,8 @@
  * gigabytes. Sizes are counted roughly, as the text of strings plus
  * NODE_BYTES per value copied; past the budget the resolution fails.
  */
-#define MAX_RESOLVED_BYTES (16 * 1024 * 1024)
-#define NODE_BYTES 32
+#define MAX_RESOLVED_BYTES CV__MAX_RESOLVED_BYTES
+#define NODE_BYTES CV__NODE_BYTES
 
 typedef struct resolver {
     const cv_resolve_ctx_t *ctx;
@@ -125,6 +129,11 @@ static size_t size_of(const json_t *v, size_t limit)
         size += strlen(key) + size_of(item, limit - size);
     }
     return size;
+}
+
+size_t cv__resolved_size(const json_t *v, size_t limit)
+{
+    return size_of(v, limit);
 }
 
 static json_t *too_large(resolver_t *r, const char *fn)
@@ -273,6 +282,7 @@ typedef struct subst {
     size_t key_len;
     char *value;
     size_t value_len;
+    bool found; /* the template had it, for str_replace_strict */
 } subst_t;
 
 /* Longer placeholders first, then in byte order: Heat's order, which keeps
@@ -314,13 +324,14 @@ static bool push_piece(pieces_t *p, const char *s, size_t len, bool value)
 
 /* Heat's algorithm: split every unscanned run on the placeholder and put
  * the value between the parts; then the next placeholder, on what is left. */
-static bool split_on(pieces_t *in, pieces_t *out, const subst_t *sub)
+static bool split_on(pieces_t *in, pieces_t *out, subst_t *sub)
 {
     out->n = 0;
     for (size_t i = 0; i < in->n; i++) {
         piece_t p = in->v[i];
         const char *hit;
         while (!p.value && (hit = memmem(p.s, p.len, sub->key, sub->key_len))) {
+            sub->found = true;
             if (!push_piece(out, p.s, (size_t)(hit - p.s), false) ||
                 !push_piece(out, sub->value, sub->value_len, true))
                 return false;
@@ -333,7 +344,8 @@ static bool split_on(pieces_t *in, pieces_t *out, const subst_t *sub)
     return true;
 }
 
-static json_t *substitute(resolver_t *r, const json_t *tmpl, subst_t *subs, size_t n)
+static json_t *substitute(resolver_t *r, const char *fn, const json_t *tmpl, subst_t *subs,
+                          size_t n)
 {
     pieces_t a = {0}, b = {0};
     bool ok = push_piece(&a, json_string_value(tmpl), json_string_length(tmpl), false);
@@ -354,17 +366,43 @@ static json_t *substitute(resolver_t *r, const json_t *tmpl, subst_t *subs, size
     sb.oom = sb.oom || !ok;
     free(a.v);
     free(b.v);
-    return sb_finish(r, &sb, "str_replace");
+    return sb_finish(r, &sb, fn);
 }
 
-static json_t *str_replace(resolver_t *r, const json_t *args)
+/* How str_replace treats its params: str_replace_strict also wants every
+ * one found in the template, str_replace_vstrict none empty besides. */
+typedef enum { REPLACE_LAX, REPLACE_STRICT, REPLACE_VSTRICT } strictness_t;
+
+/* Whether str_replace_vstrict refuses a value: null, "", [] or {}. */
+static bool empty_value(const json_t *v)
+{
+    return json_is_null(v) || (json_is_string(v) && json_string_length(v) == 0) ||
+           ((json_is_array(v) || json_is_object(v)) &&
+            json_array_size(v) + json_object_size(v) == 0);
+}
+
+/* Heat's "The following params were not found in the template: a,b",
+ * the names in the order they were replaced (longest first). */
+static json_t *not_found(resolver_t *r, const char *fn, const subst_t *subs, size_t n)
+{
+    char list[384] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < n && len < sizeof(list); i++)
+        if (!subs[i].found)
+            len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", len ? "," : "",
+                                    subs[i].key);
+    return fail(r, "%s: the following params were not found in the template: %s", fn, list);
+}
+
+static json_t *str_replace(resolver_t *r, const char *fn, strictness_t strictness,
+                           const json_t *args)
 {
     const json_t *tmpl = json_object_get(args, "template");
     const json_t *params = json_object_get(args, "params");
     if (!json_is_string(tmpl))
-        return fail_got(r, "str_replace", "template must be a string", tmpl);
+        return fail_got(r, fn, "template must be a string", tmpl);
     if (!json_is_object(params))
-        return fail_got(r, "str_replace", "params must be a map", params);
+        return fail_got(r, fn, "params must be a map", params);
     size_t n = json_object_size(params), i = 0;
     subst_t *subs = calloc(n ? n : 1, sizeof(*subs));
     if (!subs)
@@ -373,20 +411,36 @@ static json_t *str_replace(resolver_t *r, const json_t *args)
     const json_t *value;
     json_object_foreach((json_t *)params, key, value)
     {
-        subs[i] = (subst_t){key, strlen(key), text_of(value), 0};
+        subs[i] = (subst_t){key, strlen(key), text_of(value), 0, false};
         if (!subs[i].value)
             err = "out of memory";
         else
             subs[i].value_len = strlen(subs[i].value);
-        if (subs[i++].key_len == 0)
-            err = "str_replace: params keys may not be empty";
+        if (subs[i++].key_len == 0 && !err)
+            err = "params keys may not be empty";
     }
+    qsort(subs, i, sizeof(*subs), cmp_subst);
+    /* Heat checks the values in the order it replaces them. */
+    const char *empty = NULL;
+    for (size_t j = 0; strictness == REPLACE_VSTRICT && !empty && j < i; j++)
+        if (empty_value(json_object_get(params, subs[j].key)))
+            empty = subs[j].key;
     json_t *result = NULL;
     if (err) {
-        fail(r, "%s", err);
+        fail(r, "%s: %s", fn, err);
+    } else if (empty) {
+        fail(r,
+             "%s: %s has an undefined or empty value for param %s, must be a defined non-empty "
+             "value",
+             fn, fn, empty);
     } else {
-        qsort(subs, n, sizeof(*subs), cmp_subst);
-        result = substitute(r, tmpl, subs, n);
+        result = substitute(r, fn, tmpl, subs, n);
+        for (size_t j = 0; result && strictness != REPLACE_LAX && j < n; j++) {
+            if (!subs[j].found) {
+                json_decref(result);
+                result = not_found(r, fn, subs, n);
+            }
+        }
     }
     for (size_t j = 0; j < i; j++)
         free(subs[j].value);
@@ -475,6 +529,31 @@ static json_t *resolve_data(resolver_t *r, const json_t *expr)
     return out ? out : fail(r, "out of memory");
 }
 
+/* A function of intrinsic_lists.c, intrinsic_maps.c, intrinsic_repeat.c,
+ * intrinsic_url.c or intrinsic_digest.c, which report without the
+ * location. */
+static json_t *built(resolver_t *r, cv__fn_t fn, const char *name, const json_t *args)
+{
+    char msg[512] = "";
+    json_t *out;
+    if (fn == CV__FN_STR_SPLIT)
+        out = cv__fn_str_split(args, &r->budget, msg, sizeof(msg));
+    else if (fn == CV__FN_MAP_MERGE)
+        out = cv__fn_map_merge(args, &r->budget, msg, sizeof(msg));
+    else if (fn == CV__FN_MAP_REPLACE)
+        out = cv__fn_map_replace(args, &r->budget, msg, sizeof(msg));
+    else if (fn == CV__FN_DIGEST)
+        out = cv__fn_digest(args, &r->budget, msg, sizeof(msg));
+    else if (fn == CV__FN_REPEAT)
+        out = cv__fn_repeat(args, &r->budget, msg, sizeof(msg));
+    else if (fn == CV__FN_MAKE_URL)
+        out = cv__fn_make_url(args, &r->budget, msg, sizeof(msg));
+    else
+        out = cv__fn_list_concat(name, args, fn == CV__FN_LIST_CONCAT_UNIQUE, &r->budget, msg,
+                                 sizeof(msg));
+    return out ? out : fail(r, "%s", msg);
+}
+
 static json_t *resolve(resolver_t *r, const json_t *expr)
 {
     const char *name = NULL;
@@ -502,11 +581,21 @@ static json_t *resolve(resolver_t *r, const json_t *expr)
         out = get_attr(r, args);
         break;
     case CV__FN_STR_REPLACE:
-        out = json_is_object(args) ? str_replace(r, args)
-                                   : fail_got(r, "str_replace", "expected a map", args);
+    case CV__FN_STR_REPLACE_STRICT:
+    case CV__FN_STR_REPLACE_VSTRICT:
+        out = json_is_object(args)
+                  ? str_replace(r, name,
+                                fn == CV__FN_STR_REPLACE          ? REPLACE_LAX
+                                : fn == CV__FN_STR_REPLACE_STRICT ? REPLACE_STRICT
+                                                                  : REPLACE_VSTRICT,
+                                args)
+                  : fail_got(r, name, "expected a map", args);
+        break;
+    case CV__FN_LIST_JOIN:
+        out = list_join(r, args);
         break;
     default:
-        out = list_join(r, args);
+        out = built(r, fn, name, args);
         break;
     }
     json_decref(args);

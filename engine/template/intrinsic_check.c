@@ -12,10 +12,12 @@
  * "resources.web.properties.name: get_attr: ..."; the call's own arguments
  * do not extend the path.
  */
+#include "cv__digest.h"
 #include "cv__template_internal.h"
 #include "cv_error.h"
 #include "cv_rtype.h"
 
+#include <ctype.h>
 #include <string.h>
 
 bool cv__tpl_param_known(const cv__tpl_ctx_t *ctx, const char *name)
@@ -148,8 +150,8 @@ static bool literal_or_call(const json_t *v, json_type type)
     return json_typeof(v) == type || cv__fn_of(v, &fn, &arg) != CV__FN_NONE;
 }
 
-static int check_replace_params(const cv__tpl_ctx_t *ctx, const json_t *params, cv__path_t *path,
-                                const char *self)
+static int check_replace_params(const cv__tpl_ctx_t *ctx, const char *name, const json_t *params,
+                                cv__path_t *path, const char *self)
 {
     const char *key;
     const json_t *value;
@@ -161,33 +163,34 @@ static int check_replace_params(const cv__tpl_ctx_t *ctx, const json_t *params, 
         const json_t *arg;
         if (structured && ctx->version < CV__V20151015 &&
             cv__fn_of(value, &fn, &arg) == CV__FN_NONE)
-            return fn_err(ctx, path, "str_replace", "params values must be strings or numbers",
-                          value);
+            return fn_err(ctx, path, name, "params values must be strings or numbers", value);
         if (key[0] == '\0')
-            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
-                               "str_replace: params keys may not be empty");
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "%s: params keys may not be empty",
+                               name);
     }
     return check_args(ctx, params, path, self);
 }
 
-static int check_str_replace(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t *path,
-                             const char *self)
+/* str_replace, str_replace_strict and str_replace_vstrict, which differ
+ * only once they run. */
+static int check_str_replace(const cv__tpl_ctx_t *ctx, const char *name, const json_t *arg,
+                             cv__path_t *path, const char *self)
 {
     const json_t *tmpl = json_object_get(arg, "template");
     const json_t *params = json_object_get(arg, "params");
     if (!json_is_object(arg) || !tmpl || !params || json_object_size(arg) != 2)
-        return fn_err(ctx, path, "str_replace",
-                      "expected a map of exactly \"template\" and \"params\"", arg);
+        return fn_err(ctx, path, name, "expected a map of exactly \"template\" and \"params\"",
+                      arg);
     if (!literal_or_call(tmpl, JSON_STRING))
-        return fn_err(ctx, path, "str_replace", "template must be a string", tmpl);
+        return fn_err(ctx, path, name, "template must be a string", tmpl);
     if (!literal_or_call(params, JSON_OBJECT))
-        return fn_err(ctx, path, "str_replace", "params must be a map", params);
+        return fn_err(ctx, path, name, "params must be a map", params);
     int rc = check_args(ctx, tmpl, path, self);
     const char *fn;
     const json_t *fn_arg;
     if (rc == 0 && cv__fn_of(params, &fn, &fn_arg) != CV__FN_NONE)
         return check_args(ctx, params, path, self);
-    return rc ? rc : check_replace_params(ctx, params, path, self);
+    return rc ? rc : check_replace_params(ctx, name, params, path, self);
 }
 
 static int check_list_join(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t *path,
@@ -206,6 +209,218 @@ static int check_list_join(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path
         const json_t *list = json_array_get(arg, i);
         if (!json_is_null(list) && !literal_or_call(list, JSON_ARRAY))
             return fn_err(ctx, path, "list_join", "expected a list to join", list);
+    }
+    return check_args(ctx, arg, path, self);
+}
+
+/* A function newer than the template's version is refused, as Heat's
+ * version tables refuse it, naming the version that introduced it. */
+static int check_since(const cv__tpl_ctx_t *ctx, cv__fn_t fn, const char *name,
+                       const cv__path_t *path)
+{
+    long since = cv__fn_since(fn);
+    if (ctx->version >= since)
+        return 0;
+    return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
+                       "%s: needs heat_template_version %04ld-%02ld-%02ld or later", name,
+                       since / 10000, since / 100 % 100, since % 100);
+}
+
+static int check_str_split(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t *path,
+                           const char *self)
+{
+    const char *fn;
+    const json_t *fn_arg;
+    if (cv__fn_of(arg, &fn, &fn_arg) != CV__FN_NONE)
+        return check_args(ctx, arg, path, self);
+    if (!json_is_array(arg) || json_array_size(arg) < 2)
+        return fn_err(ctx, path, "str_split",
+                      "incorrect arguments, should be: [\",\", \"apples,pears\", <index>]", arg);
+    const json_t *delim = json_array_get(arg, 0), *str = json_array_get(arg, 1);
+    if (!json_is_null(delim) && !literal_or_call(delim, JSON_STRING))
+        return fn_err(ctx, path, "str_split", "the delimiter must be a string", delim);
+    if (json_is_string(delim) && json_string_length(delim) == 0)
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "str_split: empty separator");
+    if (!json_is_null(str) && !literal_or_call(str, JSON_STRING))
+        return fn_err(ctx, path, "str_split", "the value to split must be a string", str);
+    return check_args(ctx, arg, path, self);
+}
+
+static int check_list_concat(const cv__tpl_ctx_t *ctx, const char *name, const json_t *arg,
+                             cv__path_t *path, const char *self)
+{
+    if (!literal_or_call(arg, JSON_ARRAY))
+        return fn_err(ctx, path, name,
+                      "incorrect arguments, should be: [[<value 1>, <value 2>], "
+                      "[<value 3>, <value 4>]]",
+                      arg);
+    for (size_t i = 0; json_is_array(arg) && i < json_array_size(arg); i++) {
+        const json_t *list = json_array_get(arg, i);
+        if (!json_is_null(list) && !literal_or_call(list, JSON_ARRAY))
+            return fn_err(ctx, path, name, "items to concat must be lists", list);
+    }
+    return check_args(ctx, arg, path, self);
+}
+
+/* A literal null or map, or a call that computes one. */
+static bool map_or_null(const json_t *v)
+{
+    return json_is_null(v) || literal_or_call(v, JSON_OBJECT);
+}
+
+static int check_map_merge(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t *path,
+                           const char *self)
+{
+    if (!literal_or_call(arg, JSON_ARRAY))
+        return fn_err(ctx, path, "map_merge",
+                      "incorrect arguments, should be: [{\"key1\": \"val1\"}, "
+                      "{\"key2\": \"val2\"}]",
+                      arg);
+    for (size_t i = 0; json_is_array(arg) && i < json_array_size(arg); i++)
+        if (!map_or_null(json_array_get(arg, i)))
+            return fn_err(ctx, path, "map_merge",
+                          "incorrect arguments: items to merge must be maps",
+                          json_array_get(arg, i));
+    return check_args(ctx, arg, path, self);
+}
+
+#define REPLACE_USAGE                                                                              \
+    "should be: [{\"key1\": \"val1\"}, {\"keys\": {\"key1\": \"key2\"}, \"values\": "              \
+    "{\"val1\": \"val2\"}}]"
+
+static int check_map_replace(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t *path,
+                             const char *self)
+{
+    const char *fn;
+    const json_t *fn_arg;
+    if (cv__fn_of(arg, &fn, &fn_arg) != CV__FN_NONE)
+        return check_args(ctx, arg, path, self);
+    if (!json_is_array(arg) || json_array_size(arg) != 2)
+        return fn_err(ctx, path, "map_replace", "incorrect arguments, " REPLACE_USAGE, arg);
+    const json_t *in = json_array_get(arg, 0), *repl = json_array_get(arg, 1);
+    if (!map_or_null(in) || !map_or_null(repl))
+        return fn_err(ctx, path, "map_replace",
+                      "incorrect arguments: arguments must be a list of maps",
+                      map_or_null(in) ? repl : in);
+    const char *key;
+    const json_t *value;
+    if (cv__fn_of(repl, &fn, &fn_arg) != CV__FN_NONE)
+        return check_args(ctx, arg, path, self);
+    json_object_foreach((json_t *)repl, key, value)
+    {
+        if (strcmp(key, "keys") != 0 && strcmp(key, "values") != 0)
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
+                               "map_replace: incorrect arguments, " REPLACE_USAGE
+                               "; \"%s\" is neither keys nor values",
+                               key);
+        if (!map_or_null(value))
+            return fn_err(ctx, path, "map_replace",
+                          "incorrect arguments: arguments must be a list of maps", value);
+    }
+    const char *from;
+    const json_t *to;
+    json_object_foreach(json_object_get(repl, "keys"), from, to)
+    {
+        if (!json_is_null(to) && !literal_or_call(to, JSON_STRING))
+            return fn_err(ctx, path, "map_replace", "key replacements must be strings", to);
+    }
+    return check_args(ctx, arg, path, self);
+}
+
+static int check_digest(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t *path,
+                        const char *self)
+{
+    const char *fn;
+    const json_t *fn_arg;
+    if (cv__fn_of(arg, &fn, &fn_arg) != CV__FN_NONE)
+        return check_args(ctx, arg, path, self);
+    if (!json_is_array(arg))
+        return fn_err(ctx, path, "digest", "the argument must be a list of strings", arg);
+    for (size_t i = 0; i < json_array_size(arg); i++)
+        if (!literal_or_call(json_array_get(arg, i), JSON_STRING))
+            return fn_err(ctx, path, "digest", "the argument must be a list of strings", arg);
+    if (json_array_size(arg) != 2)
+        return fn_err(ctx, path, "digest", "usage: [\"<algorithm>\", \"<value>\"]", arg);
+    const json_t *alg = json_array_get(arg, 0);
+    char hex[CV__DIGEST_HEX_MAX], name[16];
+    size_t n = json_string_length(alg);
+    for (size_t i = 0; json_is_string(alg) && i < n && i < sizeof(name) - 1; i++)
+        name[i] = (char)tolower((unsigned char)json_string_value(alg)[i]);
+    name[n < sizeof(name) ? n : sizeof(name) - 1] = '\0';
+    if (json_is_string(alg) && (n >= sizeof(name) || cv__digest_hex(name, "", 0, hex) != 0))
+        return fn_err(ctx, path, "digest",
+                      "the algorithm must be one of md5, sha1, sha224, sha256, sha384, sha512",
+                      alg);
+    return check_args(ctx, arg, path, self);
+}
+
+static int check_repeat(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t *path,
+                        const char *self)
+{
+    const char *fn;
+    const json_t *fn_arg;
+    if (!json_is_object(arg) || cv__fn_of(arg, &fn, &fn_arg) != CV__FN_NONE)
+        return fn_err(ctx, path, "repeat", "arguments must be a map", arg);
+    const json_t *for_each = json_object_get(arg, "for_each");
+    const json_t *perm = json_object_get(arg, "permutations");
+    if (!for_each || !json_object_get(arg, "template"))
+        return fn_err(ctx, path, "repeat",
+                      "syntax should be {template: <body>, for_each: {<var>: <list>}}", arg);
+    /* Heat before 2017-09-01 ignores "permutations" and always takes every
+     * combination; refusing it is better than running it differently. */
+    if (perm && ctx->version < CV__V20170901)
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
+                           "repeat: permutations needs heat_template_version 2017-09-01 or later");
+    if (perm && !json_is_boolean(perm))
+        return fn_err(ctx, path, "repeat", "\"permutations\" should be a boolean", perm);
+    if (!literal_or_call(for_each, JSON_OBJECT))
+        return fn_err(ctx, path, "repeat", "the \"for_each\" argument must contain a map",
+                      for_each);
+    bool maps = ctx->version >= CV__V20161014 && !json_is_false(perm);
+    const char *var;
+    const json_t *list;
+    json_object_foreach(
+        cv__fn_of(for_each, &fn, &fn_arg) == CV__FN_NONE ? (json_t *)for_each : NULL, var, list)
+    {
+        if (!json_is_null(list) && !literal_or_call(list, JSON_ARRAY) &&
+            !(maps && json_is_object(list)))
+            return fn_err(ctx, path, "repeat",
+                          maps ? "the values of the \"for_each\" argument must be lists or maps"
+                               : "the values of the \"for_each\" argument must be lists",
+                          list);
+    }
+    return check_args(ctx, arg, path, self);
+}
+
+static int check_make_url(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t *path,
+                          const char *self)
+{
+    static const char *const keys[] = {"scheme", "username", "password", "host",
+                                       "port",   "path",     "query",    "fragment"};
+    const char *fn;
+    const json_t *fn_arg;
+    if (!json_is_object(arg) || cv__fn_of(arg, &fn, &fn_arg) != CV__FN_NONE)
+        return fn_err(ctx, path, "make_url", "the arguments must be a map", arg);
+    const char *key;
+    const json_t *value;
+    json_object_foreach((json_t *)arg, key, value)
+    {
+        bool known = false;
+        for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+            known = known || strcmp(key, keys[i]) == 0;
+        if (!known)
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "make_url: invalid arguments: %s",
+                               key);
+        if (strcmp(key, "query") == 0 && !literal_or_call(value, JSON_OBJECT))
+            return fn_err(ctx, path, "make_url", "the \"query\" argument must be a map", value);
+        char text[64], msg[256];
+        if (strcmp(key, "port") == 0 && cv__fn_of(value, &fn, &fn_arg) == CV__FN_NONE &&
+            !cv__url_port_ok(value, text, sizeof(text), msg, sizeof(msg)))
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "%s", msg);
+        if (strcmp(key, "query") != 0 && strcmp(key, "port") != 0 &&
+            !literal_or_call(value, JSON_STRING))
+            return fn_err(ctx, path, "make_url",
+                          "the arguments besides query and port must be strings", value);
     }
     return check_args(ctx, arg, path, self);
 }
@@ -239,7 +454,11 @@ int cv__tpl_check_intrinsics(const cv__tpl_ctx_t *ctx, const json_t *v, cv__path
 {
     const char *name = NULL;
     const json_t *arg = NULL;
-    switch (cv__fn_of(v, &name, &arg)) {
+    cv__fn_t fn = cv__fn_of(v, &name, &arg);
+    int rc = fn != CV__FN_NONE && fn != CV__FN_UNSUPPORTED ? check_since(ctx, fn, name, path) : 0;
+    if (rc)
+        return rc;
+    switch (fn) {
     case CV__FN_GET_PARAM:
         return check_get_param(ctx, arg, path, self);
     case CV__FN_GET_RESOURCE:
@@ -247,9 +466,26 @@ int cv__tpl_check_intrinsics(const cv__tpl_ctx_t *ctx, const json_t *v, cv__path
     case CV__FN_GET_ATTR:
         return check_get_attr(ctx, arg, path, self);
     case CV__FN_STR_REPLACE:
-        return check_str_replace(ctx, arg, path, self);
+    case CV__FN_STR_REPLACE_STRICT:
+    case CV__FN_STR_REPLACE_VSTRICT:
+        return check_str_replace(ctx, name, arg, path, self);
     case CV__FN_LIST_JOIN:
         return check_list_join(ctx, arg, path, self);
+    case CV__FN_STR_SPLIT:
+        return check_str_split(ctx, arg, path, self);
+    case CV__FN_LIST_CONCAT:
+    case CV__FN_LIST_CONCAT_UNIQUE:
+        return check_list_concat(ctx, name, arg, path, self);
+    case CV__FN_MAP_MERGE:
+        return check_map_merge(ctx, arg, path, self);
+    case CV__FN_DIGEST:
+        return check_digest(ctx, arg, path, self);
+    case CV__FN_REPEAT:
+        return check_repeat(ctx, arg, path, self);
+    case CV__FN_MAKE_URL:
+        return check_make_url(ctx, arg, path, self);
+    case CV__FN_MAP_REPLACE:
+        return check_map_replace(ctx, arg, path, self);
     case CV__FN_UNSUPPORTED:
         return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "function %s is not supported", name);
     default:

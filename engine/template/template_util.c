@@ -76,9 +76,21 @@ static const struct {
     const char *name;
     cv__fn_t fn;
 } supported_fns[] = {
-    {"get_param", CV__FN_GET_PARAM}, {"get_resource", CV__FN_GET_RESOURCE},
-    {"get_attr", CV__FN_GET_ATTR},   {"str_replace", CV__FN_STR_REPLACE},
+    {"get_param", CV__FN_GET_PARAM},
+    {"get_resource", CV__FN_GET_RESOURCE},
+    {"get_attr", CV__FN_GET_ATTR},
+    {"str_replace", CV__FN_STR_REPLACE},
     {"list_join", CV__FN_LIST_JOIN},
+    {"str_split", CV__FN_STR_SPLIT},
+    {"list_concat", CV__FN_LIST_CONCAT},
+    {"list_concat_unique", CV__FN_LIST_CONCAT_UNIQUE},
+    {"map_merge", CV__FN_MAP_MERGE},
+    {"map_replace", CV__FN_MAP_REPLACE},
+    {"str_replace_strict", CV__FN_STR_REPLACE_STRICT},
+    {"str_replace_vstrict", CV__FN_STR_REPLACE_VSTRICT},
+    {"digest", CV__FN_DIGEST},
+    {"repeat", CV__FN_REPEAT},
+    {"make_url", CV__FN_MAKE_URL},
 };
 
 /* Whether a one-key map is a function call at all is cv_is_intrinsic()'s
@@ -101,6 +113,55 @@ cv__fn_t cv__fn_of(const json_t *v, const char **name, const json_t **arg)
     *name = json_object_iter_key(it);
     *arg = json_object_iter_value(it);
     return supported_fn(*name);
+}
+
+/* Heat's HOT version tables (heat/engine/hot/template.py): the version
+ * each function first appears in. */
+long cv__fn_since(cv__fn_t fn)
+{
+    switch (fn) {
+    case CV__FN_DIGEST:
+    case CV__FN_REPEAT:
+        return CV__V20150430;
+    case CV__FN_STR_SPLIT:
+        return CV__V20151015;
+    case CV__FN_MAP_MERGE:
+        return CV__V20160408;
+    case CV__FN_MAP_REPLACE:
+        return CV__V20161014;
+    case CV__FN_STR_REPLACE_STRICT:
+        return CV__V20170224;
+    case CV__FN_LIST_CONCAT:
+    case CV__FN_LIST_CONCAT_UNIQUE:
+    case CV__FN_STR_REPLACE_VSTRICT:
+    case CV__FN_MAKE_URL:
+        return CV__V20170901;
+    default:
+        return CV__V20130523;
+    }
+}
+
+json_t *cv__fn_fail(char *msg, size_t msg_size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, msg_size, fmt, ap);
+    va_end(ap);
+    return NULL;
+}
+
+json_t *cv__fn_fail_got(char *msg, size_t msg_size, const char *fn, const char *what,
+                        const json_t *got)
+{
+    char shown[128];
+    cv__describe(got, shown, sizeof(shown));
+    return cv__fn_fail(msg, msg_size, "%s: %s, got %s", fn, what, shown);
+}
+
+json_t *cv__fn_too_large(char *msg, size_t msg_size, const char *fn)
+{
+    return cv__fn_fail(msg, msg_size, "%s: the resolved value would be larger than %d bytes", fn,
+                       CV__MAX_RESOLVED_BYTES);
 }
 
 /* ---------------------------------------------------------------- scalars */

@@ -239,8 +239,8 @@ static void test_unsupported_functions_are_named(void **state)
 {
     (void)state;
     reject_x("{get_file: script.sh}", "function get_file is not supported");
-    reject_x("{repeat: {template: a, for_each: {}}}", "function repeat is not supported");
-    reject_x("{str_split: [',', 'a,b']}", "function str_split is not supported");
+    reject_x("{yaql: {expression: $.data, data: 1}}", "function yaql is not supported");
+    reject_x("{filter: [[a], [a, b]]}", "function filter is not supported");
     reject_x("{if: [c, a, b]}", "function if is not supported");
     reject_x("{'Fn::Select': [0, [a]]}", "function Fn::Select is not supported");
 }

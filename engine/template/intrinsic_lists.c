@@ -1,0 +1,267 @@
+/*
+ * intrinsic_lists — str_split, list_concat and list_concat_unique, with
+ * Heat's semantics (heat/engine/hot/functions.py: StrSplit, ListConcat,
+ * ListConcatUnique).
+ *
+ * These build new lists out of values the resolver has already computed,
+ * so they are plain functions of their arguments: no lookups, no location
+ * (the resolver prefixes it to the message). What they build counts
+ * against the resolution's budget like any copy, so that nesting them
+ * through YAML aliases cannot multiply a small template into gigabytes.
+ */
+#include "cv__template_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- str_split */
+
+#define SPLIT_USAGE "should be: [\",\", \"apples,pears\", <index>]"
+
+/* Python's str.isspace() for the ASCII range, which is what split(None)
+ * splits on. */
+static bool py_space(char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f');
+}
+
+/* One piece of the string being split. */
+typedef struct piece {
+    const char *s;
+    size_t len;
+} piece_t;
+
+/* Finds piece number `want` of `s` split as Python's s.split(delim) does
+ * (on runs of whitespace, ends ignored, when `delim` is NULL), or counts
+ * the pieces when `want` is SIZE_MAX. Returns the number of pieces seen. */
+static size_t split_scan(const char *s, size_t len, const char *delim, size_t delim_len,
+                         size_t want, piece_t *out)
+{
+    size_t n = 0, at = 0;
+    if (delim) {
+        for (;;) {
+            const char *hit = memmem(s + at, len - at, delim, delim_len);
+            size_t end = hit ? (size_t)(hit - s) : len;
+            if (n == want) {
+                *out = (piece_t){s + at, end - at};
+                return n + 1;
+            }
+            n++;
+            if (!hit)
+                return n;
+            at = end + delim_len;
+        }
+    }
+    for (;;) {
+        while (at < len && py_space(s[at]))
+            at++;
+        if (at == len)
+            return n;
+        size_t start = at;
+        while (at < len && !py_space(s[at]))
+            at++;
+        if (n == want) {
+            *out = (piece_t){s + start, at - start};
+            return n + 1;
+        }
+        n++;
+    }
+}
+
+/* Python's int(v) for an index, false when Python would refuse it. */
+static bool py_int(const json_t *v, long long *out, bool *overflow)
+{
+    *overflow = false;
+    if (json_is_integer(v)) {
+        *out = json_integer_value(v);
+        return true;
+    }
+    if (json_is_boolean(v)) {
+        *out = json_is_true(v);
+        return true;
+    }
+    if (json_is_real(v)) {
+        double d = json_real_value(v);
+        if (!isfinite(d))
+            return false;
+        *overflow = d >= 9.2e18 || d <= -9.2e18;
+        *out = *overflow ? 0 : (long long)d;
+        return true;
+    }
+    if (!json_is_string(v))
+        return false;
+    const char *s = json_string_value(v);
+    while (py_space(*s))
+        s++;
+    const char *digits = s + (*s == '+' || *s == '-');
+    if (*digits < '0' || *digits > '9')
+        return false;
+    char *end;
+    errno = 0;
+    *out = strtoll(s, &end, 10);
+    *overflow = errno == ERANGE;
+    while (py_space(*end))
+        end++;
+    return *end == '\0';
+}
+
+json_t *cv__fn_str_split(const json_t *args, size_t *budget, char *msg, size_t msg_size)
+{
+    if (!json_is_array(args) || json_array_size(args) < 2)
+        return cv__fn_fail_got(msg, msg_size, "str_split", "incorrect arguments, " SPLIT_USAGE,
+                               args);
+    const json_t *delim = json_array_get(args, 0), *str = json_array_get(args, 1);
+    if (json_is_null(str))
+        return json_null();
+    if (!json_is_string(str))
+        return cv__fn_fail_got(msg, msg_size, "str_split", "the value to split must be a string",
+                               str);
+    if (!json_is_null(delim) && !json_is_string(delim))
+        return cv__fn_fail_got(msg, msg_size, "str_split", "the delimiter must be a string", delim);
+    if (json_is_string(delim) && json_string_length(delim) == 0)
+        return cv__fn_fail(msg, msg_size, "str_split: empty separator");
+    const char *s = json_string_value(str), *d = json_string_value(delim);
+    size_t len = json_string_length(str), dlen = d ? json_string_length(delim) : 0;
+    piece_t piece;
+    size_t n = split_scan(s, len, d, dlen, SIZE_MAX, &piece);
+
+    if (json_array_size(args) > 2) {
+        long long index;
+        bool overflow;
+        if (!py_int(json_array_get(args, 2), &index, &overflow))
+            return cv__fn_fail_got(msg, msg_size, "str_split", "incorrect index, " SPLIT_USAGE,
+                                   json_array_get(args, 2));
+        if (!overflow && index < 0)
+            index += (long long)n;
+        if (overflow || index < 0 || (unsigned long long)index >= n)
+            return cv__fn_fail(msg, msg_size,
+                               "str_split: incorrect index, should be between 0 and %lld",
+                               (long long)n - 1);
+        split_scan(s, len, d, dlen, (size_t)index, &piece);
+        if (CV__NODE_BYTES + piece.len > *budget)
+            return cv__fn_too_large(msg, msg_size, "str_split");
+        *budget -= CV__NODE_BYTES + piece.len;
+        json_t *out = json_stringn(piece.s, piece.len);
+        return out ? out : cv__fn_fail(msg, msg_size, "out of memory");
+    }
+
+    /* Every piece is at most the whole string: an upper bound on the cost
+     * checked before anything is built. */
+    size_t cost = len + (n + 1) * CV__NODE_BYTES;
+    if (n > *budget / CV__NODE_BYTES || cost > *budget)
+        return cv__fn_too_large(msg, msg_size, "str_split");
+    json_t *out = json_array();
+    for (size_t i = 0; out && i < n; i++) {
+        split_scan(s, len, d, dlen, i, &piece);
+        if (json_array_append_new(out, json_stringn(piece.s, piece.len))) {
+            json_decref(out);
+            out = NULL;
+        }
+    }
+    if (!out)
+        return cv__fn_fail(msg, msg_size, "out of memory");
+    *budget -= cost;
+    return out;
+}
+
+/* ---------------------------------------------------------------- list_concat */
+
+/* Python's ==, which list_concat_unique uses: True == 1 == 1.0. */
+static bool py_equal(const json_t *a, const json_t *b)
+{
+    bool a_num = json_is_number(a) || json_is_boolean(a);
+    bool b_num = json_is_number(b) || json_is_boolean(b);
+    if (a_num || b_num) {
+        if (!a_num || !b_num)
+            return false;
+        if (json_is_real(a) || json_is_real(b)) {
+            double x = json_is_boolean(a) ? json_is_true(a) : json_number_value(a);
+            double y = json_is_boolean(b) ? json_is_true(b) : json_number_value(b);
+            return x == y;
+        }
+        json_int_t x = json_is_boolean(a) ? json_is_true(a) : json_integer_value(a);
+        json_int_t y = json_is_boolean(b) ? json_is_true(b) : json_integer_value(b);
+        return x == y;
+    }
+    if (json_typeof(a) != json_typeof(b))
+        return false;
+    if (json_is_array(a)) {
+        if (json_array_size(a) != json_array_size(b))
+            return false;
+        for (size_t i = 0; i < json_array_size(a); i++)
+            if (!py_equal(json_array_get(a, i), json_array_get(b, i)))
+                return false;
+        return true;
+    }
+    if (json_is_object(a)) {
+        if (json_object_size(a) != json_object_size(b))
+            return false;
+        const char *key;
+        const json_t *item;
+        json_object_foreach((json_t *)a, key, item)
+        {
+            const json_t *other = json_object_get(b, key);
+            if (!other || !py_equal(item, other))
+                return false;
+        }
+        return true;
+    }
+    return json_equal(a, b);
+}
+
+static bool contains(const json_t *list, const json_t *item)
+{
+    for (size_t i = 0; i < json_array_size(list); i++)
+        if (py_equal(json_array_get(list, i), item))
+            return true;
+    return false;
+}
+
+json_t *cv__fn_list_concat(const char *fn, const json_t *args, bool unique, size_t *budget,
+                           char *msg, size_t msg_size)
+{
+    if (!json_is_array(args))
+        return cv__fn_fail_got(msg, msg_size, fn,
+                               "incorrect arguments, should be: [[<value 1>, <value 2>], "
+                               "[<value 3>, <value 4>]]",
+                               args);
+    size_t n = 0;
+    for (size_t i = 0; i < json_array_size(args); i++) {
+        const json_t *list = json_array_get(args, i);
+        if (!json_is_null(list) && !json_is_array(list)) {
+            char all[128], item[128];
+            cv__describe(args, all, sizeof(all));
+            cv__describe(list, item, sizeof(item));
+            return cv__fn_fail(
+                msg, msg_size,
+                "%s: items to concat must be lists; %s contains an item that is not a "
+                "list: %s",
+                fn, all, item);
+        }
+        n += json_array_size(list);
+    }
+    /* Items are shared, not copied; each still costs a node. */
+    if (n + 1 > *budget / CV__NODE_BYTES)
+        return cv__fn_too_large(msg, msg_size, fn);
+    json_t *out = json_array();
+    for (size_t i = 0; out && i < json_array_size(args); i++) {
+        const json_t *list = json_array_get(args, i);
+        for (size_t j = 0; out && j < json_array_size(list); j++) {
+            json_t *item = json_array_get(list, j);
+            if (unique && contains(out, item))
+                continue;
+            if (json_array_append(out, item)) {
+                json_decref(out);
+                out = NULL;
+            }
+        }
+    }
+    if (!out)
+        return cv__fn_fail(msg, msg_size, "out of memory");
+    *budget -= (json_array_size(out) + 1) * CV__NODE_BYTES;
+    return out;
+}
