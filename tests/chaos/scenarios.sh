@@ -50,7 +50,10 @@ scen_check() {
 scen_end() {
     local name
     chaos_watch_workers
-    cv_wait_until 20 "every worker to report ready" chaos_workers_ready 2>/dev/null || true
+    # After a broker restart the Kafka 0.9 group coordinator can take close to a
+    # minute to give a member its partitions again (54 s measured), during
+    # which that member is rightly "joining"; one that stays so longer is stuck.
+    cv_wait_until 90 "every worker to report ready" chaos_workers_ready 2>/dev/null || true
     for name in $(chaos_workers); do
         cv_alive "$name" >/dev/null || continue
         local st
