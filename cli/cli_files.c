@@ -119,3 +119,73 @@ int cli_files_collect(const char *path, json_t *tree, json_t **files)
     *files = w.files;
     return CLI_OK;
 }
+
+/* ---------------------------------------------------------------- environments */
+
+/* A registry value naming a template file, read from the environment file's
+ * folder `env_dir` (absolute) as heatclient reads it, keyed like the
+ * template's own files; the value is rewritten to the key. */
+static int take_registry_file(walk_t *w, const char *fname, const char *where,
+                              const char *env_dir, json_t *holder, const char *k)
+{
+    const char *value = json_string_value(json_object_get(holder, k));
+    if (!value || !cv_rtype_is_template_file(value))
+        return CLI_OK;
+    char dir[PATH_MAX] = "";
+    size_t n = strlen(w->root);
+    if (strcmp(env_dir, w->root) != 0) {
+        if (strncmp(env_dir, w->root, n) != 0 || env_dir[n] != '/')
+            return cli_fail(CLI_USAGE,
+                            "%s: %s: template file \"%s\" is outside the template's folder %s; "
+                            "refused",
+                            fname, where, value, w->root);
+        snprintf(dir, sizeof(dir), "%s", env_dir + n + 1);
+    }
+    json_t *probe = json_pack("{s:s}", "type", value);
+    int rc = take_file(w, fname, where, dir, probe);
+    if (rc == CLI_OK)
+        json_object_set(holder, k, json_object_get(probe, "type"));
+    json_decref(probe);
+    return rc;
+}
+
+static int walk_registry(walk_t *w, const char *fname, const char *env_dir, json_t *reg,
+                         const char *at)
+{
+    const char *k;
+    json_t *v;
+    int rc = CLI_OK;
+    json_object_foreach(reg, k, v)
+    {
+        char where[768];
+        snprintf(where, sizeof(where), "%s.%s", at, k);
+        if (json_is_object(v))
+            rc = walk_registry(w, fname, env_dir, v, where);
+        else if (!cv_rtype_is_template_file(k))
+            rc = take_registry_file(w, fname, where, env_dir, reg, k);
+        if (rc)
+            return rc;
+    }
+    return CLI_OK;
+}
+
+int cli_files_collect_registry(const char *tpl_path, const char *env_path, json_t *registry,
+                               json_t *files)
+{
+    walk_t w;
+    char copy[PATH_MAX], env_dir[PATH_MAX];
+    snprintf(copy, sizeof(copy), "%s", tpl_path);
+    char *slash = strrchr(copy, '/');
+    const char *dir = slash ? (slash == copy ? "/" : (*slash = '\0', copy)) : ".";
+    if (!realpath(dir, w.root))
+        return cli_fail(CLI_USAGE, "%s: cannot resolve its folder: %s", tpl_path, strerror(errno));
+    snprintf(copy, sizeof(copy), "%s", env_path);
+    slash = strrchr(copy, '/');
+    dir = slash ? (slash == copy ? "/" : (*slash = '\0', copy)) : ".";
+    if (!realpath(dir, env_dir))
+        return cli_fail(CLI_USAGE, "%s: cannot resolve its folder: %s", env_path, strerror(errno));
+    w.files = files;
+    return json_is_object(registry)
+               ? walk_registry(&w, env_path, env_dir, registry, "resource_registry")
+               : CLI_OK;
+}

@@ -19,4 +19,15 @@
  */
 int cli_files_collect(const char *path, json_t *tree, json_t **files);
 
+/*
+ * The template files an environment's `resource_registry` maps types to
+ * (`My::DB: db.yaml`, also under `resources:`), read relative to the
+ * environment file `env_path` as heatclient reads them and keyed as
+ * cli_files_collect keys them for the template `tpl_path` (refused outside
+ * its folder); each value is rewritten to its key and the files (and theirs,
+ * recursively) are added to `files`. CLI_OK or CLI_USAGE (reported).
+ */
+int cli_files_collect_registry(const char *tpl_path, const char *env_path, json_t *registry,
+                               json_t *files);
+
 #endif

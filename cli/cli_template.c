@@ -4,6 +4,7 @@
 #include "cli_template.h"
 
 #include "cli_files.h"
+#include "cv_env.h"
 #include "cv_limits.h"
 
 #include <errno.h>
@@ -112,28 +113,44 @@ char *cli_read_file(const char *path, size_t *len)
     return buf;
 }
 
-int cli_tpl_input_params(const cli_tpl_input_t *in, json_t **out, json_t **defaults)
+/* One environment file merged onto `env`, its registry's template files
+ * read into `files`. */
+static int merge_file(const char *env_path, const char *tpl_path, const json_t *decls,
+                      json_t *files, json_t *env, json_t *strategies)
 {
-    json_t *params = json_object(), *defs = json_object();
-    for (int i = 0; i < in->nparam_files; i++) {
-        size_t len;
-        char *text = cli_read_file(in->param_files[i], &len), err[1024];
-        if (!text) {
-            json_decref(params);
-            json_decref(defs);
-            return CLI_USAGE;
-        }
-        int rc = cv_env_load(text, len, in->param_files[i], params, defs, err, sizeof(err));
-        free(text);
-        if (rc) {
-            json_decref(params);
-            json_decref(defs);
-            return cli_fail(CLI_USAGE, "%s", err);
-        }
+    size_t len;
+    char *text = cli_read_file(env_path, &len), err[1024];
+    if (!text)
+        return CLI_USAGE;
+    json_t *file = cv_env_read(text, len, env_path, err, sizeof(err));
+    free(text);
+    if (!file)
+        return cli_fail(CLI_USAGE, "%s", err);
+    int rc = cli_files_collect_registry(tpl_path, env_path,
+                                        json_object_get(file, "resource_registry"), files);
+    if (rc == CLI_OK && cv_env_merge(env, strategies, file, decls, env_path, err, sizeof(err)))
+        rc = cli_fail(CLI_USAGE, "%s", err);
+    json_decref(file);
+    return rc;
+}
+
+int cli_tpl_input_env(const cli_tpl_input_t *in, const char *tpl_path, const json_t *decls,
+                      const json_t *base, json_t *files, json_t **env, json_t **params)
+{
+    json_t *merged = base ? json_deep_copy(base) : json_object(), *strategies = json_object();
+    int rc = CLI_OK;
+    for (int i = 0; rc == CLI_OK && i < in->nparam_files; i++)
+        rc = merge_file(in->param_files[i], tpl_path ? tpl_path : in->param_files[i], decls, files,
+                        merged, strategies);
+    json_decref(strategies);
+    if (rc) {
+        json_decref(merged);
+        return rc;
     }
-    json_object_update(params, in->overrides);
-    *out = params;
-    *defaults = defs;
+    const json_t *given = json_object_get(merged, "parameters");
+    *params = json_is_object(given) ? json_deep_copy(given) : json_object();
+    json_object_update(*params, in->overrides);
+    *env = merged;
     return CLI_OK;
 }
 
@@ -163,15 +180,15 @@ int cli_template_read(const char *path, json_t **tree)
     return *tree ? CLI_OK : cli_fail(CLI_USAGE, "%s", err);
 }
 
-int cli_template_check(json_t *tree, json_t *files, const char *fname, const json_t *params,
-                       cli_loaded_t *out)
+int cli_template_check(json_t *tree, json_t *files, const json_t *env, const char *fname,
+                       const json_t *params, cli_loaded_t *out)
 {
     char err[2048];
     memset(out, 0, sizeof(*out));
     cv_limits_t limits;
     if (load_limits(&limits) != CLI_OK)
         return CLI_USAGE;
-    cv_tpl_opts_t opts = {.files = files, .max_depth = (int)limits.nesting_depth};
+    cv_tpl_opts_t opts = {.files = files, .max_depth = (int)limits.nesting_depth, .env = env};
     if (cv_template_from_json_opts(tree, fname, params, &opts, &out->tpl, err, sizeof(err)) != 0)
         return cli_fail(CLI_USAGE, "%s", err);
     if (cv_limits_check(&limits, CV_LIMIT_RESOURCES, out->tpl->nresources, fname, err,
@@ -182,24 +199,28 @@ int cli_template_check(json_t *tree, json_t *files, const char *fname, const jso
     }
     out->tree = json_incref(tree);
     out->files = files ? json_incref(files) : json_object();
+    out->env = env ? json_deep_copy(env) : json_object();
+    /* What is stored: the values given are the stack's `params`. */
+    json_object_del(out->env, "parameters");
     return CLI_OK;
 }
 
 int cli_template_load(const char *path, const cli_tpl_input_t *in, cli_loaded_t *out)
 {
     memset(out, 0, sizeof(*out));
-    json_t *params = NULL, *defaults = NULL, *tree = NULL, *files = NULL;
-    int rc = cli_tpl_input_params(in, &params, &defaults);
-    if (rc == CLI_OK)
-        rc = cli_template_read(path, &tree);
+    json_t *params = NULL, *env = NULL, *tree = NULL, *files = NULL;
+    int rc = cli_template_read(path, &tree);
     if (rc == CLI_OK)
         rc = cli_files_collect(path, tree, &files);
+    if (rc == CLI_OK)
+        rc = cli_tpl_input_env(in, path, json_object_get(tree, "parameters"), NULL, files, &env,
+                               &params);
     if (rc == CLI_OK) {
-        cv_env_apply_defaults(params, defaults, tree);
-        rc = cli_template_check(tree, files, path, params, out);
+        cv_env_apply_defaults(params, json_object_get(env, "parameter_defaults"), tree);
+        rc = cli_template_check(tree, files, env, path, params, out);
     }
     json_decref(params);
-    json_decref(defaults);
+    json_decref(env);
     json_decref(tree);
     json_decref(files);
     return rc;
@@ -207,6 +228,8 @@ int cli_template_load(const char *path, const cli_tpl_input_t *in, cli_loaded_t 
 
 void cli_loaded_free(cli_loaded_t *l)
 {
+    json_decref(l->env);
+    l->env = NULL;
     json_decref(l->tree);
     json_decref(l->files);
     cv_template_free(l->tpl);

@@ -1,6 +1,6 @@
 /*
  * cli_template — reading a template and its parameters from the command
- * line (-P name=value, --param-file ENV), shared by validate, submit and
+ * line (-P name=value, --param-file ENV, repeatable: whole Heat environments), shared by validate, submit and
  * update so that they accept exactly what validate accepts.
  */
 #ifndef CLI_TEMPLATE_H
@@ -44,6 +44,7 @@ void cli_tpl_args_free(cli_tpl_args_t *t);
 int cli_tpl_args_option(cli_tpl_args_t *t, const cli_args_t *a, int id);
 
 typedef struct cli_loaded {
+    json_t *env;        /* the merged environment, without `parameters`: what submit stores */
     json_t *tree;       /* the template file as loaded: what submit stores */
     json_t *files;      /* its template files: name -> tree (cli_files.h) */
     cv_template_t *tpl; /* the validated template */
@@ -55,22 +56,29 @@ void cli_tpl_input_free(cli_tpl_input_t *in);
 /* Takes -P / --param-file (by id); CLI_OK or CLI_USAGE. */
 int cli_tpl_input_option(cli_tpl_input_t *in, const cli_args_t *a, int id);
 
-/* The parameter values given: the environment files' `parameters:` in order,
- * then the -P values over them (a new object), and their
- * `parameter_defaults:` apart (a new object: as in Heat they apply only to
- * parameters a template declares, see cv_env_apply_defaults).
- * CLI_OK or CLI_USAGE (reported). */
-int cli_tpl_input_params(const cli_tpl_input_t *in, json_t **out, json_t **defaults);
+/*
+ * The environment given: the --param-file files merged in order onto
+ * `base` (NULL: an empty one), as Heat merges repeated -e files, against the
+ * parameters the template declares (`decls`, its parameters section; see
+ * cv_env_merge), the template files their registries map types to read into
+ * `files` (keyed for the template `tpl_path`; NULL: relative to each
+ * environment file). *env is the merged environment, *params the parameter
+ * values given: its `parameters`, the -P values over them (new objects).
+ * CLI_OK or CLI_USAGE (reported).
+ */
+int cli_tpl_input_env(const cli_tpl_input_t *in, const char *tpl_path, const json_t *decls,
+                      const json_t *base, json_t *files, json_t **env, json_t **params);
 
 /* Reads and parses the template file `path` into a new tree, unvalidated.
  * CLI_OK or CLI_USAGE (reported, naming the file and the place). */
 int cli_template_read(const char *path, json_t **tree);
 
-/* Validates `tree` with its template `files` (may be NULL) and `params`
- * (out->tree and out->files take new references); `fname` names the
- * template in messages. CLI_OK or CLI_USAGE (reported). */
-int cli_template_check(json_t *tree, json_t *files, const char *fname, const json_t *params,
-                       cli_loaded_t *out);
+/* Validates `tree` with its template `files` (may be NULL), its
+ * environment `env` (may be NULL) and `params` (out->tree and out->files take
+ * new references, out->env a copy); `fname` names the template in messages.
+ * CLI_OK or CLI_USAGE (reported). */
+int cli_template_check(json_t *tree, json_t *files, const json_t *env, const char *fname,
+                       const json_t *params, cli_loaded_t *out);
 
 /* Reads `path` and its template files and validates them with the
  * parameters given (as cli_tpl_input_params). CLI_OK, or CLI_USAGE with the

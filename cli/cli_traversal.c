@@ -24,11 +24,14 @@ int cli_def_read(cli_t *cli, const char *name, const char *id, cli_def_t *d)
     memset(d, 0, sizeof(*d));
     char key[CV_KEY_MAX];
     cv_key(key, sizeof(key), CV_KEY_DEF, id, 0, NULL);
-    const char *argv[] = {"HMGET", key, "template", "params", "fname", "files"};
-    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 6, argv, NULL);
+    const char *argv[] = {"HMGET", key, "template", "params", "fname", "files", "env"};
+    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 7, argv, NULL);
     if (!r)
         return CLI_SERVICE;
-    if (r->elements == 4) {
+    if (r->elements == 5) {
+        char *env = dup_reply(r->element[4]);
+        d->env = env ? json_loads(env, 0, NULL) : NULL;
+        free(env);
         d->template_text = dup_reply(r->element[0]);
         d->params_text = dup_reply(r->element[1]);
         d->fname = dup_reply(r->element[2]);
@@ -39,6 +42,10 @@ int cli_def_read(cli_t *cli, const char *name, const char *id, cli_def_t *d)
     if (!json_is_object(d->files)) {
         json_decref(d->files);
         d->files = json_object();
+    }
+    if (!json_is_object(d->env)) {
+        json_decref(d->env);
+        d->env = json_object();
     }
     freeReplyObject(r);
     if (!d->fname)
@@ -63,6 +70,7 @@ void cli_def_free(cli_def_t *d)
     json_decref(d->tree);
     json_decref(d->params);
     json_decref(d->files);
+    json_decref(d->env);
     memset(d, 0, sizeof(*d));
 }
 
@@ -117,6 +125,7 @@ static int begin(cli_t *cli, const cli_begin_t *b, uint64_t *traversal)
                            .tpl = b->template_json,
                            .params = b->params_json,
                            .files = b->files_json,
+                           .env = b->env_json,
                            .fname = b->fname,
                            .rollback = b->rollback};
     redisReply *r = cli_begin_script(cli, &sb);

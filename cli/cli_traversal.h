@@ -25,6 +25,7 @@ typedef struct cli_def {
     json_t *tree;        /* template_text parsed */
     json_t *params;      /* params_text parsed: an object */
     json_t *files;       /* stored template files: an object ({} when none) */
+    json_t *env;         /* stored environment: an object ({} when none) */
 } cli_def_t;
 
 /* Reads the definition of stack `name` (id `id`): CLI_OK, or CLI_SERVICE
@@ -44,6 +45,7 @@ typedef struct cli_begin {
     const char *template_json; /* UPDATE: the definition to store; "" otherwise */
     const char *params_json;
     const char *files_json; /* UPDATE: template files to store; "" or NULL keeps them */
+    const char *env_json;   /* UPDATE: the environment to store; "" or NULL keeps it */
     const char *fname;
     const char *rollback; /* "1", "0", or "" to keep the stack's setting */
 } cli_begin_t;

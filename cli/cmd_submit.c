@@ -33,7 +33,12 @@ const char cli_submit_usage[] =
     "NAME is 1 to 255 characters of A-Z a-z 0-9 _ . - starting with a letter.\n"
     "\n"
     "  -P, --parameter NAME=VALUE  a parameter value; the last one of a name wins\n"
-    "  --param-file ENV            a Heat environment file; -P values override it\n"
+    "  --param-file ENV            a Heat environment file: parameters,\n"
+    "                              parameter_defaults, parameter_merge_strategies,\n"
+    "                              resource_registry (type -> type or template file,\n"
+    "                              wildcards, per-resource sections with\n"
+    "                              restricted_actions); repeatable, merged in order as\n"
+    "                              Heat merges -e files; -P values override it\n"
     "  --enable-rollback           when the create fails, roll back: delete what was\n"
     "                              created (ROLLBACK_IN_PROGRESS, then ROLLBACK_COMPLETE\n"
     "                              or ROLLBACK_FAILED); off by default, as in Heat\n"
@@ -205,7 +210,9 @@ static int begin_stack(cli_t *cli, submit_t *s, bool *ours)
     char *tpl = json_dumps(s->loaded.tree, JSON_COMPACT);
     char *params = json_dumps(s->loaded.tpl->parameters, JSON_COMPACT);
     char *files = json_dumps(s->loaded.files, JSON_COMPACT);
-    if (!tpl || !params || !files) {
+    char *env = json_dumps(s->loaded.env, JSON_COMPACT);
+    if (!tpl || !params || !files || !env) {
+        free(env);
         free(tpl);
         free(params);
         free(files);
@@ -218,12 +225,14 @@ static int begin_stack(cli_t *cli, submit_t *s, bool *ours)
                           .tpl = tpl,
                           .params = params,
                           .files = files,
+                          .env = env,
                           .fname = cli_base_name(s->args.words[1]),
                           .rollback = s->rollback ? "1" : "0"};
     redisReply *r = cli_begin_script(cli, &b);
     free(tpl);
     free(params);
     free(files);
+    free(env);
     *ours = !(r && r->type == REDIS_REPLY_ERROR && strncmp(r->str, "EEXIST", 6) == 0);
     return cli_begin_traversal(cli, r, &s->traversal);
 }

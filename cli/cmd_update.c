@@ -33,7 +33,12 @@ const char cli_update_usage[] =
     "first. Prints 'stack NAME (ID) UPDATE_IN_PROGRESS'.\n"
     "\n"
     "  -P, --parameter NAME=VALUE  a parameter value; the last one of a name wins\n"
-    "  --param-file ENV            a Heat environment file; -P values override it\n"
+    "  --param-file ENV            a Heat environment file (parameters,\n"
+    "                              parameter_defaults, parameter_merge_strategies,\n"
+    "                              resource_registry); repeatable, merged in order as\n"
+    "                              Heat merges -e files; -P values override it. With\n"
+    "                              --existing they apply over the stored environment;\n"
+    "                              without, they replace it\n"
     "  --existing                  start from the stored definition: TEMPLATE may be\n"
     "                              omitted (the stored template is kept), and the\n"
     "                              stored parameter values are kept except those given\n"
@@ -70,7 +75,7 @@ typedef struct update {
     bool existing;
     const char *rollback; /* "1", "0", "" (keep) */
     json_t *given;        /* the parameter values given */
-    json_t *defaults;     /* parameter_defaults given, for declared parameters only */
+    json_t *env;          /* the environment: the files given merged (onto the stored one) */
     json_t *tree;         /* TEMPLATE as read; NULL when none */
     json_t *files;        /* its template files; NULL when no TEMPLATE */
     cli_def_t def;        /* the stored definition (--existing) */
@@ -141,7 +146,7 @@ static json_t *existing_params(const update_t *u, const json_t *tree)
             json_object_set(params, name, value);
     }
     json_object_update(params, u->given);
-    cv_env_apply_defaults(params, u->defaults, tree);
+    cv_env_apply_defaults(params, json_object_get(u->env, "parameter_defaults"), tree);
     return params;
 }
 
@@ -202,8 +207,14 @@ static int validate_against_stored(cli_t *cli, update_t *u)
     json_t *tree;
     const char *fname = choose_template(u, &tree);
     if (u->existing) {
+        /* Heat's PATCH update: the environments given apply over the stored one. */
+        json_t *files = u->tree ? u->files : u->def.files;
+        rc = cli_tpl_input_env(&u->args.in, u->args.words[1], json_object_get(tree, "parameters"),
+                               u->def.env, files, &u->env, &u->given);
+        if (rc)
+            return rc;
         json_t *params = existing_params(u, tree);
-        rc = cli_template_check(tree, u->tree ? u->files : u->def.files, fname, params, &u->loaded);
+        rc = cli_template_check(tree, files, u->env, fname, params, &u->loaded);
         json_decref(params);
         if (rc)
             return rc;
@@ -216,6 +227,7 @@ static int store_and_publish(cli_t *cli, update_t *u)
     char *tpl = json_dumps(u->loaded.tree, JSON_COMPACT);
     char *params = json_dumps(u->loaded.tpl->parameters, JSON_COMPACT);
     char *files = json_dumps(u->loaded.files, JSON_COMPACT);
+    char *env = json_dumps(u->loaded.env, JSON_COMPACT);
     char retry[CV_NAME_MAX + 32];
     snprintf(retry, sizeof(retry), "update %s --existing", u->args.words[0]);
     cli_begin_t b = {.retry = retry,
@@ -225,10 +237,13 @@ static int store_and_publish(cli_t *cli, update_t *u)
                      .template_json = tpl,
                      .params_json = params,
                      .files_json = files,
+                     .env_json = env,
                      .fname = u->args.words[1] ? cli_base_name(u->args.words[1]) : u->def.fname,
                      .rollback = u->rollback};
-    int rc = tpl && params && files ? cli_traversal_start(cli, &b)
-                                    : cli_fail(CLI_SERVICE, "out of memory encoding the template");
+    int rc = tpl && params && files && env
+                 ? cli_traversal_start(cli, &b)
+                 : cli_fail(CLI_SERVICE, "out of memory encoding the template");
+    free(env);
     free(tpl);
     free(params);
     free(files);
@@ -238,14 +253,19 @@ static int store_and_publish(cli_t *cli, update_t *u)
 /* Validation that needs no service first, then the stack, then the rest. */
 static int update(cli_t *cli, update_t *u)
 {
-    int rc = cli_tpl_input_params(&u->args.in, &u->given, &u->defaults);
-    if (rc == CLI_OK && u->args.words[1])
+    int rc = CLI_OK;
+    if (u->args.words[1])
         rc = cli_template_read(u->args.words[1], &u->tree);
     if (rc == CLI_OK && u->args.words[1])
         rc = cli_files_collect(u->args.words[1], u->tree, &u->files);
+    if (rc == CLI_OK && !u->existing)
+        rc = cli_tpl_input_env(&u->args.in, u->args.words[1],
+                               json_object_get(u->tree, "parameters"), NULL, u->files, &u->env,
+                               &u->given);
     if (rc == CLI_OK && !u->existing) {
-        cv_env_apply_defaults(u->given, u->defaults, u->tree);
-        rc = cli_template_check(u->tree, u->files, u->args.words[1], u->given, &u->loaded);
+        cv_env_apply_defaults(u->given, json_object_get(u->env, "parameter_defaults"), u->tree);
+        rc = cli_template_check(u->tree, u->files, u->env, u->args.words[1], u->given,
+                                &u->loaded);
     }
     if (rc == CLI_OK)
         rc = cli_redis_connect(cli);
@@ -278,7 +298,7 @@ int cli_cmd_update(cli_t *cli, int argc, char **argv)
     json_decref(u.tree);
     json_decref(u.files);
     json_decref(u.given);
-    json_decref(u.defaults);
+    json_decref(u.env);
     cli_tpl_args_free(&u.args);
     return rc;
 }

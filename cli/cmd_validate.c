@@ -18,7 +18,9 @@ const char cli_validate_usage[] =
     "  -P, --parameter NAME=VALUE  a parameter value (a string, converted to the\n"
     "                              declared type); the last one of a name wins\n"
     "  --param-file ENV            a Heat environment file (parameters,\n"
-    "                              parameter_defaults); -P values override it\n"
+    "                              parameter_defaults, parameter_merge_strategies,\n"
+    "                              resource_registry); repeatable, merged in order\n"
+    "                              as Heat merges -e files; -P values override it\n"
     "  -h, --help                  show this help\n";
 
 static const cli_opt_t validate_opts[] = {CLI_HELP_OPT, CLI_TEMPLATE_OPTS, CLI_OPTS_END};

@@ -99,6 +99,10 @@ static int begin_child(check_t *c, const json_t *entry)
     char *params = dump(json_object_get(entry, "params"));
     char *files = cv_trav_kind_parse(op) == CV_TRAV_DELETE ? strdup("") : dump(c->in.files);
     char *parent_text = dump(parent);
+    /* The child's environment (Heat's child environment) came with the
+     * resource's definition; a delete needs none. */
+    const json_t *env = json_object_get(c->in.rdef, "env");
+    char *env_text = cv_trav_kind_parse(op) == CV_TRAV_DELETE ? strdup("") : dump(env);
     cv_stack_begin_t b = {.kind = cv_trav_kind_parse(op),
                           .stack = child,
                           .name = name,
@@ -107,6 +111,7 @@ static int begin_child(check_t *c, const json_t *entry)
                           .files = files,
                           .fname = json_string_value(json_object_get(entry, "type")),
                           .parent = parent_text,
+                          .env = env_text,
                           .token = json_string_value(json_object_get(entry, "token"))};
     int rc = cv_progress_begin_stack(c->run.w, &b, on_child_begun, c);
     json_decref(parent);
@@ -114,6 +119,7 @@ static int begin_child(check_t *c, const json_t *entry)
     free(params);
     free(files);
     free(parent_text);
+    free(env_text);
     return rc;
 }
 

@@ -10,6 +10,7 @@
  */
 #include "engine.h"
 
+#include "cv_env.h"
 #include "cv_error.h"
 #include "cv_expand.h"
 #include "cv_jobrun.h"
@@ -36,6 +37,8 @@ enum { RDEF, GRAPH };
 typedef struct expand {
     cv_jobrun_t run; /* first: the state is freed through it */
     cv_template_t *tpl;
+    json_t *env;   /* the stack's environment (cv_env.h) */
+    json_t *tree;  /* the stored template: the types as declared */
     json_t *index; /* resources with records: name -> dependencies (JSON text) */
     cv_graph_t *graph;
     char draft[2][CV_KEY_MAX]; /* this expansion's rdef and graph hashes */
@@ -50,9 +53,13 @@ static void expand_reset(cv_jobrun_t *run)
     cv_template_free(x->tpl);
     cv_graph_free(x->graph);
     json_decref(x->index);
+    json_decref(x->env);
+    json_decref(x->tree);
+    x->tree = NULL;
     x->tpl = NULL;
     x->graph = NULL;
     x->index = NULL;
+    x->env = NULL;
     x->pending = 0;
     x->rc = 0;
 }
@@ -198,6 +205,36 @@ static void batch_start(hset_batch_t *b, const expand_t *x, int which)
     b->nowned = 0;
 }
 
+/* What the environment's registry says about a resource travels in its
+ * definition, so that its CHECK jobs need nothing else: the actions an
+ * update may not take, the hooks that stop it, and for a resource that is
+ * a stack of its own the environment of that stack (Heat's child
+ * environment). */
+static void add_environment(const expand_t *x, const cv_tpl_resource_t *res, json_t *d)
+{
+    const json_t *registry = json_object_get(x->env, "resource_registry");
+    unsigned restricted = cv_env_restricted_actions(registry, res->name);
+    unsigned hooks = cv_env_hooks(registry, res->name);
+    if (restricted)
+        json_object_set_new(d, "restricted_actions",
+                            json_pack("{s:b, s:b}", "update", restricted & CV_ENV_RESTRICT_UPDATE,
+                                      "replace", restricted & CV_ENV_RESTRICT_REPLACE));
+    if (hooks)
+        json_object_set_new(d, "hooks", json_integer(hooks));
+    const cv_rtype_t *t = cv_rtype_lookup(res->type);
+    if (!t || !t->nested || json_object_size(x->env) == 0)
+        return;
+    char mapped[512];
+    json_t *via = NULL;
+    const json_t *declared = json_object_get(
+        json_object_get(json_object_get(x->tree, "resources"), res->name), "type");
+    if (json_is_string(declared))
+        cv_env_resolve_type(registry, json_string_value(declared), res->name, mapped,
+                            sizeof(mapped), &via);
+    json_object_set_new(d, "env", cv_env_child(x->env, res->name, via));
+    json_decref(via);
+}
+
 static void write_definitions(expand_t *x, hset_batch_t *b)
 {
     batch_start(b, x, RDEF);
@@ -205,6 +242,7 @@ static void write_definitions(expand_t *x, hset_batch_t *b)
     size_t n = x->run.msg.kind == CV_TRAV_DELETE ? 0 : x->tpl->nresources;
     for (size_t i = 0; i < n; i++) {
         json_t *d = cv_expand_rdef(&x->tpl->resources[i]);
+        add_environment(x, &x->tpl->resources[i], d);
         batch_add(x->run.w, b, x->tpl->resources[i].name, json_dumps(d, JSON_COMPACT));
         json_decref(d);
     }
@@ -289,7 +327,7 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
     expand_t *x = ud;
     (void)r;
     if (cv_reply_answer(CV_SCRIPT_STACK_DEFINITION, rep) != CV_ANSWER_VALUE ||
-        rep->elements != CV_STACK_DEFINITION_R_DEPTH + 1) {
+        rep->elements != CV_STACK_DEFINITION_R_ENV + 1) {
         expand_retry(x);
         return;
     }
@@ -308,12 +346,22 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
     json_t *tpl = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_TEMPLATE), 0, NULL);
     json_t *params = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_PARAMS), 0, NULL);
     json_t *files = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_FILES), 0, NULL);
+    x->env = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_ENV), 0, NULL);
+    if (!json_is_object(x->env)) {
+        json_decref(x->env);
+        x->env = json_object();
+    }
+    /* Heat's precedence: parameters given, then parameter_defaults, then the
+     * template's defaults; a nested stack's given ones are its properties. */
+    if (params && tpl)
+        cv_env_apply_defaults(params, json_object_get(x->env, "parameter_defaults"), tpl);
     cv_tpl_opts_t opts = {.files = files,
-                          .depth = atoi(cv_reply_str(rep, CV_STACK_DEFINITION_R_DEPTH))};
+                          .depth = atoi(cv_reply_str(rep, CV_STACK_DEFINITION_R_DEPTH)),
+                          .env = x->env};
     int rc =
         tpl ? cv_template_from_json_opts(tpl, "template", params, &opts, &x->tpl, err, sizeof(err))
             : cv_seterr(err, sizeof(err), CV_EPARSE, "stored template is not JSON");
-    json_decref(tpl);
+    x->tree = tpl;
     json_decref(params);
     json_decref(files);
     if (rc) {

@@ -20,6 +20,8 @@
  *   that never updates (OS::Heat::None, as in Heat)        or DONE (complete)
  *   changed, a changed property does not allow updates    REPLACE
  *   changed otherwise                                      UPDATE
+ *   UPDATE or REPLACE that the environment restricts       FAIL, without a status:
+ *   (rdef "restricted_actions": {"update", "replace"})     the record is left as it is
  * CHECK, cleanup node (the resource had a record when the traversal began):
  *   load error, recorded type unknown                      FAIL
  *   no record                                              NOTHING
@@ -104,7 +106,7 @@ typedef struct cv_check_outcome {
     /* What the record (or node_done / node_failed) is to say: CREATE_IN_PROGRESS,
      * UPDATE_IN_PROGRESS, DELETE_IN_PROGRESS, "" (DELETE_REPLACED: the current
      * version is left as it is), DELETED (RETAIN_CURRENT), <ACTION>_FAILED (FAIL). */
-    char status[32];
+    char status[32]; /* FAIL: "" when the record keeps its status (a restricted action) */
     char action[16]; /* CREATE, UPDATE, DELETE; DONE: the recorded action */
     char reason[CV_REASON_MAX + CV_NAME_MAX + 32]; /* FAIL: names the resource */
     char uuid[48];    /* the version acted on (CREATE, REPLACE: a new one) */

@@ -318,7 +318,7 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
     finish_ctx_t *ctx = ud;
     (void)r;
     if (cv_reply_answer(CV_SCRIPT_STACK_DEFINITION, rep) != CV_ANSWER_VALUE ||
-        rep->elements != CV_STACK_DEFINITION_R_DEPTH + 1) {
+        rep->elements != CV_STACK_DEFINITION_R_ENV + 1) {
         finish_free(ctx, CV_EREDIS);
         return;
     }

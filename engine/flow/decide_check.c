@@ -329,6 +329,35 @@ static void decide_cleanup(const cv_check_input_t *in, cv_check_outcome_t *out)
     }
 }
 
+/* ---- restricted actions ---- */
+
+/*
+ * Heat's ResourceActionRestricted: an update or a replacement that the
+ * environment's registry restricts for the resource (carried in its
+ * definition as "restricted_actions") fails before anything changes. The
+ * FAIL has no status, so the record keeps the one it has and only an event
+ * says why; the traversal fails as any failure fails it.
+ */
+static void apply_restrictions(const cv_check_input_t *in, cv_check_outcome_t *out)
+{
+    const char *action = out->kind == CV_CHECK_UPDATE    ? "update"
+                         : out->kind == CV_CHECK_REPLACE ? "replace"
+                                                         : NULL;
+    const json_t *restricted = json_object_get(in->rdef, "restricted_actions");
+    if (!action || !json_is_true(json_object_get(restricted, action)))
+        return;
+    const cv_rtype_t *type = out->type;
+    char type_name[sizeof(out->type_name)];
+    snprintf(type_name, sizeof(type_name), "%s", out->type_name);
+    cv_check_outcome_clear(out);
+    memset(out, 0, sizeof(*out));
+    out->type = type;
+    snprintf(out->type_name, sizeof(out->type_name), "%s", type_name);
+    fail(out, "UPDATE", "ResourceActionRestricted: resources.%s: %s is restricted for resource.",
+         in->job->resource, action);
+    out->status[0] = '\0';
+}
+
 /* ---- the decision ---- */
 
 /* The type that acts: the definition's for an update node, the recorded
@@ -368,8 +397,10 @@ void cv_check_decide(const cv_check_input_t *in, cv_check_outcome_t *out)
     }
     if (!find_type(in, out))
         return;
-    if (in->job->phase == CV_PHASE_CLEANUP)
+    if (in->job->phase == CV_PHASE_CLEANUP) {
         decide_cleanup(in, out);
-    else
+    } else {
         decide_update(in, out);
+        apply_restrictions(in, out);
+    }
 }

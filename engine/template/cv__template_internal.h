@@ -90,6 +90,12 @@ int cv__tpl_depends(cv_tpl_resource_t *res, const json_t *depends_on);
 int cv__tpl_check_props(const cv__tpl_ctx_t *ctx, const char *type, const json_t *props,
                         const char *where);
 
+/* The type that implements resource `resource` (NULL: a group member) of
+ * type `type` under the stack's environment (env_registry.c): `type` itself
+ * when no registry maps it; otherwise written into buf. */
+const char *cv__tpl_mapped_type(const cv__tpl_ctx_t *ctx, const char *type, const char *resource,
+                                char *buf, size_t size);
+
 /* Whether `type` (registered or a template file) is known to this stack. */
 bool cv__tpl_type_known(const cv__tpl_ctx_t *ctx, const char *type);
 

@@ -91,6 +91,10 @@ typedef struct cv_tpl_opts {
     /* A nested template checked before its parent's properties resolve:
      * parameters without a value and without a default are not an error. */
     int params_later;
+    /* The stack's merged environment (cv_env.h): its resource_registry maps
+     * resource types, its parameter_defaults count as defaults of nested
+     * templates' parameters. NULL: none. */
+    const json_t *env;
 } cv_tpl_opts_t;
 
 /* cv_template_from_json with files and nesting: every template resource and

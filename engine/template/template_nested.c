@@ -53,6 +53,9 @@ static int check_parameters_given(const cv__tpl_ctx_t *ctx, const char *file, co
     {
         const json_t *dflt = json_object_get(v, "default");
         const json_t *given = json_object_get(props, key);
+        /* As in Heat, the environment's parameter_defaults reach nested templates. */
+        if (!dflt || json_is_null(dflt))
+            dflt = json_object_get(json_object_get(ctx->opts.env, "parameter_defaults"), key);
         if ((!dflt || json_is_null(dflt)) && (!given || json_is_null(given)))
             return cv__tpl_err(ctx, CV_EVALIDATE, where,
                                "property \"%s\" is required: template %s declares the parameter "
@@ -127,6 +130,8 @@ static int check_group(const cv__tpl_ctx_t *ctx, const json_t *props, const char
     const char *type = json_string_value(json_object_get(def, "type"));
     if (!type)
         return 0; /* computed: checked once it resolves */
+    char mapped[512];
+    type = cv__tpl_mapped_type(ctx, type, NULL, mapped, sizeof(mapped));
     char at[1100];
     snprintf(at, sizeof(at), "%s.resource_def", where);
     if (cv_rtype_is_template_file(type) && !cv__tpl_type_known(ctx, type))

@@ -68,7 +68,8 @@ static int check_keys(const cv__tpl_ctx_t *ctx, const char *where, const json_t 
     return 0;
 }
 
-static int check_type(const cv__tpl_ctx_t *ctx, const char *where, const json_t *def)
+static int check_type(const cv__tpl_ctx_t *ctx, const char *where, const json_t *def,
+                      const char *mapped)
 {
     const json_t *type = json_object_get(def, "type");
     if (!type)
@@ -76,7 +77,7 @@ static int check_type(const cv__tpl_ctx_t *ctx, const char *where, const json_t 
     if (!json_is_string(type))
         return cv__tpl_err(ctx, CV_EVALIDATE, where, "type must be a string, got %s",
                            cv__type_name(type));
-    const char *name = json_string_value(type);
+    const char *name = mapped;
     if (cv_rtype_is_template_file(name) && !cv__tpl_type_known(ctx, name))
         return cv__tpl_err(ctx, CV_EVALIDATE, where,
                            "template file \"%s\" was not uploaded with the stack", name);
@@ -94,11 +95,15 @@ static int check_definition(const cv__tpl_ctx_t *ctx, const char *name, const js
     if (rc == 0 && !json_is_object(def))
         rc = cv__tpl_err(ctx, CV_EVALIDATE, where, "must be a map, got %s", cv__type_name(def));
     rc = rc ? rc : check_keys(ctx, where, def);
-    rc = rc ? rc : check_type(ctx, where, def);
+    /* The environment's resource_registry may map the type (env_registry.c). */
+    char buf[512];
+    const char *type = json_string_value(json_object_get(def, "type"));
+    const char *mapped = type ? cv__tpl_mapped_type(ctx, type, name, buf, sizeof(buf)) : NULL;
+    rc = rc ? rc : check_type(ctx, where, def, mapped);
     if (rc)
         return rc;
     res->name = strdup(name);
-    res->type = strdup(json_string_value(json_object_get(def, "type")));
+    res->type = strdup(mapped);
     return res->name && res->type ? 0 : CV_ENOMEM;
 }
 

@@ -67,10 +67,11 @@ end
 -- Returns the new traversal.
 local function begin_traversal(stack, def, events, kind, client, t, rerun)
   if kind == 'ROLLBACK' then
-    local c = redis.call('HMGET', def, 'complete_template', 'complete_params', 'complete_files')
+    local c = redis.call('HMGET', def, 'complete_template', 'complete_params', 'complete_files',
+      'complete_env')
     redis.call('HSET', def,
       'template', c[1] or '{"heat_template_version":"2013-05-23","resources":{}}',
-      'params', c[2] or '{}', 'files', c[3] or '{}')
+      'params', c[2] or '{}', 'files', c[3] or '{}', 'env', c[4] or '{}')
   end
   local trav = redis.call('HINCRBY', stack, 'traversal', 1)
   local reason = 'Stack ' .. kind .. ' started'

@@ -8,8 +8,10 @@
 -- KEYS: 1 stack, 2 res, 3 events, 4 counts, 5 def
 -- ARGV: 1 traversal, 2 version, 3 status, 4 reason, 5 worker, 6 resource,
 --       7 physical_id, 8 action, 9 stack_reason
--- version: expected ('' = any); status: the resource's; reason: the
--- resource's; stack_reason: the stack's.
+-- version: expected ('' = any); status: the resource's ('' = the record
+-- keeps its status: an action refused before it began, e.g. restricted by
+-- the environment; only the event is recorded); reason: the resource's;
+-- stack_reason: the stack's.
 -- Returns {'OK'}, or {'ROLLBACK', traversal} (failed, and the rollback
 -- traversal begun), or FENCED / STALE / SETTLED.
 if ARGV[2] ~= '' then
@@ -17,7 +19,9 @@ if ARGV[2] ~= '' then
   if (ver or '0') ~= ARGV[2] then return {'FENCED', ver or '0'} end
 end
 local t = now_str()
-if set_status(KEYS[2], KEYS[4], ARGV[3]) then
+if ARGV[3] == '' then
+  add_event(KEYS[3], ARGV[6], ARGV[7], ARGV[8], 'FAILED', ARGV[4], ARGV[1], ARGV[5])
+elseif set_status(KEYS[2], KEYS[4], ARGV[3]) then
   redis.call('HSET', KEYS[2], 'reason', ARGV[4], 'updated', t)
   add_event(KEYS[3], ARGV[6], ARGV[7], ARGV[8], 'FAILED', ARGV[4], ARGV[1], ARGV[5])
 end

@@ -1,14 +1,15 @@
 -- Starts a traversal of a stack: CREATE (submit), UPDATE, DELETE or ROLLBACK.
 -- KEYS: 1 stack, 2 def, 3 events
 -- ARGV: 1 kind, 2 name, 3 id, 4 template, 5 params, 6 fname, 7 client,
---       8 rollback, 9 rerun, 10 files, 11 parent, 12 token
+--       8 rollback, 9 rerun, 10 files, 11 parent, 12 token, 13 env
 -- template, params: json; client: the worker or client id; rollback: the
 -- flag ('1', '0', '' = keep); rerun: '1' for a re-run of a traversal that
 -- found records made behind its back (the stack's `reruns` keeps counting;
 -- stack_finish.lua begins the workers' re-runs itself); files:
 -- template files json ('' = none / keep); parent: json {"stack",
 -- "resource", "depth"} of a nested stack (CREATE); token: idempotency
--- token ('' = none).
+-- token ('' = none); env: the stack's Heat environment json ('' = none /
+-- keep), what every traversal of the stack and its nested stacks reads.
 -- Returns {traversal}. CREATE refuses an existing stack; the others bump the
 -- traversal so that every job of the previous one stops at a safe point.
 -- UPDATE stores the new definition (template, params, fname given as '' keep
@@ -17,7 +18,7 @@
 -- A call repeating the token of the last one (an engine retrying the action
 -- of a nested stack's parent) begins nothing and returns that traversal.
 local kind = ARGV[1]
-local files, parent, token = ARGV[10] or '', ARGV[11] or '', ARGV[12] or ''
+local files, parent, token, env = ARGV[10] or '', ARGV[11] or '', ARGV[12] or '', ARGV[13] or ''
 local t = now_str()
 if token ~= '' and redis.call('HGET', KEYS[1], 'op') == token then
   return {tonumber(redis.call('HGET', KEYS[1], 'traversal'))}
@@ -36,6 +37,9 @@ end
 if redis.call('EXISTS', KEYS[1]) == 0 then return redis.error_reply('ENOENT no such stack') end
 if (kind == 'CREATE' or kind == 'UPDATE') and files ~= '' then
   redis.call('HSET', KEYS[2], 'files', files)
+end
+if (kind == 'CREATE' or kind == 'UPDATE') and env ~= '' then
+  redis.call('HSET', KEYS[2], 'env', env)
 end
 if kind == 'UPDATE' then
   if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], 'template', ARGV[4]) end

@@ -92,9 +92,9 @@ if ARGV[2] == 'COMPLETE' and st[3] ~= 'CREATE' then
   end
 end
 if ARGV[2] == 'COMPLETE' and st[3] ~= 'DELETE' then
-  local d = redis.call('HMGET', KEYS[3], 'template', 'params', 'files')
+  local d = redis.call('HMGET', KEYS[3], 'template', 'params', 'files', 'env')
   redis.call('HSET', KEYS[3], 'complete_template', d[1], 'complete_params', d[2],
-    'complete_files', d[3] or '{}')
+    'complete_files', d[3] or '{}', 'complete_env', d[4] or '{}')
 end
 redis.call('HSET', KEYS[1], 'status', st[3] .. '_' .. ARGV[2], 'reason', ARGV[3],
   'outputs', ARGV[4], 'updated', now_str())

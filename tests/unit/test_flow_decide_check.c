@@ -696,6 +696,74 @@ static void test_replaced_token_names_the_version_and_record_version(void **stat
     assert_string_equal(token, "uuid-x:7:old");
 }
 
+/* ---- update nodes: actions the environment restricts ---- */
+
+static void restrict_actions(fixture_t *f, bool update, bool replace)
+{
+    json_object_set_new(f->rdef, "restricted_actions",
+                        json_pack("{s:b, s:b}", "update", update, "replace", replace));
+}
+
+static void test_restricted_update_fails_leaving_the_record_as_it_is(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{\"value\": \"b\"}");
+    restrict_actions(f, true, false);
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{\"value\": \"a\"}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, FAIL);
+    assert_string_equal(o->status, "");
+    assert_string_equal(o->action, "UPDATE");
+    assert_string_equal(o->reason,
+                        "ResourceActionRestricted: resources.r: update is restricted for resource.");
+    assert_null(o->props);
+    assert_null(o->old);
+}
+
+static void test_restricted_replace_fails_leaving_the_record_as_it_is(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{\"update_replace_value\": \"b\"}");
+    restrict_actions(f, false, true);
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{\"update_replace_value\": \"a\"}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, FAIL);
+    assert_string_equal(o->status, "");
+    assert_string_equal(o->reason,
+                        "ResourceActionRestricted: resources.r: replace is restricted for "
+                        "resource.");
+    assert_null(o->old);
+    assert_string_equal(o->uuid, "");
+}
+
+static void test_restricted_update_does_not_stop_a_replacement(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{\"update_replace_value\": \"b\"}");
+    restrict_actions(f, true, false);
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{\"update_replace_value\": \"a\"}");
+    assert_kind(decide(f), REPLACE);
+}
+
+static void test_restricted_replace_of_a_failed_version_fails(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{\"value\": \"a\"}");
+    restrict_actions(f, false, true);
+    record(f, "UPDATE_FAILED", TEST_RESOURCE, "{\"value\": \"a\"}");
+    assert_kind(decide(f), FAIL);
+}
+
+static void test_restrictions_leave_unchanged_and_new_resources_alone(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{\"value\": \"a\"}");
+    restrict_actions(f, true, true);
+    assert_kind(decide(f), CREATE);
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{\"value\": \"a\"}");
+    assert_kind(decide(f), DONE);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -742,6 +810,11 @@ int main(void)
         T(test_only_replaced_deletes_running_are_observed),
         T(test_current_delete_running_is_observed),
         T(test_resource_that_stays_with_nothing_replaced_is_done),
+        T(test_restricted_update_fails_leaving_the_record_as_it_is),
+        T(test_restricted_replace_fails_leaving_the_record_as_it_is),
+        T(test_restricted_update_does_not_stop_a_replacement),
+        T(test_restricted_replace_of_a_failed_version_fails),
+        T(test_restrictions_leave_unchanged_and_new_resources_alone),
         cmocka_unit_test(test_replaced_token_names_the_version_and_record_version),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
