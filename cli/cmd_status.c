@@ -5,11 +5,13 @@
 #include "cli_commands.h"
 #include "cli_output.h"
 #include "cli_stack.h"
+#include "cli_traversal.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const char cli_status_usage[] =
     "usage: convergectl status NAME [-o json]\n"
@@ -23,13 +25,43 @@ const char cli_status_usage[] =
     "                       \"reason\", \"traversal\", \"resources\": {STATUS: count},\n"
     "                       \"total\", \"done\", \"outputs\", \"created\", \"updated\",\n"
     "                       \"rollback\": true|false, \"nested\": {\"stacks\",\n"
-    "                       \"resources\": {STATUS: count}, \"total\", \"done\"}} where\n"
-    "                       nested sums every nested stack below this one\n"
+    "                       \"resources\": {STATUS: count}, \"total\", \"done\"},\n"
+    "                       \"parameters\": {NAME: value}} where nested sums every\n"
+    "                       nested stack below this one and parameters are the\n"
+    "                       stack's values (hidden ones shown as ******)\n"
     "  -h, --help           show this help\n";
 
 static const cli_opt_t status_opts[] = {CLI_HELP_OPT, CLI_OUTPUT_OPT, CLI_OPTS_END};
 
-static void print_json(const cli_stack_t *s, json_t *counts, json_t *nested)
+/* The template declares the parameter hidden (a boolean as Heat reads one). */
+static bool is_hidden(const json_t *decl)
+{
+    const json_t *flag = json_object_get(decl, "hidden");
+    const char *text = json_string_value(flag);
+    return json_is_true(flag) || (json_is_integer(flag) && json_integer_value(flag) == 1) ||
+           (text && (strcasecmp(text, "true") == 0 || strcasecmp(text, "yes") == 0 ||
+                     strcasecmp(text, "on") == 0 || strcmp(text, "1") == 0 ||
+                     strcasecmp(text, "t") == 0 || strcasecmp(text, "y") == 0));
+}
+
+/* The stack's parameter values as Heat's stack show gives them: a hidden
+ * one's value is never shown. A new object. */
+static json_t *shown_parameters(const cli_def_t *d)
+{
+    json_t *out = json_object();
+    const json_t *decls = json_object_get(d->tree, "parameters");
+    const char *name;
+    json_t *v;
+    json_object_foreach(d->params, name, v)
+    {
+        bool hidden = is_hidden(json_object_get(decls, name));
+        json_object_set_new(out, name, hidden ? json_string("******") : json_incref(v));
+    }
+    return out;
+}
+
+static void print_json(const cli_stack_t *s, json_t *counts, json_t *nested,
+                       json_t *parameters)
 {
     json_t *doc = json_object();
     json_object_set_new(doc, "name", cli_json_str(s->name));
@@ -45,6 +77,7 @@ static void print_json(const cli_stack_t *s, json_t *counts, json_t *nested)
     json_object_set_new(doc, "updated", json_real(s->updated));
     json_object_set_new(doc, "rollback", json_boolean(s->rollback));
     json_object_set(doc, "nested", nested);
+    json_object_set(doc, "parameters", parameters);
     cli_print_json(doc);
     json_decref(doc);
 }
@@ -108,12 +141,19 @@ static int show(cli_t *cli, const cli_stack_args_t *args)
         rc = CLI_SERVICE;
     if (rc == CLI_OK && !(nested = cli_stack_nested(cli, id)))
         rc = CLI_SERVICE;
+    cli_def_t def;
+    memset(&def, 0, sizeof(def));
+    json_t *params = NULL;
+    if (rc == CLI_OK && args->json && (rc = cli_def_read(cli, args->name, id, &def)) == CLI_OK)
+        params = shown_parameters(&def);
     if (rc == CLI_OK && args->json)
-        print_json(&s, counts, nested);
+        print_json(&s, counts, nested, params);
     else if (rc == CLI_OK)
         print_text(&s, counts, nested);
     json_decref(counts);
     json_decref(nested);
+    json_decref(params);
+    cli_def_free(&def);
     cli_stack_free(&s);
     return rc;
 }

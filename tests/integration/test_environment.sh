@@ -1,0 +1,126 @@
+# Heat environments end to end: repeated --param-file merged in order as
+# Heat merges -e files, parameter_defaults precedence, resource_registry
+# mappings (type -> template file, type -> type, per resource), status
+# showing the parameters, immutable parameters, restricted actions.
+# shellcheck shell=bash
+
+ENV_DATA="$DATA/stacks/env"
+
+# env_file NAME TEXT -> the path of a new environment file holding TEXT
+env_file() {
+    local f
+    f=$(mktemp --suffix "-$1.yaml")
+    printf '%b' "$2" >"$f"
+    echo "$f"
+}
+
+test_env_param_files_merge_in_order_with_heats_precedence() {
+    local name e1 e2 s
+    name=$(stack_name envmerge)
+    e1=$(env_file e1 'parameters:\n  a: env1-a\n  b: env1-b\nparameter_defaults:\n  c: d1-c\n  tags: x\nparameter_merge_strategies:\n  tags: merge\n')
+    e2=$(env_file e2 'parameters:\n  b: env2-b\nparameter_defaults:\n  c: d2-c\n  tags: y\nparameter_merge_strategies:\n  tags: merge\n')
+    ctl submit "$name" "$ENV_DATA/params.yaml" --param-file "$e1" --param-file "$e2" \
+        -P a=cli-a --wait --timeout 60 >/dev/null
+    rm -f "$e1" "$e2"
+    s=$(status_json "$name")
+    # -P over parameters (later file wins) over parameter_defaults (later
+    # file wins) over the template's default.
+    assert_eq "cli-a,env2-b,d2-c" "$(jqr .outputs.abc <<<"$s")" "precedence"
+    assert_eq "x+y" "$(jqr .outputs.tags <<<"$s")" "the merge strategy joins the lists"
+}
+
+test_env_conflicting_merge_strategy_is_refused() {
+    local e1 e2 out rc=0
+    e1=$(env_file e1 'parameters:\n  tags: x\n')
+    e2=$(env_file e2 'parameters:\n  tags: y\nparameter_merge_strategies:\n  tags: merge\n')
+    out=$(ctl validate "$ENV_DATA/params.yaml" -P a=1 --param-file "$e1" --param-file "$e2" 2>&1) ||
+        rc=$?
+    rm -f "$e1" "$e2"
+    assert_eq 2 "$rc" "exit code"
+    assert_match "Conflicting merge strategy 'merge' for parameter 'tags' in file" "$out" message
+}
+
+test_env_status_shows_parameters_with_hidden_ones_masked() {
+    local name s
+    name=$(stack_name envstatus)
+    ctl submit "$name" "$ENV_DATA/params.yaml" -P a=shown --wait --timeout 60 >/dev/null
+    s=$(status_json "$name")
+    assert_eq shown "$(jqr .parameters.a <<<"$s")" "a given value"
+    assert_eq template-b "$(jqr .parameters.b <<<"$s")" "a default"
+    assert_eq '******' "$(jqr .parameters.secret <<<"$s")" "a hidden parameter"
+    [[ $s != *s3cret* ]] || fail "the hidden value appears in status"
+}
+
+test_env_immutable_parameter_refuses_a_change_before_anything_changes() {
+    local name out rc=0 before
+    name=$(stack_name envimmutable)
+    ctl submit "$name" "$ENV_DATA/params.yaml" -P a=x --wait --timeout 60 >/dev/null
+    before=$(jqr .traversal <<<"$(status_json "$name")")
+    out=$(ctl update "$name" "$ENV_DATA/params.yaml" --existing -P zone=zone-2 2>&1) || rc=$?
+    assert_eq 2 "$rc" "exit code"
+    assert_match "The following parameters are immutable and may not be updated: zone|the following parameters are immutable and may not be updated: zone" "$out" message
+    assert_eq "$before" "$(jqr .traversal <<<"$(status_json "$name")")" "no traversal began"
+    assert_eq CREATE_COMPLETE "$(jqr .status <<<"$(status_json "$name")")" "status kept"
+}
+
+test_env_registry_maps_types_to_a_template_file_and_to_types() {
+    local name s r
+    name=$(stack_name envregistry)
+    ctl submit "$name" "$ENV_DATA/registry.yaml" --param-file "$ENV_DATA/registry_env.yaml" \
+        --wait --timeout 60 >/dev/null
+    s=$(status_json "$name")
+    assert_eq CREATE_COMPLETE "$(jqr .status <<<"$s")" status
+    # My::Thing -> thing.yaml, whose `prefix` came from parameter_defaults.
+    assert_eq "hello world!" "$(jqr .outputs.greeting <<<"$s")" "template-file mapping"
+    assert_eq seven "$(jqr .outputs.val <<<"$s")" "type-to-type mapping"
+    r=$(ctl resources "$name" -o json)
+    assert_eq thing.yaml "$(jq -r '.[] | select(.name == "thing") | .type' <<<"$r")" thing
+    assert_eq OS::Heat::None "$(jq -r '.[] | select(.name == "special") | .type' <<<"$r")" \
+        "the per-resource mapping wins over the global one"
+    assert_eq OS::Heat::Value "$(jq -r '.[] | select(.name == "val") | .type' <<<"$r")" val
+}
+
+test_env_unmapped_type_is_refused() {
+    local out rc=0
+    out=$(ctl validate "$ENV_DATA/registry.yaml" 2>&1) || rc=$?
+    assert_eq 2 "$rc" "exit code"
+    assert_match "My::Thing" "$out" "the unknown type is named"
+}
+
+test_env_restricted_update_fails_leaving_the_resource_untouched() {
+    local name s r e
+    name=$(stack_name envrestrictupd)
+    ctl submit "$name" "$ENV_DATA/restricted.yaml" --param-file "$ENV_DATA/restricted_env.yaml" \
+        --wait --timeout 60 >/dev/null
+    r=$(ctl resources "$name" -o json | jq -c '.[] | select(.name == "v")')
+    ctl update "$name" "$ENV_DATA/restricted.yaml" --existing -P value=two --wait --timeout 60 \
+        >/dev/null || true
+    s=$(status_json "$name")
+    assert_eq UPDATE_FAILED "$(jqr .status <<<"$s")" status
+    assert_eq "Resource UPDATE failed: ResourceActionRestricted: resources.v: update is restricted for resource." \
+        "$(jqr .reason <<<"$s")" reason
+    assert_eq "$r" "$(ctl resources "$name" -o json | jq -c '.[] | select(.name == "v")')" \
+        "the resource's record is untouched"
+    e=$(ctl events "$name" -o json)
+    assert_eq 1 "$(jq '[.[] | select(.resource == "v" and .action == "UPDATE" and .status == "FAILED")] | length' <<<"$e")" \
+        "one UPDATE FAILED event for v"
+}
+
+test_env_restricted_replace_fails_leaving_the_resource_untouched() {
+    local name s r
+    name=$(stack_name envrestrictrep)
+    ctl submit "$name" "$ENV_DATA/restricted.yaml" --param-file "$ENV_DATA/restricted_env.yaml" \
+        --wait --timeout 60 >/dev/null
+    r=$(ctl resources "$name" -o json | jq -c '.[] | select(.name == "rand")')
+    ctl update "$name" "$ENV_DATA/restricted.yaml" --existing -P length=12 --wait --timeout 60 \
+        >/dev/null || true
+    s=$(status_json "$name")
+    assert_eq UPDATE_FAILED "$(jqr .status <<<"$s")" status
+    assert_match "ResourceActionRestricted: resources.rand: replace is restricted for resource." \
+        "$(jqr .reason <<<"$s")" reason
+    assert_eq "$r" "$(ctl resources "$name" -o json | jq -c '.[] | select(.name == "rand")')" \
+        "the random string is kept, not replaced"
+    # An update that needs neither goes through.
+    ctl update "$name" "$ENV_DATA/restricted.yaml" --existing -P length=8 --wait --timeout 60 \
+        >/dev/null
+}
