@@ -7,6 +7,9 @@
 #include "cli_stack.h"
 #include "cli_traversal.h"
 
+#include "cv_keys.h"
+#include "cv_template.h"
+
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +31,9 @@ const char cli_status_usage[] =
     "                       \"resources\": {STATUS: count}, \"total\", \"done\"},\n"
     "                       \"parameters\": {NAME: value}} where nested sums every\n"
     "                       nested stack below this one and parameters are the\n"
-    "                       stack's values (hidden ones shown as ******)\n"
+    "                       stack's values (hidden ones shown as ******), and\n"
+    "                       \"waiting_hooks\": [{\"resource\", \"hook\", \"since\"}], the\n"
+    "                       resources paused on a hook (convergectl hook-clear)\n"
     "  -h, --help           show this help\n";
 
 static const cli_opt_t status_opts[] = {CLI_HELP_OPT, CLI_OUTPUT_OPT, CLI_OPTS_END};
@@ -60,8 +65,70 @@ static json_t *shown_parameters(const cli_def_t *d)
     return out;
 }
 
-static void print_json(const cli_stack_t *s, json_t *counts, json_t *nested,
-                       json_t *parameters)
+/* Appends the resources of stack `id`'s traversal `traversal` paused on a
+ * hook (the hooks hash, hook_wait.lua) to `out` as {"resource", "hook",
+ * "since"}, named by their path from the stack shown (`prefix`), then
+ * those of its nested stacks. CLI_OK or CLI_SERVICE. */
+static int hooks_of(cli_t *cli, const char *id, long long traversal, const char *prefix,
+                    int depth, json_t *out)
+{
+    char key[CV_KEY_MAX];
+    cv_key(key, sizeof(key), CV_KEY_HOOKS, id, 0, NULL);
+    const char *argv[] = {"HGETALL", key};
+    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 2, argv, NULL);
+    if (!r)
+        return CLI_SERVICE;
+    for (size_t i = 0; i + 1 < r->elements; i += 2) {
+        json_t *e = json_loadb(r->element[i + 1]->str, r->element[i + 1]->len, 0, NULL);
+        const char *hook = json_string_value(json_object_get(e, "waiting"));
+        const char *trav = json_string_value(json_object_get(e, "traversal"));
+        const char *since = json_string_value(json_object_get(e, "since"));
+        if (hook && trav && strtoll(trav, NULL, 10) == traversal)
+            json_array_append_new(out, json_pack("{s:s+, s:s, s:f}", "resource", prefix,
+                                                 r->element[i]->str, "hook", hook, "since",
+                                                 since ? atof(since) : 0.0));
+        json_decref(e);
+    }
+    freeReplyObject(r);
+    if (depth >= CV_TEMPLATE_MAX_DEPTH * 2)
+        return CLI_OK;
+    cv_key(key, sizeof(key), CV_KEY_CHILDREN, id, 0, NULL);
+    const char *members[] = {"SMEMBERS", key};
+    if (!(r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 2, members, NULL)))
+        return CLI_SERVICE;
+    int rc = CLI_OK;
+    for (size_t i = 0; rc == CLI_OK && i < r->elements; i++) {
+        cli_stack_t child;
+        bool found = false;
+        rc = cli_stack_read(cli, r->element[i]->str, &child, &found);
+        char path[CV_NAME_MAX * 4] = "", skey[CV_KEY_MAX];
+        cv_key(skey, sizeof(skey), CV_KEY_STACK, r->element[i]->str, 0, NULL);
+        const char *hget[] = {"HGET", skey, "parent_resource"};
+        redisReply *pr = rc == CLI_OK && found && strstr(child.status, "_IN_PROGRESS")
+                             ? cli_redis_argv(cli, CLI_R_STRING_OR_NIL, 3, hget, NULL)
+                             : NULL;
+        if (pr && pr->type == REDIS_REPLY_STRING) {
+            snprintf(path, sizeof(path), "%s%s/", prefix, pr->str);
+            rc = hooks_of(cli, child.id, child.traversal, path, depth + 1, out);
+        }
+        if (pr)
+            freeReplyObject(pr);
+        cli_stack_free(&child);
+    }
+    freeReplyObject(r);
+    return rc;
+}
+
+static json_t *waiting_hooks(cli_t *cli, const cli_stack_t *s)
+{
+    json_t *out = json_array();
+    if (hooks_of(cli, s->id, s->traversal, "", 0, out) == CLI_OK)
+        return out;
+    json_decref(out);
+    return NULL;
+}
+
+static void print_json(const cli_stack_t *s, json_t *counts, json_t *nested, json_t *extra)
 {
     json_t *doc = json_object();
     json_object_set_new(doc, "name", cli_json_str(s->name));
@@ -77,7 +144,7 @@ static void print_json(const cli_stack_t *s, json_t *counts, json_t *nested,
     json_object_set_new(doc, "updated", json_real(s->updated));
     json_object_set_new(doc, "rollback", json_boolean(s->rollback));
     json_object_set(doc, "nested", nested);
-    json_object_set(doc, "parameters", parameters);
+    json_object_update(doc, extra);
     cli_print_json(doc);
     json_decref(doc);
 }
@@ -97,7 +164,7 @@ static void print_counts(const char *label, json_t *counts)
     printf("\n");
 }
 
-static void print_text(const cli_stack_t *s, json_t *counts, json_t *nested)
+static void print_text(const cli_stack_t *s, json_t *counts, json_t *nested, const json_t *hooks)
 {
     char created[40] = "-", updated[40] = "-";
     if (s->created > 0)
@@ -121,6 +188,17 @@ static void print_text(const cli_stack_t *s, json_t *counts, json_t *nested)
     printf("created:    %s\n", created);
     printf("updated:    %s\n", updated);
     printf("rollback:   %s\n", s->rollback ? "enabled" : "disabled");
+    size_t i;
+    const json_t *h;
+    json_array_foreach(hooks, i, h)
+    {
+        char since[40];
+        cli_iso_time(json_real_value(json_object_get(h, "since")), since, sizeof(since));
+        printf("waiting:    %s on hook %s since %s (convergectl hook-clear %s %s)\n",
+               json_string_value(json_object_get(h, "resource")),
+               json_string_value(json_object_get(h, "hook")), since, s->name,
+               json_string_value(json_object_get(h, "resource")));
+    }
     printf("outputs:%s\n", json_object_size(s->outputs) ? "" : "    none");
     cli_print_outputs(s->outputs, "  ");
 }
@@ -143,16 +221,19 @@ static int show(cli_t *cli, const cli_stack_args_t *args)
         rc = CLI_SERVICE;
     cli_def_t def;
     memset(&def, 0, sizeof(def));
-    json_t *params = NULL;
+    json_t *extra = json_object(), *hooks = NULL;
     if (rc == CLI_OK && args->json && (rc = cli_def_read(cli, args->name, id, &def)) == CLI_OK)
-        params = shown_parameters(&def);
+        json_object_set_new(extra, "parameters", shown_parameters(&def));
+    if (rc == CLI_OK && !(hooks = waiting_hooks(cli, &s)))
+        rc = CLI_SERVICE;
+    json_object_set_new(extra, "waiting_hooks", hooks ? hooks : json_array());
     if (rc == CLI_OK && args->json)
-        print_json(&s, counts, nested, params);
+        print_json(&s, counts, nested, extra);
     else if (rc == CLI_OK)
-        print_text(&s, counts, nested);
+        print_text(&s, counts, nested, json_object_get(extra, "waiting_hooks"));
     json_decref(counts);
     json_decref(nested);
-    json_decref(params);
+    json_decref(extra);
     cli_def_free(&def);
     cli_stack_free(&s);
     return rc;

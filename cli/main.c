@@ -27,6 +27,8 @@ static const cli_command_t commands[] = {
      cli_cmd_converge},
     {"observe", "have the observers look at a stack's resources now", cli_observe_usage,
      cli_cmd_observe},
+    {"hook-clear", "clear the hook a resource waits on", cli_hook_clear_usage,
+     cli_cmd_hook_clear},
     {"status", "show a stack's status, progress and outputs", cli_status_usage, cli_cmd_status},
     {"resources", "list a stack's resources", cli_resources_usage, cli_cmd_resources},
     {"events", "list (and follow) a stack's events", cli_events_usage, cli_cmd_events},

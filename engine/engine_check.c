@@ -56,7 +56,7 @@ static void on_released(cv_redis_t *r, redisReply *rep, void *ud)
     cv_jobrun_end(ud);
 }
 
-static void release_and_end(check_t *c)
+void cv__check_release_and_end(check_t *c)
 {
     if (!c->leased) {
         cv_jobrun_end(&c->run);
@@ -80,7 +80,7 @@ static void on_observe_delivered(void *ud, int err)
     if (err)
         cv__check_backoff(c);
     else
-        release_and_end(c);
+        cv__check_release_and_end(c);
 }
 
 static void hand_off(check_t *c, const char *version)
@@ -100,7 +100,7 @@ static void on_progress(void *ud, int rc)
     if (rc == CV_EREDIS || rc == CV_EKAFKA)
         cv__check_backoff(c);
     else
-        release_and_end(c); /* a no-op when node_done released it already */
+        cv__check_release_and_end(c); /* a no-op when node_done released it already */
 }
 
 void cv__check_fail(check_t *c, const char *status, const char *action, const char *reason)
@@ -187,7 +187,7 @@ static void act(check_t *c)
     cv__check_record(c);
 }
 
-static void carry_out(check_t *c)
+void cv__check_carry_out(check_t *c)
 {
     const cv_check_outcome_t *o = &c->out;
     switch (o->kind) {
@@ -209,7 +209,7 @@ static void carry_out(check_t *c)
         done(c);
         break;
     case CV_CHECK_END:
-        release_and_end(c);
+        cv__check_release_and_end(c);
         break;
     case CV_CHECK_FAIL:
         cv__check_fail(c, o->status, o->action, o->reason);
@@ -224,7 +224,8 @@ static void decide(check_t *c, const char *load_error)
     c->now = cv_now();
     cv_check_input_t in = cv_check_input(&c->in, &c->run.msg, c->now, load_error);
     cv_check_decide(&in, &c->out);
-    carry_out(c);
+    if (!cv__hooks_pause(c))
+        cv__check_carry_out(c);
 }
 
 /*

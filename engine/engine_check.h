@@ -39,6 +39,14 @@ void cv__check_record(check_t *c);
 void cv__check_fail(check_t *c, const char *status, const char *action, const char *reason);
 /* A transient failure: the whole job again after a backoff. */
 void cv__check_backoff(check_t *c);
+/* Carries the decided outcome out; releases the lease and ends the job. */
+void cv__check_carry_out(check_t *c);
+void cv__check_release_and_end(check_t *c);
+
+/* Hooks (engine_hooks.c): true when the outcome waits for hook_wait.lua,
+ * which then has it carried out (every hook cleared) or ends the job (the
+ * resource pauses until its hook is cleared). */
+bool cv__hooks_pause(check_t *c);
 
 /* Nested stacks (engine_nested.c). cv__nested_plan adds the child-stack
  * traversal that a nested version's action needs ("CREATE", "UPDATE" or

@@ -207,20 +207,16 @@ static void batch_start(hset_batch_t *b, const expand_t *x, int which)
 
 /* What the environment's registry says about a resource travels in its
  * definition, so that its CHECK jobs need nothing else: the actions an
- * update may not take, the hooks that stop it, and for a resource that is
- * a stack of its own the environment of that stack (Heat's child
- * environment). */
+ * update may not take and, for a resource that is a stack of its own, the
+ * environment of that stack (Heat's child environment). */
 static void add_environment(const expand_t *x, const cv_tpl_resource_t *res, json_t *d)
 {
     const json_t *registry = json_object_get(x->env, "resource_registry");
     unsigned restricted = cv_env_restricted_actions(registry, res->name);
-    unsigned hooks = cv_env_hooks(registry, res->name);
     if (restricted)
         json_object_set_new(d, "restricted_actions",
                             json_pack("{s:b, s:b}", "update", restricted & CV_ENV_RESTRICT_UPDATE,
                                       "replace", restricted & CV_ENV_RESTRICT_REPLACE));
-    if (hooks)
-        json_object_set_new(d, "hooks", json_integer(hooks));
     const cv_rtype_t *t = cv_rtype_lookup(res->type);
     if (!t || !t->nested || json_object_size(x->env) == 0)
         return;
@@ -249,13 +245,34 @@ static void write_definitions(expand_t *x, hset_batch_t *b)
     batch_flush(x->run.w, b);
 }
 
+/* The hooks that stop a node's action (engine_hooks.c) travel in its graph
+ * entry ("h"): a delete traversal has no definitions to carry them. */
+static char *graph_entry(const expand_t *x, int i)
+{
+    char *text = cv_traversal_entry(x->graph, i);
+    const char *node = cv_graph_name(x->graph, i);
+    const json_t *registry = json_object_get(x->env, "resource_registry");
+    unsigned hooks = text && strlen(node) > 2 ? cv_env_hooks(registry, node + 2) : 0;
+    hooks &= node[0] == 'c' ? CV_ENV_HOOK_PRE_DELETE
+                            : CV_ENV_HOOK_PRE_CREATE | CV_ENV_HOOK_PRE_UPDATE;
+    if (!hooks)
+        return text;
+    json_t *entry = json_loads(text, 0, NULL);
+    json_object_set_new(entry, "h", json_integer(hooks));
+    char *with = entry ? json_dumps(entry, JSON_COMPACT) : NULL;
+    json_decref(entry);
+    if (!with)
+        return text;
+    free(text);
+    return with;
+}
+
 static void write_graph(expand_t *x, hset_batch_t *b)
 {
     batch_start(b, x, GRAPH);
     size_t n = cv_graph_count(x->graph);
     for (size_t i = 0; i < n; i++)
-        batch_add(x->run.w, b, cv_graph_name(x->graph, (int)i),
-                  cv_traversal_entry(x->graph, (int)i));
+        batch_add(x->run.w, b, cv_graph_name(x->graph, (int)i), graph_entry(x, (int)i));
     batch_flush(x->run.w, b);
 }
 

@@ -31,6 +31,7 @@
     XX(INDEX, "{<stack>}:index")                                                                   \
     XX(LEDGER, "{<stack>}:ledger")                                                                 \
     XX(CHILDREN, "{<stack>}:children")                                                             \
+    XX(HOOKS, "{<stack>}:hooks")                                                                   \
     XX(RES, "{<stack>}:res:<resource>")                                                            \
     XX(LEASE, "{<stack>}:lease:<resource>")                                                        \
     XX(RDEF, "{<stack>}:rdef:<traversal>")                                                         \

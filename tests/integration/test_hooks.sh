@@ -1,0 +1,98 @@
+# Hooks (Heat's breakpoints): a resource that the environment's registry
+# stops with pre-create / pre-update / pre-delete pauses before that action,
+# with Heat's events, shows in status, and goes on once `hook-clear` clears
+# the hook; a clear of a hook that is not set is refused.
+# shellcheck shell=bash
+
+HOOK_DATA="$DATA/stacks/env"
+
+# waiting_on NAME RESOURCE HOOK: status lists RESOURCE paused on HOOK
+waiting_on() {
+    status_json "$1" | jq -e --arg r "$2" --arg h "$3" \
+        'any(.waiting_hooks[]; .resource == $r and .hook == $h)' >/dev/null
+}
+
+# has_event NAME RESOURCE REASON
+has_event() {
+    ctl events "$1" -o json | jq -e --arg r "$2" --arg m "$3" \
+        'any(.[]; .resource == $r and .reason == $m)' >/dev/null
+}
+
+stack_status_is() { [ "$(jqr .status <<<"$(status_json "$1")")" = "$2" ]; }
+
+test_hook_pre_create_pauses_until_cleared_with_heats_events() {
+    local name e
+    name=$(stack_name hookcreate)
+    ctl submit "$name" "$HOOK_DATA/hooks.yaml" --param-file "$HOOK_DATA/hooks_env.yaml" >/dev/null
+    cv_wait_until 30 "first to pause on pre-create" waiting_on "$name" first pre-create
+    has_event "$name" first "CREATE paused until Hook pre-create is cleared" ||
+        fail "no pause event"
+    e=$(ctl events "$name" -o json)
+    assert_eq 0 "$(jq '[.[] | select(.resource == "first" and .action == "CREATE")] | length' <<<"$e")" \
+        "first not created while paused"
+    assert_eq INIT_COMPLETE "$(jq -r '.[] | select(.resource == "first") | .action + "_" + .status' <<<"$e")" \
+        "the pause event names the resource's state before its create"
+    assert_eq CREATE_IN_PROGRESS "$(jqr .status <<<"$(status_json "$name")")" "stack waits"
+    ctl hook-clear "$name" first >/dev/null
+    cv_wait_until 30 "the stack to complete" stack_status_is "$name" CREATE_COMPLETE
+    e=$(ctl events "$name" -o json)
+    has_event "$name" first "Hook pre-create is cleared" || fail "no clear event"
+    # Heat's order: paused, cleared, then the create.
+    [ "$(jq '[.[] | .reason] | index("Hook pre-create is cleared")' <<<"$e")" -lt \
+        "$(event_index "$e" first CREATE IN_PROGRESS)" ] || fail "created before the clear"
+    assert_eq "[]" "$(status_json "$name" | jq -c .waiting_hooks)" "nothing waits any more"
+}
+
+test_hook_clear_of_a_hook_not_set_is_refused() {
+    local name out rc=0
+    name=$(stack_name hookrefuse)
+    ctl submit "$name" "$HOOK_DATA/hooks.yaml" --param-file "$HOOK_DATA/hooks_env.yaml" >/dev/null
+    cv_wait_until 30 "first to pause on pre-create" waiting_on "$name" first pre-create
+    out=$(ctl hook-clear "$name" first --hook pre-update 2>&1) || rc=$?
+    assert_eq 2 "$rc" "exit code"
+    assert_match 'The "pre-update" hook is not defined on resource "first"' "$out" message
+    rc=0
+    out=$(ctl hook-clear "$name" second --hook pre-create 2>&1) || rc=$?
+    assert_eq 2 "$rc" "exit code for a resource not waiting"
+    waiting_on "$name" first pre-create || fail "the refused clear changed the pause"
+    ctl hook-clear "$name" first --hook pre-create >/dev/null
+    cv_wait_until 30 "the stack to complete" stack_status_is "$name" CREATE_COMPLETE
+    rc=0
+    ctl hook-clear "$name" first --hook pre-create >/dev/null 2>&1 || rc=$?
+    assert_eq 2 "$rc" "a second clear of the same hook is refused"
+}
+
+test_hook_wildcard_pre_update_and_pre_delete_pause_the_resource() {
+    local name
+    name=$(stack_name hookupdate)
+    ctl submit "$name" "$HOOK_DATA/hooks.yaml" --param-file "$HOOK_DATA/hooks_env.yaml" >/dev/null
+    cv_wait_until 30 "first to pause on pre-create" waiting_on "$name" first pre-create
+    ctl hook-clear "$name" first >/dev/null
+    cv_wait_until 30 "the create to complete" stack_status_is "$name" CREATE_COMPLETE
+    ctl update "$name" "$HOOK_DATA/hooks.yaml" --existing -P value=two >/dev/null
+    cv_wait_until 30 "second (*ond) to pause on pre-update" waiting_on "$name" second pre-update
+    has_event "$name" second "UPDATE paused until Hook pre-update is cleared" ||
+        fail "no pause event"
+    assert_eq one "$(status_json "$name" | jqr .outputs.second)" "not updated while paused"
+    ctl hook-clear "$name" second --hook pre-update >/dev/null
+    cv_wait_until 30 "the update to complete" stack_status_is "$name" UPDATE_COMPLETE
+    assert_eq two "$(status_json "$name" | jqr .outputs.second)" "updated after the clear"
+    ctl delete "$name" >/dev/null
+    cv_wait_until 30 "second to pause on pre-delete" waiting_on "$name" second pre-delete
+    has_event "$name" second "DELETE paused until Hook pre-delete is cleared" ||
+        fail "no pause event"
+    ctl hook-clear "$name" second >/dev/null
+    cv_wait_until 30 "the stack to be deleted" \
+        bash -c "! '$CONVERGECTL' status '$name' >/dev/null 2>&1"
+}
+
+test_hook_on_a_nested_resource_is_cleared_by_its_path() {
+    local name
+    name=$(stack_name hooknested)
+    ctl submit "$name" "$HOOK_DATA/hooks_nested.yaml" \
+        --param-file "$HOOK_DATA/hooks_nested_env.yaml" >/dev/null
+    cv_wait_until 30 "thing/r to pause on pre-create" waiting_on "$name" thing/r pre-create
+    ctl hook-clear "$name" thing/r >/dev/null
+    cv_wait_until 30 "the stack to complete" stack_status_is "$name" CREATE_COMPLETE
+    assert_eq "hi nested!" "$(status_json "$name" | jqr .outputs.greeting)" output
+}
