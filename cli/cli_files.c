@@ -125,8 +125,8 @@ int cli_files_collect(const char *path, json_t *tree, json_t **files)
 /* A registry value naming a template file, read from the environment file's
  * folder `env_dir` (absolute) as heatclient reads it, keyed like the
  * template's own files; the value is rewritten to the key. */
-static int take_registry_file(walk_t *w, const char *fname, const char *where,
-                              const char *env_dir, json_t *holder, const char *k)
+static int take_registry_file(walk_t *w, const char *fname, const char *where, const char *env_dir,
+                              json_t *holder, const char *k)
 {
     const char *value = json_string_value(json_object_get(holder, k));
     if (!value || !cv_rtype_is_template_file(value))

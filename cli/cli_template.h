@@ -1,7 +1,8 @@
 /*
  * cli_template — reading a template and its parameters from the command
- * line (-P name=value, --param-file ENV, repeatable: whole Heat environments), shared by validate, submit and
- * update so that they accept exactly what validate accepts.
+ * line (-P name=value, --param-file ENV: whole Heat environments, repeatable),
+ * shared by validate, submit and update so that they accept exactly what
+ * validate accepts.
  */
 #ifndef CLI_TEMPLATE_H
 #define CLI_TEMPLATE_H

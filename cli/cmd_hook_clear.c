@@ -89,12 +89,13 @@ static int refuse(cli_t *cli, const char *id, const char *resource, const char *
     bool found = false;
     int rc = cli_stack_read(cli, id, &s, &found);
     if (rc == CLI_OK && hook[0])
-        rc = cli_fail(CLI_USAGE, "The \"%s\" hook is not defined on resource \"%s\" of Stack "
-                                 "\"%s\" [%s]",
+        rc = cli_fail(CLI_USAGE,
+                      "The \"%s\" hook is not defined on resource \"%s\" of Stack "
+                      "\"%s\" [%s]",
                       hook, resource, found ? s.name : "", id);
     else if (rc == CLI_OK)
-        rc = cli_fail(CLI_USAGE, "No hook is set on resource \"%s\" of Stack \"%s\" [%s]",
-                      resource, found ? s.name : "", id);
+        rc = cli_fail(CLI_USAGE, "No hook is set on resource \"%s\" of Stack \"%s\" [%s]", resource,
+                      found ? s.name : "", id);
     cli_stack_free(&s);
     return rc;
 }

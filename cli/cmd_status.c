@@ -69,8 +69,8 @@ static json_t *shown_parameters(const cli_def_t *d)
  * hook (the hooks hash, hook_wait.lua) to `out` as {"resource", "hook",
  * "since"}, named by their path from the stack shown (`prefix`), then
  * those of its nested stacks. CLI_OK or CLI_SERVICE. */
-static int hooks_of(cli_t *cli, const char *id, long long traversal, const char *prefix,
-                    int depth, json_t *out)
+static int hooks_of(cli_t *cli, const char *id, long long traversal, const char *prefix, int depth,
+                    json_t *out)
 {
     char key[CV_KEY_MAX];
     cv_key(key, sizeof(key), CV_KEY_HOOKS, id, 0, NULL);

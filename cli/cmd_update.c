@@ -259,13 +259,12 @@ static int update(cli_t *cli, update_t *u)
     if (rc == CLI_OK && u->args.words[1])
         rc = cli_files_collect(u->args.words[1], u->tree, &u->files);
     if (rc == CLI_OK && !u->existing)
-        rc = cli_tpl_input_env(&u->args.in, u->args.words[1],
-                               json_object_get(u->tree, "parameters"), NULL, u->files, &u->env,
-                               &u->given);
+        rc =
+            cli_tpl_input_env(&u->args.in, u->args.words[1], json_object_get(u->tree, "parameters"),
+                              NULL, u->files, &u->env, &u->given);
     if (rc == CLI_OK && !u->existing) {
         cv_env_apply_defaults(u->given, json_object_get(u->env, "parameter_defaults"), u->tree);
-        rc = cli_template_check(u->tree, u->files, u->env, u->args.words[1], u->given,
-                                &u->loaded);
+        rc = cli_template_check(u->tree, u->files, u->env, u->args.words[1], u->given, &u->loaded);
     }
     if (rc == CLI_OK)
         rc = cli_redis_connect(cli);

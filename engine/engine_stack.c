@@ -222,8 +222,8 @@ static void add_environment(const expand_t *x, const cv_tpl_resource_t *res, jso
         return;
     char mapped[512];
     json_t *via = NULL;
-    const json_t *declared = json_object_get(
-        json_object_get(json_object_get(x->tree, "resources"), res->name), "type");
+    const json_t *declared =
+        json_object_get(json_object_get(json_object_get(x->tree, "resources"), res->name), "type");
     if (json_is_string(declared))
         cv_env_resolve_type(registry, json_string_value(declared), res->name, mapped,
                             sizeof(mapped), &via);
@@ -253,8 +253,8 @@ static char *graph_entry(const expand_t *x, int i)
     const char *node = cv_graph_name(x->graph, i);
     const json_t *registry = json_object_get(x->env, "resource_registry");
     unsigned hooks = text && strlen(node) > 2 ? cv_env_hooks(registry, node + 2) : 0;
-    hooks &= node[0] == 'c' ? CV_ENV_HOOK_PRE_DELETE
-                            : CV_ENV_HOOK_PRE_CREATE | CV_ENV_HOOK_PRE_UPDATE;
+    hooks &=
+        node[0] == 'c' ? CV_ENV_HOOK_PRE_DELETE : CV_ENV_HOOK_PRE_CREATE | CV_ENV_HOOK_PRE_UPDATE;
     if (!hooks)
         return text;
     json_t *entry = json_loads(text, 0, NULL);

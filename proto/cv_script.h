@@ -157,7 +157,7 @@ typedef struct cv_stack_begin {
     const char *stack; /* id */
     const char *name;  /* CREATE */
     const char *tpl, *params, *files, *fname;
-    const char *env; /* the stack's environment (JSON); CREATE, UPDATE */
+    const char *env;      /* the stack's environment (JSON); CREATE, UPDATE */
     const char *parent;   /* CREATE of a nested stack: {"stack","resource","depth"} */
     const char *token;    /* a repeat with the same token begins nothing new */
     const char *rollback; /* "1", "0"; NULL or "" keeps the stack's setting */

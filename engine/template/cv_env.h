@@ -52,8 +52,8 @@ int cv_env_merge(json_t *env, json_t *strategies, const json_t *file, const json
  * path of the template-file mapping that ended it, which a nested stack's
  * environment leaves out (cv_env_child).
  */
-void cv_env_resolve_type(const json_t *registry, const char *type, const char *resource,
-                         char *out, size_t size, json_t **via);
+void cv_env_resolve_type(const json_t *registry, const char *type, const char *resource, char *out,
+                         size_t size, json_t **via);
 
 /* Restricted actions and hooks of a resource, from every `resources`
  * pattern (fnmatch, as Heat) that matches its name. */

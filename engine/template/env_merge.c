@@ -212,14 +212,15 @@ int cv_env_merge(json_t *env, json_t *strategies, const json_t *file, const json
             json_array_extend(joined, v);
             rc = json_object_set_new(env, section, joined) ? CV_ENOMEM : 0;
         } else {
-            rc = json_object_set_new(env, section, merge_map(json_object_get(env, section), v,
-                                                             false))
+            rc = json_object_set_new(env, section,
+                                     merge_map(json_object_get(env, section), v, false))
                      ? CV_ENOMEM
                      : 0;
         }
         if (rc)
-            return rc == CV_ENOMEM ? cv_seterr(errstr, errstr_size, rc, "%s: out of memory", m.fname)
-                                   : rc;
+            return rc == CV_ENOMEM
+                       ? cv_seterr(errstr, errstr_size, rc, "%s: out of memory", m.fname)
+                       : rc;
     }
     return 0;
 }

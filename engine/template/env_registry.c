@@ -62,8 +62,8 @@ static size_t gather(const json_t *registry, const char *type, const char *resou
     size_t n = 0;
     if (is_template_name(type))
         out[n++] = (candidate_t){NULL, type, type};
-    const json_t *mine = resource ? json_object_get(json_object_get(registry, "resources"), resource)
-                                  : NULL;
+    const json_t *mine =
+        resource ? json_object_get(json_object_get(registry, "resources"), resource) : NULL;
     const json_t *v = json_object_get(mine, type);
     if (json_is_object(mine) && json_is_string(v))
         out[n++] = (candidate_t){resource, type, json_string_value(v)};
@@ -123,8 +123,8 @@ static bool resolve(const json_t *registry, const char *type, const char *resour
     return true;
 }
 
-void cv_env_resolve_type(const json_t *registry, const char *type, const char *resource,
-                         char *out, size_t size, json_t **via)
+void cv_env_resolve_type(const json_t *registry, const char *type, const char *resource, char *out,
+                         size_t size, json_t **via)
 {
     if (via)
         *via = NULL;

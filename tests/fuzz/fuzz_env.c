@@ -8,7 +8,13 @@
  * parameters the template declares) and handed to a fixed template that
  * declares one parameter of every type, with constraints, so that typed
  * values from a file go through every conversion and check.
+ *
+ * The same bytes are read as a whole environment (cv_env_read, cv_env.h),
+ * merged twice in a row as repeated -e files merge (merge strategies
+ * included), and their registry asked what it maps, which restrictions and
+ * hooks it sets and what a nested stack's environment is.
  */
+#include "cv_env.h"
 #include "cv_error.h"
 #include "cv_template.h"
 #define FUZZ_NAME "fuzz_env"
@@ -88,8 +94,51 @@ static void use(const json_t *params)
     cv_template_free(tpl);
 }
 
+/* The whole environment: read, merged twice, its registry consulted. */
+static void environment(const uint8_t *data, size_t size)
+{
+    char err[1024] = "";
+    json_t *file = cv_env_read((const char *)data, size, "env.yaml", err, sizeof(err));
+    if (!file) {
+        if (!err[0])
+            fail("environment refused without a message", "");
+        return;
+    }
+    json_t *env = json_object(), *strategies = json_object();
+    const json_t *decls = json_object_get(template_tree, "parameters");
+    int rc = cv_env_merge(env, strategies, file, decls, "e1.yaml", err, sizeof(err));
+    if (rc == 0)
+        rc = cv_env_merge(env, strategies, file, decls, "e2.yaml", err, sizeof(err));
+    if (rc != 0 && !err[0])
+        fail("merge refused without a message", cv_err_name(rc));
+    const json_t *registry = json_object_get(env, "resource_registry");
+    static const char *const types[] = {"OS::Heat::Value", "My::Thing", "OS::Nova::Server",
+                                        "x.yaml"};
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        char out[256];
+        json_t *via = NULL;
+        cv_env_resolve_type(registry, types[i], "v", out, sizeof(out), &via);
+        json_t *child = cv_env_child(env, "v", via);
+        (void)cv_env_hooks(json_object_get(child, "resource_registry"), "inner");
+        json_decref(child);
+        json_decref(via);
+    }
+    (void)cv_env_restricted_actions(registry, "v");
+    cv_tpl_opts_t opts = {.env = env};
+    cv_template_t *tpl = NULL;
+    if (cv_template_from_json_opts(template_tree, "fixed.yaml", NULL, &opts, &tpl, err,
+                                   sizeof(err)) != 0 &&
+        !err[0])
+        fail("template refused under the environment without a message", "");
+    cv_template_free(tpl);
+    json_decref(strategies);
+    json_decref(env);
+    json_decref(file);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    environment(data, size);
     /* As convergectl reads -e files: defaults kept apart, then applied. */
     json_t *defaults = json_object();
     json_t *params = load(data, size, defaults);

@@ -95,7 +95,8 @@ static void test_invalid_hook_is_refused_with_heats_message(void **state)
 static void test_invalid_restricted_action_is_refused_with_heats_message(void **state)
 {
     (void)state;
-    assert_null(read_env("resource_registry:\n  resources:\n    a: {restricted_actions: delete}\n"));
+    assert_null(
+        read_env("resource_registry:\n  resources:\n    a: {restricted_actions: delete}\n"));
     assert_non_null(strstr(err, "Invalid restricted_action type \"delete\" for resource, "
                                 "acceptable restricted_action types are: ('update', 'replace')"));
 }
@@ -133,9 +134,10 @@ static void test_merge_strategy_merges_by_type(void **state)
         "parameter_defaults: {s: cd, l: [3], c: z, m: {k2: v2, n: {b: 2}}, n: 3}\n"
         "parameter_merge_strategies: {default: merge, s: merge}\n",
         NULL};
-    const char *decls = "{\"s\": {\"type\": \"string\"}, \"l\": {\"type\": \"comma_delimited_list\"},"
-                        " \"c\": {\"type\": \"comma_delimited_list\"}, \"m\": {\"type\": \"json\"},"
-                        " \"n\": {\"type\": \"number\"}}";
+    const char *decls =
+        "{\"s\": {\"type\": \"string\"}, \"l\": {\"type\": \"comma_delimited_list\"},"
+        " \"c\": {\"type\": \"comma_delimited_list\"}, \"m\": {\"type\": \"json\"},"
+        " \"n\": {\"type\": \"number\"}}";
     /* Strategies are fixed per parameter across the files: the first file
      * (no strategies) fixed overwrite, which a later `default` does not
      * change but a strategy named for the parameter conflicts with. */
@@ -369,12 +371,11 @@ static void test_restricted_actions_match_names_and_wildcards(void **state)
 static void test_child_environment_drills_down_to_the_resource(void **state)
 {
     (void)state;
-    json_t *env = tu_json(
-        "{\"parameters\": {\"gone\": 1}, \"parameter_defaults\": {\"d\": 2},"
-        " \"resource_registry\": {\"OS::Food\": \"fruity.yaml\", \"resources\": {"
-        "  \"a\": {\"OS::Fruit\": \"apples.yaml\", \"hooks\": \"pre-create\"},"
-        "  \"nested\": {\"b\": {\"OS::Fruit\": \"carrots.yaml\"},"
-        "              \"nested_res\": {\"hooks\": \"pre-create\"}}}}}");
+    json_t *env = tu_json("{\"parameters\": {\"gone\": 1}, \"parameter_defaults\": {\"d\": 2},"
+                          " \"resource_registry\": {\"OS::Food\": \"fruity.yaml\", \"resources\": {"
+                          "  \"a\": {\"OS::Fruit\": \"apples.yaml\", \"hooks\": \"pre-create\"},"
+                          "  \"nested\": {\"b\": {\"OS::Fruit\": \"carrots.yaml\"},"
+                          "              \"nested_res\": {\"hooks\": \"pre-create\"}}}}}");
     json_t *child = cv_env_child(env, "nested", NULL);
     assert_json(json_object_get(child, "parameters"), "{}");
     assert_json(json_object_get(child, "parameter_defaults"), "{\"d\": 2}");
@@ -393,10 +394,11 @@ static void test_child_environment_drills_down_to_the_resource(void **state)
 static void test_child_environment_takes_matching_wildcards(void **state)
 {
     (void)state;
-    json_t *env = tu_json("{\"resource_registry\": {\"resources\": {"
-                          " \"nested\": {\"c\": {\"hooks\": \"pre-create\"}},"
-                          " \"nest*\": {\"nested_res\": {\"hooks\": \"pre-create\"}},"
-                          " \"*_doesnt_match_nested\": {\"other\": {\"hooks\": \"pre-create\"}}}}}");
+    json_t *env =
+        tu_json("{\"resource_registry\": {\"resources\": {"
+                " \"nested\": {\"c\": {\"hooks\": \"pre-create\"}},"
+                " \"nest*\": {\"nested_res\": {\"hooks\": \"pre-create\"}},"
+                " \"*_doesnt_match_nested\": {\"other\": {\"hooks\": \"pre-create\"}}}}}");
     json_t *child = cv_env_child(env, "nested", NULL);
     const json_t *resources =
         json_object_get(json_object_get(child, "resource_registry"), "resources");
@@ -410,10 +412,11 @@ static void test_child_environment_takes_matching_wildcards(void **state)
 static void test_child_environment_prefers_the_exact_match(void **state)
 {
     (void)state;
-    json_t *env = tu_json("{\"resource_registry\": {\"resources\": {"
-                          " \"*esource\": {\"hooks\": \"pre-create\"},"
-                          " \"resource\": {\"OS::Fruit\": \"carrots.yaml\", \"hooks\": \"pre-update\"},"
-                          " \"res*\": {\"hooks\": \"pre-create\"}}}}");
+    json_t *env =
+        tu_json("{\"resource_registry\": {\"resources\": {"
+                " \"*esource\": {\"hooks\": \"pre-create\"},"
+                " \"resource\": {\"OS::Fruit\": \"carrots.yaml\", \"hooks\": \"pre-update\"},"
+                " \"res*\": {\"hooks\": \"pre-create\"}}}}");
     json_t *child = cv_env_child(env, "resource", NULL);
     assert_json(json_object_get(json_object_get(child, "resource_registry"), "resources"),
                 "{\"OS::Fruit\": \"carrots.yaml\", \"hooks\": \"pre-update\"}");
@@ -449,9 +452,8 @@ static void test_template_resource_type_is_mapped_by_the_registry(void **state)
                           " \"resources\": {\"n\": {\"My::Nothing\": \"OS::Heat::None\"}}}}");
     cv_tpl_opts_t opts = {.env = env};
     cv_template_t *tpl = NULL;
-    assert_int_equal(cv_template_from_json_opts(tree, "t.yaml", NULL, &opts, &tpl, err,
-                                                sizeof(err)),
-                     0);
+    assert_int_equal(
+        cv_template_from_json_opts(tree, "t.yaml", NULL, &opts, &tpl, err, sizeof(err)), 0);
     assert_string_equal(cv_template_resource(tpl, "v")->type, "OS::Heat::Value");
     assert_string_equal(cv_template_resource(tpl, "n")->type, "OS::Heat::None");
     cv_template_free(tpl);

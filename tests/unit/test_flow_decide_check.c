@@ -714,8 +714,8 @@ static void test_restricted_update_fails_leaving_the_record_as_it_is(void **stat
     assert_kind(o, FAIL);
     assert_string_equal(o->status, "");
     assert_string_equal(o->action, "UPDATE");
-    assert_string_equal(o->reason,
-                        "ResourceActionRestricted: resources.r: update is restricted for resource.");
+    assert_string_equal(
+        o->reason, "ResourceActionRestricted: resources.r: update is restricted for resource.");
     assert_null(o->props);
     assert_null(o->old);
 }
