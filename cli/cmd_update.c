@@ -182,7 +182,7 @@ static int check_immutable(const update_t *u, const char *fname)
     if (!changed[0])
         return CLI_OK;
     return cli_fail(CLI_USAGE,
-                    "%s: parameters: the following parameters are immutable and may not be "
+                    "%s: parameters: The following parameters are immutable and may not be "
                     "updated: %s",
                     fname, changed);
 }

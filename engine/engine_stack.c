@@ -205,6 +205,21 @@ static void batch_start(hset_batch_t *b, const expand_t *x, int which)
     b->nowned = 0;
 }
 
+/* A group's member type as the registry maps it, written into the
+ * definition's resource_def, so that the group knows its members' template
+ * (their attributes) as it knows a member type given as a file. */
+static void map_member_type(const json_t *registry, json_t *d)
+{
+    json_t *member = json_object_get(json_object_get(d, "properties"), "resource_def");
+    const char *type = json_string_value(json_object_get(member, "type"));
+    char mapped[512];
+    if (!type)
+        return;
+    cv_env_resolve_type(registry, type, NULL, mapped, sizeof(mapped), NULL);
+    if (strcmp(mapped, type) != 0)
+        json_object_set_new(member, "type", json_string(mapped));
+}
+
 /* What the environment's registry says about a resource travels in its
  * definition, so that its CHECK jobs need nothing else: the actions an
  * update may not take and, for a resource that is a stack of its own, the
@@ -220,6 +235,8 @@ static void add_environment(const expand_t *x, const cv_tpl_resource_t *res, jso
     const cv_rtype_t *t = cv_rtype_lookup(res->type);
     if (!t || !t->nested || json_object_size(x->env) == 0)
         return;
+    if (strcmp(res->type, "OS::Heat::ResourceGroup") == 0)
+        map_member_type(registry, d);
     char mapped[512];
     json_t *via = NULL;
     const json_t *declared =

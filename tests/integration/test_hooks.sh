@@ -96,3 +96,19 @@ test_hook_on_a_nested_resource_is_cleared_by_its_path() {
     cv_wait_until 30 "the stack to complete" stack_status_is "$name" CREATE_COMPLETE
     assert_eq "hi nested!" "$(status_json "$name" | jqr .outputs.greeting)" output
 }
+
+test_hook_on_a_group_member_by_path_pauses_that_member_only() {
+    local name env
+    name=$(stack_name hookgroup)
+    env=$(mktemp --suffix -hooks.yaml)
+    printf 'resource_registry:\n  resources:\n    group:\n      "1":\n        hooks: pre-create\n' >"$env"
+    ctl submit "$name" "$HOOK_DATA/group.yaml" --param-file "$HOOK_DATA/group_env.yaml" \
+        --param-file "$env" >/dev/null
+    rm -f "$env"
+    cv_wait_until 30 "member 1 to pause on pre-create" waiting_on "$name" group/1 pre-create
+    assert_eq 1 "$(status_json "$name" | jq '.waiting_hooks | length')" "member 0 does not wait"
+    ctl hook-clear "$name" group/1 --hook pre-create >/dev/null
+    cv_wait_until 30 "the stack to complete" stack_status_is "$name" CREATE_COMPLETE
+    assert_eq '["hello srv-0","hello srv-1"]' "$(status_json "$name" | jq -c .outputs.greetings)" \
+        outputs
+}
