@@ -7,11 +7,11 @@
  * die in between.
  */
 #include "cli_commands.h"
+#include "cli_hooks.h"
 #include "cli_stack.h"
 #include "cli_traversal.h"
 
 #include "cv_keys.h"
-#include "cv_redis.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -83,75 +83,16 @@ static int follow_path(cli_t *cli, char *id, const char *path, const char **reso
     return CLI_OK;
 }
 
-static int refuse(cli_t *cli, const char *id, const char *resource, const char *hook)
-{
-    cli_stack_t s;
-    bool found = false;
-    int rc = cli_stack_read(cli, id, &s, &found);
-    if (rc == CLI_OK && hook[0])
-        rc = cli_fail(CLI_USAGE,
-                      "The \"%s\" hook is not defined on resource \"%s\" of Stack "
-                      "\"%s\" [%s]",
-                      hook, resource, found ? s.name : "", id);
-    else if (rc == CLI_OK)
-        rc = cli_fail(CLI_USAGE, "No hook is set on resource \"%s\" of Stack \"%s\" [%s]", resource,
-                      found ? s.name : "", id);
-    cli_stack_free(&s);
-    return rc;
-}
-
-static int publish_check(cli_t *cli, const char *id, const char *traversal, const char *node)
-{
-    cv_msg_t m;
-    memset(&m, 0, sizeof(m));
-    m.type = CV_MSG_CHECK;
-    m.traversal = strtoull(traversal, NULL, 10);
-    m.phase = node[0] == 'c' ? CV_PHASE_CLEANUP : CV_PHASE_UPDATE;
-    snprintf(m.stack, sizeof(m.stack), "%s", id);
-    snprintf(m.resource, sizeof(m.resource), "%s", strlen(node) > 2 ? node + 2 : "");
-    int rc = cli_kafka_connect(cli);
-    rc = rc ? rc : cli_publish_queue(cli, CV_TOPIC_CHECK, &m);
-    return rc ? rc : cli_publish_flush(cli, CV_TOPIC_CHECK);
-}
-
 static int clear(cli_t *cli, const hook_clear_t *h)
 {
-    char id[CV_ID_MAX];
+    char id[CV_ID_MAX], cleared[32];
     const char *resource = NULL;
     int rc = cli_redis_connect(cli);
     rc = rc ? rc : cli_lookup(cli, h->words[0], id);
     rc = rc ? rc : follow_path(cli, id, h->words[1], &resource);
-    if (rc)
-        return rc;
-    char k[3][CV_KEY_MAX];
-    cv_key(k[0], CV_KEY_MAX, CV_KEY_STACK, id, 0, NULL);
-    cv_key(k[1], CV_KEY_MAX, CV_KEY_HOOKS, id, 0, NULL);
-    cv_key(k[2], CV_KEY_MAX, CV_KEY_EVENTS, id, 0, NULL);
-    cv_hook_clear_keys_t keys = {.stack = k[0], .hooks = k[1], .events = k[2]};
-    cv_hook_clear_args_t args = {.resource = resource, .hook = h->hook, .client = "convergectl"};
-    redisReply *r = cli_redis_check(
-        cli, cv_redis_script_sync(cli->redis, CV_SCRIPT_HOOK_CLEAR, keys.v, args.v, 0, NULL, NULL),
-        CLI_R(REDIS_REPLY_ARRAY), "hook_clear");
-    if (!r)
-        return CLI_SERVICE;
-    cv_answer_t answer = cv_reply_answer(CV_SCRIPT_HOOK_CLEAR, r);
-    if (answer == CV_ANSWER_NOHOOK) {
-        freeReplyObject(r);
-        return refuse(cli, id, resource, h->hook);
-    }
-    if (answer != CV_ANSWER_OK || r->elements <= CV_HOOK_CLEAR_R_CLEARED_HOOK) {
-        freeReplyObject(r);
-        return cli_fail(CLI_SERVICE, "hook_clear answered something unexpected");
-    }
-    rc = publish_check(cli, id, cv_reply_str(r, CV_HOOK_CLEAR_R_TRAVERSAL),
-                       cv_reply_str(r, CV_HOOK_CLEAR_R_NODE));
+    rc = rc ? rc : cli_hook_clear(cli, id, resource, h->hook, cleared, sizeof(cleared));
     if (rc == CLI_OK)
-        printf("stack %s: %s: hook %s cleared\n", h->words[0], h->words[1],
-               cv_reply_str(r, CV_HOOK_CLEAR_R_CLEARED_HOOK));
-    else
-        rc = cli_fail(rc, "the hook was cleared; its resource goes on once the reaper "
-                          "publishes its job again");
-    freeReplyObject(r);
+        printf("stack %s: %s: hook %s cleared\n", h->words[0], h->words[1], cleared);
     return rc;
 }
 
