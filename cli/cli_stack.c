@@ -43,6 +43,10 @@ static void set_field(cli_stack_t *s, const char *field, const char *value)
         s->updated = strtod(value, NULL);
     else if (strcmp(field, "outputs") == 0 && !s->outputs)
         s->outputs = json_loads(value, 0, NULL);
+    else if (strcmp(field, "parent") == 0)
+        snprintf(s->parent, sizeof(s->parent), "%s", value);
+    else if (strcmp(field, "parent_resource") == 0)
+        snprintf(s->parent_resource, sizeof(s->parent_resource), "%s", value);
 }
 
 /* HGETALL `key`, checked to be field/value pairs; NULL on failure (reported). */
@@ -107,6 +111,31 @@ int cli_stack_find(cli_t *cli, const char *name, cli_stack_t *s)
     if (rc == CLI_OK && !s->name[0])
         snprintf(s->name, sizeof(s->name), "%s", name);
     return rc;
+}
+
+int cli_stack_resolve(cli_t *cli, const char *name_or_id, char id[CV_ID_MAX])
+{
+    char key[CV_KEY_MAX];
+    cv_key(key, sizeof(key), CV_KEY_STACKS, NULL, 0, NULL);
+    const char *argv[] = {"HGET", key, name_or_id};
+    redisReply *r = cli_redis_argv(cli, CLI_R_STRING_OR_NIL, 3, argv, NULL);
+    if (!r)
+        return CLI_SERVICE;
+    bool named = r->type == REDIS_REPLY_STRING;
+    freeReplyObject(r);
+    if (named || !cli_valid_id(name_or_id))
+        return cli_lookup(cli, name_or_id, id); /* the lookup's checks and messages */
+    cv_key(key, sizeof(key), CV_KEY_STACK, name_or_id, 0, NULL);
+    const char *exists[] = {"EXISTS", key};
+    r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_INTEGER), 2, exists, NULL);
+    if (!r)
+        return CLI_SERVICE;
+    bool found = r->integer == 1;
+    freeReplyObject(r);
+    if (!found)
+        return cli_fail(CLI_USAGE, "stack %s not found", name_or_id);
+    snprintf(id, CV_ID_MAX, "%s", name_or_id);
+    return CLI_OK;
 }
 
 /* The counts hash `r` as an object: resource status -> number. */

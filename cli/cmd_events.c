@@ -199,7 +199,7 @@ static int follow(reader_t *rd, const char *id)
 static int show(cli_t *cli, const cli_stack_args_t *args)
 {
     char id[CV_ID_MAX];
-    int rc = cli_lookup(cli, args->name, id);
+    int rc = cli_stack_resolve(cli, args->name, id);
     if (rc)
         return rc;
     reader_t rd = {.cli = cli, .json = args->json, .lines = args->follow};

@@ -9,6 +9,7 @@
  */
 #include "cli_commands.h"
 #include "cli_output.h"
+#include "cli_stack.h"
 
 #include "cv_keys.h"
 
@@ -243,7 +244,7 @@ static int list(cli_t *cli, const cli_stack_args_t *args)
 {
     char id[CV_ID_MAX];
     json_t *resources = NULL, *names = NULL, *rows = json_array();
-    int rc = cli_lookup(cli, args->name, id);
+    int rc = cli_stack_resolve(cli, args->name, id);
     if (rc == CLI_OK)
         rc = load_template_resources(cli, args->name, id, &resources);
     if (rc == CLI_OK)
