@@ -158,6 +158,28 @@ json_t *cli_stack_counts(cli_t *cli, const char *id)
     return counts;
 }
 
+json_t *cli_stack_children(cli_t *cli, const char *id)
+{
+    char key[CV_KEY_MAX];
+    cv_key(key, sizeof(key), CV_KEY_CHILDREN, id, 0, NULL);
+    const char *argv[] = {"SMEMBERS", key};
+    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 2, argv, NULL);
+    if (!r)
+        return NULL;
+    json_t *children = json_object();
+    for (size_t i = 0; i < r->elements; i++)
+        if (r->element[i]->type == REDIS_REPLY_STRING)
+            json_object_set_new(children, r->element[i]->str, json_true());
+    freeReplyObject(r);
+    return children;
+}
+
+const char *cli_nested_stack_id(const json_t *data, const json_t *children)
+{
+    const char *child = json_string_value(json_object_get(data, "stack"));
+    return child && json_object_get(children, child) ? child : NULL;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Status                                                                   */
 /* ------------------------------------------------------------------------ */

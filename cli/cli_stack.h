@@ -51,6 +51,15 @@ json_t *cli_stack_counts(cli_t *cli, const char *id);
  * failure (reported). */
 json_t *cli_stack_nested(cli_t *cli, const char *id);
 
+/* The children set of the stack: nested stack id -> true, for every stack
+ * its resources created. NULL on failure (reported). */
+json_t *cli_stack_children(cli_t *cli, const char *id);
+
+/* The nested stack a resource version is (template resources,
+ * OS::Heat::Stack, groups): the "stack" of its data (an object) when the
+ * stack's `children` has it; NULL when it is no nested resource. */
+const char *cli_nested_stack_id(const json_t *data, const json_t *children);
+
 /* Whether the traversal has ended: a status that is not *_IN_PROGRESS. */
 bool cli_stack_settled(const cli_stack_t *s);
 

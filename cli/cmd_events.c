@@ -17,9 +17,10 @@
 #define BLOCK_MS "500"
 
 const char cli_events_usage[] =
-    "usage: convergectl events NAME [-o json] [--follow]\n"
+    "usage: convergectl events NAME|ID [-o json] [--follow]\n"
     "\n"
-    "Lists the events of the stack NAME, oldest first, as\n"
+    "Lists the events of the stack NAME (or of the stack with id ID: a nested\n"
+    "stack, whose id is the physical id of its parent's resource), oldest first, as\n"
     "'TIME  RESOURCE  ACTION_STATUS  REASON' (TIME in ISO-8601 UTC).\n"
     "\n"
     "  -o, --output FORMAT  text (default) or json: a list of {\"time\", \"resource\",\n"
