@@ -20,8 +20,8 @@ typedef struct cli_stack {
     char *reason;
     long long traversal, total, done;
     double created, updated;
-    json_t *outputs; /* an object; {} when none */
-    char parent[CV_ID_MAX];           /* a nested stack: its parent's id; else "" */
+    json_t *outputs;                   /* an object; {} when none */
+    char parent[CV_ID_MAX];            /* a nested stack: its parent's id; else "" */
     char parent_resource[CV_NAME_MAX]; /* ...and the parent's resource it is */
 } cli_stack_t;
 

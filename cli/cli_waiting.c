@@ -100,6 +100,11 @@ static void set_seconds(json_t *obj, const char *name, double secs)
     json_object_set_new(obj, name, json_real(round(secs * 1000) / 1000));
 }
 
+static json_t *entry_of(const cli_wait_node_t *n)
+{
+    return json_pack("{s:s, s:s}", "resource", cli_waiting_resource(n->node), "node", n->node);
+}
+
 /* The action's running time: "since" (Unix seconds) and "for". */
 static void set_since(json_t *e, double started, double now)
 {
@@ -163,8 +168,8 @@ static void wait_timed(json_t *e, const version_t *v, double now)
             if (remaining >= 0) {
                 cli_format_duration(remaining, left, sizeof(left));
                 snprintf(reason, sizeof(reason),
-                         "the observer waits for %s: its %s takes %s (%s left)", v->type,
-                         v->action, span, left);
+                         "the observer waits for %s: its %s takes %s (%s left)", v->type, v->action,
+                         span, left);
             } else {
                 cli_format_duration(-remaining, left, sizeof(left));
                 snprintf(reason, sizeof(reason),
@@ -181,55 +186,91 @@ static void wait_timed(json_t *e, const version_t *v, double now)
     json_object_set_new(e, "reason", json_string(reason));
 }
 
-/*
- * HOOKS (issue 11, helper "env"): a resource stopped at a hook before its
- * action. The record is to say so in its data as {"hook": "pre-create"}
- * (the field to confirm when hooks land on main); until then no record
- * carries it and this never applies.
- */
-static bool wait_hook(json_t *e, const version_t *v)
+#define WAIT_CONDITION "OS::Heat::WaitCondition"
+
+/* Paused at a hook of the current traversal (Heat's breakpoints), as the
+ * stack's hooks hash says: Heat's event text, and how to clear it. */
+static bool paused_at_hook(const cli_wait_node_t *n, long long traversal, double now, json_t **out)
 {
-    const char *hook = json_string_value(json_object_get(v->data, "hook"));
-    if (!hook || !hook[0])
+    const char *hook = json_string_value(json_object_get(n->hook, "waiting"));
+    if (!hook || !hook[0] ||
+        (long long)number_of(json_object_get(n->hook, "traversal")) != traversal)
         return false;
-    char reason[512];
-    snprintf(reason, sizeof(reason), "%s paused until Hook %s is cleared", v->action, hook);
+    const char *action = strncmp(hook, "pre-", 4) == 0 ? hook + 4 : hook;
+    char upper[32], reason[512];
+    size_t k = 0;
+    for (; action[k] && k + 1 < sizeof(upper); k++)
+        upper[k] = (char)toupper((unsigned char)action[k]);
+    upper[k] = '\0';
+    snprintf(reason, sizeof(reason),
+             "%s paused until Hook %s is cleared ('convergectl hook-clear STACK %s', or a signal "
+             "{\"unset_hook\": \"%s\"})",
+             upper, hook, cli_waiting_resource(n->node), hook);
+    json_t *e = entry_of(n);
+    json_object_set_new(e, "action", json_string(upper));
+    set_since(e, number_of(json_object_get(n->hook, "since")), now);
     json_object_set_new(e, "waiting_on", json_string("hook"));
     json_object_set_new(e, "hook", json_string(hook));
     json_object_set_new(e, "reason", json_string(reason));
+    *out = e;
     return true;
 }
 
-/*
- * SIGNALS (issue 11, helper "signal"): a resource waiting for signals (an
- * OS::Heat::WaitCondition). The record is to say so in its data as
- * {"signals_wanted": count, "signals": [...] received} (the fields to
- * confirm when WaitCondition lands on main); until then this never applies.
- */
-static bool wait_signal(json_t *e, const version_t *v)
+bool cli_waiting_watches(const json_t *record, char *ref, size_t size)
 {
-    const json_t *wanted = json_object_get(v->data, "signals_wanted");
-    if (!json_is_number(wanted))
+    if (strcmp(field(record, "type"), WAIT_CONDITION) != 0)
         return false;
-    size_t got = json_array_size(json_object_get(v->data, "signals"));
-    char reason[512];
-    snprintf(reason, sizeof(reason), "waits for signals: %zu of %lld received", got,
-             (long long)number_of(wanted));
+    json_t *props = stored_json(record, "props");
+    const char *handle = json_string_value(json_object_get(props, "handle"));
+    bool named = handle && handle[0];
+    if (named)
+        snprintf(ref, size, "%s", handle);
+    json_decref(props);
+    return named;
+}
+
+/* A WaitCondition waits for `count` signals to its handle, at most
+ * `timeout` seconds from its action's start (Heat's HeatWaitCondition). */
+static void wait_signals(json_t *e, const version_t *v, const json_t *props, const json_t *watched,
+                         double now)
+{
+    json_t *count = json_object_get(props, "count");
+    long long wanted = count ? (long long)number_of(count) : 1;
+    double timeout = number_of(json_object_get(props, "timeout"));
+    json_t *data = stored_json(watched, "data");
+    size_t got = json_array_size(json_object_get(data, "signals"));
+    json_decref(data);
+    const char *handle = field(watched, "name");
+    char reason[512], left[32] = "";
+    if (v->started > 0 && timeout > 0) {
+        double remaining = v->started + timeout - now;
+        set_seconds(e, "left", remaining);
+        cli_format_duration(remaining > 0 ? remaining : 0, left, sizeof(left));
+    } else {
+        json_object_set_new(e, "left", json_null());
+    }
+    snprintf(reason, sizeof(reason),
+             "waits for signals to its handle%s%s: %zu of %lld received%s%s%s",
+             handle[0] ? " " : "", handle, got, wanted, left[0] ? " (times out in " : "", left,
+             left[0] ? ")" : "");
     json_object_set_new(e, "waiting_on", json_string("signal"));
+    json_object_set_new(e, "handle", json_string(handle));
     json_object_set_new(e, "signals", json_integer((json_int_t)got));
-    json_object_set_new(e, "signals_wanted", json_integer((json_int_t)number_of(wanted)));
+    json_object_set_new(e, "signals_wanted", json_integer(wanted));
     json_object_set_new(e, "reason", json_string(reason));
-    return true;
 }
 
 /* Why the observers have not completed the action yet. */
-static void observed_reason(json_t *e, const version_t *v, const json_t *children, double now)
+static void observed_reason(json_t *e, const version_t *v, const cli_wait_node_t *n, double now)
 {
     const char *child = json_string_value(json_object_get(v->data, "stack"));
-    if (wait_hook(e, v) || wait_signal(e, v))
-        return;
-    if (is_stack_id(child)) {
-        wait_child(e, child, children);
+    if (!v->replaced && strcmp(v->type, WAIT_CONDITION) == 0 && v->action[0] &&
+        strcmp(v->action, "DELETE") != 0) {
+        json_t *props = stored_json(n->record, "props");
+        wait_signals(e, v, props, n->watched, now);
+        json_decref(props);
+    } else if (is_stack_id(child)) {
+        wait_child(e, child, n->children);
     } else if (json_is_number(json_object_get(v->data, "wait"))) {
         wait_timed(e, v, now);
     } else {
@@ -276,11 +317,6 @@ static bool version_in_progress(const cli_wait_node_t *n, const json_t *data, co
         v->replaced = true;
     }
     return v->replaced;
-}
-
-static json_t *entry_of(const cli_wait_node_t *n)
-{
-    return json_pack("{s:s, s:s}", "resource", cli_waiting_resource(n->node), "node", n->node);
 }
 
 static void set_version(json_t *e, const version_t *v)
@@ -366,8 +402,8 @@ static json_t *sorted(json_t *list, int (*cmp)(const void *, const void *))
 }
 
 /* Sorts each node into in_action, ready or blocked. */
-static void classify(const cli_wait_node_t *n, double now, json_t *in_action, json_t *ready_list,
-                     long long *blocked)
+static void classify(const cli_wait_node_t *n, long long traversal, double now, json_t *in_action,
+                     json_t *ready_list, long long *blocked)
 {
     if (n->done)
         return;
@@ -375,15 +411,18 @@ static void classify(const cli_wait_node_t *n, double now, json_t *in_action, js
     version_t v;
     memset(&v, 0, sizeof(v));
     bool recorded = n->record && version_in_progress(n, data, old, &v);
+    json_t *hooked = NULL;
     if (n->lease) {
         json_array_append_new(in_action, leased(n, &v, recorded, now));
     } else if (!ready(n)) {
         (*blocked)++;
+    } else if (paused_at_hook(n, traversal, now, &hooked)) {
+        json_array_append_new(in_action, hooked);
     } else if (recorded) {
         json_t *e = entry_of(n);
         set_version(e, &v);
         set_since(e, v.started, now);
-        observed_reason(e, &v, n->children, now);
+        observed_reason(e, &v, n, now);
         json_array_append_new(in_action, e);
     } else {
         json_t *e = entry_of(n);
@@ -428,7 +467,7 @@ json_t *cli_waiting_analyse(const cli_wait_stack_t *s, const cli_wait_node_t *no
     json_t *in_action = json_array(), *ready_list = json_array();
     long long blocked = 0;
     for (size_t i = 0; s->expanded == s->traversal && i < n; i++)
-        classify(&nodes[i], now, in_action, ready_list, &blocked);
+        classify(&nodes[i], s->traversal, now, in_action, ready_list, &blocked);
     json_object_set_new(doc, "in_action", sorted(in_action, by_since));
     json_object_set_new(doc, "ready", sorted(ready_list, by_resource));
     json_object_set_new(doc, "blocked", json_integer(blocked));

@@ -7,11 +7,13 @@
  * For every node not done whose predecessors are all done:
  *   - its resource's lease is held: an engine is acting on it now, under
  *     that worker's lease;
+ *   - else it is paused at a hook of the current traversal (the stack's
+ *     hooks hash says so): it waits for the hook to be cleared;
  *   - else its action is recorded in progress (an update node's resource,
  *     a cleanup node's resource or replaced version being deleted): the
  *     observers are waiting for the type, and the record says on what (a
  *     TestResource's wait and the time left, a nested stack and its status,
- *     a hook, a signal);
+ *     a WaitCondition's signals and its timeout);
  *   - else it is ready but not taken: its CHECK job is published and no
  *     worker holds its lease yet.
  * A resource whose node still waits for predecessors counts as blocked,
@@ -31,28 +33,34 @@
 
 /* The stack, from its status record. */
 typedef struct cli_wait_stack {
-    const char *status;     /* CREATE_IN_PROGRESS, ... */
-    long long traversal;    /* the current traversal */
-    long long expanded;     /* the traversal whose graph stands (0: none) */
-    long long total, done;  /* graph nodes */
-    double progress;        /* when its work last moved, Unix seconds (0: never) */
-    double updated;         /* when the traversal began */
+    const char *status;    /* CREATE_IN_PROGRESS, ... */
+    long long traversal;   /* the current traversal */
+    long long expanded;    /* the traversal whose graph stands (0: none) */
+    long long total, done; /* graph nodes */
+    double progress;       /* when its work last moved, Unix seconds (0: never) */
+    double updated;        /* when the traversal began */
 } cli_wait_stack_t;
 
 /* One graph node of the current traversal, as read. */
 typedef struct cli_wait_node {
-    const char *node;         /* "u/web" (update) or "c/web" (cleanup) */
-    long long preds;          /* predecessors, from its graph entry; < 0 unreadable */
-    long long satisfied;      /* entries in its sync point */
-    bool done;                /* in the done set */
-    const char *lease;        /* the lease holder's token "<worker>:<n>"; NULL: free */
-    long long lease_ttl_ms;   /* the lease's PTTL */
-    const json_t *record;     /* the resource's record: an object of the stored strings
-                                 (status, action, type, physical_id, traversal, started,
-                                 data, old); NULL when it has none */
-    const json_t *children;   /* the child stacks the record names (nested resources):
-                                 id -> {"exists": bool, "name", "status", "reason",
-                                 "done", "total"}; NULL: none read */
+    const char *node;       /* "u/web" (update) or "c/web" (cleanup) */
+    long long preds;        /* predecessors, from its graph entry; < 0 unreadable */
+    long long satisfied;    /* entries in its sync point */
+    bool done;              /* in the done set */
+    const char *lease;      /* the lease holder's token "<worker>:<n>"; NULL: free */
+    long long lease_ttl_ms; /* the lease's PTTL */
+    const json_t *record;   /* the resource's record: an object of the stored strings
+                               (status, action, type, physical_id, traversal, started,
+                               data, old); NULL when it has none */
+    const json_t *children; /* the child stacks the record names (nested resources):
+                               id -> {"exists": bool, "name", "status", "reason",
+                               "done", "total"}; NULL: none read */
+    const json_t *hook;     /* the resource's entry of the stack's hooks hash, parsed
+                               ({"traversal", "waiting": hook, "since", ...}); NULL:
+                               none */
+    const json_t *watched;  /* a resource waiting for another's signals (a
+                               WaitCondition): that one's record ({"name", "type",
+                               "physical_id", "data"}, strings as stored); NULL: none */
 } cli_wait_node_t;
 
 /* What the stack waits on, as the document `status -o json` shows under
@@ -70,5 +78,12 @@ const char *cli_waiting_resource(const char *node);
  * replaced versions' data, when a stack id. What cli_waiting_io reads as
  * the node's `children`. A new array of strings. */
 json_t *cli_waiting_child_ids(const json_t *record);
+
+/* Whether the record is of a resource that waits for another's signals (an
+ * OS::Heat::WaitCondition); `ref` is then the physical id of the one it
+ * waits for (its `handle` property), to be found among the resources it
+ * depends on, as the observer finds it. What cli_waiting_io reads as the
+ * node's `watched`. */
+bool cli_waiting_watches(const json_t *record, char *ref, size_t size);
 
 #endif

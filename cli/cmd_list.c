@@ -286,15 +286,14 @@ static void print_text(const json_t *rows, bool nested)
         cli_format_duration(json_real_value(json_object_get(r, "age")), age, sizeof(age));
         json_int_t depth = json_integer_value(json_object_get(r, "depth"));
         json_t *line = json_array();
-        json_array_append_new(line, json_sprintf("%*s%s", (int)(2 * depth), "",
-                                                 str_field(r, "name")));
+        json_array_append_new(line,
+                              json_sprintf("%*s%s", (int)(2 * depth), "", str_field(r, "name")));
         json_array_append(line, json_object_get(r, "id"));
         json_array_append(line, json_object_get(r, "status"));
-        json_array_append_new(line, json_sprintf("%lld/%lld",
-                                                 (long long)json_integer_value(
-                                                     json_object_get(r, "done")),
-                                                 (long long)json_integer_value(
-                                                     json_object_get(r, "total"))));
+        json_array_append_new(
+            line,
+            json_sprintf("%lld/%lld", (long long)json_integer_value(json_object_get(r, "done")),
+                         (long long)json_integer_value(json_object_get(r, "total"))));
         json_array_append_new(line, json_string(age));
         if (nested)
             json_array_append(line, json_object_get(r, "parent_resource"));

@@ -38,7 +38,8 @@ static json_t *output_doc(const char *key, const json_t *def, const json_t *valu
     const char *description = json_string_value(json_object_get(def, "description"));
     json_t *value = json_object_get(values, key);
     return json_pack("{s:s, s:O, s:s}", "output_key", key, "output_value",
-                     value ? value : json_null(), "description", description ? description : "No description given");
+                     value ? value : json_null(), "description",
+                     description ? description : "No description given");
 }
 
 static void print_text(const json_t *doc)

@@ -193,9 +193,10 @@ static json_t *resource_doc(const found_t *f)
 static void print_text(const json_t *doc)
 {
     static const char *const fields[] = {
-        "name",       "stack",      "type", "status",     "reason",      "physical_id",
-        "nested_stack_id", "properties", "attributes", "data", "depends_on", "required_by",
-        "uuid",       "traversal",  "worker", "policy",   "replaced",    NULL};
+        "name",        "stack",           "type",       "status",     "reason",
+        "physical_id", "nested_stack_id", "properties", "attributes", "data",
+        "depends_on",  "required_by",     "uuid",       "traversal",  "worker",
+        "policy",      "replaced",        NULL};
     cli_show_fields(doc, fields);
 }
 

@@ -58,10 +58,8 @@ const char cli_status_usage[] =
 
 enum { OPT_STALLED_AFTER = 200 };
 
-static const cli_opt_t status_opts[] = {CLI_HELP_OPT,
-                                        CLI_OUTPUT_OPT,
-                                        {OPT_STALLED_AFTER, "--stalled-after", NULL, true},
-                                        CLI_OPTS_END};
+static const cli_opt_t status_opts[] = {
+    CLI_HELP_OPT, CLI_OUTPUT_OPT, {OPT_STALLED_AFTER, "--stalled-after", NULL, true}, CLI_OPTS_END};
 
 typedef struct status_args {
     const char *name;
@@ -104,8 +102,8 @@ static void print_json(const cli_stack_t *s, json_t *counts, json_t *nested, jso
     json_object_set_new(doc, "parent", cli_json_str(s->parent));
     json_object_set_new(doc, "parent_resource", cli_json_str(s->parent_resource));
     json_object_set(doc, "nested", nested);
-    json_object_set_new(doc, "stalled", json_boolean(json_is_true(json_object_get(waiting,
-                                                                                  "stalled"))));
+    json_object_set_new(doc, "stalled",
+                        json_boolean(json_is_true(json_object_get(waiting, "stalled"))));
     json_object_set_new(doc, "waiting", waiting ? json_incref(waiting) : json_null());
     cli_print_json(doc);
     json_decref(doc);
@@ -143,8 +141,8 @@ static void print_in_action(const json_t *list)
     json_t *e;
     json_array_foreach(list, i, e)
     {
-        size_t n = strlen(str(e, "resource")) + (json_is_true(json_object_get(e, "replaced")) ? 11
-                                                                                              : 0);
+        size_t n =
+            strlen(str(e, "resource")) + (json_is_true(json_object_get(e, "replaced")) ? 11 : 0);
         width = n > width ? n : width;
     }
     json_array_foreach(list, i, e)

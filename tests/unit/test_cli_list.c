@@ -88,8 +88,8 @@ static void test_statuses_given_by_comma_and_repeated_are_any_of(void **state)
     (void)state;
     cli_list_filter_t f;
     cli_list_filter_init(&f);
-    assert_int_equal(0, cli_list_filter_add_status(&f, "create_complete,UPDATE_COMPLETE", err,
-                                                   sizeof(err)));
+    assert_int_equal(
+        0, cli_list_filter_add_status(&f, "create_complete,UPDATE_COMPLETE", err, sizeof(err)));
     assert_int_equal(0, cli_list_filter_add_status(&f, "ROLLBACK_COMPLETE", err, sizeof(err)));
     assert_int_equal(3, json_array_size(f.statuses));
     assert_true(keeps(&f, "a", "CREATE_COMPLETE", 0));
@@ -104,8 +104,8 @@ static void test_an_unknown_status_is_refused_by_name(void **state)
     (void)state;
     cli_list_filter_t f;
     cli_list_filter_init(&f);
-    assert_int_equal(-1, cli_list_filter_add_status(&f, "CREATE_COMPLETE,CRAETE_FAILED", err,
-                                                    sizeof(err)));
+    assert_int_equal(
+        -1, cli_list_filter_add_status(&f, "CREATE_COMPLETE,CRAETE_FAILED", err, sizeof(err)));
     assert_contains(err, "'CRAETE_FAILED' is not a stack status");
     assert_int_equal(-1, cli_list_filter_add_status(&f, "DONE", err, sizeof(err)));
     assert_contains(err, "'DONE'");

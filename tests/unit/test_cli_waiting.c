@@ -138,9 +138,9 @@ static void test_a_lease_held_on_a_blocked_node_is_an_older_action_running(void 
     cli_wait_stack_t s = acting();
     cli_wait_node_t n = node("u/web", 1, 0);
     n.lease = "engine-1:3";
-    json_t *rec = json_pack("{s:s, s:s, s:s, s:s, s:s}", "status", "CREATE_IN_PROGRESS", "action",
-                            "CREATE", "type", "OS::Heat::None", "traversal", "1", "started",
-                            "990.5");
+    json_t *rec =
+        json_pack("{s:s, s:s, s:s, s:s, s:s}", "status", "CREATE_IN_PROGRESS", "action", "CREATE",
+                  "type", "OS::Heat::None", "traversal", "1", "started", "990.5");
     n.record = rec;
     json_t *w = analyse(&s, &n, 1);
     json_t *e = json_array_get(json_object_get(w, "in_action"), 0);
@@ -233,10 +233,10 @@ static void test_a_nested_resource_names_its_child_stack_and_status(void **state
     (void)state;
     cli_wait_stack_t s = acting();
     cli_wait_node_t n = node("u/app", 0, 0);
-    json_t *rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "status", "CREATE_IN_PROGRESS",
-                            "action", "CREATE", "type", "server.yaml", "physical_id",
-                            "00112233aabbccdd", "started", "995",
-                            "data", "{\"stack\":\"00112233aabbccdd\",\"traversal\":1}");
+    json_t *rec =
+        json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "status", "CREATE_IN_PROGRESS", "action",
+                  "CREATE", "type", "server.yaml", "physical_id", "00112233aabbccdd", "started",
+                  "995", "data", "{\"stack\":\"00112233aabbccdd\",\"traversal\":1}");
     json_t *children = tu_json("{\"00112233aabbccdd\": {\"exists\": true, \"name\": "
                                "\"top-app-00112233aabb\", \"status\": \"CREATE_IN_PROGRESS\", "
                                "\"reason\": \"Stack CREATE started\", \"done\": 1, \"total\": 3}}");
@@ -279,13 +279,13 @@ static void test_a_cleanup_waits_on_the_replaced_version_being_deleted(void **st
     (void)state;
     cli_wait_stack_t s = acting();
     cli_wait_node_t n = node("c/db", 1, 1);
-    json_t *rec = json_pack(
-        "{s:s, s:s, s:s, s:s, s:s}", "status", "UPDATE_COMPLETE", "action", "UPDATE", "type",
-        "OS::Heat::TestResource", "physical_id", "new", "old",
-        "[{\"uuid\":\"u1\",\"physical_id\":\"older\",\"type\":\"OS::Heat::TestResource\","
-        "\"status\":\"DELETE_IN_PROGRESS\",\"started\":996,\"data\":{\"wait\":10}},"
-        "{\"uuid\":\"u2\",\"physical_id\":\"old\",\"type\":\"OS::Heat::TestResource\","
-        "\"status\":\"DELETE_IN_PROGRESS\",\"started\":998,\"data\":{\"wait\":10}}]");
+    json_t *rec =
+        json_pack("{s:s, s:s, s:s, s:s, s:s}", "status", "UPDATE_COMPLETE", "action", "UPDATE",
+                  "type", "OS::Heat::TestResource", "physical_id", "new", "old",
+                  "[{\"uuid\":\"u1\",\"physical_id\":\"older\",\"type\":\"OS::Heat::TestResource\","
+                  "\"status\":\"DELETE_IN_PROGRESS\",\"started\":996,\"data\":{\"wait\":10}},"
+                  "{\"uuid\":\"u2\",\"physical_id\":\"old\",\"type\":\"OS::Heat::TestResource\","
+                  "\"status\":\"DELETE_IN_PROGRESS\",\"started\":998,\"data\":{\"wait\":10}}]");
     n.record = rec;
     json_t *w = analyse(&s, &n, 1);
     json_t *e = json_array_get(json_object_get(w, "in_action"), 0);
@@ -376,20 +376,86 @@ static void test_a_traversal_that_just_began_is_not_stalled(void **state)
     json_decref(w);
 }
 
-static void test_a_hook_in_the_record_is_a_hook_wait(void **state)
+static void test_a_resource_paused_at_a_hook_waits_for_it_to_be_cleared(void **state)
 {
     (void)state;
     cli_wait_stack_t s = acting();
     cli_wait_node_t n = node("u/a", 0, 0);
-    json_t *rec = json_pack("{s:s, s:s, s:s, s:s}", "status", "CREATE_IN_PROGRESS", "action",
-                            "CREATE", "type", "OS::Heat::None", "data",
-                            "{\"hook\":\"pre-create\"}");
-    n.record = rec;
+    json_t *hook = tu_json("{\"traversal\": \"2\", \"waiting\": \"pre-create\", "
+                           "\"since\": \"995.5\", \"node\": \"u/a\", \"action\": \"INIT\"}");
+    n.hook = hook;
     json_t *w = analyse(&s, &n, 1);
     json_t *e = json_array_get(json_object_get(w, "in_action"), 0);
     assert_string_equal(str(e, "waiting_on"), "hook");
-    assert_string_equal(str(e, "reason"), "CREATE paused until Hook pre-create is cleared");
+    assert_string_equal(str(e, "hook"), "pre-create");
+    assert_string_equal(str(e, "action"), "CREATE");
+    assert_true(num(e, "for") == 4.5);
+    assert_contains(str(e, "reason"), "CREATE paused until Hook pre-create is cleared");
+    assert_contains(str(e, "reason"), "convergectl hook-clear STACK a");
+    assert_int_equal(0, json_array_size(json_object_get(w, "ready")));
     json_decref(w);
+    json_decref(hook);
+}
+
+static void test_a_hook_of_an_older_traversal_or_cleared_is_no_wait(void **state)
+{
+    (void)state;
+    cli_wait_stack_t s = acting();
+    cli_wait_node_t n[] = {node("u/a", 0, 0), node("u/b", 0, 0)};
+    json_t *old = tu_json("{\"traversal\": \"1\", \"waiting\": \"pre-create\"}");
+    json_t *cleared = tu_json("{\"traversal\": \"2\", \"cleared\": [\"pre-create\"]}");
+    n[0].hook = old;
+    n[1].hook = cleared;
+    json_t *w = analyse(&s, n, 2);
+    assert_int_equal(0, json_array_size(json_object_get(w, "in_action")));
+    assert_int_equal(2, json_array_size(json_object_get(w, "ready")));
+    json_decref(w);
+    json_decref(old);
+    json_decref(cleared);
+}
+
+static json_t *wait_condition(const char *started)
+{
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "status", "CREATE_IN_PROGRESS", "action",
+                     "CREATE", "type", "OS::Heat::WaitCondition", "started", started, "props",
+                     "{\"handle\":\"h-1\",\"timeout\":60,\"count\":2}", "data", "{}");
+}
+
+static void test_a_wait_condition_counts_the_signals_its_handle_received(void **state)
+{
+    (void)state;
+    cli_wait_stack_t s = acting();
+    cli_wait_node_t n = node("u/wait", 1, 1);
+    json_t *rec = wait_condition("990");
+    json_t *handle = json_pack("{s:s, s:s, s:s, s:s}", "name", "handle", "type",
+                               "OS::Heat::WaitConditionHandle", "physical_id", "h-1", "data",
+                               "{\"signals\":[{\"id\":\"1\",\"status\":\"SUCCESS\"}]}");
+    n.record = rec;
+    n.watched = handle;
+    json_t *w = analyse(&s, &n, 1);
+    json_t *e = json_array_get(json_object_get(w, "in_action"), 0);
+    assert_string_equal(str(e, "waiting_on"), "signal");
+    assert_int_equal(1, json_integer_value(json_object_get(e, "signals")));
+    assert_int_equal(2, json_integer_value(json_object_get(e, "signals_wanted")));
+    assert_true(num(e, "left") == 50.0);
+    assert_string_equal(str(e, "reason"),
+                        "waits for signals to its handle handle: 1 of 2 received (times out in "
+                        "50s)");
+    json_decref(w);
+    json_decref(handle);
+    json_decref(rec);
+}
+
+static void test_a_wait_condition_names_what_it_watches(void **state)
+{
+    (void)state;
+    char ref[64] = "";
+    json_t *rec = wait_condition("990");
+    assert_true(cli_waiting_watches(rec, ref, sizeof(ref)));
+    assert_string_equal(ref, "h-1");
+    json_decref(rec);
+    rec = test_resource("CREATE_IN_PROGRESS", "990", "{}");
+    assert_false(cli_waiting_watches(rec, ref, sizeof(ref)));
     json_decref(rec);
 }
 
@@ -432,7 +498,10 @@ int main(void)
         cmocka_unit_test(test_actions_are_listed_longest_running_first),
         cmocka_unit_test(test_no_progress_past_the_threshold_is_a_stall),
         cmocka_unit_test(test_a_traversal_that_just_began_is_not_stalled),
-        cmocka_unit_test(test_a_hook_in_the_record_is_a_hook_wait),
+        cmocka_unit_test(test_a_resource_paused_at_a_hook_waits_for_it_to_be_cleared),
+        cmocka_unit_test(test_a_hook_of_an_older_traversal_or_cleared_is_no_wait),
+        cmocka_unit_test(test_a_wait_condition_counts_the_signals_its_handle_received),
+        cmocka_unit_test(test_a_wait_condition_names_what_it_watches),
         cmocka_unit_test(test_child_ids_come_from_the_data_of_every_version),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
