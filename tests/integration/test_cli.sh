@@ -3,6 +3,7 @@
 # their parent resource's physical id, why a stack in progress waits, and the
 # exit codes for what does not exist.
 # shellcheck shell=bash
+# shellcheck disable=SC2016 # jq programs name their $arguments in single quotes
 
 CLI_DATA="$DATA/stacks/cli"
 CLI_P=${CONVERGE_PREFIX:-cv:}
@@ -240,4 +241,29 @@ test_cli_read_verbs_exit_2_for_what_does_not_exist() {
     assert_eq 2 "$(cli_rc status)" "status without a stack"
     assert_eq 2 "$(cli_rc resource-show "$absent")" "resource-show without a resource"
     assert_eq 2 "$(cli_rc list --bogus)" "an unknown option"
+}
+
+# SIGSTOP / SIGCONT to every engine of the deployment.
+cli_engines_signal() { # SIG
+    local f
+    for f in "$STATE"/pids/engine-*.pid; do kill "-$1" "$(cat "$f")" 2>/dev/null || true; done
+}
+
+cli_complete() { [ "$(status_json "$1" | jqr .status)" = CREATE_COMPLETE ]; }
+
+test_cli_status_says_a_traversal_waits_for_its_expansion() {
+    local name w
+    name=$(stack_name cli-expand)
+    cli_engines_signal STOP
+    trap 'cli_engines_signal CONT' EXIT
+    ctl submit "$name" "$DATA/stacks/chain.yaml" >/dev/null
+    w=$(cli_waiting "$name")
+    assert_eq expanding "$(jqr .phase <<<"$w")" "no engine expanded it"
+    assert_match "STACK job" "$(jqr .reason <<<"$w")" "reason"
+    assert_eq 0 "$(jq '.in_action + .ready | length' <<<"$w")" "nothing acted on"
+    assert_match "waiting: +the traversal's graph is not written yet" "$(ctl status "$name")" "text"
+    cli_engines_signal CONT
+    trap - EXIT
+    cv_wait_until 60 "the stack to complete once the engines run" cli_complete "$name"
+    assert_eq null "$(cli_waiting "$name")" "a settled stack waits on nothing"
 }
