@@ -313,6 +313,9 @@ static void on_load(cv_redis_t *r, redisReply *rep, void *ud)
         cv_observe_outcome_clear(&o->out);
         recheck(o);
         break;
+    case CV_OBSERVE_FAILED: /* abandoned by mark-unhealthy: nothing to look at */
+        node_failed(o);
+        break;
     default: /* LOOK, LOOK_CLEANUP, LOOK_WATCH */
         cv_observe_outcome_clear(&o->out);
         read_children_then_look(o);

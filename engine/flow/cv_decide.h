@@ -71,6 +71,8 @@
 
 /* Longest pause between two looks at a resource that is in progress. */
 #define CV_MAX_LOOK_INTERVAL_MS 5000
+/* Longest pause between two looks of a watch (an older action in flight). */
+#define CV_WATCH_LOOK_INTERVAL_MS 1000
 
 /* ---- CHECK ---- */
 

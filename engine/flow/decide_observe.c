@@ -107,6 +107,14 @@ static bool in_flight(const cv_record_t *rec)
            strcmp(rec->status, "UPDATE_IN_PROGRESS") == 0;
 }
 
+/* A resource marked unhealthy (convergectl mark-unhealthy) while the
+ * action of this job's traversal was in flight. */
+static bool abandoned(const cv_msg_t *job, const cv_record_t *rec)
+{
+    return rec->exists && strcmp(rec->status, "CHECK_FAILED") == 0 &&
+           rec->traversal == job->traversal;
+}
+
 static void classify(const cv_msg_t *job, const cv_record_t *rec, cv_observe_outcome_t *out)
 {
     bool cleanup = job->phase == CV_PHASE_CLEANUP;
@@ -126,6 +134,13 @@ static void classify(const cv_msg_t *job, const cv_record_t *rec, cv_observe_out
     }
     if (cleanup && strcmp(rec->version, out->version) == 0) {
         out->kind = CV_OBSERVE_LOOK_CLEANUP;
+        return;
+    }
+    if (!cleanup && abandoned(job, rec)) {
+        /* This traversal's own action, abandoned by mark-unhealthy: the
+         * resource counts as failed, and so does its node. */
+        failed(out, job, rec, rec->reason[0] ? rec->reason : "marked unhealthy");
+        out->version[0] = '\0';
         return;
     }
     /* A newer action owns the resource, or the outcome is recorded failed.
@@ -246,8 +261,13 @@ static void settle_watch(const cv_msg_t *job, const cv_record_t *rec, const cv_l
                          double now, cv_observe_outcome_t *out)
 {
     settle_current(job, rec, look, now, out);
-    if (out->kind == CV_OBSERVE_WAIT)
+    if (out->kind == CV_OBSERVE_WAIT) {
+        /* Look at least every second: an operator's mark-unhealthy ends
+         * the wait, and this traversal should not sit out a long one. */
+        if (out->delay_ms > CV_WATCH_LOOK_INTERVAL_MS)
+            out->delay_ms = CV_WATCH_LOOK_INTERVAL_MS;
         return;
+    }
     if (out->kind == CV_OBSERVE_FAILED) {
         out->attrs = strdup("");
         out->data = strdup("");
