@@ -27,6 +27,8 @@ static const cli_command_t commands[] = {
      cli_cmd_converge},
     {"observe", "have the observers look at a stack's resources now", cli_observe_usage,
      cli_cmd_observe},
+    {"mark-unhealthy", "mark a resource CHECK_FAILED: the next update replaces it",
+     cli_mark_unhealthy_usage, cli_cmd_mark_unhealthy},
     {"status", "show a stack's status, progress and outputs", cli_status_usage, cli_cmd_status},
     /* Read-side verbs (issue 11). */
     {"list", "list the stacks, with status, progress and age", cli_list_usage, cli_cmd_list},
@@ -55,7 +57,7 @@ static void print_usage(void)
            "\n"
            "Commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
-        printf("  %-13s %s\n", commands[i].name, commands[i].summary);
+        printf("  %-14s %s\n", commands[i].name, commands[i].summary);
     printf("\n"
            "Global options:\n"
            "  --redis URL      Redis, redis://HOST:PORT/DB\n"
