@@ -83,6 +83,7 @@ typedef struct version {
     const char *action, *type, *physical_id;
     double started; /* 0: unknown */
     const json_t *data;
+    long long traversal; /* that took the action; 0: unknown */
     bool replaced;
 } version_t;
 
@@ -98,6 +99,20 @@ static double number_of(const json_t *v)
 static void set_seconds(json_t *obj, const char *name, double secs)
 {
     json_object_set_new(obj, name, json_real(round(secs * 1000) / 1000));
+}
+
+/* An action an older traversal began, which this one waits to end before
+ * it acts on the resource itself (Heat's retrigger): said in the reason. */
+static void note_older(json_t *e, const version_t *v, long long traversal)
+{
+    json_object_set_new(e, "traversal", json_integer(v->traversal));
+    if (v->traversal <= 0 || v->traversal >= traversal)
+        return;
+    char reason[768];
+    snprintf(reason, sizeof(reason),
+             "%s — an action of traversal %lld, which this traversal lets end before it acts",
+             json_string_value(json_object_get(e, "reason")), v->traversal);
+    json_object_set_new(e, "reason", json_string(reason));
 }
 
 static json_t *entry_of(const cli_wait_node_t *n)
@@ -296,6 +311,7 @@ static bool version_in_progress(const cli_wait_node_t *n, const json_t *data, co
         v->type = field(n->record, "type");
         v->physical_id = field(n->record, "physical_id");
         v->started = strtod(field(n->record, "started"), NULL);
+        v->traversal = strtoll(field(n->record, "traversal"), NULL, 10);
         v->data = data;
         return true;
     }
@@ -423,6 +439,7 @@ static void classify(const cli_wait_node_t *n, long long traversal, double now, 
         set_version(e, &v);
         set_since(e, v.started, now);
         observed_reason(e, &v, n, now);
+        note_older(e, &v, traversal);
         json_array_append_new(in_action, e);
     } else {
         json_t *e = entry_of(n);

@@ -182,6 +182,23 @@ static void test_a_recorded_wait_says_how_long_and_how_much_is_left(void **state
     json_decref(rec);
 }
 
+static void test_an_older_traversals_action_is_let_end_first(void **state)
+{
+    (void)state;
+    cli_wait_stack_t s = acting();
+    cli_wait_node_t n = node("u/slow", 0, 0);
+    json_t *rec = test_resource("CREATE_IN_PROGRESS", "998", "{\"wait\":5}");
+    json_object_set_new(rec, "traversal", json_string("1"));
+    n.record = rec;
+    json_t *w = analyse(&s, &n, 1);
+    json_t *e = json_array_get(json_object_get(w, "in_action"), 0);
+    assert_int_equal(1, json_integer_value(json_object_get(e, "traversal")));
+    assert_contains(str(e, "reason"),
+                    "its CREATE takes 5.0s (3.0s left) — an action of traversal 1");
+    json_decref(w);
+    json_decref(rec);
+}
+
 static void test_a_wait_past_due_says_so(void **state)
 {
     (void)state;
@@ -487,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_a_held_lease_names_the_engine_acting),
         cmocka_unit_test(test_a_lease_held_on_a_blocked_node_is_an_older_action_running),
         cmocka_unit_test(test_a_recorded_wait_says_how_long_and_how_much_is_left),
+        cmocka_unit_test(test_an_older_traversals_action_is_let_end_first),
         cmocka_unit_test(test_a_wait_past_due_says_so),
         cmocka_unit_test(test_a_wait_forever_has_no_time_left),
         cmocka_unit_test(test_a_type_with_no_known_wait_is_waited_for_by_name),
