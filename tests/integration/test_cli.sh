@@ -267,3 +267,19 @@ test_cli_status_says_a_traversal_waits_for_its_expansion() {
     cv_wait_until 60 "the stack to complete once the engines run" cli_complete "$name"
     assert_eq null "$(cli_waiting "$name")" "a settled stack waits on nothing"
 }
+
+# The reason `status` gives for RESOURCE of NAME matches REGEX.
+cli_reason_matches() { # NAME RESOURCE REGEX
+    [[ $(cli_waiting "$1" | jqr --arg r "$2" '.in_action[]? | select(.resource == $r) | .reason') =~ $3 ]]
+}
+
+test_cli_status_names_an_older_traversals_action_an_update_lets_end() {
+    local name
+    name=$(stack_name cli-older)
+    ctl submit "$name" "$CLI_DATA/waiting.yaml" -P wait=20 >/dev/null
+    cv_wait_until 30 "slow to wait on its type" cli_waits_on "$name" slow type
+    ctl update "$name" --existing -P wait=1 >/dev/null
+    cv_wait_until 30 "slow's reason to name the create of traversal 1" cli_reason_matches "$name" \
+        slow "its CREATE takes 20s .* an action of traversal 1, which this traversal lets end"
+    assert_eq UPDATE_IN_PROGRESS "$(status_json "$name" | jqr .status)" "the update waits"
+}
