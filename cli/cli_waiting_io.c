@@ -374,14 +374,39 @@ static int read_watched(reading_t *rd)
 /*
  * HOOKS (issue 11, helper "env"): the stack's hooks hash ({<stack>}:hooks,
  * resource -> JSON {"traversal", "waiting": hook, "since", ...}, written by
- * hook_wait.lua) says which resources are paused at a hook. Its key kind is
- * not on main yet: once it is, read it here (one HGETALL) and give each
- * node its resource's entry, parsed, as `hook` (held in rd->hold);
- * cli_waiting_analyse (unit-tested with such entries) does the rest.
+ * hook_wait.lua) says which resources are paused at a hook. Its key kind
+ * comes with environment hooks; it is found here by its pattern so that
+ * this reads it as soon as they are merged (then CV_KEY_HOOKS can name it
+ * directly). Without it no resource is paused at a hook.
  */
+static int hooks_kind(void)
+{
+    for (int k = 0; k < CV_KEY__COUNT; k++)
+        if (strcmp(cv_key_pattern((cv_key_kind_t)k), "{<stack>}:hooks") == 0)
+            return k;
+    return -1;
+}
+
 static int read_hooks(reading_t *rd)
 {
-    (void)rd;
+    int kind = hooks_kind();
+    if (kind < 0)
+        return CLI_OK;
+    char key[CV_KEY_MAX];
+    cv_key(key, sizeof(key), (cv_key_kind_t)kind, rd->id, 0, NULL);
+    json_t *hooks = read_hash(rd->cli, key);
+    if (!hooks)
+        return CLI_SERVICE;
+    json_array_append_new(rd->hold, hooks);
+    for (size_t i = 0; i < rd->n; i++) {
+        const char *text =
+            json_string_value(json_object_get(hooks, cli_waiting_resource(rd->nodes[i].node)));
+        json_t *entry = text ? json_loads(text, 0, NULL) : NULL;
+        if (entry) {
+            json_array_append_new(rd->hold, entry);
+            rd->nodes[i].hook = entry;
+        }
+    }
     return CLI_OK;
 }
 
