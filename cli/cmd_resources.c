@@ -26,11 +26,10 @@ const char cli_resources_usage[] =
     "Lists the resources of the stack NAME (or of the stack with id ID: a nested\n"
     "stack, whose id is the physical id of its parent's resource) in template\n"
     "order: name, type, status (INIT_COMPLETE when nothing was done to it yet),\n"
-    "reason, physical id and, in JSON, attributes. Then the resources that left the template but "
-    "are not\n"
-    "deleted yet, shown as 'NAME (removed: awaiting cleanup)'. Below a resource,\n"
-    "each older version of it that was replaced and awaits its deletion, shown as\n"
-    "'NAME (replaced)'.\n"
+    "reason, physical id and, in JSON, attributes. Then the resources that left\n"
+    "the template but are not deleted yet, shown as 'NAME (removed: awaiting\n"
+    "cleanup)'. Below a resource, each older version of it that was replaced and\n"
+    "awaits its deletion, shown as 'NAME (replaced)'.\n"
     "\n"
     "  -o, --output FORMAT  text (default) or json: a list of {\"name\", \"type\",\n"
     "                       \"status\", \"reason\", \"physical_id\", \"nested_stack_id\",\n"
@@ -39,9 +38,9 @@ const char cli_resources_usage[] =
     "                       \"removed\", \"type\", \"status\", \"reason\": \"\",\n"
     "                       \"physical_id\", \"nested_stack_id\", \"attributes\"};\n"
     "                       nested_stack_id is the id of the stack a template\n"
-    "                       resource, OS::Heat::Stack or resource group made (null for\n"
-    "                       other resources): 'convergectl resources ID' lists its own\n"
-    "                       resources\n"
+    "                       resource, OS::Heat::Stack or resource group made (null\n"
+    "                       for other resources): 'convergectl resources ID' lists\n"
+    "                       its own resources\n"
     "  -h, --help           show this help\n";
 
 static const cli_opt_t resources_opts[] = {CLI_HELP_OPT, CLI_OUTPUT_OPT, CLI_OPTS_END};
