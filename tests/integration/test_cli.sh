@@ -283,3 +283,41 @@ test_cli_status_names_an_older_traversals_action_an_update_lets_end() {
         slow "its CREATE takes 20s .* an action of traversal 1, which this traversal lets end"
     assert_eq UPDATE_IN_PROGRESS "$(status_json "$name" | jqr .status)" "the update waits"
 }
+
+cli_ready_has() { # NAME RESOURCE
+    cli_waiting "$1" | jq -e --arg r "$2" 'any(.ready[]?; .resource == $r)' >/dev/null
+}
+
+test_cli_status_lists_a_resource_ready_that_no_engine_took() {
+    local name
+    name=$(stack_name cli-ready)
+    ctl submit "$name" "$DATA/stacks/wait.yaml" >/dev/null
+    cv_wait_until 30 "slow to wait on its type" cli_waits_on "$name" slow type
+    cli_engines_signal STOP
+    trap 'cli_engines_signal CONT' EXIT
+    # The observer completes slow and publishes after_slow's CHECK job: no
+    # engine runs to take it.
+    cv_wait_until 30 "after_slow to be ready" cli_ready_has "$name" after_slow
+    assert_match "no worker holds its lease" "$(cli_waiting "$name" | jqr '.ready[] |
+        select(.resource == "after_slow") | .reason')" "reason"
+    assert_match "ready: +.*after_slow" "$(ctl status "$name")" "text"
+    cli_engines_signal CONT
+    trap - EXIT
+    cv_wait_until 60 "the stack to complete once the engines run" cli_complete "$name"
+}
+
+test_cli_status_names_the_worker_whose_lease_is_held() {
+    local name id e
+    name=$(stack_name cli-lease)
+    ctl submit "$name" "$CLI_DATA/waiting.yaml" -P wait=20 >/dev/null
+    cv_wait_until 30 "slow to wait on its type" cli_waits_on "$name" slow type
+    id=$(status_json "$name" | jqr .id)
+    # A lease as engines take them (<worker id>:<n>), on the resource that
+    # waits for the others: an action of it is under way as far as Redis says.
+    redis set "$CLI_P{$id}:lease:after" "engine-test-7:42" PX 10000 >/dev/null
+    e=$(cli_waiting "$name" | jq -c '.in_action[] | select(.resource == "after")')
+    assert_eq "lease engine-test-7" "$(jqr '"\(.waiting_on) \(.worker)"' <<<"$e")" "the lease holder"
+    assert_eq true "$(jq '.lease_ttl > 0 and .lease_ttl <= 10' <<<"$e")" "the lease's time left"
+    assert_match "under the lease of worker engine-test-7" "$(jqr .reason <<<"$e")" "reason"
+    redis del "$CLI_P{$id}:lease:after" >/dev/null
+}
