@@ -97,8 +97,14 @@ static int read_stack(reading_t *rd)
                                    .progress = strtod(elem(r, 5), NULL),
                                    .updated = strtod(elem(r, 6), NULL)};
     freeReplyObject(r);
-    const char *time_argv[] = {"TIME"};
-    r = cli_redis_argv(rd->cli, CLI_R(REDIS_REPLY_ARRAY), 1, time_argv, NULL);
+    return CLI_OK;
+}
+
+/* The server's time, read last: no record read before it is from later. */
+static int read_time(reading_t *rd)
+{
+    const char *argv[] = {"TIME"};
+    redisReply *r = cli_redis_argv(rd->cli, CLI_R(REDIS_REPLY_ARRAY), 1, argv, NULL);
     if (!r)
         return CLI_SERVICE;
     rd->now = strtod(elem(r, 0), NULL) + strtod(elem(r, 1), NULL) / 1e6;
@@ -414,6 +420,35 @@ static int read_hooks(reading_t *rd)
 /* All of it                                                                */
 /* ------------------------------------------------------------------------ */
 
+/* The reads are not one snapshot: a node whose sync point filled after
+ * the done set was read may be done by now. The frontier's nodes are looked
+ * up in the done set again, last, so that none done shows as waiting. */
+static int recheck_done(reading_t *rd, size_t from, size_t to)
+{
+    batch_t *b = rd->b;
+    uint64_t t = (uint64_t)rd->stack.traversal;
+    for (size_t i = from; i < to; i++) {
+        if (!at_frontier(&rd->nodes[i]))
+            continue;
+        cv_key(b->keys[b->n], CV_KEY_MAX, CV_KEY_DONE, rd->id, t, NULL);
+        b->cmds[b->n] = (cli_redis_cmd_t){3, {"SISMEMBER", b->keys[b->n], rd->nodes[i].node}};
+        b->n++;
+    }
+    int rc = batch_run(rd->cli, b);
+    size_t at = 0;
+    for (size_t i = from; rc == CLI_OK && i < to; i++) {
+        if (!at_frontier(&rd->nodes[i]))
+            continue;
+        if (!expect(rd->cli, b, at, REDIS_REPLY_INTEGER)) {
+            rc = CLI_SERVICE;
+            break;
+        }
+        rd->nodes[i].done = b->replies[at++]->integer == 1;
+    }
+    batch_clear(b);
+    return rc;
+}
+
 static int read_nodes(reading_t *rd)
 {
     int rc = read_graph(rd);
@@ -427,7 +462,13 @@ static int read_nodes(reading_t *rd)
         rc = read_children(rd);
     if (rc == CLI_OK)
         rc = read_watched(rd);
-    return rc == CLI_OK ? read_hooks(rd) : rc;
+    if (rc == CLI_OK)
+        rc = read_hooks(rd);
+    for (size_t at = 0; rc == CLI_OK && at < rd->n; at += 2 * BATCH) {
+        size_t end = at + 2 * BATCH < rd->n ? at + 2 * BATCH : rd->n;
+        rc = recheck_done(rd, at, end);
+    }
+    return rc;
 }
 
 static bool in_progress(const char *status)
@@ -445,6 +486,8 @@ int cli_waiting_read(cli_t *cli, const char *id, double stalled_after, json_t **
     bool expanded = rd.stack.traversal > 0 && rd.stack.expanded == rd.stack.traversal;
     if (rc == CLI_OK && in_progress(rd.status) && expanded)
         rc = read_nodes(&rd);
+    if (rc == CLI_OK)
+        rc = read_time(&rd);
     if (rc == CLI_OK && in_progress(rd.status))
         *out = cli_waiting_analyse(&rd.stack, rd.nodes, rd.n, rd.now, stalled_after);
     if (rd.b)
