@@ -205,11 +205,12 @@ static void wait_timed(json_t *e, const version_t *v, double now)
 
 /* Paused at a hook of the current traversal (Heat's breakpoints), as the
  * stack's hooks hash says: Heat's event text, and how to clear it. */
-static bool paused_at_hook(const cli_wait_node_t *n, long long traversal, double now, json_t **out)
+static bool paused_at_hook(const cli_wait_node_t *n, const cli_wait_stack_t *s, double now,
+                           json_t **out)
 {
     const char *hook = json_string_value(json_object_get(n->hook, "waiting"));
     if (!hook || !hook[0] ||
-        (long long)number_of(json_object_get(n->hook, "traversal")) != traversal)
+        (long long)number_of(json_object_get(n->hook, "traversal")) != s->traversal)
         return false;
     const char *action = strncmp(hook, "pre-", 4) == 0 ? hook + 4 : hook;
     char upper[32], reason[512];
@@ -218,9 +219,9 @@ static bool paused_at_hook(const cli_wait_node_t *n, long long traversal, double
         upper[k] = (char)toupper((unsigned char)action[k]);
     upper[k] = '\0';
     snprintf(reason, sizeof(reason),
-             "%s paused until Hook %s is cleared ('convergectl hook-clear STACK %s', or a signal "
+             "%s paused until Hook %s is cleared ('convergectl hook-clear %s %s', or a signal "
              "{\"unset_hook\": \"%s\"})",
-             upper, hook, cli_waiting_resource(n->node), hook);
+             upper, hook, s->name ? s->name : "STACK", cli_waiting_resource(n->node), hook);
     json_t *e = entry_of(n);
     json_object_set_new(e, "action", json_string(upper));
     set_since(e, number_of(json_object_get(n->hook, "since")), now);
@@ -418,8 +419,8 @@ static json_t *sorted(json_t *list, int (*cmp)(const void *, const void *))
 }
 
 /* Sorts each node into in_action, ready or blocked. */
-static void classify(const cli_wait_node_t *n, long long traversal, double now, json_t *in_action,
-                     json_t *ready_list, long long *blocked)
+static void classify(const cli_wait_node_t *n, const cli_wait_stack_t *s, double now,
+                     json_t *in_action, json_t *ready_list, long long *blocked)
 {
     if (n->done)
         return;
@@ -432,14 +433,14 @@ static void classify(const cli_wait_node_t *n, long long traversal, double now, 
         json_array_append_new(in_action, leased(n, &v, recorded, now));
     } else if (!ready(n)) {
         (*blocked)++;
-    } else if (paused_at_hook(n, traversal, now, &hooked)) {
+    } else if (paused_at_hook(n, s, now, &hooked)) {
         json_array_append_new(in_action, hooked);
     } else if (recorded) {
         json_t *e = entry_of(n);
         set_version(e, &v);
         set_since(e, v.started, now);
         observed_reason(e, &v, n, now);
-        note_older(e, &v, traversal);
+        note_older(e, &v, s->traversal);
         json_array_append_new(in_action, e);
     } else {
         json_t *e = entry_of(n);
@@ -484,7 +485,7 @@ json_t *cli_waiting_analyse(const cli_wait_stack_t *s, const cli_wait_node_t *no
     json_t *in_action = json_array(), *ready_list = json_array();
     long long blocked = 0;
     for (size_t i = 0; s->expanded == s->traversal && i < n; i++)
-        classify(&nodes[i], s->traversal, now, in_action, ready_list, &blocked);
+        classify(&nodes[i], s, now, in_action, ready_list, &blocked);
     json_object_set_new(doc, "in_action", sorted(in_action, by_since));
     json_object_set_new(doc, "ready", sorted(ready_list, by_resource));
     json_object_set_new(doc, "blocked", json_integer(blocked));

@@ -33,6 +33,7 @@
 
 /* The stack, from its status record. */
 typedef struct cli_wait_stack {
+    const char *name;      /* as commands name it: a name, or a nested stack's id */
     const char *status;    /* CREATE_IN_PROGRESS, ... */
     long long traversal;   /* the current traversal */
     long long expanded;    /* the traversal whose graph stands (0: none) */

@@ -63,6 +63,7 @@ static bool expect(cli_t *cli, const batch_t *b, size_t i, int type)
 typedef struct reading {
     cli_t *cli;
     const char *id;
+    const char *name; /* as the command was given it */
     cli_wait_stack_t stack;
     char status[64];
     double now;
@@ -89,7 +90,8 @@ static int read_stack(reading_t *rd)
     if (!r)
         return CLI_SERVICE;
     snprintf(rd->status, sizeof(rd->status), "%s", elem(r, 0));
-    rd->stack = (cli_wait_stack_t){.status = rd->status,
+    rd->stack = (cli_wait_stack_t){.name = rd->name,
+                                   .status = rd->status,
                                    .traversal = strtoll(elem(r, 1), NULL, 10),
                                    .expanded = strtoll(elem(r, 2), NULL, 10),
                                    .total = strtoll(elem(r, 3), NULL, 10),
@@ -477,10 +479,12 @@ static bool in_progress(const char *status)
     return n > m && strcmp(status + n - m, "_IN_PROGRESS") == 0;
 }
 
-int cli_waiting_read(cli_t *cli, const char *id, double stalled_after, json_t **out)
+int cli_waiting_read(cli_t *cli, const char *name, const char *id, double stalled_after,
+                     json_t **out)
 {
     *out = NULL;
-    reading_t rd = {.cli = cli, .id = id, .done_set = json_object(), .hold = json_array()};
+    reading_t rd = {
+        .cli = cli, .id = id, .name = name, .done_set = json_object(), .hold = json_array()};
     rd.b = calloc(1, sizeof(*rd.b));
     int rc = rd.b ? read_stack(&rd) : cli_fail(CLI_SERVICE, "out of memory");
     bool expanded = rd.stack.traversal > 0 && rd.stack.expanded == rd.stack.traversal;

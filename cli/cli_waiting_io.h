@@ -12,9 +12,10 @@
 
 #include "cli_common.h"
 
-/* Why the stack `id` is waiting: *out is cli_waiting_analyse's document,
- * or NULL when the stack is not in progress. CLI_OK or CLI_SERVICE
- * (reported). */
-int cli_waiting_read(cli_t *cli, const char *id, double stalled_after, json_t **out);
+/* Why the stack `id` (which commands name `name`: a name or the id) is
+ * waiting: *out is cli_waiting_analyse's document, or NULL when the stack
+ * is not in progress. CLI_OK or CLI_SERVICE (reported). */
+int cli_waiting_read(cli_t *cli, const char *name, const char *id, double stalled_after,
+                     json_t **out);
 
 #endif

@@ -259,7 +259,7 @@ static int show(cli_t *cli, const status_args_t *args)
     if (rc == CLI_OK && !(nested = cli_stack_nested(cli, id)))
         rc = CLI_SERVICE;
     if (rc == CLI_OK && !cli_stack_settled(&s))
-        rc = cli_waiting_read(cli, id, args->stalled_after, &waiting);
+        rc = cli_waiting_read(cli, args->name, id, args->stalled_after, &waiting);
     if (rc == CLI_OK && args->json)
         print_json(&s, counts, nested, waiting);
     else if (rc == CLI_OK)

@@ -18,7 +18,8 @@
 /* A stack acting on traversal 2, whose work moved a second ago. */
 static cli_wait_stack_t acting(void)
 {
-    return (cli_wait_stack_t){.status = "CREATE_IN_PROGRESS",
+    return (cli_wait_stack_t){.name = "web",
+                              .status = "CREATE_IN_PROGRESS",
                               .traversal = 2,
                               .expanded = 2,
                               .total = 4,
@@ -408,7 +409,7 @@ static void test_a_resource_paused_at_a_hook_waits_for_it_to_be_cleared(void **s
     assert_string_equal(str(e, "action"), "CREATE");
     assert_true(num(e, "for") == 4.5);
     assert_contains(str(e, "reason"), "CREATE paused until Hook pre-create is cleared");
-    assert_contains(str(e, "reason"), "convergectl hook-clear STACK a");
+    assert_contains(str(e, "reason"), "convergectl hook-clear web a");
     assert_int_equal(0, json_array_size(json_object_get(w, "ready")));
     json_decref(w);
     json_decref(hook);
