@@ -101,17 +101,18 @@ static void set_seconds(json_t *obj, const char *name, double secs)
     json_object_set_new(obj, name, json_real(round(secs * 1000) / 1000));
 }
 
-/* An action an older traversal began, which this one waits to end before
- * it acts on the resource itself (Heat's retrigger): said in the reason. */
-static void note_older(json_t *e, const version_t *v, long long traversal)
+/* An action an older traversal began: an update or rollback lets it end
+ * before it acts on the resource itself (Heat's retrigger), a delete or a
+ * cancel stops it. Said in the reason. */
+static void note_older(json_t *e, const version_t *v, const cli_wait_stack_t *s)
 {
     json_object_set_new(e, "traversal", json_integer(v->traversal));
-    if (v->traversal <= 0 || v->traversal >= traversal)
+    if (v->traversal <= 0 || v->traversal >= s->traversal)
         return;
     char reason[768];
-    snprintf(reason, sizeof(reason),
-             "%s — an action of traversal %lld, which this traversal lets end before it acts",
-             json_string_value(json_object_get(e, "reason")), v->traversal);
+    snprintf(reason, sizeof(reason), "%s — an action of traversal %lld, which this traversal %s",
+             json_string_value(json_object_get(e, "reason")), v->traversal,
+             s->stops_older ? "stops" : "lets end before it acts");
     json_object_set_new(e, "reason", json_string(reason));
 }
 
@@ -440,7 +441,7 @@ static void classify(const cli_wait_node_t *n, const cli_wait_stack_t *s, double
         set_version(e, &v);
         set_since(e, v.started, now);
         observed_reason(e, &v, n, now);
-        note_older(e, &v, s->traversal);
+        note_older(e, &v, s);
         json_array_append_new(in_action, e);
     } else {
         json_t *e = entry_of(n);

@@ -40,6 +40,8 @@ typedef struct cli_wait_stack {
     long long total, done; /* graph nodes */
     double progress;       /* when its work last moved, Unix seconds (0: never) */
     double updated;        /* when the traversal began */
+    bool stops_older;      /* a delete or a cancel: it stops an older traversal's
+                              action in flight instead of letting it end */
 } cli_wait_stack_t;
 
 /* One graph node of the current traversal, as read. */

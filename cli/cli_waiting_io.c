@@ -98,6 +98,9 @@ static int read_stack(reading_t *rd)
                                    .done = strtoll(elem(r, 4), NULL, 10),
                                    .progress = strtod(elem(r, 5), NULL),
                                    .updated = strtod(elem(r, 6), NULL)};
+    /* A delete, or the rollback of a cancel (its traversal in `cancel`). */
+    rd->stack.stops_older = strncmp(rd->status, "DELETE_", 7) == 0 ||
+                            (elem(r, 7)[0] && strtoll(elem(r, 7), NULL, 10) == rd->stack.traversal);
     freeReplyObject(r);
     return CLI_OK;
 }

@@ -200,6 +200,28 @@ static void test_an_older_traversals_action_is_let_end_first(void **state)
     json_decref(rec);
 }
 
+static void test_an_older_action_a_delete_stops_is_said_stopped(void **state)
+{
+    (void)state;
+    cli_wait_stack_t s = acting();
+    s.status = "DELETE_IN_PROGRESS";
+    s.stops_older = true;
+    cli_wait_node_t n = node("c/slow", 0, 0);
+    json_t *rec = test_resource("DELETE_IN_PROGRESS", "998", "{\"wait\":5}");
+    json_object_set_new(rec, "traversal", json_string("2"));
+    n.record = rec;
+    json_t *w = analyse(&s, &n, 1);
+    json_t *e = json_array_get(json_object_get(w, "in_action"), 0);
+    assert_false(strstr(str(e, "reason"), "traversal 2")); /* its own action */
+    json_decref(w);
+    json_object_set_new(rec, "traversal", json_string("1"));
+    w = analyse(&s, &n, 1);
+    e = json_array_get(json_object_get(w, "in_action"), 0);
+    assert_contains(str(e, "reason"), "an action of traversal 1, which this traversal stops");
+    json_decref(w);
+    json_decref(rec);
+}
+
 static void test_a_wait_past_due_says_so(void **state)
 {
     (void)state;
@@ -506,6 +528,7 @@ int main(void)
         cmocka_unit_test(test_a_lease_held_on_a_blocked_node_is_an_older_action_running),
         cmocka_unit_test(test_a_recorded_wait_says_how_long_and_how_much_is_left),
         cmocka_unit_test(test_an_older_traversals_action_is_let_end_first),
+        cmocka_unit_test(test_an_older_action_a_delete_stops_is_said_stopped),
         cmocka_unit_test(test_a_wait_past_due_says_so),
         cmocka_unit_test(test_a_wait_forever_has_no_time_left),
         cmocka_unit_test(test_a_type_with_no_known_wait_is_waited_for_by_name),
