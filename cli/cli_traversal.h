@@ -48,6 +48,7 @@ typedef struct cli_begin {
     const char *env_json;   /* UPDATE: the environment to store; "" or NULL keeps it */
     const char *fname;
     const char *rollback; /* "1", "0", or "" to keep the stack's setting */
+    bool cancel;          /* the ROLLBACK of `convergectl cancel` */
 } cli_begin_t;
 
 /* Runs the stack_begin script for b (its arguments built by

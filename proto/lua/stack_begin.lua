@@ -1,15 +1,17 @@
 -- Starts a traversal of a stack: CREATE (submit), UPDATE, DELETE or ROLLBACK.
 -- KEYS: 1 stack, 2 def, 3 events
 -- ARGV: 1 kind, 2 name, 3 id, 4 template, 5 params, 6 fname, 7 client,
---       8 rollback, 9 rerun, 10 files, 11 parent, 12 token, 13 env
+--       8 rollback, 9 rerun, 10 files, 11 parent, 12 token, 13 cancel, 14 env
 -- template, params: json; client: the worker or client id; rollback: the
 -- flag ('1', '0', '' = keep); rerun: '1' for a re-run of a traversal that
 -- found records made behind its back (the stack's `reruns` keeps counting;
 -- stack_finish.lua begins the workers' re-runs itself); files:
 -- template files json ('' = none / keep); parent: json {"stack",
 -- "resource", "depth"} of a nested stack (CREATE); token: idempotency
--- token ('' = none); env: the stack's Heat environment json ('' = none /
--- keep), what every traversal of the stack and its nested stacks reads.
+-- token ('' = none); cancel: '1' for the ROLLBACK of `convergectl cancel`,
+-- whose traversal (the stack's `cancel` field) does not wait for the
+-- cancelled update's actions in flight, as a delete does not; env: the stack's Heat environment json ('' =
+-- none / keep), what every traversal of the stack and its nested stacks reads.
 -- Returns {traversal}. CREATE refuses an existing stack; the others bump the
 -- traversal so that every job of the previous one stops at a safe point.
 -- UPDATE stores the new definition (template, params, fname given as '' keep
@@ -18,7 +20,7 @@
 -- A call repeating the token of the last one (an engine retrying the action
 -- of a nested stack's parent) begins nothing and returns that traversal.
 local kind = ARGV[1]
-local files, parent, token, env = ARGV[10] or '', ARGV[11] or '', ARGV[12] or '', ARGV[13] or ''
+local files, parent, token, env = ARGV[10] or '', ARGV[11] or '', ARGV[12] or '', ARGV[14] or ''
 local t = now_str()
 if token ~= '' and redis.call('HGET', KEYS[1], 'op') == token then
   return {tonumber(redis.call('HGET', KEYS[1], 'traversal'))}
@@ -50,4 +52,5 @@ end
 -- ROLLBACK: begin_traversal (lib.lua) restores the last complete definition.
 local trav = begin_traversal(KEYS[1], KEYS[2], KEYS[3], kind, ARGV[7], t, ARGV[9] == '1')
 if token ~= '' then redis.call('HSET', KEYS[1], 'op', token) end
+if ARGV[13] == '1' then redis.call('HSET', KEYS[1], 'cancel', trav) end
 return {trav}
