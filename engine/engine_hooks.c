@@ -12,7 +12,8 @@
  * the node not done; once every hook it needs is cleared, the job that
  * hook_clear.lua had published carries the outcome out. As in Heat, an
  * update pauses every resource it reaches with pre-update, changed or not;
- * a replacement pauses on pre-update, then on pre-create.
+ * a replacement pauses on pre-update, then on pre-create, and the delete
+ * of the version it replaced on pre-delete.
  */
 #include "engine.h"
 #include "engine_check.h"
@@ -33,7 +34,8 @@ static void needed_hooks(const check_t *c, unsigned bits, char *out, size_t size
     bool pre_update = o->kind == CV_CHECK_UPDATE || o->kind == CV_CHECK_REPLACE ||
                       (o->kind == CV_CHECK_DONE && c->in.rec.exists);
     bool pre_create = o->kind == CV_CHECK_CREATE || o->kind == CV_CHECK_REPLACE;
-    bool pre_delete = o->kind == CV_CHECK_DELETE_CURRENT;
+    /* Heat deletes the version a replacement left behind as any resource. */
+    bool pre_delete = o->kind == CV_CHECK_DELETE_CURRENT || o->kind == CV_CHECK_DELETE_REPLACED;
     out[0] = '\0';
     if (pre_update && (bits & CV_ENV_HOOK_PRE_UPDATE))
         snprintf(out + strlen(out), size - strlen(out), "pre-update ");

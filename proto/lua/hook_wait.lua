@@ -30,9 +30,11 @@ for hook in string.gmatch(ARGV[3], '%S+') do
     local t = now_str()
     e.waiting, e.node, e.since = hook, ARGV[4], t
     e.action, e.status, e.physical_id = ARGV[5], ARGV[6], ARGV[7]
+    -- A create is of a new resource (a replacement's too): INIT, as in Heat.
+    if hook == 'pre-create' then e.action, e.status, e.physical_id = 'INIT', 'COMPLETE', '' end
     if #(e.cleared or {}) == 0 then e.cleared = nil end
     redis.call('HSET', KEYS[2], ARGV[2], cjson.encode(e))
-    add_event(KEYS[3], ARGV[2], ARGV[7], ARGV[5], ARGV[6],
+    add_event(KEYS[3], ARGV[2], e.physical_id, e.action, e.status,
       (paused_action[hook] or hook) .. ' paused until Hook ' .. hook .. ' is cleared', ARGV[1],
       ARGV[8])
     return {'PAUSED', hook}

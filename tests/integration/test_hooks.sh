@@ -112,3 +112,36 @@ test_hook_on_a_group_member_by_path_pauses_that_member_only() {
     assert_eq '["hello srv-0","hello srv-1"]' "$(status_json "$name" | jq -c .outputs.greetings)" \
         outputs
 }
+
+# clear_when NAME RESOURCE HOOK: waits for the pause, then clears it
+clear_when() {
+    cv_wait_until 30 "$2 to pause on $3" waiting_on "$1" "$2" "$3"
+    ctl hook-clear "$1" "$2" --hook "$3" >/dev/null
+}
+
+test_hook_replacement_pauses_on_update_create_then_the_old_versions_delete() {
+    local name e before
+    name=$(stack_name hookreplace)
+    ctl submit "$name" "$HOOK_DATA/hooks_replace.yaml" \
+        --param-file "$HOOK_DATA/hooks_replace_env.yaml" >/dev/null
+    clear_when "$name" rand pre-create
+    cv_wait_until 30 "the create to complete" stack_status_is "$name" CREATE_COMPLETE
+    before=$(ctl resources "$name" -o json | jq -r '.[] | select(.name == "rand") | .physical_id')
+    ctl update "$name" "$HOOK_DATA/hooks_replace.yaml" --existing -P length=12 >/dev/null
+    clear_when "$name" rand pre-update
+    clear_when "$name" rand pre-create
+    clear_when "$name" rand pre-delete
+    cv_wait_until 30 "the update to complete" stack_status_is "$name" UPDATE_COMPLETE
+    e=$(ctl events "$name" -o json)
+    # Heat's order: the update pauses, the replacement's create pauses, the
+    # old version's delete pauses, each action only after its clear.
+    local got
+    got=$(jq -r '[.[] | select(.resource == "rand")
+                 | .action + "_" + .status + " " + (.reason | sub("replacing .*"; "replacing"))]
+                 | .[(index("CREATE_COMPLETE UPDATE paused until Hook pre-update is cleared")):]
+                 | join("; ")' <<<"$e")
+    assert_eq "CREATE_COMPLETE UPDATE paused until Hook pre-update is cleared; CREATE_COMPLETE Hook pre-update is cleared; INIT_COMPLETE CREATE paused until Hook pre-create is cleared; INIT_COMPLETE Hook pre-create is cleared; CREATE_IN_PROGRESS replacing; CREATE_COMPLETE state changed; CREATE_COMPLETE DELETE paused until Hook pre-delete is cleared; CREATE_COMPLETE Hook pre-delete is cleared; DELETE_IN_PROGRESS state changed; DELETE_COMPLETE state changed" \
+        "$got" "events of the replacement"
+    assert_eq 1 "$(jq --arg p "$before" '[.[] | select(.resource == "rand" and .action == "DELETE" and .status == "COMPLETE" and .physical_id == $p)] | length' <<<"$e")" \
+        "the old version was deleted after the clear"
+}
