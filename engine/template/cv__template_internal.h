@@ -96,6 +96,14 @@ int cv__tpl_check_props(const cv__tpl_ctx_t *ctx, const char *type, const json_t
 const char *cv__tpl_mapped_type(const cv__tpl_ctx_t *ctx, const char *type, const char *resource,
                                 char *buf, size_t size);
 
+/* The environment (a new object) under which the nested template of
+ * resource `resource`, declared with type `declared`, is checked: Heat's
+ * child environment (cv_env_child), so that a mapping that wraps the type
+ * it maps does not apply again inside. NULL: the stack has no environment,
+ * or the resource is not a nested stack. */
+json_t *cv__tpl_child_env(const cv__tpl_ctx_t *ctx, const char *resource, const char *declared,
+                          const char *type);
+
 /* Whether `type` (registered or a template file) is known to this stack. */
 bool cv__tpl_type_known(const cv__tpl_ctx_t *ctx, const char *type);
 

@@ -235,3 +235,18 @@ const char *cv__tpl_mapped_type(const cv__tpl_ctx_t *ctx, const char *type, cons
     cv_env_resolve_type(registry, type, resource, buf, size, NULL);
     return buf;
 }
+
+json_t *cv__tpl_child_env(const cv__tpl_ctx_t *ctx, const char *resource, const char *declared,
+                          const char *type)
+{
+    const cv_rtype_t *t = cv_rtype_find(type);
+    if (json_object_size(ctx->opts.env) == 0 || !declared || (t && !t->nested))
+        return NULL;
+    char mapped[512];
+    json_t *via = NULL;
+    cv_env_resolve_type(json_object_get(ctx->opts.env, "resource_registry"), declared, resource,
+                        mapped, sizeof(mapped), &via);
+    json_t *child = cv_env_child(ctx->opts.env, resource, via);
+    json_decref(via);
+    return child;
+}

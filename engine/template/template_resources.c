@@ -218,10 +218,18 @@ static int check_unsupported_keys(const cv__tpl_ctx_t *ctx, const json_t *def, c
     return 0;
 }
 
-static int check_schema(const cv__tpl_ctx_t *ctx, const cv_tpl_resource_t *res, const json_t *props,
-                        const char *where)
+static int check_schema(const cv__tpl_ctx_t *ctx, const cv_tpl_resource_t *res, const json_t *def,
+                        const json_t *props, const char *where)
 {
-    return cv__tpl_check_props(ctx, res->type, props, where);
+    /* A nested template is checked under its own environment, as it runs. */
+    cv__tpl_ctx_t sub = *ctx;
+    json_t *child = cv__tpl_child_env(ctx, res->name,
+                                      json_string_value(json_object_get(def, "type")), res->type);
+    if (child)
+        sub.opts.env = child;
+    int rc = cv__tpl_check_props(&sub, res->type, props, where);
+    json_decref(child);
+    return rc;
 }
 
 static int check_section_intrinsics(const cv__tpl_ctx_t *ctx, const json_t *v, cv__path_t *path,
@@ -260,7 +268,7 @@ static int check_contents(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl, co
     rc = parse_deletion_policy(ctx, tpl, def, path.buf, res);
     cv__path_pop(&path, base);
     cv__path_key(&path, "properties");
-    return rc ? rc : check_schema(ctx, res, props, path.buf);
+    return rc ? rc : check_schema(ctx, res, def, props, path.buf);
 }
 
 static int parse_resource(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl, const json_t *def,

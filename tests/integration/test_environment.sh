@@ -133,3 +133,12 @@ test_env_group_members_take_the_registry_and_parameter_defaults() {
     assert_eq '["hello srv-0","hello srv-1"]' "$(status_json "$name" | jq -c .outputs.greetings)" \
         "members of the mapped type, their prefix from parameter_defaults"
 }
+
+test_env_mapping_that_wraps_its_type_applies_once() {
+    local name
+    name=$(stack_name envwrap)
+    ctl submit "$name" "$ENV_DATA/wrapped.yaml" --param-file "$ENV_DATA/wrap_env.yaml" \
+        --wait --timeout 60 >/dev/null
+    assert_eq "wrapped hello" "$(status_json "$name" | jqr .outputs.out)" \
+        "the nested stack's OS::Heat::Value is the built-in type"
+}
