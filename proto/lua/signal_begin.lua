@@ -3,7 +3,7 @@
 -- KEYS: 1 stack, 2 res, 3 lease, 4 signals
 -- ARGV: 1 token, 2 lease_ms
 -- token is the caller's lease token, lease_ms its length.
--- Returns {'OK', record(flat), stack name, id, details, ...} with every
+-- Returns {'OK', record(flat), id, details, ...} with every
 -- pending signal in its order of arrival, or a reason not to act: UNKNOWN
 -- (no such stack), GONE (the resource has no record any more), DONE
 -- (nothing pending: a duplicate job, or another applied them), BUSY (leased;
@@ -26,7 +26,7 @@ if holder and holder ~= ARGV[1] then
   return {'BUSY', tostring(redis.call('PTTL', KEYS[3]))}
 end
 redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2])
-local out = {'OK', redis.call('HGETALL', KEYS[2]), redis.call('HGET', KEYS[1], 'name') or ''}
+local out = {'OK', redis.call('HGETALL', KEYS[2])}
 for _, p in ipairs(pending) do
   out[#out + 1] = p[1]
   out[#out + 1] = redis.call('HGET', KEYS[4], 'd:' .. p[1]) or 'null'

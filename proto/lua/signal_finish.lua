@@ -5,7 +5,8 @@
 -- KEYS: 1 res, 2 lease, 3 events, 4 signals, 5 waiters, 6 stack
 -- ARGV: 1 version, 2 token, 3 data, 4 attrs, 5 applied, 6 resource,
 --       7 worker, 8 res_prefix
--- data, attrs: the record's new fields (json); applied: a json list of
+-- data, attrs: the record's new fields (json; data '' = the record is left
+-- as it is, version included: every signal was refused); applied: a json list of
 -- {"id", "state" (applied or refused), "status" (of its SIGNAL event),
 -- "reason"}, one per signal handled; res_prefix: cv_key_prefix of
 -- CV_KEY_RES (a waiter's name appended names its record, in the same slot).
@@ -20,13 +21,15 @@ if ver ~= tonumber(ARGV[1]) then return {'FENCED', tostring(ver)} end
 local applied = cjson.decode(ARGV[5])
 local rec = redis.call('HMGET', KEYS[1], 'status', 'traversal', 'physical_id')
 local t = now_str()
-redis.call('HSET', KEYS[1], 'data', ARGV[3], 'attrs', ARGV[4], 'version', ver + 1,
-  'updated', t, 'worker', ARGV[7])
+if ARGV[3] ~= '' then
+  ver = ver + 1
+  redis.call('HSET', KEYS[1], 'data', ARGV[3], 'attrs', ARGV[4], 'version', ver, 'updated', t)
+end
 for _, a in ipairs(applied) do
   redis.call('HSET', KEYS[4], 's:' .. a.id, a.state)
   add_event(KEYS[3], ARGV[6], rec[3], 'SIGNAL', a.status, a.reason, rec[2] or '0', ARGV[7])
 end
-local out = {'OK', tostring(ver + 1), rec[1] or '', rec[2] or '0'}
+local out = {'OK', tostring(ver), rec[1] or '', rec[2] or '0'}
 local waiters = redis.call('HGETALL', KEYS[5])
 for i = 1, #waiters, 2 do
   local trav, wver = string.match(waiters[i + 1], '^(%d+) (%d+)$')
