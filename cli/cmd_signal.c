@@ -197,12 +197,12 @@ static int store(cli_t *cli, const char *name, const char *id, const char *resou
     cv_signal_send_keys_t keys = {.stack = k[0], .res = k[1], .signals = k[2]};
     cv_signal_send_args_t args = {.id = signal_id, .details = details};
     redisReply *r = cli_redis_check(
-        cli,
-        cv_redis_script_sync(cli->redis, CV_SCRIPT_SIGNAL_SEND, keys.v, args.v, 0, NULL, NULL),
+        cli, cv_redis_script_sync(cli->redis, CV_SCRIPT_SIGNAL_SEND, keys.v, args.v, 0, NULL, NULL),
         CLI_R(REDIS_REPLY_ARRAY), "signal_send");
     if (!r)
-        return cli_fail(CLI_SERVICE, "the signal may or may not be stored; send it again with "
-                                     "--id %s",
+        return cli_fail(CLI_SERVICE,
+                        "the signal may or may not be stored; send it again with "
+                        "--id %s",
                         signal_id);
     int rc = CLI_OK;
     switch (cv_reply_answer(CV_SCRIPT_SIGNAL_SEND, r)) {
@@ -211,8 +211,8 @@ static int store(cli_t *cli, const char *name, const char *id, const char *resou
         break;
     case CV_ANSWER_DUP:
         *queue = strcmp(cv_reply_str(r, CV_SIGNAL_SEND_R_STATE), "pending") == 0;
-        printf("signal %s to %s of stack %s was accepted before (%s)\n", signal_id, resource,
-               name, cv_reply_str(r, CV_SIGNAL_SEND_R_STATE));
+        printf("signal %s to %s of stack %s was accepted before (%s)\n", signal_id, resource, name,
+               cv_reply_str(r, CV_SIGNAL_SEND_R_STATE));
         break;
     case CV_ANSWER_UNKNOWN:
         rc = cli_fail(CLI_USAGE, "The Stack (%s) could not be found.", name);

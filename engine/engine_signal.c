@@ -283,9 +283,9 @@ static void on_begin(cv_redis_t *r, redisReply *rep, void *ud)
         /* The stack or the resource went away after the signal was sent:
          * there is nothing left to signal. */
         cv_warn("stack %s resource %s: signal %s: the %s no longer exists", m->stack, m->resource,
-                m->signal, cv_reply_answer(CV_SCRIPT_SIGNAL_BEGIN, rep) == CV_ANSWER_GONE
-                               ? "resource"
-                               : "stack");
+                m->signal,
+                cv_reply_answer(CV_SCRIPT_SIGNAL_BEGIN, rep) == CV_ANSWER_GONE ? "resource"
+                                                                               : "stack");
         cv_jobrun_end(&s->run);
         return;
     case CV_ANSWER_DONE:
@@ -324,8 +324,8 @@ static void signal_start(cv_jobrun_t *run)
     snprintf(ms, sizeof(ms), "%u", (unsigned)run->w->lease_ms);
     cv_signal_begin_keys_t k = {.stack = stack, .res = res, .lease = lease, .signals = signals};
     cv_signal_begin_args_t a = {.token = s->token, .lease_ms = ms};
-    if (cv_redis_call(run->w->redis, CV_SCRIPT_SIGNAL_BEGIN, k.v, a.v, 0, NULL, NULL, on_begin, s) !=
-        0)
+    if (cv_redis_call(run->w->redis, CV_SCRIPT_SIGNAL_BEGIN, k.v, a.v, 0, NULL, NULL, on_begin,
+                      s) != 0)
         cv_jobrun_retry(run);
 }
 

@@ -244,9 +244,9 @@ static void on_watched(cv_redis_t *r, redisReply *rep, void *ud)
         return;
     }
     json_t *data = json_loads(cv_reply_str(rep, CV_SIGNAL_WATCH_R_DATA), 0, NULL);
-    o->watched = json_pack("{s:s, s:s, s:o}", "name", cv_reply_str(rep, CV_SIGNAL_WATCH_R_NAME),
-                           "type", cv_reply_str(rep, CV_SIGNAL_WATCH_R_TYPE), "data",
-                           data ? data : json_object());
+    o->watched =
+        json_pack("{s:s, s:s, s:o}", "name", cv_reply_str(rep, CV_SIGNAL_WATCH_R_NAME), "type",
+                  cv_reply_str(rep, CV_SIGNAL_WATCH_R_TYPE), "data", data ? data : json_object());
     read_children_then_look(o);
 }
 

@@ -77,7 +77,8 @@ int cv_msg_encode(const cv_msg_t *m, char **buf, size_t *len);
 int cv_msg_decode(const char *buf, size_t len, cv_msg_t *m, char *errstr, size_t errstr_size);
 
 /* The Kafka key of a message: "stack/resource" for CHECK, OBSERVE and
- * SIGNAL, so one resource's jobs keep their order; stack jobs use "stack". Writes at most `size` bytes; returns the length. */
+ * SIGNAL, so one resource's jobs keep their order; stack jobs use "stack". Writes at most `size`
+ * bytes; returns the length. */
 size_t cv_msg_key(const cv_msg_t *m, char *key, size_t size);
 
 const char *cv_msg_type_name(uint8_t type);

@@ -43,8 +43,7 @@ static int wait_validate(const json_t *props, const char *where, char *errstr, s
         char shown[64];
         cv__rtype_describe(timeout, shown, sizeof(shown));
         return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
-                         "%s.timeout: must be between 1 and %d, got %s", where, MAX_TIMEOUT,
-                         shown);
+                         "%s.timeout: must be between 1 and %d, got %s", where, MAX_TIMEOUT, shown);
     }
     json_t *c = json_is_integer(count) || json_is_string(count)
                     ? cv__rtype_coerce(CV_PROP_INTEGER, count)
@@ -52,8 +51,8 @@ static int wait_validate(const json_t *props, const char *where, char *errstr, s
     json_int_t cv = c ? json_integer_value(c) : 1;
     json_decref(c);
     if (cv < 1)
-        return cv_seterr(errstr, errstr_size, CV_EVALIDATE, "%s.count: must be at least 1, got %lld",
-                         where, (long long)cv);
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
+                         "%s.count: must be at least 1, got %lld", where, (long long)cv);
     return 0;
 }
 

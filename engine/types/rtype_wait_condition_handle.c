@@ -25,13 +25,12 @@ static const cv_prop_schema_t handle_props[] = {
 
 static const char *const handle_attrs[] = {"token", "endpoint", "curl_cli", "signal", NULL};
 
-static const char *const transports[] = {"CFN_SIGNAL",  "TEMP_URL_SIGNAL", "HEAT_SIGNAL",
-                                         "NO_SIGNAL",   "ZAQAR_SIGNAL",    "TOKEN_SIGNAL"};
+static const char *const transports[] = {"CFN_SIGNAL", "TEMP_URL_SIGNAL", "HEAT_SIGNAL",
+                                         "NO_SIGNAL",  "ZAQAR_SIGNAL",    "TOKEN_SIGNAL"};
 
 #define NTRANSPORTS (sizeof(transports) / sizeof(transports[0]))
 
-static int handle_validate(const json_t *props, const char *where, char *errstr,
-                           size_t errstr_size)
+static int handle_validate(const json_t *props, const char *where, char *errstr, size_t errstr_size)
 {
     const json_t *t = json_object_get(props, "signal_transport");
     if (!json_is_string(t))
@@ -51,8 +50,8 @@ static int publish(cv_rstate_t *st)
     char endpoint[512], cli[600];
     snprintf(endpoint, sizeof(endpoint), "%s/%s", st->stack_name, st->resource_name);
     snprintf(cli, sizeof(cli), "convergectl signal %s %s", st->stack_name, st->resource_name);
-    json_t *signal = json_pack("{s:s, s:s, s:s}", "endpoint", endpoint, "token", "", "curl_cli",
-                               cli);
+    json_t *signal =
+        json_pack("{s:s, s:s, s:s}", "endpoint", endpoint, "token", "", "curl_cli", cli);
     char *text = signal ? json_dumps(signal, JSON_PRESERVE_ORDER) : NULL;
     json_decref(signal);
     if (!text)
@@ -154,8 +153,7 @@ static json_t *signals_of(json_t *data)
     return signals;
 }
 
-static int handle_signal(cv_rstate_t *st, const json_t *details, char *errstr,
-                         size_t errstr_size)
+static int handle_signal(cv_rstate_t *st, const json_t *details, char *errstr, size_t errstr_size)
 {
     json_t *signals = signals_of(st->data);
     bool empty = !details || json_is_null(details) ||
@@ -169,9 +167,9 @@ static int handle_signal(cv_rstate_t *st, const json_t *details, char *errstr,
     char id[256], reason[256];
     python_str(json_object_get(md, "id"), id, sizeof(id));
     python_str(json_object_get(md, "reason"), reason, sizeof(reason));
-    json_t *entry = json_pack("{s:s, s:O, s:s, s:O}", "id", id, "status",
-                              json_object_get(md, "status"), "reason", reason, "data",
-                              json_object_get(md, "data"));
+    json_t *entry =
+        json_pack("{s:s, s:O, s:s, s:O}", "id", id, "status", json_object_get(md, "status"),
+                  "reason", reason, "data", json_object_get(md, "data"));
     snprintf(st->reason, sizeof(st->reason), "Signal: status:%s reason:%s",
              json_string_value(json_object_get(md, "status")), reason);
     json_decref(md);

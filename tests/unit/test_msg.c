@@ -478,7 +478,7 @@ static void add_wrong_type(msgpack_packer *pk)
 static void test_a_known_field_of_the_wrong_type_is_eproto(void **state)
 {
     (void)state;
-    static const char *const keys[] = {"t",  "s",  "tr",  "r",    "p",  "k",
+    static const char *const keys[] = {"t",   "s",  "tr",  "r",    "p",  "k",
                                        "ver", "at", "why", "orig", "sig"};
     cv_msg_t m = observe_msg();
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {

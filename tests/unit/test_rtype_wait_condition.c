@@ -162,8 +162,12 @@ static void test_malformed_signals_are_refused_with_heats_message(void **state)
 {
     (void)state;
     static const char *const bad[] = {
-        "{\"status\": \"success\"}",      "{\"status\": \"DONE\"}", "{\"extra\": 1}",
-        "{\"status\": 1}",                "[\"SUCCESS\"]",          "\"SUCCESS\"",
+        "{\"status\": \"success\"}",
+        "{\"status\": \"DONE\"}",
+        "{\"extra\": 1}",
+        "{\"status\": 1}",
+        "[\"SUCCESS\"]",
+        "\"SUCCESS\"",
         "{\"status\": \"SUCCESS\", \"x\": null}",
     };
     cv_rstate_t *h = created_handle();
@@ -216,9 +220,9 @@ static cv_observed_t look(cv_rstate_t *w, const cv_rstate_t *h, double now)
 {
     w->now = now;
     w->reason[0] = '\0';
-    json_t *watched = json_pack("{s:s, s:s, s:O}", "name", h ? h->resource_name : "", "type",
-                                "OS::Heat::WaitConditionHandle", "data",
-                                h ? h->data : json_object());
+    json_t *watched =
+        json_pack("{s:s, s:s, s:O}", "name", h ? h->resource_name : "", "type",
+                  "OS::Heat::WaitConditionHandle", "data", h ? h->data : json_object());
     json_object_set_new(w->data, "watched", watched);
     cv_observed_t seen = wait_type()->observe(w, CV_ACTION_CREATE);
     assert_null(json_object_get(w->data, "watched")); /* never recorded */
@@ -267,12 +271,13 @@ static void test_a_timeout_fails_the_wait_with_heats_reason(void **state)
     cv_rstate_t *w = waiting("{\"handle\": \"h\", \"timeout\": 5, \"count\": 3}");
     assert_int_equal(look(w, h, T0 + 5), CV_OBSERVED_IN_PROGRESS); /* not older than 5 s yet */
     assert_int_equal(look(w, h, T0 + 5.01), CV_OBSERVED_FAILED);
-    assert_string_equal(w->reason, "WaitConditionTimeout: resources.wait_condition: 0 of 3 received");
+    assert_string_equal(w->reason,
+                        "WaitConditionTimeout: resources.wait_condition: 0 of 3 received");
     send_ok(h, "{\"reason\": \"one\"}");
     send_ok(h, "{\"reason\": \"two\"}");
     assert_int_equal(look(w, h, T0 + 6), CV_OBSERVED_FAILED);
-    assert_string_equal(w->reason,
-                        "WaitConditionTimeout: resources.wait_condition: 2 of 3 received - one;two");
+    assert_string_equal(
+        w->reason, "WaitConditionTimeout: resources.wait_condition: 2 of 3 received - one;two");
     free_state(w);
     free_state(h);
 }
@@ -284,7 +289,8 @@ static void test_a_timeout_is_judged_before_failures_as_in_heat(void **state)
     cv_rstate_t *w = waiting("{\"handle\": \"h\", \"timeout\": 1}");
     send_ok(h, "{\"status\": \"FAILURE\", \"reason\": \"late\"}");
     assert_int_equal(look(w, h, T0 + 2), CV_OBSERVED_FAILED);
-    assert_string_equal(w->reason, "WaitConditionTimeout: resources.wait_condition: 0 of 1 received");
+    assert_string_equal(w->reason,
+                        "WaitConditionTimeout: resources.wait_condition: 0 of 1 received");
     free_state(w);
     free_state(h);
 }
@@ -296,9 +302,9 @@ static void test_a_handle_that_is_not_one_fails_with_heats_message(void **state)
     assert_int_equal(look(w, NULL, T0 + 1), CV_OBSERVED_FAILED);
     assert_string_equal(w->reason, "ValueError: resources.wait_condition: nothing-here is not a "
                                    "valid wait condition handle.");
-    json_object_set_new(w->data, "watched",
-                        json_pack("{s:s, s:s, s:{}}", "name", "rnd", "type",
-                                  "OS::Heat::RandomString", "data"));
+    json_object_set_new(
+        w->data, "watched",
+        json_pack("{s:s, s:s, s:{}}", "name", "rnd", "type", "OS::Heat::RandomString", "data"));
     assert_int_equal(wait_type()->observe(w, CV_ACTION_CREATE), CV_OBSERVED_FAILED);
     assert_string_equal(w->reason,
                         "ValueError: resources.wait_condition: rnd is not a valid wait condition "
