@@ -141,8 +141,13 @@ static int check_signal(const redisReply *rec, const char *resource, const json_
 {
     const char *type_name = rec->element[0]->type == REDIS_REPLY_STRING ? rec->element[0]->str : "";
     const char *action = rec->element[1]->type == REDIS_REPLY_STRING ? rec->element[1]->str : "";
+    /* HOOKS: Heat clears a hook on {"unset_hook": HOOK} before any other
+     * check (_signal_check_hook: the hook must be set on the resource). The
+     * clear itself is the engine's one route (engine_signal.c unset_hook);
+     * until hooks exist both refuse it. */
     if (json_is_object(details) && json_object_get(details, "unset_hook"))
-        return CLI_OK; /* a hook's clear: the engine's to judge (engine_signal.c) */
+        return cli_fail(CLI_USAGE, "resources.%s: clearing a hook by a signal is not supported yet",
+                        resource);
     if (strcmp(action, "DELETE") == 0)
         return cli_fail(CLI_USAGE, "resources.%s: Signal resource during DELETE is not supported.",
                         resource);

@@ -50,13 +50,14 @@ static void signal_reset(cv_jobrun_t *run)
     s->changed = false;
 }
 
-/* ---- hooks: the one place a signal clears a hook ---- */
+/* ---- HOOKS: the one place a signal clears a hook ---- */
 
 /*
  * Heat's Resource.signal: a signal whose data has "unset_hook" clears that
  * hook (as `convergectl hook-clear` does) and reaches no handle_signal.
- * Hooks are built elsewhere and are not on this branch yet: the signal is
- * refused with a reason saying so, rather than taken for a type's signal.
+ * Hooks are not built yet: the signal is refused with a reason saying so
+ * (convergectl refuses it first; this covers a job sent otherwise), rather
+ * than taken for a type's signal. Hooks' clear goes here.
  */
 static int unset_hook(const json_t *details, char *reason, size_t size)
 {

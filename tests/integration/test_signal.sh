@@ -131,6 +131,10 @@ test_signal_to_a_type_without_signals_exits_2() {
     rc=0; out=$(ctl signal "$name" after --data '{"x": 1}' 2>&1) || rc=$?
     assert_eq 2 "$rc" "exit code for an OS::Heat::Value"
     assert_eq "convergectl: resources.after: signal is not supported for resource." "$out" message
+    rc=0; out=$(ctl signal "$name" after --data '{"unset_hook": "pre-create"}' 2>&1) || rc=$?
+    assert_eq 2 "$rc" "exit code for a hook's clear (hooks are not built yet)"
+    assert_eq "convergectl: resources.after: clearing a hook by a signal is not supported yet" \
+        "$out" message
 }
 
 test_signal_duplicate_id_is_applied_once() {
