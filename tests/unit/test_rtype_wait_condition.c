@@ -220,9 +220,9 @@ static cv_observed_t look(cv_rstate_t *w, const cv_rstate_t *h, double now)
 {
     w->now = now;
     w->reason[0] = '\0';
-    json_t *watched =
-        json_pack("{s:s, s:s, s:O}", "name", h ? h->resource_name : "", "type",
-                  "OS::Heat::WaitConditionHandle", "data", h ? h->data : json_object());
+    json_t *watched = json_pack("{s:s, s:s, s:o}", "name", h ? h->resource_name : "", "type",
+                                "OS::Heat::WaitConditionHandle", "data",
+                                h ? json_deep_copy(h->data) : json_object());
     json_object_set_new(w->data, "watched", watched);
     cv_observed_t seen = wait_type()->observe(w, CV_ACTION_CREATE);
     assert_null(json_object_get(w->data, "watched")); /* never recorded */
