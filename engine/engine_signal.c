@@ -86,9 +86,12 @@ static int apply_one(const cv_record_t *rec, cv_rstate_t *st, const json_t *deta
         return CV_EINVAL;
     }
     st->reason[0] = '\0';
+    reason[0] = '\0';
     int rc = type->signal(st, details, reason, size);
     if (rc == 0)
         snprintf(reason, size, "%s", st->reason);
+    else if (!reason[0])
+        snprintf(reason, size, "signal refused: %s", cv_strerror(rc));
     return rc;
 }
 
@@ -98,6 +101,22 @@ static const char *state_of(const char *status)
 {
     const char *us = strchr(status, '_');
     return us ? us + 1 : status;
+}
+
+/* Cuts a string truncated by snprintf back to its last whole UTF-8
+ * character: a reason holding user text must stay valid JSON text, or its
+ * signal could not be marked handled. */
+static void utf8_trim(char *s)
+{
+    size_t n = strlen(s), lead = n;
+    while (lead > 0 && n - lead < 4 && ((unsigned char)s[lead - 1] & 0xC0) == 0x80)
+        lead--;
+    if (lead == 0)
+        return;
+    unsigned char c = (unsigned char)s[lead - 1];
+    size_t want = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    if (n - (lead - 1) < want)
+        s[lead - 1] = '\0';
 }
 
 /* Applies every pending signal of the reply in order; returns the list of
@@ -113,6 +132,7 @@ static json_t *apply_all(signal_job_t *s, cv_rstate_t *st, const redisReply *rep
         int rc = details ? apply_one(&s->rec, st, details, reason, sizeof(reason))
                          : (snprintf(reason, sizeof(reason), "signal data is not JSON"), CV_EINVAL);
         json_decref(details);
+        utf8_trim(reason);
         if (rc == 0)
             s->changed = true;
         else

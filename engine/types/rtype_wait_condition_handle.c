@@ -98,20 +98,27 @@ static cv_observed_t handle_observe(cv_rstate_t *st, cv_action_t action)
 /* ---------------------------------------------------------------- signals */
 
 /* A value as Python's str() writes it, which is how Heat turns a signal's
- * id and reason into text: strings bare, numbers as Python prints them,
- * True / False / None, anything else as JSON. */
-static void python_str(const json_t *v, char *out, size_t size)
+ * id and reason into text: strings as they are, numbers as Python prints
+ * them, True / False / None, anything else as JSON. A new string; NULL when
+ * out of memory. */
+static json_t *python_str(const json_t *v)
 {
+    char buf[256];
     if (json_is_string(v))
-        snprintf(out, size, "%s", json_string_value(v));
-    else if (json_is_number(v))
-        cv_format_number(v, out, size);
+        return json_copy((json_t *)v);
+    if (json_is_number(v))
+        cv_format_number(v, buf, sizeof(buf));
     else if (json_is_boolean(v))
-        snprintf(out, size, "%s", json_is_true(v) ? "True" : "False");
+        snprintf(buf, sizeof(buf), "%s", json_is_true(v) ? "True" : "False");
     else if (json_is_null(v))
-        snprintf(out, size, "None");
-    else
-        cv__rtype_describe(v, out, size);
+        snprintf(buf, sizeof(buf), "None");
+    else {
+        char *text = json_dumps(v, JSON_COMPACT | JSON_ENSURE_ASCII);
+        json_t *s = text ? json_string(text) : NULL;
+        free(text);
+        return s;
+    }
+    return json_string(buf);
 }
 
 /* Heat's normalise_signal_data: missing fields take their defaults, the
@@ -164,24 +171,33 @@ static int handle_signal(cv_rstate_t *st, const json_t *details, char *errstr, s
         return cv_seterr(errstr, errstr_size, CV_EINVAL,
                          "ValueError: resources.%s: Metadata format invalid", st->resource_name);
     }
-    char id[256], reason[256];
-    python_str(json_object_get(md, "id"), id, sizeof(id));
-    python_str(json_object_get(md, "reason"), reason, sizeof(reason));
-    json_t *entry =
-        json_pack("{s:s, s:O, s:s, s:O}", "id", id, "status", json_object_get(md, "status"),
-                  "reason", reason, "data", json_object_get(md, "data"));
-    snprintf(st->reason, sizeof(st->reason), "Signal: status:%s reason:%s",
-             json_string_value(json_object_get(md, "status")), reason);
+    json_t *id = python_str(json_object_get(md, "id"));
+    json_t *reason = python_str(json_object_get(md, "reason"));
+    json_t *entry = id && reason ? json_pack("{s:O, s:O, s:O, s:O}", "id", id, "status",
+                                             json_object_get(md, "status"), "reason", reason,
+                                             "data", json_object_get(md, "data"))
+                                 : NULL;
+    if (entry)
+        snprintf(st->reason, sizeof(st->reason), "Signal: status:%s reason:%s",
+                 json_string_value(json_object_get(md, "status")), json_string_value(reason));
     json_decref(md);
+    json_decref(reason);
+    if (!entry) {
+        json_decref(id);
+        return cv_seterr(errstr, errstr_size, CV_ENOMEM, "resources.%s: out of memory",
+                         st->resource_name);
+    }
     size_t i;
     json_t *e;
     json_array_foreach(signals, i, e)
     {
-        const char *known = json_string_value(json_object_get(e, "id"));
-        if (known && strcmp(known, id) == 0)
-            return json_array_set_new(signals, i, entry) ? CV_ENOMEM : 0;
+        if (json_equal(json_object_get(e, "id"), id))
+            break;
     }
-    return json_array_append_new(signals, entry) ? CV_ENOMEM : 0;
+    json_decref(id);
+    int rc = i < json_array_size(signals) ? json_array_set_new(signals, i, entry)
+                                          : json_array_append_new(signals, entry);
+    return rc ? CV_ENOMEM : 0;
 }
 
 const cv_rtype_t cv__rtype_wait_condition_handle = {

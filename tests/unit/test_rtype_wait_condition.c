@@ -158,6 +158,20 @@ static void test_a_repeated_id_replaces_its_entry_in_place(void **state)
     free_state(h);
 }
 
+static void test_a_long_reason_is_kept_whole(void **state)
+{
+    (void)state;
+    char reason[1200] = "", details[1300];
+    for (int i = 0; i < 300; i++)
+        strcat(reason, "\u00e9"); /* é, two bytes each in UTF-8 */
+    snprintf(details, sizeof(details), "{\"reason\": \"%s\"}", reason);
+    cv_rstate_t *h = created_handle();
+    send_ok(h, details);
+    assert_int_equal(strlen(field(signal_at(h, 0), "reason")), 600);
+    assert_int_equal(strncmp(h->reason, "Signal: status:SUCCESS reason:\xc3\xa9", 32), 0);
+    free_state(h);
+}
+
 static void test_malformed_signals_are_refused_with_heats_message(void **state)
 {
     (void)state;
@@ -364,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_a_signal_without_data_is_a_success_numbered_by_arrival),
         cmocka_unit_test(test_given_fields_are_kept_and_ids_written_as_python_does),
         cmocka_unit_test(test_a_repeated_id_replaces_its_entry_in_place),
+        cmocka_unit_test(test_a_long_reason_is_kept_whole),
         cmocka_unit_test(test_malformed_signals_are_refused_with_heats_message),
         cmocka_unit_test(test_signal_transport_takes_heats_values),
         cmocka_unit_test(test_only_the_handle_takes_signals),
