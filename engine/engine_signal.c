@@ -160,7 +160,7 @@ static void on_observe_delivered(void *ud, int err)
 }
 
 static void publish_observe(signal_job_t *s, const char *resource, const char *traversal,
-                            const char *version)
+                            const char *version, const char *watch)
 {
     cv_msg_t m;
     memset(&m, 0, sizeof(m));
@@ -170,6 +170,7 @@ static void publish_observe(signal_job_t *s, const char *resource, const char *t
     m.phase = CV_PHASE_UPDATE;
     m.traversal = strtoull(traversal, NULL, 10);
     m.version = strtoull(version, NULL, 10);
+    m.watch = strcmp(watch, "1") == 0; /* a newer traversal watching an older action */
     s->publishing++;
     if (cv_worker_publish(s->run.w, CV_TOPIC_OBSERVE, &m, on_observe_delivered, s) != 0)
         s->publishing--;
@@ -189,11 +190,11 @@ static void look_now(signal_job_t *s, const redisReply *rep)
     if (s->changed) {
         if (in_progress(cv_reply_str(rep, CV_SIGNAL_FINISH_R_STATUS)))
             publish_observe(s, s->run.msg.resource, cv_reply_str(rep, CV_SIGNAL_FINISH_R_TRAVERSAL),
-                            cv_reply_str(rep, CV_SIGNAL_FINISH_R_VERSION));
-        for (size_t i = CV_SIGNAL_FINISH_R_FIRST_WAITER; i + 2 < rep->elements;
+                            cv_reply_str(rep, CV_SIGNAL_FINISH_R_VERSION), "0");
+        for (size_t i = CV_SIGNAL_FINISH_R_FIRST_WAITER; i + 3 < rep->elements;
              i += CV_SIGNAL_FINISH_R_WAITER_STRIDE)
             publish_observe(s, cv_reply_str(rep, i), cv_reply_str(rep, i + 1),
-                            cv_reply_str(rep, i + 2));
+                            cv_reply_str(rep, i + 2), cv_reply_str(rep, i + 3));
     }
     if (--s->publishing == 0)
         cv_jobrun_end(&s->run);

@@ -319,16 +319,18 @@ static void watch_then_look(observe_t *o)
         return;
     }
     const cv_msg_t *m = &o->run.msg;
-    char index[CV_KEY_MAX], res_prefix[CV_KEY_MAX], waiters_prefix[CV_KEY_MAX], trav[24];
+    char index[CV_KEY_MAX], res_prefix[CV_KEY_MAX], waiters_prefix[CV_KEY_MAX], trav[24], watch[4];
     cv_key(index, sizeof(index), CV_KEY_INDEX, m->stack, 0, NULL);
     cv_key_prefix(res_prefix, sizeof(res_prefix), CV_KEY_RES, m->stack, 0);
     cv_key_prefix(waiters_prefix, sizeof(waiters_prefix), CV_KEY_WAITERS, m->stack, 0);
     snprintf(trav, sizeof(trav), "%llu", (unsigned long long)m->traversal);
+    snprintf(watch, sizeof(watch), "%u", m->watch ? 1u : 0u);
     cv_signal_watch_keys_t keys = {.index = index};
     cv_signal_watch_args_t args = {.resource = m->resource,
                                    .ref = ref,
                                    .traversal = trav,
                                    .version = o->rec.version,
+                                   .watch = watch,
                                    .res_prefix = res_prefix,
                                    .waiters_prefix = waiters_prefix};
     if (cv_redis_call(o->run.w->redis, CV_SCRIPT_SIGNAL_WATCH, keys.v, args.v, 0, NULL, NULL,

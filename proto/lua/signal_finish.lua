@@ -10,10 +10,10 @@
 -- {"id", "state" (applied or refused), "status" (of its SIGNAL event),
 -- "reason"}, one per signal handled; res_prefix: cv_key_prefix of
 -- CV_KEY_RES (a waiter's name appended names its record, in the same slot).
--- The waiters hash (waiter resource -> "traversal version", written by
+-- The waiters hash (waiter resource -> "traversal version watch", written by
 -- signal_watch.lua) loses the waiters no longer in progress at that version.
 -- Returns {'OK', new version, record status, record traversal, waiter,
--- traversal, version, ...} with the waiters still waiting, or
+-- traversal, version, watch, ...} with the waiters still waiting, or
 -- {'FENCED', current version}.
 local ver = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
 if redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
@@ -32,12 +32,13 @@ end
 local out = {'OK', tostring(ver), rec[1] or '', rec[2] or '0'}
 local waiters = redis.call('HGETALL', KEYS[5])
 for i = 1, #waiters, 2 do
-  local trav, wver = string.match(waiters[i + 1], '^(%d+) (%d+)$')
+  local trav, wver, watch = string.match(waiters[i + 1], '^(%d+) (%d+) ([01])$')
   local w = redis.call('HMGET', ARGV[8] .. waiters[i], 'version', 'status')
   if trav and w[1] == wver and ends_with(w[2], '_IN_PROGRESS') then
     out[#out + 1] = waiters[i]
     out[#out + 1] = trav
     out[#out + 1] = wver
+    out[#out + 1] = watch
   else
     redis.call('HDEL', KEYS[5], waiters[i])
   end

@@ -160,6 +160,33 @@ test_signal_duplicate_id_is_applied_once() {
     assert_eq '{"a": "again", "b": null}' "$(status_json "$name" | jqr .outputs.data)" data
 }
 
+# An update arriving while the wait condition waits lets its create finish
+# (Heat's retrigger: the new traversal watches it), and a signal ends the
+# wait at once for that watching traversal too, which then checks the node
+# again: the new count updates the wait in place, which waits for one more.
+test_signal_ends_a_wait_an_update_is_watching() {
+    local name ev t_signal t_done
+    name=$(stack_name sig-update)
+    sig_submit "$name" -P count=1
+    ctl update "$name" --existing -P count=2 -P label=updated >/dev/null
+    cv_wait_until 30 "$name to be updating" sig_stack_status_is "$name" UPDATE_IN_PROGRESS
+    assert_eq CREATE_IN_PROGRESS "$(sig_res_status "$name" wait_condition)" "the wait, still waiting"
+    ctl signal "$name" wait_handle >/dev/null
+    cv_wait_until 30 "the wait to be updated to count 2" \
+        sig_res_status_is "$name" wait_condition UPDATE_IN_PROGRESS
+    ev=$(sig_events "$name")
+    t_signal=$(sig_event_time "$ev" wait_handle SIGNAL COMPLETE)
+    t_done=$(sig_event_time "$ev" wait_condition CREATE COMPLETE)
+    awk -v a="$t_signal" -v b="$t_done" 'BEGIN { exit !(b >= a && b - a < 2.0) }' ||
+        fail "wait_condition completed at $t_done, not promptly after the signal at $t_signal"
+    assert_eq UPDATE_IN_PROGRESS "$(status_json "$name" | jqr .status)" "the stack, one signal short"
+    ctl signal "$name" wait_handle >/dev/null
+    cv_wait_until 30 "$name to be updated" sig_stack_status_is "$name" UPDATE_COMPLETE
+    assert_eq UPDATE_COMPLETE "$(sig_res_status "$name" wait_condition)" "the wait"
+    assert_eq updated "$(ctl resources "$name" -o json |
+        jq -r '.[] | select(.name == "after") | .attributes.value')" "the resource after it"
+}
+
 # The engines of the deployment, stopped and started again by the test.
 sig_engines() { find "$STATE/pids" -name 'engine-*.pid' -exec basename {} .pid \; | sort; }
 
