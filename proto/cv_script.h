@@ -168,6 +168,9 @@ typedef struct cv_stack_begin {
      * starting the count again. The workers' re-runs are begun by
      * stack_finish.lua itself (AGAIN); no caller sets this today. */
     bool rerun;
+    /* ROLLBACK of `convergectl cancel`: like a delete, the traversal does not
+     * wait for the cancelled update's actions in flight (Heat's cancel). */
+    bool cancel;
 } cv_stack_begin_t;
 
 /* Fills the arguments of stack_begin for b, begun by `client` (a worker id,

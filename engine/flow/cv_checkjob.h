@@ -27,8 +27,8 @@ typedef struct cv_check_loaded {
     char *graph_entry;
     cv_record_t rec;
     char stack_name[CV_NAME_MAX];
-    int depth; /* the stack's nesting depth */
-    char stack_action[16]; /* the traversal's kind: CREATE, UPDATE, DELETE, ROLLBACK */
+    int depth;             /* the stack's nesting depth */
+    char stack_action[16]; /* the traversal's kind: CREATE ... ROLLBACK, or CANCEL */
 } cv_check_loaded_t;
 
 /* Parses check_begin's OK reply for `job` into *l (which then owns what it

@@ -14,7 +14,7 @@
  *   action already recorded for this traversal             OBSERVE_AGAIN, or END
  *                                                          when it failed
  *   an older traversal's create or update still in flight  WAIT (Heat's retrigger:
- *   (not in a stack delete, which never waits)             watch it end, check again)
+ *   (not in a stack delete or cancel, which never wait)    watch it end, check again)
  *   properties do not resolve or fit the schema            FAIL
  *   no record                                              CREATE
  *   rollback, and a replaced version that is not failed    RESTORE (it becomes the
@@ -28,7 +28,7 @@
  *   load error, recorded type unknown                      FAIL
  *   no record                                              NOTHING
  *   an older traversal's create or update still in flight  WAIT
- *   (not in a stack delete, which cancels it)
+ *   (not in a stack delete or cancel, which cancel it)
  *   a replaced version's type is unknown                   FAIL
  *   resource left the definition, current not deleting     DELETE_CURRENT, or
  *                                                          RETAIN_CURRENT (Retain)
@@ -107,7 +107,9 @@ typedef struct cv_check_input {
     const json_t *files;    /* the stack's template files; NULL unless nested */
     double now;             /* Unix seconds: when replaced versions' deletes start */
     const char *load_error; /* non-NULL: what could not be loaded; the outcome is FAIL */
-    const char *stack_action; /* the traversal's kind; NULL counts as "" */
+    /* The traversal's kind (CREATE, UPDATE, DELETE, ROLLBACK; CANCEL: the
+     * rollback of a cancel); NULL counts as "". */
+    const char *stack_action;
 } cv_check_input_t;
 
 /* Every string is "" when it does not apply; every json_t is owned, NULL
@@ -167,9 +169,9 @@ void cv_check_template_digest(const json_t *tpl, const json_t *files, char *out)
     XX(REDELIVERED_DELETED) /* cleanup of a record already deleted: node done again */             \
     XX(LOOK)                /* look at the current version, then decide again */                   \
     XX(LOOK_CLEANUP)        /* look at every version being deleted, then decide again */           \
-    XX(LOOK_WATCH)          /* watch: look at the older action in flight, then decide again */    \
+    XX(LOOK_WATCH)          /* watch: look at the older action in flight, then decide again */     \
     XX(RECHECK)             /* watch: the older action settled: its node's CHECK job again */      \
-    XX(SETTLED_OLDER)       /* watch: record the older traversal's outcome (status), then RECHECK */\
+    XX(SETTLED_OLDER)       /* watch: record the older outcome (status), then RECHECK */           \
     XX(WAIT)                /* something is in progress: look again after delay_ms */              \
     XX(FAILED)              /* node failed: status, reason */                                      \
     XX(COMPLETE)            /* node done with the node_done fields */

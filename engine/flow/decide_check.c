@@ -204,7 +204,9 @@ static bool wait_for_older_action(const cv_check_input_t *in, cv_check_outcome_t
     const cv_record_t *rec = in->rec;
     bool in_flight = strcmp(rec->status, "CREATE_IN_PROGRESS") == 0 ||
                      strcmp(rec->status, "UPDATE_IN_PROGRESS") == 0;
-    bool deleting = in->stack_action && strcmp(in->stack_action, "DELETE") == 0;
+    /* A stack delete and a cancel (its rollback: CANCEL) do not wait. */
+    bool deleting = in->stack_action && (strcmp(in->stack_action, "DELETE") == 0 ||
+                                         strcmp(in->stack_action, "CANCEL") == 0);
     if (!rec->exists || !in_flight || rec->traversal >= in->job->traversal || deleting)
         return false;
     out->kind = CV_CHECK_WAIT;
@@ -217,7 +219,9 @@ static bool wait_for_older_action(const cv_check_input_t *in, cv_check_outcome_t
  * deleted (Heat restores the previous resource rather than create one). */
 static const json_t *restorable(const cv_check_input_t *in, const cv_check_outcome_t *out)
 {
-    if (!in->stack_action || strcmp(in->stack_action, "ROLLBACK") != 0 || out->type->nested)
+    bool rollback = in->stack_action && (strcmp(in->stack_action, "ROLLBACK") == 0 ||
+                                         strcmp(in->stack_action, "CANCEL") == 0);
+    if (!rollback || out->type->nested)
         return NULL;
     for (size_t i = json_array_size(in->rec->old); i-- > 0;) {
         const json_t *e = json_array_get(in->rec->old, i);

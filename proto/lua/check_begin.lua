@@ -8,14 +8,18 @@
 -- Returns {'OK', rdef, params, record(flat), syncpoint(flat), graph entry,
 -- stack name, stack depth, template files (only for a nested resource,
 -- whose rdef is marked "nested":true; else ''), the stack's action (CREATE,
--- UPDATE, DELETE, ROLLBACK: a delete does not wait for actions in flight)}
+-- UPDATE, DELETE, ROLLBACK; CANCEL for the rollback of a cancel: a delete
+-- and a cancel do not wait for actions in flight)}
 -- or a reason
 -- not to act: UNKNOWN (no such stack: the job is dead-lettered), STALE
 -- (superseded), SETTLED (stack not in progress, e.g. FAILED), DONE (node
 -- already done; with its graph entry when an engine did it and may have died
 -- before publishing its successors' jobs: the caller publishes them), BUSY
 -- (leased; with its PTTL).
-local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'name', 'depth', 'action')
+local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'name', 'depth', 'action',
+  'cancel')
+-- The ROLLBACK of a cancel acts like a delete on actions in flight.
+if st[6] and st[6] == st[1] then st[5] = 'CANCEL' end
 if not st[1] and not st[2] then return {'UNKNOWN'} end
 if st[1] ~= ARGV[1] then return {'STALE', st[1] or ''} end
 if not ends_with(st[2], '_IN_PROGRESS') then return {'SETTLED', st[2] or ''} end

@@ -679,6 +679,20 @@ static void test_stack_delete_cancels_the_action_in_flight(void **state)
     assert_kind(decide(f), DELETE_CURRENT);
 }
 
+static void test_cancel_does_not_wait_for_the_cancelled_update(void **state)
+{
+    fixture_t *f = *state;
+    /* Heat's cancel-update stops the update's actions; its rollback then
+     * converges back at once (and restores a replaced original). */
+    f->stack_action = "CANCEL";
+    define(f, TEST_RESOURCE, "{\"value\": \"a\"}");
+    record(f, "UPDATE_IN_PROGRESS", TEST_RESOURCE, "{\"value\": \"b\"}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, UPDATE);
+    cleanup_node(f);
+    assert_kind(decide(f), NOTHING);
+}
+
 static void test_retained_resource_that_left_the_definition_is_dropped(void **state)
 {
     fixture_t *f = *state;
@@ -867,6 +881,7 @@ int main(void)
         T(test_nested_resource_that_left_the_definition_deletes_its_child),
         T(test_removal_waits_for_the_create_in_flight),
         T(test_stack_delete_cancels_the_action_in_flight),
+        T(test_cancel_does_not_wait_for_the_cancelled_update),
         T(test_retained_resource_that_left_the_definition_is_dropped),
         T(test_delete_of_current_starts_the_replaced_deletes_too),
         T(test_replaced_versions_are_deleted_while_the_resource_stays),
