@@ -66,6 +66,25 @@ test_signal_wait_condition_completes_on_count_signals_at_once() {
         fail "wait_condition completed at $t_done, not promptly after the signal at $t_signal"
 }
 
+sig_waiting_signals() { # name: "received of wanted" of the wait condition, from status
+    status_json "$1" | jq -r '.waiting.in_action[]? | select(.resource == "wait_condition")
+        | "\(.waiting_on) \(.signals) of \(.signals_wanted)"'
+}
+
+sig_waiting_is() { [ "$(sig_waiting_signals "$1")" = "$2" ]; }
+
+test_signal_status_says_how_many_signals_the_wait_has() {
+    local name
+    name=$(stack_name sig-status)
+    sig_submit "$name" -P count=2
+    cv_wait_until 30 "status to show the wait" sig_waiting_is "$name" "signal 0 of 2"
+    ctl signal "$name" wait_handle --id one >/dev/null
+    cv_wait_until 30 "the signal applied" sig_state_is "$name" wait_handle one applied
+    assert_eq "signal 1 of 2" "$(sig_waiting_signals "$name")" "status after one signal"
+    ctl signal "$name" wait_handle >/dev/null
+    cv_wait_until 30 "$name to complete" sig_stack_status_is "$name" CREATE_COMPLETE
+}
+
 test_signal_failure_fails_the_wait_with_heats_reason() {
     local name s
     name=$(stack_name sig-fail)
