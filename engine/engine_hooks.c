@@ -19,12 +19,10 @@
 #include "engine_check.h"
 
 #include "cv_env.h"
-#include "cv_error.h"
 #include "cv_keys.h"
 #include "cv_log.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* The hooks the outcome needs cleared, in the order Heat meets them. */
@@ -115,72 +113,4 @@ bool cv__hooks_pause(check_t *c)
                       on_hook_wait, c) != 0)
         cv__check_backoff(c);
     return true;
-}
-
-/* ---- clearing (a signal {"unset_hook": HOOK}) ---- */
-
-typedef struct clearing {
-    cv_worker_t *w;
-    char stack[CV_ID_MAX];
-    char resource[CV_NAME_MAX];
-    char hook[16];
-    cv_hook_cleared_cb cb;
-    void *ud;
-} clearing_t;
-
-static void on_clear_published(void *ud, int err)
-{
-    clearing_t *cl = ud;
-    cl->cb(cl->ud, err ? CV_EKAFKA : 0, "");
-    free(cl);
-}
-
-static void on_cleared(cv_redis_t *r, redisReply *rep, void *ud)
-{
-    clearing_t *cl = ud;
-    (void)r;
-    cv_answer_t answer = cv_reply_answer(CV_SCRIPT_HOOK_CLEAR, rep);
-    if (answer == CV_ANSWER_NOHOOK) {
-        char message[CV_NAME_MAX + 96];
-        snprintf(message, sizeof(message), "The \"%s\" hook is not defined on resource \"%s\"",
-                 cl->hook[0] ? cl->hook : cv_reply_str(rep, CV_HOOK_CLEAR_R_NOHOOK_HOOK),
-                 cl->resource);
-        cl->cb(cl->ud, CV_ENOENT, message);
-        free(cl);
-        return;
-    }
-    if (answer != CV_ANSWER_OK || rep->elements <= CV_HOOK_CLEAR_R_CLEARED_HOOK) {
-        cl->cb(cl->ud, CV_EREDIS, "");
-        free(cl);
-        return;
-    }
-    cv_info("stack %s resource %s: hook %s cleared", cl->stack, cl->resource,
-            cv_reply_str(rep, CV_HOOK_CLEAR_R_CLEARED_HOOK));
-    uint64_t traversal = strtoull(cv_reply_str(rep, CV_HOOK_CLEAR_R_TRAVERSAL), NULL, 10);
-    if (cv_worker_publish_node(cl->w, cl->stack, traversal, cv_reply_str(rep, CV_HOOK_CLEAR_R_NODE),
-                               on_clear_published, cl) != 0)
-        on_clear_published(cl, CV_EKAFKA);
-}
-
-int cv__hook_clear(cv_worker_t *w, const char *stack, const char *resource, const char *hook,
-                   cv_hook_cleared_cb cb, void *ud)
-{
-    clearing_t *cl = calloc(1, sizeof(*cl));
-    if (!cl)
-        return CV_ENOMEM;
-    *cl = (clearing_t){.w = w, .cb = cb, .ud = ud};
-    snprintf(cl->stack, sizeof(cl->stack), "%s", stack);
-    snprintf(cl->resource, sizeof(cl->resource), "%s", resource);
-    snprintf(cl->hook, sizeof(cl->hook), "%s", hook ? hook : "");
-    char k[3][CV_KEY_MAX];
-    cv_key(k[0], CV_KEY_MAX, CV_KEY_STACK, stack, 0, NULL);
-    cv_key(k[1], CV_KEY_MAX, CV_KEY_HOOKS, stack, 0, NULL);
-    cv_key(k[2], CV_KEY_MAX, CV_KEY_EVENTS, stack, 0, NULL);
-    cv_hook_clear_keys_t keys = {.stack = k[0], .hooks = k[1], .events = k[2]};
-    cv_hook_clear_args_t args = {.resource = cl->resource, .hook = cl->hook, .client = w->id};
-    int rc = cv_redis_call(w->redis, CV_SCRIPT_HOOK_CLEAR, keys.v, args.v, 0, NULL, NULL,
-                           on_cleared, cl);
-    if (rc)
-        free(cl);
-    return rc;
 }

@@ -34,6 +34,8 @@
     XX(HOOKS, "{<stack>}:hooks")                                                                   \
     XX(RES, "{<stack>}:res:<resource>")                                                            \
     XX(LEASE, "{<stack>}:lease:<resource>")                                                        \
+    XX(SIGNALS, "{<stack>}:signals:<resource>")                                                    \
+    XX(WAITERS, "{<stack>}:waiters:<resource>")                                                    \
     XX(RDEF, "{<stack>}:rdef:<traversal>")                                                         \
     XX(GRAPH, "{<stack>}:graph:<traversal>")                                                       \
     XX(DONE, "{<stack>}:done:<traversal>")                                                         \

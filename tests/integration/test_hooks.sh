@@ -145,3 +145,20 @@ test_hook_replacement_pauses_on_update_create_then_the_old_versions_delete() {
     assert_eq 1 "$(jq --arg p "$before" '[.[] | select(.resource == "rand" and .action == "DELETE" and .status == "COMPLETE" and .physical_id == $p)] | length' <<<"$e")" \
         "the old version was deleted after the clear"
 }
+
+test_hook_cleared_by_a_signal_with_unset_hook() {
+    local name out rc=0
+    name=$(stack_name hooksignal)
+    ctl submit "$name" "$HOOK_DATA/hooks.yaml" --param-file "$HOOK_DATA/hooks_env.yaml" >/dev/null
+    cv_wait_until 30 "first to pause on pre-create" waiting_on "$name" first pre-create
+    out=$(ctl signal "$name" first --data '{"unset_hook": "pre-update"}' 2>&1) || rc=$?
+    assert_eq 2 "$rc" "a signal clearing a hook not set is refused"
+    assert_match 'The "pre-update" hook is not defined on resource "first"' "$out" message
+    rc=0
+    out=$(ctl signal "$name" first --data '{"unset_hook": "pre-sleep"}' 2>&1) || rc=$?
+    assert_eq 2 "$rc" "an invalid hook type is refused"
+    assert_match 'Invalid hook type "pre-sleep" for resource "first"' "$out" message
+    ctl signal "$name" first --data '{"unset_hook": "pre-create"}' >/dev/null
+    cv_wait_until 30 "the stack to complete" stack_status_is "$name" CREATE_COMPLETE
+    has_event "$name" first "Hook pre-create is cleared" || fail "no clear event"
+}
