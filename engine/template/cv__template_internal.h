@@ -42,13 +42,15 @@ enum {
     CV__V20170224 = 20170224,
     CV__V20170901 = 20170901,
     CV__V20180302 = 20180302,
+    CV__V20180831 = 20180831,
+    CV__V20210416 = 20210416,
 };
 
 typedef struct cv__tpl_ctx {
     const char *fname;
     long version;             /* yyyymmdd */
     const json_t *param_defs; /* the parameters section; {} when absent */
-    const json_t *resources;  /* the resources section; {} when absent */
+    const json_t *resources;  /* the resources that run (conditions applied); {} when none */
     cv_tpl_opts_t opts;       /* files and nesting depth */
     char *errstr;
     size_t errstr_size;
@@ -75,6 +77,16 @@ json_t *cv__param_to_boolean(const json_t *v);
 
 /* A parameter value for an error message: "******" when hidden. */
 void cv__param_shown(const json_t *v, bool hidden, char *out, size_t size);
+
+/*
+ * Conditions (template_conditions.c): evaluates the conditions section with
+ * tpl->parameters and returns, as new trees, the resources section without
+ * the resources whose condition is false and the outputs section with the
+ * value of those whose condition is false set to null; every `if` in them
+ * replaced by the branch it takes and `condition` keys removed.
+ */
+int cv__tpl_conditions(const cv__tpl_ctx_t *ctx, const json_t *root, const cv_template_t *tpl,
+                       json_t **resources, json_t **outputs);
 
 /* Resources section: fills tpl->resources. */
 int cv__tpl_resources(const cv__tpl_ctx_t *ctx, cv_template_t *tpl);
@@ -191,6 +203,14 @@ json_t *cv__fn_digest(const json_t *args, size_t *budget, char *msg, size_t msg_
 /* The size a copy of `v` counts against the budget, counted until it
  * passes `limit`. */
 size_t cv__resolved_size(const json_t *v, size_t limit);
+
+/*
+ * yaql (yaql.c): evaluates `expression` with `$` bound to {"data": data},
+ * for the subset of yaql that Heat's own tests use. NULL with a message in
+ * `msg` for a bad expression, a failed evaluation, or a construct outside
+ * the subset ("yaql expression not supported: <construct>").
+ */
+json_t *cv__yaql_eval(const char *expression, const json_t *data, char *msg, size_t msg_size);
 
 /* ---------------------------------------------------------------- scalars */
 

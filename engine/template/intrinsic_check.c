@@ -87,6 +87,36 @@ static int check_get_param(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path
     return json_is_array(arg) ? check_path_items(ctx, arg, 1, path, self, "get_param") : 0;
 }
 
+/* Where Heat says a reference is: "r.Properties.p[0]" for
+ * "resources.r.properties.p[0]" (heat/engine/rsrc_defn.py names the
+ * sections as CloudFormation does); outputs are validated without a path
+ * in Heat, which says "unknown". */
+static void heat_key(const cv__path_t *path, const char *self, char *out, size_t size)
+{
+    static const struct {
+        const char *ours, *heat;
+    } sections[] = {{"properties", "Properties"},
+                    {"metadata", "Metadata"},
+                    {"update_policy", "UpdatePolicy"},
+                    {"deletion_policy", "DeletionPolicy"}};
+    size_t skip = strlen("resources.") + (self ? strlen(self) : 0);
+    if (!self || strncmp(path->buf, "resources.", 10) != 0 || path->len <= skip ||
+        path->buf[skip] != '.') {
+        snprintf(out, size, "unknown");
+        return;
+    }
+    const char *rest = path->buf + skip + 1;
+    for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+        size_t n = strlen(sections[i].ours);
+        if (strncmp(rest, sections[i].ours, n) == 0 && (rest[n] == '\0' || rest[n] == '.' ||
+                                                        rest[n] == '[')) {
+            snprintf(out, size, "%s.%s%s", self, sections[i].heat, rest + n);
+            return;
+        }
+    }
+    snprintf(out, size, "%s.%s", self, rest);
+}
+
 /* The resource a get_resource / get_attr names must exist and not be the
  * resource making the reference: that would be a dependency on itself. */
 static int check_target(const cv__tpl_ctx_t *ctx, const char *target, cv__path_t *path,
@@ -95,9 +125,12 @@ static int check_target(const cv__tpl_ctx_t *ctx, const char *target, cv__path_t
     if (self && strcmp(target, self) == 0)
         return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
                            "%s: resource \"%s\" cannot refer to itself", fn, target);
-    if (!json_object_get(ctx->resources, target))
-        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "%s: resource \"%s\" does not exist", fn,
-                           target);
+    if (!json_object_get(ctx->resources, target)) {
+        char key[1100];
+        heat_key(path, self, key, sizeof(key));
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
+                           "The specified reference \"%s\" (in %s) is incorrect.", target, key);
+    }
     return 0;
 }
 
@@ -116,8 +149,7 @@ static int check_attribute(const cv__tpl_ctx_t *ctx, const char *target, const c
     const char *type = json_string_value(json_object_get(def, "type"));
     if (type && !cv__tpl_has_attr(ctx, type, def, attr))
         return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
-                           "get_attr: unknown attribute \"%s\" of resource \"%s\" (type %s)", attr,
-                           target, type);
+                           "The Referenced Attribute (%s %s) is incorrect.", target, attr);
     return 0;
 }
 

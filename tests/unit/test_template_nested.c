@@ -246,8 +246,8 @@ static void test_errors_inside_the_nested_template_are_reported_with_its_name(vo
                                  "    properties: {valu: 1}\n",
                              NULL);
     reject(HOT "resources:\n  b: {type: bad.yaml}\n", files,
-           "stack.yaml: resources.b.properties: bad.yaml: resources.x: unknown resource type "
-           "\"Foo::Bar\"",
+           "stack.yaml: resources.b.properties: bad.yaml: resources.x: The Resource Type "
+           "(Foo::Bar) could not be found.",
            NULL);
     reject(HOT "resources:\n  t: {type: typo.yaml}\n", files,
            "stack.yaml: resources.t.properties: typo.yaml: resources.t.properties.valu: unknown "
@@ -306,12 +306,12 @@ static void test_get_attr_on_a_template_resource_names_an_output(void **state)
            files);
     reject(WITH_DB "outputs:\n  o: {value: {get_attr: [db, output]}}\n", files,
            "stack.yaml: outputs.o.value: ",
-           "get_attr: unknown attribute \"output\" of resource \"db\" (type db.yaml)");
+           "The Referenced Attribute (db output) is incorrect.");
     reject(WITH_DB "  t:\n"
                    "    type: OS::Heat::TestResource\n"
                    "    properties: {value: {get_attr: [db, name]}}\n",
            files, "resources.t.properties.value: ",
-           "get_attr: unknown attribute \"name\" of resource \"db\" (type db.yaml)");
+           "The Referenced Attribute (db name) is incorrect.");
 #undef WITH_DB
 }
 
@@ -347,8 +347,8 @@ static void test_two_levels_of_nesting_are_accepted_and_checked(void **state)
                                     "  u: {value: {get_attr: [db, url]}}\n",
                                 "db.yaml", DB_YAML, NULL);
     reject(HOT "resources:\n  app: {type: app.yaml}\n", bad_attr,
-           "resources.app.properties: app.yaml: outputs.u.value: get_attr: unknown attribute "
-           "\"url\" of resource \"db\" (type db.yaml)",
+           "resources.app.properties: app.yaml: outputs.u.value: The Referenced Attribute (db "
+           "url) is incorrect.",
            NULL);
 }
 
@@ -435,7 +435,8 @@ static void test_group_member_of_unknown_type_is_refused(void **state)
 {
     (void)state;
     reject(GROUP_OF("      resource_def: {type: Foo::Bar}\n"), NULL,
-           "stack.yaml: resources.g.properties.resource_def: unknown resource type \"Foo::Bar\"",
+           "stack.yaml: resources.g.properties.resource_def: The Resource Type (Foo::Bar) could "
+           "not be found.",
            NULL);
     reject(GROUP_OF("      resource_def: {type: server.yaml}\n"), NULL,
            "resources.g.properties.resource_def: template file \"server.yaml\" was not uploaded "
@@ -575,10 +576,10 @@ static void test_get_attr_on_a_group(void **state)
     accept(TEST_GROUP "outputs:\n  o: {value: {get_attr: [g, attributes, output]}}\n", NULL);
     reject(TEST_GROUP "outputs:\n  o: {value: {get_attr: [g, ip]}}\n", NULL,
            "stack.yaml: outputs.o.value: ",
-           "get_attr: unknown attribute \"ip\" of resource \"g\" (type OS::Heat::ResourceGroup)");
+           "The Referenced Attribute (g ip) is incorrect.");
     reject(TEST_GROUP "  t:\n    type: OS::Heat::TestResource\n"
                       "    properties: {value: {get_attr: [g, value]}}\n",
-           NULL, "resources.t.properties.value: get_attr: unknown attribute \"value\"", NULL);
+           NULL, "resources.t.properties.value: The Referenced Attribute (g value) is incorrect.", NULL);
 #undef TEST_GROUP
 }
 
@@ -595,7 +596,7 @@ static void test_get_attr_on_a_group_of_template_resources(void **state)
            files);
     /* TestResource's attribute is not one of server.yaml's outputs. */
     reject(SERVER_GROUP "outputs:\n  o: {value: {get_attr: [g, output]}}\n", files,
-           "outputs.o.value: get_attr: unknown attribute \"output\" of resource \"g\"", NULL);
+           "outputs.o.value: The Referenced Attribute (g output) is incorrect.", NULL);
 #undef SERVER_GROUP
 }
 
