@@ -13,6 +13,8 @@
  * it guards through the ordinary update, and a reference from a kept
  * resource to one left out is the ordinary unknown-reference error, as in
  * Heat. Like Heat's If (a macro), only the branch taken is checked.
+ * get_file, whose argument is a literal key into the stack's files, is
+ * replaced by the file's text in the same walk.
  *
  * A nested template checked before its parent's properties resolve
  * (params_later) may lack the value a condition reads: such a condition is
@@ -429,15 +431,35 @@ static int apply_if_object(conds_t *c, const json_t *v, cv__path_t *path, json_t
     return 0;
 }
 
+/* Heat's GetFile: the text uploaded under the key its argument names
+ * (cli/cli_files.c rewrites a path to that key). Its argument is a literal
+ * — the client uploads only what it can read in the template — so it is
+ * decided here, like `if`; the text is not scanned for functions. */
+static int get_file(conds_t *c, const json_t *arg, const cv__path_t *path, json_t **out)
+{
+    if (!json_is_string(arg))
+        return cv__tpl_err(c->ctx, CV_EVALIDATE, path->buf,
+                           "Argument to \"get_file\" must be a string");
+    const json_t *text = json_object_get(c->ctx->opts.files, json_string_value(arg));
+    if (!json_is_string(text))
+        return cv__tpl_err(c->ctx, CV_EVALIDATE, path->buf,
+                           "No content found in the \"files\" section for get_file path: %s",
+                           json_string_value(arg));
+    *out = json_incref((json_t *)text);
+    return 0;
+}
+
 static int apply_if(conds_t *c, const json_t *v, cv__path_t *path, json_t **out, bool *removed)
 {
     *out = NULL;
     *removed = false;
     const char *fn = NULL;
     const json_t *arg = NULL;
-    if (c->ctx->version >= CV__V20161014 && cv__fn_of(v, &fn, &arg) != CV__FN_NONE &&
-        strcmp(fn, "if") == 0)
+    bool call = cv__fn_of(v, &fn, &arg) != CV__FN_NONE;
+    if (call && c->ctx->version >= CV__V20161014 && strcmp(fn, "if") == 0)
         return take_branch(c, arg, path, out, removed);
+    if (call && strcmp(fn, "get_file") == 0)
+        return get_file(c, arg, path, out);
     if (!json_is_array(v) && !json_is_object(v)) {
         *out = json_incref((json_t *)v);
         return 0;
