@@ -148,6 +148,8 @@ typedef enum {
     CV__FN_DIGEST,
     CV__FN_REPEAT,
     CV__FN_MAKE_URL,
+    CV__FN_FILTER,
+    CV__FN_CONTAINS,
     CV__FN_UNSUPPORTED /* a Heat function we do not implement */
 } cv__fn_t;
 
@@ -211,6 +213,17 @@ size_t cv__resolved_size(const json_t *v, size_t limit);
  * the subset ("yaql expression not supported: <construct>").
  */
 json_t *cv__yaql_eval(const char *expression, const json_t *data, char *msg, size_t msg_size);
+
+/* Python's == (1 == 1.0, True == 1, containers item by item), `value in
+ * sequence` (a list's items or a substring) and truth, as Heat's functions
+ * see JSON values. */
+bool cv__py_equal(const json_t *a, const json_t *b);
+bool cv__py_in(const json_t *value, const json_t *seq);
+bool cv__py_truthy(const json_t *v);
+
+/* filter and contains (intrinsic_lists.c), like the functions above. */
+json_t *cv__fn_filter(const json_t *args, size_t *budget, char *msg, size_t msg_size);
+json_t *cv__fn_contains(const json_t *args, char *msg, size_t msg_size);
 
 /* ---------------------------------------------------------------- scalars */
 

@@ -548,6 +548,10 @@ static json_t *built(resolver_t *r, cv__fn_t fn, const char *name, const json_t 
         out = cv__fn_repeat(args, &r->budget, msg, sizeof(msg));
     else if (fn == CV__FN_MAKE_URL)
         out = cv__fn_make_url(args, &r->budget, msg, sizeof(msg));
+    else if (fn == CV__FN_FILTER)
+        out = cv__fn_filter(args, &r->budget, msg, sizeof(msg));
+    else if (fn == CV__FN_CONTAINS)
+        out = cv__fn_contains(args, msg, sizeof(msg));
     else
         out = cv__fn_list_concat(name, args, fn == CV__FN_LIST_CONCAT_UNIQUE, &r->budget, msg,
                                  sizeof(msg));

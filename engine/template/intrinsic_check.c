@@ -457,6 +457,33 @@ static int check_make_url(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_
     return check_args(ctx, arg, path, self);
 }
 
+/* filter and contains: Heat checks the number of arguments when it parses
+ * the call; what they hold is checked once resolved. */
+static int check_pair(const cv__tpl_ctx_t *ctx, cv__fn_t fn, const json_t *arg, cv__path_t *path,
+                      const char *self)
+{
+    const char *name;
+    const json_t *fn_arg;
+    if (cv__fn_of(arg, &name, &fn_arg) != CV__FN_NONE)
+        return check_args(ctx, arg, path, self);
+    if (fn == CV__FN_FILTER && !json_is_array(arg))
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "Argument to \"filter\" must be a list");
+    if (fn == CV__FN_FILTER && json_array_size(arg) != 2)
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
+                           "\"filter\" expected 2 arguments of the form [values, sequence] but "
+                           "got %zu arguments instead",
+                           json_array_size(arg));
+    if (fn == CV__FN_CONTAINS && (!json_is_array(arg) || json_array_size(arg) == 0))
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
+                           "Incorrect arguments to \"contains\" should be: \"contains\" : [ "
+                           "\"value1\", [ \"value1\", \"value2\"]]");
+    if (fn == CV__FN_CONTAINS && json_array_size(arg) != 2)
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
+                           "Arguments to \"contains\" must be of the form: [value1, [value1, "
+                           "value2]]");
+    return check_args(ctx, arg, path, self);
+}
+
 static int check_data(const cv__tpl_ctx_t *ctx, const json_t *v, cv__path_t *path, const char *self)
 {
     int rc = 0;
@@ -518,6 +545,9 @@ int cv__tpl_check_intrinsics(const cv__tpl_ctx_t *ctx, const json_t *v, cv__path
         return check_make_url(ctx, arg, path, self);
     case CV__FN_MAP_REPLACE:
         return check_map_replace(ctx, arg, path, self);
+    case CV__FN_FILTER:
+    case CV__FN_CONTAINS:
+        return check_pair(ctx, fn, arg, path, self);
     case CV__FN_UNSUPPORTED:
         return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "function %s is not supported", name);
     default:

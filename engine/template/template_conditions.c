@@ -39,66 +39,6 @@ typedef struct conds {
 
 static int cond_named(conds_t *c, const char *name, const char *where, bool *out);
 
-/* ---------------------------------------------------------------- values */
-
-/* Python's ==, which Heat's equals and contains use: 1 == 1.0 and
- * True == 1, maps and lists compared item by item. */
-static bool py_number(const json_t *v, double *out)
-{
-    if (json_is_boolean(v))
-        *out = json_is_true(v) ? 1 : 0;
-    else if (json_is_number(v))
-        *out = json_number_value(v);
-    else
-        return false;
-    return true;
-}
-
-static bool py_equal(const json_t *a, const json_t *b)
-{
-    double x, y;
-    if (py_number(a, &x) && py_number(b, &y))
-        return x == y;
-    if (json_typeof(a) != json_typeof(b))
-        return false;
-    if (json_is_array(a)) {
-        if (json_array_size(a) != json_array_size(b))
-            return false;
-        for (size_t i = 0; i < json_array_size(a); i++)
-            if (!py_equal(json_array_get(a, i), json_array_get(b, i)))
-                return false;
-        return true;
-    }
-    if (json_is_object(a)) {
-        const char *key;
-        const json_t *v;
-        if (json_object_size(a) != json_object_size(b))
-            return false;
-        json_object_foreach((json_t *)a, key, v)
-        {
-            const json_t *w = json_object_get(b, key);
-            if (!w || !py_equal(v, w))
-                return false;
-        }
-        return true;
-    }
-    return json_equal(a, b);
-}
-
-/* Python's `value in sequence` for the sequences JSON has: a list's items,
- * or a substring of a string. */
-static bool py_in(const json_t *value, const json_t *seq)
-{
-    if (json_is_string(seq))
-        return json_is_string(value) &&
-               memmem(json_string_value(seq), json_string_length(seq), json_string_value(value),
-                      json_string_length(value)) != NULL;
-    for (size_t i = 0; i < json_array_size(seq); i++)
-        if (py_equal(value, json_array_get(seq, i)))
-            return true;
-    return false;
-}
-
 /* ---------------------------------------------------------------- evaluation */
 
 static int cond_resolve(conds_t *c, const json_t *expr, const char *where, json_t **out);
@@ -161,7 +101,7 @@ static int fn_equals(conds_t *c, const char *fn, const json_t *args, const char 
     int rc = cond_resolve(c, json_array_get(args, 0), where, &a);
     rc = rc ? rc : cond_resolve(c, json_array_get(args, 1), where, &b);
     if (rc == 0)
-        *out = json_boolean(py_equal(a, b));
+        *out = json_boolean(cv__py_equal(a, b));
     json_decref(a);
     json_decref(b);
     return rc;
@@ -221,7 +161,7 @@ static int fn_contains(conds_t *c, const char *fn, const json_t *args, const cha
     if (rc == 0 && !json_is_array(seq) && !json_is_string(seq))
         rc = cond_err(c, where, "Second argument to \"%s\" should be a sequence.", fn);
     if (rc == 0)
-        *out = json_boolean(py_in(value, seq));
+        *out = json_boolean(cv__py_in(value, seq));
     json_decref(value);
     json_decref(seq);
     return rc;
