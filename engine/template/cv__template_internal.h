@@ -150,6 +150,7 @@ typedef enum {
     CV__FN_MAKE_URL,
     CV__FN_FILTER,
     CV__FN_CONTAINS,
+    CV__FN_RESOURCE_FACADE,
     CV__FN_UNSUPPORTED /* a Heat function we do not implement */
 } cv__fn_t;
 
@@ -220,6 +221,13 @@ json_t *cv__yaql_eval(const char *expression, const json_t *data, char *msg, siz
 bool cv__py_equal(const json_t *a, const json_t *b);
 bool cv__py_in(const json_t *value, const json_t *seq);
 bool cv__py_truthy(const json_t *v);
+
+/* resource_facade (template_facade.c): whether `arg` is one of what a
+ * facade has, and Heat's message when it is not. */
+bool cv__facade_key(const json_t *arg);
+#define CV__FACADE_USAGE                                                                           \
+    "Incorrect arguments to \"resource_facade\" should be one of: metadata, deletion_policy, "     \
+    "update_policy"
 
 /* filter and contains (intrinsic_lists.c), like the functions above. */
 json_t *cv__fn_filter(const json_t *args, size_t *budget, char *msg, size_t msg_size);

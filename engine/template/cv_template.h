@@ -25,6 +25,7 @@ typedef struct cv_tpl_resource {
     json_t *properties;    /* as written: intrinsics unresolved; {} when absent */
     json_t *metadata;      /* {} when absent */
     char *deletion_policy; /* "Delete" (default), "Retain" or "Snapshot" */
+    json_t *update_policy; /* as written: intrinsics unresolved; {} when absent */
     char **depends;        /* depends_on ∪ get_resource/get_attr targets; sorted, unique */
     size_t ndepends;
 } cv_tpl_resource_t;
@@ -101,6 +102,7 @@ int cv_template_from_json_opts(const json_t *root, const char *fname, const json
                                size_t errstr_size);
 
 void cv_template_free(cv_template_t *tpl);
+
 
 /* Returns the resource named `name`, or NULL. */
 const cv_tpl_resource_t *cv_template_resource(const cv_template_t *tpl, const char *name);

@@ -598,6 +598,10 @@ static json_t *resolve(resolver_t *r, const json_t *expr)
     case CV__FN_LIST_JOIN:
         out = list_join(r, args);
         break;
+    case CV__FN_RESOURCE_FACADE:
+        /* Replaced when the child stack is planned (template_facade.c). */
+        out = fail(r, "resource_facade: this stack has no parent resource");
+        break;
     default:
         out = built(r, fn, name, args);
         break;

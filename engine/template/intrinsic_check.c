@@ -548,6 +548,14 @@ int cv__tpl_check_intrinsics(const cv__tpl_ctx_t *ctx, const json_t *v, cv__path
     case CV__FN_FILTER:
     case CV__FN_CONTAINS:
         return check_pair(ctx, fn, arg, path, self);
+    case CV__FN_RESOURCE_FACADE:
+        if (!cv__facade_key(arg))
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__FACADE_USAGE);
+        if (ctx->opts.depth == 0)
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
+                               "resource_facade: only the template of a template resource has a "
+                               "parent resource to read");
+        return 0;
     case CV__FN_UNSUPPORTED:
         return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "function %s is not supported", name);
     default:

@@ -330,6 +330,7 @@ void cv_template_free(cv_template_t *tpl)
         free(r->type);
         json_decref(r->properties);
         json_decref(r->metadata);
+        json_decref(r->update_policy);
         free(r->deletion_policy);
         for (size_t j = 0; j < r->ndepends; j++)
             free(r->depends[j]);

@@ -269,7 +269,8 @@ static int parse_resource(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl, co
         return rc;
     res->properties = props ? json_deep_copy(props) : json_object();
     res->metadata = meta ? json_deep_copy(meta) : json_object();
-    if (!res->properties || !res->metadata)
+    res->update_policy = update ? json_deep_copy(update) : json_object();
+    if (!res->properties || !res->metadata || !res->update_policy)
         return CV_ENOMEM;
     rc = check_contents(ctx, tpl, def, res, res->properties);
     const json_t *deps = json_object_get(def, "depends_on");

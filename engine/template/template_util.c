@@ -94,6 +94,7 @@ static const struct {
     {"make_url", CV__FN_MAKE_URL},
     {"filter", CV__FN_FILTER},
     {"contains", CV__FN_CONTAINS},
+    {"resource_facade", CV__FN_RESOURCE_FACADE},
 };
 
 /* Whether a one-key map is a function call at all is cv_is_intrinsic()'s

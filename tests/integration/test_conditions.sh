@@ -72,3 +72,18 @@ test_condition_referring_to_an_unknown_condition_is_refused_at_submit() {
     assert_eq 2 "$rc" "exit code ($err)"
     assert_match 'resources\.r\.condition: Invalid condition "nope"' "$err" "error message"
 }
+
+test_resource_facade_reads_the_parent_resource() {
+    local name s
+    name=$(stack_name facade)
+    ctl submit "$name" "$C/facade.yaml" --wait --timeout 60 >/dev/null
+    s=$(status_json "$name")
+    assert_eq CREATE_COMPLETE "$(jqr .status <<<"$s")" status
+    assert_eq web "$(jqr .outputs.role <<<"$s")" "the parent's metadata, resolved"
+    assert_eq Retain "$(jqr .outputs.policy <<<"$s")" "the parent's deletion_policy"
+    assert_eq 2 "$(jqr .outputs.batch <<<"$s")" "the parent's update_policy"
+    ctl update "$name" "$C/facade.yaml" -P role=db --wait --timeout 60 >/dev/null
+    s=$(status_json "$name")
+    assert_eq UPDATE_COMPLETE "$(jqr .status <<<"$s")" status
+    assert_eq db "$(jqr .outputs.role <<<"$s")" "a changed facade updates the child"
+}

@@ -621,9 +621,47 @@ static void test_group_members_count_toward_the_depth_limit(void **state)
     cv_template_free(accept_depth(app, files, 2));
 }
 
+/* ---------------------------------------------------------------- resource_facade */
+
+#define FACADE_CHILD(arg) HOT "outputs:\n  o: {value: {resource_facade: " arg "}}\n"
+
+/* Heat's test_resource_facade: a template resource's template may read its
+ * parent's metadata, deletion_policy and update_policy. */
+static void test_resource_facade_is_accepted_in_a_template_resource(void **state)
+{
+    (void)state;
+    accept(HOT "resources:\n  c: {type: m.yaml}\n", files_of("m.yaml", FACADE_CHILD("metadata"), NULL));
+    accept(HOT "resources:\n  c: {type: d.yaml}\n",
+           files_of("d.yaml", FACADE_CHILD("deletion_policy"), NULL));
+    accept(HOT "resources:\n  c: {type: u.yaml}\n",
+           files_of("u.yaml", FACADE_CHILD("update_policy"), NULL));
+}
+
+/* Heat's test_resource_facade_invalid_arg. */
+static void test_resource_facade_of_anything_else_is_refused(void **state)
+{
+    (void)state;
+    reject(HOT "resources:\n  c: {type: w.yaml}\n", files_of("w.yaml", FACADE_CHILD("wibble"), NULL),
+           "w.yaml: outputs.o.value: Incorrect arguments to \"resource_facade\" should be one of: "
+           "metadata, deletion_policy, update_policy",
+           NULL);
+}
+
+static void test_resource_facade_in_a_stack_of_its_own_is_refused(void **state)
+{
+    (void)state;
+    reject(FACADE_CHILD("metadata"), NULL,
+           "stack.yaml: outputs.o.value: resource_facade: only the template of a template "
+           "resource has a parent resource to read",
+           NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_resource_facade_is_accepted_in_a_template_resource, release),
+        cmocka_unit_test_teardown(test_resource_facade_of_anything_else_is_refused, release),
+        cmocka_unit_test_teardown(test_resource_facade_in_a_stack_of_its_own_is_refused, release),
         cmocka_unit_test_teardown(test_template_resource_with_its_parameters_is_accepted, release),
         cmocka_unit_test_teardown(test_template_file_not_uploaded_is_named, release),
         cmocka_unit_test_teardown(test_unknown_property_of_a_template_resource_is_named, release),
