@@ -151,6 +151,7 @@ typedef enum {
     CV__FN_FILTER,
     CV__FN_CONTAINS,
     CV__FN_RESOURCE_FACADE,
+    CV__FN_YAQL,
     CV__FN_UNSUPPORTED /* a Heat function we do not implement */
 } cv__fn_t;
 
@@ -214,6 +215,16 @@ size_t cv__resolved_size(const json_t *v, size_t limit);
  * the subset ("yaql expression not supported: <construct>").
  */
 json_t *cv__yaql_eval(const char *expression, const json_t *data, char *msg, size_t msg_size);
+/* Parses and checks `expression` only: 0, or -1 with the message. */
+int cv__yaql_check(const char *expression, char *msg, size_t msg_size);
+/* Heat's messages for the yaql function's arguments. */
+#define CV__YAQL_USAGE                                                                             \
+    "\"yaql\" syntax should be yaql:\n              expression: $.data.var1.sum()\n              "  \
+    "data:\n                var1: [3, 2, 1]"
+#define CV__YAQL_NOT_MAP "Arguments to \"yaql\" must be a map."
+#define CV__YAQL_NOT_STRING "The \"expression\" argument to yaql must contain a string."
+/* The yaql function over resolved arguments (intrinsic.c's contract). */
+json_t *cv__fn_yaql(const json_t *args, size_t *budget, char *msg, size_t msg_size);
 
 /* Python's == (1 == 1.0, True == 1, containers item by item), `value in
  * sequence` (a list's items or a substring) and truth, as Heat's functions

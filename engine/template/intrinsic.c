@@ -552,6 +552,8 @@ static json_t *built(resolver_t *r, cv__fn_t fn, const char *name, const json_t 
         out = cv__fn_filter(args, &r->budget, msg, sizeof(msg));
     else if (fn == CV__FN_CONTAINS)
         out = cv__fn_contains(args, msg, sizeof(msg));
+    else if (fn == CV__FN_YAQL)
+        out = cv__fn_yaql(args, &r->budget, msg, sizeof(msg));
     else
         out = cv__fn_list_concat(name, args, fn == CV__FN_LIST_CONCAT_UNIQUE, &r->budget, msg,
                                  sizeof(msg));

@@ -484,6 +484,35 @@ static int check_pair(const cv__tpl_ctx_t *ctx, cv__fn_t fn, const json_t *arg, 
     return check_args(ctx, arg, path, self);
 }
 
+/* yaql: Heat checks the keys when it parses the call and a literal
+ * expression when it validates; so do we, and refuse what the subset of
+ * yaql.c does not cover before anything runs. */
+static int check_yaql(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t *path,
+                      const char *self)
+{
+    const char *key;
+    const json_t *v;
+    bool bad_key = false;
+    if (!json_is_object(arg) || cv_is_intrinsic(arg))
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "yaql: " CV__YAQL_NOT_MAP);
+    json_object_foreach((json_t *)arg, key, v)
+    {
+        bad_key = bad_key || (strcmp(key, "expression") != 0 && strcmp(key, "data") != 0);
+    }
+    const json_t *expression = json_object_get(arg, "expression");
+    if (bad_key || !expression)
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "yaql: " CV__YAQL_USAGE);
+    const char *fn;
+    const json_t *fn_arg;
+    if (cv__fn_of(expression, &fn, &fn_arg) == CV__FN_NONE && !json_is_string(expression))
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "yaql: " CV__YAQL_NOT_STRING);
+    char msg[400];
+    if (json_is_string(expression) && cv__yaql_check(json_string_value(expression), msg,
+                                                     sizeof(msg)) != 0)
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "yaql: %s", msg);
+    return check_args(ctx, arg, path, self);
+}
+
 static int check_data(const cv__tpl_ctx_t *ctx, const json_t *v, cv__path_t *path, const char *self)
 {
     int rc = 0;
@@ -548,6 +577,8 @@ int cv__tpl_check_intrinsics(const cv__tpl_ctx_t *ctx, const json_t *v, cv__path
     case CV__FN_FILTER:
     case CV__FN_CONTAINS:
         return check_pair(ctx, fn, arg, path, self);
+    case CV__FN_YAQL:
+        return check_yaql(ctx, arg, path, self);
     case CV__FN_RESOURCE_FACADE:
         if (!cv__facade_key(arg))
             return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__FACADE_USAGE);

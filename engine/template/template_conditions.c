@@ -178,11 +178,10 @@ static int fn_yaql(conds_t *c, const char *fn, const json_t *args, const char *w
     {
         extra = extra || (strcmp(key, "expression") != 0 && strcmp(key, "data") != 0);
     }
-    if (!json_is_object(args) || !expr || extra)
-        return cv__tpl_err(c->ctx, CV_EVALIDATE, where,
-                           "\"%s\" syntax should be %s:\n  expression: $.data.var1.sum()\n  "
-                           "data:\n    var1: [3, 2, 1]",
-                           fn, fn);
+    if (!json_is_object(args))
+        return cv__tpl_err(c->ctx, CV_EVALIDATE, where, "%s: " CV__YAQL_NOT_MAP, fn);
+    if (!expr || extra)
+        return cv__tpl_err(c->ctx, CV_EVALIDATE, where, "%s: " CV__YAQL_USAGE, fn);
     json_t *e = NULL, *data = NULL;
     int rc = cond_resolve(c, expr, where, &e);
     const json_t *d = json_object_get(args, "data");
@@ -191,7 +190,7 @@ static int fn_yaql(conds_t *c, const char *fn, const json_t *args, const char *w
     else if (rc == 0 && !(data = json_object()))
         rc = CV_ENOMEM;
     if (rc == 0 && !json_is_string(e))
-        rc = cond_err(c, where, "The \"expression\" argument to %s must contain a string.", fn);
+        rc = cond_err(c, where, "%s: " CV__YAQL_NOT_STRING, fn);
     char msg[512];
     if (rc == 0 && !(*out = cv__yaql_eval(json_string_value(e), data, msg, sizeof(msg))))
         rc = cv__tpl_err(c->ctx, CV_EVALIDATE, where, "%s: %s", fn, msg);

@@ -95,6 +95,7 @@ static const struct {
     {"filter", CV__FN_FILTER},
     {"contains", CV__FN_CONTAINS},
     {"resource_facade", CV__FN_RESOURCE_FACADE},
+    {"yaql", CV__FN_YAQL},
 };
 
 /* Whether a one-key map is a function call at all is cv_is_intrinsic()'s
@@ -132,6 +133,7 @@ long cv__fn_since(cv__fn_t fn)
     case CV__FN_MAP_MERGE:
         return CV__V20160408;
     case CV__FN_MAP_REPLACE:
+    case CV__FN_YAQL:
         return CV__V20161014;
     case CV__FN_STR_REPLACE_STRICT:
     case CV__FN_FILTER:

@@ -239,7 +239,6 @@ static void test_list_join_of_several_lists_needs_2015_10_15(void **state)
 static void test_unsupported_functions_are_named(void **state)
 {
     (void)state;
-    reject_x("{yaql: {expression: $.data, data: 1}}", "function yaql is not supported");
     reject_x("{'Fn::Select': [0, [a]]}", "function Fn::Select is not supported");
 }
 
