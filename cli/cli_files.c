@@ -64,8 +64,9 @@ static int take_file(walk_t *w, const char *fname, const char *where, const char
         return rc;
     json_object_set_new(holder, "type", json_string(key));
     if (json_is_string(json_object_get(w->files, key)))
-        return cli_fail(CLI_USAGE, "%s: %s: \"%s\" is read by get_file too; a file is either a "
-                                   "template or get_file's text",
+        return cli_fail(CLI_USAGE,
+                        "%s: %s: \"%s\" is read by get_file too; a file is either a "
+                        "template or get_file's text",
                         fname, where, type);
     if (json_object_get(w->files, key))
         return CLI_OK; /* read already: a loop is the validator's to name */
@@ -87,8 +88,7 @@ static int take_file(walk_t *w, const char *fname, const char *where, const char
 /* Uploads the file a {get_file: "path"} call names, as text, and rewrites
  * the call to name its key. A computed argument is left to the engine,
  * which refuses it (Heat's client cannot upload it either). */
-static int take_text(walk_t *w, const char *fname, const char *where, const char *dir,
-                     json_t *call)
+static int take_text(walk_t *w, const char *fname, const char *where, const char *dir, json_t *call)
 {
     const char *path = json_string_value(json_object_get(call, "get_file"));
     if (!path)
@@ -100,8 +100,9 @@ static int take_text(walk_t *w, const char *fname, const char *where, const char
     json_object_set_new(call, "get_file", json_string(key));
     const json_t *known = json_object_get(w->files, key);
     if (json_is_object(known))
-        return cli_fail(CLI_USAGE, "%s: %s: \"%s\" is a template file too; a file is either a "
-                                   "template or get_file's text",
+        return cli_fail(CLI_USAGE,
+                        "%s: %s: \"%s\" is a template file too; a file is either a "
+                        "template or get_file's text",
                         fname, where, path);
     if (known)
         return CLI_OK;
@@ -112,8 +113,8 @@ static int take_text(walk_t *w, const char *fname, const char *where, const char
     json_t *s = json_stringn(text, len);
     free(text);
     if (!s)
-        return cli_fail(CLI_USAGE, "%s: %s: get_file file \"%s\" is not UTF-8 text", fname,
-                        where, path);
+        return cli_fail(CLI_USAGE, "%s: %s: get_file file \"%s\" is not UTF-8 text", fname, where,
+                        path);
     json_object_set_new(w->files, key, s);
     return CLI_OK;
 }

@@ -82,8 +82,7 @@ static int load_template_resources(cli_t *cli, const char *name, const char *id,
     }
     const redisReply *t = r->element[0];
     json_t *tpl = t->type == REDIS_REPLY_STRING ? json_loads(t->str, 0, NULL) : NULL;
-    json_t *resources =
-        tpl ? running_resources(tpl, r->element[1]->str, r->element[2]->str) : NULL;
+    json_t *resources = tpl ? running_resources(tpl, r->element[1]->str, r->element[2]->str) : NULL;
     freeReplyObject(r);
     int rc = CLI_OK;
     if (!tpl)

@@ -325,8 +325,8 @@ static json_t *outputs_that_run(const json_t *tpl, const json_t *params, redisRe
     cv_template_t *parsed = NULL;
     char err[512];
     json_t *outputs = NULL;
-    if (tpl && cv_template_from_json_opts(tpl, "template", params, &opts, &parsed, err,
-                                          sizeof(err)) == 0)
+    if (tpl &&
+        cv_template_from_json_opts(tpl, "template", params, &opts, &parsed, err, sizeof(err)) == 0)
         outputs = json_incref(parsed->outputs);
     else
         outputs = json_incref(json_object_get(tpl, "outputs"));

@@ -143,12 +143,12 @@ static json_t *facade(const cv_check_input_t *in, char *err, size_t errsz)
     parents_t parents = {in->sp};
     cv_resolve_ctx_t rctx = {in->params, lookup_parent, &parents};
     snprintf(where, sizeof(where), "resources.%s.metadata", in->job->resource);
-    json_t *meta = cv_intrinsic_resolve(json_object_get(in->rdef, "metadata"), &rctx, where, err,
-                                        errsz);
+    json_t *meta =
+        cv_intrinsic_resolve(json_object_get(in->rdef, "metadata"), &rctx, where, err, errsz);
     snprintf(where, sizeof(where), "resources.%s.update_policy", in->job->resource);
     const json_t *up = json_object_get(in->rdef, "update_policy");
-    json_t *update = meta && up ? cv_intrinsic_resolve(up, &rctx, where, err, errsz)
-                                : json_object();
+    json_t *update =
+        meta && up ? cv_intrinsic_resolve(up, &rctx, where, err, errsz) : json_object();
     const char *policy = json_string_value(json_object_get(in->rdef, "deletion_policy"));
     json_t *f = meta && update ? json_pack("{s:O, s:s, s:O}", "metadata", meta, "deletion_policy",
                                            policy ? policy : "Delete", "update_policy", update)

@@ -219,7 +219,7 @@ json_t *cv__yaql_eval(const char *expression, const json_t *data, char *msg, siz
 int cv__yaql_check(const char *expression, char *msg, size_t msg_size);
 /* Heat's messages for the yaql function's arguments. */
 #define CV__YAQL_USAGE                                                                             \
-    "\"yaql\" syntax should be yaql:\n              expression: $.data.var1.sum()\n              "  \
+    "\"yaql\" syntax should be yaql:\n              expression: $.data.var1.sum()\n              " \
     "data:\n                var1: [3, 2, 1]"
 #define CV__YAQL_NOT_MAP "Arguments to \"yaql\" must be a map."
 #define CV__YAQL_NOT_STRING "The \"expression\" argument to yaql must contain a string."

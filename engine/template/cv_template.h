@@ -103,7 +103,6 @@ int cv_template_from_json_opts(const json_t *root, const char *fname, const json
 
 void cv_template_free(cv_template_t *tpl);
 
-
 /* Returns the resource named `name`, or NULL. */
 const cv_tpl_resource_t *cv_template_resource(const cv_template_t *tpl, const char *name);
 

@@ -108,8 +108,8 @@ static void heat_key(const cv__path_t *path, const char *self, char *out, size_t
     const char *rest = path->buf + skip + 1;
     for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
         size_t n = strlen(sections[i].ours);
-        if (strncmp(rest, sections[i].ours, n) == 0 && (rest[n] == '\0' || rest[n] == '.' ||
-                                                        rest[n] == '[')) {
+        if (strncmp(rest, sections[i].ours, n) == 0 &&
+            (rest[n] == '\0' || rest[n] == '.' || rest[n] == '[')) {
             snprintf(out, size, "%s.%s%s", self, sections[i].heat, rest + n);
             return;
         }
@@ -507,8 +507,8 @@ static int check_yaql(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t *p
     if (cv__fn_of(expression, &fn, &fn_arg) == CV__FN_NONE && !json_is_string(expression))
         return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "yaql: " CV__YAQL_NOT_STRING);
     char msg[400];
-    if (json_is_string(expression) && cv__yaql_check(json_string_value(expression), msg,
-                                                     sizeof(msg)) != 0)
+    if (json_is_string(expression) &&
+        cv__yaql_check(json_string_value(expression), msg, sizeof(msg)) != 0)
         return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "yaql: %s", msg);
     return check_args(ctx, arg, path, self);
 }

@@ -86,8 +86,8 @@ static int fn_get_param(conds_t *c, const json_t *args, const char *where, json_
     *out = call ? cv_intrinsic_resolve(call, &rctx, where, err, sizeof(err)) : NULL;
     json_decref(call);
     if (!*out)
-        return cv_seterr(c->ctx->errstr, c->ctx->errstr_size, CV_EVALIDATE, "%s: %s",
-                         c->ctx->fname, err);
+        return cv_seterr(c->ctx->errstr, c->ctx->errstr_size, CV_EVALIDATE, "%s: %s", c->ctx->fname,
+                         err);
     return 0;
 }
 
@@ -123,8 +123,8 @@ static int fn_not(conds_t *c, const char *fn, const json_t *args, const char *wh
 
 /* and / or: every argument is evaluated first, as Heat resolves the list
  * before looking at it; then all / any. */
-static int fn_and_or(conds_t *c, const char *fn, bool is_and, const json_t *args,
-                     const char *where, json_t **out)
+static int fn_and_or(conds_t *c, const char *fn, bool is_and, const json_t *args, const char *where,
+                     json_t **out)
 {
     if (!json_is_array(args))
         return cond_err(c, where, "Arguments to \"%s\" must be a list of conditions", fn);
@@ -263,8 +263,8 @@ static int cond_named(conds_t *c, const char *name, const char *where, bool *out
         return cv__tpl_err(c->ctx, CV_EVALIDATE, where, "Invalid condition \"%s\"", name);
     const json_t *known = json_object_get(c->values, name);
     if (json_is_null(known))
-        return cv__tpl_err(c->ctx, CV_EVALIDATE, where,
-                           "Circular definition for condition \"%s\"", name);
+        return cv__tpl_err(c->ctx, CV_EVALIDATE, where, "Circular definition for condition \"%s\"",
+                           name);
     if (known) {
         *out = json_is_true(known);
         return 0;
@@ -404,7 +404,7 @@ static int apply_if(conds_t *c, const json_t *v, cv__path_t *path, json_t **out,
         return 0;
     }
     json_t *copy = json_is_array(v) ? json_array() : json_object();
-    int rc = !copy                ? CV_ENOMEM
+    int rc = !copy              ? CV_ENOMEM
              : json_is_array(v) ? apply_if_array(c, v, path, copy)
                                 : apply_if_object(c, v, path, copy);
     if (rc)

@@ -171,10 +171,9 @@ static int check_output_keys(const cv__tpl_ctx_t *ctx, const char *where, const 
     {
         bool conditional = strcmp(key, "condition") == 0 && ctx->version >= CV__V20161014;
         if (!conditional && strcmp(key, "value") != 0 && strcmp(key, "description") != 0)
-            return cv__tpl_err(ctx, CV_EVALIDATE, where, "unknown key \"%s\" (allowed: value, %s)",
-                               key,
-                               ctx->version >= CV__V20161014 ? "description, condition"
-                                                              : "description");
+            return cv__tpl_err(
+                ctx, CV_EVALIDATE, where, "unknown key \"%s\" (allowed: value, %s)", key,
+                ctx->version >= CV__V20161014 ? "description, condition" : "description");
     }
     const json_t *desc = json_object_get(def, "description");
     if (desc && !json_is_null(desc) && !json_is_string(desc))

@@ -108,7 +108,8 @@ static void heat_cycle_text(const cv_template_t *tpl, char *out, size_t size)
         for (size_t j = 0; j < r->ndepends && len < size; j++) {
             if (!is_left(tpl, done, r->depends[j]))
                 continue;
-            len += (size_t)snprintf(out + len, size - len, "%s%s", first ? "" : ", ", r->depends[j]);
+            len +=
+                (size_t)snprintf(out + len, size - len, "%s%s", first ? "" : ", ", r->depends[j]);
             first = false;
         }
         if (len < size)
@@ -129,8 +130,7 @@ int cv__tpl_check_cycles(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl)
         char text[700];
         heat_cycle_text(tpl, text, sizeof(text));
         rc = cv__tpl_err(ctx, CV_ECYCLE, "resources", "Circular Dependency Found: %s", text);
-    }
-    else if (found)
+    } else if (found)
         rc = found;
     cv_graph_free(g);
     return rc;

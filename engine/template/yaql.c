@@ -164,8 +164,12 @@ static node_t *string_literal(parser_t *p, char quote)
         char c = p->s[p->at++];
         if (c == '\\' && p->s[p->at])
             c = p->s[p->at++];
-        if (len + 2 > cap)
-            buf = realloc(buf, cap *= 2);
+        if (len + 2 > cap) {
+            char *bigger = realloc(buf, cap *= 2);
+            if (!bigger)
+                free(buf);
+            buf = bigger;
+        }
         if (buf)
             buf[len++] = c;
     }
@@ -359,11 +363,9 @@ static const struct {
     int min_args, max_args;
     bool method, function;
 } known[] = {
-    {"sum", 0, 0, true, false},       {"len", 0, 0, true, true},
-    {"contains", 1, 1, true, false},  {"select", 1, 1, true, false},
-    {"reduce", 1, 1, true, false},    {"mergeWith", 1, 1, true, false},
-    {"min", 0, 1, true, true},        {"max", 0, 1, true, true},
-    {"int", 1, 1, false, true},
+    {"sum", 0, 0, true, false},    {"len", 0, 0, true, true},     {"contains", 1, 1, true, false},
+    {"select", 1, 1, true, false}, {"reduce", 1, 1, true, false}, {"mergeWith", 1, 1, true, false},
+    {"min", 0, 1, true, true},     {"max", 0, 1, true, true},     {"int", 1, 1, false, true},
 };
 
 static int check(const node_t *n, char *msg, size_t msg_size)
@@ -604,10 +606,10 @@ static json_t *method(eval_t *e, const node_t *n, const json_t *recv)
         else if (strcmp(m, "len") == 0)
             out = len(e, recv);
         else if (strcmp(m, "contains") == 0 && (json_is_array(recv) || json_is_object(recv)))
-            out = json_boolean(json_is_array(recv) ? cv__py_in(args[0], recv)
-                                                   : json_is_string(args[0]) &&
-                                                         json_object_get(recv, json_string_value(
-                                                                                   args[0])));
+            out = json_boolean(json_is_array(recv)
+                                   ? cv__py_in(args[0], recv)
+                                   : json_is_string(args[0]) &&
+                                         json_object_get(recv, json_string_value(args[0])));
         else if (strcmp(m, "contains") == 0)
             out = efail(e, "yaql expression not supported: method contains() of %s",
                         cv__type_name(recv));
@@ -674,8 +676,8 @@ static json_t *eval(eval_t *e, const node_t *n)
         else if (json_is_null(recv))
             out = json_null(); /* yaql: a key of nothing is nothing */
         else
-            out = efail(e, "yaql expression not supported: .%s of %s", n->name,
-                        cv__type_name(recv));
+            out =
+                efail(e, "yaql expression not supported: .%s of %s", n->name, cv__type_name(recv));
         if (!out && json_is_object(recv))
             out = json_null();
         json_decref(recv);
@@ -725,8 +727,8 @@ json_t *cv__fn_yaql(const json_t *args, size_t *budget, char *msg, size_t msg_si
     const json_t *data = json_object_get(args, "data");
     json_t *empty = data ? NULL : json_object();
     char why[400];
-    json_t *out = cv__yaql_eval(json_string_value(expression), data ? data : empty, why,
-                                sizeof(why));
+    json_t *out =
+        cv__yaql_eval(json_string_value(expression), data ? data : empty, why, sizeof(why));
     json_decref(empty);
     if (!out)
         return cv__fn_fail(msg, msg_size, "yaql: %s", why);

@@ -138,8 +138,8 @@ static json_t *put_facade(const json_t *v, const json_t *facade)
 {
     if (cv_is_intrinsic(v) && json_object_get(v, "resource_facade")) {
         const json_t *key = json_object_get(v, "resource_facade");
-        const json_t *value = json_is_string(key) ? json_object_get(facade, json_string_value(key))
-                                                  : NULL;
+        const json_t *value =
+            json_is_string(key) ? json_object_get(facade, json_string_value(key)) : NULL;
         return value ? json_deep_copy(value) : json_null();
     }
     if (!json_is_array(v) && !json_is_object(v))

@@ -364,8 +364,7 @@ static void test_depends_on_a_missing_resource_is_named(void **state)
 {
     (void)state;
     reject(HOT "resources:\n  a: {type: OS::Heat::None, depends_on: [ghost]}\n",
-           "resources.a.depends_on:",
-           "The specified reference \"ghost\" (in a) is incorrect.");
+           "resources.a.depends_on:", "The specified reference \"ghost\" (in a) is incorrect.");
 }
 
 static void test_depends_on_itself_is_rejected(void **state)

@@ -135,15 +135,15 @@ static void test_a_condition_may_be_a_boolean_on_resources_and_outputs(void **st
 static void test_a_condition_may_be_an_inline_expression(void **state)
 {
     (void)state;
-    cv_template_t *tpl = parse(
-        "heat_template_version: 2016-10-14\n"
-        "parameters:\n  env_type: {type: string, default: test}\n"
-        "conditions:\n  prod_env: {equals: [{get_param: env_type}, prod]}\n"
-        "resources:\n"
-        "  r: {type: OS::Heat::None, condition: {not: prod_env}}\n"
-        "  s: {type: OS::Heat::None, condition: {equals: [{get_param: env_type}, prod]}}\n"
-        "outputs:\n  foo: {condition: {not: prod_env}, value: show me}\n",
-        NULL);
+    cv_template_t *tpl =
+        parse("heat_template_version: 2016-10-14\n"
+              "parameters:\n  env_type: {type: string, default: test}\n"
+              "conditions:\n  prod_env: {equals: [{get_param: env_type}, prod]}\n"
+              "resources:\n"
+              "  r: {type: OS::Heat::None, condition: {not: prod_env}}\n"
+              "  s: {type: OS::Heat::None, condition: {equals: [{get_param: env_type}, prod]}}\n"
+              "outputs:\n  foo: {condition: {not: prod_env}, value: show me}\n",
+              NULL);
     assert_non_null(cv_template_resource(tpl, "r"));
     assert_null(cv_template_resource(tpl, "s"));
     assert_output(tpl, "foo", "\"show me\"");
@@ -154,20 +154,19 @@ static void test_a_condition_may_be_an_inline_expression(void **state)
 static void test_conditions_may_name_other_conditions(void **state)
 {
     (void)state;
-    cv_template_t *tpl =
-        parse("heat_template_version: 2016-10-14\n"
-              "parameters:\n  env_type: {type: string, default: test}\n"
-              "conditions:\n"
-              "  prod_env: {equals: [{get_param: env_type}, prod]}\n"
-              "  test_env: {not: prod_env}\n"
-              "  prod_or_test_env: {or: [prod_env, test_env]}\n"
-              "  prod_and_test_env: {and: [prod_env, test_env]}\n"
-              "resources:\n"
-              "  a: {type: OS::Heat::None, condition: prod_env}\n"
-              "  b: {type: OS::Heat::None, condition: test_env}\n"
-              "  c: {type: OS::Heat::None, condition: prod_or_test_env}\n"
-              "  d: {type: OS::Heat::None, condition: prod_and_test_env}\n",
-              NULL);
+    cv_template_t *tpl = parse("heat_template_version: 2016-10-14\n"
+                               "parameters:\n  env_type: {type: string, default: test}\n"
+                               "conditions:\n"
+                               "  prod_env: {equals: [{get_param: env_type}, prod]}\n"
+                               "  test_env: {not: prod_env}\n"
+                               "  prod_or_test_env: {or: [prod_env, test_env]}\n"
+                               "  prod_and_test_env: {and: [prod_env, test_env]}\n"
+                               "resources:\n"
+                               "  a: {type: OS::Heat::None, condition: prod_env}\n"
+                               "  b: {type: OS::Heat::None, condition: test_env}\n"
+                               "  c: {type: OS::Heat::None, condition: prod_or_test_env}\n"
+                               "  d: {type: OS::Heat::None, condition: prod_and_test_env}\n",
+                               NULL);
     assert_null(cv_template_resource(tpl, "a"));
     assert_non_null(cv_template_resource(tpl, "b"));
     assert_non_null(cv_template_resource(tpl, "c"));
@@ -179,40 +178,40 @@ static void test_conditions_may_name_other_conditions(void **state)
 static void test_the_conditions_of_the_hot_spec_example(void **state)
 {
     (void)state;
-    cv_template_t *tpl = parse(
-        "heat_template_version: 2017-09-01\n"
-        "parameters:\n"
-        "  param1: {type: boolean, default: true}\n"
-        "  param2: {type: string, default: 'yes'}\n"
-        "  param3: {type: string, default: 'no'}\n"
-        "  env_type: {type: string, default: prod}\n"
-        "  zone: {type: string, default: shanghai}\n"
-        "  ServiceNames: {type: comma_delimited_list, default: 'neutron,nova'}\n"
-        "conditions:\n"
-        "  cd1: True\n"
-        "  cd2: {get_param: param1}\n"
-        "  cd3: {equals: [{get_param: param2}, 'yes']}\n"
-        "  cd4: {not: {equals: [{get_param: param3}, 'yes']}}\n"
-        "  cd5: {and: [{equals: [{get_param: env_type}, prod]},\n"
-        "              {not: {equals: [{get_param: zone}, beijing]}}]}\n"
-        "  cd6: {or: [{equals: [{get_param: zone}, shanghai]},\n"
-        "             {equals: [{get_param: zone}, beijing]}]}\n"
-        "  cd7: {not: cd4}\n"
-        "  cd8: {and: [cd1, cd2]}\n"
-        "  cd10: {contains: [neutron, {get_param: ServiceNames}]}\n"
-        "  cd11: {contains: [heat, {get_param: ServiceNames}]}\n"
-        "resources:\n"
-        "  r1: {type: OS::Heat::None, condition: cd1}\n"
-        "  r2: {type: OS::Heat::None, condition: cd2}\n"
-        "  r3: {type: OS::Heat::None, condition: cd3}\n"
-        "  r4: {type: OS::Heat::None, condition: cd4}\n"
-        "  r5: {type: OS::Heat::None, condition: cd5}\n"
-        "  r6: {type: OS::Heat::None, condition: cd6}\n"
-        "  r7: {type: OS::Heat::None, condition: cd7}\n"
-        "  r8: {type: OS::Heat::None, condition: cd8}\n"
-        "  r10: {type: OS::Heat::None, condition: cd10}\n"
-        "  r11: {type: OS::Heat::None, condition: cd11}\n",
-        NULL);
+    cv_template_t *tpl =
+        parse("heat_template_version: 2017-09-01\n"
+              "parameters:\n"
+              "  param1: {type: boolean, default: true}\n"
+              "  param2: {type: string, default: 'yes'}\n"
+              "  param3: {type: string, default: 'no'}\n"
+              "  env_type: {type: string, default: prod}\n"
+              "  zone: {type: string, default: shanghai}\n"
+              "  ServiceNames: {type: comma_delimited_list, default: 'neutron,nova'}\n"
+              "conditions:\n"
+              "  cd1: True\n"
+              "  cd2: {get_param: param1}\n"
+              "  cd3: {equals: [{get_param: param2}, 'yes']}\n"
+              "  cd4: {not: {equals: [{get_param: param3}, 'yes']}}\n"
+              "  cd5: {and: [{equals: [{get_param: env_type}, prod]},\n"
+              "              {not: {equals: [{get_param: zone}, beijing]}}]}\n"
+              "  cd6: {or: [{equals: [{get_param: zone}, shanghai]},\n"
+              "             {equals: [{get_param: zone}, beijing]}]}\n"
+              "  cd7: {not: cd4}\n"
+              "  cd8: {and: [cd1, cd2]}\n"
+              "  cd10: {contains: [neutron, {get_param: ServiceNames}]}\n"
+              "  cd11: {contains: [heat, {get_param: ServiceNames}]}\n"
+              "resources:\n"
+              "  r1: {type: OS::Heat::None, condition: cd1}\n"
+              "  r2: {type: OS::Heat::None, condition: cd2}\n"
+              "  r3: {type: OS::Heat::None, condition: cd3}\n"
+              "  r4: {type: OS::Heat::None, condition: cd4}\n"
+              "  r5: {type: OS::Heat::None, condition: cd5}\n"
+              "  r6: {type: OS::Heat::None, condition: cd6}\n"
+              "  r7: {type: OS::Heat::None, condition: cd7}\n"
+              "  r8: {type: OS::Heat::None, condition: cd8}\n"
+              "  r10: {type: OS::Heat::None, condition: cd10}\n"
+              "  r11: {type: OS::Heat::None, condition: cd11}\n",
+              NULL);
     static const char *const on[] = {"r1", "r2", "r3", "r4", "r5", "r6", "r8", "r10"};
     for (size_t i = 0; i < sizeof(on) / sizeof(on[0]); i++)
         if (!cv_template_resource(tpl, on[i]))
@@ -285,7 +284,8 @@ static void test_a_condition_that_is_not_boolean_is_invalid(void **state)
     reject("heat_template_version: 2016-10-14\n"
            "parameters:\n  env_type: {type: string, default: test}\n"
            "conditions:\n  prod_env: {get_param: env_type}\n",
-           NULL, "conditions.prod_env: The definition of condition \"prod_env\" is invalid: \"test\"");
+           NULL,
+           "conditions.prod_env: The definition of condition \"prod_env\" is invalid: \"test\"");
     reject("heat_template_version: 2016-10-14\nconditions:\n  c: [1, 2]\n", NULL,
            "The definition of condition \"c\" is invalid: [1,2]");
     reject("heat_template_version: 2016-10-14\nconditions: [1]\n", NULL,
@@ -478,14 +478,13 @@ static void test_only_the_branch_taken_is_checked(void **state)
 static void test_if_inside_other_functions_and_metadata(void **state)
 {
     (void)state;
-    cv_template_t *tpl = parse(
-        "heat_template_version: 2016-10-14\n"
-        "conditions:\n  c: false\n"
-        "resources:\n  r:\n    type: OS::Heat::Value\n"
-        "    metadata: {m: {if: [c, a, b]}}\n"
-        "    properties:\n"
-        "      value: {list_join: [',', [x, {if: [c, y, z]}]]}\n",
-        NULL);
+    cv_template_t *tpl = parse("heat_template_version: 2016-10-14\n"
+                               "conditions:\n  c: false\n"
+                               "resources:\n  r:\n    type: OS::Heat::Value\n"
+                               "    metadata: {m: {if: [c, a, b]}}\n"
+                               "    properties:\n"
+                               "      value: {list_join: [',', [x, {if: [c, y, z]}]]}\n",
+                               NULL);
     assert_prop(tpl, "r", "value", "{\"list_join\":[\",\",[\"x\",\"z\"]]}");
     const cv_tpl_resource_t *r = cv_template_resource(tpl, "r");
     assert_string_equal(json_string_value(json_object_get(r->metadata, "m")), "b");

@@ -64,8 +64,7 @@ static void test_the_text_is_not_scanned_for_functions(void **state)
               "{\"foo.yaml\": \"{get_file: bar.yaml}\", \"bar.yaml\": \"bar content\"}", &tpl),
         0);
     const json_t *props = cv_template_resource(tpl, "r")->properties;
-    assert_string_equal(json_string_value(json_object_get(props, "value")),
-                        "{get_file: bar.yaml}");
+    assert_string_equal(json_string_value(json_object_get(props, "value")), "{get_file: bar.yaml}");
     cv_template_free(tpl);
 }
 
@@ -85,9 +84,8 @@ static void test_a_file_not_uploaded_is_refused(void **state)
 {
     (void)state;
     cv_template_t *tpl = NULL;
-    assert_int_not_equal(parse("2018-08-31", "{get_file: foo.yaml}",
-                               "{\"bar.yaml\": \"bar contents\"}", &tpl),
-                         0);
+    assert_int_not_equal(
+        parse("2018-08-31", "{get_file: foo.yaml}", "{\"bar.yaml\": \"bar contents\"}", &tpl), 0);
     assert_string_equal(err, "t.yaml: resources.r.properties.value: No content found in the "
                              "\"files\" section for get_file path: foo.yaml");
     assert_int_not_equal(
@@ -105,9 +103,9 @@ static void test_get_file_inside_other_functions(void **state)
                            "{\"s.sh\": \"echo $x\"}", &tpl),
                      0);
     const json_t *v = json_object_get(cv_template_resource(tpl, "r")->properties, "value");
-    assert_string_equal(json_string_value(json_object_get(json_object_get(v, "str_replace"),
-                                                          "template")),
-                        "echo $x");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(v, "str_replace"), "template")),
+        "echo $x");
     cv_template_free(tpl);
     assert_int_equal(parse("2018-08-31", "{if: [false, {get_file: missing}, b]}", "{}", &tpl), 0);
     cv_template_free(tpl);

@@ -130,8 +130,7 @@ static void test_get_attr_show_is_an_attribute_of_every_type(void **state)
 static void test_get_attr_of_an_unknown_attribute_is_rejected(void **state)
 {
     (void)state;
-    reject_x("{get_attr: [pw, output]}",
-             "The Referenced Attribute (pw output) is incorrect.");
+    reject_x("{get_attr: [pw, output]}", "The Referenced Attribute (pw output) is incorrect.");
 }
 
 static void test_get_attr_needs_a_resource_and_an_attribute(void **state)
@@ -271,7 +270,8 @@ static void test_metadata_is_checked_too(void **state)
     cv_template_t *tpl = NULL;
     assert_int_not_equal(
         cv_template_parse(doc, strlen(doc), "stack.yaml", NULL, &tpl, err, sizeof(err)), 0);
-    assert_contains(err, "resources.web.metadata.m: The Referenced Attribute (pw nope) is incorrect.");
+    assert_contains(err,
+                    "resources.web.metadata.m: The Referenced Attribute (pw nope) is incorrect.");
 }
 
 int main(void)

@@ -305,13 +305,12 @@ static void test_get_attr_on_a_template_resource_names_an_output(void **state)
                    "    properties: {value: {get_attr: [db, addr]}}\n",
            files);
     reject(WITH_DB "outputs:\n  o: {value: {get_attr: [db, output]}}\n", files,
-           "stack.yaml: outputs.o.value: ",
-           "The Referenced Attribute (db output) is incorrect.");
+           "stack.yaml: outputs.o.value: ", "The Referenced Attribute (db output) is incorrect.");
     reject(WITH_DB "  t:\n"
                    "    type: OS::Heat::TestResource\n"
                    "    properties: {value: {get_attr: [db, name]}}\n",
-           files, "resources.t.properties.value: ",
-           "The Referenced Attribute (db name) is incorrect.");
+           files,
+           "resources.t.properties.value: ", "The Referenced Attribute (db name) is incorrect.");
 #undef WITH_DB
 }
 
@@ -575,11 +574,11 @@ static void test_get_attr_on_a_group(void **state)
     }
     accept(TEST_GROUP "outputs:\n  o: {value: {get_attr: [g, attributes, output]}}\n", NULL);
     reject(TEST_GROUP "outputs:\n  o: {value: {get_attr: [g, ip]}}\n", NULL,
-           "stack.yaml: outputs.o.value: ",
-           "The Referenced Attribute (g ip) is incorrect.");
+           "stack.yaml: outputs.o.value: ", "The Referenced Attribute (g ip) is incorrect.");
     reject(TEST_GROUP "  t:\n    type: OS::Heat::TestResource\n"
                       "    properties: {value: {get_attr: [g, value]}}\n",
-           NULL, "resources.t.properties.value: The Referenced Attribute (g value) is incorrect.", NULL);
+           NULL, "resources.t.properties.value: The Referenced Attribute (g value) is incorrect.",
+           NULL);
 #undef TEST_GROUP
 }
 
@@ -630,7 +629,8 @@ static void test_group_members_count_toward_the_depth_limit(void **state)
 static void test_resource_facade_is_accepted_in_a_template_resource(void **state)
 {
     (void)state;
-    accept(HOT "resources:\n  c: {type: m.yaml}\n", files_of("m.yaml", FACADE_CHILD("metadata"), NULL));
+    accept(HOT "resources:\n  c: {type: m.yaml}\n",
+           files_of("m.yaml", FACADE_CHILD("metadata"), NULL));
     accept(HOT "resources:\n  c: {type: d.yaml}\n",
            files_of("d.yaml", FACADE_CHILD("deletion_policy"), NULL));
     accept(HOT "resources:\n  c: {type: u.yaml}\n",
@@ -641,7 +641,8 @@ static void test_resource_facade_is_accepted_in_a_template_resource(void **state
 static void test_resource_facade_of_anything_else_is_refused(void **state)
 {
     (void)state;
-    reject(HOT "resources:\n  c: {type: w.yaml}\n", files_of("w.yaml", FACADE_CHILD("wibble"), NULL),
+    reject(HOT "resources:\n  c: {type: w.yaml}\n",
+           files_of("w.yaml", FACADE_CHILD("wibble"), NULL),
            "w.yaml: outputs.o.value: Incorrect arguments to \"resource_facade\" should be one of: "
            "metadata, deletion_policy, update_policy",
            NULL);

@@ -126,8 +126,8 @@ static void test_yaql_as_a_condition(void **state)
     assert_non_null(cv_template_resource(tpl, "r"));
     cv_template_free(tpl);
     json_t *params = json_pack("{s:s}", "ServiceNames", "nova_network,heat");
-    assert_int_equal(
-        cv_template_parse(doc, strlen(doc), "t.yaml", params, &tpl, err, sizeof(err)), 0);
+    assert_int_equal(cv_template_parse(doc, strlen(doc), "t.yaml", params, &tpl, err, sizeof(err)),
+                     0);
     assert_null(cv_template_resource(tpl, "r"));
     cv_template_free(tpl);
     json_decref(params);
