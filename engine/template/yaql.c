@@ -268,10 +268,11 @@ static node_t *primary(parser_t *p)
     }
     n->name = name;
     if (!eat(p, '(')) {
+        bool constant =
+            strcmp(name, "true") == 0 || strcmp(name, "false") == 0 || strcmp(name, "null") == 0;
+        unsupported(p, constant ? "the constant " : "the name ", name);
         node_free(n);
-        if (strcmp(name, "true") == 0 || strcmp(name, "false") == 0 || strcmp(name, "null") == 0)
-            return unsupported(p, "the constant ", name);
-        return unsupported(p, "the name ", name);
+        return NULL;
     }
     if (!call_args(p, n)) {
         node_free(n);

@@ -112,7 +112,7 @@ T
 }
 
 test_unknown_attribute_of_known_type_is_refused() {
-    expect_invalid attr 'resources\.a.*attribute.*nosuch' <<'T'
+    expect_invalid attr 'resources\.a\.properties\.value: The Referenced Attribute \(b nosuch\) is incorrect\.' <<'T'
 heat_template_version: 2018-08-31
 resources:
   b: {type: OS::Heat::RandomString}
