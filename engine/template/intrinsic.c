@@ -80,13 +80,45 @@ static bool list_index(const json_t *list, json_int_t i, size_t *out)
     return true;
 }
 
+/* Character `i` (Python's s[i], negative from the end) of a UTF-8 string,
+ * as a new string; NULL when there is none. */
+static json_t *char_at(const json_t *s, json_int_t i)
+{
+    const char *text = json_string_value(s);
+    size_t len = json_string_length(s), n = 0, at;
+    for (size_t b = 0; b < len; b++)
+        n += ((unsigned char)text[b] & 0xC0) != 0x80;
+    if (i < 0)
+        i += (json_int_t)n;
+    if (i < 0 || i >= (json_int_t)n)
+        return NULL;
+    at = (size_t)i;
+    size_t b = 0, c = 0;
+    for (; b < len; b++)
+        if (((unsigned char)text[b] & 0xC0) != 0x80 && c++ == at)
+            break;
+    size_t end = b + 1;
+    while (end < len && ((unsigned char)text[end] & 0xC0) == 0x80)
+        end++;
+    return json_stringn(text + b, end - b);
+}
+
 /* One step of a get_param / get_attr path, or NULL when there is nothing
- * there. get_param also reads a numeric string as a list index. */
-static const json_t *step(const json_t *v, const json_t *key, bool numeric_strings)
+ * there. get_param also reads a numeric string as a list index. A string
+ * is a sequence to Python, so an index into it is one character; `*made`
+ * then holds that new value, which the caller releases. */
+static const json_t *step(const json_t *v, const json_t *key, bool numeric_strings, json_t **made)
 {
     size_t at;
     if (json_is_object(v))
         return json_is_string(key) ? json_object_get(v, json_string_value(key)) : NULL;
+    if (json_is_string(v) && json_is_integer(key))
+        return *made = char_at(v, json_integer_value(key));
+    if (json_is_string(v) && numeric_strings && json_is_string(key)) {
+        char *end;
+        long long i = strtoll(json_string_value(key), &end, 10);
+        return *json_string_value(key) && *end == '\0' ? (*made = char_at(v, i)) : NULL;
+    }
     if (!json_is_array(v))
         return NULL;
     if (json_is_integer(key))
@@ -101,10 +133,21 @@ static const json_t *step(const json_t *v, const json_t *key, bool numeric_strin
     return NULL;
 }
 
-static const json_t *walk(const json_t *v, const json_t *args, size_t from, bool numeric_strings)
+/* The value at the path args[from...] below `v`. A character picked out
+ * of a string is a new value, handed back in *made for the caller to
+ * release (NULL otherwise). */
+static const json_t *walk(const json_t *v, const json_t *args, size_t from, bool numeric_strings,
+                          json_t **made)
 {
-    for (size_t i = from; v && i < json_array_size(args); i++)
-        v = step(v, json_array_get(args, i), numeric_strings);
+    *made = NULL;
+    for (size_t i = from; v && i < json_array_size(args); i++) {
+        json_t *next_made = NULL;
+        v = step(v, json_array_get(args, i), numeric_strings, &next_made);
+        if (next_made) {
+            json_decref(*made);
+            *made = next_made;
+        }
+    }
     return v;
 }
 
@@ -164,9 +207,12 @@ static json_t *get_param(resolver_t *r, const json_t *args)
     const json_t *value = json_object_get(r->ctx->parameters, json_string_value(name));
     if (!value)
         return fail(r, "get_param: parameter \"%s\" is not available", json_string_value(name));
+    json_t *made = NULL;
     if (json_is_array(args))
-        value = walk(value, args, 1, true);
-    return value ? copy_value(r, "get_param", value) : json_string("");
+        value = walk(value, args, 1, true, &made);
+    json_t *out = value ? copy_value(r, "get_param", value) : json_string("");
+    json_decref(made);
+    return out;
 }
 
 static int lookup(resolver_t *r, const char *fn, const char *name, const char **id,
@@ -193,9 +239,24 @@ static json_t *get_resource(resolver_t *r, const json_t *args)
     return id ? json_string(id) : json_null();
 }
 
+/* get_attr [R] (Heat from 2015-10-15, checked at validation): every
+ * attribute of R, as a map. */
+static json_t *get_all_attrs(resolver_t *r, const json_t *name)
+{
+    const char *id;
+    const json_t *attrs;
+    if (!json_is_string(name))
+        return fail_got(r, "get_attr", "resource and attribute must be strings", name);
+    if (lookup(r, "get_attr", json_string_value(name), &id, &attrs))
+        return NULL;
+    return json_is_object(attrs) ? copy_value(r, "get_attr", attrs) : json_object();
+}
+
 static json_t *get_attr(resolver_t *r, const json_t *args)
 {
     const json_t *name = json_array_get(args, 0), *attr = json_array_get(args, 1);
+    if (json_is_array(args) && json_array_size(args) == 1)
+        return get_all_attrs(r, name);
     if (!json_is_array(args) || json_array_size(args) < 2)
         return fail_got(r, "get_attr", "expected a list [resource, attribute, key/index...]", args);
     if (!json_is_string(name) || !json_is_string(attr))
@@ -204,8 +265,12 @@ static json_t *get_attr(resolver_t *r, const json_t *args)
     const json_t *attrs;
     if (lookup(r, "get_attr", json_string_value(name), &id, &attrs))
         return NULL;
-    const json_t *value = walk(json_object_get(attrs, json_string_value(attr)), args, 2, false);
-    return value ? copy_value(r, "get_attr", value) : json_null();
+    json_t *made = NULL;
+    const json_t *value =
+        walk(json_object_get(attrs, json_string_value(attr)), args, 2, false, &made);
+    json_t *out = value ? copy_value(r, "get_attr", value) : json_null();
+    json_decref(made);
+    return out;
 }
 
 /* ---------------------------------------------------------------- strings */

@@ -156,7 +156,9 @@ static int check_attribute(const cv__tpl_ctx_t *ctx, const char *target, const c
 static int check_get_attr(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t *path,
                           const char *self)
 {
-    if (!json_is_array(arg) || json_array_size(arg) < 2)
+    /* [resource] alone, every attribute, from 2015-10-15 (GetAttAllAttributes). */
+    bool all = json_array_size(arg) == 1 && ctx->version >= CV__V20151015;
+    if (!json_is_array(arg) || (json_array_size(arg) < 2 && !all))
         return fn_err(ctx, path, "get_attr", "expected a list [resource, attribute, key/index...]",
                       arg);
     const json_t *target = json_array_get(arg, 0), *attr = json_array_get(arg, 1);
@@ -165,6 +167,8 @@ static int check_get_attr(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_
     if (!json_is_string(target))
         return fn_err(ctx, path, "get_attr", "the resource must be named by a string", target);
     int rc = check_target(ctx, json_string_value(target), path, self, "get_attr");
+    if (rc == 0 && all)
+        return 0;
     if (rc == 0 && json_is_string(attr))
         rc = check_attribute(ctx, json_string_value(target), json_string_value(attr), path);
     else if (rc == 0 && cv__fn_of(attr, &fn, &fn_arg) != CV__FN_NONE)

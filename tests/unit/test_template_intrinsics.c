@@ -136,7 +136,9 @@ static void test_get_attr_of_an_unknown_attribute_is_rejected(void **state)
 static void test_get_attr_needs_a_resource_and_an_attribute(void **state)
 {
     (void)state;
-    reject_x("{get_attr: [val]}", "get_attr: expected a list [resource, attribute");
+    accept_x("{get_attr: [val]}"); /* every attribute, from 2015-10-15 */
+    assert_int_not_equal(parse_web("{get_attr: [val]}", "heat_template_version: 2015-04-30\n"), 0);
+    assert_contains(err, "get_attr: expected a list [resource, attribute");
     reject_x("{get_attr: val}", "get_attr: expected a list [resource, attribute");
     reject_x("{get_attr: [val, 3]}", "get_attr: the attribute name must be a string");
 }
