@@ -35,6 +35,7 @@ void cv__path_pop(cv__path_t *p, size_t len);
 /* Versions compare as yyyymmdd integers: features arrive in dated releases. */
 enum {
     CV__V20130523 = 20130523,
+    CV__V20141016 = 20141016,
     CV__V20150430 = 20150430,
     CV__V20151015 = 20151015,
     CV__V20160408 = 20160408,

@@ -517,6 +517,22 @@ static int check_yaql(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t *p
     return check_args(ctx, arg, path, self);
 }
 
+/* The CloudFormation functions Heat's HOT tables mark Removed (hot_funcs.
+ * Removed), from the version that removed each; Heat refuses them with its
+ * own words. */
+static bool removed_from_hot(const cv__tpl_ctx_t *ctx, const char *name)
+{
+    static const char *const removed_2014[] = {
+        "Fn::GetAZs",          "Fn::Join",           "Fn::Split", "Fn::Replace", "Fn::Base64",
+        "Fn::MemberListToMap", "Fn::ResourceFacade", "Ref"};
+    if (strcmp(name, "Fn::Select") == 0)
+        return ctx->version >= CV__V20151015;
+    for (size_t i = 0; i < sizeof(removed_2014) / sizeof(removed_2014[0]); i++)
+        if (strcmp(name, removed_2014[i]) == 0)
+            return ctx->version >= CV__V20141016;
+    return false;
+}
+
 static int check_data(const cv__tpl_ctx_t *ctx, const json_t *v, cv__path_t *path, const char *self)
 {
     int rc = 0;
@@ -592,6 +608,9 @@ int cv__tpl_check_intrinsics(const cv__tpl_ctx_t *ctx, const json_t *v, cv__path
                                "parent resource to read");
         return 0;
     case CV__FN_UNSUPPORTED:
+        if (removed_from_hot(ctx, name))
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
+                               "The function %s is not supported in this version of HOT.", name);
         return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "function %s is not supported", name);
     default:
         return check_data(ctx, v, path, self);

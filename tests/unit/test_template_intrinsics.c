@@ -240,7 +240,13 @@ static void test_list_join_of_several_lists_needs_2015_10_15(void **state)
 static void test_unsupported_functions_are_named(void **state)
 {
     (void)state;
-    reject_x("{'Fn::Select': [0, [a]]}", "function Fn::Select is not supported");
+    reject_x("{'Fn::Select': [0, [a]]}",
+             "The function Fn::Select is not supported in this version of HOT.");
+    reject_x("{Ref: a}", "The function Ref is not supported in this version of HOT.");
+    reject_x("{get_input: a}", "function get_input is not supported");
+    assert_int_not_equal(
+        parse_web("{'Fn::Select': [0, [a]]}", "heat_template_version: 2014-10-16\n"), 0);
+    assert_contains(err, "function Fn::Select is not supported");
 }
 
 static void test_map_of_several_keys_is_plain_data(void **state)
