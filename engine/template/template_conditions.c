@@ -438,7 +438,10 @@ static int enabled(conds_t *c, const json_t *def, cv__path_t *path, const char *
         return 0;
     size_t mark = cv__path_key(path, "condition");
     int rc = 0;
-    if (!json_is_string(cond) && !json_is_boolean(cond) && !cv_is_intrinsic(cond))
+    /* Heat checks the type of a resource's condition (_parse_resource_field);
+     * an output's goes straight to is_enabled, which calls it invalid. */
+    if (strcmp(what, "Resource") == 0 && !json_is_string(cond) && !json_is_boolean(cond) &&
+        !cv_is_intrinsic(cond))
         rc = cv__tpl_err(c->ctx, CV_EVALIDATE, path->buf,
                          "%s %s condition type must be string_or_boolean", what, name);
     rc = rc ? rc : cond_value(c, cond, path->buf, out);

@@ -262,7 +262,10 @@ static void test_an_unknown_condition_name_is_invalid(void **state)
            NULL, "outputs.foo.condition: Invalid condition \"invalid_cd\"");
     reject("heat_template_version: 2016-10-14\n"
            "outputs:\n  foo: {condition: 222, value: show me}\n",
-           NULL, "outputs.foo.condition: Output foo condition type must be string_or_boolean");
+           NULL, "outputs.foo.condition: Invalid condition \"222\"");
+    reject("heat_template_version: 2016-10-14\n"
+           "resources:\n  r: {type: OS::Heat::None, condition: 111}\n",
+           NULL, "resources.r.condition: Resource r condition type must be string_or_boolean");
 }
 
 /* Heat's test_conditions_circular_ref. */
