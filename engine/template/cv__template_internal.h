@@ -79,12 +79,32 @@ json_t *cv__param_to_boolean(const json_t *v);
 /* A parameter value for an error message: "******" when hidden. */
 void cv__param_shown(const json_t *v, bool hidden, char *out, size_t size);
 
+/* The conditions of a template being parsed (template_conditions.c). */
+typedef struct cv__conds {
+    const cv__tpl_ctx_t *ctx;
+    const cv_template_t *tpl; /* its parameters are what conditions read */
+    const json_t *defs;       /* the conditions section; {} when absent */
+    json_t *values;           /* name -> true / false, or null while being evaluated */
+    json_t *empty;
+} cv__conds_t;
+
+/* Checks the conditions section of `root` and evaluates every condition
+ * with tpl->parameters; clear `c` afterwards, whatever it returns. */
+int cv__conds_init(cv__conds_t *c, const cv__tpl_ctx_t *ctx, const json_t *root,
+                   const cv_template_t *tpl);
+void cv__conds_clear(cv__conds_t *c);
+
+/* A `condition:` of a resource or output, or the first argument of `if`:
+ * a name, a boolean or a condition expression, evaluated into *out. */
+int cv__cond_value(cv__conds_t *c, const json_t *cond, const char *where, bool *out);
+
 /*
- * Conditions (template_conditions.c): evaluates the conditions section with
- * tpl->parameters and returns, as new trees, the resources section without
- * the resources whose condition is false and the outputs section with the
- * value of those whose condition is false set to null; every `if` in them
- * replaced by the branch it takes and `condition` keys removed.
+ * The template as it runs (template_running.c): evaluates the conditions
+ * section with tpl->parameters and returns, as new trees, the resources
+ * section without the resources whose condition is false and the outputs
+ * section with the value of those whose condition is false set to null;
+ * in them every `if` replaced by the branch it takes, every get_file by the
+ * file's text, and `condition` keys removed.
  */
 int cv__tpl_conditions(const cv__tpl_ctx_t *ctx, const json_t *root, const cv_template_t *tpl,
                        json_t **resources, json_t **outputs);

@@ -10,10 +10,11 @@
  * needs more fails at validation, with the construct named, rather than
  * running with a wrong value.
  *
- * An expression is parsed into a small tree (recursive descent), then
- * evaluated over JSON with `$` bound to {"data": <data>}, as Heat binds it.
+ * An expression is parsed into a small tree (yaql_parse.c), then evaluated
+ * here over JSON with `$` bound to {"data": <data>}, as Heat binds it.
  */
 #include "cv__template_internal.h"
+#include "cv__yaql.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -21,378 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_DEPTH 64
-#define MAX_ARGS 4
-
-typedef enum { N_DOLLAR, N_ARG, N_NUM, N_STR, N_MEMBER, N_METHOD, N_CALL, N_ADD, N_SUB } kind_t;
-
-typedef struct node {
-    kind_t kind;
-    char *name;        /* member, method or function name */
-    json_t *value;     /* literal */
-    int arg;           /* N_ARG: 1 for $1, 2 for $2 */
-    struct node *recv; /* member / method receiver, left operand */
-    struct node *args[MAX_ARGS];
-    int nargs;
-    struct node *right; /* right operand */
-} node_t;
-
-typedef struct parser {
-    const char *s;
-    size_t at;
-    int depth;
-    char *msg;
-    size_t msg_size;
-    bool failed;
-} parser_t;
-
-static void node_free(node_t *n)
-{
-    if (!n)
-        return;
-    free(n->name);
-    json_decref(n->value);
-    node_free(n->recv);
-    node_free(n->right);
-    for (int i = 0; i < n->nargs; i++)
-        node_free(n->args[i]);
-    free(n);
-}
-
-static node_t *perr(parser_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static node_t *perr(parser_t *p, const char *fmt, ...)
-{
-    if (!p->failed) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(p->msg, p->msg_size, fmt, ap);
-        va_end(ap);
-        p->failed = true;
-    }
-    return NULL;
-}
-
-/* A token where the subset has none: an operator or a word (and, or, in,
- * not...) of full yaql is named as unsupported, since the expression may
- * well be valid yaql; anything else is a syntax error in yaql's words. */
-static node_t *syntax(parser_t *p)
-{
-    const char *at = p->s + p->at;
-    if (*at == '\0')
-        return perr(p, "Bad expression Parse error: unexpected end of statement.");
-    if (strchr("*/%<>=!&|?~^", *at)) {
-        size_t n = strspn(at, "*/%<>=!&|?~^");
-        return perr(p, "yaql expression not supported: the operator %.*s", (int)n, at);
-    }
-    if (isalpha((unsigned char)*at)) {
-        size_t n = 0;
-        while (isalnum((unsigned char)at[n]) || at[n] == '_')
-            n++;
-        return perr(p, "yaql expression not supported: the operator %.*s", (int)n, at);
-    }
-    return perr(p, "Bad expression Parse error: unexpected '%c' at position %zu.", *at, p->at);
-}
-
-static node_t *unsupported(parser_t *p, const char *what, const char *name)
-{
-    return perr(p, "yaql expression not supported: %s%s", what, name ? name : "");
-}
-
-static void skip_space(parser_t *p)
-{
-    while (isspace((unsigned char)p->s[p->at]))
-        p->at++;
-}
-
-static bool eat(parser_t *p, char c)
-{
-    skip_space(p);
-    if (p->s[p->at] != c)
-        return false;
-    p->at++;
-    return true;
-}
-
-static node_t *new_node(kind_t kind)
-{
-    node_t *n = calloc(1, sizeof(*n));
-    if (n)
-        n->kind = kind;
-    return n;
-}
-
-static char *ident(parser_t *p)
-{
-    skip_space(p);
-    size_t start = p->at;
-    while (isalnum((unsigned char)p->s[p->at]) || p->s[p->at] == '_')
-        p->at++;
-    if (p->at == start || isdigit((unsigned char)p->s[start]))
-        return NULL;
-    return strndup(p->s + start, p->at - start);
-}
-
-static node_t *expr(parser_t *p);
-
-/* "(a, b)" after a method or function name. */
-static bool call_args(parser_t *p, node_t *n)
-{
-    if (eat(p, ')'))
-        return true;
-    do {
-        if (n->nargs == MAX_ARGS) {
-            unsupported(p, "more than 4 arguments to ", n->name);
-            return false;
-        }
-        if (!(n->args[n->nargs++] = expr(p)))
-            return false;
-    } while (eat(p, ','));
-    if (!eat(p, ')')) {
-        syntax(p);
-        return false;
-    }
-    return true;
-}
-
-static node_t *string_literal(parser_t *p, char quote)
-{
-    size_t cap = 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf && p->s[p->at] && p->s[p->at] != quote) {
-        char c = p->s[p->at++];
-        if (c == '\\' && p->s[p->at])
-            c = p->s[p->at++];
-        if (len + 2 > cap) {
-            char *bigger = realloc(buf, cap *= 2);
-            if (!bigger)
-                free(buf);
-            buf = bigger;
-        }
-        if (buf)
-            buf[len++] = c;
-    }
-    if (!buf)
-        return perr(p, "out of memory");
-    if (p->s[p->at] != quote) {
-        free(buf);
-        return syntax(p);
-    }
-    p->at++;
-    node_t *n = new_node(N_STR);
-    if (n)
-        n->value = json_stringn(buf, len);
-    free(buf);
-    if (!n || !n->value) {
-        node_free(n);
-        return perr(p, "yaql: a string that is not UTF-8");
-    }
-    return n;
-}
-
-static node_t *number_literal(parser_t *p)
-{
-    const char *start = p->s + p->at;
-    char *end;
-    bool real = false;
-    for (const char *c = start; isdigit((unsigned char)*c) || *c == '.'; c++)
-        real = real || *c == '.';
-    node_t *n = new_node(N_NUM);
-    if (!n)
-        return perr(p, "out of memory");
-    if (real) {
-        double d = strtod(start, &end);
-        n->value = json_real(d);
-    } else {
-        long long i = strtoll(start, &end, 10);
-        n->value = json_integer(i);
-    }
-    p->at += (size_t)(end - start);
-    return n;
-}
-
-/* $, $1, $2 */
-static node_t *dollar(parser_t *p)
-{
-    node_t *n = new_node(N_DOLLAR);
-    if (!n)
-        return perr(p, "out of memory");
-    if (isdigit((unsigned char)p->s[p->at])) {
-        int i = p->s[p->at++] - '0';
-        if (isdigit((unsigned char)p->s[p->at]) || i < 1 || i > 2) {
-            node_free(n);
-            return unsupported(p, "the variable $", "3 and above");
-        }
-        n->kind = N_ARG;
-        n->arg = i;
-    } else if (isalpha((unsigned char)p->s[p->at])) {
-        node_free(n);
-        return unsupported(p, "named variables", NULL);
-    }
-    return n;
-}
-
-static node_t *primary(parser_t *p)
-{
-    skip_space(p);
-    char c = p->s[p->at];
-    if (c == '$') {
-        p->at++;
-        return dollar(p);
-    }
-    if (isdigit((unsigned char)c))
-        return number_literal(p);
-    if (c == '\'' || c == '"') {
-        p->at++;
-        return string_literal(p, c);
-    }
-    if (c == '(') {
-        p->at++;
-        node_t *inner = expr(p);
-        if (inner && !eat(p, ')')) {
-            node_free(inner);
-            return syntax(p);
-        }
-        return inner;
-    }
-    if (c == '[' || c == '{')
-        return unsupported(p, c == '[' ? "list literals" : "map literals", NULL);
-    char *name = ident(p);
-    if (!name)
-        return syntax(p);
-    node_t *n = new_node(N_CALL);
-    if (!n) {
-        free(name);
-        return perr(p, "out of memory");
-    }
-    n->name = name;
-    if (!eat(p, '(')) {
-        bool constant =
-            strcmp(name, "true") == 0 || strcmp(name, "false") == 0 || strcmp(name, "null") == 0;
-        unsupported(p, constant ? "the constant " : "the name ", name);
-        node_free(n);
-        return NULL;
-    }
-    if (!call_args(p, n)) {
-        node_free(n);
-        return NULL;
-    }
-    return n;
-}
-
-static node_t *postfix(parser_t *p)
-{
-    node_t *n = primary(p);
-    for (;;) {
-        skip_space(p);
-        if (!n || p->s[p->at] != '.')
-            return n;
-        p->at++;
-        char *name = ident(p);
-        if (!name) {
-            node_free(n);
-            return syntax(p);
-        }
-        node_t *m = new_node(N_MEMBER);
-        if (!m) {
-            free(name);
-            node_free(n);
-            return perr(p, "out of memory");
-        }
-        m->name = name;
-        m->recv = n;
-        if (eat(p, '(')) {
-            m->kind = N_METHOD;
-            if (!call_args(p, m)) {
-                node_free(m);
-                return NULL;
-            }
-        }
-        n = m;
-    }
-}
-
-static node_t *expr(parser_t *p)
-{
-    if (++p->depth > MAX_DEPTH) {
-        p->depth--;
-        return unsupported(p, "expressions nested deeper than 64", NULL);
-    }
-    node_t *n = postfix(p);
-    for (;;) {
-        skip_space(p);
-        char c = p->s[p->at];
-        if (!n || (c != '+' && c != '-'))
-            break;
-        p->at++;
-        node_t *op = new_node(c == '+' ? N_ADD : N_SUB);
-        if (!op) {
-            node_free(n);
-            n = perr(p, "out of memory");
-            break;
-        }
-        op->recv = n;
-        op->right = postfix(p);
-        n = op;
-        if (!op->right) {
-            node_free(n);
-            n = NULL;
-        }
-    }
-    p->depth--;
-    return n;
-}
-
-static node_t *parse(const char *s, char *msg, size_t msg_size)
-{
-    parser_t p = {.s = s, .msg = msg, .msg_size = msg_size};
-    node_t *n = expr(&p);
-    skip_space(&p);
-    if (n && p.s[p.at]) {
-        node_free(n);
-        n = syntax(&p);
-    }
-    return n;
-}
-
-/* ---------------------------------------------------------------- methods */
-
-/* What a method or function name means, checked before anything runs. */
-static const struct {
-    const char *name;
-    int min_args, max_args;
-    bool method, function;
-} known[] = {
-    {"sum", 0, 0, true, false},    {"len", 0, 0, true, true},     {"contains", 1, 1, true, false},
-    {"select", 1, 1, true, false}, {"reduce", 1, 1, true, false}, {"mergeWith", 1, 1, true, false},
-    {"min", 0, 1, true, true},     {"max", 0, 1, true, true},     {"int", 1, 1, false, true},
-};
-
-static int check(const node_t *n, char *msg, size_t msg_size)
-{
-    if (!n)
-        return 0;
-    if (n->kind == N_METHOD || n->kind == N_CALL) {
-        size_t i = 0, nk = sizeof(known) / sizeof(known[0]);
-        bool method = n->kind == N_METHOD;
-        while (i < nk && !(strcmp(known[i].name, n->name) == 0 &&
-                           (method ? known[i].method : known[i].function)))
-            i++;
-        /* len(x), min(a, b): a function takes the receiver as its first argument. */
-        int nargs = n->nargs - (method ? 0 : (i < nk && known[i].method ? 1 : 0));
-        if (i == nk || nargs < known[i].min_args || nargs > known[i].max_args) {
-            snprintf(msg, msg_size, "yaql expression not supported: %s %s() with %d argument%s",
-                     method ? "method" : "function", n->name, n->nargs, n->nargs == 1 ? "" : "s");
-            return -1;
-        }
-    }
-    int rc = check(n->recv, msg, msg_size);
-    rc = rc ? rc : check(n->right, msg, msg_size);
-    for (int i = 0; rc == 0 && i < n->nargs; i++)
-        rc = check(n->args[i], msg, msg_size);
-    return rc;
-}
 
 /* ---------------------------------------------------------------- evaluation */
 
@@ -402,7 +31,7 @@ typedef struct eval {
     size_t msg_size;
 } eval_t;
 
-static json_t *eval(eval_t *e, const node_t *n);
+static json_t *eval(eval_t *e, const cv__yaql_node_t *n);
 
 static json_t *efail(eval_t *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -555,13 +184,13 @@ static json_t *merge(const json_t *a, const json_t *b)
 }
 
 /* select(f) and reduce(f): the argument is evaluated per item. */
-static json_t *with_vars(eval_t *e, const node_t *f, const json_t *a, const json_t *b)
+static json_t *with_vars(eval_t *e, const cv__yaql_node_t *f, const json_t *a, const json_t *b)
 {
     eval_t inner = {{a, a, b}, e->msg, e->msg_size};
     return eval(&inner, f);
 }
 
-static json_t *select_items(eval_t *e, const json_t *list, const node_t *f)
+static json_t *select_items(eval_t *e, const json_t *list, const cv__yaql_node_t *f)
 {
     if (!json_is_array(list))
         return efail(e, "yaql: select() of %s", cv__type_name(list));
@@ -576,7 +205,7 @@ static json_t *select_items(eval_t *e, const json_t *list, const node_t *f)
     return out;
 }
 
-static json_t *reduce_items(eval_t *e, const json_t *list, const node_t *f)
+static json_t *reduce_items(eval_t *e, const json_t *list, const cv__yaql_node_t *f)
 {
     if (!json_is_array(list) || json_array_size(list) == 0)
         return efail(e, "yaql: reduce() of %s",
@@ -590,14 +219,14 @@ static json_t *reduce_items(eval_t *e, const json_t *list, const node_t *f)
     return acc;
 }
 
-static json_t *method(eval_t *e, const node_t *n, const json_t *recv)
+static json_t *method(eval_t *e, const cv__yaql_node_t *n, const json_t *recv)
 {
     const char *m = n->name;
     if (strcmp(m, "select") == 0)
         return select_items(e, recv, n->args[0]);
     if (strcmp(m, "reduce") == 0)
         return reduce_items(e, recv, n->args[0]);
-    json_t *args[MAX_ARGS] = {0}, *out = NULL;
+    json_t *args[CV__YAQL_MAX_ARGS] = {0}, *out = NULL;
     int i = 0;
     while (i < n->nargs && (args[i] = eval(e, n->args[i])))
         i++;
@@ -630,9 +259,9 @@ static json_t *method(eval_t *e, const node_t *n, const json_t *recv)
 }
 
 /* A function: len(x), int(x), min(a, b), max(a, b) and min(list). */
-static json_t *function(eval_t *e, const node_t *n)
+static json_t *function(eval_t *e, const cv__yaql_node_t *n)
 {
-    json_t *args[MAX_ARGS] = {0}, *out = NULL;
+    json_t *args[CV__YAQL_MAX_ARGS] = {0}, *out = NULL;
     int i = 0;
     while (i < n->nargs && (args[i] = eval(e, n->args[i])))
         i++;
@@ -654,7 +283,7 @@ static json_t *function(eval_t *e, const node_t *n)
     return out;
 }
 
-static json_t *eval(eval_t *e, const node_t *n)
+static json_t *eval(eval_t *e, const cv__yaql_node_t *n)
 {
     json_t *recv = NULL, *right = NULL, *out = NULL;
     switch (n->kind) {
@@ -744,23 +373,23 @@ json_t *cv__fn_yaql(const json_t *args, size_t *budget, char *msg, size_t msg_si
 
 int cv__yaql_check(const char *expression, char *msg, size_t msg_size)
 {
-    node_t *n = parse(expression, msg, msg_size);
-    int rc = n ? check(n, msg, msg_size) : -1;
-    node_free(n);
+    cv__yaql_node_t *n = cv__yaql_parse(expression, msg, msg_size);
+    int rc = n ? cv__yaql_check_tree(n, msg, msg_size) : -1;
+    cv__yaql_free(n);
     return rc;
 }
 
 json_t *cv__yaql_eval(const char *expression, const json_t *data, char *msg, size_t msg_size)
 {
-    node_t *n = parse(expression, msg, msg_size);
-    if (!n || check(n, msg, msg_size) != 0) {
-        node_free(n);
+    cv__yaql_node_t *n = cv__yaql_parse(expression, msg, msg_size);
+    if (!n || cv__yaql_check_tree(n, msg, msg_size) != 0) {
+        cv__yaql_free(n);
         return NULL;
     }
     json_t *root = json_pack("{s:O}", "data", data);
     eval_t e = {{root, root, NULL}, msg, msg_size};
     json_t *out = root ? eval(&e, n) : NULL;
     json_decref(root);
-    node_free(n);
+    cv__yaql_free(n);
     return out;
 }
