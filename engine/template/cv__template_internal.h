@@ -225,6 +225,13 @@ bool cv__url_port_ok(const json_t *port, char *text, size_t size, char *msg, siz
 /* The same for intrinsic_digest.c. */
 json_t *cv__fn_digest(const json_t *args, size_t *budget, char *msg, size_t msg_size);
 
+/* The value at the path args[from...] below `v` (intrinsic_paths.c), or
+ * NULL; get_param also reads a numeric string as an index
+ * (`numeric_strings`). A character picked out of a string is a new value,
+ * handed back in *made for the caller to release (NULL otherwise). */
+const json_t *cv__path_walk(const json_t *v, const json_t *args, size_t from, bool numeric_strings,
+                            json_t **made);
+
 /* The size a copy of `v` counts against the budget, counted until it
  * passes `limit`. */
 size_t cv__resolved_size(const json_t *v, size_t limit);

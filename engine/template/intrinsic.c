@@ -1,10 +1,11 @@
 /*
  * intrinsic — evaluating get_param, get_resource, get_attr, str_replace and
  * list_join, with Heat's semantics; the functions that build lists
- * (str_split, list_concat...), maps (map_merge, map_replace), repeat,
- * make_url and digest are in intrinsic_lists.c, intrinsic_maps.c,
- * intrinsic_repeat.c, intrinsic_url.c and intrinsic_digest.c, called from
- * here.
+ * (str_split, list_concat, filter, contains...), maps (map_merge,
+ * map_replace), repeat, make_url, digest and yaql are in intrinsic_lists.c,
+ * intrinsic_maps.c, intrinsic_repeat.c, intrinsic_url.c,
+ * intrinsic_digest.c and yaql.c, called from here, and the paths of
+ * get_param and get_attr in intrinsic_paths.c.
  *
  * Arguments are evaluated before the function that receives them, so calls
  * nest freely ({str_replace: {params: {$ip: {get_attr: [...]}}}}). Every
@@ -66,91 +67,6 @@ static json_t *fail_got(resolver_t *r, const char *fn, const char *what, const j
     return fail(r, "%s: %s, got %s", fn, what, shown);
 }
 
-/* ---------------------------------------------------------------- paths */
-
-/* An index as Python reads one: negative counts from the end. */
-static bool list_index(const json_t *list, json_int_t i, size_t *out)
-{
-    json_int_t n = (json_int_t)json_array_size(list);
-    if (i < 0)
-        i += n;
-    if (i < 0 || i >= n)
-        return false;
-    *out = (size_t)i;
-    return true;
-}
-
-/* Character `i` (Python's s[i], negative from the end) of a UTF-8 string,
- * as a new string; NULL when there is none. */
-static json_t *char_at(const json_t *s, json_int_t i)
-{
-    const char *text = json_string_value(s);
-    size_t len = json_string_length(s), n = 0, at;
-    for (size_t b = 0; b < len; b++)
-        n += ((unsigned char)text[b] & 0xC0) != 0x80;
-    if (i < 0)
-        i += (json_int_t)n;
-    if (i < 0 || i >= (json_int_t)n)
-        return NULL;
-    at = (size_t)i;
-    size_t b = 0, c = 0;
-    for (; b < len; b++)
-        if (((unsigned char)text[b] & 0xC0) != 0x80 && c++ == at)
-            break;
-    size_t end = b + 1;
-    while (end < len && ((unsigned char)text[end] & 0xC0) == 0x80)
-        end++;
-    return json_stringn(text + b, end - b);
-}
-
-/* One step of a get_param / get_attr path, or NULL when there is nothing
- * there. get_param also reads a numeric string as a list index. A string
- * is a sequence to Python, so an index into it is one character; `*made`
- * then holds that new value, which the caller releases. */
-static const json_t *step(const json_t *v, const json_t *key, bool numeric_strings, json_t **made)
-{
-    size_t at;
-    if (json_is_object(v))
-        return json_is_string(key) ? json_object_get(v, json_string_value(key)) : NULL;
-    if (json_is_string(v) && json_is_integer(key))
-        return *made = char_at(v, json_integer_value(key));
-    if (json_is_string(v) && numeric_strings && json_is_string(key)) {
-        char *end;
-        long long i = strtoll(json_string_value(key), &end, 10);
-        return *json_string_value(key) && *end == '\0' ? (*made = char_at(v, i)) : NULL;
-    }
-    if (!json_is_array(v))
-        return NULL;
-    if (json_is_integer(key))
-        return list_index(v, json_integer_value(key), &at) ? json_array_get(v, at) : NULL;
-    if (numeric_strings && json_is_string(key)) {
-        const char *s = json_string_value(key);
-        char *end;
-        long long i = strtoll(s, &end, 10);
-        if (*s && *end == '\0' && list_index(v, i, &at))
-            return json_array_get(v, at);
-    }
-    return NULL;
-}
-
-/* The value at the path args[from...] below `v`. A character picked out
- * of a string is a new value, handed back in *made for the caller to
- * release (NULL otherwise). */
-static const json_t *walk(const json_t *v, const json_t *args, size_t from, bool numeric_strings,
-                          json_t **made)
-{
-    *made = NULL;
-    for (size_t i = from; v && i < json_array_size(args); i++) {
-        json_t *next_made = NULL;
-        v = step(v, json_array_get(args, i), numeric_strings, &next_made);
-        if (next_made) {
-            json_decref(*made);
-            *made = next_made;
-        }
-    }
-    return v;
-}
-
 /* ---------------------------------------------------------------- budget */
 
 /* The size of a copy of `v`, counted until it passes `limit`. */
@@ -209,7 +125,7 @@ static json_t *get_param(resolver_t *r, const json_t *args)
         return fail(r, "get_param: parameter \"%s\" is not available", json_string_value(name));
     json_t *made = NULL;
     if (json_is_array(args))
-        value = walk(value, args, 1, true, &made);
+        value = cv__path_walk(value, args, 1, true, &made);
     json_t *out = value ? copy_value(r, "get_param", value) : json_string("");
     json_decref(made);
     return out;
@@ -267,7 +183,7 @@ static json_t *get_attr(resolver_t *r, const json_t *args)
         return NULL;
     json_t *made = NULL;
     const json_t *value =
-        walk(json_object_get(attrs, json_string_value(attr)), args, 2, false, &made);
+        cv__path_walk(json_object_get(attrs, json_string_value(attr)), args, 2, false, &made);
     json_t *out = value ? copy_value(r, "get_attr", value) : json_null();
     json_decref(made);
     return out;
