@@ -28,6 +28,7 @@ extern const char cli_list_usage[];
 extern const char cli_output_show_usage[];
 extern const char cli_template_show_usage[];
 extern const char cli_resource_show_usage[];
+extern const char cli_signal_usage[];
 
 int cli_cmd_validate(cli_t *cli, int argc, char **argv);
 int cli_cmd_submit(cli_t *cli, int argc, char **argv);
@@ -49,5 +50,6 @@ int cli_cmd_list(cli_t *cli, int argc, char **argv);
 int cli_cmd_output_show(cli_t *cli, int argc, char **argv);
 int cli_cmd_template_show(cli_t *cli, int argc, char **argv);
 int cli_cmd_resource_show(cli_t *cli, int argc, char **argv);
+int cli_cmd_signal(cli_t *cli, int argc, char **argv);
 
 #endif

@@ -45,6 +45,8 @@ static const cli_command_t commands[] = {
     {"place", "dry-run placement of a service on a cluster (no service contacted)", cli_place_usage,
      cli_cmd_place},
     {"dead", "list the messages the workers dead-lettered, and why", cli_dead_usage, cli_cmd_dead},
+    {"signal", "send a signal to a resource (wait condition handles)", cli_signal_usage,
+     cli_cmd_signal},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -14,6 +14,8 @@ extern const cv_rtype_t cv__rtype_random_string;
 extern const cv_rtype_t cv__rtype_value;
 extern const cv_rtype_t cv__rtype_template;
 extern const cv_rtype_t cv__rtype_resource_group;
+extern const cv_rtype_t cv__rtype_wait_condition_handle;
+extern const cv_rtype_t cv__rtype_wait_condition;
 
 /* What every nested-stack type does to its resource (rtype_nested.c): the
  * physical id is the child stack's id, kept in data.stack. */
