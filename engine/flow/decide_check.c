@@ -378,7 +378,8 @@ static int plan_replaced(const cv_check_input_t *in, cv_check_outcome_t *out)
             continue;
         }
         if (!cv_rtype_lookup(json_string_value(json_object_get(e, "type")))) {
-            fail(out, "DELETE", "resources.%s: unknown resource type", in->job->resource);
+            fail(out, "DELETE", "resources.%s: The Resource Type (%s) could not be found.",
+                 in->job->resource, json_string_value(json_object_get(e, "type")));
             return -1;
         }
         json_t *copy = json_deep_copy(e);
@@ -443,7 +444,7 @@ static bool find_type(const cv_check_input_t *in, cv_check_outcome_t *out)
     snprintf(out->type_name, sizeof(out->type_name), "%s", type ? type : "");
     out->type = cv_rtype_lookup(out->type_name);
     if (!out->type) {
-        fail(out, default_action(in), "resources.%s: unknown resource type \"%s\"",
+        fail(out, default_action(in), "resources.%s: The Resource Type (%s) could not be found.",
              in->job->resource, out->type_name);
         return false;
     }

@@ -188,7 +188,8 @@ static void test_unknown_type_fails_naming_the_resource_and_type(void **state)
     const cv_check_outcome_t *o = decide(f);
     assert_kind(o, FAIL);
     assert_string_equal(o->status, "CREATE_FAILED");
-    assert_string_equal(o->reason, "resources.r: unknown resource type \"OS::Nova::Nothing\"");
+    assert_string_equal(o->reason,
+                        "resources.r: The Resource Type (OS::Nova::Nothing) could not be found.");
     assert_null(o->type);
 }
 
@@ -686,7 +687,8 @@ static void test_cleanup_of_a_record_of_unknown_type_fails(void **state)
     const cv_check_outcome_t *o = decide(f);
     assert_kind(o, FAIL);
     assert_string_equal(o->status, "DELETE_FAILED");
-    assert_string_equal(o->reason, "resources.r: unknown resource type \"OS::Gone::Type\"");
+    assert_string_equal(o->reason,
+                        "resources.r: The Resource Type (OS::Gone::Type) could not be found.");
 }
 
 static void test_resource_that_left_the_definition_is_deleted(void **state)
@@ -847,7 +849,8 @@ static void test_replaced_version_of_unknown_type_fails(void **state)
     assert_kind(o, FAIL);
     assert_string_equal(o->status, "DELETE_FAILED");
     assert_string_equal(o->action, "DELETE");
-    assert_string_equal(o->reason, "resources.r: unknown resource type");
+    assert_string_equal(o->reason,
+                        "resources.r: The Resource Type (OS::Gone::Type) could not be found.");
 }
 
 static void test_only_replaced_deletes_running_are_observed(void **state)
