@@ -20,9 +20,36 @@ has_event() {
 
 stack_status_is() { [ "$(jqr .status <<<"$(status_json "$1")")" = "$2" ]; }
 
+# gone_clearing_hooks NAME: the stack is gone; else clears the hooks it
+# waits on (its delete may meet pre-delete) and says not yet
+gone_clearing_hooks() {
+    local r
+    ctl status "$1" >/dev/null 2>&1 || return 0
+    for r in $(status_json "$1" | jq -r '.waiting_hooks[].resource'); do
+        ctl hook-clear "$1" "$r" >/dev/null 2>&1 || true
+    done
+    return 1
+}
+
+# hook_cleanup NAME (an EXIT trap): a test that failed must not leave a
+# stack paused for ever, whose paused nodes' jobs the reaper keeps
+# publishing under the other tests' feet.
+hook_cleanup() {
+    ctl delete "$1" >/dev/null 2>&1 || true
+    cv_wait_until 30 "$1 to be deleted" gone_clearing_hooks "$1" || true
+}
+
+# hook_guard NAME: hook_cleanup NAME when the test ends, however it ends
+# (each test runs in a subshell of its own)
+hook_guard() {
+    HOOK_STACK=$1
+    trap 'hook_cleanup "$HOOK_STACK"' EXIT
+}
+
 test_hook_pre_create_pauses_until_cleared_with_heats_events() {
     local name e
     name=$(stack_name hookcreate)
+    hook_guard "$name"
     ctl submit "$name" "$HOOK_DATA/hooks.yaml" --param-file "$HOOK_DATA/hooks_env.yaml" >/dev/null
     cv_wait_until 30 "first to pause on pre-create" waiting_on "$name" first pre-create
     has_event "$name" first "CREATE paused until Hook pre-create is cleared" ||
@@ -46,6 +73,7 @@ test_hook_pre_create_pauses_until_cleared_with_heats_events() {
 test_hook_clear_of_a_hook_not_set_is_refused() {
     local name out rc=0
     name=$(stack_name hookrefuse)
+    hook_guard "$name"
     ctl submit "$name" "$HOOK_DATA/hooks.yaml" --param-file "$HOOK_DATA/hooks_env.yaml" >/dev/null
     cv_wait_until 30 "first to pause on pre-create" waiting_on "$name" first pre-create
     out=$(ctl hook-clear "$name" first --hook pre-update 2>&1) || rc=$?
@@ -65,6 +93,7 @@ test_hook_clear_of_a_hook_not_set_is_refused() {
 test_hook_wildcard_pre_update_and_pre_delete_pause_the_resource() {
     local name
     name=$(stack_name hookupdate)
+    hook_guard "$name"
     ctl submit "$name" "$HOOK_DATA/hooks.yaml" --param-file "$HOOK_DATA/hooks_env.yaml" >/dev/null
     cv_wait_until 30 "first to pause on pre-create" waiting_on "$name" first pre-create
     ctl hook-clear "$name" first >/dev/null
@@ -89,6 +118,7 @@ test_hook_wildcard_pre_update_and_pre_delete_pause_the_resource() {
 test_hook_on_a_nested_resource_is_cleared_by_its_path() {
     local name
     name=$(stack_name hooknested)
+    hook_guard "$name"
     ctl submit "$name" "$HOOK_DATA/hooks_nested.yaml" \
         --param-file "$HOOK_DATA/hooks_nested_env.yaml" >/dev/null
     cv_wait_until 30 "thing/r to pause on pre-create" waiting_on "$name" thing/r pre-create
@@ -100,6 +130,7 @@ test_hook_on_a_nested_resource_is_cleared_by_its_path() {
 test_hook_on_a_group_member_by_path_pauses_that_member_only() {
     local name env
     name=$(stack_name hookgroup)
+    hook_guard "$name"
     env=$(mktemp --suffix -hooks.yaml)
     printf 'resource_registry:\n  resources:\n    group:\n      "1":\n        hooks: pre-create\n' >"$env"
     ctl submit "$name" "$HOOK_DATA/group.yaml" --param-file "$HOOK_DATA/group_env.yaml" \
@@ -122,6 +153,7 @@ clear_when() {
 test_hook_replacement_pauses_on_update_create_then_the_old_versions_delete() {
     local name e before
     name=$(stack_name hookreplace)
+    hook_guard "$name"
     ctl submit "$name" "$HOOK_DATA/hooks_replace.yaml" \
         --param-file "$HOOK_DATA/hooks_replace_env.yaml" >/dev/null
     clear_when "$name" rand pre-create
@@ -149,6 +181,7 @@ test_hook_replacement_pauses_on_update_create_then_the_old_versions_delete() {
 test_hook_cleared_by_a_signal_with_unset_hook() {
     local name out rc=0
     name=$(stack_name hooksignal)
+    hook_guard "$name"
     ctl submit "$name" "$HOOK_DATA/hooks.yaml" --param-file "$HOOK_DATA/hooks_env.yaml" >/dev/null
     cv_wait_until 30 "first to pause on pre-create" waiting_on "$name" first pre-create
     out=$(ctl signal "$name" first --data '{"unset_hook": "pre-update"}' 2>&1) || rc=$?
