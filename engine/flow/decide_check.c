@@ -184,10 +184,12 @@ static void create(const cv_check_input_t *in, cv_check_outcome_t *out, bool rep
     plan_child(in, out, "CREATE", "");
 }
 
-static void pass_on_unchanged(const cv_record_t *rec, cv_check_outcome_t *out)
+/* Successors see the reference id (get_resource), not the physical id. */
+static void pass_on_unchanged(const cv_record_t *rec, const char *name, cv_check_outcome_t *out)
 {
     set_kind(out, CV_CHECK_DONE, "", rec->action, "");
-    json_t *pass = json_pack("{s:s, s:O}", "id", rec->physical_id, "attrs", rec->attrs);
+    const char *ref = cv_rtype_reference_id(rec->type, name, rec->physical_id, rec->attrs);
+    json_t *pass = json_pack("{s:s, s:O}", "id", ref, "attrs", rec->attrs);
     out->pass = json_dumps(pass, JSON_COMPACT);
     json_decref(pass);
 }
@@ -225,7 +227,7 @@ static void decide_update(const cv_check_input_t *in, cv_check_outcome_t *out)
             out->kind = CV_CHECK_ADOPT;
             snprintf(out->version, sizeof(out->version), "%s", rec->version);
         } else {
-            pass_on_unchanged(rec, out);
+            pass_on_unchanged(rec, in->job->resource, out);
         }
         return;
     }

@@ -52,4 +52,8 @@ void cv__rtype_set_physical_id(cv_rstate_t *st);
 double cv__rtype_data_number(const json_t *data, const char *key, double dflt);
 bool cv__rtype_data_bool(const json_t *data, const char *key);
 
+/* `v` as YAML text, byte for byte what Heat's yaml.dump (PyYAML safe_dump,
+ * default options) writes; malloc'ed, NULL when out of memory. */
+char *cv__yaml_dump(const json_t *v);
+
 #endif

@@ -103,6 +103,11 @@ typedef struct cv_rtype {
     /* A changed property never needs an action (Heat's _needs_update is
      * False): OS::Heat::None stubs out other types and stays as created. */
     bool never_updates;
+    /* What get_resource of the resource gives (Heat's get_reference_id),
+     * from its physical id and attributes; NULL: the physical id. Returns
+     * a string owned by `attrs` or `physical_id`, or NULL for the default. */
+    const char *(*reference_id)(const char *resource_name, const char *physical_id,
+                                const json_t *attrs);
 } cv_rtype_t;
 
 /* Returns the registered type called `name`, or NULL. */
@@ -124,6 +129,12 @@ json_t *cv_rtype_substitute(const json_t *v, const char *var, const char *value)
  * characters derived from the version's uuid, so a retried create names the
  * same child. `out` holds at least 17 bytes. */
 void cv_rtype_child_stack_id(char *out, const char *uuid);
+
+/* The reference id of a resource of type `type_name` (any name; an unknown
+ * type gives its physical id): what get_resource of it, and a group's refs of
+ * it, resolve to. Physical ids shown to users stay the physical ids. */
+const char *cv_rtype_reference_id(const char *type_name, const char *resource_name,
+                                  const char *physical_id, const json_t *attrs);
 
 /* Whether `attr` is an attribute of `type` ("show" is one of every type). */
 bool cv_rtype_has_attr(const cv_rtype_t *type, const char *attr);

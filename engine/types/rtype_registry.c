@@ -40,3 +40,12 @@ bool cv_rtype_has_attr(const cv_rtype_t *type, const char *attr)
             return true;
     return false;
 }
+
+const char *cv_rtype_reference_id(const char *type_name, const char *resource_name,
+                                  const char *physical_id, const json_t *attrs)
+{
+    const cv_rtype_t *t = cv_rtype_lookup(type_name);
+    const char *ref = t && t->reference_id ? t->reference_id(resource_name, physical_id, attrs)
+                                           : NULL;
+    return ref ? ref : physical_id;
+}
