@@ -41,7 +41,8 @@ void cv_check_outcome_clear(cv_check_outcome_t *out)
 
 void cv_check_template_digest(const json_t *tpl, const json_t *files, char *out)
 {
-    char *a = tpl ? json_dumps(tpl, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    /* ENCODE_ANY: an OS::Heat::Stack's template is its text until parsed. */
+    char *a = tpl ? json_dumps(tpl, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
     char *b = files ? json_dumps(files, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     snprintf(out, 17, "%016llx", (unsigned long long)cv_hash_more(cv_hash_str(a), b));
     free(a);

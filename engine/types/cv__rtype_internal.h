@@ -14,6 +14,26 @@ extern const cv_rtype_t cv__rtype_random_string;
 extern const cv_rtype_t cv__rtype_value;
 extern const cv_rtype_t cv__rtype_template;
 extern const cv_rtype_t cv__rtype_resource_group;
+extern const cv_rtype_t cv__rtype_resource_chain;
+extern const cv_rtype_t cv__rtype_heat_stack;
+extern const cv_rtype_t cv__rtype_delay;
+extern const cv_rtype_t cv__rtype_software_config;
+extern const cv_rtype_t cv__rtype_cloud_config;
+extern const cv_rtype_t cv__rtype_multipart_mime;
+
+/* What the config types share (rtype_software_config.c): nothing to delete,
+ * complete at once. */
+int cv__config_remove(cv_rstate_t *st);
+cv_observed_t cv__config_observe(cv_rstate_t *st, cv_action_t action);
+
+/* OS::Heat::Delay's wait for `action` ("CREATE", "DELETE"): min_wait plus
+ * the jitter drawn from `uuid`, 0 for an action not listed. */
+double cv__delay_wait_secs(const json_t *props, const char *uuid, const char *action);
+
+/* OS::Heat::MultipartMime's message for `props` (schema applied), with the
+ * boundary drawn from `uuid`, as Python's email package writes it;
+ * malloc'ed, NULL when out of memory. */
+char *cv__mime_message(const json_t *props, const char *uuid);
 
 /* What every nested-stack type does to its resource (rtype_nested.c): the
  * physical id is the child stack's id, kept in data.stack. */
@@ -24,6 +44,17 @@ int cv__nested_remove(cv_rstate_t *st);
  * data.child (taken out of data again); `ops` give the attributes. */
 cv_observed_t cv__nested_observe_child(cv_rstate_t *st, cv_action_t action,
                                        const cv_nested_ops_t *ops);
+
+/* What ResourceGroup and ResourceChain share (rtype_resource_group.c): the
+ * attribute names of a member type (its own, or a template's outputs); the
+ * child template's outputs for members `names` — "refs" and "a.<attr>", the
+ * list over the members; and the resource's attributes from the child's
+ * resolved outputs and data.names / data.attrs (refs, refs_map,
+ * attributes, removed_rsrc_list, <attr>, resource.<n>[.<attr>]); `own`'s
+ * attributes win over a member attribute of that name. */
+json_t *cv__group_member_attr_names(const char *type, const json_t *files);
+json_t *cv__group_outputs(const json_t *names, const json_t *attr_names);
+json_t *cv__group_attributes(const json_t *outputs, const json_t *data, const cv_rtype_t *own);
 
 /* Returns a new reference holding `v` converted to `type` as Heat converts
  * property values, or NULL when it cannot be. */
