@@ -20,6 +20,9 @@
  *   that never updates (OS::Heat::None, as in Heat)        or DONE (complete)
  *   changed, a changed property does not allow updates    REPLACE
  *   changed otherwise                                      UPDATE
+ *   external_id (Heat's adoption): no record               CREATE, action ADOPT
+ *     recorded with the same external_id                   as unchanged (ADOPT/DONE)
+ *     external_id added, removed or changed                FAIL (Heat's NotSupported)
  * CHECK, cleanup node (the resource had a record when the traversal began):
  *   load error, recorded type unknown                      FAIL
  *   no record                                              NOTHING
@@ -110,6 +113,7 @@ typedef struct cv_check_outcome {
     char uuid[48];    /* the version acted on (CREATE, REPLACE: a new one) */
     char version[24]; /* ADOPT, OBSERVE_AGAIN, OBSERVE_DELETES: the record version to observe */
     json_t *props;    /* update nodes: desired properties, resolved, schema applied */
+    char external_id[CV_PHYSID_MAX]; /* CREATE (action ADOPT): the physical id adopted */
     json_t *old;      /* replaced versions to record; NULL keeps */
     json_t *events;   /* extra events to record; NULL none */
     /* Cleanup: indexes into `old` of the replaced versions whose delete the

@@ -195,6 +195,63 @@ static void pass_on_unchanged(const cv_record_t *rec, const char *name, cv_check
     json_decref(pass);
 }
 
+/* ---- external_id (Heat's adoption) ---- */
+
+/* The resolved external_id of the definition into `ext` ("" when none);
+ * false with the outcome a FAIL when it does not resolve to a string. */
+static bool external_id_of(const cv_check_input_t *in, cv_check_outcome_t *out, char *ext,
+                           size_t size)
+{
+    ext[0] = '\0';
+    const json_t *v = json_object_get(in->rdef, "external_id");
+    if (!v)
+        return true;
+    char where[CV_NAME_MAX + 32], err[512];
+    snprintf(where, sizeof(where), "resources.%s.external_id", in->job->resource);
+    parents_t parents = {in->sp};
+    cv_resolve_ctx_t rctx = {in->params, lookup_parent, &parents};
+    json_t *id = cv_intrinsic_resolve(v, &rctx, where, err, sizeof(err));
+    if (id && !json_is_null(id) && !json_is_string(id))
+        snprintf(err, sizeof(err), "Resource %s external_id type must be string",
+                 in->job->resource);
+    if (!id || (!json_is_null(id) && !json_is_string(id))) {
+        fail(out, default_action(in), "%s", err);
+        json_decref(id);
+        return false;
+    }
+    snprintf(ext, size, "%s", json_is_string(id) ? json_string_value(id) : "");
+    json_decref(id);
+    return true;
+}
+
+/* As Heat's Resource.create and update: an external resource is adopted,
+ * never created; a recorded one with the same external_id is left as it is
+ * whatever its properties; adding, removing or changing the external_id of
+ * a recorded resource is not supported. */
+static void decide_external(const cv_check_input_t *in, cv_check_outcome_t *out, const char *ext)
+{
+    const cv_record_t *rec = in->rec;
+    const char *adopted = rec->exists ? cv_rtype_adopted_id(rec->data) : NULL;
+    if (!rec->exists && out->type->nested) {
+        fail(out, "CREATE", "resources.%s: external_id is not supported for %s",
+             in->job->resource, out->type_name);
+    } else if (!rec->exists) {
+        cv_record_uuid(out->uuid, in->job->stack, in->job->resource, in->job->traversal);
+        set_kind(out, CV_CHECK_CREATE, "ADOPT_IN_PROGRESS", "ADOPT", "state changed");
+        snprintf(out->external_id, sizeof(out->external_id), "%s", ext);
+    } else if (!adopted || strcmp(adopted, ext) != 0) {
+        fail(out, "UPDATE",
+             "NotSupported: resources.%s: Update to property external_id of %s (%s) is not "
+             "supported.",
+             in->job->resource, in->job->resource, out->type_name);
+    } else if (cv_str_ends_with(rec->status, "_IN_PROGRESS")) {
+        out->kind = CV_CHECK_ADOPT;
+        snprintf(out->version, sizeof(out->version), "%s", rec->version);
+    } else {
+        pass_on_unchanged(rec, in->job->resource, out);
+    }
+}
+
 static void decide_update(const cv_check_input_t *in, cv_check_outcome_t *out)
 {
     const cv_record_t *rec = in->rec;
@@ -208,10 +265,16 @@ static void decide_update(const cv_check_input_t *in, cv_check_outcome_t *out)
         }
         return;
     }
-    char err[1024];
+    char err[1024], ext[CV_PHYSID_MAX];
+    if (!external_id_of(in, out, ext, sizeof(ext)))
+        return;
     out->props = desired_properties(in, out->type, err, sizeof(err));
     if (!out->props) {
         fail(out, default_action(in), "%s", err);
+        return;
+    }
+    if (ext[0] || (rec->exists && cv_rtype_adopted_id(rec->data))) {
+        decide_external(in, out, ext);
         return;
     }
     if (!rec->exists) {

@@ -136,6 +136,14 @@ void cv_rtype_child_stack_id(char *out, const char *uuid);
 const char *cv_rtype_reference_id(const char *type_name, const char *resource_name,
                                   const char *physical_id, const json_t *attrs);
 
+/* Adopts an existing physical resource (a resource's external_id) in place
+ * of a create, as Heat's ADOPT: the physical id is `external_id`, no type
+ * operation runs, and data.external_id says so to later traversals. */
+int cv_rtype_adopt(cv_rstate_t *st, const char *external_id);
+
+/* The external_id a recorded version was adopted with; NULL when created. */
+const char *cv_rtype_adopted_id(const json_t *data);
+
 /* Whether `attr` is an attribute of `type` ("show" is one of every type). */
 bool cv_rtype_has_attr(const cv_rtype_t *type, const char *attr);
 

@@ -7,8 +7,8 @@
  * Never blocking: an action records its wait in data ("wait", seconds) and
  * observe() answers IN_PROGRESS until action_started + wait. As in Heat, an
  * update changes the properties without waiting, and the resource has no
- * physical resource: get_resource of it gives its name (Converge still names
- * a physical id, which `convergectl resources` shows).
+ * physical resource: its physical id is empty and get_resource of it gives
+ * its name (an adopted one's, external_id, gives that id).
  *
  * The jitter is drawn from the version's uuid and the action, never from the
  * system's entropy, so an action retried after a crash waits the same time.
@@ -135,15 +135,12 @@ static int record_wait(cv_rstate_t *st, const char *action)
 
 static int delay_create(cv_rstate_t *st)
 {
-    cv__rtype_set_physical_id(st);
     return record_wait(st, "CREATE");
 }
 
 /* Heat's Delay has no handle_update: new properties, no wait. */
 static int delay_update(cv_rstate_t *st)
 {
-    if (!st->physical_id[0])
-        cv__rtype_set_physical_id(st);
     return json_object_set_new(st->data, "wait", json_real(0)) ? CV_ENOMEM : 0;
 }
 
@@ -164,13 +161,13 @@ static cv_observed_t delay_observe(cv_rstate_t *st, cv_action_t action)
     return CV_OBSERVED_COMPLETE;
 }
 
-/* No resource_id: Heat's get_reference_id falls back to the name. */
+/* Heat's default get_reference_id: the resource_id when there is one (an
+ * adopted Delay's), else the name. */
 static const char *delay_reference_id(const char *resource_name, const char *physical_id,
                                       const json_t *attrs)
 {
-    (void)physical_id;
     (void)attrs;
-    return resource_name;
+    return physical_id && physical_id[0] ? physical_id : resource_name;
 }
 
 const cv_rtype_t cv__rtype_delay = {

@@ -27,6 +27,7 @@ static double waits(const char *props_json, cv_action_t action)
              : action == CV_ACTION_UPDATE ? delay()->update(&st)
                                           : delay()->remove(&st);
     assert_int_equal(rc, 0);
+    assert_string_equal(st.physical_id, ""); /* as Heat: no physical resource */
     double wait = 0;
     if (delay()->observe(&st, action) == CV_OBSERVED_IN_PROGRESS) {
         wait = st.retry_at - 100;
@@ -93,8 +94,9 @@ static void test_reference_id_is_the_resource_name(void **state)
 {
     (void)state;
     json_t *attrs = json_object();
-    assert_string_equal(cv_rtype_reference_id("OS::Heat::Delay", "pause", "stk-pause-x", attrs),
-                        "pause");
+    assert_string_equal(cv_rtype_reference_id("OS::Heat::Delay", "pause", "", attrs), "pause");
+    /* Adopted (external_id): the adopted id, as Heat's resource_id. */
+    assert_string_equal(cv_rtype_reference_id("OS::Heat::Delay", "pause", "ext-1", attrs), "ext-1");
     json_decref(attrs);
 }
 
