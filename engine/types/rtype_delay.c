@@ -153,9 +153,11 @@ static int delay_remove(cv_rstate_t *st)
 static cv_observed_t delay_observe(cv_rstate_t *st, cv_action_t action)
 {
     (void)action;
-    double due = st->action_started + cv__rtype_data_number(st->data, "wait", 0);
-    if (st->now < due) {
-        st->retry_at = due;
+    /* Strictly after the wait: the events then show more than it. */
+    double wait = cv__rtype_data_number(st->data, "wait", 0);
+    double due = st->action_started + wait;
+    if (wait > 0 && st->now <= due) {
+        st->retry_at = due + 0.002;
         return CV_OBSERVED_IN_PROGRESS;
     }
     return CV_OBSERVED_COMPLETE;
