@@ -26,8 +26,8 @@
 static json_t *parse_template(json_t *text, char *err, size_t errsz)
 {
     char why[768];
-    json_t *tpl = cv_yaml_load(json_string_value(text), json_string_length(text), "template",
-                               why, sizeof(why));
+    json_t *tpl = cv_yaml_load(json_string_value(text), json_string_length(text), "template", why,
+                               sizeof(why));
     json_decref(text);
     if (!tpl)
         cv_seterr(err, errsz, CV_EVALIDATE, "properties.template: %s", why);

@@ -114,8 +114,8 @@ typedef struct cv_check_outcome {
     char version[24]; /* ADOPT, OBSERVE_AGAIN, OBSERVE_DELETES: the record version to observe */
     json_t *props;    /* update nodes: desired properties, resolved, schema applied */
     char external_id[CV_PHYSID_MAX]; /* CREATE (action ADOPT): the physical id adopted */
-    json_t *old;      /* replaced versions to record; NULL keeps */
-    json_t *events;   /* extra events to record; NULL none */
+    json_t *old;                     /* replaced versions to record; NULL keeps */
+    json_t *events;                  /* extra events to record; NULL none */
     /* Cleanup: indexes into `old` of the replaced versions whose delete the
      * handler starts (type->remove on the entry, its data written back,
      * a child-stack delete for a nested type). They are DELETE_IN_PROGRESS

@@ -233,8 +233,8 @@ static void decide_external(const cv_check_input_t *in, cv_check_outcome_t *out,
     const cv_record_t *rec = in->rec;
     const char *adopted = rec->exists ? cv_rtype_adopted_id(rec->data) : NULL;
     if (!rec->exists && out->type->nested) {
-        fail(out, "CREATE", "resources.%s: external_id is not supported for %s",
-             in->job->resource, out->type_name);
+        fail(out, "CREATE", "resources.%s: external_id is not supported for %s", in->job->resource,
+             out->type_name);
     } else if (!rec->exists) {
         cv_record_uuid(out->uuid, in->job->stack, in->job->resource, in->job->traversal);
         set_kind(out, CV_CHECK_CREATE, "ADOPT_IN_PROGRESS", "ADOPT", "state changed");

@@ -221,12 +221,13 @@ static int parse_external_id(const cv__tpl_ctx_t *ctx, const json_t *def, cv__pa
     size_t mark = cv__path_key(path, "external_id");
     int rc = 0;
     if (!json_is_string(v) && !cv_is_intrinsic(v))
-        rc = cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "Resource %s external_id type must be string",
-                         res->name);
+        rc = cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
+                         "Resource %s external_id type must be string", res->name);
     rc = rc ? rc : cv__tpl_check_intrinsics(ctx, v, path, res->name);
     cv__path_pop(path, mark);
     const json_t *deps = json_object_get(def, "depends_on");
-    if (rc == 0 && deps && !json_is_null(deps) && !(json_is_array(deps) && !json_array_size(deps))) {
+    if (rc == 0 && deps && !json_is_null(deps) &&
+        !(json_is_array(deps) && !json_array_size(deps))) {
         char shown[256];
         cv__describe(v, shown, sizeof(shown));
         rc = cv__tpl_err(ctx, CV_EVALIDATE, path->buf,

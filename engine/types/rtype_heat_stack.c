@@ -32,8 +32,7 @@ static const char *const heat_stack_attrs[] = {"stack_name", "outputs", NULL};
 static const char *const context_keys[] = {"region_name", "credential_secret_id", "ca_cert",
                                            "insecure"};
 
-static int heat_stack_validate(const json_t *props, const char *where, char *errstr,
-                               size_t errsz)
+static int heat_stack_validate(const json_t *props, const char *where, char *errstr, size_t errsz)
 {
     const json_t *tpl = json_object_get(props, "template");
     if (tpl && !cv_is_intrinsic(tpl) && !json_is_string(tpl) && !json_is_object(tpl)) {

@@ -53,8 +53,7 @@ static int check_part(const json_t *part, const char *at, char *errstr, size_t e
         if (!known)
             return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s: Unknown Property %s", at, key);
         if (!cv_is_intrinsic(v) && !json_is_string(v) && !json_is_null(v))
-            return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s.%s: Value must be a string", at,
-                             key);
+            return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s.%s: Value must be a string", at, key);
     }
     if (!json_object_get(part, "config"))
         return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s: Property config not assigned", at);
@@ -216,8 +215,7 @@ static void write_part(FILE *f, const char *text, const char *subtype, const cha
 
 /* The value of header `name` in the header block [h, end), unfolded; "" when
  * absent. Header names compare without case. */
-static void header_value(const char *h, const char *end, const char *name, char *out,
-                         size_t size)
+static void header_value(const char *h, const char *end, const char *name, char *out, size_t size)
 {
     size_t n = strlen(name), len = 0;
     out[0] = '\0';

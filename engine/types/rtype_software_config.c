@@ -32,8 +32,8 @@ static const char *const config_attrs[] = {"config", NULL};
 
 /* ---- inputs and outputs (heat/engine/software_config_io.py) ---- */
 
-static const char *const io_types[] = {"String", "Number", "CommaDelimitedList", "Json",
-                                       "Boolean", NULL};
+static const char *const io_types[] = {"String", "Number",  "CommaDelimitedList",
+                                       "Json",   "Boolean", NULL};
 static const char *const input_keys[] = {"name",    "description",       "type",
                                          "default", "replace_on_change", NULL};
 static const char *const output_keys[] = {"name", "description", "type", "error_output", NULL};
@@ -54,8 +54,8 @@ static int check_io(const json_t *io, const char *const *keys, const char *bool_
     if (cv__rtype_contains_intrinsic(io))
         return 0;
     if (!json_is_object(io))
-        return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s: Software Config I/O Schema must be a dict",
-                         where);
+        return cv_seterr(errstr, errsz, CV_EVALIDATE,
+                         "%s: Software Config I/O Schema must be a dict", where);
     const char *key;
     const json_t *v;
     json_object_foreach((json_t *)io, key, v)

@@ -321,22 +321,38 @@ static void write_single_quoted(emitter_t *e, const text_t *t)
 static const char *escape_of(uint32_t c)
 {
     switch (c) {
-    case 0: return "0";
-    case 7: return "a";
-    case 8: return "b";
-    case 9: return "t";
-    case 10: return "n";
-    case 11: return "v";
-    case 12: return "f";
-    case 13: return "r";
-    case 27: return "e";
-    case '"': return "\"";
-    case '\\': return "\\";
-    case 0x85: return "N";
-    case 0xA0: return "_";
-    case 0x2028: return "L";
-    case 0x2029: return "P";
-    default: return NULL;
+    case 0:
+        return "0";
+    case 7:
+        return "a";
+    case 8:
+        return "b";
+    case 9:
+        return "t";
+    case 10:
+        return "n";
+    case 11:
+        return "v";
+    case 12:
+        return "f";
+    case 13:
+        return "r";
+    case 27:
+        return "e";
+    case '"':
+        return "\"";
+    case '\\':
+        return "\\";
+    case 0x85:
+        return "N";
+    case 0xA0:
+        return "_";
+    case 0x2028:
+        return "L";
+    case 0x2029:
+        return "P";
+    default:
+        return NULL;
     }
 }
 
@@ -386,8 +402,7 @@ static void write_double_quoted(emitter_t *e, const text_t *t)
 }
 
 /* A scalar at the current indent + 2 (PyYAML's increase_indent(flow=True)). */
-static void write_scalar_text(emitter_t *e, const char *s, size_t n, bool plain_ok,
-                              bool simple_key)
+static void write_scalar_text(emitter_t *e, const char *s, size_t n, bool plain_ok, bool simple_key)
 {
     text_t t = decode(s, n);
     analysis_t a = analyze(&t);

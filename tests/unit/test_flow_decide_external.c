@@ -218,8 +218,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_adding_or_removing_an_external_id_is_not_supported,
                                         setup, teardown),
-        cmocka_unit_test_setup_teardown(test_a_nested_resource_cannot_be_adopted, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_a_nested_resource_cannot_be_adopted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_random_string_passes_its_value_as_reference, setup,
                                         teardown),
     };

@@ -55,9 +55,10 @@ static void test_every_config_property_change_replaces(void **state)
     (void)state;
     const char *types[] = {"OS::Heat::CloudConfig", "OS::Heat::SoftwareConfig",
                            "OS::Heat::MultipartMime"};
-    const char *changes[][2] = {{"{\"cloud_config\": {\"a\": 1}}", "{\"cloud_config\": {\"a\": 2}}"},
-                                {"{\"config\": \"x\"}", "{\"config\": \"y\"}"},
-                                {"{\"parts\": []}", "{\"parts\": [{\"config\": \"x\"}]}"}};
+    const char *changes[][2] = {
+        {"{\"cloud_config\": {\"a\": 1}}", "{\"cloud_config\": {\"a\": 2}}"},
+        {"{\"config\": \"x\"}", "{\"config\": \"y\"}"},
+        {"{\"parts\": []}", "{\"parts\": [{\"config\": \"x\"}]}"}};
     for (size_t i = 0; i < 3; i++) {
         const cv_rtype_t *t = tr_type(types[i]);
         json_t *ra = tu_json(changes[i][0]), *rb = tu_json(changes[i][1]);

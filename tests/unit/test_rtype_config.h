@@ -28,8 +28,8 @@ static inline const cv_rtype_t *tr_type(const char *name)
 static inline json_t *tr_props(const cv_rtype_t *t, const json_t *props)
 {
     char err[1024] = "";
-    json_t *applied = cv_rtype_apply_schema(t, props, "resources.r.properties", false, err,
-                                            sizeof(err));
+    json_t *applied =
+        cv_rtype_apply_schema(t, props, "resources.r.properties", false, err, sizeof(err));
     if (!applied)
         fail_msg("%s refused the properties: %s", t->name, err);
     return applied;
@@ -37,8 +37,7 @@ static inline json_t *tr_props(const cv_rtype_t *t, const json_t *props)
 
 /* The message of validating `props_json` (schema, then the type's rule), ""
  * when accepted. */
-static inline void tr_validate(const cv_rtype_t *t, const char *props_json, char *err,
-                               size_t size)
+static inline void tr_validate(const cv_rtype_t *t, const char *props_json, char *err, size_t size)
 {
     err[0] = '\0';
     json_t *props = tu_json(props_json);

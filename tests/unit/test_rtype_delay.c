@@ -58,7 +58,8 @@ static void test_delete_waits_only_when_listed(void **state)
 {
     (void)state;
     assert_true(waits("{\"min_wait\": 2}", CV_ACTION_DELETE) == 0.0);
-    assert_true(about(waits("{\"min_wait\": 2, \"actions\": [\"DELETE\"]}", CV_ACTION_DELETE), 2.0));
+    assert_true(
+        about(waits("{\"min_wait\": 2, \"actions\": [\"DELETE\"]}", CV_ACTION_DELETE), 2.0));
     assert_true(waits("{\"min_wait\": 2, \"actions\": [\"DELETE\"]}", CV_ACTION_CREATE) == 0.0);
 }
 

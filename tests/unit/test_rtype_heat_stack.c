@@ -30,12 +30,12 @@ static void test_template_text_and_parameters_make_the_child(void **state)
 {
     (void)state;
     const cv_rtype_t *t = tr_type(STACK);
-    json_t *raw = js("{'template': 'heat_template_version: 2015-04-30\\n', 'parameters': {'a': 1}}");
+    json_t *raw =
+        js("{'template': 'heat_template_version: 2015-04-30\\n', 'parameters': {'a': 1}}");
     json_t *props = tr_props(t, raw), *tpl = NULL, *params = NULL, *data = json_object();
     char err[256];
-    assert_int_equal(t->nested->definition(STACK, props, NULL, data, &tpl, &params, err,
-                                           sizeof(err)),
-                     0);
+    assert_int_equal(
+        t->nested->definition(STACK, props, NULL, data, &tpl, &params, err, sizeof(err)), 0);
     assert_string_equal(json_string_value(tpl), "heat_template_version: 2015-04-30\n");
     assert_json(params, "{'a': 1}");
     json_decref(tpl);
@@ -44,9 +44,8 @@ static void test_template_text_and_parameters_make_the_child(void **state)
     json_decref(raw);
     raw = js("{'template': {'heat_template_version': '2015-04-30'}}");
     props = tr_props(t, raw);
-    assert_int_equal(t->nested->definition(STACK, props, NULL, data, &tpl, &params, err,
-                                           sizeof(err)),
-                     0);
+    assert_int_equal(
+        t->nested->definition(STACK, props, NULL, data, &tpl, &params, err, sizeof(err)), 0);
     assert_json(tpl, "{'heat_template_version': '2015-04-30'}");
     assert_json(params, "{}");
     json_decref(tpl);

@@ -335,8 +335,8 @@ static void test_reference_id_is_the_random_string(void **state)
 {
     (void)state;
     json_t *attrs = json_pack("{s:s}", "value", "s3cr3t");
-    assert_string_equal(
-        cv_rtype_reference_id("OS::Heat::RandomString", "pw", "stk-pw-0123", attrs), "s3cr3t");
+    assert_string_equal(cv_rtype_reference_id("OS::Heat::RandomString", "pw", "stk-pw-0123", attrs),
+                        "s3cr3t");
     assert_string_equal(cv_rtype_reference_id("OS::Heat::Value", "v", "stk-v-0123", attrs),
                         "stk-v-0123");
     assert_string_equal(cv_rtype_reference_id("No::Such::Type", "x", "stk-x-0123", attrs),

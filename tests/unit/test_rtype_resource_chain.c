@@ -49,10 +49,11 @@ static void test_each_member_depends_on_the_one_before(void **state)
     json_t *tpl = define("{'resources': ['OS::Heat::Value', 'OS::Heat::None', 'OS::Heat::Value'],"
                          " 'resource_properties': {'value': 'v'}}",
                          data);
-    assert_json(json_object_get(tpl, "resources"),
-                "{'0': {'type': 'OS::Heat::Value', 'properties': {'value': 'v'}},"
-                " '1': {'type': 'OS::Heat::None', 'properties': {'value': 'v'}, 'depends_on': ['0']},"
-                " '2': {'type': 'OS::Heat::Value', 'properties': {'value': 'v'}, 'depends_on': ['1']}}");
+    assert_json(
+        json_object_get(tpl, "resources"),
+        "{'0': {'type': 'OS::Heat::Value', 'properties': {'value': 'v'}},"
+        " '1': {'type': 'OS::Heat::None', 'properties': {'value': 'v'}, 'depends_on': ['0']},"
+        " '2': {'type': 'OS::Heat::Value', 'properties': {'value': 'v'}, 'depends_on': ['1']}}");
     assert_json(json_object_get(data, "names"), "['0', '1', '2']");
     assert_json(json_object_get(data, "attrs"), "['value']");
     assert_json(json_object_get(json_object_get(tpl, "outputs"), "refs"),
@@ -65,8 +66,8 @@ static void test_concurrent_members_have_no_dependencies(void **state)
 {
     (void)state;
     json_t *data = json_object();
-    json_t *tpl = define("{'resources': ['OS::Heat::None', 'OS::Heat::None'], 'concurrent': true}",
-                         data);
+    json_t *tpl =
+        define("{'resources': ['OS::Heat::None', 'OS::Heat::None'], 'concurrent': true}", data);
     assert_json(json_object_get(tpl, "resources"),
                 "{'0': {'type': 'OS::Heat::None'}, '1': {'type': 'OS::Heat::None'}}");
     json_decref(tpl);
