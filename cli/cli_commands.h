@@ -22,6 +22,7 @@ extern const char cli_cancel_usage[];
 extern const char cli_converge_usage[];
 extern const char cli_observe_usage[];
 extern const char cli_dead_usage[];
+extern const char cli_mark_unhealthy_usage[];
 
 int cli_cmd_validate(cli_t *cli, int argc, char **argv);
 int cli_cmd_submit(cli_t *cli, int argc, char **argv);
@@ -37,5 +38,6 @@ int cli_cmd_cancel(cli_t *cli, int argc, char **argv);
 int cli_cmd_converge(cli_t *cli, int argc, char **argv);
 int cli_cmd_observe(cli_t *cli, int argc, char **argv);
 int cli_cmd_dead(cli_t *cli, int argc, char **argv);
+int cli_cmd_mark_unhealthy(cli_t *cli, int argc, char **argv);
 
 #endif

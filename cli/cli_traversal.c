@@ -118,7 +118,8 @@ static int begin(cli_t *cli, const cli_begin_t *b, uint64_t *traversal)
                            .params = b->params_json,
                            .files = b->files_json,
                            .fname = b->fname,
-                           .rollback = b->rollback};
+                           .rollback = b->rollback,
+                           .cancel = b->cancel};
     redisReply *r = cli_begin_script(cli, &sb);
     if (r && r->type == REDIS_REPLY_ERROR && strncmp(r->str, "ENOENT", 6) == 0) {
         freeReplyObject(r);

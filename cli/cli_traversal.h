@@ -46,6 +46,7 @@ typedef struct cli_begin {
     const char *files_json; /* UPDATE: template files to store; "" or NULL keeps them */
     const char *fname;
     const char *rollback; /* "1", "0", or "" to keep the stack's setting */
+    bool cancel;          /* the ROLLBACK of `convergectl cancel` */
 } cli_begin_t;
 
 /* Runs the stack_begin script for b (its arguments built by

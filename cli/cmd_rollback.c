@@ -94,7 +94,8 @@ static int roll_back(cli_t *cli, const cli_stack_args_t *args)
                      .template_json = "",
                      .params_json = "",
                      .fname = "",
-                     .rollback = ""};
+                     .rollback = "",
+                     .cancel = strcmp(args->cmd, "cancel") == 0};
     if (rc == CLI_OK)
         rc = cli_traversal_start(cli, &b);
     if (rc == CLI_OK && args->wait)

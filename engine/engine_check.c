@@ -83,11 +83,12 @@ static void on_observe_delivered(void *ud, int err)
         release_and_end(c);
 }
 
-static void hand_off(check_t *c, const char *version)
+static void hand_off(check_t *c, const char *version, bool watch)
 {
     cv_msg_t m = c->run.msg;
     m.type = CV_MSG_OBSERVE;
     m.version = strtoull(version, NULL, 10);
+    m.watch = watch;
     if (cv_worker_publish(c->run.w, CV_TOPIC_OBSERVE, &m, on_observe_delivered, c) != 0)
         cv__check_backoff(c);
 }
@@ -147,7 +148,7 @@ static void on_recorded(cv_redis_t *r, redisReply *rep, void *ud)
         return;
     }
     cv_worker_count(c->run.w, CV_STAT_ACTED, 1);
-    hand_off(c, version);
+    hand_off(c, version, false);
 }
 
 /*
@@ -194,14 +195,17 @@ static void carry_out(check_t *c)
     case CV_CHECK_CREATE:
     case CV_CHECK_UPDATE:
     case CV_CHECK_REPLACE:
+    case CV_CHECK_RESTORE:
     case CV_CHECK_DELETE_CURRENT:
     case CV_CHECK_DELETE_REPLACED:
         act(c);
         break;
-    case CV_CHECK_ADOPT:
+    case CV_CHECK_WAIT:
+        hand_off(c, o->version, true);
+        break;
     case CV_CHECK_OBSERVE_AGAIN:
     case CV_CHECK_OBSERVE_DELETES:
-        hand_off(c, o->version);
+        hand_off(c, o->version, false);
         break;
     case CV_CHECK_DONE:
     case CV_CHECK_RETAIN_CURRENT:

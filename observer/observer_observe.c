@@ -21,6 +21,7 @@
 #include "cv_reaper.h"
 #include "cv_record.h"
 #include "cv_rtype.h"
+#include "cv_str.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -78,9 +79,57 @@ static void node_failed(observe_t *o)
         cv_jobrun_retry(&o->run);
 }
 
+/* ---- a watch: the older action settled, this traversal checks again ---- */
+
+static void on_recheck_delivered(void *ud, int err)
+{
+    observe_t *o = ud;
+    if (err)
+        cv_jobrun_retry(&o->run);
+    else
+        cv_jobrun_end(&o->run);
+}
+
+static void recheck(observe_t *o)
+{
+    cv_msg_t m = cv_observe_recheck_job(&o->run.msg);
+    if (cv_worker_publish(o->run.w, CV_TOPIC_CHECK, &m, on_recheck_delivered, o) != 0)
+        cv_jobrun_retry(&o->run);
+}
+
+static void on_older_recorded(void *ud, int rc)
+{
+    observe_t *o = ud;
+    if (rc == CV_EREDIS || rc == CV_EKAFKA) {
+        cv_jobrun_retry(&o->run);
+        return;
+    }
+    recheck(o); /* STALE (superseded, as expected) or FENCED (moved on): either way */
+}
+
+/* Records the older action's end as that traversal's outcome: with no
+ * successors and a superseded traversal, nothing else moves. */
+static void settle_older(observe_t *o)
+{
+    cv_msg_t older = cv_observe_older_job(&o->run.msg, &o->rec);
+    int rc;
+    if (cv_str_ends_with(o->out.status, "_FAILED")) {
+        cv_node_failed_t f = cv_observe_failed_of(&older, &o->out, o->rec.physical_id);
+        rc = cv_progress_node_failed(o->run.w, &f, on_older_recorded, o);
+    } else {
+        cv_node_done_t d = cv_observe_done_of(&older, &o->out, "", o->rec.physical_id);
+        rc = cv_progress_node_done(o->run.w, &d, on_older_recorded, o);
+    }
+    if (rc != 0)
+        cv_jobrun_retry(&o->run);
+}
+
 static void settle(observe_t *o)
 {
     switch (o->out.kind) {
+    case CV_OBSERVE_SETTLED_OLDER:
+        settle_older(o);
+        break;
     case CV_OBSERVE_WAIT:
         cv_reaper_touch(o->run.w, &o->run.msg); /* being watched: not stalled */
         cv_jobrun_later(&o->run, o->out.delay_ms);
@@ -124,7 +173,7 @@ static void ask(const observe_t *o, looker_t *l, cv_look_t *look, const char *ty
 static void look_at_current(const observe_t *o, looker_t *l, cv_look_t *look)
 {
     const cv_record_t *rec = &o->rec;
-    bool cleanup = o->run.msg.phase == CV_PHASE_CLEANUP;
+    bool cleanup = o->run.msg.phase == CV_PHASE_CLEANUP && !o->run.msg.watch;
     if (!cv_observe_wants_look(&o->run.msg, rec->status))
         return;
     cv_version_t v = {.stack = o->run.msg.stack,
@@ -153,7 +202,8 @@ static void look_at_old(const observe_t *o, const json_t *entry, looker_t *l, cv
 /* Looks at every version the node watches, then settles. */
 static void look(observe_t *o)
 {
-    size_t nold = o->run.msg.phase == CV_PHASE_CLEANUP ? json_array_size(o->rec.old) : 0;
+    bool cleanup = o->run.msg.phase == CV_PHASE_CLEANUP && !o->run.msg.watch;
+    size_t nold = cleanup ? json_array_size(o->rec.old) : 0;
     looker_t current = {0}, *old = calloc(nold + 1, sizeof(*old));
     cv_look_t *old_looks = calloc(nold + 1, sizeof(*old_looks));
     if (!old || !old_looks) {
@@ -259,7 +309,14 @@ static void on_load(cv_redis_t *r, redisReply *rep, void *ud)
     case CV_OBSERVE_REDELIVERED_DELETED:
         node_done(o); /* done again, which republishes */
         break;
-    default: /* LOOK, LOOK_CLEANUP */
+    case CV_OBSERVE_RECHECK:
+        cv_observe_outcome_clear(&o->out);
+        recheck(o);
+        break;
+    case CV_OBSERVE_FAILED: /* abandoned by mark-unhealthy: nothing to look at */
+        node_failed(o);
+        break;
+    default: /* LOOK, LOOK_CLEANUP, LOOK_WATCH */
         cv_observe_outcome_clear(&o->out);
         read_children_then_look(o);
         break;

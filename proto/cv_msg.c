@@ -31,6 +31,7 @@ enum {
     F_AT = 1u << 8,
     F_WHY = 1u << 9,
     F_ORIG = 1u << 10,
+    F_W = 1u << 11,
 };
 
 typedef enum { FT_UINT, FT_STR, FT_BIN } field_type_t;
@@ -58,6 +59,7 @@ static const field_t fields[] = {
     {"at", F_AT, FT_UINT, MEMBER(attempt), UINT32_MAX},
     {"why", F_WHY, FT_STR, MEMBER(reason), 0},
     {"orig", F_ORIG, FT_BIN, offsetof(cv_msg_t, original), 0, 0},
+    {"w", F_W, FT_UINT, MEMBER(watch), 1},
 };
 
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
@@ -75,7 +77,7 @@ typedef struct kind {
 static const kind_t kinds[] = {
     {CV_MSG_STACK, "STACK", F_S | F_TR | F_K, F_AT},
     {CV_MSG_CHECK, "CHECK", F_S | F_TR | F_R | F_P, F_AT},
-    {CV_MSG_OBSERVE, "OBSERVE", F_S | F_TR | F_R | F_P | F_VER, F_AT},
+    {CV_MSG_OBSERVE, "OBSERVE", F_S | F_TR | F_R | F_P | F_VER, F_AT | F_W},
     {CV_MSG_DEAD, "DEAD", F_WHY | F_ORIG, F_S | F_TR | F_R | F_AT},
 };
 

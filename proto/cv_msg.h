@@ -59,6 +59,9 @@ typedef struct cv_msg {
     uint8_t kind;               /* STACK: cv_trav_kind_t */
     uint64_t version;           /* OBSERVE: the record version the action wrote */
     uint32_t attempt;           /* redelivery count kept by republishers */
+    /* OBSERVE: 1 when the job watches an older traversal's action still in
+     * flight for its own traversal, which then checks the node again. */
+    uint8_t watch;
     /* DEAD only */
     char reason[CV_REASON_MAX];
     const char *original; /* DEAD: the original bytes (not owned; points into the decoded buffer) */

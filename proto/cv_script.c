@@ -113,5 +113,6 @@ void cv_script_stack_begin_args(cv_stack_begin_args_t *a, const cv_stack_begin_t
         .files = or_empty(b->files),
         .parent = or_empty(b->parent),
         .token = or_empty(b->token),
+        .cancel = b->cancel ? "1" : "",
     };
 }

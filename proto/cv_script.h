@@ -104,6 +104,7 @@ CV_SCRIPT_TABLE(CV__SCRIPT_TYPES)
 #define CV__R_STACK_TOUCH(P, i) CV_STACK_TOUCH_R_##P = i,
 #define CV__R_STACK_REAP(P, i) CV_STACK_REAP_R_##P = i,
 #define CV__R_STACK_REAP_NODES(P, i) CV_STACK_REAP_NODES_R_##P = i,
+#define CV__R_RESOURCE_MARK(P, i) CV_RESOURCE_MARK_R_##P = i,
 CV_SCRIPT_TABLE(CV__SCRIPT_R_ROW)
 #undef CV__SCRIPT_R_ROW
 
@@ -163,6 +164,9 @@ typedef struct cv_stack_begin {
      * starting the count again. The workers' re-runs are begun by
      * stack_finish.lua itself (AGAIN); no caller sets this today. */
     bool rerun;
+    /* ROLLBACK of `convergectl cancel`: like a delete, the traversal does not
+     * wait for the cancelled update's actions in flight (Heat's cancel). */
+    bool cancel;
 } cv_stack_begin_t;
 
 /* Fills the arguments of stack_begin for b, begun by `client` (a worker id,

@@ -45,6 +45,8 @@ int cv_check_load(cv_check_loaded_t *l, const cv_msg_t *job, const redisReply *r
     l->depth = atoi(cv_reply_str(rep, CV_CHECK_BEGIN_R_DEPTH));
     const char *files = cv_reply_str(rep, CV_CHECK_BEGIN_R_FILES);
     l->files = files[0] ? json_loads(files, 0, NULL) : NULL;
+    snprintf(l->stack_action, sizeof(l->stack_action), "%s",
+             cv_reply_str(rep, CV_CHECK_BEGIN_R_STACK_ACTION));
     return 0;
 }
 
@@ -68,6 +70,7 @@ cv_check_input_t cv_check_input(const cv_check_loaded_t *l, const cv_msg_t *job,
                               .params = l->params,
                               .sp = l->sp,
                               .files = l->files,
+                              .stack_action = l->stack_action,
                               .now = now,
                               .load_error = load_error};
 }
@@ -137,6 +140,13 @@ static int operate(const cv_msg_t *job, const cv_record_t *rec, const cv_check_o
     case CV_CHECK_DELETE_CURRENT:
         cv_record_state(st, &v, now);
         return out->type->remove(st);
+    case CV_CHECK_RESTORE:
+        /* No action: the state is the restored version's, to be recorded. */
+        v.physical_id = json_string_value(json_object_get(out->restored, "physical_id"));
+        v.data = json_object_get(out->restored, "data");
+        v.attrs = json_object_get(out->restored, "attrs");
+        cv_record_state(st, &v, now);
+        return 0;
     default:
         return 0; /* DELETE_REPLACED: the replaced versions only */
     }
@@ -196,6 +206,9 @@ void cv_check_finish_of(cv_check_finish_t *f, cv_check_written_t *w, const cv_ms
                         const cv_rstate_t *st, const char *token)
 {
     bool current = out->status[0] != '\0';
+    bool restoring = out->kind == CV_CHECK_RESTORE;
+    snprintf(w->started, sizeof(w->started), "%.6f",
+             json_number_value(json_object_get(out->restored, "started")));
     const json_t *attrs = st && st->attrs ? st->attrs : l->rec.attrs;
     const json_t *data = st && st->data ? st->data : l->rec.data;
     w->props = json_dumps(out->props ? out->props : l->rec.props, JSON_COMPACT);
@@ -219,7 +232,8 @@ void cv_check_finish_of(cv_check_finish_t *f, cv_check_written_t *w, const cv_ms
                              .props = w->props,
                              .attrs = w->attrs,
                              .data = w->data,
-                             .event_status = current ? "IN_PROGRESS" : "",
+                             .event_status = current && !restoring ? "IN_PROGRESS" : "",
+                             .started = restoring ? w->started : "",
                              .dependencies = w->dependencies,
                              .policy = policy ? policy : "Delete",
                              .old = w->old,

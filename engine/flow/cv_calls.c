@@ -238,6 +238,7 @@ void cv_call_check_finish(cv_call_t *call, const cv_check_finish_t *f, const cha
         .policy = or_empty(f->policy),
         .old = or_empty(f->old),
         .events = or_empty(f->events),
+        .started = or_empty(f->started),
     };
     call->keys = call->k.check_finish.v;
     call->args = call->a.check_finish.v;

@@ -27,7 +27,8 @@ typedef struct cv_check_loaded {
     char *graph_entry;
     cv_record_t rec;
     char stack_name[CV_NAME_MAX];
-    int depth; /* the stack's nesting depth */
+    int depth;             /* the stack's nesting depth */
+    char stack_action[16]; /* the traversal's kind: CREATE ... ROLLBACK, or CANCEL */
 } cv_check_loaded_t;
 
 /* Parses check_begin's OK reply for `job` into *l (which then owns what it
@@ -68,6 +69,7 @@ void cv_check_act_failed(cv_check_outcome_t *out, const cv_msg_t *job, const cha
 /* The JSON texts a check_finish write carries; cv_check_written_clear frees them. */
 typedef struct cv_check_written {
     char *props, *attrs, *data, *dependencies, *old, *events;
+    char started[32]; /* RESTORE: the restored version's start time */
 } cv_check_written_t;
 
 /*

@@ -13,19 +13,25 @@
  *   load error, no stored definition, unknown type       FAIL
  *   action already recorded for this traversal             OBSERVE_AGAIN, or END
  *                                                          when it failed
+ *   an older traversal's create or update still in flight  WAIT (Heat's retrigger:
+ *   (not in a stack delete or cancel, which never wait)    watch it end, check again)
  *   properties do not resolve or fit the schema            FAIL
  *   no record                                              CREATE
+ *   rollback, and a replaced version that is not failed    RESTORE (it becomes the
+ *   nor being deleted has the desired type and properties  resource again, untouched)
  *   recorded version failed, being deleted, other type     REPLACE
- *   properties and nested template unchanged, or a type   ADOPT (in progress)
- *   that never updates (OS::Heat::None, as in Heat)        or DONE (complete)
+ *   properties and nested template unchanged, or a type   DONE
+ *   that never updates (OS::Heat::None, as in Heat)
  *   changed, a changed property does not allow updates    REPLACE
  *   changed otherwise                                      UPDATE
  *   external_id (Heat's adoption): no record               CREATE, action ADOPT
- *     recorded with the same external_id                   as unchanged (ADOPT/DONE)
+ *     recorded with the same external_id                   as unchanged (WAIT/DONE)
  *     external_id added, removed or changed                FAIL (Heat's NotSupported)
  * CHECK, cleanup node (the resource had a record when the traversal began):
  *   load error, recorded type unknown                      FAIL
  *   no record                                              NOTHING
+ *   an older traversal's create or update still in flight  WAIT
+ *   (not in a stack delete or cancel, which cancel it)
  *   a replaced version's type is unknown                   FAIL
  *   resource left the definition, current not deleting     DELETE_CURRENT, or
  *                                                          RETAIN_CURRENT (Retain)
@@ -41,11 +47,18 @@
  * OBSERVE (cv_observe_decide, before looking and after):
  *   cleanup node, record deleted already                   REDELIVERED_DELETED
  *   cleanup node, version handed over                      LOOK_CLEANUP
+ *   watch (WAIT): the older action still in flight         LOOK_WATCH
+ *   watch: the older action settled, moved on or gone      RECHECK (its node's
+ *                                                          CHECK job again)
  *   version moved on, or its outcome recorded failed       STALE_END
  *   otherwise                                              LOOK
  *   a look: a failure (or an unknown type)                 FAILED
  *           something in progress                          WAIT
  *           all settled                                    COMPLETE
+ *   a watch's look: in progress                            WAIT
+ *           complete or failed: recorded as the older      SETTLED_OLDER
+ *           traversal's outcome (never failing this one),
+ *           then RECHECK
  */
 #ifndef CV_DECIDE_H
 #define CV_DECIDE_H
@@ -61,6 +74,8 @@
 
 /* Longest pause between two looks at a resource that is in progress. */
 #define CV_MAX_LOOK_INTERVAL_MS 5000
+/* Longest pause between two looks of a watch (an older action in flight). */
+#define CV_WATCH_LOOK_INTERVAL_MS 1000
 
 /* ---- CHECK ---- */
 
@@ -68,7 +83,8 @@
     XX(CREATE)          /* run type->create on a new version, record it, observe */                \
     XX(UPDATE)          /* run type->update on the recorded version, record, observe */            \
     XX(REPLACE)         /* as CREATE; the recorded version joins `old` for cleanup */              \
-    XX(ADOPT)           /* an action for the same desired state runs: observe it */                \
+    XX(WAIT)            /* an older traversal's action is in flight: watch it, then recheck */     \
+    XX(RESTORE)         /* rollback: a replaced version becomes current again, untouched */        \
     XX(OBSERVE_AGAIN)   /* this traversal's action is recorded (a redelivery): observe */          \
     XX(DONE)            /* unchanged and complete: node done, `pass` to the successors */          \
     XX(END)             /* this traversal's action is recorded failed: nothing to do */            \
@@ -94,6 +110,9 @@ typedef struct cv_check_input {
     const json_t *files;    /* the stack's template files; NULL unless nested */
     double now;             /* Unix seconds: when replaced versions' deletes start */
     const char *load_error; /* non-NULL: what could not be loaded; the outcome is FAIL */
+    /* The traversal's kind (CREATE, UPDATE, DELETE, ROLLBACK; CANCEL: the
+     * rollback of a cancel); NULL counts as "". */
+    const char *stack_action;
 } cv_check_input_t;
 
 /* Every string is "" when it does not apply; every json_t is owned, NULL
@@ -111,7 +130,8 @@ typedef struct cv_check_outcome {
     char action[16]; /* CREATE, UPDATE, DELETE; DONE: the recorded action */
     char reason[CV_REASON_MAX + CV_NAME_MAX + 32]; /* FAIL: names the resource */
     char uuid[48];    /* the version acted on (CREATE, REPLACE: a new one) */
-    char version[24]; /* ADOPT, OBSERVE_AGAIN, OBSERVE_DELETES: the record version to observe */
+    char version[24]; /* WAIT, OBSERVE_AGAIN, OBSERVE_DELETES: the record version to observe */
+    json_t *restored; /* RESTORE: the replaced version that becomes current again */
     json_t *props;    /* update nodes: desired properties, resolved, schema applied */
     char external_id[CV_PHYSID_MAX]; /* CREATE (action ADOPT): the physical id adopted */
     json_t *old;                     /* replaced versions to record; NULL keeps */
@@ -153,6 +173,9 @@ void cv_check_template_digest(const json_t *tpl, const json_t *files, char *out)
     XX(REDELIVERED_DELETED) /* cleanup of a record already deleted: node done again */             \
     XX(LOOK)                /* look at the current version, then decide again */                   \
     XX(LOOK_CLEANUP)        /* look at every version being deleted, then decide again */           \
+    XX(LOOK_WATCH)          /* watch: look at the older action in flight, then decide again */     \
+    XX(RECHECK)             /* watch: the older action settled: its node's CHECK job again */      \
+    XX(SETTLED_OLDER)       /* watch: record the older outcome (status), then RECHECK */           \
     XX(WAIT)                /* something is in progress: look again after delay_ms */              \
     XX(FAILED)              /* node failed: status, reason */                                      \
     XX(COMPLETE)            /* node done with the node_done fields */
@@ -195,16 +218,17 @@ typedef struct cv_observe_outcome {
 } cv_observe_outcome_t;
 
 /* Whether the observer asks the type about a version with `status`: the
- * current version of an update node always; for a cleanup node only the
- * versions being deleted (DELETE_IN_PROGRESS). */
+ * current version of an update node or of a watch always; for a cleanup
+ * node only the versions being deleted (DELETE_IN_PROGRESS). */
 bool cv_observe_wants_look(const cv_msg_t *job, const char *status);
 
-/* The action the type observes: the recorded one for an update node,
- * DELETE for a cleanup node. */
+/* The action the type observes: the recorded one for an update node or a
+ * watch, DELETE for a cleanup node. */
 cv_action_t cv_observe_action(const cv_msg_t *job, const cv_record_t *rec);
 
-/* With looks NULL (just loaded): STALE_END, REDELIVERED_DELETED, LOOK or
- * LOOK_CLEANUP. With the looks those asked for: WAIT, FAILED or COMPLETE.
+/* With looks NULL (just loaded): STALE_END, REDELIVERED_DELETED, LOOK,
+ * LOOK_CLEANUP, LOOK_WATCH or RECHECK. With the looks those asked for: WAIT,
+ * FAILED or COMPLETE; for a watch WAIT or SETTLED_OLDER.
  * `now` is when the looks were taken (Unix seconds). Always fills `out`
  * (clear it with cv_observe_outcome_clear). */
 void cv_observe_decide(const cv_msg_t *job, const cv_record_t *rec, const cv_observe_looks_t *looks,
@@ -220,5 +244,13 @@ cv_node_done_t cv_observe_done_of(const cv_msg_t *job, const cv_observe_outcome_
                                   const char *graph_entry, const char *physical_id);
 cv_node_failed_t cv_observe_failed_of(const cv_msg_t *job, const cv_observe_outcome_t *out,
                                       const char *physical_id);
+
+/* A watch's SETTLED_OLDER is recorded as the older traversal's own outcome
+ * (node u/<resource> of traversal rec->traversal, which is superseded: the
+ * write records the resource and fails or completes nothing else). */
+cv_msg_t cv_observe_older_job(const cv_msg_t *job, const cv_record_t *rec);
+
+/* The CHECK job a RECHECK publishes: the watch's own node again. */
+cv_msg_t cv_observe_recheck_job(const cv_msg_t *job);
 
 #endif

@@ -44,6 +44,7 @@ int cv_record_parse(cv_record_t *rec, const redisReply *flat)
     copy_field(rec->uuid, sizeof(rec->uuid), o, "uuid");
     copy_field(rec->version, sizeof(rec->version), o, "version");
     copy_field(rec->policy, sizeof(rec->policy), o, "policy");
+    copy_field(rec->reason, sizeof(rec->reason), o, "reason");
     if (!rec->version[0])
         strcpy(rec->version, "0");
     const char *t = json_string_value(json_object_get(o, "traversal"));

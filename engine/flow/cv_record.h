@@ -22,6 +22,7 @@ typedef struct cv_record {
     char uuid[48];
     char version[24]; /* "0" when the record does not exist */
     char policy[16];  /* deletion policy of this version: Delete, Retain, Snapshot */
+    char reason[512]; /* of the last status change */
     uint64_t traversal;
     double started;
     json_t *props; /* owned, never NULL after parse */

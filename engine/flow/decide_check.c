@@ -34,8 +34,9 @@ void cv_check_outcome_clear(cv_check_outcome_t *out)
     json_decref(out->old);
     json_decref(out->events);
     json_decref(out->deletes);
+    json_decref(out->restored);
     free(out->pass);
-    out->props = out->old = out->events = out->deletes = NULL;
+    out->props = out->old = out->events = out->deletes = out->restored = NULL;
     out->pass = NULL;
 }
 
@@ -245,11 +246,74 @@ static void decide_external(const cv_check_input_t *in, cv_check_outcome_t *out,
              "supported.",
              in->job->resource, in->job->resource, out->type_name);
     } else if (cv_str_ends_with(rec->status, "_IN_PROGRESS")) {
-        out->kind = CV_CHECK_ADOPT;
+        /* An older traversal's adoption not yet observed: watch it end. */
+        out->kind = CV_CHECK_WAIT;
         snprintf(out->version, sizeof(out->version), "%s", rec->version);
     } else {
         pass_on_unchanged(rec, in->job->resource, out);
     }
+}
+
+/*
+ * Heat's retrigger: an action an older traversal began is never cut short.
+ * While its create or update is in flight this traversal only watches it
+ * end (recorded as the older traversal's outcome, which never fails this
+ * one) and then checks the node again; only a stack delete acts at once.
+ */
+static bool wait_for_older_action(const cv_check_input_t *in, cv_check_outcome_t *out)
+{
+    const cv_record_t *rec = in->rec;
+    bool in_flight = strcmp(rec->status, "CREATE_IN_PROGRESS") == 0 ||
+                     strcmp(rec->status, "UPDATE_IN_PROGRESS") == 0;
+    /* A stack delete and a cancel (its rollback: CANCEL) do not wait. */
+    bool deleting = in->stack_action && (strcmp(in->stack_action, "DELETE") == 0 ||
+                                         strcmp(in->stack_action, "CANCEL") == 0);
+    if (!rec->exists || !in_flight || rec->traversal >= in->job->traversal || deleting)
+        return false;
+    out->kind = CV_CHECK_WAIT;
+    snprintf(out->version, sizeof(out->version), "%s", rec->version);
+    return true;
+}
+
+/* The replaced version a rollback makes the resource again: the newest one
+ * of the desired type and properties that is neither failed nor being
+ * deleted (Heat restores the previous resource rather than create one). */
+static const json_t *restorable(const cv_check_input_t *in, const cv_check_outcome_t *out)
+{
+    bool rollback = in->stack_action && (strcmp(in->stack_action, "ROLLBACK") == 0 ||
+                                         strcmp(in->stack_action, "CANCEL") == 0);
+    if (!rollback || out->type->nested)
+        return NULL;
+    for (size_t i = json_array_size(in->rec->old); i-- > 0;) {
+        const json_t *e = json_array_get(in->rec->old, i);
+        const char *type = json_string_value(json_object_get(e, "type"));
+        const char *status = json_string_value(json_object_get(e, "status"));
+        if (type && status && strcmp(type, out->type_name) == 0 &&
+            !cv_str_ends_with(status, "_FAILED") && !cv_str_starts_with(status, "DELETE") &&
+            json_equal(json_object_get(e, "props"), out->props))
+            return e;
+    }
+    return NULL;
+}
+
+/* The restored version becomes current as it was (no action, no event);
+ * the current one joins the replaced versions for the cleanup node. */
+static void restore(const cv_check_input_t *in, cv_check_outcome_t *out, const json_t *entry)
+{
+    const char *status = json_string_value(json_object_get(entry, "status"));
+    set_kind(out, CV_CHECK_RESTORE, status,
+             cv_str_starts_with(status, "UPDATE") ? "UPDATE" : "CREATE", "restored by rollback");
+    snprintf(out->uuid, sizeof(out->uuid), "%s", json_string_value(json_object_get(entry, "uuid")));
+    out->restored = json_deep_copy(entry);
+    out->old = json_array();
+    size_t i;
+    json_t *e;
+    json_array_foreach(in->rec->old, i, e)
+    {
+        if (e != entry)
+            json_array_append(out->old, e);
+    }
+    json_array_append_new(out->old, version_entry(in->rec));
 }
 
 static void decide_update(const cv_check_input_t *in, cv_check_outcome_t *out)
@@ -265,6 +329,8 @@ static void decide_update(const cv_check_input_t *in, cv_check_outcome_t *out)
         }
         return;
     }
+    if (wait_for_older_action(in, out))
+        return;
     char err[1024], ext[CV_PHYSID_MAX];
     if (!external_id_of(in, out, ext, sizeof(ext)))
         return;
@@ -281,18 +347,19 @@ static void decide_update(const cv_check_input_t *in, cv_check_outcome_t *out)
         create(in, out, false);
         return;
     }
+    bool unchanged = usable(rec, out->type_name) && json_equal(rec->props, out->props) &&
+                     !nested_template_changed(in, out);
+    const json_t *previous = unchanged ? NULL : restorable(in, out);
+    if (previous) {
+        restore(in, out, previous);
+        return;
+    }
     if (!usable(rec, out->type_name)) {
         create(in, out, true);
         return;
     }
-    bool unchanged = json_equal(rec->props, out->props) && !nested_template_changed(in, out);
     if (unchanged || out->type->never_updates) {
-        if (cv_str_ends_with(rec->status, "_IN_PROGRESS")) {
-            out->kind = CV_CHECK_ADOPT;
-            snprintf(out->version, sizeof(out->version), "%s", rec->version);
-        } else {
-            pass_on_unchanged(rec, in->job->resource, out);
-        }
+        pass_on_unchanged(rec, in->job->resource, out);
         return;
     }
     if (cv_rtype_needs_replacement(out->type, rec->props, out->props)) {
@@ -368,6 +435,8 @@ static void decide_cleanup(const cv_check_input_t *in, cv_check_outcome_t *out)
         out->pass = strdup("{}");
         return;
     }
+    if (wait_for_older_action(in, out))
+        return;
     int changed = plan_replaced(in, out);
     if (changed < 0)
         return;

@@ -32,14 +32,19 @@ void cv_observe_outcome_clear(cv_observe_outcome_t *out)
     out->attrs = out->data = out->pass = out->old = out->events = NULL;
 }
 
+static bool cleanup_look(const cv_msg_t *job)
+{
+    return job->phase == CV_PHASE_CLEANUP && !job->watch;
+}
+
 bool cv_observe_wants_look(const cv_msg_t *job, const char *status)
 {
-    return job->phase != CV_PHASE_CLEANUP || (status && strcmp(status, "DELETE_IN_PROGRESS") == 0);
+    return !cleanup_look(job) || (status && strcmp(status, "DELETE_IN_PROGRESS") == 0);
 }
 
 cv_action_t cv_observe_action(const cv_msg_t *job, const cv_record_t *rec)
 {
-    if (job->phase == CV_PHASE_CLEANUP || strcmp(rec->action, "DELETE") == 0)
+    if (cleanup_look(job) || strcmp(rec->action, "DELETE") == 0)
         return CV_ACTION_DELETE;
     return strcmp(rec->action, "UPDATE") == 0 ? CV_ACTION_UPDATE : CV_ACTION_CREATE;
 }
@@ -96,9 +101,30 @@ static void unknown_type(char *why, size_t size, const char *type_name)
 
 /* ---- before looking ---- */
 
+static bool in_flight(const cv_record_t *rec)
+{
+    return strcmp(rec->status, "CREATE_IN_PROGRESS") == 0 ||
+           strcmp(rec->status, "UPDATE_IN_PROGRESS") == 0;
+}
+
+/* A resource marked unhealthy (convergectl mark-unhealthy) while the
+ * action of this job's traversal was in flight. */
+static bool abandoned(const cv_msg_t *job, const cv_record_t *rec)
+{
+    return rec->exists && strcmp(rec->status, "CHECK_FAILED") == 0 &&
+           rec->traversal == job->traversal;
+}
+
 static void classify(const cv_msg_t *job, const cv_record_t *rec, cv_observe_outcome_t *out)
 {
     bool cleanup = job->phase == CV_PHASE_CLEANUP;
+    if (job->watch) {
+        /* Whoever settled the older action (its own observer, an operator's
+         * mark-unhealthy, a newer write), this traversal checks again. */
+        bool watching = rec->exists && strcmp(rec->version, out->version) == 0 && in_flight(rec);
+        out->kind = watching ? CV_OBSERVE_LOOK_WATCH : CV_OBSERVE_RECHECK;
+        return;
+    }
     if (cleanup && !rec->exists) {
         /* Deleted already (a redelivery): done again, which republishes. */
         complete(out, "", "DELETE", NULL, NULL, strdup("{}"), strdup("[]"), strdup("[]"));
@@ -108,6 +134,13 @@ static void classify(const cv_msg_t *job, const cv_record_t *rec, cv_observe_out
     }
     if (cleanup && strcmp(rec->version, out->version) == 0) {
         out->kind = CV_OBSERVE_LOOK_CLEANUP;
+        return;
+    }
+    if (!cleanup && abandoned(job, rec)) {
+        /* This traversal's own action, abandoned by mark-unhealthy: the
+         * resource counts as failed, and so does its node. */
+        failed(out, job, rec, rec->reason[0] ? rec->reason : "marked unhealthy");
+        out->version[0] = '\0';
         return;
     }
     /* A newer action owns the resource, or the outcome is recorded failed.
@@ -222,6 +255,31 @@ static void settle_cleanup(const cv_msg_t *job, const cv_record_t *rec,
     json_decref(l.events);
 }
 
+/* ---- after looking: a watch ---- */
+
+/* The older action's end is recorded as its own traversal's (complete or
+ * failed); that traversal is superseded, so nothing else follows from it. */
+static void settle_watch(const cv_msg_t *job, const cv_record_t *rec, const cv_look_t *look,
+                         double now, cv_observe_outcome_t *out)
+{
+    settle_current(job, rec, look, now, out);
+    if (out->kind == CV_OBSERVE_WAIT) {
+        /* Look at least every second: an operator's mark-unhealthy ends
+         * the wait, and this traversal should not sit out a long one. */
+        if (out->delay_ms > CV_WATCH_LOOK_INTERVAL_MS)
+            out->delay_ms = CV_WATCH_LOOK_INTERVAL_MS;
+        return;
+    }
+    if (out->kind == CV_OBSERVE_FAILED) {
+        out->attrs = strdup("");
+        out->data = strdup("");
+        out->pass = strdup("{}");
+        out->old = strdup("");
+        out->events = strdup("");
+    }
+    out->kind = CV_OBSERVE_SETTLED_OLDER;
+}
+
 void cv_observe_decide(const cv_msg_t *job, const cv_record_t *rec, const cv_observe_looks_t *looks,
                        double now, cv_observe_outcome_t *out)
 {
@@ -229,6 +287,8 @@ void cv_observe_decide(const cv_msg_t *job, const cv_record_t *rec, const cv_obs
     snprintf(out->version, sizeof(out->version), "%llu", (unsigned long long)job->version);
     if (!looks)
         classify(job, rec, out);
+    else if (job->watch)
+        settle_watch(job, rec, &looks->current, now, out);
     else if (job->phase == CV_PHASE_CLEANUP)
         settle_cleanup(job, rec, looks, now, out);
     else
@@ -262,4 +322,23 @@ cv_node_failed_t cv_observe_failed_of(const cv_msg_t *job, const cv_observe_outc
                               .reason = out->reason,
                               .physical_id = physical_id,
                               .action = out->action};
+}
+
+cv_msg_t cv_observe_older_job(const cv_msg_t *job, const cv_record_t *rec)
+{
+    cv_msg_t m = *job;
+    m.traversal = rec->traversal;
+    m.phase = CV_PHASE_UPDATE;
+    m.watch = 0;
+    return m;
+}
+
+cv_msg_t cv_observe_recheck_job(const cv_msg_t *job)
+{
+    cv_msg_t m = *job;
+    m.type = CV_MSG_CHECK;
+    m.version = 0;
+    m.watch = 0;
+    m.attempt = 0;
+    return m;
 }

@@ -19,6 +19,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* How far past its end a finite wait is over (see test_resource_observe). */
+#define WAIT_MARGIN_SECS 0.001
+
 /* How often an infinite wait is looked at again: often enough that a stack
  * fixed by an update is seen quickly, rarely enough to cost nothing. */
 #define INFINITE_WAIT_RECHECK_SECS 30.0
@@ -132,8 +135,11 @@ static cv_observed_t test_resource_observe(cv_rstate_t *st, cv_action_t action)
         st->retry_at = st->now + INFINITE_WAIT_RECHECK_SECS;
         return CV_OBSERVED_IN_PROGRESS;
     }
-    if (st->now < st->action_started + wait) {
-        st->retry_at = st->action_started + wait;
+    /* A wait of N seconds ends strictly after N: events carry milliseconds,
+     * and IN_PROGRESS to COMPLETE must show more than N, never exactly N. */
+    double over = wait > 0 ? st->action_started + wait + WAIT_MARGIN_SECS : 0;
+    if (st->now <= over) {
+        st->retry_at = over + WAIT_MARGIN_SECS;
         return CV_OBSERVED_IN_PROGRESS;
     }
     if (action != CV_ACTION_DELETE && cv__rtype_data_bool(st->data, "fail")) {

@@ -7,13 +7,19 @@
 -- node's sync point; token is the caller's lease token, lease_ms its length)
 -- Returns {'OK', rdef, params, record(flat), syncpoint(flat), graph entry,
 -- stack name, stack depth, template files (only for a nested resource,
--- whose rdef is marked "nested":true; else '')} or a reason
+-- whose rdef is marked "nested":true; else ''), the stack's action (CREATE,
+-- UPDATE, DELETE, ROLLBACK; CANCEL for the rollback of a cancel: a delete
+-- and a cancel do not wait for actions in flight)}
+-- or a reason
 -- not to act: UNKNOWN (no such stack: the job is dead-lettered), STALE
 -- (superseded), SETTLED (stack not in progress, e.g. FAILED), DONE (node
 -- already done; with its graph entry when an engine did it and may have died
 -- before publishing its successors' jobs: the caller publishes them), BUSY
 -- (leased; with its PTTL).
-local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'name', 'depth')
+local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'name', 'depth', 'action',
+  'cancel')
+-- The ROLLBACK of a cancel acts like a delete on actions in flight.
+if st[6] and st[6] == st[1] then st[5] = 'CANCEL' end
 if not st[1] and not st[2] then return {'UNKNOWN'} end
 if st[1] ~= ARGV[1] then return {'STALE', st[1] or ''} end
 if not ends_with(st[2], '_IN_PROGRESS') then return {'SETTLED', st[2] or ''} end
@@ -38,4 +44,4 @@ if string.find(rdef, '"nested":true', 1, true) then
   files = redis.call('HGET', KEYS[7], 'files') or '{}'
 end
 return {'OK', rdef, params, redis.call('HGETALL', KEYS[2]), redis.call('HGETALL', KEYS[5]),
-  redis.call('HGET', KEYS[8], ARGV[2]) or '', st[3] or '', st[4] or '0', files}
+  redis.call('HGET', KEYS[8], ARGV[2]) or '', st[3] or '', st[4] or '0', files, st[5] or ''}

@@ -6,12 +6,14 @@
 -- ARGV: 1 version, 2 token, 3 status, 4 action, 5 reason, 6 physical_id,
 --       7 uuid, 8 type, 9 props, 10 attrs, 11 data, 12 traversal, 13 worker,
 --       14 resource, 15 event_status, 16 dependencies, 17 policy, 18 old,
---       19 events
+--       19 events, 20 started
 -- version: the record version read under the lease; token: the lease's;
 -- event_status: of the event to add ('' = none); dependencies: json
 -- ('' = keep the index entry); policy: the deletion policy; old: replaced
 -- versions json ('' = keep); events: extra events, a json list of
--- {"physical_id", "action", "status", "reason"} ('' = none).
+-- {"physical_id", "action", "status", "reason"} ('' = none); started: when
+-- the recorded action started ('' = now; a rollback restoring a replaced
+-- version keeps that version's time).
 -- With an empty status (ARGV 3) only the replaced versions change: the
 -- current version's fields are left as they are.
 -- Every physical create or delete of a resource version this write records
@@ -51,7 +53,9 @@ local extra = ARGV[19] ~= '' and cjson.decode(ARGV[19]) or {}
 local old_deletes = deletes_started()
 local t = now_str()
 redis.call('HSET', KEYS[1], 'version', ver + 1, 'updated', t, 'worker', ARGV[13])
-if ARGV[3] ~= '' and ARGV[7] ~= '' and (ARGV[4] == 'CREATE' or ARGV[4] == 'DELETE') then
+-- (A write without an event restores a version already counted.)
+if ARGV[3] ~= '' and ARGV[7] ~= '' and ARGV[15] ~= '' and
+    (ARGV[4] == 'CREATE' or ARGV[4] == 'DELETE') then
   redis.call('HINCRBY', KEYS[6], string.lower(ARGV[4]) .. ':' .. ARGV[7], 1)
 end
 for _, uuid in ipairs(old_deletes) do redis.call('HINCRBY', KEYS[6], 'delete:' .. uuid, 1) end
@@ -60,7 +64,8 @@ if ARGV[3] ~= '' then
   set_status(KEYS[1], KEYS[4], ARGV[3])
   redis.call('HSET', KEYS[1], 'action', ARGV[4], 'reason', ARGV[5],
     'physical_id', ARGV[6], 'uuid', ARGV[7], 'type', ARGV[8], 'props', ARGV[9],
-    'attrs', ARGV[10], 'data', ARGV[11], 'traversal', ARGV[12], 'started', now_us_str(),
+    'attrs', ARGV[10], 'data', ARGV[11], 'traversal', ARGV[12],
+    'started', ARGV[20] ~= '' and ARGV[20] or now_us_str(),
     'policy', ARGV[17])
 end
 if ARGV[18] ~= '' then redis.call('HSET', KEYS[1], 'old', ARGV[18]) end

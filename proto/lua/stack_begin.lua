@@ -1,14 +1,16 @@
 -- Starts a traversal of a stack: CREATE (submit), UPDATE, DELETE or ROLLBACK.
 -- KEYS: 1 stack, 2 def, 3 events
 -- ARGV: 1 kind, 2 name, 3 id, 4 template, 5 params, 6 fname, 7 client,
---       8 rollback, 9 rerun, 10 files, 11 parent, 12 token
+--       8 rollback, 9 rerun, 10 files, 11 parent, 12 token, 13 cancel
 -- template, params: json; client: the worker or client id; rollback: the
 -- flag ('1', '0', '' = keep); rerun: '1' for a re-run of a traversal that
 -- found records made behind its back (the stack's `reruns` keeps counting;
 -- stack_finish.lua begins the workers' re-runs itself); files:
 -- template files json ('' = none / keep); parent: json {"stack",
 -- "resource", "depth"} of a nested stack (CREATE); token: idempotency
--- token ('' = none).
+-- token ('' = none); cancel: '1' for the ROLLBACK of `convergectl cancel`,
+-- whose traversal (the stack's `cancel` field) does not wait for the
+-- cancelled update's actions in flight, as a delete does not.
 -- Returns {traversal}. CREATE refuses an existing stack; the others bump the
 -- traversal so that every job of the previous one stops at a safe point.
 -- UPDATE stores the new definition (template, params, fname given as '' keep
@@ -46,4 +48,5 @@ end
 -- ROLLBACK: begin_traversal (lib.lua) restores the last complete definition.
 local trav = begin_traversal(KEYS[1], KEYS[2], KEYS[3], kind, ARGV[7], t, ARGV[9] == '1')
 if token ~= '' then redis.call('HSET', KEYS[1], 'op', token) end
+if ARGV[13] == '1' then redis.call('HSET', KEYS[1], 'cancel', trav) end
 return {trav}

@@ -80,19 +80,6 @@ test_removed_resources_are_deleted_children_first() {
     assert_eq '["a"]' "$(ctl resources "$name" -o json | jq -c '[.[].name]')" "resources left"
 }
 
-test_update_during_a_slow_create_takes_effect_without_waiting() {
-    local name t0 t1 s
-    name=$(stack_name upd-overtake)
-    ctl submit "$name" "$U/value.yaml" -P value=slow -P wait=30 >/dev/null
-    t0=$(date +%s)
-    ctl update "$name" "$U/value.yaml" -P value=fast -P wait=0 --wait --timeout 60 >/dev/null
-    t1=$(date +%s)
-    s=$(status_json "$name")
-    assert_eq UPDATE_COMPLETE "$(jqr .status <<<"$s")" status
-    assert_eq fast "$(jqr .outputs.value <<<"$s")" "the newest definition"
-    [ $((t1 - t0)) -lt 20 ] || fail "the update waited for the 30 s create ($((t1 - t0)) s)"
-}
-
 test_three_quick_updates_end_at_the_last() {
     local name s reruns
     name=$(stack_name upd-three)

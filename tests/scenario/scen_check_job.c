@@ -32,6 +32,7 @@ static int load(scen_job_t *j, const redisReply *r)
     j->sp = l.sp;
     j->files = l.files;
     j->graph_entry = l.graph_entry;
+    memcpy(j->stack_action, l.stack_action, sizeof(j->stack_action));
     j->rec = l.rec;
     j->have_rec = rc == 0;
     return rc;
@@ -40,12 +41,14 @@ static int load(scen_job_t *j, const redisReply *r)
 /* The job's fields seen as what check_begin loaded (borrowed: never cleared). */
 static cv_check_loaded_t loaded(const scen_job_t *j)
 {
-    return (cv_check_loaded_t){.rdef = j->rdef,
-                               .params = j->params,
-                               .sp = j->sp,
-                               .files = j->files,
-                               .graph_entry = j->graph_entry,
-                               .rec = j->rec};
+    cv_check_loaded_t l = (cv_check_loaded_t){.rdef = j->rdef,
+                                              .params = j->params,
+                                              .sp = j->sp,
+                                              .files = j->files,
+                                              .graph_entry = j->graph_entry,
+                                              .rec = j->rec};
+    memcpy(l.stack_action, j->stack_action, sizeof(l.stack_action));
+    return l;
 }
 
 /* The type operations the outcome names, run by the engine's own step. */
@@ -71,6 +74,7 @@ static void decided(scen_world_t *w, scen_job_t *j)
     case CV_CHECK_CREATE:
     case CV_CHECK_REPLACE:
     case CV_CHECK_UPDATE:
+    case CV_CHECK_RESTORE:
     case CV_CHECK_DELETE_CURRENT:
     case CV_CHECK_DELETE_REPLACED:
         if (act(j) != 0)
@@ -78,10 +82,10 @@ static void decided(scen_world_t *w, scen_job_t *j)
         else
             j->pc = PC_RECORD;
         break;
-    case CV_CHECK_ADOPT:
+    case CV_CHECK_WAIT:
     case CV_CHECK_OBSERVE_AGAIN:
     case CV_CHECK_OBSERVE_DELETES:
-        scen_op_publish_observe(j, j->out.version);
+        scen_op_publish_observe(j, j->out.version, j->out.kind == CV_CHECK_WAIT);
         scen_op_release(j);
         j->pc = PC_END;
         break;
@@ -174,7 +178,7 @@ static scen_step_t record(scen_world_t *w, scen_job_t *j)
             scen_violation(w, "%s of %s started for traversal %llu after %llu began", j->out.action,
                            j->msg.resource, (unsigned long long)j->msg.traversal,
                            (unsigned long long)next);
-        scen_op_publish_observe(j, cv_reply_str(r, CV_CHECK_FINISH_R_VERSION));
+        scen_op_publish_observe(j, cv_reply_str(r, CV_CHECK_FINISH_R_VERSION), false);
     } else if (a != CV_ANSWER_FENCED) {
         scen_violation(w, "check_finish of %s: %s", j->msg.resource,
                        r->type == REDIS_REPLY_ERROR ? r->str : "unexpected reply");

