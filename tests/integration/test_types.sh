@@ -19,7 +19,7 @@ types_event_ms() {
 
 test_types_random_string_reference_is_its_value() {
     local name out pid
-    name=$(stack_name rsref)
+    name=$(stack_name types-rsref)
     ctl submit "$name" "$TYPES/random_ref.yaml" --wait --timeout 60 >/dev/null
     out=$(status_json "$name")
     assert_eq CREATE_COMPLETE "$(jqr .status <<<"$out")" status
@@ -36,7 +36,7 @@ test_types_random_string_reference_is_its_value() {
 
 test_types_configs_are_heat_text_and_replaced_on_change() {
     local name out cc mime boundary
-    name=$(stack_name cfg)
+    name=$(stack_name types-cfg)
     ctl submit "$name" "$TYPES/configs.yaml" --wait --timeout 60 >/dev/null
     out=$(status_json "$name")
     assert_eq CREATE_COMPLETE "$(jqr .status <<<"$out")" status
@@ -65,7 +65,7 @@ test_types_configs_are_heat_text_and_replaced_on_change() {
 
 test_types_delay_waits_on_create_and_delete_not_on_update() {
     local name began ended next
-    name=$(stack_name delay)
+    name=$(stack_name types-delay)
     ctl submit "$name" "$TYPES/delay.yaml" --wait --timeout 60 >/dev/null
     assert_eq CREATE_COMPLETE "$(status_json "$name" | jqr .status)" status
     assert_eq pause "$(status_json "$name" | jqr .outputs.ref)" "get_resource of a Delay is its name"
@@ -91,7 +91,7 @@ test_types_delay_waits_on_create_and_delete_not_on_update() {
 
 test_types_resource_chain_members_follow_each_other() {
     local name out id child m0 m1
-    name=$(stack_name chain)
+    name=$(stack_name types-chain)
     ctl submit "$name" "$TYPES/chain.yaml" --wait --timeout 60 >/dev/null
     out=$(status_json "$name")
     assert_eq CREATE_COMPLETE "$(jqr .status <<<"$out")" status
@@ -134,7 +134,7 @@ types_child_event_ms() {
 
 test_types_heat_stack_is_a_nested_stack_from_template_text() {
     local name out id child
-    name=$(stack_name hstack)
+    name=$(stack_name types-hstack)
     ctl submit "$name" "$TYPES/heat_stack.yaml" --wait --timeout 60 >/dev/null
     out=$(status_json "$name")
     assert_eq CREATE_COMPLETE "$(jqr .status <<<"$out")" status
@@ -157,7 +157,7 @@ test_types_heat_stack_is_a_nested_stack_from_template_text() {
 
 test_types_external_id_adopts_and_refuses_a_change() {
     local name out
-    name=$(stack_name ext)
+    name=$(stack_name types-ext)
     ctl submit "$name" "$TYPES/external.yaml" --wait --timeout 60 >/dev/null
     out=$(status_json "$name")
     assert_eq CREATE_COMPLETE "$(jqr .status <<<"$out")" status
