@@ -176,3 +176,17 @@ test_types_external_id_adopts_and_refuses_a_change() {
         "$(types_res "$name" adopted reason)$(jqr .reason <<<"$out")" "Heat's message"
     ctl delete "$name" --wait --timeout 60 >/dev/null
 }
+
+test_types_noop_update_touches_no_resource() {
+    local f name before after
+    for f in heat_stack chain configs delay external random_ref; do
+        name=$(stack_name "types-noop-${f//_/-}")
+        ctl submit "$name" "$TYPES/$f.yaml" --wait --timeout 60 >/dev/null
+        before=$(redis xlen "$TP{$(types_id "$name")}:events")
+        ctl update "$name" --existing --wait --timeout 60 >/dev/null
+        assert_eq UPDATE_COMPLETE "$(status_json "$name" | jqr .status)" "$f: update status"
+        after=$(redis xlen "$TP{$(types_id "$name")}:events")
+        assert_eq $((before + 2)) "$after" "$f: only the stack's two update events"
+        ctl delete "$name" --wait --timeout 60 >/dev/null
+    done
+}
