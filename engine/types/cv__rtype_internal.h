@@ -22,9 +22,13 @@ extern const cv_rtype_t cv__rtype_cloud_config;
 extern const cv_rtype_t cv__rtype_multipart_mime;
 
 /* What the config types share (rtype_software_config.c): nothing to delete,
- * complete at once. */
+ * complete at once, and their reference. */
 int cv__config_remove(cv_rstate_t *st);
 cv_observed_t cv__config_observe(cv_rstate_t *st, cv_action_t action);
+/* get_resource of a config: its text (Converge has no config store to
+ * look Heat's config id up in). */
+const char *cv__config_reference_id(const char *resource_name, const char *physical_id,
+                                    const json_t *attrs);
 
 /* OS::Heat::Delay's wait for `action` ("CREATE", "DELETE"): min_wait plus
  * the jitter drawn from `uuid`, 0 for an action not listed. */

@@ -464,4 +464,5 @@ const cv_rtype_t cv__rtype_multipart_mime = {
     .update = mime_create,
     .remove = cv__config_remove,
     .observe = cv__config_observe,
+    .reference_id = cv__config_reference_id,
 };

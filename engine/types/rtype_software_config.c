@@ -5,6 +5,7 @@
  *
  * As in Heat, a config is immutable: no property is update_allowed, so any
  * change makes a new config (a replacement) and deletes the old one.
+ * get_resource of a config is its text (cv__config_reference_id says why).
  * CloudConfig's text is "#cloud-config\n" followed by its `cloud_config`
  * map written as Heat's yaml.dump writes it (rtype_yaml_dump.c).
  */
@@ -146,6 +147,22 @@ static int cloud_config_create(cv_rstate_t *st)
     return publish(st, config);
 }
 
+/*
+ * What get_resource of a config gives. Heat gives the stored config's id,
+ * which config-aware properties (MultipartMime's parts, a server's
+ * user_data) look up to get the text. Converge keeps configs as data and has
+ * no store to look an id up in, so the reference is the text itself: the
+ * Heat idiom `config: {get_resource: cfg}` then gives the consumer the same
+ * text. A config without text keeps its physical id.
+ */
+const char *cv__config_reference_id(const char *resource_name, const char *physical_id,
+                                    const json_t *attrs)
+{
+    (void)resource_name;
+    (void)physical_id;
+    return json_string_value(json_object_get(attrs, "config"));
+}
+
 int cv__config_remove(cv_rstate_t *st)
 {
     (void)st;
@@ -169,6 +186,7 @@ const cv_rtype_t cv__rtype_software_config = {
     .update = software_config_create,
     .remove = cv__config_remove,
     .observe = cv__config_observe,
+    .reference_id = cv__config_reference_id,
 };
 
 const cv_rtype_t cv__rtype_cloud_config = {
@@ -181,4 +199,5 @@ const cv_rtype_t cv__rtype_cloud_config = {
     .update = cloud_config_create,
     .remove = cv__config_remove,
     .observe = cv__config_observe,
+    .reference_id = cv__config_reference_id,
 };

@@ -50,6 +50,8 @@ test_types_configs_are_heat_text_and_replaced_on_change() {
     assert_match '^={15}[0-9]{19}==$' "$boundary" "Python's boundary form"
     assert_eq 3 "$(grep -c -- "^--$boundary" <<<"$mime")" "two parts and the close delimiter"
     assert_match 'Content-Type: text/cloud-config; charset="us-ascii"' "$mime" "first part's type"
+    assert_match $'charset="us-ascii"\nMIME-Version: 1.0\nContent-Transfer-Encoding: 7bit\n\n#cloud-config\npackages:' \
+        "$mime" "get_resource of a config gives its text to the part"
     assert_match 'Content-Disposition: attachment; filename="run.sh"' "$mime" "second part's name"
     cc=$(types_res "$name" cc physical_id)
     ctl update "$name" --existing -P pkg=vim --wait --timeout 60 >/dev/null

@@ -124,6 +124,24 @@ static void test_software_config_inputs_and_outputs_are_checked_as_heat(void **s
                              "replace_on_change");
 }
 
+/* Converge has no config store: get_resource of a config is its text, so
+ * that Heat's `config: {get_resource: cfg}` gives a consumer the config. */
+static void test_reference_id_of_a_config_is_its_text(void **state)
+{
+    (void)state;
+    json_t *attrs = json_pack("{s:s}", "config", "#cloud-config\n{}\n");
+    const char *types[] = {"OS::Heat::CloudConfig", "OS::Heat::SoftwareConfig",
+                           "OS::Heat::MultipartMime"};
+    for (size_t i = 0; i < 3; i++)
+        assert_string_equal(cv_rtype_reference_id(types[i], "c", "stk-c-0123", attrs),
+                            "#cloud-config\n{}\n");
+    json_t *none = json_pack("{s:n}", "config"); /* a SoftwareConfig without config */
+    assert_string_equal(
+        cv_rtype_reference_id("OS::Heat::SoftwareConfig", "c", "stk-c-0123", none), "stk-c-0123");
+    json_decref(none);
+    json_decref(attrs);
+}
+
 static void test_cloud_config_must_be_a_map(void **state)
 {
     (void)state;
@@ -140,6 +158,7 @@ int main(void)
         cmocka_unit_test(test_software_config_attribute_is_its_config),
         cmocka_unit_test(test_software_config_group_defaults_to_ungrouped),
         cmocka_unit_test(test_software_config_inputs_and_outputs_are_checked_as_heat),
+        cmocka_unit_test(test_reference_id_of_a_config_is_its_text),
         cmocka_unit_test(test_cloud_config_must_be_a_map),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
