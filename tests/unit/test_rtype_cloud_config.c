@@ -136,8 +136,8 @@ static void test_reference_id_of_a_config_is_its_text(void **state)
         assert_string_equal(cv_rtype_reference_id(types[i], "c", "stk-c-0123", attrs),
                             "#cloud-config\n{}\n");
     json_t *none = json_pack("{s:n}", "config"); /* a SoftwareConfig without config */
-    assert_string_equal(
-        cv_rtype_reference_id("OS::Heat::SoftwareConfig", "c", "stk-c-0123", none), "stk-c-0123");
+    assert_string_equal(cv_rtype_reference_id("OS::Heat::SoftwareConfig", "c", "stk-c-0123", none),
+                        "stk-c-0123");
     json_decref(none);
     json_decref(attrs);
 }
