@@ -144,67 +144,45 @@ typedef struct analysis {
     bool multiline, block_plain, single_quoted;
 } analysis_t;
 
+/* Whether character i makes a plain scalar impossible in block context
+ * (PyYAML's block_indicators; flow indicators do not matter, as nothing is
+ * written in flow style but empty collections). */
+static bool block_indicator(const text_t *t, size_t i)
+{
+    uint32_t c = t->cp[i];
+    bool followed_ws = i + 1 >= t->len || is_ws(t->cp[i + 1]);
+    if (i == 0)
+        return (c && c < 0x80 && strchr("#,[]{}&*!|>'\"%@`", (int)c)) ||
+               ((c == '?' || c == ':' || c == '-') && followed_ws);
+    return (c == ':' && followed_ws) || (c == '#' && is_ws(t->cp[i - 1]));
+}
+
+/* PyYAML's analyze_scalar, for the styles block context can choose. */
 static analysis_t analyze(const text_t *t)
 {
     analysis_t a = {false, true, true};
     if (t->len == 0)
         return a;
-    bool flow_ind = false, block_ind = false, line_breaks = false, special = false;
-    bool lead_space = false, lead_break = false, trail_space = false, trail_break = false;
-    bool break_space = false, space_break = false, prev_space = false, prev_break = false;
-    bool preceded_ws = true;
-    if (t->len >= 3 && ((t->cp[0] == '-' && t->cp[1] == '-' && t->cp[2] == '-') ||
-                        (t->cp[0] == '.' && t->cp[1] == '.' && t->cp[2] == '.')))
-        flow_ind = block_ind = true;
+    bool block_ind = t->len >= 3 && ((t->cp[0] == '-' && t->cp[1] == '-' && t->cp[2] == '-') ||
+                                     (t->cp[0] == '.' && t->cp[1] == '.' && t->cp[2] == '.'));
+    bool special = false, edge_space = false, break_space = false, space_break = false;
     for (size_t i = 0; i < t->len; i++) {
         uint32_t c = t->cp[i];
-        bool followed_ws = i + 1 >= t->len || is_ws(t->cp[i + 1]);
-        if (i == 0) {
-            if (c < 0x80 && strchr("#,[]{}&*!|>'\"%@`", (int)c) && c)
-                flow_ind = block_ind = true;
-            if (c == '?' || c == ':') {
-                flow_ind = true;
-                block_ind = block_ind || followed_ws;
-            }
-            if (c == '-' && followed_ws)
-                flow_ind = block_ind = true;
-        } else {
-            if (c < 0x80 && c && strchr(",?[]{}", (int)c))
-                flow_ind = true;
-            if (c == ':') {
-                flow_ind = true;
-                block_ind = block_ind || followed_ws;
-            }
-            if (c == '#' && preceded_ws)
-                flow_ind = block_ind = true;
-        }
-        line_breaks = line_breaks || is_break(c);
-        if (!(c == '\n' || (c >= 0x20 && c <= 0x7E)))
-            special = true; /* allow_unicode is off: any other character */
-        if (c == ' ') {
-            lead_space = lead_space || i == 0;
-            trail_space = trail_space || i == t->len - 1;
-            break_space = break_space || prev_break;
-            prev_space = true;
-            prev_break = false;
-        } else if (is_break(c)) {
-            lead_break = lead_break || i == 0;
-            trail_break = trail_break || i == t->len - 1;
-            space_break = space_break || prev_space;
-            prev_space = false;
-            prev_break = true;
-        } else {
-            prev_space = prev_break = false;
-        }
-        preceded_ws = is_ws(c);
+        bool edge = i == 0 || i == t->len - 1;
+        block_ind = block_ind || block_indicator(t, i);
+        a.multiline = a.multiline || is_break(c);
+        /* allow_unicode is off: any character but these is escaped. */
+        special = special || !(c == '\n' || (c >= 0x20 && c <= 0x7E));
+        if (c == ' ' || is_break(c))
+            edge_space = edge_space || edge;
+        if (c == ' ' && i > 0 && is_break(t->cp[i - 1]))
+            break_space = true;
+        if (is_break(c) && i > 0 && t->cp[i - 1] == ' ')
+            space_break = true;
     }
-    (void)flow_ind;
-    a.multiline = line_breaks;
-    if (lead_space || lead_break || trail_space || trail_break || line_breaks || block_ind)
+    if (edge_space || a.multiline || block_ind)
         a.block_plain = false;
-    if (break_space)
-        a.block_plain = a.single_quoted = false;
-    if (space_break || special)
+    if (break_space || space_break || special)
         a.block_plain = a.single_quoted = false;
     return a;
 }
