@@ -60,6 +60,14 @@ json_t *cv__group_member_attr_names(const char *type, const json_t *files);
 json_t *cv__group_outputs(const json_t *names, const json_t *attr_names);
 json_t *cv__group_attributes(const json_t *outputs, const json_t *data, const cv_rtype_t *own);
 
+/* A group's update_policy batch_create (rtype_group_batch.c): fixes the
+ * batches of `names` in data.batches when the group is created (the policy
+ * is data.facade.update_policy) and makes each member of the child's
+ * `resources` depend on the batch before it, through a Delay of pause_time.
+ * Non-zero with errstr for an invalid policy. */
+int cv__group_batch_create(json_t *resources, const json_t *names, json_t *data, char *errstr,
+                           size_t errsz);
+
 /* Returns a new reference holding `v` converted to `type` as Heat converts
  * property values, or NULL when it cannot be. */
 json_t *cv__rtype_coerce(cv_prop_type_t type, const json_t *v);

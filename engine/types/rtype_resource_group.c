@@ -8,6 +8,9 @@
  * replaced with removal_policies_mode "update"); the members are the first
  * `count` names not blacklisted, so scaling down removes the highest.
  *
+ * update_policy batch_create orders the members' creation in batches
+ * (rtype_group_batch.c).
+ *
  * The child template's outputs carry what the attributes need: `refs` and,
  * for each attribute a member type has, "a.<attr>" — the list over the
  * members. attributes() turns them into Heat's refs, refs_map, attributes,
@@ -267,6 +270,13 @@ static int group_definition(const char *type_name, const json_t *props, const js
     {
         json_object_set_new(resources, json_string_value(n),
                             member(def, var ? var : "%index%", json_string_value(n)));
+    }
+    int rc = cv__group_batch_create(resources, names, data, errstr, errstr_size);
+    if (rc) {
+        json_decref(resources);
+        json_decref(names);
+        json_decref(bl);
+        return rc;
     }
     json_t *attr_names = cv__group_member_attr_names(mtype, files);
     *tpl = json_pack("{s:s, s:o, s:o}", "heat_template_version", "2015-04-30", "resources",

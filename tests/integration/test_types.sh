@@ -192,3 +192,36 @@ test_types_noop_update_touches_no_resource() {
         ctl delete "$name" --wait --timeout 60 >/dev/null
     done
 }
+
+# "ms resource action status" of a stack's events, oldest first.
+types_child_events() {
+    redis --raw xrange "$TP{$1}:events" - + |
+        awk '/^[0-9]+-[0-9]+$/ { split($0, p, "-"); ms = p[1] } /^resource$/ { getline r }
+             /^action$/ { getline a } /^status$/ { getline s; print ms, r, a, s }'
+}
+
+test_types_group_batch_create_creates_batches_in_turn() {
+    local name id child events
+    name=$(stack_name types-batch)
+    ctl submit "$name" "$TYPES/group_batch.yaml" --wait --timeout 60 >/dev/null
+    assert_eq '["m-0","m-1","m-2","m-3","m-4"]' "$(status_json "$name" | jq -c .outputs.values)" \
+        "five members"
+    id=$(types_id "$name")
+    child=$(redis hget "$TP{$id}:res:group" physical_id)
+    events=$(types_child_events "$child" | grep -E ' [0-9]+ CREATE ')
+    # Never more than max_batch_size (2) members in progress at once.
+    awk '$4 == "IN_PROGRESS" { n++; if (n > max) max = n } $4 == "COMPLETE" { n-- }
+         END { exit !(max == 2) }' <<<"$events" || fail "at most 2 members at once, and 2 in a batch"
+    # Batch k+1 begins a pause (1 s) after batch k completed: 0,1 | 2,3 | 4.
+    local done01 begin23 done23 begin4
+    done01=$(awk '($2 == 0 || $2 == 1) && $4 == "COMPLETE" { t = $1 } END { print t }' <<<"$events")
+    begin23=$(awk '($2 == 2 || $2 == 3) && $4 == "IN_PROGRESS" { print $1; exit }' <<<"$events")
+    done23=$(awk '($2 == 2 || $2 == 3) && $4 == "COMPLETE" { t = $1 } END { print t }' <<<"$events")
+    begin4=$(awk '$2 == 4 && $4 == "IN_PROGRESS" { print $1; exit }' <<<"$events")
+    [ $((begin23 - done01)) -ge 1000 ] || fail "batch 2 began $((begin23 - done01)) ms after batch 1"
+    [ $((begin4 - done23)) -ge 1000 ] || fail "batch 3 began $((begin4 - done23)) ms after batch 2"
+    # A no-op update changes nothing; the group is deleted as a whole.
+    ctl update "$name" --existing --wait --timeout 60 >/dev/null
+    assert_eq CREATE_COMPLETE "$(redis hget "$TP{$id}:res:group" status)" "no-op update"
+    ctl delete "$name" --wait --timeout 60 >/dev/null
+}
