@@ -23,6 +23,12 @@ extern const char cli_converge_usage[];
 extern const char cli_observe_usage[];
 extern const char cli_dead_usage[];
 extern const char cli_mark_unhealthy_usage[];
+/* Read-side verbs (issue 11): listing stacks, one output, template or resource. */
+extern const char cli_list_usage[];
+extern const char cli_output_show_usage[];
+extern const char cli_template_show_usage[];
+extern const char cli_resource_show_usage[];
+extern const char cli_signal_usage[];
 
 int cli_cmd_validate(cli_t *cli, int argc, char **argv);
 int cli_cmd_submit(cli_t *cli, int argc, char **argv);
@@ -39,5 +45,11 @@ int cli_cmd_converge(cli_t *cli, int argc, char **argv);
 int cli_cmd_observe(cli_t *cli, int argc, char **argv);
 int cli_cmd_dead(cli_t *cli, int argc, char **argv);
 int cli_cmd_mark_unhealthy(cli_t *cli, int argc, char **argv);
+/* Read-side verbs (issue 11). */
+int cli_cmd_list(cli_t *cli, int argc, char **argv);
+int cli_cmd_output_show(cli_t *cli, int argc, char **argv);
+int cli_cmd_template_show(cli_t *cli, int argc, char **argv);
+int cli_cmd_resource_show(cli_t *cli, int argc, char **argv);
+int cli_cmd_signal(cli_t *cli, int argc, char **argv);
 
 #endif

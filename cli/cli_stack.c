@@ -43,6 +43,10 @@ static void set_field(cli_stack_t *s, const char *field, const char *value)
         s->updated = strtod(value, NULL);
     else if (strcmp(field, "outputs") == 0 && !s->outputs)
         s->outputs = json_loads(value, 0, NULL);
+    else if (strcmp(field, "parent") == 0)
+        snprintf(s->parent, sizeof(s->parent), "%s", value);
+    else if (strcmp(field, "parent_resource") == 0)
+        snprintf(s->parent_resource, sizeof(s->parent_resource), "%s", value);
 }
 
 /* HGETALL `key`, checked to be field/value pairs; NULL on failure (reported). */
@@ -109,6 +113,31 @@ int cli_stack_find(cli_t *cli, const char *name, cli_stack_t *s)
     return rc;
 }
 
+int cli_stack_resolve(cli_t *cli, const char *name_or_id, char id[CV_ID_MAX])
+{
+    char key[CV_KEY_MAX];
+    cv_key(key, sizeof(key), CV_KEY_STACKS, NULL, 0, NULL);
+    const char *argv[] = {"HGET", key, name_or_id};
+    redisReply *r = cli_redis_argv(cli, CLI_R_STRING_OR_NIL, 3, argv, NULL);
+    if (!r)
+        return CLI_SERVICE;
+    bool named = r->type == REDIS_REPLY_STRING;
+    freeReplyObject(r);
+    if (named || !cli_valid_id(name_or_id))
+        return cli_lookup(cli, name_or_id, id); /* the lookup's checks and messages */
+    cv_key(key, sizeof(key), CV_KEY_STACK, name_or_id, 0, NULL);
+    const char *exists[] = {"EXISTS", key};
+    r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_INTEGER), 2, exists, NULL);
+    if (!r)
+        return CLI_SERVICE;
+    bool found = r->integer == 1;
+    freeReplyObject(r);
+    if (!found)
+        return cli_fail(CLI_USAGE, "stack %s not found", name_or_id);
+    snprintf(id, CV_ID_MAX, "%s", name_or_id);
+    return CLI_OK;
+}
+
 /* The counts hash `r` as an object: resource status -> number. */
 static json_t *counts_from_hash(const redisReply *r)
 {
@@ -127,6 +156,28 @@ json_t *cli_stack_counts(cli_t *cli, const char *id)
     json_t *counts = r ? counts_from_hash(r) : NULL;
     freeReplyObject(r);
     return counts;
+}
+
+json_t *cli_stack_children(cli_t *cli, const char *id)
+{
+    char key[CV_KEY_MAX];
+    cv_key(key, sizeof(key), CV_KEY_CHILDREN, id, 0, NULL);
+    const char *argv[] = {"SMEMBERS", key};
+    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 2, argv, NULL);
+    if (!r)
+        return NULL;
+    json_t *children = json_object();
+    for (size_t i = 0; i < r->elements; i++)
+        if (r->element[i]->type == REDIS_REPLY_STRING)
+            json_object_set_new(children, r->element[i]->str, json_true());
+    freeReplyObject(r);
+    return children;
+}
+
+const char *cli_nested_stack_id(const json_t *data, const json_t *children)
+{
+    const char *child = json_string_value(json_object_get(data, "stack"));
+    return child && json_object_get(children, child) ? child : NULL;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -20,13 +20,22 @@ typedef struct cli_stack {
     char *reason;
     long long traversal, total, done;
     double created, updated;
-    json_t *outputs; /* an object; {} when none */
+    json_t *outputs;                   /* an object; {} when none */
+    char parent[CV_ID_MAX];            /* a nested stack: its parent's id; else "" */
+    char parent_resource[CV_NAME_MAX]; /* ...and the parent's resource it is */
 } cli_stack_t;
 
 /* Reads the stack hash of `id`: CLI_OK (with *found telling whether the
  * stack exists) or CLI_SERVICE. Free with cli_stack_free, found or not. */
 int cli_stack_read(cli_t *cli, const char *id, cli_stack_t *s, bool *found);
 void cli_stack_free(cli_stack_t *s);
+
+/* The id of the stack `name_or_id` names, for the commands that read a
+ * stack: a stack name, else a stack id whose status record exists — a
+ * nested stack has no name of its own; its id is the physical id of the
+ * parent's resource. CLI_OK, CLI_USAGE ("stack NAME not found") or
+ * CLI_SERVICE. */
+int cli_stack_resolve(cli_t *cli, const char *name_or_id, char id[CV_ID_MAX]);
 
 /* Looks the stack `name` up and reads its record: CLI_OK, CLI_USAGE (no
  * such stack, or it has no status record; reported) or CLI_SERVICE. Free
@@ -41,6 +50,15 @@ json_t *cli_stack_counts(cli_t *cli, const char *id);
  * over the nested stacks that exist and are not DELETE_COMPLETE. NULL on
  * failure (reported). */
 json_t *cli_stack_nested(cli_t *cli, const char *id);
+
+/* The children set of the stack: nested stack id -> true, for every stack
+ * its resources created. NULL on failure (reported). */
+json_t *cli_stack_children(cli_t *cli, const char *id);
+
+/* The nested stack a resource version is (template resources,
+ * OS::Heat::Stack, groups): the "stack" of its data (an object) when the
+ * stack's `children` has it; NULL when it is no nested resource. */
+const char *cli_nested_stack_id(const json_t *data, const json_t *children);
 
 /* Whether the traversal has ended: a status that is not *_IN_PROGRESS. */
 bool cli_stack_settled(const cli_stack_t *s);

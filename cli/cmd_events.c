@@ -17,9 +17,10 @@
 #define BLOCK_MS "500"
 
 const char cli_events_usage[] =
-    "usage: convergectl events NAME [-o json] [--follow]\n"
+    "usage: convergectl events NAME|ID [-o json] [--follow]\n"
     "\n"
-    "Lists the events of the stack NAME, oldest first, as\n"
+    "Lists the events of the stack NAME (or of the stack with id ID: a nested\n"
+    "stack, whose id is the physical id of its parent's resource), oldest first, as\n"
     "'TIME  RESOURCE  ACTION_STATUS  REASON' (TIME in ISO-8601 UTC).\n"
     "\n"
     "  -o, --output FORMAT  text (default) or json: a list of {\"time\", \"resource\",\n"
@@ -199,7 +200,7 @@ static int follow(reader_t *rd, const char *id)
 static int show(cli_t *cli, const cli_stack_args_t *args)
 {
     char id[CV_ID_MAX];
-    int rc = cli_lookup(cli, args->name, id);
+    int rc = cli_stack_resolve(cli, args->name, id);
     if (rc)
         return rc;
     reader_t rd = {.cli = cli, .json = args->json, .lines = args->follow};

@@ -9,6 +9,7 @@
  */
 #include "cli_commands.h"
 #include "cli_output.h"
+#include "cli_stack.h"
 
 #include "cv_keys.h"
 
@@ -20,21 +21,26 @@
 #define PIPELINE_BATCH 1000
 
 const char cli_resources_usage[] =
-    "usage: convergectl resources NAME [-o json]\n"
+    "usage: convergectl resources NAME|ID [-o json]\n"
     "\n"
-    "Lists the resources of the stack NAME in template order: name, type, status\n"
-    "(INIT_COMPLETE when nothing was done to it yet), reason, physical id and, in\n"
-    "JSON, attributes. Then the resources that left the template but are not\n"
-    "deleted yet, shown as 'NAME (removed: awaiting cleanup)'. Below a resource,\n"
-    "each older version of it that was replaced and awaits its deletion, shown as\n"
-    "'NAME (replaced)'.\n"
+    "Lists the resources of the stack NAME (or of the stack with id ID: a nested\n"
+    "stack, whose id is the physical id of its parent's resource) in template\n"
+    "order: name, type, status (INIT_COMPLETE when nothing was done to it yet),\n"
+    "reason, physical id and, in JSON, attributes. Then the resources that left\n"
+    "the template but are not deleted yet, shown as 'NAME (removed: awaiting\n"
+    "cleanup)'. Below a resource, each older version of it that was replaced and\n"
+    "awaits its deletion, shown as 'NAME (replaced)'.\n"
     "\n"
     "  -o, --output FORMAT  text (default) or json: a list of {\"name\", \"type\",\n"
-    "                       \"status\", \"reason\", \"physical_id\", \"attributes\",\n"
-    "                       \"replaced\": false, \"removed\": true|false} and, for a\n"
-    "                       replaced version, {\"name\", \"replaced\": true, \"removed\",\n"
-    "                       \"type\", \"status\", \"reason\": \"\", \"physical_id\",\n"
-    "                       \"attributes\"}\n"
+    "                       \"status\", \"reason\", \"physical_id\", \"nested_stack_id\",\n"
+    "                       \"attributes\", \"replaced\": false, \"removed\": true|false}\n"
+    "                       and, for a replaced version, {\"name\", \"replaced\": true,\n"
+    "                       \"removed\", \"type\", \"status\", \"reason\": \"\",\n"
+    "                       \"physical_id\", \"nested_stack_id\", \"attributes\"};\n"
+    "                       nested_stack_id is the id of the stack a template\n"
+    "                       resource, OS::Heat::Stack or resource group made (null\n"
+    "                       for other resources): 'convergectl resources ID' lists\n"
+    "                       its own resources\n"
     "  -h, --help           show this help\n";
 
 static const cli_opt_t resources_opts[] = {CLI_HELP_OPT, CLI_OUTPUT_OPT, CLI_OPTS_END};
@@ -65,9 +71,21 @@ static int load_template_resources(cli_t *cli, const char *name, const char *id,
     return rc;
 }
 
+/* The nested stack of a version whose data is the text `data`: a stack
+ * id, or null. */
+static json_t *nested_of(const char *data, const json_t *children)
+{
+    json_t *d = cli_json_parse(data, NULL);
+    const char *child = cli_nested_stack_id(d, children);
+    json_t *v = child ? json_string(child) : json_null();
+    json_decref(d);
+    return v;
+}
+
 /* One resource's row from its template entry (NULL when it left the
  * template) and its record (HGETALL). */
-static json_t *resource_row(const char *name, const json_t *def, const redisReply *rec)
+static json_t *resource_row(const char *name, const json_t *def, const redisReply *rec,
+                            const json_t *children)
 {
     const char *type = json_string_value(json_object_get(def, "type"));
     json_t *row = json_object();
@@ -76,6 +94,7 @@ static json_t *resource_row(const char *name, const json_t *def, const redisRepl
     json_object_set_new(row, "status", json_string("INIT_COMPLETE"));
     json_object_set_new(row, "reason", json_string(""));
     json_object_set_new(row, "physical_id", json_string(""));
+    json_object_set_new(row, "nested_stack_id", json_null());
     json_t *empty = json_object();
     json_object_set(row, "attributes", empty);
     json_object_set_new(row, "replaced", json_false());
@@ -85,6 +104,8 @@ static json_t *resource_row(const char *name, const json_t *def, const redisRepl
         const redisReply *v = rec->element[i + 1];
         if (strcmp(field, "attrs") == 0)
             json_object_set_new(row, "attributes", cli_json_parse(v->str, empty));
+        else if (strcmp(field, "data") == 0)
+            json_object_set_new(row, "nested_stack_id", nested_of(v->str, children));
         else if (strcmp(field, "physical_id") == 0 || strcmp(field, "status") == 0 ||
                  strcmp(field, "reason") == 0 || (strcmp(field, "type") == 0 && v->len))
             json_object_set_new(row, field, cli_json_strn(v->str, v->len));
@@ -100,7 +121,8 @@ static json_t *entry_string(const json_t *entry, const char *field)
 }
 
 /* The rows of the replaced versions listed in the record's `old` field. */
-static void append_replaced(json_t *rows, const char *name, bool removed, const redisReply *rec)
+static void append_replaced(json_t *rows, const char *name, bool removed, const redisReply *rec,
+                            const json_t *children)
 {
     json_t *old = NULL;
     for (size_t i = 0; i + 1 < rec->elements && !old; i += 2)
@@ -119,6 +141,8 @@ static void append_replaced(json_t *rows, const char *name, bool removed, const 
         json_object_set_new(row, "status", entry_string(entry, "status"));
         json_object_set_new(row, "reason", json_string(""));
         json_object_set_new(row, "physical_id", entry_string(entry, "physical_id"));
+        const char *child = cli_nested_stack_id(json_object_get(entry, "data"), children);
+        json_object_set_new(row, "nested_stack_id", child ? json_string(child) : json_null());
         json_object_set_new(row, "attributes",
                             json_is_object(attrs) ? json_incref(attrs) : json_object());
         json_array_append_new(rows, row);
@@ -130,7 +154,7 @@ static void append_replaced(json_t *rows, const char *name, bool removed, const 
  * replies in order, appending the rows of each resource to `rows`. A
  * removed resource whose record is gone meanwhile has no row. */
 static int fetch_batch(cli_t *cli, const char *id, const json_t *names, const json_t *resources,
-                       size_t from, size_t n, json_t *rows)
+                       const json_t *children, size_t from, size_t n, json_t *rows)
 {
     for (size_t i = from; i < from + n; i++) {
         char key[CV_KEY_MAX];
@@ -151,8 +175,8 @@ static int fetch_batch(cli_t *cli, const char *id, const json_t *names, const js
             return CLI_SERVICE; /* the connection is dropped with the rest unread */
         }
         if (def || r->elements > 0) {
-            json_array_append_new(rows, resource_row(name, def, r));
-            append_replaced(rows, name, def == NULL, r);
+            json_array_append_new(rows, resource_row(name, def, r, children));
+            append_replaced(rows, name, def == NULL, r, children);
         }
         freeReplyObject(r);
     }
@@ -162,13 +186,19 @@ static int fetch_batch(cli_t *cli, const char *id, const json_t *names, const js
 static int fetch_rows(cli_t *cli, const char *id, const json_t *names, const json_t *resources,
                       json_t *rows)
 {
+    json_t *children = cli_stack_children(cli, id);
+    if (!children)
+        return CLI_SERVICE;
     size_t total = json_array_size(names);
     for (size_t at = 0; at < total; at += PIPELINE_BATCH) {
         size_t n = total - at < PIPELINE_BATCH ? total - at : PIPELINE_BATCH;
-        int rc = fetch_batch(cli, id, names, resources, at, n, rows);
-        if (rc)
+        int rc = fetch_batch(cli, id, names, resources, children, at, n, rows);
+        if (rc) {
+            json_decref(children);
             return rc;
+        }
     }
+    json_decref(children);
     return CLI_OK;
 }
 
@@ -243,7 +273,7 @@ static int list(cli_t *cli, const cli_stack_args_t *args)
 {
     char id[CV_ID_MAX];
     json_t *resources = NULL, *names = NULL, *rows = json_array();
-    int rc = cli_lookup(cli, args->name, id);
+    int rc = cli_stack_resolve(cli, args->name, id);
     if (rc == CLI_OK)
         rc = load_template_resources(cli, args->name, id, &resources);
     if (rc == CLI_OK)

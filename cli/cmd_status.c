@@ -1,35 +1,91 @@
 /*
  * convergectl status: a stack's status, progress, per-status resource
  * counts and outputs — a read, so it exits 0 whatever the stack's state.
+ * For a stack in progress, also what its traversal waits on right now
+ * (cli_waiting) and whether it stalled.
  */
 #include "cli_commands.h"
+#include "cli_duration.h"
 #include "cli_output.h"
 #include "cli_stack.h"
+#include "cli_waiting_io.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define STALLED_AFTER 60.0 /* seconds without progress before a stack is called stalled */
+#define TEXT_READY_MAX 10  /* ready resources named in text; the rest counted */
+
 const char cli_status_usage[] =
-    "usage: convergectl status NAME [-o json]\n"
+    "usage: convergectl status NAME|ID [-o json] [--stalled-after SECONDS]\n"
     "\n"
-    "Shows the status of the stack NAME: status, reason, traversal, progress\n"
-    "(graph nodes done/total), resources per status, outputs and whether a failed\n"
-    "create or update is rolled back. Exits 0 whatever the stack's status; 2 when\n"
-    "there is no such stack.\n"
+    "Shows the status of the stack NAME (or of the stack with id ID: a nested\n"
+    "stack, whose id is the physical id of its parent's resource): status,\n"
+    "reason, traversal, progress (graph nodes done/total), resources per status,\n"
+    "outputs and whether a failed create or update is rolled back.\n"
+    "\n"
+    "For a stack in progress it also says what the traversal waits on now: each\n"
+    "resource in action, for how long and why (an engine acting under worker W's\n"
+    "lease; the observers waiting for its type, e.g. a TestResource's wait and the\n"
+    "time left; a nested stack, named with its status; a hook; signals), the\n"
+    "resources ready whose job no worker has taken yet, and how many wait for\n"
+    "others. A stack whose work has not moved for longer than --stalled-after\n"
+    "seconds is marked stalled.\n"
+    "\n"
+    "Exits 0 whatever the stack's status; 2 when there is no such stack.\n"
     "\n"
     "  -o, --output FORMAT  text (default) or json: {\"name\", \"id\", \"status\",\n"
     "                       \"reason\", \"traversal\", \"resources\": {STATUS: count},\n"
     "                       \"total\", \"done\", \"outputs\", \"created\", \"updated\",\n"
-    "                       \"rollback\": true|false, \"nested\": {\"stacks\",\n"
-    "                       \"resources\": {STATUS: count}, \"total\", \"done\"}} where\n"
-    "                       nested sums every nested stack below this one\n"
+    "                       \"rollback\": true|false, \"parent\", \"parent_resource\"\n"
+    "                       (\"\" for a top-level stack), \"nested\": {\"stacks\",\n"
+    "                       \"resources\": {STATUS: count}, \"total\", \"done\"},\n"
+    "                       \"stalled\": true|false, \"waiting\": null when settled,\n"
+    "                       else {\"phase\": expanding|acting|finishing, \"reason\",\n"
+    "                       \"idle\", \"stalled\", \"stalled_after\", \"in_action\":\n"
+    "                       [{\"resource\", \"node\", \"traversal\",\n"
+    "                       \"action\", \"type\", \"physical_id\", \"replaced\", \"since\",\n"
+    "                       \"for\", \"waiting_on\": lease|type|child_stack|hook|signal,\n"
+    "                       \"reason\", ...}], \"ready\": [{\"resource\", \"node\",\n"
+    "                       \"reason\"}], \"blocked\": n}} (docs/keyspace.md lists\n"
+    "                       every field) where nested sums every nested stack below\n"
+    "                       this one\n"
+    "      --stalled-after SECONDS\n"
+    "                       a stack in progress whose work has not moved for this\n"
+    "                       long is stalled (default 60)\n"
     "  -h, --help           show this help\n";
 
-static const cli_opt_t status_opts[] = {CLI_HELP_OPT, CLI_OUTPUT_OPT, CLI_OPTS_END};
+enum { OPT_STALLED_AFTER = 200 };
 
-static void print_json(const cli_stack_t *s, json_t *counts, json_t *nested)
+static const cli_opt_t status_opts[] = {
+    CLI_HELP_OPT, CLI_OUTPUT_OPT, {OPT_STALLED_AFTER, "--stalled-after", NULL, true}, CLI_OPTS_END};
+
+typedef struct status_args {
+    const char *name;
+    bool json;
+    double stalled_after;
+} status_args_t;
+
+static int apply(const cli_args_t *a, int id, void *ctx)
+{
+    status_args_t *s = ctx;
+    switch (id) {
+    case CLI_OPT_OUTPUT:
+        return cli_parse_output(a, &s->json);
+    case OPT_STALLED_AFTER:
+        return cli_parse_seconds(a, &s->stalled_after);
+    default:
+        return cli_take_word(a, &s->name, 1);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* JSON                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static void print_json(const cli_stack_t *s, json_t *counts, json_t *nested, json_t *waiting)
 {
     json_t *doc = json_object();
     json_object_set_new(doc, "name", cli_json_str(s->name));
@@ -44,10 +100,19 @@ static void print_json(const cli_stack_t *s, json_t *counts, json_t *nested)
     json_object_set_new(doc, "created", json_real(s->created));
     json_object_set_new(doc, "updated", json_real(s->updated));
     json_object_set_new(doc, "rollback", json_boolean(s->rollback));
+    json_object_set_new(doc, "parent", cli_json_str(s->parent));
+    json_object_set_new(doc, "parent_resource", cli_json_str(s->parent_resource));
     json_object_set(doc, "nested", nested);
+    json_object_set_new(doc, "stalled",
+                        json_boolean(json_is_true(json_object_get(waiting, "stalled"))));
+    json_object_set_new(doc, "waiting", waiting ? json_incref(waiting) : json_null());
     cli_print_json(doc);
     json_decref(doc);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Text                                                                     */
+/* ------------------------------------------------------------------------ */
 
 static void print_counts(const char *label, json_t *counts)
 {
@@ -64,7 +129,84 @@ static void print_counts(const char *label, json_t *counts)
     printf("\n");
 }
 
-static void print_text(const cli_stack_t *s, json_t *counts, json_t *nested)
+static const char *str(const json_t *obj, const char *field)
+{
+    const char *s = json_string_value(json_object_get(obj, field));
+    return s ? s : "";
+}
+
+/* "  web   CREATE for 1.2s: the observer waits for ..." */
+static void print_in_action(const json_t *list)
+{
+    size_t i, width = 0;
+    json_t *e;
+    json_array_foreach(list, i, e)
+    {
+        size_t n =
+            strlen(str(e, "resource")) + (json_is_true(json_object_get(e, "replaced")) ? 11 : 0);
+        width = n > width ? n : width;
+    }
+    json_array_foreach(list, i, e)
+    {
+        char name[CV_NAME_MAX + 16], span[32] = "";
+        snprintf(name, sizeof(name), "%s%s", str(e, "resource"),
+                 json_is_true(json_object_get(e, "replaced")) ? " (replaced)" : "");
+        const json_t *since = json_object_get(e, "for");
+        if (json_is_number(since)) {
+            char d[24];
+            cli_format_duration(json_number_value(since), d, sizeof(d));
+            snprintf(span, sizeof(span), " for %s", d);
+        }
+        const char *action = str(e, "action");
+        printf("  %-*s  %s%s: %s\n", (int)width, name, action[0] ? action : "acting", span,
+               str(e, "reason"));
+    }
+}
+
+static void print_ready(const json_t *list)
+{
+    size_t n = json_array_size(list);
+    printf("ready:      ");
+    for (size_t i = 0; i < n && i < TEXT_READY_MAX; i++)
+        printf("%s%s", i ? ", " : "", str(json_array_get(list, i), "resource"));
+    if (n > TEXT_READY_MAX)
+        printf(" and %zu more", n - TEXT_READY_MAX);
+    printf(" (CHECK job published, no worker holds the lease yet)\n");
+}
+
+static void print_waiting(const json_t *w)
+{
+    const json_t *in_action = json_object_get(w, "in_action");
+    const json_t *ready = json_object_get(w, "ready");
+    long long blocked = (long long)json_integer_value(json_object_get(w, "blocked"));
+    if (str(w, "reason")[0])
+        printf("waiting:    %s\n", str(w, "reason"));
+    else if (json_array_size(in_action) == 0)
+        printf("waiting:    no resource is in action\n");
+    else
+        printf("waiting:\n");
+    print_in_action(in_action);
+    if (json_array_size(ready) > 0)
+        print_ready(ready);
+    if (blocked > 0)
+        printf("blocked:    %lld waiting for others to be done first\n", blocked);
+}
+
+static void print_status_line(const cli_stack_t *s, const json_t *waiting)
+{
+    printf("status:     %s", s->status);
+    if (json_is_true(json_object_get(waiting, "stalled"))) {
+        char idle[24], after[24];
+        cli_format_duration(json_number_value(json_object_get(waiting, "idle")), idle,
+                            sizeof(idle));
+        cli_format_duration(json_number_value(json_object_get(waiting, "stalled_after")), after,
+                            sizeof(after));
+        printf(" (stalled: no progress for %s, more than %s)", idle, after);
+    }
+    printf("\n");
+}
+
+static void print_text(const cli_stack_t *s, json_t *counts, json_t *nested, json_t *waiting)
 {
     char created[40] = "-", updated[40] = "-";
     if (s->created > 0)
@@ -73,10 +215,14 @@ static void print_text(const cli_stack_t *s, json_t *counts, json_t *nested)
         cli_iso_time(s->updated, updated, sizeof(updated));
     printf("name:       %s\n", s->name);
     printf("id:         %s\n", s->id);
-    printf("status:     %s\n", s->status);
+    if (s->parent[0])
+        printf("parent:     %s (resource %s)\n", s->parent, s->parent_resource);
+    print_status_line(s, waiting);
     printf("reason:     %s\n", s->reason);
     printf("traversal:  %lld\n", s->traversal);
     printf("progress:   %lld/%lld\n", s->done, s->total);
+    if (waiting)
+        print_waiting(waiting);
     print_counts("resources:  ", counts);
     if (json_integer_value(json_object_get(nested, "stacks")) > 0) {
         printf("nested:     %lld stacks, progress %lld/%lld\n",
@@ -92,34 +238,50 @@ static void print_text(const cli_stack_t *s, json_t *counts, json_t *nested)
     cli_print_outputs(s->outputs, "  ");
 }
 
-static int show(cli_t *cli, const cli_stack_args_t *args)
+/* ------------------------------------------------------------------------ */
+/* The command                                                              */
+/* ------------------------------------------------------------------------ */
+
+static int show(cli_t *cli, const status_args_t *args)
 {
     char id[CV_ID_MAX];
-    int rc = cli_lookup(cli, args->name, id);
+    int rc = cli_stack_resolve(cli, args->name, id);
     if (rc)
         return rc;
     cli_stack_t s;
     bool found = false;
     rc = cli_stack_read(cli, id, &s, &found);
-    json_t *counts = NULL, *nested = NULL;
+    json_t *counts = NULL, *nested = NULL, *waiting = NULL;
     if (rc == CLI_OK && !found)
         rc = cli_fail(CLI_USAGE, "stack %s (%s) has no status record", args->name, id);
     if (rc == CLI_OK && !(counts = cli_stack_counts(cli, id)))
         rc = CLI_SERVICE;
     if (rc == CLI_OK && !(nested = cli_stack_nested(cli, id)))
         rc = CLI_SERVICE;
+    if (rc == CLI_OK && !cli_stack_settled(&s))
+        rc = cli_waiting_read(cli, args->name, id, args->stalled_after, &waiting);
     if (rc == CLI_OK && args->json)
-        print_json(&s, counts, nested);
+        print_json(&s, counts, nested, waiting);
     else if (rc == CLI_OK)
-        print_text(&s, counts, nested);
+        print_text(&s, counts, nested, waiting);
     json_decref(counts);
     json_decref(nested);
+    json_decref(waiting);
     cli_stack_free(&s);
     return rc;
 }
 
 int cli_cmd_status(cli_t *cli, int argc, char **argv)
 {
-    static const cli_stack_cmd_t cmd = {status_opts, cli_status_usage, 0, show};
-    return cli_run_stack_cmd(cli, argc, argv, &cmd);
+    status_args_t args = {.stalled_after = STALLED_AFTER};
+    int rc = cli_parse_args(argc, argv, argv[0], status_opts, apply, &args);
+    if (rc == CLI_HELP) {
+        fputs(cli_status_usage, stdout);
+        return CLI_OK;
+    }
+    if (rc == CLI_OK && !args.name)
+        rc = cli_usage_error(argv[0], "no stack name given");
+    if (rc == CLI_OK)
+        rc = cli_redis_connect(cli);
+    return rc == CLI_OK ? show(cli, &args) : rc;
 }

@@ -30,6 +30,14 @@ static const cli_command_t commands[] = {
     {"mark-unhealthy", "mark a resource CHECK_FAILED: the next update replaces it",
      cli_mark_unhealthy_usage, cli_cmd_mark_unhealthy},
     {"status", "show a stack's status, progress and outputs", cli_status_usage, cli_cmd_status},
+    /* Read-side verbs (issue 11). */
+    {"list", "list the stacks, with status, progress and age", cli_list_usage, cli_cmd_list},
+    {"output-show", "show one output of a stack (or all)", cli_output_show_usage,
+     cli_cmd_output_show},
+    {"template-show", "show a stack's stored template", cli_template_show_usage,
+     cli_cmd_template_show},
+    {"resource-show", "show one resource: properties, attributes, data, status",
+     cli_resource_show_usage, cli_cmd_resource_show},
     {"resources", "list a stack's resources", cli_resources_usage, cli_cmd_resources},
     {"events", "list (and follow) a stack's events", cli_events_usage, cli_cmd_events},
     {"watch", "show a stack's progress until it settles", cli_watch_usage, cli_cmd_watch},
@@ -37,6 +45,8 @@ static const cli_command_t commands[] = {
     {"place", "dry-run placement of a service on a cluster (no service contacted)", cli_place_usage,
      cli_cmd_place},
     {"dead", "list the messages the workers dead-lettered, and why", cli_dead_usage, cli_cmd_dead},
+    {"signal", "send a signal to a resource (wait condition handles)", cli_signal_usage,
+     cli_cmd_signal},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

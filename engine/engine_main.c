@@ -17,10 +17,13 @@ static void on_message(cv_job_t *job, const void *payload, size_t len, void *ud)
 {
     cv_worker_t *w = ud;
     cv_msg_t m;
-    if (cv_worker_accept(w, job, payload, len, 1u << CV_MSG_STACK | 1u << CV_MSG_CHECK, &m))
+    if (cv_worker_accept(w, job, payload, len,
+                         1u << CV_MSG_STACK | 1u << CV_MSG_CHECK | 1u << CV_MSG_SIGNAL, &m))
         return;
     if (m.type == CV_MSG_STACK)
         cv__engine_stack_job(w, job, &m);
+    else if (m.type == CV_MSG_SIGNAL)
+        cv__engine_signal_job(w, job, &m);
     else
         cv__engine_check_job(w, job, &m);
 }

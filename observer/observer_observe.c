@@ -6,7 +6,9 @@
  * (never a sleeping worker) and looks again; failed fails the traversal;
  * complete records the observation and satisfies the successors. A cleanup
  * node watches every version it is deleting (replaced versions, and the
- * current one when the resource left the definition).
+ * current one when the resource left the definition). A waiting type
+ * (cv_rtype_t.watches: a WaitCondition) is handed the record of the
+ * resource it watches, read just before the look (signal_watch.lua).
  */
 #include "observer.h"
 
@@ -34,6 +36,7 @@ typedef struct observe {
     cv_record_t rec;
     char *graph_entry;
     json_t *children; /* nested versions' child stacks as read now: id -> snapshot */
+    json_t *watched;  /* a waiting type's watched resource as read now, or NULL */
     cv_observe_outcome_t out;
 } observe_t;
 
@@ -45,6 +48,8 @@ static void observe_reset(cv_jobrun_t *run)
     o->graph_entry = NULL;
     json_decref(o->children);
     o->children = NULL;
+    json_decref(o->watched);
+    o->watched = NULL;
     cv_observe_outcome_clear(&o->out);
 }
 
@@ -162,6 +167,8 @@ static void ask(const observe_t *o, looker_t *l, cv_look_t *look, const char *ty
     const json_t *snap = json_object_get(o->children, v->physical_id ? v->physical_id : "");
     if (snap)
         json_object_set(l->st.data, "child", (json_t *)snap);
+    if (o->watched && v->props && type->watches) /* the current version of an update node */
+        json_object_set(l->st.data, "watched", o->watched);
     l->asked = true;
     look->observed = type->observe(&l->st, cv_observe_action(&o->run.msg, &o->rec));
     look->retry_at = l->st.retry_at;
@@ -275,6 +282,62 @@ static void read_children_then_look(observe_t *o)
         cv_jobrun_retry(&o->run);
 }
 
+/* ---- waiting types: the resource they watch is read first ---- */
+
+static void on_watched(cv_redis_t *r, redisReply *rep, void *ud)
+{
+    observe_t *o = ud;
+    (void)r;
+    if (cv_reply_answer(CV_SCRIPT_SIGNAL_WATCH, rep) != CV_ANSWER_VALUE ||
+        rep->elements != CV_SIGNAL_WATCH_R_DATA + 1) {
+        cv_jobrun_retry(&o->run);
+        return;
+    }
+    json_t *data = json_loads(cv_reply_str(rep, CV_SIGNAL_WATCH_R_DATA), 0, NULL);
+    o->watched =
+        json_pack("{s:s, s:s, s:o}", "name", cv_reply_str(rep, CV_SIGNAL_WATCH_R_NAME), "type",
+                  cv_reply_str(rep, CV_SIGNAL_WATCH_R_TYPE), "data", data ? data : json_object());
+    read_children_then_look(o);
+}
+
+/* The reference a waiting type's current version watches, or NULL. */
+static const char *watched_ref(const observe_t *o)
+{
+    const cv_rtype_t *type = cv_rtype_lookup(o->rec.type);
+    if (!type || !type->watches || o->run.msg.phase != CV_PHASE_UPDATE)
+        return NULL;
+    return json_string_value(json_object_get(o->rec.props, type->watches));
+}
+
+/* Reads the watched resource and registers this job's version as its
+ * waiter (a signal to it then has the observers look at once). */
+static void watch_then_look(observe_t *o)
+{
+    const char *ref = watched_ref(o);
+    if (!ref) {
+        read_children_then_look(o);
+        return;
+    }
+    const cv_msg_t *m = &o->run.msg;
+    char index[CV_KEY_MAX], res_prefix[CV_KEY_MAX], waiters_prefix[CV_KEY_MAX], trav[24], watch[4];
+    cv_key(index, sizeof(index), CV_KEY_INDEX, m->stack, 0, NULL);
+    cv_key_prefix(res_prefix, sizeof(res_prefix), CV_KEY_RES, m->stack, 0);
+    cv_key_prefix(waiters_prefix, sizeof(waiters_prefix), CV_KEY_WAITERS, m->stack, 0);
+    snprintf(trav, sizeof(trav), "%llu", (unsigned long long)m->traversal);
+    snprintf(watch, sizeof(watch), "%u", m->watch ? 1u : 0u);
+    cv_signal_watch_keys_t keys = {.index = index};
+    cv_signal_watch_args_t args = {.resource = m->resource,
+                                   .ref = ref,
+                                   .traversal = trav,
+                                   .version = o->rec.version,
+                                   .watch = watch,
+                                   .res_prefix = res_prefix,
+                                   .waiters_prefix = waiters_prefix};
+    if (cv_redis_call(o->run.w->redis, CV_SCRIPT_SIGNAL_WATCH, keys.v, args.v, 0, NULL, NULL,
+                      on_watched, o) != 0)
+        cv_jobrun_retry(&o->run);
+}
+
 /* ---- loading ---- */
 
 static void on_load(cv_redis_t *r, redisReply *rep, void *ud)
@@ -318,7 +381,7 @@ static void on_load(cv_redis_t *r, redisReply *rep, void *ud)
         break;
     default: /* LOOK, LOOK_CLEANUP, LOOK_WATCH */
         cv_observe_outcome_clear(&o->out);
-        read_children_then_look(o);
+        watch_then_look(o);
         break;
     }
 }

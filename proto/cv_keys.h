@@ -33,6 +33,8 @@
     XX(CHILDREN, "{<stack>}:children")                                                             \
     XX(RES, "{<stack>}:res:<resource>")                                                            \
     XX(LEASE, "{<stack>}:lease:<resource>")                                                        \
+    XX(SIGNALS, "{<stack>}:signals:<resource>")                                                    \
+    XX(WAITERS, "{<stack>}:waiters:<resource>")                                                    \
     XX(RDEF, "{<stack>}:rdef:<traversal>")                                                         \
     XX(GRAPH, "{<stack>}:graph:<traversal>")                                                       \
     XX(DONE, "{<stack>}:done:<traversal>")                                                         \

@@ -32,6 +32,7 @@ enum {
     F_WHY = 1u << 9,
     F_ORIG = 1u << 10,
     F_W = 1u << 11,
+    F_SIG = 1u << 12,
 };
 
 typedef enum { FT_UINT, FT_STR, FT_BIN } field_type_t;
@@ -60,6 +61,7 @@ static const field_t fields[] = {
     {"why", F_WHY, FT_STR, MEMBER(reason), 0},
     {"orig", F_ORIG, FT_BIN, offsetof(cv_msg_t, original), 0, 0},
     {"w", F_W, FT_UINT, MEMBER(watch), 1},
+    {"sig", F_SIG, FT_STR, MEMBER(signal), 0},
 };
 
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
@@ -79,6 +81,7 @@ static const kind_t kinds[] = {
     {CV_MSG_CHECK, "CHECK", F_S | F_TR | F_R | F_P, F_AT},
     {CV_MSG_OBSERVE, "OBSERVE", F_S | F_TR | F_R | F_P | F_VER, F_AT | F_W},
     {CV_MSG_DEAD, "DEAD", F_WHY | F_ORIG, F_S | F_TR | F_R | F_AT},
+    {CV_MSG_SIGNAL, "SIGNAL", F_S | F_R | F_SIG, F_AT},
 };
 
 static const kind_t *find_kind(uint64_t type)
@@ -153,6 +156,8 @@ static int check_encodable(const cv_msg_t *m, const kind_t *k, unsigned present)
     if ((present & F_S) && m->stack[0] == '\0')
         return CV_EINVAL;
     if ((k->required & F_R) && m->resource[0] == '\0')
+        return CV_EINVAL;
+    if ((k->required & F_SIG) && m->signal[0] == '\0')
         return CV_EINVAL;
     if ((present & F_ORIG) && !m->original && m->original_len > 0)
         return CV_EINVAL;
@@ -496,6 +501,8 @@ static int check_kind(const cv_msg_t *m, unsigned seen, char *errstr, size_t err
         return cv_seterr(errstr, errstr_size, CV_EPROTO, "field s: empty stack id");
     if ((k->required & F_R) && m->resource[0] == '\0')
         return cv_seterr(errstr, errstr_size, CV_EPROTO, "field r: empty resource name");
+    if ((k->required & F_SIG) && m->signal[0] == '\0')
+        return cv_seterr(errstr, errstr_size, CV_EPROTO, "field sig: empty signal id");
     return 0;
 }
 
@@ -569,7 +576,7 @@ size_t cv_msg_key(const cv_msg_t *m, char *key, size_t size)
 {
     if (size == 0)
         return 0;
-    int n = (m->type == CV_MSG_CHECK || m->type == CV_MSG_OBSERVE)
+    int n = (m->type == CV_MSG_CHECK || m->type == CV_MSG_OBSERVE || m->type == CV_MSG_SIGNAL)
                 ? snprintf(key, size, "%s/%s", m->stack, m->resource)
                 : snprintf(key, size, "%s", m->stack);
     if (n < 0) {

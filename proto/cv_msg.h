@@ -12,6 +12,9 @@
  *   CV_MSG_CHECK   observer/engine → converge.check: converge one graph node
  *   CV_MSG_OBSERVE engine → converge.observe: observe one node until settled
  *   CV_MSG_DEAD    any worker → converge.dead: a message that cannot be handled
+ *   CV_MSG_SIGNAL  convergectl → converge.check: apply the signals a resource
+ *                  was sent (stored in Redis before the job; `signal` names
+ *                  the one that asked, for logs and dead letters)
  */
 #ifndef CV_MSG_H
 #define CV_MSG_H
@@ -29,6 +32,7 @@ typedef enum {
     CV_MSG_CHECK = 2,
     CV_MSG_OBSERVE = 3,
     CV_MSG_DEAD = 4,
+    CV_MSG_SIGNAL = 5,
 } cv_msg_type_t;
 
 /* Graph-node phases: update nodes converge a resource to the definition;
@@ -54,7 +58,7 @@ typedef struct cv_msg {
     uint8_t type;               /* cv_msg_type_t */
     char stack[CV_ID_MAX];      /* stack id */
     uint64_t traversal;         /* every job names its traversal */
-    char resource[CV_NAME_MAX]; /* CHECK, OBSERVE */
+    char resource[CV_NAME_MAX]; /* CHECK, OBSERVE, SIGNAL */
     uint8_t phase;              /* CHECK, OBSERVE: cv_phase_t */
     uint8_t kind;               /* STACK: cv_trav_kind_t */
     uint64_t version;           /* OBSERVE: the record version the action wrote */
@@ -62,6 +66,7 @@ typedef struct cv_msg {
     /* OBSERVE: 1 when the job watches an older traversal's action still in
      * flight for its own traversal, which then checks the node again. */
     uint8_t watch;
+    char signal[CV_ID_MAX]; /* SIGNAL: the signal's id */
     /* DEAD only */
     char reason[CV_REASON_MAX];
     const char *original; /* DEAD: the original bytes (not owned; points into the decoded buffer) */
@@ -74,8 +79,9 @@ int cv_msg_encode(const cv_msg_t *m, char **buf, size_t *len);
 /* Decodes `buf`; returns 0 or a negative CV_E* with errstr saying why. */
 int cv_msg_decode(const char *buf, size_t len, cv_msg_t *m, char *errstr, size_t errstr_size);
 
-/* The Kafka key of a message: "stack/resource", so one resource's jobs keep
- * their order; stack jobs use "stack". Writes at most `size` bytes; returns the length. */
+/* The Kafka key of a message: "stack/resource" for CHECK, OBSERVE and
+ * SIGNAL, so one resource's jobs keep their order; stack jobs use "stack". Writes at most `size`
+ * bytes; returns the length. */
 size_t cv_msg_key(const cv_msg_t *m, char *key, size_t size);
 
 const char *cv_msg_type_name(uint8_t type);

@@ -38,6 +38,8 @@ double cv__delay_wait_secs(const json_t *props, const char *uuid, const char *ac
  * boundary drawn from `uuid`, as Python's email package writes it;
  * malloc'ed, NULL when out of memory. */
 char *cv__mime_message(const json_t *props, const char *uuid);
+extern const cv_rtype_t cv__rtype_wait_condition_handle;
+extern const cv_rtype_t cv__rtype_wait_condition;
 
 /* What every nested-stack type does to its resource (rtype_nested.c): the
  * physical id is the child stack's id, kept in data.stack. */

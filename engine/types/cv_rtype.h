@@ -108,6 +108,20 @@ typedef struct cv_rtype {
      * a string owned by `attrs` or `physical_id`, or NULL for the default. */
     const char *(*reference_id)(const char *resource_name, const char *physical_id,
                                 const json_t *attrs);
+    /* Applies one signal to the version (Heat's handle_signal), without I/O:
+     * `details` is the signal's data (JSON null when none was given); the
+     * operation changes st->data and st->attrs and writes the text of the
+     * SIGNAL event into st->reason. A refused signal is CV_EINVAL with
+     * Heat's message in errstr, st untouched. NULL: the type takes no
+     * signals ("signal is not supported for resource.", as in Heat). */
+    int (*signal)(cv_rstate_t *st, const json_t *details, char *errstr, size_t errstr_size);
+    /* A waiting type: the property holding the physical id of the resource
+     * whose signals it waits for. Before every look the observer finds that
+     * resource among the version's dependencies and hands its record to
+     * observe() in st->data as "watched": {"name", "type", "data"} (name ""
+     * when no dependency has that id); observe() takes it out again. A signal
+     * to the watched resource has the waiter looked at at once. NULL: none. */
+    const char *watches;
 } cv_rtype_t;
 
 /* Returns the registered type called `name`, or NULL. */

@@ -58,6 +58,11 @@ int main(int argc, char **argv)
     observe.version = UINT64_MAX;
     observe.attempt = 1;
 
+    cv_msg_t signal = {.type = CV_MSG_SIGNAL, .attempt = 2};
+    strcpy(signal.stack, "0b9d2bbbc67670f2");
+    strcpy(signal.resource, "wait_handle");
+    strcpy(signal.signal, "36b5aab737a18ff2745d153bf2ec37d4");
+
     /* A dead letter carrying a CHECK job, and one carrying bytes that never
      * decoded (so it names no stack). */
     char *orig = NULL;
@@ -77,7 +82,7 @@ int main(int argc, char **argv)
              write_seed(dir, "stack_rollback", &rollback) |
              write_seed(dir, "check_update", &check) | write_seed(dir, "check_cleanup", &cleanup) |
              write_seed(dir, "observe", &observe) | write_seed(dir, "dead_check", &dead) |
-             write_seed(dir, "dead_poison", &poison);
+             write_seed(dir, "dead_poison", &poison) | write_seed(dir, "signal", &signal);
     free(orig);
     return rc;
 }

@@ -45,6 +45,15 @@ static cv_msg_t observe_msg(void)
     return m;
 }
 
+static cv_msg_t signal_msg(void)
+{
+    cv_msg_t m = {.type = CV_MSG_SIGNAL};
+    strcpy(m.stack, "st-1");
+    strcpy(m.resource, "wait_handle");
+    strcpy(m.signal, "5f0c2a9e1d7b4c3a");
+    return m;
+}
+
 static cv_msg_t dead_msg(void)
 {
     static const char original[] = "\x81\xa1v\x07 and then some";
@@ -81,6 +90,7 @@ static void assert_same_msg(const cv_msg_t *a, const cv_msg_t *b)
     assert_true(a->version == b->version);
     assert_int_equal(a->attempt, b->attempt);
     assert_string_equal(a->reason, b->reason);
+    assert_string_equal(a->signal, b->signal);
     assert_int_equal(a->original_len, b->original_len);
     if (a->original_len)
         assert_memory_equal(a->original, b->original, a->original_len);
@@ -192,7 +202,7 @@ static void wire_keys(const wire_t *w, char *out, size_t size)
 static void test_every_message_type_round_trips(void **state)
 {
     (void)state;
-    cv_msg_t msgs[] = {stack_msg(), check_msg(), observe_msg(), dead_msg()};
+    cv_msg_t msgs[] = {stack_msg(), check_msg(), observe_msg(), dead_msg(), signal_msg()};
     for (size_t i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++)
         round_trip(&msgs[i]);
 }
@@ -254,6 +264,37 @@ static void test_only_the_fields_a_type_uses_are_encoded(void **state)
     wire_keys(&w, keys, sizeof(keys));
     assert_string_equal(keys, "v t why orig");
     free(w.buf);
+
+    m = signal_msg();
+    m.traversal = 4; /* a signal is not tied to a traversal */
+    m.phase = CV_PHASE_CLEANUP;
+    w = encode(&m);
+    wire_keys(&w, keys, sizeof(keys));
+    assert_string_equal(keys, "v t s r sig");
+    free(w.buf);
+}
+
+static void test_a_signal_id_of_the_maximum_length_round_trips(void **state)
+{
+    (void)state;
+    cv_msg_t m = signal_msg();
+    memset(m.signal, 'i', CV_ID_MAX - 1);
+    m.signal[CV_ID_MAX - 1] = '\0';
+    m.attempt = 3;
+    round_trip(&m);
+}
+
+static void test_a_signal_without_its_id_is_not_encoded(void **state)
+{
+    (void)state;
+    char *buf;
+    size_t len;
+    cv_msg_t m = signal_msg();
+    m.signal[0] = '\0';
+    assert_int_equal(cv_msg_encode(&m, &buf, &len), CV_EINVAL);
+    m = signal_msg();
+    memset(m.signal, 'i', CV_ID_MAX); /* no room for the NUL */
+    assert_int_equal(cv_msg_encode(&m, &buf, &len), CV_EINVAL);
 }
 
 static void test_a_dead_letter_names_its_stack_when_known(void **state)
@@ -407,6 +448,7 @@ static void test_every_required_field_is_required(void **state)
         {check_msg, {"s", "tr", "r", "p"}},
         {observe_msg, {"s", "tr", "r", "p", "ver"}},
         {dead_msg, {"why", "orig"}},
+        {signal_msg, {"s", "r", "sig"}},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         cv_msg_t m = cases[i].make();
@@ -424,7 +466,8 @@ static const char *wrong_key;
 static void add_wrong_type(msgpack_packer *pk)
 {
     pack_key(pk, wrong_key);
-    if (strcmp(wrong_key, "s") == 0 || strcmp(wrong_key, "r") == 0 || strcmp(wrong_key, "why") == 0)
+    if (strcmp(wrong_key, "s") == 0 || strcmp(wrong_key, "r") == 0 ||
+        strcmp(wrong_key, "why") == 0 || strcmp(wrong_key, "sig") == 0)
         msgpack_pack_uint64(pk, 5);
     else if (strcmp(wrong_key, "orig") == 0)
         msgpack_pack_str_with_body(pk, "text", 4);
@@ -435,7 +478,8 @@ static void add_wrong_type(msgpack_packer *pk)
 static void test_a_known_field_of_the_wrong_type_is_eproto(void **state)
 {
     (void)state;
-    static const char *const keys[] = {"t", "s", "tr", "r", "p", "k", "ver", "at", "why", "orig"};
+    static const char *const keys[] = {"t",   "s",  "tr",  "r",    "p",  "k",
+                                       "ver", "at", "why", "orig", "sig"};
     cv_msg_t m = observe_msg();
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
         char needle[32];
@@ -541,6 +585,11 @@ static void add_empty_resource(msgpack_packer *pk)
     pack_kv_str(pk, "r", "", 0);
 }
 
+static void add_empty_signal(msgpack_packer *pk)
+{
+    pack_kv_str(pk, "sig", "", 0);
+}
+
 static void add_stack_with_nul(msgpack_packer *pk)
 {
     pack_kv_str(pk, "s", "st\0ck", 5);
@@ -555,6 +604,9 @@ static void test_empty_ids_and_nul_bytes_are_eproto(void **state)
     expect_error(rebuild(&c, "s", add_stack_with_nul, 1), CV_EPROTO, "field s: contains a NUL");
     cv_msg_t d = dead_msg();
     expect_error(rebuild(&d, NULL, add_empty_stack, 1), CV_EPROTO, "field s: empty stack id");
+    cv_msg_t g = signal_msg();
+    expect_error(rebuild(&g, "sig", add_empty_signal, 1), CV_EPROTO, "field sig: empty signal id");
+    expect_error(rebuild(&g, "r", add_empty_resource, 1), CV_EPROTO, "field r: empty");
 }
 
 static void add_duplicate_stack(msgpack_packer *pk)
@@ -656,7 +708,7 @@ static void test_trailing_bytes_are_eproto(void **state)
 static void test_every_truncation_is_rejected(void **state)
 {
     (void)state;
-    cv_msg_t msgs[] = {stack_msg(), check_msg(), observe_msg(), dead_msg()};
+    cv_msg_t msgs[] = {stack_msg(), check_msg(), observe_msg(), dead_msg(), signal_msg()};
     for (size_t i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++) {
         wire_t w = encode(&msgs[i]);
         for (size_t n = 0; n < w.len; n++) {
@@ -719,7 +771,8 @@ static void check_decoded_sane(const cv_msg_t *m)
     assert_true(memchr(m->stack, '\0', sizeof(m->stack)) != NULL);
     assert_true(memchr(m->resource, '\0', sizeof(m->resource)) != NULL);
     assert_true(memchr(m->reason, '\0', sizeof(m->reason)) != NULL);
-    assert_true(m->type >= CV_MSG_STACK && m->type <= CV_MSG_DEAD);
+    assert_true(memchr(m->signal, '\0', sizeof(m->signal)) != NULL);
+    assert_true(m->type >= CV_MSG_STACK && m->type <= CV_MSG_SIGNAL);
 }
 
 static void test_random_garbage_never_crashes(void **state)
@@ -745,7 +798,7 @@ static void test_mutated_messages_never_crash(void **state)
 {
     (void)state;
     uint64_t seed = 42;
-    cv_msg_t msgs[] = {stack_msg(), check_msg(), observe_msg(), dead_msg()};
+    cv_msg_t msgs[] = {stack_msg(), check_msg(), observe_msg(), dead_msg(), signal_msg()};
     for (int i = 0; i < 100000; i++) {
         wire_t w = encode(&msgs[i % 4]);
         int flips = 1 + (int)(rng_next(&seed) % 4);
@@ -783,6 +836,9 @@ static void test_the_key_of_a_resource_job_is_stack_slash_resource(void **state)
     cv_msg_t o = observe_msg();
     cv_msg_key(&o, key, sizeof(key));
     assert_string_equal(key, "st-1/db");
+    cv_msg_t g = signal_msg();
+    cv_msg_key(&g, key, sizeof(key));
+    assert_string_equal(key, "st-1/wait_handle");
     cv_msg_t s = stack_msg();
     assert_int_equal(cv_msg_key(&s, key, sizeof(key)), 4);
     assert_string_equal(key, "st-1");
@@ -805,6 +861,7 @@ static void test_names_of_types_phases_and_kinds(void **state)
     assert_string_equal(cv_msg_type_name(CV_MSG_CHECK), "CHECK");
     assert_string_equal(cv_msg_type_name(CV_MSG_OBSERVE), "OBSERVE");
     assert_string_equal(cv_msg_type_name(CV_MSG_DEAD), "DEAD");
+    assert_string_equal(cv_msg_type_name(CV_MSG_SIGNAL), "SIGNAL");
     assert_string_equal(cv_msg_type_name(0), "UNKNOWN");
     assert_string_equal(cv_phase_name(CV_PHASE_UPDATE), "update");
     assert_string_equal(cv_phase_name(CV_PHASE_CLEANUP), "cleanup");
@@ -875,6 +932,8 @@ int main(void)
         cmocka_unit_test(test_the_key_of_a_resource_job_is_stack_slash_resource),
         cmocka_unit_test(test_a_short_key_buffer_truncates_and_returns_what_was_written),
         cmocka_unit_test(test_names_of_types_phases_and_kinds),
+        cmocka_unit_test(test_a_signal_id_of_the_maximum_length_round_trips),
+        cmocka_unit_test(test_a_signal_without_its_id_is_not_encoded),
         cmocka_unit_test(test_every_traversal_kind_name_parses_back_to_its_kind),
         cmocka_unit_test(test_an_unknown_traversal_kind_name_is_einval),
     };

@@ -1,0 +1,42 @@
+/*
+ * cli_list — what `convergectl list` decides without Redis: which stacks a
+ * filter keeps (--status, --name, --nested) and the order they are listed
+ * in (each nested stack under its parent). Pure.
+ */
+#ifndef CLI_LIST_H
+#define CLI_LIST_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct cli_list_filter {
+    json_t *statuses; /* upper-case statuses or states; empty: any */
+    char *name;       /* a shell pattern (fnmatch) the name must match; NULL: any */
+    bool nested;      /* nested stacks are listed too */
+} cli_list_filter_t;
+
+void cli_list_filter_init(cli_list_filter_t *f);
+void cli_list_filter_free(cli_list_filter_t *f);
+
+/* Adds what one --status gave: "S" or "S1,S2,...", each a stack status
+ * (CREATE_COMPLETE: an action of cv_trav_kind_name and a state) or a state
+ * alone (IN_PROGRESS, COMPLETE, FAILED: any action), in any case. 0, or -1
+ * with `err` naming the word that is neither. */
+int cli_list_filter_add_status(cli_list_filter_t *f, const char *arg, char *err, size_t errsz);
+
+/* Sets the --name pattern: 0, or -1 when it is empty. */
+int cli_list_filter_set_name(cli_list_filter_t *f, const char *pattern, char *err, size_t errsz);
+
+/* Whether the stack `row` ({"name", "status", "depth": 0 for a top-level
+ * stack}) is listed: it exists (a status that is not DELETE_COMPLETE: a
+ * stack whose delete completed is gone), is top-level unless nested stacks
+ * are asked for, and matches every filter given. */
+bool cli_list_filter_match(const cli_list_filter_t *f, const json_t *row);
+
+/* The rows ({"id", "name", "parent": parent id or ""}) in listing order:
+ * stacks whose parent is not among the rows by name, each followed by its
+ * children by name, depth first. A new array holding the same rows. */
+json_t *cli_list_order(const json_t *rows);
+
+#endif
