@@ -16,8 +16,11 @@ json_t *cv_expand_rdef(const cv_tpl_resource_t *res)
     if (d && res->external_id)
         json_object_set(d, "external_id", res->external_id);
     const cv_rtype_t *type = cv_rtype_lookup(res->type);
-    if (d && type && type->nested)
+    if (d && type && type->nested) {
         json_object_set_new(d, "nested", json_true());
+        /* What resource_facade reads besides metadata and deletion_policy. */
+        json_object_set(d, "update_policy", res->update_policy);
+    }
     return d;
 }
 
