@@ -8,6 +8,9 @@
  * replaced with removal_policies_mode "update"); the members are the first
  * `count` names not blacklisted, so scaling down removes the highest.
  *
+ * update_policy batch_create orders the members' creation in batches
+ * (rtype_group_batch.c).
+ *
  * The child template's outputs carry what the attributes need: `refs` and,
  * for each attribute a member type has, "a.<attr>" — the list over the
  * members. attributes() turns them into Heat's refs, refs_map, attributes,
@@ -193,8 +196,7 @@ json_t *cv_rtype_substitute(const json_t *v, const char *var, const char *name)
     return json_deep_copy(v);
 }
 
-/* The attribute names of a member type: its own, or a template's outputs. */
-static json_t *member_attr_names(const char *type, const json_t *files)
+json_t *cv__group_member_attr_names(const char *type, const json_t *files)
 {
     json_t *out = json_array();
     const cv_rtype_t *t = cv_rtype_find(type);
@@ -224,7 +226,7 @@ static json_t *member(const json_t *def, const char *var, const char *name)
     return m;
 }
 
-static json_t *outputs_for(const json_t *names, const json_t *attr_names)
+json_t *cv__group_outputs(const json_t *names, const json_t *attr_names)
 {
     json_t *outputs = json_object(), *refs = json_array();
     size_t i, j;
@@ -269,9 +271,16 @@ static int group_definition(const char *type_name, const json_t *props, const js
         json_object_set_new(resources, json_string_value(n),
                             member(def, var ? var : "%index%", json_string_value(n)));
     }
-    json_t *attr_names = member_attr_names(mtype, files);
+    int rc = cv__group_batch_create(resources, names, data, errstr, errstr_size);
+    if (rc) {
+        json_decref(resources);
+        json_decref(names);
+        json_decref(bl);
+        return rc;
+    }
+    json_t *attr_names = cv__group_member_attr_names(mtype, files);
     *tpl = json_pack("{s:s, s:o, s:o}", "heat_template_version", "2015-04-30", "resources",
-                     resources, "outputs", outputs_for(names, attr_names));
+                     resources, "outputs", cv__group_outputs(names, attr_names));
     *params = json_object();
     json_object_set_new(data, "names", names);
     json_object_set_new(data, "blacklist", bl);
@@ -280,7 +289,7 @@ static int group_definition(const char *type_name, const json_t *props, const js
 }
 
 static void member_attributes(json_t *attrs, const json_t *outputs, const json_t *names,
-                              const char *attr)
+                              const char *attr, const cv_rtype_t *own)
 {
     char key[300];
     snprintf(key, sizeof(key), "a.%s", attr);
@@ -298,12 +307,12 @@ static void member_attributes(json_t *attrs, const json_t *outputs, const json_t
         json_object_set_new(by_name, json_string_value(n), value);
     }
     /* The group's own attributes win over a member attribute of that name. */
-    if (!cv_rtype_has_attr(&cv__rtype_resource_group, attr))
+    if (!cv_rtype_has_attr(own, attr))
         json_object_set_new(attrs, attr, list ? json_incref((json_t *)list) : json_array());
     json_object_set_new(json_object_get(attrs, "attributes"), attr, by_name);
 }
 
-static json_t *group_attributes(const json_t *outputs, const json_t *data)
+json_t *cv__group_attributes(const json_t *outputs, const json_t *data, const cv_rtype_t *own)
 {
     const json_t *names = json_object_get(data, "names");
     const json_t *refs = json_object_get(outputs, "refs");
@@ -328,9 +337,14 @@ static json_t *group_attributes(const json_t *outputs, const json_t *data)
     const json_t *a;
     json_array_foreach(json_object_get(data, "attrs"), i, a)
     {
-        member_attributes(attrs, outputs, names, json_string_value(a));
+        member_attributes(attrs, outputs, names, json_string_value(a), own);
     }
     return attrs;
+}
+
+static json_t *group_attributes(const json_t *outputs, const json_t *data)
+{
+    return cv__group_attributes(outputs, data, &cv__rtype_resource_group);
 }
 
 static const cv_nested_ops_t group_ops = {group_definition, group_attributes};
