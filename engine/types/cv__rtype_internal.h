@@ -16,6 +16,8 @@ extern const cv_rtype_t cv__rtype_template;
 extern const cv_rtype_t cv__rtype_resource_group;
 extern const cv_rtype_t cv__rtype_wait_condition_handle;
 extern const cv_rtype_t cv__rtype_wait_condition;
+extern const cv_rtype_t cv__rtype_autoscaling_group;
+extern const cv_rtype_t cv__rtype_scaling_policy;
 
 /* What every nested-stack type does to its resource (rtype_nested.c): the
  * physical id is the child stack's id, kept in data.stack. */
@@ -26,6 +28,21 @@ int cv__nested_remove(cv_rstate_t *st);
  * data.child (taken out of data again); `ops` give the attributes. */
 cv_observed_t cv__nested_observe_child(cv_rstate_t *st, cv_action_t action,
                                        const cv_nested_ops_t *ops);
+
+/* What the group types share (rtype_group_members.c). Whether the list
+ * `list` holds the string `s`: */
+bool cv__group_contains(const json_t *list, const char *s);
+/* The attribute names of a member type: its own, or a template's outputs. */
+json_t *cv__group_member_attr_names(const char *type, const json_t *files);
+/* A member's definition from the group's ({type, properties, metadata});
+ * `var` in its property strings replaced by `name` (NULL: no index var). */
+json_t *cv__group_member(const json_t *def, const char *var, const char *name);
+/* The child template of members `names`, with outputs "refs" and
+ * "a.<attr>" for each of `attr_names` (lists in the order of `names`). */
+json_t *cv__group_template(const json_t *def, const char *var, const json_t *names,
+                           const json_t *attr_names);
+/* The list of the members' values of `attr` among the child's outputs. */
+const json_t *cv__group_member_values(const json_t *outputs, const char *attr);
 
 /* Returns a new reference holding `v` converted to `type` as Heat converts
  * property values, or NULL when it cannot be. */
