@@ -1,0 +1,140 @@
+# OS::Heat::AutoScalingGroup and OS::Heat::ScalingPolicy: created with
+# desired_capacity, resized by a stack update that changes it (members added,
+# the newest removed), a capacity outside [min_size, max_size] refused, a
+# policy's signal scaling up (change_in_capacity) and down
+# (percent_change_in_capacity) through an update traversal, a signal during
+# the cooldown ignored with Heat's reason, a signal to a policy whose group
+# is gone refused.
+# shellcheck shell=bash
+
+ASG_TEMPLATE="$DATA/stacks/autoscaling.yaml"
+
+asg_outputs() { status_json "$1" | jq -c .outputs; }
+
+asg_size() { status_json "$1" | jqr .outputs.size; }
+
+asg_size_is() { [ "$(asg_size "$1")" = "$2" ] && [ "$(status_json "$1" | jqr .status)" = "$3" ]; }
+
+asg_members() { status_json "$1" | jq -c '.outputs.members | keys_unsorted'; }
+
+# The reason of the last SIGNAL event of RESOURCE.
+asg_signal_reason() { # name resource
+    ctl events "$1" -o json |
+        jq -r --arg r "$2" '[.[] | select(.resource == $r and .action == "SIGNAL")][-1].reason'
+}
+
+asg_signal_reason_is() { [ "$(asg_signal_reason "$1" "$2")" = "$3" ]; }
+
+asg_submit() { # name [-P k=v]...
+    local name=$1
+    shift
+    ctl submit "$name" "$ASG_TEMPLATE" "$@" --wait --timeout 60 >/dev/null
+}
+
+test_autoscaling_group_is_created_with_desired_capacity() {
+    local name out
+    name=$(stack_name asg-create)
+    asg_submit "$name" -P desired=3 -P label=hello
+    out=$(asg_outputs "$name")
+    assert_eq 3 "$(jq .size <<<"$out")" "current_size"
+    assert_eq '["hello","hello","hello"]' "$(jq -c .values <<<"$out")" "outputs_list value"
+    assert_eq '{"0":"hello","1":"hello","2":"hello"}' "$(jq -c .by_name <<<"$out")" "outputs value"
+    assert_eq 3 "$(jq '.refs | length' <<<"$out")" "refs"
+    assert_eq "$(jq -c '.refs' <<<"$out")" "$(jq -c '[.members[]]' <<<"$out")" "refs_map"
+    assert_match "^convergectl signal [0-9a-f]{16} scale_up$" "$(jqr .signal_url <<<"$out")" \
+        "signal_url"
+}
+
+test_autoscaling_update_of_desired_capacity_adds_and_removes_the_newest() {
+    local name
+    name=$(stack_name asg-resize)
+    asg_submit "$name" -P desired=2
+    ctl update "$name" "$ASG_TEMPLATE" -P desired=4 --wait --timeout 60 >/dev/null
+    assert_eq 4 "$(asg_size "$name")" "size after growing"
+    assert_eq '["0","1","2","3"]' "$(asg_members "$name")" "members after growing"
+    ctl update "$name" "$ASG_TEMPLATE" -P desired=1 --wait --timeout 60 >/dev/null
+    assert_eq 1 "$(asg_size "$name")" "size after shrinking"
+    assert_eq '["0"]' "$(asg_members "$name")" "the oldest member stays"
+    # A removed name is never used again: the group grows with new ones.
+    ctl update "$name" "$ASG_TEMPLATE" -P desired=2 --wait --timeout 60 >/dev/null
+    assert_eq '["0","4"]' "$(asg_members "$name")" "members after growing again"
+}
+
+test_autoscaling_capacity_outside_the_bounds_is_refused() {
+    local name tpl out rc=0
+    name=$(stack_name asg-bounds)
+    asg_submit "$name" -P desired=2
+    tpl=$(mktemp --suffix=.yaml)
+    # Literal values: template validation checks them before anything starts
+    # (a value from a parameter is checked when the group is updated).
+    sed -e 's/desired_capacity: {get_param: desired}/desired_capacity: 9/' \
+        -e 's/min_size: {get_param: min}/min_size: 1/' \
+        -e 's/max_size: {get_param: max}/max_size: 4/' "$ASG_TEMPLATE" >"$tpl"
+    out=$(ctl update "$name" "$tpl" 2>&1) || rc=$?
+    sed -e 's/min_size: {get_param: min}/min_size: 5/' \
+        -e 's/max_size: {get_param: max}/max_size: 4/' "$ASG_TEMPLATE" >"$tpl"
+    local out2 rc2=0
+    out2=$(ctl update "$name" "$tpl" 2>&1) || rc2=$?
+    rm -f "$tpl"
+    [ "$rc" != 0 ] || fail "an update to desired_capacity 9 (max_size 4) was accepted"
+    assert_match "DesiredCapacity must be between MinSize and MaxSize" "$out" "the refusal"
+    [ "$rc2" != 0 ] || fail "an update to min_size 5 (max_size 4) was accepted"
+    assert_match "MinSize can not be greater than MaxSize" "$out2" "the refusal"
+    assert_eq CREATE_COMPLETE "$(status_json "$name" | jqr .status)" "the stack, untouched"
+    assert_eq 2 "$(asg_size "$name")" "the size, untouched"
+}
+
+test_autoscaling_policy_signals_scale_up_then_down() {
+    local name
+    name=$(stack_name asg-policy)
+    asg_submit "$name" -P desired=2
+    ctl signal "$name" scale_up >/dev/null
+    cv_wait_until 30 "the group to grow to 3" asg_size_is "$name" 3 UPDATE_COMPLETE
+    assert_eq "resizing the group from 2 to 3 (change_in_capacity : 1, by scale_up)" \
+        "$(asg_signal_reason "$name" asg)" "the group's SIGNAL event"
+    assert_eq "No signal details provided" "$(asg_signal_reason "$name" scale_up)" \
+        "the policy's SIGNAL event"
+    ctl signal "$name" scale_up >/dev/null
+    cv_wait_until 30 "the group to grow to 4" asg_size_is "$name" 4 UPDATE_COMPLETE
+    # -50% of 4 is 2; at max_size 4 a further scale_up changes nothing.
+    ctl signal "$name" scale_down >/dev/null
+    cv_wait_until 30 "the group to shrink to 2" asg_size_is "$name" 2 UPDATE_COMPLETE
+    assert_eq '["0","1"]' "$(asg_members "$name")" "the newest removed first"
+    ctl signal "$name" scale_down >/dev/null
+    cv_wait_until 30 "the group to shrink to 1" asg_size_is "$name" 1 UPDATE_COMPLETE
+    ctl signal "$name" scale_down >/dev/null
+    cv_wait_until 30 "the signal at min_size to be taken" asg_signal_reason_is "$name" asg \
+        "asg NOT performing scaling adjustment, as there is no change in capacity."
+    assert_eq 1 "$(asg_size "$name")" "the size at min_size"
+}
+
+test_autoscaling_signal_in_cooldown_is_ignored() {
+    local name
+    name=$(stack_name asg-cooldown)
+    asg_submit "$name" -P desired=1 -P cooldown=600
+    ctl signal "$name" scale_up >/dev/null
+    cv_wait_until 30 "the group to grow to 2" asg_size_is "$name" 2 UPDATE_COMPLETE
+    ctl signal "$name" scale_up >/dev/null
+    cv_wait_until 30 "the second signal to be ignored" asg_signal_reason_is "$name" asg \
+        "The resource asg could not perform scaling action: due to cooldown, cooldown 600"
+    assert_eq 2 "$(asg_size "$name")" "the size after the ignored signal"
+    # The other policy has no cooldown of its own: the group's (600 s) is on.
+    ctl signal "$name" scale_down >/dev/null
+    cv_wait_until 30 "the third signal to be ignored" asg_signal_reason_is "$name" asg \
+        "The resource asg could not perform scaling action: due to cooldown, cooldown 0"
+    assert_eq 2 "$(asg_size "$name")" "the size after the second ignored signal"
+}
+
+test_autoscaling_policy_signal_is_durable_and_applied_once() {
+    local name id
+    name=$(stack_name asg-once)
+    asg_submit "$name" -P desired=1
+    ctl signal "$name" scale_up --id same >/dev/null
+    ctl signal "$name" scale_up --id same >/dev/null
+    cv_wait_until 30 "the group to grow to 2" asg_size_is "$name" 2 UPDATE_COMPLETE
+    id=$(redis HGET "${CONVERGE_PREFIX:-cv:}stacks" "$name")
+    # One passed-on signal for the one id, applied.
+    assert_eq 1 "$(redis HKEYS "${CONVERGE_PREFIX:-cv:}{$id}:signals:asg" | grep -c '^s:')" \
+        "signals the group received"
+    assert_eq 2 "$(asg_size "$name")" "the size after the repeated id"
+}
