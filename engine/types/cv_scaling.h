@@ -38,4 +38,25 @@ long long cv_scaling_new_capacity(long long current, double adjustment, const ch
 int cv_scaling_allowed(const json_t *data, double now, double cooldown, char *reason,
                        size_t size);
 
+/*
+ * Heat's rolling_update.py, the batch arithmetic of a rolling update (a
+ * group whose member definition changed): whether batches remain with
+ * `updated` of `current` members holding the new definition and `target`
+ * wanted, and the next batch — the group's size after it (more than the
+ * target while min_in_service needs extra members) and how many members
+ * get the new definition in it.
+ */
+bool cv_scaling_needs_update(long long target, long long current, long long updated);
+void cv_scaling_next_batch(long long target, long long current, long long updated,
+                           long long batch_size, long long min_in_service, long long *new_size,
+                           long long *batch);
+
+/*
+ * Heat's _get_batches: every batch of a rolling update of `capacity`
+ * members towards `target`, as a JSON list of [size after, members
+ * changed] pairs (for the group types to build their rollouts on).
+ */
+json_t *cv_scaling_batches(long long target, long long capacity, long long batch_size,
+                           long long min_in_service);
+
 #endif

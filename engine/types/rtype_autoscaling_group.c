@@ -13,8 +13,8 @@
  * The size lives in the group's private data, which the nested definition
  * reads: data.capacity (the size the child stack should have), data.names
  * (the members, oldest first; a new member takes the name data.next, so
- * names are never reused and scaling down removes the newest, as Heat's
- * group removes its newest members), data.applied (the properties the size
+ * names are never reused; scaling down removes the oldest, as Heat's
+ * InstanceGroup.resize does), data.applied (the properties the size
  * was last decided on: a difference is a stack update). A signal only
  * writes data.capacity and asks for the stack to be converged; the update
  * traversal then finds the child's template changed (its digest) and
@@ -143,14 +143,16 @@ static long long decide_capacity(const json_t *props, const json_t *data, size_t
     return json_is_integer(capacity) ? (long long)json_integer_value(capacity) : (long long)members;
 }
 
-/* The members for `capacity`: the newest go first, new ones take fresh names. */
+/* The members for `capacity`: the oldest go first (Heat's member_definitions
+ * keeps the last of the members sorted by creation), new ones take fresh
+ * names at the end. */
 static json_t *resize(const json_t *data, long long capacity, json_int_t *next)
 {
     const json_t *old = json_object_get(data, "names");
     json_t *names = json_is_array(old) ? json_deep_copy(old) : json_array();
     *next = (json_int_t)cv__rtype_data_number(data, "next", (double)json_array_size(names));
     while ((long long)json_array_size(names) > capacity)
-        json_array_remove(names, json_array_size(names) - 1);
+        json_array_remove(names, 0);
     while ((long long)json_array_size(names) < capacity) {
         char name[24];
         snprintf(name, sizeof(name), "%lld", (long long)(*next)++);

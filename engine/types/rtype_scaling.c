@@ -74,3 +74,43 @@ int cv_scaling_allowed(const json_t *data, double now, double cooldown, char *re
     }
     return 0;
 }
+
+bool cv_scaling_needs_update(long long target, long long current, long long updated)
+{
+    return !(updated >= current && current == target);
+}
+
+static long long min3(long long a, long long b, long long c)
+{
+    long long m = a < b ? a : b;
+    return m < c ? m : c;
+}
+
+void cv_scaling_next_batch(long long target, long long current, long long updated,
+                           long long batch_size, long long min_in_service, long long *new_size,
+                           long long *batch)
+{
+    long long min_size = min3(min_in_service, target, current);
+    long long left = target - updated > 0 ? target - updated : 0;
+    long long size = batch_size < left ? batch_size : left;
+    long long kept = current < target - size ? current : target - size;
+    *new_size = size + (kept > min_size ? kept : min_size);
+    *batch = size;
+}
+
+json_t *cv_scaling_batches(long long target, long long capacity, long long batch_size,
+                           long long min_in_service)
+{
+    json_t *out = json_array();
+    long long updated = 0;
+    while (cv_scaling_needs_update(target, capacity, updated)) {
+        long long size, batch;
+        cv_scaling_next_batch(target, capacity, updated, batch_size, min_in_service, &size, &batch);
+        json_array_append_new(out, json_pack("[I, I]", (json_int_t)size, (json_int_t)batch));
+        if (batch == 0 && size == capacity)
+            break; /* no progress: Heat's loop would not end either */
+        capacity = size;
+        updated += batch;
+    }
+    return out;
+}

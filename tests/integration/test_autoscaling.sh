@@ -1,6 +1,6 @@
 # OS::Heat::AutoScalingGroup and OS::Heat::ScalingPolicy: created with
 # desired_capacity, resized by a stack update that changes it (members added,
-# the newest removed), a capacity outside [min_size, max_size] refused, a
+# the oldest removed, as Heat's InstanceGroup.resize), a capacity outside [min_size, max_size] refused, a
 # policy's signal scaling up (change_in_capacity) and down
 # (percent_change_in_capacity) through an update traversal, a signal during
 # the cooldown ignored with Heat's reason, a signal to a policy whose group
@@ -45,7 +45,7 @@ test_autoscaling_group_is_created_with_desired_capacity() {
         "signal_url"
 }
 
-test_autoscaling_update_of_desired_capacity_adds_and_removes_the_newest() {
+test_autoscaling_update_of_desired_capacity_adds_and_removes_the_oldest() {
     local name
     name=$(stack_name asg-resize)
     asg_submit "$name" -P desired=2
@@ -54,10 +54,10 @@ test_autoscaling_update_of_desired_capacity_adds_and_removes_the_newest() {
     assert_eq '["0","1","2","3"]' "$(asg_members "$name")" "members after growing"
     ctl update "$name" "$ASG_TEMPLATE" -P desired=1 --wait --timeout 60 >/dev/null
     assert_eq 1 "$(asg_size "$name")" "size after shrinking"
-    assert_eq '["0"]' "$(asg_members "$name")" "the oldest member stays"
+    assert_eq '["3"]' "$(asg_members "$name")" "the newest member stays"
     # A removed name is never used again: the group grows with new ones.
     ctl update "$name" "$ASG_TEMPLATE" -P desired=2 --wait --timeout 60 >/dev/null
-    assert_eq '["0","4"]' "$(asg_members "$name")" "members after growing again"
+    assert_eq '["3","4"]' "$(asg_members "$name")" "members after growing again"
 }
 
 test_autoscaling_capacity_outside_the_bounds_is_refused() {
@@ -99,7 +99,7 @@ test_autoscaling_policy_signals_scale_up_then_down() {
     # -50% of 4 is 2; at max_size 4 a further scale_up changes nothing.
     ctl signal "$name" scale_down >/dev/null
     cv_wait_until 30 "the group to shrink to 2" asg_size_is "$name" 2 UPDATE_COMPLETE
-    assert_eq '["0","1"]' "$(asg_members "$name")" "the newest removed first"
+    assert_eq '["2","3"]' "$(asg_members "$name")" "the oldest removed first"
     ctl signal "$name" scale_down >/dev/null
     cv_wait_until 30 "the group to shrink to 1" asg_size_is "$name" 1 UPDATE_COMPLETE
     ctl signal "$name" scale_down >/dev/null

@@ -186,16 +186,18 @@ static void test_created_with_desired_capacity_or_min_size(void **state)
     json_decref(data);
 }
 
-static void test_an_update_resizes_to_desired_removing_the_newest(void **state)
+/* Heat's InstanceGroup.resize: "When shrinking, the oldest instances will be
+ * removed" (template.member_definitions keeps old_resources[-num:]). */
+static void test_an_update_resizes_to_desired_removing_the_oldest(void **state)
 {
     (void)state;
     json_t *data = json_object();
     define("{'min_size': 1, 'max_size': 5, 'desired_capacity': 3, " MEMBER "}", data);
     assert_json(define("{'min_size': 1, 'max_size': 5, 'desired_capacity': 1, " MEMBER "}", data),
-                "['0']");
+                "['2']");
     /* New members take names never used before. */
     assert_json(define("{'min_size': 1, 'max_size': 5, 'desired_capacity': 3, " MEMBER "}", data),
-                "['0', '3', '4']");
+                "['2', '3', '4']");
     json_decref(data);
 }
 
@@ -206,7 +208,7 @@ static void test_an_update_without_desired_keeps_the_size_within_new_bounds(void
     define("{'min_size': 1, 'max_size': 5, 'desired_capacity': 4, " MEMBER "}", data);
     assert_json(define("{'min_size': 1, 'max_size': 5, " MEMBER "}", data),
                 "['0', '1', '2', '3']");
-    assert_json(define("{'min_size': 1, 'max_size': 2, " MEMBER "}", data), "['0', '1']");
+    assert_json(define("{'min_size': 1, 'max_size': 2, " MEMBER "}", data), "['2', '3']");
     json_decref(data);
 }
 
@@ -220,7 +222,7 @@ static void test_unchanged_properties_keep_the_size_a_signal_set(void **state)
                 "['0', '1', '2', '3']");
     /* A stack update that changes a property resets to desired_capacity, as Heat. */
     assert_json(define("{'min_size': 1, 'max_size': 6, 'desired_capacity': 2, " MEMBER "}", data),
-                "['0', '1']");
+                "['2', '3']");
     json_decref(data);
 }
 
@@ -414,7 +416,7 @@ int main(void)
         cmocka_unit_test(test_group_bounds_are_checked_with_heats_messages),
         cmocka_unit_test(test_policy_properties_are_checked_with_heats_messages),
         cmocka_unit_test(test_created_with_desired_capacity_or_min_size),
-        cmocka_unit_test(test_an_update_resizes_to_desired_removing_the_newest),
+        cmocka_unit_test(test_an_update_resizes_to_desired_removing_the_oldest),
         cmocka_unit_test(test_an_update_without_desired_keeps_the_size_within_new_bounds),
         cmocka_unit_test(test_unchanged_properties_keep_the_size_a_signal_set),
         cmocka_unit_test(test_attributes_are_heats),

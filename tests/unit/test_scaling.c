@@ -1,7 +1,8 @@
 /*
  * Heat's scaling arithmetic (cv_scaling.h): calculate_new_capacity with the
- * scenarios of Heat's own heat/tests/autoscaling/test_new_capacity.py, and
- * the cooldown check of heat/scaling/cooldown.py.
+ * scenarios of Heat's own heat/tests/autoscaling/test_new_capacity.py, the
+ * cooldown check of heat/scaling/cooldown.py, and the rolling update's
+ * batches with the scenarios of heat/tests/autoscaling/test_rolling_update.py.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include "test_util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 typedef struct {
     const char *name;
@@ -97,6 +99,75 @@ static void test_a_scaling_in_progress_refuses_first(void **state)
     json_decref(data);
 }
 
+/* targ, curr, updated, needs update (TestNeedsUpdate) */
+static const long long needs_cases[][4] = {
+    {4, 4, 0, 1}, {4, 4, 1, 1}, {4, 4, 3, 1}, {4, 4, 4, 0}, {4, 4, 5, 0},
+    {4, 5, 0, 1}, {4, 5, 1, 1}, {4, 5, 3, 1}, {4, 5, 4, 1}, {4, 5, 5, 1},
+    {4, 3, 0, 1}, {4, 3, 1, 1}, {4, 3, 2, 1}, {4, 3, 3, 1}, {4, 3, 4, 1},
+};
+
+/* targ, curr, updated, bat_size, min_srv, batch size after, batch (TestNextBatch) */
+static const long long batch_cases[][7] = {
+    {4, 4, 0, 1, 0, 4, 1},  {4, 4, 3, 1, 0, 4, 1}, {4, 4, 0, 1, 4, 5, 1},  {4, 5, 3, 1, 4, 5, 1},
+    {4, 5, 4, 1, 4, 4, 0},  {4, 4, 0, 1, 5, 5, 1}, {4, 5, 3, 1, 5, 5, 1},  {4, 5, 0, 1, 4, 5, 1},
+    {4, 5, 1, 1, 4, 5, 1},  {4, 5, 4, 1, 5, 4, 0}, {4, 4, 0, 2, 0, 4, 2},  {4, 4, 2, 2, 0, 4, 2},
+    {4, 4, 0, 2, 4, 6, 2},  {4, 6, 4, 2, 4, 4, 0}, {5, 5, 0, 2, 0, 5, 2},  {5, 5, 4, 2, 0, 5, 1},
+    {5, 5, 0, 2, 4, 6, 2},  {5, 6, 2, 2, 4, 6, 2}, {5, 6, 4, 2, 4, 5, 1},  {5, 7, 2, 2, 4, 6, 2},
+    {3, 3, 0, 2, 0, 3, 2},  {3, 3, 2, 2, 0, 3, 1}, {3, 3, 0, 2, 4, 5, 2},  {3, 5, 2, 2, 4, 4, 1},
+    {3, 5, 3, 2, 4, 3, 0},  {4, 4, 0, 4, 0, 4, 4}, {4, 4, 0, 5, 0, 4, 4},  {4, 4, 0, 4, 1, 5, 4},
+    {4, 4, 4, 4, 1, 4, 0},  {4, 4, 0, 6, 1, 5, 4}, {4, 4, 4, 6, 1, 4, 0},  {4, 4, 0, 4, 2, 6, 4},
+    {4, 4, 4, 4, 2, 4, 0},  {4, 4, 0, 4, 4, 8, 4}, {4, 4, 4, 4, 4, 4, 0},  {4, 4, 0, 5, 6, 8, 4},
+    {4, 4, 4, 5, 6, 4, 0},  {6, 4, 0, 1, 0, 5, 1}, {6, 5, 1, 1, 0, 6, 1},  {6, 4, 0, 1, 4, 5, 1},
+    {6, 5, 1, 1, 4, 6, 1},  {6, 4, 0, 2, 0, 6, 2}, {6, 4, 0, 2, 4, 6, 2},  {6, 5, 0, 2, 0, 6, 2},
+    {6, 5, 0, 2, 4, 6, 2},  {6, 3, 0, 2, 0, 5, 2}, {6, 5, 2, 2, 0, 6, 2},  {6, 5, 4, 2, 0, 6, 2},
+    {6, 3, 0, 2, 4, 5, 2},  {6, 5, 2, 2, 4, 6, 2}, {6, 5, 4, 2, 4, 6, 2},  {6, 4, 0, 4, 0, 6, 4},
+    {6, 4, 4, 4, 0, 6, 2},  {6, 4, 0, 5, 0, 6, 5}, {6, 6, 5, 4, 0, 6, 1},  {6, 4, 0, 4, 1, 6, 4},
+    {6, 6, 4, 4, 1, 6, 2},  {6, 4, 0, 6, 1, 7, 6}, {6, 7, 5, 6, 1, 6, 1},  {6, 4, 0, 4, 2, 6, 4},
+    {6, 4, 4, 4, 2, 6, 2},  {6, 4, 0, 4, 4, 8, 4}, {6, 4, 4, 4, 4, 6, 2},  {6, 8, 2, 4, 4, 8, 4},
+    {6, 8, 6, 4, 4, 6, 0},  {6, 4, 0, 5, 6, 9, 5}, {6, 9, 5, 5, 6, 7, 1},  {6, 9, 2, 5, 6, 10, 4},
+    {6, 10, 5, 5, 6, 7, 1}, {6, 7, 6, 5, 6, 6, 0},
+};
+
+static void test_needs_update_matches_heats_scenarios(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(needs_cases) / sizeof(needs_cases[0]); i++) {
+        const long long *c = needs_cases[i];
+        if (cv_scaling_needs_update(c[0], c[1], c[2]) != (c[3] != 0))
+            fail_msg("needs_update(%lld, %lld, %lld) is not %lld", c[0], c[1], c[2], c[3]);
+    }
+}
+
+static void test_next_batch_matches_heats_scenarios(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(batch_cases) / sizeof(batch_cases[0]); i++) {
+        const long long *c = batch_cases[i];
+        long long size, batch;
+        cv_scaling_next_batch(c[0], c[1], c[2], c[3], c[4], &size, &batch);
+        if (size != c[5] || batch != c[6])
+            fail_msg("%lld_%lld_%lld_%lld_%lld: got (%lld, %lld), expected (%lld, %lld)", c[0],
+                     c[1], c[2], c[3], c[4], size, batch, c[5], c[6]);
+    }
+}
+
+/* Heat's _get_batches: 4 members, 2 at a time, 3 kept in service — the
+ * group grows to 6, stays there while replacing, and shrinks back. */
+static void test_batches_of_a_rolling_update(void **state)
+{
+    (void)state;
+    json_t *b = cv_scaling_batches(4, 4, 2, 3);
+    char *text = json_dumps(b, JSON_COMPACT);
+    assert_string_equal(text, "[[5,2],[5,2],[4,0]]");
+    free(text);
+    json_decref(b);
+    b = cv_scaling_batches(3, 3, 1, 0);
+    text = json_dumps(b, JSON_COMPACT);
+    assert_string_equal(text, "[[3,1],[3,1],[3,1]]");
+    free(text);
+    json_decref(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -105,6 +176,9 @@ int main(void)
         cmocka_unit_test(test_scaling_is_allowed_without_a_cooldown_on),
         cmocka_unit_test(test_a_cooldown_on_refuses_with_heats_reason),
         cmocka_unit_test(test_a_scaling_in_progress_refuses_first),
+        cmocka_unit_test(test_needs_update_matches_heats_scenarios),
+        cmocka_unit_test(test_next_batch_matches_heats_scenarios),
+        cmocka_unit_test(test_batches_of_a_rolling_update),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
