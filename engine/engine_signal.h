@@ -20,10 +20,10 @@ typedef struct signal_job {
     char token[160];
     cv_lease_keeper_t *keeper; /* renews the lease while it is held */
     cv_record_t rec;
-    cv_rstate_t st;  /* the version the signals were applied to */
-    json_t *applied; /* {"id", "state", "status", "reason"} per signal */
-    bool changed;    /* some signal was applied: the record's data changed */
-    int publishing;  /* OBSERVE jobs not yet acknowledged */
+    cv_rstate_t st;   /* the version the signals were applied to */
+    json_t *applied;  /* {"id", "state", "status", "reason"} per signal */
+    bool changed;     /* some signal was applied: the record's data changed */
+    int publishing;   /* OBSERVE jobs not yet acknowledged */
     json_t *forwards; /* {"id", "ref", "details"}: signals to pass on */
     size_t forwarded; /* how many of them are in Redis and published */
     bool converge;    /* a signal asked for an update traversal */

@@ -35,8 +35,7 @@ long long cv_scaling_new_capacity(long long current, double adjustment, const ch
  * in `reason` ("due to scaling activity" while the previous scaling has not
  * ended, "due to cooldown, cooldown N" before data.cooldown_end).
  */
-int cv_scaling_allowed(const json_t *data, double now, double cooldown, char *reason,
-                       size_t size);
+int cv_scaling_allowed(const json_t *data, double now, double cooldown, char *reason, size_t size);
 
 /*
  * Heat's rolling_update.py, the batch arithmetic of a rolling update (a

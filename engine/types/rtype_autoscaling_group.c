@@ -44,8 +44,8 @@ static const cv_prop_schema_t asg_props[] = {
      "{\"min_in_service\": 0, \"max_batch_size\": 1, \"pause_time\": 0}", true},
 };
 
-static const char *const asg_attrs[] = {"outputs", "outputs_list", "current_size", "refs",
-                                        "refs_map", NULL};
+static const char *const asg_attrs[] = {"outputs", "outputs_list", "current_size",
+                                        "refs",    "refs_map",     NULL};
 
 /* ---- validation ---- */
 
@@ -56,8 +56,9 @@ static int out_of_range(const json_t *props, const char *key, long long min, con
     const json_t *v = json_object_get(props, key);
     if (!json_is_integer(v) || json_integer_value(v) >= min)
         return 0;
-    return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s.%s: %lld is out of range (min: %lld, max: None)",
-                     where, key, (long long)json_integer_value(v), min);
+    return cv_seterr(errstr, errsz, CV_EVALIDATE,
+                     "%s.%s: %lld is out of range (min: %lld, max: None)", where, key,
+                     (long long)json_integer_value(v), min);
 }
 
 static int check_rolling_updates(const json_t *ru, const char *where, char *errstr, size_t errsz)
@@ -71,8 +72,8 @@ static int check_rolling_updates(const json_t *ru, const char *where, char *errs
         while (i < 3 && strcmp(key, keys[i]))
             i++;
         if (i == 3)
-            return cv_seterr(errstr, errsz, CV_EVALIDATE,
-                             "%s.rolling_updates: Unknown Property %s", where, key);
+            return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s.rolling_updates: Unknown Property %s",
+                             where, key);
         if (!cv_is_intrinsic(v) && !json_is_number(v))
             return cv_seterr(errstr, errsz, CV_EVALIDATE,
                              "%s.rolling_updates.%s: Value must be a number", where, key);
@@ -99,7 +100,8 @@ static int asg_validate(const json_t *props, const char *where, char *errstr, si
     if (json_is_object(ru) && !cv_is_intrinsic(ru) &&
         (rc = check_rolling_updates(ru, where, errstr, errsz)) != 0)
         return rc;
-    const json_t *min = json_object_get(props, "min_size"), *max = json_object_get(props, "max_size");
+    const json_t *min = json_object_get(props, "min_size"),
+                 *max = json_object_get(props, "max_size");
     if (!json_is_integer(min) || !json_is_integer(max))
         return 0; /* computed: checked once resolved */
     if (json_integer_value(max) < json_integer_value(min))
@@ -256,7 +258,8 @@ static void finished_scaling(cv_rstate_t *st, bool size_changed)
     const json_t *scaling = json_object_get(st->data, "scaling");
     if (size_changed) {
         const json_t *c = json_object_get(scaling, "cooldown");
-        double cooldown = sanitized(c && !json_is_null(c) ? c : json_object_get(st->props, "cooldown"));
+        double cooldown =
+            sanitized(c && !json_is_null(c) ? c : json_object_get(st->props, "cooldown"));
         double end = st->now + cooldown, was = cv__rtype_data_number(st->data, "cooldown_end", 0);
         json_object_set_new(st->data, "cooldown_end", json_real(end > was ? end : was));
     }
@@ -276,8 +279,8 @@ static cv_observed_t asg_observe(cv_rstate_t *st, cv_action_t action)
 /* Heat's NoActionRequired: the signal is taken and changes nothing. */
 static int no_action(cv_rstate_t *st, const char *why)
 {
-    snprintf(st->reason, sizeof(st->reason),
-             "The resource %s could not perform scaling action: %s", st->resource_name, why);
+    snprintf(st->reason, sizeof(st->reason), "The resource %s could not perform scaling action: %s",
+             st->resource_name, why);
     return 0;
 }
 
@@ -300,13 +303,13 @@ static int asg_signal(cv_rstate_t *st, const json_t *details, char *errstr, size
     if (!st->props)
         return 0; /* convergectl's check before sending: the form is right */
     const json_t *names = json_object_get(st->data, "names");
-    long long current = (long long)cv__rtype_data_number(st->data, "capacity",
-                                                         (double)json_array_size(names));
+    long long current =
+        (long long)cv__rtype_data_number(st->data, "capacity", (double)json_array_size(names));
     const json_t *step = json_object_get(s, "min_adjustment_step");
-    long long capacity = cv_scaling_new_capacity(
-        current, json_number_value(adjustment), type,
-        json_is_integer(step) ? (long long)json_integer_value(step) : 0,
-        prop_int(st->props, "min_size"), prop_int(st->props, "max_size"));
+    long long capacity =
+        cv_scaling_new_capacity(current, json_number_value(adjustment), type,
+                                json_is_integer(step) ? (long long)json_integer_value(step) : 0,
+                                prop_int(st->props, "min_size"), prop_int(st->props, "max_size"));
     if (capacity == current) {
         snprintf(st->reason, sizeof(st->reason),
                  "%s NOT performing scaling adjustment, as there is no change in capacity.",

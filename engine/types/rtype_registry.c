@@ -10,8 +10,8 @@
 #include <string.h>
 
 static const cv_rtype_t *const builtin_types[] = {
-    &cv__rtype_none,           &cv__rtype_test_resource,  &cv__rtype_random_string,
-    &cv__rtype_value,          &cv__rtype_resource_group, &cv__rtype_wait_condition_handle,
+    &cv__rtype_none,           &cv__rtype_test_resource,     &cv__rtype_random_string,
+    &cv__rtype_value,          &cv__rtype_resource_group,    &cv__rtype_wait_condition_handle,
     &cv__rtype_wait_condition, &cv__rtype_autoscaling_group, &cv__rtype_scaling_policy,
 };
 

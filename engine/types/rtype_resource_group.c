@@ -118,7 +118,8 @@ static json_t *next_blacklist(const json_t *props, const json_t *data)
                 snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(entry));
                 name = num;
             }
-            if (name && (cv__group_contains(names, name) || cv__group_contains(old, name)) && !cv__group_contains(bl, name))
+            if (name && (cv__group_contains(names, name) || cv__group_contains(old, name)) &&
+                !cv__group_contains(bl, name))
                 json_array_append_new(bl, json_string(name));
         }
     }

@@ -12,9 +12,9 @@
 
 bool cv_scaling_type_known(const char *type)
 {
-    static const char *const types[] = {CV_SCALING_CHANGE, CV_SCALING_EXACT, CV_SCALING_PERCENT,
-                                        "ChangeInCapacity", "ExactCapacity",
-                                        "PercentChangeInCapacity"};
+    static const char *const types[] = {CV_SCALING_CHANGE,  CV_SCALING_EXACT,
+                                        CV_SCALING_PERCENT, "ChangeInCapacity",
+                                        "ExactCapacity",    "PercentChangeInCapacity"};
     for (size_t i = 0; type && i < sizeof(types) / sizeof(types[0]); i++)
         if (strcmp(type, types[i]) == 0)
             return true;
@@ -56,8 +56,7 @@ long long cv_scaling_new_capacity(long long current, double adjustment, const ch
     return capacity;
 }
 
-int cv_scaling_allowed(const json_t *data, double now, double cooldown, char *reason,
-                       size_t size)
+int cv_scaling_allowed(const json_t *data, double now, double cooldown, char *reason, size_t size)
 {
     if (json_object_get(data, "scaling")) {
         snprintf(reason, size, "due to scaling activity");
@@ -65,8 +64,8 @@ int cv_scaling_allowed(const json_t *data, double now, double cooldown, char *re
     }
     if (now < cv__rtype_data_number(data, "cooldown_end", 0)) {
         char text[64];
-        json_t *n = cooldown == floor(cooldown) ? json_integer((json_int_t)cooldown)
-                                                : json_real(cooldown);
+        json_t *n =
+            cooldown == floor(cooldown) ? json_integer((json_int_t)cooldown) : json_real(cooldown);
         cv_format_number(n, text, sizeof(text));
         json_decref(n);
         snprintf(reason, size, "due to cooldown, cooldown %s", text);

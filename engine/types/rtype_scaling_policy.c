@@ -123,11 +123,11 @@ static int policy_signal(cv_rstate_t *st, const json_t *details, char *errstr, s
         signal_text(details, st->reason, sizeof(st->reason));
         return 0;
     }
-    json_t *scaling = json_pack(
-        "{s:O, s:O, s:O?, s:O?, s:s}", "adjustment", json_object_get(p, "scaling_adjustment"),
-        "adjustment_type", json_object_get(p, "adjustment_type"), "min_adjustment_step",
-        json_object_get(p, "min_adjustment_step"), "cooldown", json_object_get(p, "cooldown"),
-        "policy", st->resource_name);
+    json_t *scaling = json_pack("{s:O, s:O, s:O?, s:O?, s:s}", "adjustment",
+                                json_object_get(p, "scaling_adjustment"), "adjustment_type",
+                                json_object_get(p, "adjustment_type"), "min_adjustment_step",
+                                json_object_get(p, "min_adjustment_step"), "cooldown",
+                                json_object_get(p, "cooldown"), "policy", st->resource_name);
     const char *ref = json_string_value(json_object_get(p, "auto_scaling_group_id"));
     if (!scaling || !ref) {
         json_decref(scaling);

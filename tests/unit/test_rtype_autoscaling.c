@@ -113,12 +113,12 @@ static void test_group_bounds_are_checked_with_heats_messages(void **state)
     assert_refused(asg(), "{'min_size': -1, 'max_size': 3, " MEMBER "}",
                    "resources.g.properties.min_size: -1 is out of range (min: 0, max: None)");
     assert_refused(asg(), "{'min_size': 1, " MEMBER "}", "max_size");
-    assert_refused(asg(),
-                   "{'min_size': 1, 'max_size': 3, 'rolling_updates': {'max_batch_size': 0}, " MEMBER
-                   "}",
-                   "rolling_updates.max_batch_size: 0 is out of range (min: 1, max: None)");
-    json_t *ok = props_of(asg(), "{'min_size': 1, 'max_size': 3, 'desired_capacity': 3, " MEMBER
-                                 "}");
+    assert_refused(
+        asg(),
+        "{'min_size': 1, 'max_size': 3, 'rolling_updates': {'max_batch_size': 0}, " MEMBER "}",
+        "rolling_updates.max_batch_size: 0 is out of range (min: 1, max: None)");
+    json_t *ok =
+        props_of(asg(), "{'min_size': 1, 'max_size': 3, 'desired_capacity': 3, " MEMBER "}");
     assert_json(json_object_get(ok, "rolling_updates"),
                 "{'min_in_service': 0, 'max_batch_size': 1, 'pause_time': 0}");
     json_decref(ok);
@@ -206,8 +206,7 @@ static void test_an_update_without_desired_keeps_the_size_within_new_bounds(void
     (void)state;
     json_t *data = json_object();
     define("{'min_size': 1, 'max_size': 5, 'desired_capacity': 4, " MEMBER "}", data);
-    assert_json(define("{'min_size': 1, 'max_size': 5, " MEMBER "}", data),
-                "['0', '1', '2', '3']");
+    assert_json(define("{'min_size': 1, 'max_size': 5, " MEMBER "}", data), "['0', '1', '2', '3']");
     assert_json(define("{'min_size': 1, 'max_size': 2, " MEMBER "}", data), "['2', '3']");
     json_decref(data);
 }
@@ -352,8 +351,8 @@ static void test_no_change_in_capacity_is_no_action(void **state)
     assert_int_equal(adjust(&st, "{'scaling': {'adjustment': 1, 'adjustment_type': "
                                  "'change_in_capacity'}}"),
                      0);
-    assert_string_equal(st.reason,
-                        "asg NOT performing scaling adjustment, as there is no change in capacity.");
+    assert_string_equal(
+        st.reason, "asg NOT performing scaling adjustment, as there is no change in capacity.");
     assert_null(json_object_get(st.data, "converge"));
     clear(&st);
 }
