@@ -1,6 +1,10 @@
 /*
- * Template files: found, read, keyed and checked to lie inside the root
- * template's folder (the submit tool uploads nothing else).
+ * Template files and get_file files: found, read, keyed and checked to lie
+ * inside the root template's folder (the submit tool uploads nothing else).
+ * A template file is uploaded as its tree, a get_file file as its text;
+ * both are keyed by their path relative to the root template's folder, and
+ * the template is rewritten to name that key, as Heat's client rewrites
+ * them to the URLs it uploads under.
  */
 #include "cli_files.h"
 
@@ -26,22 +30,23 @@ static int collect(walk_t *w, const char *fname, const char *dir, json_t *tree);
 static int resolve(const walk_t *w, const char *fname, const char *where, const char *dir,
                    const char *type, char *key, size_t keysz, char *real)
 {
+    const char *what = strstr(where, "get_file") ? "get_file file" : "template file";
     if (type[0] == '/' || strstr(type, "://"))
         return cli_fail(CLI_USAGE,
-                        "%s: %s: template file \"%s\": only paths relative to the template are "
+                        "%s: %s: %s \"%s\": only paths relative to the template are "
                         "uploaded",
-                        fname, where, type);
+                        fname, where, what, type);
     char joined[PATH_MAX * 2];
     snprintf(joined, sizeof(joined), "%s/%s%s%s", w->root, dir, dir[0] ? "/" : "", type);
     if (!realpath(joined, real))
-        return cli_fail(CLI_USAGE, "%s: %s: cannot read template file \"%s\": %s", fname, where,
-                        type, strerror(errno));
+        return cli_fail(CLI_USAGE, "%s: %s: cannot read %s \"%s\": %s", fname, where, what, type,
+                        strerror(errno));
     size_t n = strlen(w->root);
     if (strncmp(real, w->root, n) != 0 || real[n] != '/')
         return cli_fail(CLI_USAGE,
-                        "%s: %s: template file \"%s\" is outside the template's folder %s; "
+                        "%s: %s: %s \"%s\" is outside the template's folder %s; "
                         "refused",
-                        fname, where, type, w->root);
+                        fname, where, what, type, w->root);
     snprintf(key, keysz, "%s", real + n + 1);
     return CLI_OK;
 }
@@ -58,6 +63,11 @@ static int take_file(walk_t *w, const char *fname, const char *where, const char
     if (rc)
         return rc;
     json_object_set_new(holder, "type", json_string(key));
+    if (json_is_string(json_object_get(w->files, key)))
+        return cli_fail(CLI_USAGE,
+                        "%s: %s: \"%s\" is read by get_file too; a file is either a "
+                        "template or get_file's text",
+                        fname, where, type);
     if (json_object_get(w->files, key))
         return CLI_OK; /* read already: a loop is the validator's to name */
     json_t *child = NULL;
@@ -75,14 +85,72 @@ static int take_file(walk_t *w, const char *fname, const char *where, const char
     return collect(w, key, child_dir, child);
 }
 
+/* Uploads the file a {get_file: "path"} call names, as text, and rewrites
+ * the call to name its key. A computed argument is left to the engine,
+ * which refuses it (Heat's client cannot upload it either). */
+static int take_text(walk_t *w, const char *fname, const char *where, const char *dir, json_t *call)
+{
+    const char *path = json_string_value(json_object_get(call, "get_file"));
+    if (!path)
+        return CLI_OK;
+    char key[PATH_MAX], real[PATH_MAX];
+    int rc = resolve(w, fname, where, dir, path, key, sizeof(key), real);
+    if (rc)
+        return rc;
+    json_object_set_new(call, "get_file", json_string(key));
+    const json_t *known = json_object_get(w->files, key);
+    if (json_is_object(known))
+        return cli_fail(CLI_USAGE,
+                        "%s: %s: \"%s\" is a template file too; a file is either a "
+                        "template or get_file's text",
+                        fname, where, path);
+    if (known)
+        return CLI_OK;
+    size_t len;
+    char *text = cli_read_file(real, &len);
+    if (!text)
+        return CLI_USAGE;
+    json_t *s = json_stringn(text, len);
+    free(text);
+    if (!s)
+        return cli_fail(CLI_USAGE, "%s: %s: get_file file \"%s\" is not UTF-8 text", fname, where,
+                        path);
+    json_object_set_new(w->files, key, s);
+    return CLI_OK;
+}
+
+/* Every get_file call in `v` (resources and outputs: conditions cannot
+ * call it). */
+static int take_texts(walk_t *w, const char *fname, const char *where, const char *dir, json_t *v)
+{
+    if (cv_is_intrinsic(v) && json_object_get(v, "get_file"))
+        return take_text(w, fname, where, dir, v);
+    int rc = CLI_OK;
+    size_t i;
+    json_t *item;
+    json_array_foreach(v, i, item)
+    {
+        if (rc == CLI_OK)
+            rc = take_texts(w, fname, where, dir, item);
+    }
+    const char *key;
+    json_object_foreach(v, key, item)
+    {
+        if (rc == CLI_OK)
+            rc = take_texts(w, fname, where, dir, item);
+    }
+    return rc;
+}
+
 static int collect(walk_t *w, const char *fname, const char *dir, json_t *tree)
 {
     json_t *resources = json_object_get(tree, "resources");
     const char *name;
     json_t *def;
-    int rc = CLI_OK;
-    if (!json_is_object(resources))
-        return CLI_OK;
+    int rc = take_texts(w, fname, "get_file", dir, resources);
+    rc = rc ? rc : take_texts(w, fname, "get_file", dir, json_object_get(tree, "outputs"));
+    if (rc || !json_is_object(resources))
+        return rc;
     json_object_foreach(resources, name, def)
     {
         if (rc || !json_is_object(def))

@@ -168,6 +168,8 @@ int cv_check_act(const cv_msg_t *job, const cv_record_t *rec, cv_check_outcome_t
     /* A delete names the child the record names; a create or update the one
      * the type named. */
     bool deleting = out->kind == CV_CHECK_DELETE_CURRENT;
+    if (!deleting && out->facade && st->data)
+        json_object_set(st->data, "facade", out->facade);
     return plan(ud, out->child_op, deleting ? rec->physical_id : st->physical_id, out->type_name,
                 deleting ? NULL : out->props, st->data, out->child_token, st->reason,
                 sizeof(st->reason));

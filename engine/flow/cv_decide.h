@@ -144,6 +144,10 @@ typedef struct cv_check_outcome {
     bool nested;
     char child_op[8];
     char child_token[96];
+    /* A nested type: what the child's resource_facade reads, {"metadata",
+     * "deletion_policy", "update_policy"} resolved; put into the version's
+     * data ("facade") for the type's definition. NULL for other types. */
+    json_t *facade;
 } cv_check_outcome_t;
 
 /* Decides what a CHECK job does. Always fills `out` (clear it with

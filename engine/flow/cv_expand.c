@@ -14,8 +14,11 @@ json_t *cv_expand_rdef(const cv_tpl_resource_t *res)
                           res->properties, "deletion_policy", res->deletion_policy, "metadata",
                           res->metadata, "depends", deps);
     const cv_rtype_t *type = cv_rtype_lookup(res->type);
-    if (d && type && type->nested)
+    if (d && type && type->nested) {
         json_object_set_new(d, "nested", json_true());
+        /* What resource_facade reads besides metadata and deletion_policy. */
+        json_object_set(d, "update_policy", res->update_policy);
+    }
     return d;
 }
 

@@ -313,6 +313,32 @@ static void fetch_referenced(finish_ctx_t *ctx)
     json_decref(names);
 }
 
+/* The outputs as the template's conditions leave them for these
+ * parameters (a disabled output is null, an `if` took its branch); the
+ * section as written if the template no longer parses, which the
+ * traversal's expansion has already reported. */
+static json_t *outputs_that_run(const json_t *tpl, const json_t *params, redisReply *rep)
+{
+    json_t *files = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_FILES), 0, NULL);
+    cv_tpl_opts_t opts = {.files = files,
+                          .depth = atoi(cv_reply_str(rep, CV_STACK_DEFINITION_R_DEPTH))};
+    cv_template_t *parsed = NULL;
+    char err[512];
+    json_t *outputs = NULL;
+    if (tpl &&
+        cv_template_from_json_opts(tpl, "template", params, &opts, &parsed, err, sizeof(err)) == 0)
+        outputs = json_incref(parsed->outputs);
+    else
+        outputs = json_incref(json_object_get(tpl, "outputs"));
+    cv_template_free(parsed);
+    json_decref(files);
+    if (!json_is_object(outputs)) {
+        json_decref(outputs);
+        outputs = json_object();
+    }
+    return outputs;
+}
+
 static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
 {
     finish_ctx_t *ctx = ud;
@@ -335,15 +361,11 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
         return;
     }
     json_t *tpl = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_TEMPLATE), 0, NULL);
-    ctx->outputs = json_incref(json_object_get(tpl, "outputs"));
-    json_decref(tpl);
-    if (!json_is_object(ctx->outputs)) {
-        json_decref(ctx->outputs);
-        ctx->outputs = json_object();
-    }
     ctx->params = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_PARAMS), 0, NULL);
     if (!ctx->params)
         ctx->params = json_object();
+    ctx->outputs = outputs_that_run(tpl, ctx->params, rep);
+    json_decref(tpl);
     cv_record_pseudo_params(ctx->params, ctx->stack, ctx->name);
     ctx->resources = json_object();
     fetch_referenced(ctx);

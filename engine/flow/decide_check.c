@@ -35,8 +35,9 @@ void cv_check_outcome_clear(cv_check_outcome_t *out)
     json_decref(out->events);
     json_decref(out->deletes);
     json_decref(out->restored);
+    json_decref(out->facade);
     free(out->pass);
-    out->props = out->old = out->events = out->deletes = out->restored = NULL;
+    out->props = out->old = out->events = out->deletes = out->restored = out->facade = NULL;
     out->pass = NULL;
 }
 
@@ -134,6 +135,30 @@ static json_t *desired_properties(const cv_check_input_t *in, const cv_rtype_t *
     return props;
 }
 
+/* What a nested type's child reads through resource_facade: the
+ * resource's metadata and update_policy resolved like its properties, and
+ * its deletion_policy (Heat's ResourceFacade). */
+static json_t *facade(const cv_check_input_t *in, char *err, size_t errsz)
+{
+    char where[CV_NAME_MAX + 32];
+    parents_t parents = {in->sp};
+    cv_resolve_ctx_t rctx = {in->params, lookup_parent, &parents};
+    snprintf(where, sizeof(where), "resources.%s.metadata", in->job->resource);
+    json_t *meta =
+        cv_intrinsic_resolve(json_object_get(in->rdef, "metadata"), &rctx, where, err, errsz);
+    snprintf(where, sizeof(where), "resources.%s.update_policy", in->job->resource);
+    const json_t *up = json_object_get(in->rdef, "update_policy");
+    json_t *update =
+        meta && up ? cv_intrinsic_resolve(up, &rctx, where, err, errsz) : json_object();
+    const char *policy = json_string_value(json_object_get(in->rdef, "deletion_policy"));
+    json_t *f = meta && update ? json_pack("{s:O, s:s, s:O}", "metadata", meta, "deletion_policy",
+                                           policy ? policy : "Delete", "update_policy", update)
+                               : NULL;
+    json_decref(meta);
+    json_decref(update);
+    return f;
+}
+
 /* The recorded version, as an entry of the replaced-versions list. */
 static json_t *version_entry(const cv_record_t *rec)
 {
@@ -160,6 +185,8 @@ static bool nested_template_changed(const cv_check_input_t *in, const cv_check_o
         return false;
     json_t *data = json_deep_copy(in->rec->data), *tpl = NULL, *params = NULL;
     char err[256], digest[24] = "";
+    if (data && out->facade)
+        json_object_set(data, "facade", out->facade);
     if (out->type->nested->definition(out->type_name, out->props, in->files, data, &tpl, &params,
                                       err, sizeof(err)) == 0)
         cv_check_template_digest(tpl, in->files, digest);
@@ -272,6 +299,10 @@ static void decide_update(const cv_check_input_t *in, cv_check_outcome_t *out)
         return;
     char err[1024];
     out->props = desired_properties(in, out->type, err, sizeof(err));
+    if (out->props && out->type->nested && !(out->facade = facade(in, err, sizeof(err)))) {
+        json_decref(out->props);
+        out->props = NULL;
+    }
     if (!out->props) {
         fail(out, default_action(in), "%s", err);
         return;
@@ -347,7 +378,8 @@ static int plan_replaced(const cv_check_input_t *in, cv_check_outcome_t *out)
             continue;
         }
         if (!cv_rtype_lookup(json_string_value(json_object_get(e, "type")))) {
-            fail(out, "DELETE", "resources.%s: unknown resource type", in->job->resource);
+            fail(out, "DELETE", "resources.%s: The Resource Type (%s) could not be found.",
+                 in->job->resource, json_string_value(json_object_get(e, "type")));
             return -1;
         }
         json_t *copy = json_deep_copy(e);
@@ -412,7 +444,7 @@ static bool find_type(const cv_check_input_t *in, cv_check_outcome_t *out)
     snprintf(out->type_name, sizeof(out->type_name), "%s", type ? type : "");
     out->type = cv_rtype_lookup(out->type_name);
     if (!out->type) {
-        fail(out, default_action(in), "resources.%s: unknown resource type \"%s\"",
+        fail(out, default_action(in), "resources.%s: The Resource Type (%s) could not be found.",
              in->job->resource, out->type_name);
         return false;
     }

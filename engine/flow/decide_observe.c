@@ -96,7 +96,7 @@ static void wait_until(cv_observe_outcome_t *out, double retry_at, double now)
 
 static void unknown_type(char *why, size_t size, const char *type_name)
 {
-    snprintf(why, size, "unknown resource type \"%s\"", type_name ? type_name : "");
+    snprintf(why, size, "The Resource Type (%s) could not be found.", type_name ? type_name : "");
 }
 
 /* ---- before looking ---- */

@@ -35,6 +35,7 @@ void cv__path_pop(cv__path_t *p, size_t len);
 /* Versions compare as yyyymmdd integers: features arrive in dated releases. */
 enum {
     CV__V20130523 = 20130523,
+    CV__V20141016 = 20141016,
     CV__V20150430 = 20150430,
     CV__V20151015 = 20151015,
     CV__V20160408 = 20160408,
@@ -42,13 +43,15 @@ enum {
     CV__V20170224 = 20170224,
     CV__V20170901 = 20170901,
     CV__V20180302 = 20180302,
+    CV__V20180831 = 20180831,
+    CV__V20210416 = 20210416,
 };
 
 typedef struct cv__tpl_ctx {
     const char *fname;
     long version;             /* yyyymmdd */
     const json_t *param_defs; /* the parameters section; {} when absent */
-    const json_t *resources;  /* the resources section; {} when absent */
+    const json_t *resources;  /* the resources that run (conditions applied); {} when none */
     cv_tpl_opts_t opts;       /* files and nesting depth */
     char *errstr;
     size_t errstr_size;
@@ -75,6 +78,36 @@ json_t *cv__param_to_boolean(const json_t *v);
 
 /* A parameter value for an error message: "******" when hidden. */
 void cv__param_shown(const json_t *v, bool hidden, char *out, size_t size);
+
+/* The conditions of a template being parsed (template_conditions.c). */
+typedef struct cv__conds {
+    const cv__tpl_ctx_t *ctx;
+    const cv_template_t *tpl; /* its parameters are what conditions read */
+    const json_t *defs;       /* the conditions section; {} when absent */
+    json_t *values;           /* name -> true / false, or null while being evaluated */
+    json_t *empty;
+} cv__conds_t;
+
+/* Checks the conditions section of `root` and evaluates every condition
+ * with tpl->parameters; clear `c` afterwards, whatever it returns. */
+int cv__conds_init(cv__conds_t *c, const cv__tpl_ctx_t *ctx, const json_t *root,
+                   const cv_template_t *tpl);
+void cv__conds_clear(cv__conds_t *c);
+
+/* A `condition:` of a resource or output, or the first argument of `if`:
+ * a name, a boolean or a condition expression, evaluated into *out. */
+int cv__cond_value(cv__conds_t *c, const json_t *cond, const char *where, bool *out);
+
+/*
+ * The template as it runs (template_running.c): evaluates the conditions
+ * section with tpl->parameters and returns, as new trees, the resources
+ * section without the resources whose condition is false and the outputs
+ * section with the value of those whose condition is false set to null;
+ * in them every `if` replaced by the branch it takes, every get_file by the
+ * file's text, and `condition` keys removed.
+ */
+int cv__tpl_conditions(const cv__tpl_ctx_t *ctx, const json_t *root, const cv_template_t *tpl,
+                       json_t **resources, json_t **outputs);
 
 /* Resources section: fills tpl->resources. */
 int cv__tpl_resources(const cv__tpl_ctx_t *ctx, cv_template_t *tpl);
@@ -136,6 +169,10 @@ typedef enum {
     CV__FN_DIGEST,
     CV__FN_REPEAT,
     CV__FN_MAKE_URL,
+    CV__FN_FILTER,
+    CV__FN_CONTAINS,
+    CV__FN_RESOURCE_FACADE,
+    CV__FN_YAQL,
     CV__FN_UNSUPPORTED /* a Heat function we do not implement */
 } cv__fn_t;
 
@@ -188,9 +225,52 @@ bool cv__url_port_ok(const json_t *port, char *text, size_t size, char *msg, siz
 /* The same for intrinsic_digest.c. */
 json_t *cv__fn_digest(const json_t *args, size_t *budget, char *msg, size_t msg_size);
 
+/* The value at the path args[from...] below `v` (intrinsic_paths.c), or
+ * NULL; get_param also reads a numeric string as an index
+ * (`numeric_strings`). A character picked out of a string is a new value,
+ * handed back in *made for the caller to release (NULL otherwise). */
+const json_t *cv__path_walk(const json_t *v, const json_t *args, size_t from, bool numeric_strings,
+                            json_t **made);
+
 /* The size a copy of `v` counts against the budget, counted until it
  * passes `limit`. */
 size_t cv__resolved_size(const json_t *v, size_t limit);
+
+/*
+ * yaql (yaql.c): evaluates `expression` with `$` bound to {"data": data},
+ * for the subset of yaql that Heat's own tests use. NULL with a message in
+ * `msg` for a bad expression, a failed evaluation, or a construct outside
+ * the subset ("yaql expression not supported: <construct>").
+ */
+json_t *cv__yaql_eval(const char *expression, const json_t *data, char *msg, size_t msg_size);
+/* Parses and checks `expression` only: 0, or -1 with the message. */
+int cv__yaql_check(const char *expression, char *msg, size_t msg_size);
+/* Heat's messages for the yaql function's arguments. */
+#define CV__YAQL_USAGE                                                                             \
+    "\"yaql\" syntax should be yaql:\n              expression: $.data.var1.sum()\n              " \
+    "data:\n                var1: [3, 2, 1]"
+#define CV__YAQL_NOT_MAP "Arguments to \"yaql\" must be a map."
+#define CV__YAQL_NOT_STRING "The \"expression\" argument to yaql must contain a string."
+/* The yaql function over resolved arguments (intrinsic.c's contract). */
+json_t *cv__fn_yaql(const json_t *args, size_t *budget, char *msg, size_t msg_size);
+
+/* Python's == (1 == 1.0, True == 1, containers item by item), `value in
+ * sequence` (a list's items or a substring) and truth, as Heat's functions
+ * see JSON values. */
+bool cv__py_equal(const json_t *a, const json_t *b);
+bool cv__py_in(const json_t *value, const json_t *seq);
+bool cv__py_truthy(const json_t *v);
+
+/* resource_facade (template_facade.c): whether `arg` is one of what a
+ * facade has, and Heat's message when it is not. */
+bool cv__facade_key(const json_t *arg);
+#define CV__FACADE_USAGE                                                                           \
+    "Incorrect arguments to \"resource_facade\" should be one of: metadata, deletion_policy, "     \
+    "update_policy"
+
+/* filter and contains (intrinsic_lists.c), like the functions above. */
+json_t *cv__fn_filter(const json_t *args, size_t *budget, char *msg, size_t msg_size);
+json_t *cv__fn_contains(const json_t *args, char *msg, size_t msg_size);
 
 /* ---------------------------------------------------------------- scalars */
 

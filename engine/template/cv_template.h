@@ -3,11 +3,13 @@
  *
  * Owns: loading YAML/JSON text into a jansson tree (with line numbers in
  * syntax errors), the HOT sections (heat_template_version, description,
- * parameters, resources, outputs), parameter typing and constraints, the
- * intrinsic functions (get_param, get_resource, get_attr, str_replace,
- * list_join), dependency extraction and whole-template validation against
- * the resource-type registry (cv_rtype.h) and the dependency graph
- * (cv_graph.h).
+ * parameters, conditions, resources, outputs), parameter typing and
+ * constraints, conditions and the functions decided when the template is
+ * parsed with its parameters (if, get_file), the intrinsic functions
+ * resolved at run time (get_param, get_resource, get_attr, str_replace,
+ * list_join, ..., filter, contains, yaql), dependency extraction and
+ * whole-template validation against the resource-type registry
+ * (cv_rtype.h) and the dependency graph (cv_graph.h).
  *
  * Pure logic: no I/O besides what the caller hands in as text.
  * Every error message names where it is ("resources.web.properties.length")
@@ -25,10 +27,15 @@ typedef struct cv_tpl_resource {
     json_t *properties;    /* as written: intrinsics unresolved; {} when absent */
     json_t *metadata;      /* {} when absent */
     char *deletion_policy; /* "Delete" (default), "Retain" or "Snapshot" */
+    json_t *update_policy; /* as written: intrinsics unresolved; {} when absent */
     char **depends;        /* depends_on ∪ get_resource/get_attr targets; sorted, unique */
     size_t ndepends;
 } cv_tpl_resource_t;
 
+/* The template as it runs with its parameter values: a resource whose
+ * condition is false is not among `resources`, an output whose condition
+ * is false has the value null, every `if` took its branch and every
+ * get_file is the file's text. */
 typedef struct cv_template {
     char *version;                /* canonical dated version, e.g. "2018-08-31" */
     char *description;            /* "" when absent */

@@ -1,10 +1,11 @@
 /*
  * intrinsic — evaluating get_param, get_resource, get_attr, str_replace and
  * list_join, with Heat's semantics; the functions that build lists
- * (str_split, list_concat...), maps (map_merge, map_replace), repeat,
- * make_url and digest are in intrinsic_lists.c, intrinsic_maps.c,
- * intrinsic_repeat.c, intrinsic_url.c and intrinsic_digest.c, called from
- * here.
+ * (str_split, list_concat, filter, contains...), maps (map_merge,
+ * map_replace), repeat, make_url, digest and yaql are in intrinsic_lists.c,
+ * intrinsic_maps.c, intrinsic_repeat.c, intrinsic_url.c,
+ * intrinsic_digest.c and yaql.c, called from here, and the paths of
+ * get_param and get_attr in intrinsic_paths.c.
  *
  * Arguments are evaluated before the function that receives them, so calls
  * nest freely ({str_replace: {params: {$ip: {get_attr: [...]}}}}). Every
@@ -66,48 +67,6 @@ static json_t *fail_got(resolver_t *r, const char *fn, const char *what, const j
     return fail(r, "%s: %s, got %s", fn, what, shown);
 }
 
-/* ---------------------------------------------------------------- paths */
-
-/* An index as Python reads one: negative counts from the end. */
-static bool list_index(const json_t *list, json_int_t i, size_t *out)
-{
-    json_int_t n = (json_int_t)json_array_size(list);
-    if (i < 0)
-        i += n;
-    if (i < 0 || i >= n)
-        return false;
-    *out = (size_t)i;
-    return true;
-}
-
-/* One step of a get_param / get_attr path, or NULL when there is nothing
- * there. get_param also reads a numeric string as a list index. */
-static const json_t *step(const json_t *v, const json_t *key, bool numeric_strings)
-{
-    size_t at;
-    if (json_is_object(v))
-        return json_is_string(key) ? json_object_get(v, json_string_value(key)) : NULL;
-    if (!json_is_array(v))
-        return NULL;
-    if (json_is_integer(key))
-        return list_index(v, json_integer_value(key), &at) ? json_array_get(v, at) : NULL;
-    if (numeric_strings && json_is_string(key)) {
-        const char *s = json_string_value(key);
-        char *end;
-        long long i = strtoll(s, &end, 10);
-        if (*s && *end == '\0' && list_index(v, i, &at))
-            return json_array_get(v, at);
-    }
-    return NULL;
-}
-
-static const json_t *walk(const json_t *v, const json_t *args, size_t from, bool numeric_strings)
-{
-    for (size_t i = from; v && i < json_array_size(args); i++)
-        v = step(v, json_array_get(args, i), numeric_strings);
-    return v;
-}
-
 /* ---------------------------------------------------------------- budget */
 
 /* The size of a copy of `v`, counted until it passes `limit`. */
@@ -164,9 +123,12 @@ static json_t *get_param(resolver_t *r, const json_t *args)
     const json_t *value = json_object_get(r->ctx->parameters, json_string_value(name));
     if (!value)
         return fail(r, "get_param: parameter \"%s\" is not available", json_string_value(name));
+    json_t *made = NULL;
     if (json_is_array(args))
-        value = walk(value, args, 1, true);
-    return value ? copy_value(r, "get_param", value) : json_string("");
+        value = cv__path_walk(value, args, 1, true, &made);
+    json_t *out = value ? copy_value(r, "get_param", value) : json_string("");
+    json_decref(made);
+    return out;
 }
 
 static int lookup(resolver_t *r, const char *fn, const char *name, const char **id,
@@ -193,9 +155,24 @@ static json_t *get_resource(resolver_t *r, const json_t *args)
     return id ? json_string(id) : json_null();
 }
 
+/* get_attr [R] (Heat from 2015-10-15, checked at validation): every
+ * attribute of R, as a map. */
+static json_t *get_all_attrs(resolver_t *r, const json_t *name)
+{
+    const char *id;
+    const json_t *attrs;
+    if (!json_is_string(name))
+        return fail_got(r, "get_attr", "resource and attribute must be strings", name);
+    if (lookup(r, "get_attr", json_string_value(name), &id, &attrs))
+        return NULL;
+    return json_is_object(attrs) ? copy_value(r, "get_attr", attrs) : json_object();
+}
+
 static json_t *get_attr(resolver_t *r, const json_t *args)
 {
     const json_t *name = json_array_get(args, 0), *attr = json_array_get(args, 1);
+    if (json_is_array(args) && json_array_size(args) == 1)
+        return get_all_attrs(r, name);
     if (!json_is_array(args) || json_array_size(args) < 2)
         return fail_got(r, "get_attr", "expected a list [resource, attribute, key/index...]", args);
     if (!json_is_string(name) || !json_is_string(attr))
@@ -204,8 +181,12 @@ static json_t *get_attr(resolver_t *r, const json_t *args)
     const json_t *attrs;
     if (lookup(r, "get_attr", json_string_value(name), &id, &attrs))
         return NULL;
-    const json_t *value = walk(json_object_get(attrs, json_string_value(attr)), args, 2, false);
-    return value ? copy_value(r, "get_attr", value) : json_null();
+    json_t *made = NULL;
+    const json_t *value =
+        cv__path_walk(json_object_get(attrs, json_string_value(attr)), args, 2, false, &made);
+    json_t *out = value ? copy_value(r, "get_attr", value) : json_null();
+    json_decref(made);
+    return out;
 }
 
 /* ---------------------------------------------------------------- strings */
@@ -548,6 +529,12 @@ static json_t *built(resolver_t *r, cv__fn_t fn, const char *name, const json_t 
         out = cv__fn_repeat(args, &r->budget, msg, sizeof(msg));
     else if (fn == CV__FN_MAKE_URL)
         out = cv__fn_make_url(args, &r->budget, msg, sizeof(msg));
+    else if (fn == CV__FN_FILTER)
+        out = cv__fn_filter(args, &r->budget, msg, sizeof(msg));
+    else if (fn == CV__FN_CONTAINS)
+        out = cv__fn_contains(args, msg, sizeof(msg));
+    else if (fn == CV__FN_YAQL)
+        out = cv__fn_yaql(args, &r->budget, msg, sizeof(msg));
     else
         out = cv__fn_list_concat(name, args, fn == CV__FN_LIST_CONCAT_UNIQUE, &r->budget, msg,
                                  sizeof(msg));
@@ -593,6 +580,10 @@ static json_t *resolve(resolver_t *r, const json_t *expr)
         break;
     case CV__FN_LIST_JOIN:
         out = list_join(r, args);
+        break;
+    case CV__FN_RESOURCE_FACADE:
+        /* Replaced when the child stack is planned (template_facade.c). */
+        out = fail(r, "resource_facade: this stack has no parent resource");
         break;
     default:
         out = built(r, fn, name, args);

@@ -87,6 +87,36 @@ static int check_get_param(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path
     return json_is_array(arg) ? check_path_items(ctx, arg, 1, path, self, "get_param") : 0;
 }
 
+/* Where Heat says a reference is: "r.Properties.p[0]" for
+ * "resources.r.properties.p[0]" (heat/engine/rsrc_defn.py names the
+ * sections as CloudFormation does); outputs are validated without a path
+ * in Heat, which says "unknown". */
+static void heat_key(const cv__path_t *path, const char *self, char *out, size_t size)
+{
+    static const struct {
+        const char *ours, *heat;
+    } sections[] = {{"properties", "Properties"},
+                    {"metadata", "Metadata"},
+                    {"update_policy", "UpdatePolicy"},
+                    {"deletion_policy", "DeletionPolicy"}};
+    size_t skip = strlen("resources.") + (self ? strlen(self) : 0);
+    if (!self || strncmp(path->buf, "resources.", 10) != 0 || path->len <= skip ||
+        path->buf[skip] != '.') {
+        snprintf(out, size, "unknown");
+        return;
+    }
+    const char *rest = path->buf + skip + 1;
+    for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+        size_t n = strlen(sections[i].ours);
+        if (strncmp(rest, sections[i].ours, n) == 0 &&
+            (rest[n] == '\0' || rest[n] == '.' || rest[n] == '[')) {
+            snprintf(out, size, "%s.%s%s", self, sections[i].heat, rest + n);
+            return;
+        }
+    }
+    snprintf(out, size, "%s.%s", self, rest);
+}
+
 /* The resource a get_resource / get_attr names must exist and not be the
  * resource making the reference: that would be a dependency on itself. */
 static int check_target(const cv__tpl_ctx_t *ctx, const char *target, cv__path_t *path,
@@ -95,9 +125,12 @@ static int check_target(const cv__tpl_ctx_t *ctx, const char *target, cv__path_t
     if (self && strcmp(target, self) == 0)
         return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
                            "%s: resource \"%s\" cannot refer to itself", fn, target);
-    if (!json_object_get(ctx->resources, target))
-        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "%s: resource \"%s\" does not exist", fn,
-                           target);
+    if (!json_object_get(ctx->resources, target)) {
+        char key[1100];
+        heat_key(path, self, key, sizeof(key));
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
+                           "The specified reference \"%s\" (in %s) is incorrect.", target, key);
+    }
     return 0;
 }
 
@@ -116,15 +149,16 @@ static int check_attribute(const cv__tpl_ctx_t *ctx, const char *target, const c
     const char *type = json_string_value(json_object_get(def, "type"));
     if (type && !cv__tpl_has_attr(ctx, type, def, attr))
         return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
-                           "get_attr: unknown attribute \"%s\" of resource \"%s\" (type %s)", attr,
-                           target, type);
+                           "The Referenced Attribute (%s %s) is incorrect.", target, attr);
     return 0;
 }
 
 static int check_get_attr(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t *path,
                           const char *self)
 {
-    if (!json_is_array(arg) || json_array_size(arg) < 2)
+    /* [resource] alone, every attribute, from 2015-10-15 (GetAttAllAttributes). */
+    bool all = json_array_size(arg) == 1 && ctx->version >= CV__V20151015;
+    if (!json_is_array(arg) || (json_array_size(arg) < 2 && !all))
         return fn_err(ctx, path, "get_attr", "expected a list [resource, attribute, key/index...]",
                       arg);
     const json_t *target = json_array_get(arg, 0), *attr = json_array_get(arg, 1);
@@ -133,6 +167,8 @@ static int check_get_attr(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_
     if (!json_is_string(target))
         return fn_err(ctx, path, "get_attr", "the resource must be named by a string", target);
     int rc = check_target(ctx, json_string_value(target), path, self, "get_attr");
+    if (rc == 0 && all)
+        return 0;
     if (rc == 0 && json_is_string(attr))
         rc = check_attribute(ctx, json_string_value(target), json_string_value(attr), path);
     else if (rc == 0 && cv__fn_of(attr, &fn, &fn_arg) != CV__FN_NONE)
@@ -425,6 +461,78 @@ static int check_make_url(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_
     return check_args(ctx, arg, path, self);
 }
 
+/* filter and contains: Heat checks the number of arguments when it parses
+ * the call; what they hold is checked once resolved. */
+static int check_pair(const cv__tpl_ctx_t *ctx, cv__fn_t fn, const json_t *arg, cv__path_t *path,
+                      const char *self)
+{
+    const char *name;
+    const json_t *fn_arg;
+    if (cv__fn_of(arg, &name, &fn_arg) != CV__FN_NONE)
+        return check_args(ctx, arg, path, self);
+    if (fn == CV__FN_FILTER && !json_is_array(arg))
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "Argument to \"filter\" must be a list");
+    if (fn == CV__FN_FILTER && json_array_size(arg) != 2)
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
+                           "\"filter\" expected 2 arguments of the form [values, sequence] but "
+                           "got %zu arguments instead",
+                           json_array_size(arg));
+    if (fn == CV__FN_CONTAINS && (!json_is_array(arg) || json_array_size(arg) == 0))
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
+                           "Incorrect arguments to \"contains\" should be: \"contains\" : [ "
+                           "\"value1\", [ \"value1\", \"value2\"]]");
+    if (fn == CV__FN_CONTAINS && json_array_size(arg) != 2)
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
+                           "Arguments to \"contains\" must be of the form: [value1, [value1, "
+                           "value2]]");
+    return check_args(ctx, arg, path, self);
+}
+
+/* yaql: Heat checks the keys when it parses the call and a literal
+ * expression when it validates; so do we, and refuse what the subset of
+ * yaql.c does not cover before anything runs. */
+static int check_yaql(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t *path,
+                      const char *self)
+{
+    const char *key;
+    const json_t *v;
+    bool bad_key = false;
+    if (!json_is_object(arg) || cv_is_intrinsic(arg))
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "yaql: " CV__YAQL_NOT_MAP);
+    json_object_foreach((json_t *)arg, key, v)
+    {
+        bad_key = bad_key || (strcmp(key, "expression") != 0 && strcmp(key, "data") != 0);
+    }
+    const json_t *expression = json_object_get(arg, "expression");
+    if (bad_key || !expression)
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "yaql: " CV__YAQL_USAGE);
+    const char *fn;
+    const json_t *fn_arg;
+    if (cv__fn_of(expression, &fn, &fn_arg) == CV__FN_NONE && !json_is_string(expression))
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "yaql: " CV__YAQL_NOT_STRING);
+    char msg[400];
+    if (json_is_string(expression) &&
+        cv__yaql_check(json_string_value(expression), msg, sizeof(msg)) != 0)
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "yaql: %s", msg);
+    return check_args(ctx, arg, path, self);
+}
+
+/* The CloudFormation functions Heat's HOT tables mark Removed (hot_funcs.
+ * Removed), from the version that removed each; Heat refuses them with its
+ * own words. */
+static bool removed_from_hot(const cv__tpl_ctx_t *ctx, const char *name)
+{
+    static const char *const removed_2014[] = {
+        "Fn::GetAZs",          "Fn::Join",           "Fn::Split", "Fn::Replace", "Fn::Base64",
+        "Fn::MemberListToMap", "Fn::ResourceFacade", "Ref"};
+    if (strcmp(name, "Fn::Select") == 0)
+        return ctx->version >= CV__V20151015;
+    for (size_t i = 0; i < sizeof(removed_2014) / sizeof(removed_2014[0]); i++)
+        if (strcmp(name, removed_2014[i]) == 0)
+            return ctx->version >= CV__V20141016;
+    return false;
+}
+
 static int check_data(const cv__tpl_ctx_t *ctx, const json_t *v, cv__path_t *path, const char *self)
 {
     int rc = 0;
@@ -486,7 +594,23 @@ int cv__tpl_check_intrinsics(const cv__tpl_ctx_t *ctx, const json_t *v, cv__path
         return check_make_url(ctx, arg, path, self);
     case CV__FN_MAP_REPLACE:
         return check_map_replace(ctx, arg, path, self);
+    case CV__FN_FILTER:
+    case CV__FN_CONTAINS:
+        return check_pair(ctx, fn, arg, path, self);
+    case CV__FN_YAQL:
+        return check_yaql(ctx, arg, path, self);
+    case CV__FN_RESOURCE_FACADE:
+        if (!cv__facade_key(arg))
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__FACADE_USAGE);
+        if (ctx->opts.depth == 0)
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
+                               "resource_facade: only the template of a template resource has a "
+                               "parent resource to read");
+        return 0;
     case CV__FN_UNSUPPORTED:
+        if (removed_from_hot(ctx, name))
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
+                               "The function %s is not supported in this version of HOT.", name);
         return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "function %s is not supported", name);
     default:
         return check_data(ctx, v, path, self);

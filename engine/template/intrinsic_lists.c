@@ -1,7 +1,7 @@
 /*
- * intrinsic_lists — str_split, list_concat and list_concat_unique, with
- * Heat's semantics (heat/engine/hot/functions.py: StrSplit, ListConcat,
- * ListConcatUnique).
+ * intrinsic_lists — str_split, list_concat, list_concat_unique, filter and
+ * contains, with Heat's semantics (heat/engine/hot/functions.py: StrSplit,
+ * ListConcat, ListConcatUnique, Filter, Contains).
  *
  * These build new lists out of values the resolver has already computed,
  * so they are plain functions of their arguments: no lookups, no location
@@ -264,4 +264,60 @@ json_t *cv__fn_list_concat(const char *fn, const json_t *args, bool unique, size
         return cv__fn_fail(msg, msg_size, "out of memory");
     *budget -= (json_array_size(out) + 1) * CV__NODE_BYTES;
     return out;
+}
+
+/* ---------------------------------------------------------------- filter */
+
+/* Heat's Filter.result: an empty sequence or no values give the sequence
+ * back as it is; otherwise the items of the sequence not among the values. */
+json_t *cv__fn_filter(const json_t *args, size_t *budget, char *msg, size_t msg_size)
+{
+    if (!json_is_array(args))
+        return cv__fn_fail(msg, msg_size, "Argument to \"filter\" must be a list");
+    if (json_array_size(args) != 2)
+        return cv__fn_fail(msg, msg_size,
+                           "\"filter\" expected 2 arguments of the form [values, sequence] but "
+                           "got %zu arguments instead",
+                           json_array_size(args));
+    const json_t *values = json_array_get(args, 0), *seq = json_array_get(args, 1);
+    if (!cv__py_truthy(seq))
+        return json_incref((json_t *)seq);
+    if (!json_is_array(seq))
+        return cv__fn_fail(msg, msg_size, "\"filter\" only works with lists");
+    if (!cv__py_truthy(values))
+        return json_incref((json_t *)seq);
+    if (!json_is_array(values))
+        return cv__fn_fail(msg, msg_size, "\"filter\" filters a list of values");
+    json_t *out = json_array();
+    for (size_t i = 0; out && i < json_array_size(seq); i++) {
+        const json_t *item = json_array_get(seq, i);
+        if (cv__py_in(item, values))
+            continue;
+        size_t size = cv__resolved_size(item, *budget);
+        if (size > *budget) {
+            json_decref(out);
+            return cv__fn_too_large(msg, msg_size, "filter");
+        }
+        *budget -= size;
+        json_array_append(out, (json_t *)item);
+    }
+    return out ? out : cv__fn_fail(msg, msg_size, "out of memory");
+}
+
+/* ---------------------------------------------------------------- contains */
+
+json_t *cv__fn_contains(const json_t *args, char *msg, size_t msg_size)
+{
+    if (!json_is_array(args) || json_array_size(args) == 0)
+        return cv__fn_fail(msg, msg_size,
+                           "Incorrect arguments to \"contains\" should be: \"contains\" : [ "
+                           "\"value1\", [ \"value1\", \"value2\"]]");
+    if (json_array_size(args) != 2)
+        return cv__fn_fail(msg, msg_size,
+                           "Arguments to \"contains\" must be of the form: [value1, [value1, "
+                           "value2]]");
+    const json_t *seq = json_array_get(args, 1);
+    if (!json_is_array(seq) && !json_is_string(seq))
+        return cv__fn_fail(msg, msg_size, "Second argument to \"contains\" should be a sequence.");
+    return json_boolean(cv__py_in(json_array_get(args, 0), seq));
 }

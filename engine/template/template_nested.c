@@ -133,7 +133,8 @@ static int check_group(const cv__tpl_ctx_t *ctx, const json_t *props, const char
         return cv__tpl_err(ctx, CV_EVALIDATE, at,
                            "template file \"%s\" was not uploaded with the stack", type);
     if (!cv__tpl_type_known(ctx, type))
-        return cv__tpl_err(ctx, CV_EVALIDATE, at, "unknown resource type \"%s\"", type);
+        return cv__tpl_err(ctx, CV_EVALIDATE, at, "The Resource Type (%s) could not be found.",
+                           type);
     int rc = check_depth(ctx, at, "the group's members");
     const json_t *mprops = json_object_get(def, "properties");
     if (rc || cv_is_intrinsic(mprops))

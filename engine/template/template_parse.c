@@ -93,9 +93,6 @@ static int check_sections(const cv__tpl_ctx_t *ctx, const json_t *root)
         return cv__tpl_err(
             ctx, CV_EVALIDATE, "conditions",
             "the conditions section needs heat_template_version 2016-10-14 or later");
-    if (conditions && !json_is_null(conditions) &&
-        !(json_is_object(conditions) && json_object_size(conditions) == 0))
-        return cv__tpl_err(ctx, CV_EVALIDATE, "conditions", "conditions are not supported");
     return 0;
 }
 
@@ -173,11 +170,10 @@ static int check_output_keys(const cv__tpl_ctx_t *ctx, const char *where, const 
     json_object_foreach((json_t *)def, key, v)
     {
         bool conditional = strcmp(key, "condition") == 0 && ctx->version >= CV__V20161014;
-        if (conditional && !json_is_null(v))
-            return cv__tpl_err(ctx, CV_EVALIDATE, where, "conditions are not supported");
         if (!conditional && strcmp(key, "value") != 0 && strcmp(key, "description") != 0)
-            return cv__tpl_err(ctx, CV_EVALIDATE, where,
-                               "unknown key \"%s\" (allowed: value, description)", key);
+            return cv__tpl_err(
+                ctx, CV_EVALIDATE, where, "unknown key \"%s\" (allowed: value, %s)", key,
+                ctx->version >= CV__V20161014 ? "description, condition" : "description");
     }
     const json_t *desc = json_object_get(def, "description");
     if (desc && !json_is_null(desc) && !json_is_string(desc))
@@ -211,11 +207,10 @@ static int parse_output(const cv__tpl_ctx_t *ctx, const char *name, const json_t
     return !out || json_object_set_new(outputs, name, out) ? CV_ENOMEM : 0;
 }
 
-static int parse_outputs(const cv__tpl_ctx_t *ctx, const json_t *root, cv_template_t *tpl)
+static int parse_outputs(const cv__tpl_ctx_t *ctx, const json_t *outputs, cv_template_t *tpl)
 {
-    const json_t *outputs;
-    int rc = section(ctx, root, "outputs", JSON_OBJECT, &outputs);
-    if (rc == 0 && !(tpl->outputs = json_object()))
+    int rc = 0;
+    if (!(tpl->outputs = json_object()))
         rc = CV_ENOMEM;
     const char *name;
     const json_t *def;
@@ -246,25 +241,33 @@ static int parse_all(cv__tpl_ctx_t *ctx, const json_t *root, const json_t *param
                      tpl_impl_t *impl)
 {
     cv_template_t *tpl = &impl->pub;
-    const json_t *params, *resources;
+    const json_t *params, *resources, *outputs;
     int rc = parse_version(ctx, root, tpl);
     rc = rc ? rc : check_sections(ctx, root);
     rc = rc ? rc : parse_description(ctx, root, tpl);
     rc = rc ? rc : section(ctx, root, "parameters", JSON_OBJECT, &params);
     rc = rc ? rc : section(ctx, root, "resources", JSON_OBJECT, &resources);
+    rc = rc ? rc : section(ctx, root, "outputs", JSON_OBJECT, &outputs);
     if (rc)
         return rc;
     json_t *empty = json_object();
     if (!empty)
         return CV_ENOMEM;
     ctx->param_defs = params ? params : empty;
-    ctx->resources = resources ? resources : empty;
+    ctx->resources = empty;
+    /* What runs: the resources and outputs as the conditions leave them. */
+    json_t *kept_resources = NULL, *kept_outputs = NULL;
     rc = cv__tpl_params(ctx, param_values, tpl);
     rc = rc ? rc : check_groups(ctx, root);
+    rc = rc ? rc : cv__tpl_conditions(ctx, root, tpl, &kept_resources, &kept_outputs);
+    if (rc == 0)
+        ctx->resources = kept_resources;
     rc = rc ? rc : cv__tpl_resources(ctx, tpl);
-    rc = rc ? rc : parse_outputs(ctx, root, tpl);
+    rc = rc ? rc : parse_outputs(ctx, kept_outputs, tpl);
     rc = rc ? rc : cv__tpl_check_cycles(ctx, tpl);
     rc = rc ? rc : build_index(impl);
+    json_decref(kept_resources);
+    json_decref(kept_outputs);
     json_decref(empty);
     return rc;
 }
@@ -326,6 +329,7 @@ void cv_template_free(cv_template_t *tpl)
         free(r->type);
         json_decref(r->properties);
         json_decref(r->metadata);
+        json_decref(r->update_policy);
         free(r->deletion_policy);
         for (size_t j = 0; j < r->ndepends; j++)
             free(r->depends[j]);

@@ -62,8 +62,9 @@ static int check_keys(const cv__tpl_ctx_t *ctx, const char *where, const json_t 
         if (i == n)
             return cv__tpl_err(ctx, CV_EVALIDATE, where,
                                "unknown key \"%s\" (allowed: type, properties, metadata, "
-                               "depends_on, deletion_policy, update_policy, description)",
-                               key);
+                               "depends_on, deletion_policy, update_policy, description%s)",
+                               key,
+                               ctx->version >= CV__V20161014 ? ", condition, external_id" : "");
     }
     return 0;
 }
@@ -81,7 +82,8 @@ static int check_type(const cv__tpl_ctx_t *ctx, const char *where, const json_t 
         return cv__tpl_err(ctx, CV_EVALIDATE, where,
                            "template file \"%s\" was not uploaded with the stack", name);
     if (!cv__tpl_type_known(ctx, name))
-        return cv__tpl_err(ctx, CV_EVALIDATE, where, "unknown resource type \"%s\"", name);
+        return cv__tpl_err(ctx, CV_EVALIDATE, where, "The Resource Type (%s) could not be found.",
+                           name);
     return 0;
 }
 
@@ -140,8 +142,7 @@ static int check_depends_on(const cv__tpl_ctx_t *ctx, const char *self, const js
                                self);
         if (!json_object_get(ctx->resources, dep))
             return cv__tpl_err(ctx, CV_EVALIDATE, where,
-                               "resource \"%s\" depends on \"%s\", which does not exist", self,
-                               dep);
+                               "The specified reference \"%s\" (in %s) is incorrect.", dep, self);
     }
     return 0;
 }
@@ -195,11 +196,6 @@ static int parse_deletion_policy(const cv__tpl_ctx_t *ctx, const cv_template_t *
 
 static int check_unsupported_keys(const cv__tpl_ctx_t *ctx, const json_t *def, cv__path_t *path)
 {
-    const json_t *cond = json_object_get(def, "condition");
-    if (cond && !json_is_null(cond)) {
-        cv__path_key(path, "condition");
-        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "conditions are not supported");
-    }
     if (json_object_get(def, "external_id")) {
         cv__path_key(path, "external_id");
         return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "external_id is not supported");
@@ -273,7 +269,8 @@ static int parse_resource(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl, co
         return rc;
     res->properties = props ? json_deep_copy(props) : json_object();
     res->metadata = meta ? json_deep_copy(meta) : json_object();
-    if (!res->properties || !res->metadata)
+    res->update_policy = update ? json_deep_copy(update) : json_object();
+    if (!res->properties || !res->metadata || !res->update_policy)
         return CV_ENOMEM;
     rc = check_contents(ctx, tpl, def, res, res->properties);
     const json_t *deps = json_object_get(def, "depends_on");

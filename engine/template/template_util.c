@@ -9,6 +9,7 @@
 #include "cv_error.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,10 @@ static const struct {
     {"digest", CV__FN_DIGEST},
     {"repeat", CV__FN_REPEAT},
     {"make_url", CV__FN_MAKE_URL},
+    {"filter", CV__FN_FILTER},
+    {"contains", CV__FN_CONTAINS},
+    {"resource_facade", CV__FN_RESOURCE_FACADE},
+    {"yaql", CV__FN_YAQL},
 };
 
 /* Whether a one-key map is a function call at all is cv_is_intrinsic()'s
@@ -128,13 +133,16 @@ long cv__fn_since(cv__fn_t fn)
     case CV__FN_MAP_MERGE:
         return CV__V20160408;
     case CV__FN_MAP_REPLACE:
+    case CV__FN_YAQL:
         return CV__V20161014;
     case CV__FN_STR_REPLACE_STRICT:
+    case CV__FN_FILTER:
         return CV__V20170224;
     case CV__FN_LIST_CONCAT:
     case CV__FN_LIST_CONCAT_UNIQUE:
     case CV__FN_STR_REPLACE_VSTRICT:
     case CV__FN_MAKE_URL:
+    case CV__FN_CONTAINS:
         return CV__V20170901;
     default:
         return CV__V20130523;
@@ -210,4 +218,76 @@ char *cv__dump_sorted(const json_t *v)
     /* Without JSON_COMPACT jansson separates with ", " and ": ", which is
      * exactly Python's json.dumps default. */
     return json_dumps(v, JSON_SORT_KEYS | JSON_ENSURE_ASCII | JSON_ENCODE_ANY);
+}
+
+/* ---------------------------------------------------------------- Python values */
+
+/* Python's ==, which Heat's equals and contains use: 1 == 1.0 and
+ * True == 1, maps and lists compared item by item. */
+static bool py_number(const json_t *v, double *out)
+{
+    if (json_is_boolean(v))
+        *out = json_is_true(v) ? 1 : 0;
+    else if (json_is_number(v))
+        *out = json_number_value(v);
+    else
+        return false;
+    return true;
+}
+
+bool cv__py_equal(const json_t *a, const json_t *b)
+{
+    double x, y;
+    if (py_number(a, &x) && py_number(b, &y))
+        return x == y;
+    if (json_typeof(a) != json_typeof(b))
+        return false;
+    if (json_is_array(a)) {
+        if (json_array_size(a) != json_array_size(b))
+            return false;
+        for (size_t i = 0; i < json_array_size(a); i++)
+            if (!cv__py_equal(json_array_get(a, i), json_array_get(b, i)))
+                return false;
+        return true;
+    }
+    if (json_is_object(a)) {
+        const char *key;
+        const json_t *v;
+        if (json_object_size(a) != json_object_size(b))
+            return false;
+        json_object_foreach((json_t *)a, key, v)
+        {
+            const json_t *w = json_object_get(b, key);
+            if (!w || !cv__py_equal(v, w))
+                return false;
+        }
+        return true;
+    }
+    return json_equal(a, b);
+}
+
+/* Python's `value in sequence` for the sequences JSON has: a list's items,
+ * or a substring of a string. */
+bool cv__py_in(const json_t *value, const json_t *seq)
+{
+    if (json_is_string(seq))
+        return json_is_string(value) &&
+               memmem(json_string_value(seq), json_string_length(seq), json_string_value(value),
+                      json_string_length(value)) != NULL;
+    for (size_t i = 0; i < json_array_size(seq); i++)
+        if (cv__py_equal(value, json_array_get(seq, i)))
+            return true;
+    return false;
+}
+
+bool cv__py_truthy(const json_t *v)
+{
+    double x;
+    if (json_is_null(v))
+        return false;
+    if (py_number(v, &x))
+        return x != 0;
+    if (json_is_string(v))
+        return json_string_length(v) > 0;
+    return json_array_size(v) + json_object_size(v) > 0;
 }

@@ -11,6 +11,8 @@
 #include "cv_error.h"
 #include "cv_graph.h"
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,15 +72,65 @@ static int build_graph(const cv_template_t *tpl, cv_graph_t *g)
     return 0;
 }
 
+static bool is_left(const cv_template_t *tpl, const bool *done, const char *name)
+{
+    for (size_t i = 0; i < tpl->nresources; i++)
+        if (!done[i] && strcmp(tpl->resources[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+/* Heat's text for a cycle (heat/engine/dependencies.py): what is left of
+ * the graph once everything that can be ordered is taken away, as
+ * "{a: {b}, b: {a}}", each resource with what it still requires. Only
+ * reached on a cycle, so the quadratic walk costs nothing in the common case. */
+static void heat_cycle_text(const cv_template_t *tpl, char *out, size_t size)
+{
+    bool *done = calloc(tpl->nresources ? tpl->nresources : 1, sizeof(*done));
+    for (bool progress = done != NULL; progress;) {
+        progress = false;
+        for (size_t i = 0; i < tpl->nresources; i++) {
+            const cv_tpl_resource_t *r = &tpl->resources[i];
+            size_t j = 0;
+            while (!done[i] && j < r->ndepends && !is_left(tpl, done, r->depends[j]))
+                j++;
+            if (!done[i] && j == r->ndepends)
+                done[i] = progress = true;
+        }
+    }
+    size_t len = (size_t)snprintf(out, size, "{");
+    for (size_t i = 0; done && i < tpl->nresources && len < size; i++) {
+        const cv_tpl_resource_t *r = &tpl->resources[i];
+        if (done[i])
+            continue;
+        len += (size_t)snprintf(out + len, size - len, "%s%s: {", len > 1 ? ", " : "", r->name);
+        bool first = true;
+        for (size_t j = 0; j < r->ndepends && len < size; j++) {
+            if (!is_left(tpl, done, r->depends[j]))
+                continue;
+            len +=
+                (size_t)snprintf(out + len, size - len, "%s%s", first ? "" : ", ", r->depends[j]);
+            first = false;
+        }
+        if (len < size)
+            len += (size_t)snprintf(out + len, size - len, "}");
+    }
+    if (len < size)
+        snprintf(out + len, size - len, "}");
+    free(done);
+}
+
 int cv__tpl_check_cycles(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl)
 {
     cv_graph_t *g = cv_graph_new();
     int rc = g ? build_graph(tpl, g) : CV_ENOMEM;
     char cycle[512];
     int found = rc == 0 ? cv_graph_find_cycle(g, cycle, sizeof(cycle)) : 0;
-    if (found == CV_ECYCLE)
-        rc = cv__tpl_err(ctx, CV_ECYCLE, "resources", "dependency cycle: %s", cycle);
-    else if (found)
+    if (found == CV_ECYCLE) {
+        char text[700];
+        heat_cycle_text(tpl, text, sizeof(text));
+        rc = cv__tpl_err(ctx, CV_ECYCLE, "resources", "Circular Dependency Found: %s", text);
+    } else if (found)
         rc = found;
     cv_graph_free(g);
     return rc;

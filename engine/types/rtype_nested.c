@@ -126,16 +126,54 @@ cv_observed_t cv__nested_observe_child(cv_rstate_t *st, cv_action_t action,
     return r;
 }
 
+/*
+ * resource_facade (Heat's ResourceFacade) reads the parent resource's
+ * metadata, deletion_policy and update_policy. The engine resolves them
+ * when it plans the child (data.facade) and they are put into the child's
+ * template here, so the child stack holds plain values and needs no way
+ * back to its parent; a changed facade is a changed template, which
+ * updates the child. The template module has refused any other argument.
+ */
+static json_t *put_facade(const json_t *v, const json_t *facade)
+{
+    if (cv_is_intrinsic(v) && json_object_get(v, "resource_facade")) {
+        const json_t *key = json_object_get(v, "resource_facade");
+        const json_t *value =
+            json_is_string(key) ? json_object_get(facade, json_string_value(key)) : NULL;
+        return value ? json_deep_copy(value) : json_null();
+    }
+    if (!json_is_array(v) && !json_is_object(v))
+        return json_incref((json_t *)v);
+    json_t *copy = json_is_array(v) ? json_array() : json_object();
+    size_t i;
+    json_t *item;
+    json_array_foreach(v, i, item)
+    {
+        if (copy && json_array_append_new(copy, put_facade(item, facade)))
+            copy = (json_decref(copy), NULL);
+    }
+    const char *key;
+    json_object_foreach((json_t *)(json_is_object(v) ? v : NULL), key, item)
+    {
+        if (copy && json_object_set_new(copy, key, put_facade(item, facade)))
+            copy = (json_decref(copy), NULL);
+    }
+    return copy;
+}
+
+/* The child's template is the file with the parent's facade put in. */
 static int template_definition(const char *type_name, const json_t *props, const json_t *files,
                                json_t *data, json_t **tpl, json_t **params, char *errstr,
                                size_t errstr_size)
 {
-    (void)data;
     const json_t *file = json_object_get(files, type_name);
     if (!json_is_object(file))
         return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                          "template file \"%s\" was not uploaded with the stack", type_name);
-    *tpl = json_incref((json_t *)file);
+    const json_t *facade = json_object_get(data, "facade");
+    *tpl = facade ? put_facade(file, facade) : json_incref((json_t *)file);
+    if (!*tpl)
+        return cv_seterr(errstr, errstr_size, CV_ENOMEM, "out of memory");
     *params = json_deep_copy(props);
     return *params ? 0 : CV_ENOMEM;
 }

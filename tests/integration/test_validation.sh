@@ -30,7 +30,7 @@ T
 }
 
 test_unknown_resource_type_is_refused() {
-    expect_invalid type 'resources\.a.*unknown resource type.*OS::Nova::Nope' <<'T'
+    expect_invalid type 'resources\.a: The Resource Type \(OS::Nova::Nope\) could not be found\.' <<'T'
 heat_template_version: 2018-08-31
 resources:
   a: {type: OS::Nova::Nope}
@@ -38,7 +38,7 @@ T
 }
 
 test_reference_to_unknown_resource_is_refused() {
-    expect_invalid ref 'resources\.a.*ghost' <<'T'
+    expect_invalid ref 'resources\.a\.properties\.value: The specified reference "ghost" \(in a\.Properties\.value\) is incorrect\.' <<'T'
 heat_template_version: 2018-08-31
 resources:
   a:
@@ -60,7 +60,7 @@ T
 }
 
 test_dependency_cycle_is_named() {
-    expect_invalid cycle 'cycle.*(a -> b -> a|b -> a -> b)' <<'T'
+    expect_invalid cycle 'Circular Dependency Found: \{a: \{b\}, b: \{a\}\}' <<'T'
 heat_template_version: 2018-08-31
 resources:
   a: {type: OS::Heat::None, depends_on: b}
@@ -112,7 +112,7 @@ T
 }
 
 test_unknown_attribute_of_known_type_is_refused() {
-    expect_invalid attr 'resources\.a.*attribute.*nosuch' <<'T'
+    expect_invalid attr 'resources\.a\.properties\.value: The Referenced Attribute \(b nosuch\) is incorrect\.' <<'T'
 heat_template_version: 2018-08-31
 resources:
   b: {type: OS::Heat::RandomString}

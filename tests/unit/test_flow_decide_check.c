@@ -188,7 +188,8 @@ static void test_unknown_type_fails_naming_the_resource_and_type(void **state)
     const cv_check_outcome_t *o = decide(f);
     assert_kind(o, FAIL);
     assert_string_equal(o->status, "CREATE_FAILED");
-    assert_string_equal(o->reason, "resources.r: unknown resource type \"OS::Nova::Nothing\"");
+    assert_string_equal(o->reason,
+                        "resources.r: The Resource Type (OS::Nova::Nothing) could not be found.");
     assert_null(o->type);
 }
 
@@ -604,6 +605,64 @@ static void test_nested_stack_with_the_same_template_is_done(void **state)
     assert_kind(decide(f), DONE);
 }
 
+/* A template resource whose template reads its parent through
+ * resource_facade, defined with metadata {role: get_param role}. */
+#define FACADE_TPL                                                                                 \
+    "{\"heat_template_version\": \"2018-08-31\", \"outputs\": {\"r\": {\"value\": "                \
+    "{\"resource_facade\": \"metadata\"}}}}"
+
+static void define_with_facade(fixture_t *f, const char *role)
+{
+    f->files = f->files ? f->files : json_pack("{s:o}", "server.yaml", tu_json(FACADE_TPL));
+    define(f, "server.yaml", "{}");
+    json_object_set_new(f->rdef, "metadata", json_pack("{s:{s:s}}", "role", "get_param", "role"));
+    json_object_set_new(f->rdef, "deletion_policy", json_string("Retain"));
+    json_object_set_new(f->rdef, "update_policy", json_pack("{s:i}", "batch", 2));
+    json_object_set_new(f->params, "role", json_string(role));
+}
+
+/* The digest a child planned with the facade {metadata: {role: ROLE}} has. */
+static void record_facade_digest(fixture_t *f, const char *role)
+{
+    json_t *data = json_pack("{s:{s:{s:s}, s:s, s:{s:i}}}", "facade", "metadata", "role", role,
+                             "deletion_policy", "Retain", "update_policy", "batch", 2);
+    json_t *tpl = NULL, *params = NULL;
+    char err[256], digest[24];
+    assert_int_equal(cv_rtype_lookup("server.yaml")
+                         ->nested->definition("server.yaml", f->rec.props, f->files, data, &tpl,
+                                              &params, err, sizeof(err)),
+                     0);
+    assert_json(json_object_get(json_object_get(json_object_get(tpl, "outputs"), "r"), "value"),
+                "{\"role\": \"web\"}");
+    cv_check_template_digest(tpl, f->files, digest);
+    json_object_set_new(f->rec.data, "template_digest", json_string(digest));
+    json_decref(data);
+    json_decref(tpl);
+    json_decref(params);
+}
+
+/* Heat's ResourceFacade: metadata and update_policy resolved, the policy. */
+static void test_nested_facade_is_the_resolved_parent_definition(void **state)
+{
+    fixture_t *f = *state;
+    define_with_facade(f, "web");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, CREATE);
+    assert_json(o->facade, "{\"metadata\": {\"role\": \"web\"}, \"deletion_policy\": \"Retain\", "
+                           "\"update_policy\": {\"batch\": 2}}");
+}
+
+static void test_nested_child_reading_a_changed_facade_is_updated(void **state)
+{
+    fixture_t *f = *state;
+    define_with_facade(f, "web");
+    record(f, "CREATE_COMPLETE", "server.yaml", "{}");
+    record_facade_digest(f, "web");
+    assert_kind(decide(f), DONE);
+    define_with_facade(f, "db");
+    assert_kind(decide(f), UPDATE);
+}
+
 /* ---- cleanup nodes ---- */
 
 static void test_cleanup_with_nothing_recorded_does_nothing(void **state)
@@ -628,7 +687,8 @@ static void test_cleanup_of_a_record_of_unknown_type_fails(void **state)
     const cv_check_outcome_t *o = decide(f);
     assert_kind(o, FAIL);
     assert_string_equal(o->status, "DELETE_FAILED");
-    assert_string_equal(o->reason, "resources.r: unknown resource type \"OS::Gone::Type\"");
+    assert_string_equal(o->reason,
+                        "resources.r: The Resource Type (OS::Gone::Type) could not be found.");
 }
 
 static void test_resource_that_left_the_definition_is_deleted(void **state)
@@ -789,7 +849,8 @@ static void test_replaced_version_of_unknown_type_fails(void **state)
     assert_kind(o, FAIL);
     assert_string_equal(o->status, "DELETE_FAILED");
     assert_string_equal(o->action, "DELETE");
-    assert_string_equal(o->reason, "resources.r: unknown resource type");
+    assert_string_equal(o->reason,
+                        "resources.r: The Resource Type (OS::Gone::Type) could not be found.");
 }
 
 static void test_only_replaced_deletes_running_are_observed(void **state)
@@ -875,6 +936,8 @@ int main(void)
         T(test_nested_create_begins_a_child_stack),
         T(test_nested_stack_whose_template_changed_is_updated),
         T(test_nested_stack_with_the_same_template_is_done),
+        T(test_nested_facade_is_the_resolved_parent_definition),
+        T(test_nested_child_reading_a_changed_facade_is_updated),
         T(test_cleanup_with_nothing_recorded_does_nothing),
         T(test_cleanup_of_a_record_of_unknown_type_fails),
         T(test_resource_that_left_the_definition_is_deleted),

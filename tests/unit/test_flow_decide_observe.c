@@ -303,7 +303,8 @@ static void test_unknown_type_fails_the_look(void **state)
     record(f, "CREATE_IN_PROGRESS", "OS::Gone::Type");
     const cv_observe_outcome_t *o = after_looking(f, T0);
     assert_kind(o, FAILED);
-    assert_string_equal(o->reason, "resources.r: unknown resource type \"OS::Gone::Type\"");
+    assert_string_equal(o->reason,
+                        "resources.r: The Resource Type (OS::Gone::Type) could not be found.");
 }
 
 static void test_complete_create_records_attributes_and_passes_them_on(void **state)
@@ -347,7 +348,8 @@ static void test_a_failed_outcome_fails_the_node_with_its_reason(void **state)
     const cv_observe_outcome_t *o = after_looking(f, T0);
     cv_node_failed_t nf = cv_observe_failed_of(&f->job, o, "phys");
     assert_string_equal(nf.status, o->status);
-    assert_string_equal(nf.reason, "resources.r: unknown resource type \"OS::Gone::Type\"");
+    assert_string_equal(nf.reason,
+                        "resources.r: The Resource Type (OS::Gone::Type) could not be found.");
     assert_string_equal(nf.version, "7");
     assert_string_equal(nf.physical_id, "phys");
 }
@@ -471,7 +473,8 @@ static void test_cleanup_replaced_version_of_unknown_type_fails(void **state)
     const cv_observe_outcome_t *o = after_looking(f, T0);
     assert_kind(o, FAILED);
     assert_string_equal(o->status, "CREATE_FAILED"); /* the record's action names it */
-    assert_string_equal(o->reason, "resources.r: unknown resource type \"OS::Gone::Type\"");
+    assert_string_equal(o->reason,
+                        "resources.r: The Resource Type (OS::Gone::Type) could not be found.");
 }
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)

@@ -121,6 +121,27 @@ static void test_get_param_path_walks_maps_and_lists(void **state)
     assert_resolves("{\"get_param\": [\"names\", -1]}", "\"y\"");
 }
 
+/* A string is a sequence to Python: Heat's path picks a character of it. */
+static void test_a_path_index_into_a_string_picks_a_character(void **state)
+{
+    (void)state;
+    assert_resolves("{\"get_param\": [\"name\", 0]}", "\"a\"");
+    assert_resolves("{\"get_param\": [\"name\", \"-1\"]}", "\"p\"");
+    assert_resolves("{\"get_param\": [\"name\", 3]}", "\"\"");
+    assert_resolves("{\"get_attr\": [\"server\", \"name\", 1]}", "\"e\"");
+    assert_resolves("{\"get_attr\": [\"server\", \"name\", \"1\"]}", "null");
+}
+
+/* get_attr [R] (GetAttAllAttributes, 2015-10-15): every attribute. */
+static void test_get_attr_of_a_resource_alone_gives_every_attribute(void **state)
+{
+    (void)state;
+    assert_resolves(
+        "{\"get_attr\": [\"server\"]}",
+        "{\"networks\": {\"private\": [\"10.0.0.1\", \"10.0.0.2\"]}, \"name\": \"web\"}");
+    assert_resolves("{\"get_attr\": [\"disk\"]}", "{}");
+}
+
 static void test_get_param_path_that_is_not_there_gives_an_empty_string(void **state)
 {
     (void)state;
@@ -177,7 +198,7 @@ static void test_get_attr_of_an_unknown_resource_is_an_error(void **state)
     (void)state;
     assert_fails("{\"get_attr\": [\"ghost\", \"x\"]}",
                  "get_attr: resource \"ghost\" is not available");
-    assert_fails("{\"get_attr\": [\"server\"]}", "get_attr: expected a list [resource, attribute");
+    assert_fails("{\"get_attr\": []}", "get_attr: expected a list [resource, attribute");
 }
 
 /* ---------------------------------------------------------------- str_replace */
@@ -404,6 +425,8 @@ int main(void)
         cmocka_unit_test(test_plain_data_resolves_to_an_equal_copy),
         cmocka_unit_test(test_get_param_returns_the_typed_value),
         cmocka_unit_test(test_get_param_path_walks_maps_and_lists),
+        cmocka_unit_test(test_a_path_index_into_a_string_picks_a_character),
+        cmocka_unit_test(test_get_attr_of_a_resource_alone_gives_every_attribute),
         cmocka_unit_test(test_get_param_path_that_is_not_there_gives_an_empty_string),
         cmocka_unit_test(test_get_param_of_an_unknown_parameter_is_an_error),
         cmocka_unit_test(test_get_resource_gives_the_physical_id),

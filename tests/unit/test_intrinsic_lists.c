@@ -150,7 +150,7 @@ static void test_list_concat_is_checked_at_validation(void **state)
     reject_output("2017-09-01", "{list_concat_unique: [[a], b]}",
                   "list_concat_unique: items to concat must be lists, got \"b\"");
     reject_output("2017-09-01", "{list_concat: [[{get_resource: nope}]]}",
-                  "get_resource: resource \"nope\" does not exist");
+                  "The specified reference \"nope\" (in unknown) is incorrect.");
 }
 
 static void test_list_concat_needs_2017_09_01(void **state)

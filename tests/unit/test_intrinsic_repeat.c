@@ -138,7 +138,7 @@ static void test_repeat_is_checked_at_validation(void **state)
                   "the \"for_each\" argument must contain a map");
     reject_output("pike", "{repeat: {template: a}}", "repeat: syntax should be");
     reject_output("pike", "{repeat: {template: {get_attr: [nope, x]}, for_each: {a: [b]}}}",
-                  "get_attr: resource \"nope\" does not exist");
+                  "The specified reference \"nope\" (in unknown) is incorrect.");
 }
 
 static void test_repeat_needs_2015_04_30(void **state)

@@ -101,7 +101,7 @@ static void test_str_replace_strict_is_checked_at_validation(void **state)
     reject_output("pike", "{str_replace_vstrict: {template: a, params: [a]}}",
                   "str_replace_vstrict: params must be a map");
     reject_output("pike", "{str_replace_strict: {template: a, params: {x: {get_resource: nope}}}}",
-                  "get_resource: resource \"nope\" does not exist");
+                  "The specified reference \"nope\" (in unknown) is incorrect.");
 }
 
 static void test_str_replace_strict_needs_2017_02_24_and_vstrict_2017_09_01(void **state)

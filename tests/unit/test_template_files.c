@@ -165,8 +165,8 @@ static void test_cycle_fixture_names_the_ring(void **state)
     cv_template_t *tpl = NULL;
     assert_int_equal(parse_fixture("cycle.yaml", NULL, &tpl), CV_ECYCLE);
     assert_null(tpl);
-    assert_contains(err, "cycle.yaml: resources: dependency cycle: ");
-    assert_contains(err, "first -> second -> third -> first");
+    assert_contains(err, "cycle.yaml: resources: Circular Dependency Found: {first: {third}, "
+                         "second: {first}, third: {second}}");
 }
 
 static void test_unknown_attribute_fixture_names_resource_and_attribute(void **state)
@@ -174,8 +174,8 @@ static void test_unknown_attribute_fixture_names_resource_and_attribute(void **s
     (void)state;
     cv_template_t *tpl = NULL;
     assert_int_equal(parse_fixture("unknown_attr.yaml", NULL, &tpl), CV_EVALIDATE);
-    assert_contains(err, "unknown_attr.yaml: resources.app.properties.value: get_attr: unknown "
-                         "attribute \"password\" of resource \"secret\"");
+    assert_contains(err, "unknown_attr.yaml: resources.app.properties.value: The Referenced "
+                         "Attribute (secret password) is incorrect.");
 }
 
 /* A long chain, as generated stacks have: parsing stays linear and the

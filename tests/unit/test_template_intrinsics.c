@@ -94,7 +94,8 @@ static void test_get_resource_of_an_existing_resource_is_accepted(void **state)
 static void test_get_resource_of_a_missing_resource_is_rejected(void **state)
 {
     (void)state;
-    reject_x("{get_resource: ghost}", "get_resource: resource \"ghost\" does not exist");
+    reject_x("{get_resource: ghost}",
+             "The specified reference \"ghost\" (in web.Properties.x) is incorrect.");
 }
 
 static void test_get_resource_of_itself_is_rejected(void **state)
@@ -129,15 +130,15 @@ static void test_get_attr_show_is_an_attribute_of_every_type(void **state)
 static void test_get_attr_of_an_unknown_attribute_is_rejected(void **state)
 {
     (void)state;
-    reject_x("{get_attr: [pw, output]}",
-             "get_attr: unknown attribute \"output\" of resource \"pw\" (type "
-             "OS::Heat::RandomString)");
+    reject_x("{get_attr: [pw, output]}", "The Referenced Attribute (pw output) is incorrect.");
 }
 
 static void test_get_attr_needs_a_resource_and_an_attribute(void **state)
 {
     (void)state;
-    reject_x("{get_attr: [val]}", "get_attr: expected a list [resource, attribute");
+    accept_x("{get_attr: [val]}"); /* every attribute, from 2015-10-15 */
+    assert_int_not_equal(parse_web("{get_attr: [val]}", "heat_template_version: 2015-04-30\n"), 0);
+    assert_contains(err, "get_attr: expected a list [resource, attribute");
     reject_x("{get_attr: val}", "get_attr: expected a list [resource, attribute");
     reject_x("{get_attr: [val, 3]}", "get_attr: the attribute name must be a string");
 }
@@ -145,7 +146,8 @@ static void test_get_attr_needs_a_resource_and_an_attribute(void **state)
 static void test_get_attr_of_a_missing_resource_is_rejected(void **state)
 {
     (void)state;
-    reject_x("{get_attr: [ghost, show]}", "get_attr: resource \"ghost\" does not exist");
+    reject_x("{get_attr: [ghost, show]}",
+             "The specified reference \"ghost\" (in web.Properties.x) is incorrect.");
 }
 
 static void test_get_attr_of_itself_is_rejected(void **state)
@@ -195,7 +197,7 @@ static void test_str_replace_checks_references_inside_params(void **state)
 {
     (void)state;
     reject_x("{str_replace: {template: a, params: {a: {get_resource: ghost}}}}",
-             "get_resource: resource \"ghost\" does not exist");
+             "The specified reference \"ghost\"");
 }
 
 static void test_str_replace_map_values_need_2015_10_15(void **state)
@@ -238,11 +240,13 @@ static void test_list_join_of_several_lists_needs_2015_10_15(void **state)
 static void test_unsupported_functions_are_named(void **state)
 {
     (void)state;
-    reject_x("{get_file: script.sh}", "function get_file is not supported");
-    reject_x("{yaql: {expression: $.data, data: 1}}", "function yaql is not supported");
-    reject_x("{filter: [[a], [a, b]]}", "function filter is not supported");
-    reject_x("{if: [c, a, b]}", "function if is not supported");
-    reject_x("{'Fn::Select': [0, [a]]}", "function Fn::Select is not supported");
+    reject_x("{'Fn::Select': [0, [a]]}",
+             "The function Fn::Select is not supported in this version of HOT.");
+    reject_x("{Ref: a}", "The function Ref is not supported in this version of HOT.");
+    reject_x("{get_input: a}", "function get_input is not supported");
+    assert_int_not_equal(
+        parse_web("{'Fn::Select': [0, [a]]}", "heat_template_version: 2014-10-16\n"), 0);
+    assert_contains(err, "function Fn::Select is not supported");
 }
 
 static void test_map_of_several_keys_is_plain_data(void **state)
@@ -263,7 +267,7 @@ static void test_error_inside_arguments_is_reported_at_the_call(void **state)
 {
     (void)state;
     reject_x("{list_join: [',', [a, {get_attr: [val, nope]}]]}",
-             "resources.web.properties.x: get_attr: unknown attribute \"nope\"");
+             "resources.web.properties.x: The Referenced Attribute (val nope) is incorrect.");
 }
 
 static void test_metadata_is_checked_too(void **state)
@@ -274,7 +278,8 @@ static void test_metadata_is_checked_too(void **state)
     cv_template_t *tpl = NULL;
     assert_int_not_equal(
         cv_template_parse(doc, strlen(doc), "stack.yaml", NULL, &tpl, err, sizeof(err)), 0);
-    assert_contains(err, "resources.web.metadata.m: get_attr: unknown attribute \"nope\"");
+    assert_contains(err,
+                    "resources.web.metadata.m: The Referenced Attribute (pw nope) is incorrect.");
 }
 
 int main(void)

@@ -246,8 +246,8 @@ static void test_errors_inside_the_nested_template_are_reported_with_its_name(vo
                                  "    properties: {valu: 1}\n",
                              NULL);
     reject(HOT "resources:\n  b: {type: bad.yaml}\n", files,
-           "stack.yaml: resources.b.properties: bad.yaml: resources.x: unknown resource type "
-           "\"Foo::Bar\"",
+           "stack.yaml: resources.b.properties: bad.yaml: resources.x: The Resource Type "
+           "(Foo::Bar) could not be found.",
            NULL);
     reject(HOT "resources:\n  t: {type: typo.yaml}\n", files,
            "stack.yaml: resources.t.properties: typo.yaml: resources.t.properties.valu: unknown "
@@ -305,13 +305,12 @@ static void test_get_attr_on_a_template_resource_names_an_output(void **state)
                    "    properties: {value: {get_attr: [db, addr]}}\n",
            files);
     reject(WITH_DB "outputs:\n  o: {value: {get_attr: [db, output]}}\n", files,
-           "stack.yaml: outputs.o.value: ",
-           "get_attr: unknown attribute \"output\" of resource \"db\" (type db.yaml)");
+           "stack.yaml: outputs.o.value: ", "The Referenced Attribute (db output) is incorrect.");
     reject(WITH_DB "  t:\n"
                    "    type: OS::Heat::TestResource\n"
                    "    properties: {value: {get_attr: [db, name]}}\n",
-           files, "resources.t.properties.value: ",
-           "get_attr: unknown attribute \"name\" of resource \"db\" (type db.yaml)");
+           files,
+           "resources.t.properties.value: ", "The Referenced Attribute (db name) is incorrect.");
 #undef WITH_DB
 }
 
@@ -347,8 +346,8 @@ static void test_two_levels_of_nesting_are_accepted_and_checked(void **state)
                                     "  u: {value: {get_attr: [db, url]}}\n",
                                 "db.yaml", DB_YAML, NULL);
     reject(HOT "resources:\n  app: {type: app.yaml}\n", bad_attr,
-           "resources.app.properties: app.yaml: outputs.u.value: get_attr: unknown attribute "
-           "\"url\" of resource \"db\" (type db.yaml)",
+           "resources.app.properties: app.yaml: outputs.u.value: The Referenced Attribute (db "
+           "url) is incorrect.",
            NULL);
 }
 
@@ -435,7 +434,8 @@ static void test_group_member_of_unknown_type_is_refused(void **state)
 {
     (void)state;
     reject(GROUP_OF("      resource_def: {type: Foo::Bar}\n"), NULL,
-           "stack.yaml: resources.g.properties.resource_def: unknown resource type \"Foo::Bar\"",
+           "stack.yaml: resources.g.properties.resource_def: The Resource Type (Foo::Bar) could "
+           "not be found.",
            NULL);
     reject(GROUP_OF("      resource_def: {type: server.yaml}\n"), NULL,
            "resources.g.properties.resource_def: template file \"server.yaml\" was not uploaded "
@@ -574,11 +574,11 @@ static void test_get_attr_on_a_group(void **state)
     }
     accept(TEST_GROUP "outputs:\n  o: {value: {get_attr: [g, attributes, output]}}\n", NULL);
     reject(TEST_GROUP "outputs:\n  o: {value: {get_attr: [g, ip]}}\n", NULL,
-           "stack.yaml: outputs.o.value: ",
-           "get_attr: unknown attribute \"ip\" of resource \"g\" (type OS::Heat::ResourceGroup)");
+           "stack.yaml: outputs.o.value: ", "The Referenced Attribute (g ip) is incorrect.");
     reject(TEST_GROUP "  t:\n    type: OS::Heat::TestResource\n"
                       "    properties: {value: {get_attr: [g, value]}}\n",
-           NULL, "resources.t.properties.value: get_attr: unknown attribute \"value\"", NULL);
+           NULL, "resources.t.properties.value: The Referenced Attribute (g value) is incorrect.",
+           NULL);
 #undef TEST_GROUP
 }
 
@@ -595,7 +595,7 @@ static void test_get_attr_on_a_group_of_template_resources(void **state)
            files);
     /* TestResource's attribute is not one of server.yaml's outputs. */
     reject(SERVER_GROUP "outputs:\n  o: {value: {get_attr: [g, output]}}\n", files,
-           "outputs.o.value: get_attr: unknown attribute \"output\" of resource \"g\"", NULL);
+           "outputs.o.value: The Referenced Attribute (g output) is incorrect.", NULL);
 #undef SERVER_GROUP
 }
 
@@ -620,9 +620,49 @@ static void test_group_members_count_toward_the_depth_limit(void **state)
     cv_template_free(accept_depth(app, files, 2));
 }
 
+/* ---------------------------------------------------------------- resource_facade */
+
+#define FACADE_CHILD(arg) HOT "outputs:\n  o: {value: {resource_facade: " arg "}}\n"
+
+/* Heat's test_resource_facade: a template resource's template may read its
+ * parent's metadata, deletion_policy and update_policy. */
+static void test_resource_facade_is_accepted_in_a_template_resource(void **state)
+{
+    (void)state;
+    accept(HOT "resources:\n  c: {type: m.yaml}\n",
+           files_of("m.yaml", FACADE_CHILD("metadata"), NULL));
+    accept(HOT "resources:\n  c: {type: d.yaml}\n",
+           files_of("d.yaml", FACADE_CHILD("deletion_policy"), NULL));
+    accept(HOT "resources:\n  c: {type: u.yaml}\n",
+           files_of("u.yaml", FACADE_CHILD("update_policy"), NULL));
+}
+
+/* Heat's test_resource_facade_invalid_arg. */
+static void test_resource_facade_of_anything_else_is_refused(void **state)
+{
+    (void)state;
+    reject(HOT "resources:\n  c: {type: w.yaml}\n",
+           files_of("w.yaml", FACADE_CHILD("wibble"), NULL),
+           "w.yaml: outputs.o.value: Incorrect arguments to \"resource_facade\" should be one of: "
+           "metadata, deletion_policy, update_policy",
+           NULL);
+}
+
+static void test_resource_facade_in_a_stack_of_its_own_is_refused(void **state)
+{
+    (void)state;
+    reject(FACADE_CHILD("metadata"), NULL,
+           "stack.yaml: outputs.o.value: resource_facade: only the template of a template "
+           "resource has a parent resource to read",
+           NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_resource_facade_is_accepted_in_a_template_resource, release),
+        cmocka_unit_test_teardown(test_resource_facade_of_anything_else_is_refused, release),
+        cmocka_unit_test_teardown(test_resource_facade_in_a_stack_of_its_own_is_refused, release),
         cmocka_unit_test_teardown(test_template_resource_with_its_parameters_is_accepted, release),
         cmocka_unit_test_teardown(test_template_file_not_uploaded_is_named, release),
         cmocka_unit_test_teardown(test_unknown_property_of_a_template_resource_is_named, release),

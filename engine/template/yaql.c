@@ -1,0 +1,395 @@
+/*
+ * yaql — the subset of yaql (the query language of Heat's `yaql` function)
+ * that Heat's own tests and documentation use: `$` and `$.key` paths,
+ * `$1` / `$2` in lambdas, numbers and strings, `+` and `-`, the methods
+ * sum, len, contains, select, reduce, mergeWith, min, max, and the
+ * functions int, len, min, max.
+ *
+ * Anything else is refused with "yaql expression not supported: <the
+ * construct>", never evaluated differently from yaql: a template that
+ * needs more fails at validation, with the construct named, rather than
+ * running with a wrong value.
+ *
+ * An expression is parsed into a small tree (yaql_parse.c), then evaluated
+ * here over JSON with `$` bound to {"data": <data>}, as Heat binds it.
+ */
+#include "cv__template_internal.h"
+#include "cv__yaql.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- evaluation */
+
+typedef struct eval {
+    const json_t *vars[3]; /* $ (and $1), $2 */
+    char *msg;
+    size_t msg_size;
+} eval_t;
+
+static json_t *eval(eval_t *e, const cv__yaql_node_t *n);
+
+static json_t *efail(eval_t *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static json_t *efail(eval_t *e, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, e->msg_size, fmt, ap);
+    va_end(ap);
+    return NULL;
+}
+
+/* A number that stays an integer when both sides are. */
+static json_t *number(double d, bool integer)
+{
+    return integer && fabs(d) < 9e15 ? json_integer((json_int_t)d) : json_real(d);
+}
+
+static json_t *add(eval_t *e, const json_t *a, const json_t *b, bool minus)
+{
+    if (json_is_number(a) && json_is_number(b)) {
+        double x = json_number_value(a), y = json_number_value(b);
+        return number(minus ? x - y : x + y, json_is_integer(a) && json_is_integer(b));
+    }
+    if (!minus && json_is_string(a) && json_is_string(b)) {
+        size_t la = json_string_length(a), lb = json_string_length(b);
+        char *buf = malloc(la + lb + 1);
+        if (!buf)
+            return efail(e, "out of memory");
+        memcpy(buf, json_string_value(a), la);
+        memcpy(buf + la, json_string_value(b), lb);
+        json_t *s = json_stringn(buf, la + lb);
+        free(buf);
+        return s;
+    }
+    if (!minus && json_is_array(a) && json_is_array(b)) {
+        json_t *out = json_deep_copy(a);
+        json_array_extend(out, (json_t *)b);
+        return out;
+    }
+    return efail(e, "yaql expression not supported: the operator %c on %s and %s",
+                 minus ? '-' : '+', cv__type_name(a), cv__type_name(b));
+}
+
+static json_t *sum(eval_t *e, const json_t *list)
+{
+    if (!json_is_array(list))
+        return efail(e, "yaql: sum() of %s", cv__type_name(list));
+    double total = 0;
+    bool integer = true;
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const json_t *v = json_array_get(list, i);
+        if (!json_is_number(v))
+            return efail(e, "yaql: sum() of a list holding %s", cv__type_name(v));
+        integer = integer && json_is_integer(v);
+        total += json_number_value(v);
+    }
+    return number(total, integer);
+}
+
+static json_t *len(eval_t *e, const json_t *v)
+{
+    if (json_is_string(v)) {
+        /* Characters, not bytes: count the bytes that start one. */
+        json_int_t n = 0;
+        for (const unsigned char *c = (const unsigned char *)json_string_value(v); *c; c++)
+            n += (*c & 0xC0) != 0x80;
+        return json_integer(n);
+    }
+    if (json_is_array(v) || json_is_object(v))
+        return json_integer((json_int_t)(json_array_size(v) + json_object_size(v)));
+    return efail(e, "yaql: len() of %s", cv__type_name(v));
+}
+
+/* Python's < between two numbers or two strings, as min and max compare. */
+static int compare(eval_t *e, const json_t *a, const json_t *b, bool *ok)
+{
+    *ok = true;
+    if (json_is_number(a) && json_is_number(b))
+        return (json_number_value(a) > json_number_value(b)) -
+               (json_number_value(a) < json_number_value(b));
+    if (json_is_string(a) && json_is_string(b))
+        return strcmp(json_string_value(a), json_string_value(b));
+    *ok = false;
+    efail(e, "yaql: cannot compare %s with %s", cv__type_name(a), cv__type_name(b));
+    return 0;
+}
+
+static json_t *extreme(eval_t *e, const json_t *items, bool want_max)
+{
+    if (!json_is_array(items) || json_array_size(items) == 0)
+        return efail(e, "yaql: %s() of %s", want_max ? "max" : "min",
+                     json_is_array(items) ? "an empty list" : cv__type_name(items));
+    const json_t *best = json_array_get(items, 0);
+    for (size_t i = 1; i < json_array_size(items); i++) {
+        bool ok;
+        int c = compare(e, json_array_get(items, i), best, &ok);
+        if (!ok)
+            return NULL;
+        if (want_max ? c > 0 : c < 0)
+            best = json_array_get(items, i);
+    }
+    return json_incref((json_t *)best);
+}
+
+static json_t *to_int(eval_t *e, const json_t *v)
+{
+    if (json_is_integer(v))
+        return json_incref((json_t *)v);
+    if (json_is_real(v))
+        return json_integer((json_int_t)json_real_value(v));
+    if (json_is_null(v))
+        return json_integer(0);
+    if (json_is_string(v)) {
+        char *end;
+        const char *s = json_string_value(v);
+        long long i = strtoll(s, &end, 10);
+        while (isspace((unsigned char)*end))
+            end++;
+        if (*s && *end == '\0')
+            return json_integer(i);
+    }
+    return efail(e, "yaql: int() of %s", cv__type_name(v));
+}
+
+/* yaql's mergeWith defaults: maps merged key by key, lists joined keeping
+ * the items of the second not already in the first, anything else taken
+ * from the second. */
+static json_t *merge(const json_t *a, const json_t *b)
+{
+    if (json_is_object(a) && json_is_object(b)) {
+        json_t *out = json_deep_copy(a);
+        const char *key;
+        const json_t *v;
+        json_object_foreach((json_t *)b, key, v)
+        {
+            const json_t *old = json_object_get(out, key);
+            json_object_set_new(out, key, old ? merge(old, v) : json_deep_copy(v));
+        }
+        return out;
+    }
+    if (json_is_array(a) && json_is_array(b)) {
+        json_t *out = json_deep_copy(a);
+        for (size_t i = 0; out && i < json_array_size(b); i++)
+            if (!cv__py_in(json_array_get(b, i), out))
+                json_array_append(out, json_array_get(b, i));
+        return out;
+    }
+    return json_deep_copy(b);
+}
+
+/* select(f) and reduce(f): the argument is evaluated per item. */
+static json_t *with_vars(eval_t *e, const cv__yaql_node_t *f, const json_t *a, const json_t *b)
+{
+    eval_t inner = {{a, a, b}, e->msg, e->msg_size};
+    return eval(&inner, f);
+}
+
+static json_t *select_items(eval_t *e, const json_t *list, const cv__yaql_node_t *f)
+{
+    if (!json_is_array(list))
+        return efail(e, "yaql: select() of %s", cv__type_name(list));
+    json_t *out = json_array();
+    for (size_t i = 0; out && i < json_array_size(list); i++) {
+        json_t *v = with_vars(e, f, json_array_get(list, i), NULL);
+        if (!v || json_array_append_new(out, v)) {
+            json_decref(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+static json_t *reduce_items(eval_t *e, const json_t *list, const cv__yaql_node_t *f)
+{
+    if (!json_is_array(list) || json_array_size(list) == 0)
+        return efail(e, "yaql: reduce() of %s",
+                     json_is_array(list) ? "an empty list" : cv__type_name(list));
+    json_t *acc = json_incref(json_array_get(list, 0));
+    for (size_t i = 1; acc && i < json_array_size(list); i++) {
+        json_t *next = with_vars(e, f, acc, json_array_get(list, i));
+        json_decref(acc);
+        acc = next;
+    }
+    return acc;
+}
+
+static json_t *method(eval_t *e, const cv__yaql_node_t *n, const json_t *recv)
+{
+    const char *m = n->name;
+    if (strcmp(m, "select") == 0)
+        return select_items(e, recv, n->args[0]);
+    if (strcmp(m, "reduce") == 0)
+        return reduce_items(e, recv, n->args[0]);
+    json_t *args[CV__YAQL_MAX_ARGS] = {0}, *out = NULL;
+    int i = 0;
+    while (i < n->nargs && (args[i] = eval(e, n->args[i])))
+        i++;
+    if (i == n->nargs) {
+        if (strcmp(m, "sum") == 0)
+            out = sum(e, recv);
+        else if (strcmp(m, "len") == 0)
+            out = len(e, recv);
+        else if (strcmp(m, "contains") == 0 && (json_is_array(recv) || json_is_object(recv)))
+            out = json_boolean(json_is_array(recv)
+                                   ? cv__py_in(args[0], recv)
+                                   : json_is_string(args[0]) &&
+                                         json_object_get(recv, json_string_value(args[0])));
+        else if (strcmp(m, "contains") == 0)
+            out = efail(e, "yaql expression not supported: method contains() of %s",
+                        cv__type_name(recv));
+        else if (strcmp(m, "mergeWith") == 0 && json_is_object(recv) && json_is_object(args[0]))
+            out = merge(recv, args[0]);
+        else if (strcmp(m, "mergeWith") == 0)
+            out = efail(e, "yaql: mergeWith() of %s and %s", cv__type_name(recv),
+                        cv__type_name(args[0]));
+        else if (n->nargs == 0)
+            out = extreme(e, recv, strcmp(m, "max") == 0);
+        else
+            out = efail(e, "yaql expression not supported: method %s() with arguments", m);
+    }
+    for (int j = 0; j < i; j++)
+        json_decref(args[j]);
+    return out;
+}
+
+/* A function: len(x), int(x), min(a, b), max(a, b) and min(list). */
+static json_t *function(eval_t *e, const cv__yaql_node_t *n)
+{
+    json_t *args[CV__YAQL_MAX_ARGS] = {0}, *out = NULL;
+    int i = 0;
+    while (i < n->nargs && (args[i] = eval(e, n->args[i])))
+        i++;
+    if (i == n->nargs) {
+        if (strcmp(n->name, "len") == 0 && n->nargs == 1)
+            out = len(e, args[0]);
+        else if (strcmp(n->name, "int") == 0)
+            out = to_int(e, args[0]);
+        else if (n->nargs == 1)
+            out = extreme(e, args[0], strcmp(n->name, "max") == 0);
+        else {
+            json_t *pair = json_pack("[OO]", args[0], args[1]);
+            out = pair ? extreme(e, pair, strcmp(n->name, "max") == 0) : NULL;
+            json_decref(pair);
+        }
+    }
+    for (int j = 0; j < i; j++)
+        json_decref(args[j]);
+    return out;
+}
+
+static json_t *eval(eval_t *e, const cv__yaql_node_t *n)
+{
+    json_t *recv = NULL, *right = NULL, *out = NULL;
+    switch (n->kind) {
+    case N_DOLLAR:
+        return json_incref((json_t *)e->vars[0]);
+    case N_ARG:
+        if (!e->vars[n->arg])
+            return efail(e, "yaql: $%d is not defined here", n->arg);
+        return json_incref((json_t *)e->vars[n->arg]);
+    case N_NUM:
+    case N_STR:
+        return json_incref(n->value);
+    case N_CALL:
+        return function(e, n);
+    case N_MEMBER:
+        if (!(recv = eval(e, n->recv)))
+            return NULL;
+        if (json_is_object(recv))
+            out = json_incref(json_object_get(recv, n->name));
+        else if (json_is_null(recv))
+            out = json_null(); /* yaql: a key of nothing is nothing */
+        else
+            out =
+                efail(e, "yaql expression not supported: .%s of %s", n->name, cv__type_name(recv));
+        if (!out && json_is_object(recv))
+            out = json_null();
+        json_decref(recv);
+        return out;
+    case N_METHOD:
+        if (!(recv = eval(e, n->recv)))
+            return NULL;
+        out = method(e, n, recv);
+        json_decref(recv);
+        return out;
+    case N_ADD:
+    case N_SUB:
+        recv = eval(e, n->recv);
+        right = recv ? eval(e, n->right) : NULL;
+        out = right ? add(e, recv, right, n->kind == N_SUB) : NULL;
+        json_decref(recv);
+        json_decref(right);
+        return out;
+    }
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- entry points */
+
+/* Whether `args` has only the keys Heat's Yaql takes, expression among them. */
+static bool yaql_keys(const json_t *args)
+{
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)args, key, v)
+    {
+        if (strcmp(key, "expression") != 0 && strcmp(key, "data") != 0)
+            return false;
+    }
+    return json_object_get(args, "expression") != NULL;
+}
+
+json_t *cv__fn_yaql(const json_t *args, size_t *budget, char *msg, size_t msg_size)
+{
+    if (!json_is_object(args))
+        return cv__fn_fail(msg, msg_size, "yaql: " CV__YAQL_NOT_MAP);
+    if (!yaql_keys(args))
+        return cv__fn_fail(msg, msg_size, "yaql: " CV__YAQL_USAGE);
+    const json_t *expression = json_object_get(args, "expression");
+    if (!json_is_string(expression))
+        return cv__fn_fail(msg, msg_size, "yaql: " CV__YAQL_NOT_STRING);
+    const json_t *data = json_object_get(args, "data");
+    json_t *empty = data ? NULL : json_object();
+    char why[400];
+    json_t *out =
+        cv__yaql_eval(json_string_value(expression), data ? data : empty, why, sizeof(why));
+    json_decref(empty);
+    if (!out)
+        return cv__fn_fail(msg, msg_size, "yaql: %s", why);
+    size_t size = cv__resolved_size(out, *budget);
+    if (size > *budget) {
+        json_decref(out);
+        return cv__fn_too_large(msg, msg_size, "yaql");
+    }
+    *budget -= size;
+    return out;
+}
+
+int cv__yaql_check(const char *expression, char *msg, size_t msg_size)
+{
+    cv__yaql_node_t *n = cv__yaql_parse(expression, msg, msg_size);
+    int rc = n ? cv__yaql_check_tree(n, msg, msg_size) : -1;
+    cv__yaql_free(n);
+    return rc;
+}
+
+json_t *cv__yaql_eval(const char *expression, const json_t *data, char *msg, size_t msg_size)
+{
+    cv__yaql_node_t *n = cv__yaql_parse(expression, msg, msg_size);
+    if (!n || cv__yaql_check_tree(n, msg, msg_size) != 0) {
+        cv__yaql_free(n);
+        return NULL;
+    }
+    json_t *root = json_pack("{s:O}", "data", data);
+    eval_t e = {{root, root, NULL}, msg, msg_size};
+    json_t *out = root ? eval(&e, n) : NULL;
+    json_decref(root);
+    cv__yaql_free(n);
+    return out;
+}

@@ -1,0 +1,374 @@
+/*
+ * yaql_parse — the parser of the yaql subset (see yaql.c): recursive
+ * descent into a small tree, refusing what the subset does not cover with
+ * "yaql expression not supported: <the construct>" and reporting real
+ * syntax errors in yaql's words, then a check of the methods and functions
+ * called against the table of the subset.
+ */
+#include "cv__template_internal.h"
+#include "cv__yaql.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH 64
+
+typedef struct parser {
+    const char *s;
+    size_t at;
+    int depth;
+    char *msg;
+    size_t msg_size;
+    bool failed;
+} parser_t;
+
+void cv__yaql_free(cv__yaql_node_t *n)
+{
+    if (!n)
+        return;
+    free(n->name);
+    json_decref(n->value);
+    cv__yaql_free(n->recv);
+    cv__yaql_free(n->right);
+    for (int i = 0; i < n->nargs; i++)
+        cv__yaql_free(n->args[i]);
+    free(n);
+}
+
+static cv__yaql_node_t *perr(parser_t *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static cv__yaql_node_t *perr(parser_t *p, const char *fmt, ...)
+{
+    if (!p->failed) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(p->msg, p->msg_size, fmt, ap);
+        va_end(ap);
+        p->failed = true;
+    }
+    return NULL;
+}
+
+/* A token where the subset has none: an operator or a word (and, or, in,
+ * not...) of full yaql is named as unsupported, since the expression may
+ * well be valid yaql; anything else is a syntax error in yaql's words. */
+static cv__yaql_node_t *syntax(parser_t *p)
+{
+    const char *at = p->s + p->at;
+    if (*at == '\0')
+        return perr(p, "Bad expression Parse error: unexpected end of statement.");
+    if (strchr("*/%<>=!&|?~^", *at)) {
+        size_t n = strspn(at, "*/%<>=!&|?~^");
+        return perr(p, "yaql expression not supported: the operator %.*s", (int)n, at);
+    }
+    if (isalpha((unsigned char)*at)) {
+        size_t n = 0;
+        while (isalnum((unsigned char)at[n]) || at[n] == '_')
+            n++;
+        return perr(p, "yaql expression not supported: the operator %.*s", (int)n, at);
+    }
+    return perr(p, "Bad expression Parse error: unexpected '%c' at position %zu.", *at, p->at);
+}
+
+static cv__yaql_node_t *unsupported(parser_t *p, const char *what, const char *name)
+{
+    return perr(p, "yaql expression not supported: %s%s", what, name ? name : "");
+}
+
+static void skip_space(parser_t *p)
+{
+    while (isspace((unsigned char)p->s[p->at]))
+        p->at++;
+}
+
+static bool eat(parser_t *p, char c)
+{
+    skip_space(p);
+    if (p->s[p->at] != c)
+        return false;
+    p->at++;
+    return true;
+}
+
+static cv__yaql_node_t *new_node(cv__yaql_kind_t kind)
+{
+    cv__yaql_node_t *n = calloc(1, sizeof(*n));
+    if (n)
+        n->kind = kind;
+    return n;
+}
+
+static char *ident(parser_t *p)
+{
+    skip_space(p);
+    size_t start = p->at;
+    while (isalnum((unsigned char)p->s[p->at]) || p->s[p->at] == '_')
+        p->at++;
+    if (p->at == start || isdigit((unsigned char)p->s[start]))
+        return NULL;
+    return strndup(p->s + start, p->at - start);
+}
+
+static cv__yaql_node_t *expr(parser_t *p);
+
+/* "(a, b)" after a method or function name. */
+static bool call_args(parser_t *p, cv__yaql_node_t *n)
+{
+    if (eat(p, ')'))
+        return true;
+    do {
+        if (n->nargs == CV__YAQL_MAX_ARGS) {
+            unsupported(p, "more than 4 arguments to ", n->name);
+            return false;
+        }
+        if (!(n->args[n->nargs++] = expr(p)))
+            return false;
+    } while (eat(p, ','));
+    if (!eat(p, ')')) {
+        syntax(p);
+        return false;
+    }
+    return true;
+}
+
+static cv__yaql_node_t *string_literal(parser_t *p, char quote)
+{
+    size_t cap = 16, len = 0;
+    char *buf = malloc(cap);
+    while (buf && p->s[p->at] && p->s[p->at] != quote) {
+        char c = p->s[p->at++];
+        if (c == '\\' && p->s[p->at])
+            c = p->s[p->at++];
+        if (len + 2 > cap) {
+            char *bigger = realloc(buf, cap *= 2);
+            if (!bigger)
+                free(buf);
+            buf = bigger;
+        }
+        if (buf)
+            buf[len++] = c;
+    }
+    if (!buf)
+        return perr(p, "out of memory");
+    if (p->s[p->at] != quote) {
+        free(buf);
+        return syntax(p);
+    }
+    p->at++;
+    cv__yaql_node_t *n = new_node(N_STR);
+    if (n)
+        n->value = json_stringn(buf, len);
+    free(buf);
+    if (!n || !n->value) {
+        cv__yaql_free(n);
+        return perr(p, "yaql: a string that is not UTF-8");
+    }
+    return n;
+}
+
+static cv__yaql_node_t *number_literal(parser_t *p)
+{
+    const char *start = p->s + p->at;
+    char *end;
+    bool real = false;
+    for (const char *c = start; isdigit((unsigned char)*c) || *c == '.'; c++)
+        real = real || *c == '.';
+    cv__yaql_node_t *n = new_node(N_NUM);
+    if (!n)
+        return perr(p, "out of memory");
+    if (real) {
+        double d = strtod(start, &end);
+        n->value = json_real(d);
+    } else {
+        long long i = strtoll(start, &end, 10);
+        n->value = json_integer(i);
+    }
+    p->at += (size_t)(end - start);
+    return n;
+}
+
+/* $, $1, $2 */
+static cv__yaql_node_t *dollar(parser_t *p)
+{
+    cv__yaql_node_t *n = new_node(N_DOLLAR);
+    if (!n)
+        return perr(p, "out of memory");
+    if (isdigit((unsigned char)p->s[p->at])) {
+        int i = p->s[p->at++] - '0';
+        if (isdigit((unsigned char)p->s[p->at]) || i < 1 || i > 2) {
+            cv__yaql_free(n);
+            return unsupported(p, "the variable $", "3 and above");
+        }
+        n->kind = N_ARG;
+        n->arg = i;
+    } else if (isalpha((unsigned char)p->s[p->at])) {
+        cv__yaql_free(n);
+        return unsupported(p, "named variables", NULL);
+    }
+    return n;
+}
+
+static cv__yaql_node_t *primary(parser_t *p)
+{
+    skip_space(p);
+    char c = p->s[p->at];
+    if (c == '$') {
+        p->at++;
+        return dollar(p);
+    }
+    if (isdigit((unsigned char)c))
+        return number_literal(p);
+    if (c == '\'' || c == '"') {
+        p->at++;
+        return string_literal(p, c);
+    }
+    if (c == '(') {
+        p->at++;
+        cv__yaql_node_t *inner = expr(p);
+        if (inner && !eat(p, ')')) {
+            cv__yaql_free(inner);
+            return syntax(p);
+        }
+        return inner;
+    }
+    if (c == '[' || c == '{')
+        return unsupported(p, c == '[' ? "list literals" : "map literals", NULL);
+    char *name = ident(p);
+    if (!name)
+        return syntax(p);
+    cv__yaql_node_t *n = new_node(N_CALL);
+    if (!n) {
+        free(name);
+        return perr(p, "out of memory");
+    }
+    n->name = name;
+    if (!eat(p, '(')) {
+        bool constant =
+            strcmp(name, "true") == 0 || strcmp(name, "false") == 0 || strcmp(name, "null") == 0;
+        unsupported(p, constant ? "the constant " : "the name ", name);
+        cv__yaql_free(n);
+        return NULL;
+    }
+    if (!call_args(p, n)) {
+        cv__yaql_free(n);
+        return NULL;
+    }
+    return n;
+}
+
+static cv__yaql_node_t *postfix(parser_t *p)
+{
+    cv__yaql_node_t *n = primary(p);
+    for (;;) {
+        skip_space(p);
+        if (!n || p->s[p->at] != '.')
+            return n;
+        p->at++;
+        char *name = ident(p);
+        if (!name) {
+            cv__yaql_free(n);
+            return syntax(p);
+        }
+        cv__yaql_node_t *m = new_node(N_MEMBER);
+        if (!m) {
+            free(name);
+            cv__yaql_free(n);
+            return perr(p, "out of memory");
+        }
+        m->name = name;
+        m->recv = n;
+        if (eat(p, '(')) {
+            m->kind = N_METHOD;
+            if (!call_args(p, m)) {
+                cv__yaql_free(m);
+                return NULL;
+            }
+        }
+        n = m;
+    }
+}
+
+static cv__yaql_node_t *expr(parser_t *p)
+{
+    if (++p->depth > MAX_DEPTH) {
+        p->depth--;
+        return unsupported(p, "expressions nested deeper than 64", NULL);
+    }
+    cv__yaql_node_t *n = postfix(p);
+    for (;;) {
+        skip_space(p);
+        char c = p->s[p->at];
+        if (!n || (c != '+' && c != '-'))
+            break;
+        p->at++;
+        cv__yaql_node_t *op = new_node(c == '+' ? N_ADD : N_SUB);
+        if (!op) {
+            cv__yaql_free(n);
+            n = perr(p, "out of memory");
+            break;
+        }
+        op->recv = n;
+        op->right = postfix(p);
+        n = op;
+        if (!op->right) {
+            cv__yaql_free(n);
+            n = NULL;
+        }
+    }
+    p->depth--;
+    return n;
+}
+
+cv__yaql_node_t *cv__yaql_parse(const char *s, char *msg, size_t msg_size)
+{
+    parser_t p = {.s = s, .msg = msg, .msg_size = msg_size};
+    cv__yaql_node_t *n = expr(&p);
+    skip_space(&p);
+    if (n && p.s[p.at]) {
+        cv__yaql_free(n);
+        n = syntax(&p);
+    }
+    return n;
+}
+
+/* ---------------------------------------------------------------- methods */
+
+/* What a method or function name means, checked before anything runs. */
+static const struct {
+    const char *name;
+    int min_args, max_args;
+    bool method, function;
+} known[] = {
+    {"sum", 0, 0, true, false},    {"len", 0, 0, true, true},     {"contains", 1, 1, true, false},
+    {"select", 1, 1, true, false}, {"reduce", 1, 1, true, false}, {"mergeWith", 1, 1, true, false},
+    {"min", 0, 1, true, true},     {"max", 0, 1, true, true},     {"int", 1, 1, false, true},
+};
+
+int cv__yaql_check_tree(const cv__yaql_node_t *n, char *msg, size_t msg_size)
+{
+    if (!n)
+        return 0;
+    if (n->kind == N_METHOD || n->kind == N_CALL) {
+        size_t i = 0, nk = sizeof(known) / sizeof(known[0]);
+        bool method = n->kind == N_METHOD;
+        while (i < nk && !(strcmp(known[i].name, n->name) == 0 &&
+                           (method ? known[i].method : known[i].function)))
+            i++;
+        /* len(x), min(a, b): a function takes the receiver as its first argument. */
+        int nargs = n->nargs - (method ? 0 : (i < nk && known[i].method ? 1 : 0));
+        if (i == nk || nargs < known[i].min_args || nargs > known[i].max_args) {
+            snprintf(msg, msg_size, "yaql expression not supported: %s %s() with %d argument%s",
+                     method ? "method" : "function", n->name, n->nargs, n->nargs == 1 ? "" : "s");
+            return -1;
+        }
+    }
+    int rc = cv__yaql_check_tree(n->recv, msg, msg_size);
+    rc = rc ? rc : cv__yaql_check_tree(n->right, msg, msg_size);
+    for (int i = 0; rc == 0 && i < n->nargs; i++)
+        rc = cv__yaql_check_tree(n->args[i], msg, msg_size);
+    return rc;
+}
