@@ -41,6 +41,12 @@ json_t *cv__group_member(const json_t *def, const char *var, const char *name);
  * "a.<attr>" for each of `attr_names` (lists in the order of `names`). */
 json_t *cv__group_template(const json_t *def, const char *var, const json_t *names,
                            const json_t *attr_names);
+/* Orders the members of the child template `resources` in the turns of
+ * `rollout` ({"batches": [[names], ...], "pause_time", "id"}): every member
+ * of a batch depends on the batch before it, through a "pause-<k>"
+ * OS::Heat::TestResource that waits pause_time seconds on create and on
+ * update (its value is the rollout's id, so each new rollout waits again). */
+void cv__group_order_batches(json_t *resources, const json_t *rollout);
 /* The list of the members' values of `attr` among the child's outputs. */
 const json_t *cv__group_member_values(const json_t *outputs, const char *attr);
 

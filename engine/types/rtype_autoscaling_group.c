@@ -163,6 +163,94 @@ static json_t *resize(const json_t *data, long long capacity, json_int_t *next)
     return names;
 }
 
+/* The members of `names` that are also in `old`, in `names`' order. */
+static json_t *kept_members(const json_t *names, const json_t *old)
+{
+    json_t *kept = json_array();
+    size_t i;
+    const json_t *n;
+    json_array_foreach(names, i, n)
+    {
+        if (cv__group_contains(old, json_string_value(n)))
+            json_array_append(kept, (json_t *)n);
+    }
+    return kept;
+}
+
+/* A rolling_updates number, Heat's default when absent. */
+static long long policy_int(const json_t *ru, const char *key, long long dflt)
+{
+    const json_t *v = json_object_get(ru, key);
+    return json_is_number(v) ? (long long)json_number_value(v) : dflt;
+}
+
+/* The members in turns of Heat's batch sizes (_get_batches), oldest first. */
+static json_t *batches_of(const json_t *members, const json_t *ru)
+{
+    long long n = (long long)json_array_size(members);
+    long long size = policy_int(ru, "max_batch_size", 1);
+    json_t *sizes =
+        cv_scaling_batches(n, n, size < 1 ? 1 : size, policy_int(ru, "min_in_service", 0));
+    json_t *out = json_array();
+    size_t i, next = 0;
+    const json_t *b;
+    json_array_foreach(sizes, i, b)
+    {
+        json_int_t num = json_integer_value(json_array_get(b, 1));
+        if (num <= 0)
+            continue;
+        json_t *chunk = json_array();
+        for (json_int_t j = 0; j < num && next < json_array_size(members); j++)
+            json_array_append(chunk, json_array_get(members, next++));
+        json_array_append_new(out, chunk);
+    }
+    json_decref(sizes);
+    return out;
+}
+
+/* Whether every member a rollout names is still a member. */
+static bool rollout_intact(const json_t *rollout, const json_t *names)
+{
+    size_t i, j;
+    const json_t *chunk, *n;
+    json_array_foreach(json_object_get(rollout, "batches"), i, chunk)
+    {
+        json_array_foreach(chunk, j, n)
+        {
+            if (!cv__group_contains(names, json_string_value(n)))
+                return false;
+        }
+    }
+    return true;
+}
+
+/*
+ * Heat's _try_rolling_update: a changed `resource` reaches the members the
+ * group keeps in batches of rolling_updates, a pause between them
+ * (cv__group_order_batches). The plan stays in data.rollout while its
+ * members all exist, so the template does not change again once it is
+ * rolled out; a resize drops it.
+ */
+static void plan_rollout(const json_t *props, json_t *data, const json_t *old, const json_t *names)
+{
+    const json_t *applied = json_object_get(data, "applied");
+    const json_t *rollout = json_object_get(data, "rollout");
+    json_t *kept = kept_members(names, old);
+    if (applied && json_array_size(kept) &&
+        !json_equal(json_object_get(applied, "resource"), json_object_get(props, "resource"))) {
+        const json_t *ru = json_object_get(props, "rolling_updates");
+        const json_t *pause = json_object_get(ru, "pause_time");
+        json_int_t id = json_integer_value(json_object_get(rollout, "id")) + 1;
+        json_object_set_new(data, "rollout",
+                            json_pack("{s:I, s:o, s:f}", "id", id, "batches", batches_of(kept, ru),
+                                      "pause_time",
+                                      json_is_number(pause) ? json_number_value(pause) : 0.0));
+    } else if (rollout && !rollout_intact(rollout, names)) {
+        json_object_del(data, "rollout");
+    }
+    json_decref(kept);
+}
+
 static int asg_definition(const char *type_name, const json_t *props, const json_t *files,
                           json_t *data, json_t **tpl, json_t **params, char *errstr,
                           size_t errstr_size)
@@ -176,8 +264,12 @@ static int asg_definition(const char *type_name, const json_t *props, const json
         decide_capacity(props, data, json_array_size(json_object_get(data, "names")));
     json_int_t next;
     json_t *names = resize(data, capacity, &next);
+    plan_rollout(props, data, json_object_get(data, "names"), names);
     json_t *attr_names = cv__group_member_attr_names(mtype, files);
     *tpl = cv__group_template(def, NULL, names, attr_names);
+    if (*tpl && json_object_get(data, "rollout"))
+        cv__group_order_batches(json_object_get(*tpl, "resources"),
+                                json_object_get(data, "rollout"));
     *params = json_object();
     json_object_set_new(data, "names", names);
     json_object_set_new(data, "next", json_integer(next));

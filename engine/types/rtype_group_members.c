@@ -99,3 +99,50 @@ const json_t *cv__group_member_values(const json_t *outputs, const char *attr)
     snprintf(key, sizeof(key), "a.%s", attr);
     return json_object_get(outputs, key);
 }
+
+/* ---- batches: members acted on in turns ---- */
+
+static json_t *depends_list(json_t *member)
+{
+    json_t *deps = json_object_get(member, "depends_on");
+    if (!json_is_array(deps)) {
+        deps = json_array();
+        json_object_set_new(member, "depends_on", deps);
+    }
+    return deps;
+}
+
+void cv__group_order_batches(json_t *resources, const json_t *rollout)
+{
+    const json_t *chunks = json_object_get(rollout, "batches");
+    double pause = json_number_value(json_object_get(rollout, "pause_time"));
+    const json_t *previous = NULL;
+    size_t k;
+    const json_t *chunk;
+    json_array_foreach(chunks, k, chunk)
+    {
+        json_t *after = json_array(); /* what this batch waits for */
+        if (previous && pause > 0) {
+            char name[32];
+            snprintf(name, sizeof(name), "pause-%zu", k);
+            json_t *wait =
+                json_pack("{s:s, s:{s:O, s:{s:f, s:f}}, s:O}", "type", "OS::Heat::TestResource",
+                          "properties", "value", json_object_get(rollout, "id"), "action_wait_secs",
+                          "create", pause, "update", pause, "depends_on", previous);
+            json_object_set_new(resources, name, wait);
+            json_array_append_new(after, json_string(name));
+        } else if (previous) {
+            json_array_extend(after, (json_t *)previous);
+        }
+        size_t i;
+        const json_t *n;
+        json_array_foreach(chunk, i, n)
+        {
+            json_t *member = json_object_get(resources, json_string_value(n));
+            if (member && json_array_size(after))
+                json_array_extend(depends_list(member), after);
+        }
+        json_decref(after);
+        previous = chunk;
+    }
+}

@@ -3,8 +3,9 @@
 # the oldest removed, as Heat's InstanceGroup.resize), a capacity outside [min_size, max_size] refused, a
 # policy's signal scaling up (change_in_capacity) and down
 # (percent_change_in_capacity) through an update traversal, a signal during
-# the cooldown ignored with Heat's reason, a signal to a policy whose group
-# is gone refused.
+# the cooldown ignored with Heat's reason, a repeated signal id applied once,
+# a changed member definition rolled out in batches with pauses between them
+# (timing read from the group's nested stack's events).
 # shellcheck shell=bash
 
 ASG_TEMPLATE="$DATA/stacks/autoscaling.yaml"
@@ -137,4 +138,34 @@ test_autoscaling_policy_signal_is_durable_and_applied_once() {
     assert_eq 1 "$(redis HKEYS "${CONVERGE_PREFIX:-cv:}{$id}:signals:asg" | grep -c '^s:')" \
         "signals the group received"
     assert_eq 2 "$(asg_size "$name")" "the size after the repeated id"
+}
+
+# The time of the event of RESOURCE with ACTION and STATUS, or null.
+asg_event_time() { # events resource action status
+    jq --arg r "$2" --arg a "$3" --arg s "$4" \
+        '[.[] | select(.resource == $r and .action == $a and .status == $s)][-1].time' <<<"$1"
+}
+
+test_autoscaling_rolling_update_replaces_in_batches_with_pauses() {
+    local name child ev t0 t1 t2
+    name=$(stack_name asg-rolling)
+    asg_submit "$name" -P desired=3 -P pause=2
+    ctl update "$name" "$ASG_TEMPLATE" -P desired=3 -P pause=2 -P label=v2 --wait \
+        --timeout 60 >/dev/null
+    assert_eq '["v2","v2","v2"]' "$(status_json "$name" | jq -c .outputs.values)" \
+        "every member has the new definition"
+    child=$(ctl resources "$name" -o json | jqr '.[] | select(.name == "asg") | .physical_id')
+    ev=$(ctl events "$child" -o json)
+    t0=$(asg_event_time "$ev" 0 UPDATE COMPLETE)
+    t1=$(asg_event_time "$ev" 1 UPDATE IN_PROGRESS)
+    t2=$(asg_event_time "$ev" 2 UPDATE IN_PROGRESS)
+    # One member at a time (max_batch_size 1), 2 s apart (pause_time 2).
+    awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a >= 2.0) }' ||
+        fail "member 1 began at $t1, not 2 s after member 0 completed at $t0"
+    awk -v a="$(asg_event_time "$ev" 1 UPDATE COMPLETE)" -v b="$t2" \
+        'BEGIN { exit !(b - a >= 2.0) }' || fail "member 2 began at $t2, too soon after member 1"
+    # A converge afterwards changes nothing in the group.
+    ctl converge "$name" --wait --timeout 60 >/dev/null
+    [ "$(ctl events "$child" -o json | jq length)" = "$(jq length <<<"$ev")" ] ||
+        fail "a converge after the rollout acted in the group's nested stack"
 }

@@ -225,6 +225,58 @@ static void test_unchanged_properties_keep_the_size_a_signal_set(void **state)
     json_decref(data);
 }
 
+/* The child template of a definition run, whole. */
+static json_t *child_of(const char *props_sq, json_t *data)
+{
+    json_t *props = props_of(asg(), props_sq);
+    json_t *tpl = NULL, *params = NULL;
+    char err[512] = "";
+    if (asg()->nested->definition(ASG, props, NULL, data, &tpl, &params, err, sizeof(err)))
+        fail_msg("definition failed: %s", err);
+    json_decref(props);
+    json_decref(params);
+    return tpl;
+}
+
+#define MEMBER2 "'resource': {'type': 'OS::Heat::Value', 'properties': {'value': 'w'}}"
+#define ROLLING "'rolling_updates': {'max_batch_size': 2, 'min_in_service': 1, 'pause_time': 5}"
+
+/* Heat's _try_rolling_update: a changed `resource` reaches the members in
+ * batches of max_batch_size (Heat's _get_batches), each after the one
+ * before and a pause of pause_time. */
+static void test_a_changed_member_definition_rolls_out_in_batches(void **state)
+{
+    (void)state;
+    json_t *data = json_object();
+    json_decref(child_of(
+        "{'min_size': 1, 'max_size': 5, 'desired_capacity': 3, " ROLLING ", " MEMBER "}", data));
+    json_t *tpl = child_of(
+        "{'min_size': 1, 'max_size': 5, 'desired_capacity': 3, " ROLLING ", " MEMBER2 "}", data);
+    json_t *res = json_object_get(tpl, "resources");
+    assert_json(json_object_get(data, "rollout"),
+                "{'id': 1, 'batches': [['0', '1'], ['2']], 'pause_time': 5.0}");
+    assert_null(json_object_get(json_object_get(res, "0"), "depends_on"));
+    assert_json(json_object_get(res, "pause-1"),
+                "{'type': 'OS::Heat::TestResource', 'properties': {'value': 1, "
+                "'action_wait_secs': {'create': 5.0, 'update': 5.0}}, 'depends_on': ['0', '1']}");
+    assert_json(json_object_get(json_object_get(res, "2"), "depends_on"), "['pause-1']");
+    assert_json(json_object_get(json_object_get(res, "2"), "properties"), "{'value': 'w'}");
+    json_decref(tpl);
+    /* The same definition again: the same template (nothing to update). */
+    json_t *again = child_of(
+        "{'min_size': 1, 'max_size': 5, 'desired_capacity': 3, " ROLLING ", " MEMBER2 "}", data);
+    json_t *before = child_of(
+        "{'min_size': 1, 'max_size': 5, 'desired_capacity': 3, " ROLLING ", " MEMBER2 "}", data);
+    assert_true(json_equal(again, before));
+    json_decref(again);
+    json_decref(before);
+    /* A resize drops the plan. */
+    json_decref(child_of(
+        "{'min_size': 1, 'max_size': 5, 'desired_capacity': 1, " ROLLING ", " MEMBER2 "}", data));
+    assert_null(json_object_get(data, "rollout"));
+    json_decref(data);
+}
+
 /* ---- attributes ---- */
 
 static void test_attributes_are_heats(void **state)
@@ -418,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_an_update_resizes_to_desired_removing_the_oldest),
         cmocka_unit_test(test_an_update_without_desired_keeps_the_size_within_new_bounds),
         cmocka_unit_test(test_unchanged_properties_keep_the_size_a_signal_set),
+        cmocka_unit_test(test_a_changed_member_definition_rolls_out_in_batches),
         cmocka_unit_test(test_attributes_are_heats),
         cmocka_unit_test(test_a_policy_signal_is_passed_on_to_its_group),
         cmocka_unit_test(test_the_group_adjusts_and_asks_for_an_update),
