@@ -169,3 +169,13 @@ test_autoscaling_rolling_update_replaces_in_batches_with_pauses() {
     [ "$(ctl events "$child" -o json | jq length)" = "$(jq length <<<"$ev")" ] ||
         fail "a converge after the rollout acted in the group's nested stack"
 }
+
+test_autoscaling_member_definition_is_validated_as_a_resource() {
+    local tpl out rc=0
+    tpl=$(mktemp --suffix=.yaml)
+    sed -e 's/type: OS::Heat::Value/type: OS::Nova::Server/' "$ASG_TEMPLATE" >"$tpl"
+    out=$(ctl validate "$tpl" 2>&1) || rc=$?
+    rm -f "$tpl"
+    assert_eq 2 "$rc" "validate's exit code"
+    assert_match "resources.asg.properties.resource: The Resource Type \(OS::Nova::Server\) could not be found." "$out" "the refusal"
+}
