@@ -37,6 +37,9 @@ json_t *cv__group_member_attr_names(const char *type, const json_t *files);
 /* A member's definition from the group's ({type, properties, metadata});
  * `var` in its property strings replaced by `name` (NULL: no index var). */
 json_t *cv__group_member(const json_t *def, const char *var, const char *name);
+/* The child template's outputs for members `names`: "refs" and "a.<attr>"
+ * for each of `attr_names`, the list over the members. */
+json_t *cv__group_outputs(const json_t *names, const json_t *attr_names);
 /* The child template of members `names`, with outputs "refs" and
  * "a.<attr>" for each of `attr_names` (lists in the order of `names`). */
 json_t *cv__group_template(const json_t *def, const char *var, const json_t *names,

@@ -54,7 +54,7 @@ json_t *cv__group_member(const json_t *def, const char *var, const char *name)
     return m;
 }
 
-static json_t *outputs_for(const json_t *names, const json_t *attr_names)
+json_t *cv__group_outputs(const json_t *names, const json_t *attr_names)
 {
     json_t *outputs = json_object(), *refs = json_array();
     size_t i, j;
@@ -90,7 +90,7 @@ json_t *cv__group_template(const json_t *def, const char *var, const json_t *nam
                             cv__group_member(def, var, json_string_value(n)));
     }
     return json_pack("{s:s, s:o, s:o}", "heat_template_version", "2015-04-30", "resources",
-                     resources, "outputs", outputs_for(names, attr_names));
+                     resources, "outputs", cv__group_outputs(names, attr_names));
 }
 
 const json_t *cv__group_member_values(const json_t *outputs, const char *attr)
