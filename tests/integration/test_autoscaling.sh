@@ -179,3 +179,28 @@ test_autoscaling_member_definition_is_validated_as_a_resource() {
     assert_eq 2 "$rc" "validate's exit code"
     assert_match "resources.asg.properties.resource: The Resource Type \(OS::Nova::Server\) could not be found." "$out" "the refusal"
 }
+
+asg_service() { # action name: an engine of the deployment stopped or started
+    "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/deploy/local/service.sh" --dir "$STATE" \
+        --build-dir "$(dirname "$CONVERGECTL")" "$1" "$2" >/dev/null 2>&1
+}
+
+test_autoscaling_policy_signal_sent_while_no_engine_runs_scales_once_one_starts() {
+    local name engines e id
+    name=$(stack_name asg-durable)
+    asg_submit "$name" -P desired=1
+    engines=$(find "$STATE/pids" -name 'engine-*.pid' -exec basename {} .pid \; | sort)
+    for e in $engines; do asg_service stop "$e" || fail "could not stop $e"; done
+    # shellcheck disable=SC2064 # the engines are known now
+    trap "for e in $engines; do asg_service start \$e; done" EXIT
+    ctl signal "$name" scale_up --id durable >/dev/null
+    id=$(redis HGET "${CONVERGE_PREFIX:-cv:}stacks" "$name")
+    assert_eq pending "$(redis HGET "${CONVERGE_PREFIX:-cv:}{$id}:signals:scale_up" s:durable)" \
+        "the policy's signal before an engine runs"
+    for e in $engines; do asg_service start "$e" || fail "could not start $e"; done
+    trap - EXIT
+    cv_wait_until 60 "the group to grow to 2" asg_size_is "$name" 2 UPDATE_COMPLETE
+    assert_eq applied "$(redis HGET "${CONVERGE_PREFIX:-cv:}{$id}:signals:scale_up" s:durable)" \
+        "the policy's signal"
+    assert_eq 2 "$(asg_size "$name")" "the size, scaled once"
+}
