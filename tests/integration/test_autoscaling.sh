@@ -204,3 +204,27 @@ test_autoscaling_policy_signal_sent_while_no_engine_runs_scales_once_one_starts(
         "the policy's signal"
     assert_eq 2 "$(asg_size "$name")" "the size, scaled once"
 }
+
+test_autoscaling_policy_without_its_group_refuses_the_signal() {
+    local name tpl
+    name=$(stack_name asg-nogroup)
+    tpl=$(mktemp --suffix=.yaml)
+    cat >"$tpl" <<'YAML'
+heat_template_version: 2015-04-30
+resources:
+  up:
+    type: OS::Heat::ScalingPolicy
+    properties:
+      auto_scaling_group_id: nosuchgroup
+      adjustment_type: change_in_capacity
+      scaling_adjustment: 1
+YAML
+    ctl submit "$name" "$tpl" --wait --timeout 60 >/dev/null
+    rm -f "$tpl"
+    ctl signal "$name" up >/dev/null
+    cv_wait_until 30 "the signal to be refused" asg_signal_reason_is "$name" up \
+        'Alarm up could not find scaling group named "nosuchgroup"'
+    assert_eq SIGNAL_FAILED "$(ctl events "$name" -o json |
+        jq -r '[.[] | select(.resource == "up" and .action == "SIGNAL")][-1] |
+            "\(.action)_\(.status)"')" "the policy's SIGNAL event"
+}
