@@ -15,10 +15,30 @@
 #include "cv_keys.h"
 #include "cv_log.h"
 #include "cv_progress.h"
+#include "cv_template.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* An OS::Heat::Stack's template is its text (YAML or JSON), parsed here:
+ * engine/types cannot include the template parser. Takes `text`. */
+static json_t *parse_template(json_t *text, char *err, size_t errsz)
+{
+    char why[768];
+    json_t *tpl = cv_yaml_load(json_string_value(text), json_string_length(text), "template", why,
+                               sizeof(why));
+    json_decref(text);
+    if (!tpl)
+        cv_seterr(err, errsz, CV_EVALIDATE, "properties.template: %s", why);
+    else if (!json_is_object(tpl))
+        cv_seterr(err, errsz, CV_EVALIDATE, "properties.template: the template must be a map");
+    if (tpl && !json_is_object(tpl)) {
+        json_decref(tpl);
+        tpl = NULL;
+    }
+    return tpl;
+}
 
 int cv__nested_plan(void *check, const char *op, const char *child, const char *type_name,
                     const json_t *props, json_t *data, const char *token, char *err, size_t errsz)
@@ -39,6 +59,14 @@ int cv__nested_plan(void *check, const char *op, const char *child, const char *
         char digest[24];
         cv_check_template_digest(tpl, c->in.files, digest);
         json_object_set_new(data, "template_digest", json_string(digest));
+        if (json_is_string(tpl) && (tpl = parse_template(tpl, err, errsz)) == NULL) {
+            json_decref(params);
+            json_decref(entry);
+            return CV_EVALIDATE;
+        }
+        char name[CV_NAME_MAX * 2 + 32];
+        snprintf(name, sizeof(name), "%s-%s-%.12s", c->in.stack_name, c->run.msg.resource, child);
+        json_object_set_new(data, "stack_name", json_string(name));
         json_object_set_new(entry, "template", tpl);
         json_object_set_new(entry, "params", params);
     }

@@ -129,6 +129,8 @@ static int operate(const cv_msg_t *job, const cv_record_t *rec, const cv_check_o
         v.data = v.attrs = NULL;
         v.props = out->props;
         cv_record_state(st, &v, now);
+        if (out->external_id[0])
+            return cv_rtype_adopt(st, out->external_id);
         return out->type->create(st);
     case CV_CHECK_UPDATE:
         v.props = out->props;

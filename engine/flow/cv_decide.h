@@ -24,6 +24,9 @@
  *   that never updates (OS::Heat::None, as in Heat)
  *   changed, a changed property does not allow updates    REPLACE
  *   changed otherwise                                      UPDATE
+ *   external_id (Heat's adoption): no record               CREATE, action ADOPT
+ *     recorded with the same external_id                   as unchanged (WAIT/DONE)
+ *     external_id added, removed or changed                FAIL (Heat's NotSupported)
  * CHECK, cleanup node (the resource had a record when the traversal began):
  *   load error, recorded type unknown                      FAIL
  *   no record                                              NOTHING
@@ -130,8 +133,9 @@ typedef struct cv_check_outcome {
     char version[24]; /* WAIT, OBSERVE_AGAIN, OBSERVE_DELETES: the record version to observe */
     json_t *restored; /* RESTORE: the replaced version that becomes current again */
     json_t *props;    /* update nodes: desired properties, resolved, schema applied */
-    json_t *old;      /* replaced versions to record; NULL keeps */
-    json_t *events;   /* extra events to record; NULL none */
+    char external_id[CV_PHYSID_MAX]; /* CREATE (action ADOPT): the physical id adopted */
+    json_t *old;                     /* replaced versions to record; NULL keeps */
+    json_t *events;                  /* extra events to record; NULL none */
     /* Cleanup: indexes into `old` of the replaced versions whose delete the
      * handler starts (type->remove on the entry, its data written back,
      * a child-stack delete for a nested type). They are DELETE_IN_PROGRESS

@@ -13,6 +13,8 @@ json_t *cv_expand_rdef(const cv_tpl_resource_t *res)
     json_t *d = json_pack("{s:s, s:O, s:s, s:O, s:o}", "type", res->type, "properties",
                           res->properties, "deletion_policy", res->deletion_policy, "metadata",
                           res->metadata, "depends", deps);
+    if (d && res->external_id)
+        json_object_set(d, "external_id", res->external_id);
     const cv_rtype_t *type = cv_rtype_lookup(res->type);
     if (d && type && type->nested) {
         json_object_set_new(d, "nested", json_true());

@@ -245,12 +245,17 @@ static void on_resource_record(cv_redis_t *r, redisReply *rep, void *ud)
 {
     finish_ctx_t *ctx = ud;
     (void)r;
-    if (cv_reply_answer(CV_SCRIPT_RESOURCE_REF, rep) == CV_ANSWER_VALUE && rep->elements == 3) {
+    if (cv_reply_answer(CV_SCRIPT_RESOURCE_REF, rep) == CV_ANSWER_VALUE &&
+        rep->elements == CV_RESOURCE_REF_R_TYPE + 1) {
         json_t *attrs = json_loads(cv_reply_str(rep, CV_RESOURCE_REF_R_ATTRS), 0, NULL);
-        json_object_set_new(ctx->resources, cv_reply_str(rep, CV_RESOURCE_REF_R_NAME),
-                            json_pack("{s:s, s:o}", "id",
-                                      cv_reply_str(rep, CV_RESOURCE_REF_R_PHYSICAL_ID), "attrs",
-                                      attrs ? attrs : json_object()));
+        if (!attrs)
+            attrs = json_object();
+        const char *name = cv_reply_str(rep, CV_RESOURCE_REF_R_NAME);
+        const char *ref =
+            cv_rtype_reference_id(cv_reply_str(rep, CV_RESOURCE_REF_R_TYPE), name,
+                                  cv_reply_str(rep, CV_RESOURCE_REF_R_PHYSICAL_ID), attrs);
+        json_object_set_new(ctx->resources, name,
+                            json_pack("{s:s, s:o}", "id", ref, "attrs", attrs));
     } else {
         ctx->rc = CV_EREDIS;
     }

@@ -43,7 +43,8 @@ void cv_check_outcome_clear(cv_check_outcome_t *out)
 
 void cv_check_template_digest(const json_t *tpl, const json_t *files, char *out)
 {
-    char *a = tpl ? json_dumps(tpl, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    /* ENCODE_ANY: an OS::Heat::Stack's template is its text until parsed. */
+    char *a = tpl ? json_dumps(tpl, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
     char *b = files ? json_dumps(files, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     snprintf(out, 17, "%016llx", (unsigned long long)cv_hash_more(cv_hash_str(a), b));
     free(a);
@@ -212,12 +213,72 @@ static void create(const cv_check_input_t *in, cv_check_outcome_t *out, bool rep
     plan_child(in, out, "CREATE", "");
 }
 
-static void pass_on_unchanged(const cv_record_t *rec, cv_check_outcome_t *out)
+/* Successors see the reference id (get_resource), not the physical id. */
+static void pass_on_unchanged(const cv_record_t *rec, const char *name, cv_check_outcome_t *out)
 {
     set_kind(out, CV_CHECK_DONE, "", rec->action, "");
-    json_t *pass = json_pack("{s:s, s:O}", "id", rec->physical_id, "attrs", rec->attrs);
+    const char *ref = cv_rtype_reference_id(rec->type, name, rec->physical_id, rec->attrs);
+    json_t *pass = json_pack("{s:s, s:O}", "id", ref, "attrs", rec->attrs);
     out->pass = json_dumps(pass, JSON_COMPACT);
     json_decref(pass);
+}
+
+/* ---- external_id (Heat's adoption) ---- */
+
+/* The resolved external_id of the definition into `ext` ("" when none);
+ * false with the outcome a FAIL when it does not resolve to a string. */
+static bool external_id_of(const cv_check_input_t *in, cv_check_outcome_t *out, char *ext,
+                           size_t size)
+{
+    ext[0] = '\0';
+    const json_t *v = json_object_get(in->rdef, "external_id");
+    if (!v)
+        return true;
+    char where[CV_NAME_MAX + 32], err[512];
+    snprintf(where, sizeof(where), "resources.%s.external_id", in->job->resource);
+    parents_t parents = {in->sp};
+    cv_resolve_ctx_t rctx = {in->params, lookup_parent, &parents};
+    json_t *id = cv_intrinsic_resolve(v, &rctx, where, err, sizeof(err));
+    if (id && !json_is_null(id) && !json_is_string(id))
+        snprintf(err, sizeof(err), "Resource %s external_id type must be string",
+                 in->job->resource);
+    if (!id || (!json_is_null(id) && !json_is_string(id))) {
+        fail(out, default_action(in), "%s", err);
+        json_decref(id);
+        return false;
+    }
+    snprintf(ext, size, "%s", json_is_string(id) ? json_string_value(id) : "");
+    json_decref(id);
+    return true;
+}
+
+/* As Heat's Resource.create and update: an external resource is adopted,
+ * never created; a recorded one with the same external_id is left as it is
+ * whatever its properties; adding, removing or changing the external_id of
+ * a recorded resource is not supported. */
+static void decide_external(const cv_check_input_t *in, cv_check_outcome_t *out, const char *ext)
+{
+    const cv_record_t *rec = in->rec;
+    const char *adopted = rec->exists ? cv_rtype_adopted_id(rec->data) : NULL;
+    if (!rec->exists && out->type->nested) {
+        fail(out, "CREATE", "resources.%s: external_id is not supported for %s", in->job->resource,
+             out->type_name);
+    } else if (!rec->exists) {
+        cv_record_uuid(out->uuid, in->job->stack, in->job->resource, in->job->traversal);
+        set_kind(out, CV_CHECK_CREATE, "ADOPT_IN_PROGRESS", "ADOPT", "state changed");
+        snprintf(out->external_id, sizeof(out->external_id), "%s", ext);
+    } else if (!adopted || strcmp(adopted, ext) != 0) {
+        fail(out, "UPDATE",
+             "NotSupported: resources.%s: Update to property external_id of %s (%s) is not "
+             "supported.",
+             in->job->resource, in->job->resource, out->type_name);
+    } else if (cv_str_ends_with(rec->status, "_IN_PROGRESS")) {
+        /* An older traversal's adoption not yet observed: watch it end. */
+        out->kind = CV_CHECK_WAIT;
+        snprintf(out->version, sizeof(out->version), "%s", rec->version);
+    } else {
+        pass_on_unchanged(rec, in->job->resource, out);
+    }
 }
 
 /*
@@ -297,7 +358,9 @@ static void decide_update(const cv_check_input_t *in, cv_check_outcome_t *out)
     }
     if (wait_for_older_action(in, out))
         return;
-    char err[1024];
+    char err[1024], ext[CV_PHYSID_MAX];
+    if (!external_id_of(in, out, ext, sizeof(ext)))
+        return;
     out->props = desired_properties(in, out->type, err, sizeof(err));
     if (out->props && out->type->nested && !(out->facade = facade(in, err, sizeof(err)))) {
         json_decref(out->props);
@@ -305,6 +368,10 @@ static void decide_update(const cv_check_input_t *in, cv_check_outcome_t *out)
     }
     if (!out->props) {
         fail(out, default_action(in), "%s", err);
+        return;
+    }
+    if (ext[0] || (rec->exists && cv_rtype_adopted_id(rec->data))) {
+        decide_external(in, out, ext);
         return;
     }
     if (!rec->exists) {
@@ -323,7 +390,7 @@ static void decide_update(const cv_check_input_t *in, cv_check_outcome_t *out)
         return;
     }
     if (unchanged || out->type->never_updates) {
-        pass_on_unchanged(rec, out);
+        pass_on_unchanged(rec, in->job->resource, out);
         return;
     }
     if (cv_rtype_needs_replacement(out->type, rec->props, out->props)) {

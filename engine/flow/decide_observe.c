@@ -178,7 +178,9 @@ static void settle_current(const cv_msg_t *job, const cv_record_t *rec, const cv
     bool deleted = strcmp(rec->action, "DELETE") == 0;
     char status[48];
     snprintf(status, sizeof(status), "%s_COMPLETE", rec->action);
-    json_t *pass = json_pack("{s:s, s:O}", "id", rec->physical_id, "attrs", look->attrs);
+    const char *ref =
+        cv_rtype_reference_id(rec->type, job->resource, rec->physical_id, look->attrs);
+    json_t *pass = json_pack("{s:s, s:O}", "id", ref, "attrs", look->attrs);
     complete(out, deleted ? "DELETED" : status, rec->action, dump(look->attrs), dump(look->data),
              deleted ? strdup("{}") : dump(pass), NULL, NULL);
     json_decref(pass);

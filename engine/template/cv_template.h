@@ -27,6 +27,7 @@ typedef struct cv_tpl_resource {
     json_t *properties;    /* as written: intrinsics unresolved; {} when absent */
     json_t *metadata;      /* {} when absent */
     char *deletion_policy; /* "Delete" (default), "Retain" or "Snapshot" */
+    json_t *external_id;   /* adopted physical resource: a string or an intrinsic; NULL none */
     json_t *update_policy; /* as written: intrinsics unresolved; {} when absent */
     char **depends;        /* depends_on ∪ get_resource/get_attr targets; sorted, unique */
     size_t ndepends;

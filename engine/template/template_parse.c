@@ -331,6 +331,7 @@ void cv_template_free(cv_template_t *tpl)
         json_decref(r->metadata);
         json_decref(r->update_policy);
         free(r->deletion_policy);
+        json_decref(r->external_id);
         for (size_t j = 0; j < r->ndepends; j++)
             free(r->depends[j]);
         free(r->depends);

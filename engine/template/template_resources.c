@@ -196,10 +196,6 @@ static int parse_deletion_policy(const cv__tpl_ctx_t *ctx, const cv_template_t *
 
 static int check_unsupported_keys(const cv__tpl_ctx_t *ctx, const json_t *def, cv__path_t *path)
 {
-    if (json_object_get(def, "external_id")) {
-        cv__path_key(path, "external_id");
-        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "external_id is not supported");
-    }
     const json_t *desc = json_object_get(def, "description");
     if (desc && !json_is_null(desc) && !json_is_string(desc)) {
         cv__path_key(path, "description");
@@ -207,6 +203,36 @@ static int check_unsupported_keys(const cv__tpl_ctx_t *ctx, const json_t *def, c
                            cv__type_name(desc));
     }
     return 0;
+}
+
+/* Heat's external_id: a string (or a function giving one) naming an
+ * existing physical resource, which the resource adopts instead of creating
+ * one. As in Heat, an external resource may not depend_on others. */
+static int parse_external_id(const cv__tpl_ctx_t *ctx, const json_t *def, cv__path_t *path,
+                             cv_tpl_resource_t *res)
+{
+    const json_t *v = json_object_get(def, "external_id");
+    if (!v || json_is_null(v))
+        return 0;
+    size_t mark = cv__path_key(path, "external_id");
+    int rc = 0;
+    if (!json_is_string(v) && !cv_is_intrinsic(v))
+        rc = cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
+                         "Resource %s external_id type must be string", res->name);
+    rc = rc ? rc : cv__tpl_check_intrinsics(ctx, v, path, res->name);
+    cv__path_pop(path, mark);
+    const json_t *deps = json_object_get(def, "depends_on");
+    if (rc == 0 && deps && !json_is_null(deps) &&
+        !(json_is_array(deps) && !json_array_size(deps))) {
+        char shown[256];
+        cv__describe(v, shown, sizeof(shown));
+        rc = cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
+                         "Invalid dependency with external %s resource: %s", res->type,
+                         json_is_string(v) ? json_string_value(v) : shown);
+    }
+    if (rc == 0 && !(res->external_id = json_deep_copy(v)))
+        rc = CV_ENOMEM;
+    return rc;
 }
 
 static int check_schema(const cv__tpl_ctx_t *ctx, const cv_tpl_resource_t *res, const json_t *props,
@@ -262,6 +288,7 @@ static int parse_resource(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl, co
     cv__path_key(&path, res->name);
     const json_t *props, *meta, *update;
     int rc = check_unsupported_keys(ctx, def, &path);
+    rc = rc ? rc : parse_external_id(ctx, def, &path, res);
     rc = rc ? rc : map_key(ctx, def, "properties", &path, &props);
     rc = rc ? rc : map_key(ctx, def, "metadata", &path, &meta);
     rc = rc ? rc : map_key(ctx, def, "update_policy", &path, &update);

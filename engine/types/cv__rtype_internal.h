@@ -14,6 +14,30 @@ extern const cv_rtype_t cv__rtype_random_string;
 extern const cv_rtype_t cv__rtype_value;
 extern const cv_rtype_t cv__rtype_template;
 extern const cv_rtype_t cv__rtype_resource_group;
+extern const cv_rtype_t cv__rtype_resource_chain;
+extern const cv_rtype_t cv__rtype_heat_stack;
+extern const cv_rtype_t cv__rtype_delay;
+extern const cv_rtype_t cv__rtype_software_config;
+extern const cv_rtype_t cv__rtype_cloud_config;
+extern const cv_rtype_t cv__rtype_multipart_mime;
+
+/* What the config types share (rtype_software_config.c): nothing to delete,
+ * complete at once, and their reference. */
+int cv__config_remove(cv_rstate_t *st);
+cv_observed_t cv__config_observe(cv_rstate_t *st, cv_action_t action);
+/* get_resource of a config: its text (Converge has no config store to
+ * look Heat's config id up in). */
+const char *cv__config_reference_id(const char *resource_name, const char *physical_id,
+                                    const json_t *attrs);
+
+/* OS::Heat::Delay's wait for `action` ("CREATE", "DELETE"): min_wait plus
+ * the jitter drawn from `uuid`, 0 for an action not listed. */
+double cv__delay_wait_secs(const json_t *props, const char *uuid, const char *action);
+
+/* OS::Heat::MultipartMime's message for `props` (schema applied), with the
+ * boundary drawn from `uuid`, as Python's email package writes it;
+ * malloc'ed, NULL when out of memory. */
+char *cv__mime_message(const json_t *props, const char *uuid);
 extern const cv_rtype_t cv__rtype_wait_condition_handle;
 extern const cv_rtype_t cv__rtype_wait_condition;
 extern const cv_rtype_t cv__rtype_autoscaling_group;
@@ -53,6 +77,21 @@ void cv__group_order_batches(json_t *resources, const json_t *rollout);
 /* The list of the members' values of `attr` among the child's outputs. */
 const json_t *cv__group_member_values(const json_t *outputs, const char *attr);
 
+/* What ResourceGroup and ResourceChain share (rtype_resource_group.c): the
+ * resource's attributes from the child's resolved outputs and data.names /
+ * data.attrs (refs, refs_map, attributes, removed_rsrc_list, <attr>,
+ * resource.<n>[.<attr>]); `own`'s attributes win over a member attribute of
+ * that name. */
+json_t *cv__group_attributes(const json_t *outputs, const json_t *data, const cv_rtype_t *own);
+
+/* A group's update_policy batch_create (rtype_group_batch.c): fixes the
+ * batches of `names` in data.batches when the group is created (the policy
+ * is data.facade.update_policy) and makes each member of the child's
+ * `resources` depend on the batch before it, through a Delay of pause_time.
+ * Non-zero with errstr for an invalid policy. */
+int cv__group_batch_create(json_t *resources, const json_t *names, json_t *data, char *errstr,
+                           size_t errsz);
+
 /* Returns a new reference holding `v` converted to `type` as Heat converts
  * property values, or NULL when it cannot be. */
 json_t *cv__rtype_coerce(cv_prop_type_t type, const json_t *v);
@@ -79,5 +118,9 @@ void cv__rtype_set_physical_id(cv_rstate_t *st);
  * number, so records written by older versions still observe. */
 double cv__rtype_data_number(const json_t *data, const char *key, double dflt);
 bool cv__rtype_data_bool(const json_t *data, const char *key);
+
+/* `v` as YAML text, byte for byte what Heat's yaml.dump (PyYAML safe_dump,
+ * default options) writes; malloc'ed, NULL when out of memory. */
+char *cv__yaml_dump(const json_t *v);
 
 #endif

@@ -103,6 +103,11 @@ typedef struct cv_rtype {
     /* A changed property never needs an action (Heat's _needs_update is
      * False): OS::Heat::None stubs out other types and stays as created. */
     bool never_updates;
+    /* What get_resource of the resource gives (Heat's get_reference_id),
+     * from its physical id and attributes; NULL: the physical id. Returns
+     * a string owned by `attrs` or `physical_id`, or NULL for the default. */
+    const char *(*reference_id)(const char *resource_name, const char *physical_id,
+                                const json_t *attrs);
     /* Applies one signal to the version (Heat's handle_signal), without I/O:
      * `details` is the signal's data (JSON null when none was given); the
      * operation changes st->data and st->attrs and writes the text of the
@@ -138,6 +143,20 @@ json_t *cv_rtype_substitute(const json_t *v, const char *var, const char *value)
  * characters derived from the version's uuid, so a retried create names the
  * same child. `out` holds at least 17 bytes. */
 void cv_rtype_child_stack_id(char *out, const char *uuid);
+
+/* The reference id of a resource of type `type_name` (any name; an unknown
+ * type gives its physical id): what get_resource of it, and a group's refs of
+ * it, resolve to. Physical ids shown to users stay the physical ids. */
+const char *cv_rtype_reference_id(const char *type_name, const char *resource_name,
+                                  const char *physical_id, const json_t *attrs);
+
+/* Adopts an existing physical resource (a resource's external_id) in place
+ * of a create, as Heat's ADOPT: the physical id is `external_id`, no type
+ * operation runs, and data.external_id says so to later traversals. */
+int cv_rtype_adopt(cv_rstate_t *st, const char *external_id);
+
+/* The external_id a recorded version was adopted with; NULL when created. */
+const char *cv_rtype_adopted_id(const json_t *data);
 
 /* Whether `attr` is an attribute of `type` ("show" is one of every type). */
 bool cv_rtype_has_attr(const cv_rtype_t *type, const char *attr);

@@ -460,6 +460,16 @@ static cv_observed_t random_string_observe(cv_rstate_t *st, cv_action_t action)
     return CV_OBSERVED_COMPLETE;
 }
 
+/* Heat's RandomString.get_reference_id: the string itself, so that
+ * get_resource of it (and a group's refs of it) give the password. */
+static const char *random_string_reference_id(const char *resource_name, const char *physical_id,
+                                              const json_t *attrs)
+{
+    (void)resource_name;
+    (void)physical_id;
+    return json_string_value(json_object_get(attrs, "value"));
+}
+
 const cv_rtype_t cv__rtype_random_string = {
     .name = "OS::Heat::RandomString",
     .props = random_string_props,
@@ -470,4 +480,5 @@ const cv_rtype_t cv__rtype_random_string = {
     .update = random_string_update,
     .remove = random_string_remove,
     .observe = random_string_observe,
+    .reference_id = random_string_reference_id,
 };

@@ -10,8 +10,10 @@
 #include <string.h>
 
 static const cv_rtype_t *const builtin_types[] = {
-    &cv__rtype_none,           &cv__rtype_test_resource,     &cv__rtype_random_string,
-    &cv__rtype_value,          &cv__rtype_resource_group,    &cv__rtype_wait_condition_handle,
+    &cv__rtype_none,           &cv__rtype_test_resource,  &cv__rtype_random_string,
+    &cv__rtype_value,          &cv__rtype_resource_group, &cv__rtype_resource_chain,
+    &cv__rtype_heat_stack,     &cv__rtype_delay,          &cv__rtype_software_config,
+    &cv__rtype_cloud_config,   &cv__rtype_multipart_mime, &cv__rtype_wait_condition_handle,
     &cv__rtype_wait_condition, &cv__rtype_autoscaling_group, &cv__rtype_scaling_policy,
 };
 
@@ -40,4 +42,13 @@ bool cv_rtype_has_attr(const cv_rtype_t *type, const char *attr)
         if (strcmp(*a, attr) == 0)
             return true;
     return false;
+}
+
+const char *cv_rtype_reference_id(const char *type_name, const char *resource_name,
+                                  const char *physical_id, const json_t *attrs)
+{
+    const cv_rtype_t *t = cv_rtype_lookup(type_name);
+    const char *ref =
+        t && t->reference_id ? t->reference_id(resource_name, physical_id, attrs) : NULL;
+    return ref ? ref : physical_id;
 }

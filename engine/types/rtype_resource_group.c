@@ -8,6 +8,9 @@
  * replaced with removal_policies_mode "update"); the members are the first
  * `count` names not blacklisted, so scaling down removes the highest.
  *
+ * update_policy batch_create orders the members' creation in batches
+ * (rtype_group_batch.c).
+ *
  * The child template's outputs carry what the attributes need: `refs` and,
  * for each attribute a member type has, "a.<attr>" — the list over the
  * members. attributes() turns them into Heat's refs, refs_map, attributes,
@@ -197,6 +200,17 @@ static int group_definition(const char *type_name, const json_t *props, const js
     const char *var = json_string_value(json_object_get(props, "index_var"));
     json_t *attr_names = cv__group_member_attr_names(mtype, files);
     *tpl = cv__group_template(def, var ? var : "%index%", names, attr_names);
+    int rc = *tpl ? cv__group_batch_create(json_object_get(*tpl, "resources"), names, data, errstr,
+                                           errstr_size)
+                  : CV_ENOMEM;
+    if (rc) {
+        json_decref(*tpl);
+        *tpl = NULL;
+        json_decref(attr_names);
+        json_decref(names);
+        json_decref(bl);
+        return rc;
+    }
     *params = json_object();
     json_object_set_new(data, "names", names);
     json_object_set_new(data, "blacklist", bl);
@@ -205,7 +219,7 @@ static int group_definition(const char *type_name, const json_t *props, const js
 }
 
 static void member_attributes(json_t *attrs, const json_t *outputs, const json_t *names,
-                              const char *attr)
+                              const char *attr, const cv_rtype_t *own)
 {
     const json_t *list = cv__group_member_values(outputs, attr);
     json_t *by_name = json_object();
@@ -221,12 +235,12 @@ static void member_attributes(json_t *attrs, const json_t *outputs, const json_t
         json_object_set_new(by_name, json_string_value(n), value);
     }
     /* The group's own attributes win over a member attribute of that name. */
-    if (!cv_rtype_has_attr(&cv__rtype_resource_group, attr))
+    if (!cv_rtype_has_attr(own, attr))
         json_object_set_new(attrs, attr, list ? json_incref((json_t *)list) : json_array());
     json_object_set_new(json_object_get(attrs, "attributes"), attr, by_name);
 }
 
-static json_t *group_attributes(const json_t *outputs, const json_t *data)
+json_t *cv__group_attributes(const json_t *outputs, const json_t *data, const cv_rtype_t *own)
 {
     const json_t *names = json_object_get(data, "names");
     const json_t *refs = json_object_get(outputs, "refs");
@@ -251,9 +265,14 @@ static json_t *group_attributes(const json_t *outputs, const json_t *data)
     const json_t *a;
     json_array_foreach(json_object_get(data, "attrs"), i, a)
     {
-        member_attributes(attrs, outputs, names, json_string_value(a));
+        member_attributes(attrs, outputs, names, json_string_value(a), own);
     }
     return attrs;
+}
+
+static json_t *group_attributes(const json_t *outputs, const json_t *data)
+{
+    return cv__group_attributes(outputs, data, &cv__rtype_resource_group);
 }
 
 static const cv_nested_ops_t group_ops = {group_definition, group_attributes};

@@ -1,6 +1,7 @@
 /*
  * rtype_state — helpers every built-in type uses on its cv_rstate_t.
  */
+#include "cv_error.h"
 #include "cv_rtype.h"
 #include "cv__rtype_internal.h"
 
@@ -21,4 +22,15 @@ double cv__rtype_data_number(const json_t *data, const char *key, double dflt)
 bool cv__rtype_data_bool(const json_t *data, const char *key)
 {
     return json_is_true(json_object_get(data, key));
+}
+
+int cv_rtype_adopt(cv_rstate_t *st, const char *external_id)
+{
+    snprintf(st->physical_id, sizeof(st->physical_id), "%s", external_id);
+    return json_object_set_new(st->data, "external_id", json_string(external_id)) ? CV_ENOMEM : 0;
+}
+
+const char *cv_rtype_adopted_id(const json_t *data)
+{
+    return json_string_value(json_object_get(data, "external_id"));
 }

@@ -329,6 +329,25 @@ static void test_create_refuses_invalid_resolved_properties(void **state)
     json_decref(props);
 }
 
+/* Heat's get_reference_id: get_resource of a RandomString is its value;
+ * other types keep the physical id. */
+static void test_reference_id_is_the_random_string(void **state)
+{
+    (void)state;
+    json_t *attrs = json_pack("{s:s}", "value", "s3cr3t");
+    assert_string_equal(cv_rtype_reference_id("OS::Heat::RandomString", "pw", "stk-pw-0123", attrs),
+                        "s3cr3t");
+    assert_string_equal(cv_rtype_reference_id("OS::Heat::Value", "v", "stk-v-0123", attrs),
+                        "stk-v-0123");
+    assert_string_equal(cv_rtype_reference_id("No::Such::Type", "x", "stk-x-0123", attrs),
+                        "stk-x-0123");
+    json_t *none = json_object(); /* not created yet: the physical id */
+    assert_string_equal(cv_rtype_reference_id("OS::Heat::RandomString", "pw", "stk-pw-0123", none),
+                        "stk-pw-0123");
+    json_decref(none);
+    json_decref(attrs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -349,6 +368,7 @@ int main(void)
         cmocka_unit_test(test_invalid_classes_and_sequences_are_refused),
         cmocka_unit_test(test_intrinsics_are_checked_once_resolved),
         cmocka_unit_test(test_create_refuses_invalid_resolved_properties),
+        cmocka_unit_test(test_reference_id_is_the_random_string),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -353,11 +353,32 @@ static void test_resource_condition_naming_no_condition_is_rejected(void **state
            "resources.a.condition: Invalid condition \"prod\"", NULL);
 }
 
-static void test_external_id_is_not_supported(void **state)
+static void test_external_id_is_kept_for_adoption(void **state)
 {
     (void)state;
-    reject(HOT "resources:\n  a: {type: OS::Heat::None, external_id: abc}\n",
-           "resources.a.external_id: external_id is not supported", NULL);
+    cv_template_t *tpl = accept(HOT "parameters:\n  p: {type: string, default: x}\n"
+                                    "resources:\n  a: {type: OS::Heat::None, external_id: abc}\n"
+                                    "  b: {type: OS::Heat::None, external_id: {get_param: p}}\n"
+                                    "  c: {type: OS::Heat::None}\n");
+    assert_string_equal(json_string_value(tpl->resources[0].external_id), "abc");
+    assert_non_null(json_object_get(tpl->resources[1].external_id, "get_param"));
+    assert_null(tpl->resources[2].external_id);
+    cv_template_free(tpl);
+}
+
+static void test_external_id_must_be_a_string(void **state)
+{
+    (void)state;
+    reject(HOT "resources:\n  a: {type: OS::Heat::None, external_id: [abc]}\n",
+           "resources.a.external_id: Resource a external_id type must be string", NULL);
+}
+
+static void test_external_resource_may_not_depend_on_others(void **state)
+{
+    (void)state;
+    reject(HOT "resources:\n  a: {type: OS::Heat::None, external_id: abc, depends_on: [b]}\n"
+               "  b: {type: OS::Heat::None}\n",
+           "Invalid dependency with external OS::Heat::None resource: abc", NULL);
 }
 
 static void test_depends_on_a_missing_resource_is_named(void **state)
@@ -583,7 +604,9 @@ int main(void)
         cmocka_unit_test(test_invalid_deletion_policy_is_rejected),
         cmocka_unit_test(test_deletion_policy_may_come_from_a_parameter),
         cmocka_unit_test(test_resource_condition_naming_no_condition_is_rejected),
-        cmocka_unit_test(test_external_id_is_not_supported),
+        cmocka_unit_test(test_external_id_is_kept_for_adoption),
+        cmocka_unit_test(test_external_id_must_be_a_string),
+        cmocka_unit_test(test_external_resource_may_not_depend_on_others),
         cmocka_unit_test(test_depends_on_a_missing_resource_is_named),
         cmocka_unit_test(test_depends_on_itself_is_rejected),
         cmocka_unit_test(test_depends_on_must_hold_names),

@@ -1,0 +1,158 @@
+/*
+ * Specification of a ResourceGroup's update_policy batch_create: the child
+ * template orders the members' creation in batches of max_batch_size (Heat's
+ * _get_batches with no member yet), each batch after the one before it,
+ * through a Delay of pause_time between batches; the batches are fixed at
+ * create so that the child template stays the same afterwards.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "cv_error.h"
+#include "test_json_fixture.h"
+#include "test_rtype_config.h"
+
+#define GROUP "OS::Heat::ResourceGroup"
+
+static void assert_json(const json_t *got, const char *want_sq)
+{
+    json_t *want = js(want_sq);
+    if (!json_equal((json_t *)got, want)) {
+        char *g = json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+        fail_msg("got %s, want %s", g ? g : "(null)", want_sq);
+    }
+    json_decref(want);
+}
+
+/* The child template's resources for `count` members under `policy_sq`
+ * (the resolved update_policy, as data.facade holds it); *data kept. */
+static json_t *define(int count, const char *policy_sq, json_t *data, int *rc, char *err)
+{
+    const cv_rtype_t *t = tr_type(GROUP);
+    json_t *raw =
+        json_pack("{s:i, s:{s:s}}", "count", count, "resource_def", "type", "OS::Heat::None");
+    json_t *props = tr_props(t, raw), *tpl = NULL, *params = NULL;
+    if (policy_sq && !json_object_get(data, "facade"))
+        json_object_set_new(data, "facade", json_pack("{s:o}", "update_policy", js(policy_sq)));
+    *rc = t->nested->definition(GROUP, props, NULL, data, &tpl, &params, err, 256);
+    json_t *resources = json_incref(json_object_get(tpl, "resources"));
+    json_decref(tpl);
+    json_decref(params);
+    json_decref(props);
+    json_decref(raw);
+    return resources;
+}
+
+static void test_batches_of_max_batch_size_follow_each_other(void **state)
+{
+    (void)state;
+    json_t *data = json_object();
+    int rc;
+    char err[256];
+    json_t *r = define(5, "{'batch_create': {'max_batch_size': 2}}", data, &rc, err);
+    assert_int_equal(rc, 0);
+    assert_json(r, "{'0': {'type': 'OS::Heat::None'}, '1': {'type': 'OS::Heat::None'},"
+                   " '2': {'type': 'OS::Heat::None', 'depends_on': ['0', '1']},"
+                   " '3': {'type': 'OS::Heat::None', 'depends_on': ['0', '1']},"
+                   " '4': {'type': 'OS::Heat::None', 'depends_on': ['2', '3']}}");
+    assert_json(json_object_get(data, "batches"), "[['0', '1'], ['2', '3'], ['4']]");
+    json_decref(r);
+    json_decref(data);
+}
+
+static void test_a_pause_is_a_delay_between_two_batches(void **state)
+{
+    (void)state;
+    json_t *data = json_object();
+    int rc;
+    char err[256];
+    json_t *r =
+        define(3, "{'batch_create': {'max_batch_size': 2, 'pause_time': 1.5}}", data, &rc, err);
+    assert_int_equal(rc, 0);
+    assert_json(r, "{'0': {'type': 'OS::Heat::None'}, '1': {'type': 'OS::Heat::None'},"
+                   " 'batch_pause_1': {'type': 'OS::Heat::Delay', 'properties': {'min_wait': 1.5},"
+                   "                   'depends_on': ['0', '1']},"
+                   " '2': {'type': 'OS::Heat::None', 'depends_on': ['batch_pause_1']}}");
+    json_decref(r);
+    json_decref(data);
+}
+
+static void test_the_batches_stay_as_created(void **state)
+{
+    (void)state;
+    json_t *data = json_object();
+    int rc;
+    char err[256];
+    json_t *first = define(3, "{'batch_create': {'max_batch_size': 1}}", data, &rc, err);
+    /* Defined again from the recorded data: the same child template. */
+    json_t *again = define(3, NULL, data, &rc, err);
+    assert_true(json_equal(first, again));
+    json_decref(again);
+    /* Scaled to 5: the new members belong to no batch. */
+    json_t *more = define(5, NULL, data, &rc, err);
+    assert_null(json_object_get(json_object_get(more, "3"), "depends_on"));
+    assert_json(json_object_get(json_object_get(more, "2"), "depends_on"), "['1']");
+    json_decref(more);
+    json_decref(first);
+    json_decref(data);
+}
+
+static void test_a_policy_added_to_a_created_group_changes_nothing(void **state)
+{
+    (void)state;
+    json_t *data = json_object();
+    int rc;
+    char err[256];
+    json_decref(define(2, NULL, data, &rc, err));
+    json_t *r = define(2, "{'batch_create': {'max_batch_size': 1}}", data, &rc, err);
+    assert_json(r, "{'0': {'type': 'OS::Heat::None'}, '1': {'type': 'OS::Heat::None'}}");
+    json_decref(r);
+    json_decref(data);
+}
+
+static void test_without_a_policy_members_are_independent(void **state)
+{
+    (void)state;
+    json_t *data = json_object();
+    int rc;
+    char err[256];
+    json_t *r = define(2, "{'rolling_update': {'max_batch_size': 1}}", data, &rc, err);
+    assert_json(r, "{'0': {'type': 'OS::Heat::None'}, '1': {'type': 'OS::Heat::None'}}");
+    assert_null(json_object_get(data, "batches"));
+    json_decref(r);
+    json_decref(data);
+}
+
+static void test_an_invalid_policy_is_refused_with_heats_range_message(void **state)
+{
+    (void)state;
+    json_t *data = json_object();
+    int rc;
+    char err[256];
+    json_decref(define(2, "{'batch_create': {'max_batch_size': 0}}", data, &rc, err));
+    assert_int_equal(rc, CV_EVALIDATE);
+    assert_string_equal(err, "update_policy.batch_create.max_batch_size: 0 is out of range "
+                             "(min: 1, max: None)");
+    json_decref(data);
+    data = json_object();
+    json_decref(define(2, "{'batch_create': {'pause_time': -1}}", data, &rc, err));
+    assert_string_equal(err, "update_policy.batch_create.pause_time: -1 is out of range "
+                             "(min: 0, max: None)");
+    json_decref(data);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_batches_of_max_batch_size_follow_each_other),
+        cmocka_unit_test(test_a_pause_is_a_delay_between_two_batches),
+        cmocka_unit_test(test_the_batches_stay_as_created),
+        cmocka_unit_test(test_a_policy_added_to_a_created_group_changes_nothing),
+        cmocka_unit_test(test_without_a_policy_members_are_independent),
+        cmocka_unit_test(test_an_invalid_policy_is_refused_with_heats_range_message),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
