@@ -68,12 +68,14 @@ json_t *cv__group_outputs(const json_t *names, const json_t *attr_names);
  * "a.<attr>" for each of `attr_names` (lists in the order of `names`). */
 json_t *cv__group_template(const json_t *def, const char *var, const json_t *names,
                            const json_t *attr_names);
-/* Orders the members of the child template `resources` in the turns of
- * `rollout` ({"batches": [[names], ...], "pause_time", "id"}): every member
- * of a batch depends on the batch before it, through a "pause-<k>"
- * OS::Heat::TestResource that waits pause_time seconds on create and on
- * update (its value is the rollout's id, so each new rollout waits again). */
-void cv__group_order_batches(json_t *resources, const json_t *rollout);
+/* Orders the members of the child template `resources` in `batches` (lists
+ * of member names; names no longer members are skipped): every member of a
+ * batch depends on every member of the batch before it, through an
+ * OS::Heat::Delay "<pause_prefix><k>" of min_wait `pause` when `pause` > 0,
+ * so that the child traversal acts on the batches in turn, as Heat's one
+ * nested-stack update per batch does. */
+void cv__group_order_batches(json_t *resources, const json_t *batches, double pause,
+                             const char *pause_prefix);
 /* The list of the members' values of `attr` among the child's outputs. */
 const json_t *cv__group_member_values(const json_t *outputs, const char *attr);
 

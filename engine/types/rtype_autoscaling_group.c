@@ -227,7 +227,8 @@ static bool rollout_intact(const json_t *rollout, const json_t *names)
 /*
  * Heat's _try_rolling_update: a changed `resource` reaches the members the
  * group keeps in batches of rolling_updates, a pause between them
- * (cv__group_order_batches). The plan stays in data.rollout while its
+ * (cv__group_order_batches, as ResourceGroup's batch_create orders its
+ * creation). The plan stays in data.rollout while its
  * members all exist, so the template does not change again once it is
  * rolled out; a resize drops it.
  */
@@ -267,9 +268,16 @@ static int asg_definition(const char *type_name, const json_t *props, const json
     plan_rollout(props, data, json_object_get(data, "names"), names);
     json_t *attr_names = cv__group_member_attr_names(mtype, files);
     *tpl = cv__group_template(def, NULL, names, attr_names);
-    if (*tpl && json_object_get(data, "rollout"))
+    const json_t *rollout = json_object_get(data, "rollout");
+    if (*tpl && rollout) {
+        /* A rollout's pauses are new resources (Delay waits on create). */
+        char prefix[48];
+        snprintf(prefix, sizeof(prefix), "rollout_%lld_pause_",
+                 (long long)json_integer_value(json_object_get(rollout, "id")));
         cv__group_order_batches(json_object_get(*tpl, "resources"),
-                                json_object_get(data, "rollout"));
+                                json_object_get(rollout, "batches"),
+                                json_number_value(json_object_get(rollout, "pause_time")), prefix);
+    }
     *params = json_object();
     json_object_set_new(data, "names", names);
     json_object_set_new(data, "next", json_integer(next));

@@ -102,47 +102,52 @@ const json_t *cv__group_member_values(const json_t *outputs, const char *attr)
 
 /* ---- batches: members acted on in turns ---- */
 
-static json_t *depends_list(json_t *member)
+/* The members of `batch` that are members of `resources`. */
+static json_t *present(const json_t *batch, const json_t *resources)
 {
-    json_t *deps = json_object_get(member, "depends_on");
-    if (!json_is_array(deps)) {
-        deps = json_array();
-        json_object_set_new(member, "depends_on", deps);
+    json_t *out = json_array();
+    size_t i;
+    const json_t *n;
+    json_array_foreach(batch, i, n)
+    {
+        if (json_is_string(n) && json_object_get(resources, json_string_value(n)))
+            json_array_append(out, (json_t *)n);
     }
-    return deps;
+    return out;
 }
 
-void cv__group_order_batches(json_t *resources, const json_t *rollout)
+void cv__group_order_batches(json_t *resources, const json_t *batches, double pause,
+                             const char *pause_prefix)
 {
-    const json_t *chunks = json_object_get(rollout, "batches");
-    double pause = json_number_value(json_object_get(rollout, "pause_time"));
-    const json_t *previous = NULL;
-    size_t k;
-    const json_t *chunk;
-    json_array_foreach(chunks, k, chunk)
+    json_t *before = NULL; /* the previous non-empty batch's members */
+    size_t i, j, k = 0;
+    const json_t *batch, *n;
+    json_array_foreach(batches, i, batch)
     {
-        json_t *after = json_array(); /* what this batch waits for */
-        if (previous && pause > 0) {
-            char name[32];
-            snprintf(name, sizeof(name), "pause-%zu", k);
-            json_t *wait =
-                json_pack("{s:s, s:{s:O, s:{s:f, s:f}}, s:O}", "type", "OS::Heat::TestResource",
-                          "properties", "value", json_object_get(rollout, "id"), "action_wait_secs",
-                          "create", pause, "update", pause, "depends_on", previous);
-            json_object_set_new(resources, name, wait);
-            json_array_append_new(after, json_string(name));
-        } else if (previous) {
-            json_array_extend(after, (json_t *)previous);
+        json_t *members = present(batch, resources);
+        if (!json_array_size(members)) {
+            json_decref(members);
+            continue;
         }
-        size_t i;
-        const json_t *n;
-        json_array_foreach(chunk, i, n)
+        json_t *deps = before ? json_incref(before) : NULL;
+        if (before && pause > 0) {
+            char pname[64];
+            snprintf(pname, sizeof(pname), "%s%zu", pause_prefix, ++k);
+            json_object_set_new(resources, pname,
+                                json_pack("{s:s, s:{s:f}, s:O}", "type", "OS::Heat::Delay",
+                                          "properties", "min_wait", pause, "depends_on", before));
+            json_decref(deps);
+            deps = json_pack("[s]", pname);
+        }
+        json_array_foreach(members, j, n)
         {
-            json_t *member = json_object_get(resources, json_string_value(n));
-            if (member && json_array_size(after))
-                json_array_extend(depends_list(member), after);
+            if (deps)
+                json_object_set(json_object_get(resources, json_string_value(n)), "depends_on",
+                                deps);
         }
-        json_decref(after);
-        previous = chunk;
+        json_decref(deps);
+        json_decref(before);
+        before = members;
     }
+    json_decref(before);
 }

@@ -256,10 +256,10 @@ static void test_a_changed_member_definition_rolls_out_in_batches(void **state)
     assert_json(json_object_get(data, "rollout"),
                 "{'id': 1, 'batches': [['0', '1'], ['2']], 'pause_time': 5.0}");
     assert_null(json_object_get(json_object_get(res, "0"), "depends_on"));
-    assert_json(json_object_get(res, "pause-1"),
-                "{'type': 'OS::Heat::TestResource', 'properties': {'value': 1, "
-                "'action_wait_secs': {'create': 5.0, 'update': 5.0}}, 'depends_on': ['0', '1']}");
-    assert_json(json_object_get(json_object_get(res, "2"), "depends_on"), "['pause-1']");
+    assert_json(json_object_get(res, "rollout_1_pause_1"),
+                "{'type': 'OS::Heat::Delay', 'properties': {'min_wait': 5.0}, 'depends_on': ['0', "
+                "'1']}");
+    assert_json(json_object_get(json_object_get(res, "2"), "depends_on"), "['rollout_1_pause_1']");
     assert_json(json_object_get(json_object_get(res, "2"), "properties"), "{'value': 'w'}");
     json_decref(tpl);
     /* The same definition again: the same template (nothing to update). */
