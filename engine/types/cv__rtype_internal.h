@@ -76,6 +76,10 @@ json_t *cv__group_template(const json_t *def, const char *var, const json_t *nam
  * nested-stack update per batch does. */
 void cv__group_order_batches(json_t *resources, const json_t *batches, double pause,
                              const char *pause_prefix);
+/* A group's attributes of its members' references, from the child's
+ * outputs: refs, refs_map and resource.<n> — n the member's name, or with
+ * `by_index` its position (an AutoScalingGroup's, oldest first). */
+json_t *cv__group_refs(const json_t *outputs, const json_t *names, bool by_index);
 /* The list of the members' values of `attr` among the child's outputs. */
 const json_t *cv__group_member_values(const json_t *outputs, const char *attr);
 

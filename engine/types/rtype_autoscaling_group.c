@@ -314,21 +314,8 @@ static void member_attribute(json_t *attrs, const json_t *outputs, const json_t 
 static json_t *asg_attributes(const json_t *outputs, const json_t *data)
 {
     const json_t *names = json_object_get(data, "names");
-    const json_t *refs = json_object_get(outputs, "refs");
-    json_t *attrs = json_object(), *map = json_object();
+    json_t *attrs = cv__group_refs(outputs, names, true);
     size_t i;
-    const json_t *n;
-    json_array_foreach(names, i, n)
-    {
-        const json_t *ref = json_array_get(refs, i);
-        char key[64];
-        snprintf(key, sizeof(key), "resource.%zu", i);
-        json_object_set(attrs, key, ref ? (json_t *)ref : json_null());
-        json_object_set(map, json_string_value(n), ref ? (json_t *)ref : json_null());
-    }
-    json_object_set_new(attrs, "refs",
-                        json_is_array(refs) ? json_incref((json_t *)refs) : json_array());
-    json_object_set_new(attrs, "refs_map", map);
     json_object_set_new(attrs, "current_size", json_integer((json_int_t)json_array_size(names)));
     json_object_set_new(attrs, "outputs", json_object());
     json_object_set_new(attrs, "outputs_list", json_object());

@@ -93,6 +93,29 @@ json_t *cv__group_template(const json_t *def, const char *var, const json_t *nam
                      resources, "outputs", cv__group_outputs(names, attr_names));
 }
 
+json_t *cv__group_refs(const json_t *outputs, const json_t *names, bool by_index)
+{
+    const json_t *refs = json_object_get(outputs, "refs");
+    json_t *attrs = json_object(), *map = json_object();
+    size_t i;
+    const json_t *n;
+    json_array_foreach(names, i, n)
+    {
+        const json_t *ref = json_array_get(refs, i);
+        char key[300];
+        if (by_index)
+            snprintf(key, sizeof(key), "resource.%zu", i);
+        else
+            snprintf(key, sizeof(key), "resource.%s", json_string_value(n));
+        json_object_set(attrs, key, ref ? (json_t *)ref : json_null());
+        json_object_set(map, json_string_value(n), ref ? (json_t *)ref : json_null());
+    }
+    json_object_set_new(attrs, "refs",
+                        json_is_array(refs) ? json_incref((json_t *)refs) : json_array());
+    json_object_set_new(attrs, "refs_map", map);
+    return attrs;
+}
+
 const json_t *cv__group_member_values(const json_t *outputs, const char *attr)
 {
     char key[300];

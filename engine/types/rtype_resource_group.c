@@ -243,22 +243,9 @@ static void member_attributes(json_t *attrs, const json_t *outputs, const json_t
 json_t *cv__group_attributes(const json_t *outputs, const json_t *data, const cv_rtype_t *own)
 {
     const json_t *names = json_object_get(data, "names");
-    const json_t *refs = json_object_get(outputs, "refs");
     const json_t *bl = json_object_get(data, "blacklist");
-    json_t *attrs = json_object(), *map = json_object();
+    json_t *attrs = cv__group_refs(outputs, names, false);
     size_t i;
-    const json_t *n;
-    json_array_foreach(names, i, n)
-    {
-        const json_t *ref = json_array_get(refs, i);
-        char rkey[300];
-        snprintf(rkey, sizeof(rkey), "resource.%s", json_string_value(n));
-        json_object_set(attrs, rkey, ref ? (json_t *)ref : json_null());
-        json_object_set(map, json_string_value(n), ref ? (json_t *)ref : json_null());
-    }
-    json_object_set_new(attrs, "refs",
-                        json_is_array(refs) ? json_incref((json_t *)refs) : json_array());
-    json_object_set_new(attrs, "refs_map", map);
     json_object_set_new(attrs, "removed_rsrc_list",
                         json_is_array(bl) ? json_incref((json_t *)bl) : json_array());
     json_object_set_new(attrs, "attributes", json_object());
