@@ -34,6 +34,8 @@ const char cli_signal_usage[] =
     "each field optional (a SUCCESS numbered by its arrival by default). The\n"
     "handle's curl_cli attribute is this command for the handle, so that a line\n"
     "written for Heat's ('<curl_cli> --data-binary '{\"status\": \"SUCCESS\"}'') works.\n"
+    "An OS::Heat::ScalingPolicy takes any data and scales its AutoScalingGroup (its\n"
+    "signal_url attribute is this command for the policy).\n"
     "\n"
     "  --data JSON         the signal's data (default: none);\n"
     "                      --data-binary is the same option\n"
