@@ -228,3 +228,51 @@ YAML
         jq -r '[.[] | select(.resource == "up" and .action == "SIGNAL")][-1] |
             "\(.action)_\(.status)"')" "the policy's SIGNAL event"
 }
+
+# Heat's own functional tests (heat_integrationtests/functional/
+# test_heat_autoscaling.py), on their templates.
+ASG_HEAT="$DATA/stacks/autoscaling_heat"
+
+asg_heat_outputs_agree() { # name: all_values and resource.<i>.value name the same members
+    local out
+    out=$(asg_outputs "$1")
+    assert_eq 3 "$(jq '.all_values | length' <<<"$out")" "all_values"
+    assert_eq "$(jq -c '.all_values' <<<"$out")" "$(jq -c '[.value_0, .value_1, .value_2]' <<<"$out")" \
+        "resource.<i>.value"
+}
+
+test_autoscaling_heat_scale_up_honors_max_size() {
+    local name num
+    name=$(stack_name asg-heat-max)
+    ctl submit "$name" "$ASG_HEAT/group.yaml" --wait --timeout 60 >/dev/null
+    asg_heat_outputs_agree "$name"
+    for num in 4 5 5; do
+        ctl signal "$name" scale_up_policy >/dev/null
+        cv_wait_until 30 "the group at $num" asg_heat_size_is "$name" "$num"
+    done
+    cv_wait_until 30 "the signal at max_size to be taken" asg_signal_reason_is "$name" \
+        random_group \
+        "random_group NOT performing scaling adjustment, as there is no change in capacity."
+}
+
+asg_heat_size_is() { [ "$(status_json "$1" | jq -c '[.status, .outputs.asg_size]')" = "[\"UPDATE_COMPLETE\",$2]" ]; }
+
+test_autoscaling_heat_cooldown_after_create_ignores_a_signal() {
+    local name tpl
+    name=$(stack_name asg-heat-cool)
+    tpl=$(mktemp --suffix=.yaml)
+    sed -e 's/cooldown: 0/cooldown: 60/' "$ASG_HEAT/group.yaml" >"$tpl"
+    ctl submit "$name" "$tpl" --wait --timeout 60 >/dev/null
+    rm -f "$tpl"
+    ctl signal "$name" scale_up_policy >/dev/null
+    cv_wait_until 30 "the signal to be ignored" asg_signal_reason_is "$name" random_group \
+        "The resource random_group could not perform scaling action: due to cooldown, cooldown 60"
+    assert_eq 3 "$(status_json "$name" | jqr .outputs.asg_size)" "the size in the cooldown"
+}
+
+test_autoscaling_heat_group_of_template_members_exposes_their_outputs() {
+    local name
+    name=$(stack_name asg-heat-nested)
+    ctl submit "$name" "$ASG_HEAT/group_nested.yaml" --wait --timeout 60 >/dev/null
+    asg_heat_outputs_agree "$name"
+}
