@@ -170,53 +170,10 @@ json_t *cv__fn_str_split(const json_t *args, size_t *budget, char *msg, size_t m
 
 /* ---------------------------------------------------------------- list_concat */
 
-/* Python's ==, which list_concat_unique uses: True == 1 == 1.0. */
-static bool py_equal(const json_t *a, const json_t *b)
-{
-    bool a_num = json_is_number(a) || json_is_boolean(a);
-    bool b_num = json_is_number(b) || json_is_boolean(b);
-    if (a_num || b_num) {
-        if (!a_num || !b_num)
-            return false;
-        if (json_is_real(a) || json_is_real(b)) {
-            double x = json_is_boolean(a) ? json_is_true(a) : json_number_value(a);
-            double y = json_is_boolean(b) ? json_is_true(b) : json_number_value(b);
-            return x == y;
-        }
-        json_int_t x = json_is_boolean(a) ? json_is_true(a) : json_integer_value(a);
-        json_int_t y = json_is_boolean(b) ? json_is_true(b) : json_integer_value(b);
-        return x == y;
-    }
-    if (json_typeof(a) != json_typeof(b))
-        return false;
-    if (json_is_array(a)) {
-        if (json_array_size(a) != json_array_size(b))
-            return false;
-        for (size_t i = 0; i < json_array_size(a); i++)
-            if (!py_equal(json_array_get(a, i), json_array_get(b, i)))
-                return false;
-        return true;
-    }
-    if (json_is_object(a)) {
-        if (json_object_size(a) != json_object_size(b))
-            return false;
-        const char *key;
-        const json_t *item;
-        json_object_foreach((json_t *)a, key, item)
-        {
-            const json_t *other = json_object_get(b, key);
-            if (!other || !py_equal(item, other))
-                return false;
-        }
-        return true;
-    }
-    return json_equal(a, b);
-}
-
 static bool contains(const json_t *list, const json_t *item)
 {
     for (size_t i = 0; i < json_array_size(list); i++)
-        if (py_equal(json_array_get(list, i), item))
+        if (cv__py_equal(json_array_get(list, i), item))
             return true;
     return false;
 }

@@ -224,22 +224,26 @@ char *cv__dump_sorted(const json_t *v)
 
 /* Python's ==, which Heat's equals and contains use: 1 == 1.0 and
  * True == 1, maps and lists compared item by item. */
-static bool py_number(const json_t *v, double *out)
+/* Python's == on numbers and booleans: True == 1 == 1.0; integers compare
+ * exactly (2**53 + 1 != 2**53), a real makes it a real comparison. */
+static bool py_number_equal(const json_t *a, const json_t *b)
 {
-    if (json_is_boolean(v))
-        *out = json_is_true(v) ? 1 : 0;
-    else if (json_is_number(v))
-        *out = json_number_value(v);
-    else
-        return false;
-    return true;
+    if (json_is_real(a) || json_is_real(b)) {
+        double x = json_is_boolean(a) ? json_is_true(a) : json_number_value(a);
+        double y = json_is_boolean(b) ? json_is_true(b) : json_number_value(b);
+        return x == y;
+    }
+    json_int_t x = json_is_boolean(a) ? json_is_true(a) : json_integer_value(a);
+    json_int_t y = json_is_boolean(b) ? json_is_true(b) : json_integer_value(b);
+    return x == y;
 }
 
 bool cv__py_equal(const json_t *a, const json_t *b)
 {
-    double x, y;
-    if (py_number(a, &x) && py_number(b, &y))
-        return x == y;
+    bool a_num = json_is_number(a) || json_is_boolean(a);
+    bool b_num = json_is_number(b) || json_is_boolean(b);
+    if (a_num || b_num)
+        return a_num && b_num && py_number_equal(a, b);
     if (json_typeof(a) != json_typeof(b))
         return false;
     if (json_is_array(a)) {
@@ -282,11 +286,12 @@ bool cv__py_in(const json_t *value, const json_t *seq)
 
 bool cv__py_truthy(const json_t *v)
 {
-    double x;
     if (json_is_null(v))
         return false;
-    if (py_number(v, &x))
-        return x != 0;
+    if (json_is_boolean(v))
+        return json_is_true(v);
+    if (json_is_number(v))
+        return json_number_value(v) != 0;
     if (json_is_string(v))
         return json_string_length(v) > 0;
     return json_array_size(v) + json_object_size(v) > 0;

@@ -1,6 +1,7 @@
 /*
- * Test helpers shared by the placement loader tests: JSON written inline with
- * ' for ", and fixtures read from tests/data/placement (JSON or YAML).
+ * Test helpers shared by the placement loader and resource-type tests: JSON
+ * written inline with ' for ", comparing against it, and fixtures read from
+ * tests/data/placement (JSON or YAML).
  */
 #ifndef CV_TEST_JSON_FIXTURE_H
 #define CV_TEST_JSON_FIXTURE_H
@@ -26,6 +27,17 @@ static inline json_t *js(const char *single_quoted)
         fail_msg("bad test JSON: %s: %s", e.text, text);
     free(text);
     return doc;
+}
+
+/* Fails the test unless `got` equals the JSON written with ' for ". */
+static inline void assert_json_sq(const json_t *got, const char *want_sq)
+{
+    json_t *want = js(want_sq);
+    if (!json_equal((json_t *)got, want)) {
+        char *g = got ? json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
+        fail_msg("got %s, want %s", g ? g : "(null)", want_sq);
+    }
+    json_decref(want);
 }
 
 /* Reads tests/data/placement/NAME into a new tree; fails the test otherwise. */

@@ -17,16 +17,6 @@
 
 #define GROUP "OS::Heat::ResourceGroup"
 
-static void assert_json(const json_t *got, const char *want_sq)
-{
-    json_t *want = js(want_sq);
-    if (!json_equal((json_t *)got, want)) {
-        char *g = json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-        fail_msg("got %s, want %s", g ? g : "(null)", want_sq);
-    }
-    json_decref(want);
-}
-
 /* The child template's resources for `count` members under `policy_sq`
  * (the resolved update_policy, as data.facade holds it); *data kept. */
 static json_t *define(int count, const char *policy_sq, json_t *data, int *rc, char *err)
@@ -54,11 +44,11 @@ static void test_batches_of_max_batch_size_follow_each_other(void **state)
     char err[256];
     json_t *r = define(5, "{'batch_create': {'max_batch_size': 2}}", data, &rc, err);
     assert_int_equal(rc, 0);
-    assert_json(r, "{'0': {'type': 'OS::Heat::None'}, '1': {'type': 'OS::Heat::None'},"
-                   " '2': {'type': 'OS::Heat::None', 'depends_on': ['0', '1']},"
-                   " '3': {'type': 'OS::Heat::None', 'depends_on': ['0', '1']},"
-                   " '4': {'type': 'OS::Heat::None', 'depends_on': ['2', '3']}}");
-    assert_json(json_object_get(data, "batches"), "[['0', '1'], ['2', '3'], ['4']]");
+    assert_json_sq(r, "{'0': {'type': 'OS::Heat::None'}, '1': {'type': 'OS::Heat::None'},"
+                      " '2': {'type': 'OS::Heat::None', 'depends_on': ['0', '1']},"
+                      " '3': {'type': 'OS::Heat::None', 'depends_on': ['0', '1']},"
+                      " '4': {'type': 'OS::Heat::None', 'depends_on': ['2', '3']}}");
+    assert_json_sq(json_object_get(data, "batches"), "[['0', '1'], ['2', '3'], ['4']]");
     json_decref(r);
     json_decref(data);
 }
@@ -72,7 +62,8 @@ static void test_a_pause_is_a_delay_between_two_batches(void **state)
     json_t *r =
         define(3, "{'batch_create': {'max_batch_size': 2, 'pause_time': 1.5}}", data, &rc, err);
     assert_int_equal(rc, 0);
-    assert_json(r, "{'0': {'type': 'OS::Heat::None'}, '1': {'type': 'OS::Heat::None'},"
+    assert_json_sq(r,
+                   "{'0': {'type': 'OS::Heat::None'}, '1': {'type': 'OS::Heat::None'},"
                    " 'batch_pause_1': {'type': 'OS::Heat::Delay', 'properties': {'min_wait': 1.5},"
                    "                   'depends_on': ['0', '1']},"
                    " '2': {'type': 'OS::Heat::None', 'depends_on': ['batch_pause_1']}}");
@@ -94,7 +85,7 @@ static void test_the_batches_stay_as_created(void **state)
     /* Scaled to 5: the new members belong to no batch. */
     json_t *more = define(5, NULL, data, &rc, err);
     assert_null(json_object_get(json_object_get(more, "3"), "depends_on"));
-    assert_json(json_object_get(json_object_get(more, "2"), "depends_on"), "['1']");
+    assert_json_sq(json_object_get(json_object_get(more, "2"), "depends_on"), "['1']");
     json_decref(more);
     json_decref(first);
     json_decref(data);
@@ -108,7 +99,7 @@ static void test_a_policy_added_to_a_created_group_changes_nothing(void **state)
     char err[256];
     json_decref(define(2, NULL, data, &rc, err));
     json_t *r = define(2, "{'batch_create': {'max_batch_size': 1}}", data, &rc, err);
-    assert_json(r, "{'0': {'type': 'OS::Heat::None'}, '1': {'type': 'OS::Heat::None'}}");
+    assert_json_sq(r, "{'0': {'type': 'OS::Heat::None'}, '1': {'type': 'OS::Heat::None'}}");
     json_decref(r);
     json_decref(data);
 }
@@ -120,7 +111,7 @@ static void test_without_a_policy_members_are_independent(void **state)
     int rc;
     char err[256];
     json_t *r = define(2, "{'rolling_update': {'max_batch_size': 1}}", data, &rc, err);
-    assert_json(r, "{'0': {'type': 'OS::Heat::None'}, '1': {'type': 'OS::Heat::None'}}");
+    assert_json_sq(r, "{'0': {'type': 'OS::Heat::None'}, '1': {'type': 'OS::Heat::None'}}");
     assert_null(json_object_get(data, "batches"));
     json_decref(r);
     json_decref(data);

@@ -17,16 +17,6 @@
 
 #define CHAIN "OS::Heat::ResourceChain"
 
-static void assert_json(const json_t *got, const char *want_sq)
-{
-    json_t *want = js(want_sq);
-    if (!json_equal((json_t *)got, want)) {
-        char *g = json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-        fail_msg("got %s, want %s", g ? g : "(null)", want_sq);
-    }
-    json_decref(want);
-}
-
 /* The child template for `props_sq`; its data in *data. */
 static json_t *define(const char *props_sq, json_t *data)
 {
@@ -35,7 +25,7 @@ static json_t *define(const char *props_sq, json_t *data)
     char err[512] = "";
     if (t->nested->definition(CHAIN, props, NULL, data, &tpl, &params, err, sizeof(err)) != 0)
         fail_msg("definition failed: %s", err);
-    assert_json(params, "{}");
+    assert_json_sq(params, "{}");
     json_decref(params);
     json_decref(props);
     json_decref(raw);
@@ -49,15 +39,16 @@ static void test_each_member_depends_on_the_one_before(void **state)
     json_t *tpl = define("{'resources': ['OS::Heat::Value', 'OS::Heat::None', 'OS::Heat::Value'],"
                          " 'resource_properties': {'value': 'v'}}",
                          data);
-    assert_json(
+    assert_json_sq(
         json_object_get(tpl, "resources"),
         "{'0': {'type': 'OS::Heat::Value', 'properties': {'value': 'v'}},"
         " '1': {'type': 'OS::Heat::None', 'properties': {'value': 'v'}, 'depends_on': ['0']},"
         " '2': {'type': 'OS::Heat::Value', 'properties': {'value': 'v'}, 'depends_on': ['1']}}");
-    assert_json(json_object_get(data, "names"), "['0', '1', '2']");
-    assert_json(json_object_get(data, "attrs"), "['value']");
-    assert_json(json_object_get(json_object_get(tpl, "outputs"), "refs"),
-                "{'value': [{'get_resource': '0'}, {'get_resource': '1'}, {'get_resource': '2'}]}");
+    assert_json_sq(json_object_get(data, "names"), "['0', '1', '2']");
+    assert_json_sq(json_object_get(data, "attrs"), "['value']");
+    assert_json_sq(
+        json_object_get(json_object_get(tpl, "outputs"), "refs"),
+        "{'value': [{'get_resource': '0'}, {'get_resource': '1'}, {'get_resource': '2'}]}");
     json_decref(tpl);
     json_decref(data);
 }
@@ -68,8 +59,8 @@ static void test_concurrent_members_have_no_dependencies(void **state)
     json_t *data = json_object();
     json_t *tpl =
         define("{'resources': ['OS::Heat::None', 'OS::Heat::None'], 'concurrent': true}", data);
-    assert_json(json_object_get(tpl, "resources"),
-                "{'0': {'type': 'OS::Heat::None'}, '1': {'type': 'OS::Heat::None'}}");
+    assert_json_sq(json_object_get(tpl, "resources"),
+                   "{'0': {'type': 'OS::Heat::None'}, '1': {'type': 'OS::Heat::None'}}");
     json_decref(tpl);
     json_decref(data);
 }
@@ -81,9 +72,9 @@ static void test_attributes_are_refs_attributes_and_members(void **state)
     json_decref(define("{'resources': ['OS::Heat::Value', 'OS::Heat::Value']}", data));
     json_t *outputs = js("{'refs': ['id0', 'id1'], 'a.value': ['x', 'y']}");
     json_t *attrs = tr_type(CHAIN)->nested->attributes(outputs, data);
-    assert_json(json_object_get(attrs, "refs"), "['id0', 'id1']");
-    assert_json(json_object_get(attrs, "attributes"), "{'value': {'0': 'x', '1': 'y'}}");
-    assert_json(json_object_get(attrs, "value"), "['x', 'y']");
+    assert_json_sq(json_object_get(attrs, "refs"), "['id0', 'id1']");
+    assert_json_sq(json_object_get(attrs, "attributes"), "{'value': {'0': 'x', '1': 'y'}}");
+    assert_json_sq(json_object_get(attrs, "value"), "['x', 'y']");
     assert_string_equal(json_string_value(json_object_get(attrs, "resource.1")), "id1");
     assert_string_equal(json_string_value(json_object_get(attrs, "resource.0.value")), "x");
     assert_null(json_object_get(attrs, "refs_map")); /* a group's, not a chain's */
