@@ -40,36 +40,6 @@ static const cv_rtype_t *policy(void)
     return t;
 }
 
-/* js() for any JSON value, scalars included. */
-static json_t *jsany(const char *single_quoted)
-{
-    char *text = strdup(single_quoted);
-    for (char *p = text; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    json_t *v = json_loads(text, JSON_DECODE_ANY, NULL);
-    if (!v)
-        fail_msg("bad test JSON: %s", text);
-    free(text);
-    return v;
-}
-
-static void assert_json(const json_t *got, const char *expected_sq)
-{
-    json_t *want = jsany(expected_sq);
-    if (!json_equal((json_t *)got, want)) {
-        char *g = got ? json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
-        char *w = json_dumps(want, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-        char msg[4096];
-        snprintf(msg, sizeof(msg), "got %s, expected %s", g ? g : "(null)", w);
-        free(g);
-        free(w);
-        json_decref(want);
-        fail_msg("%s", msg);
-    }
-    json_decref(want);
-}
-
 /* The schema applied to `props_sq`; NULL with the message in err. */
 static json_t *apply(const cv_rtype_t *t, const char *props_sq, char *err, size_t size)
 {
@@ -119,8 +89,8 @@ static void test_group_bounds_are_checked_with_heats_messages(void **state)
         "rolling_updates.max_batch_size: 0 is out of range (min: 1, max: None)");
     json_t *ok =
         props_of(asg(), "{'min_size': 1, 'max_size': 3, 'desired_capacity': 3, " MEMBER "}");
-    assert_json(json_object_get(ok, "rolling_updates"),
-                "{'min_in_service': 0, 'max_batch_size': 1, 'pause_time': 0}");
+    assert_json_sq(json_object_get(ok, "rolling_updates"),
+                   "{'min_in_service': 0, 'max_batch_size': 1, 'pause_time': 0}");
     json_decref(ok);
 }
 
@@ -165,7 +135,7 @@ static json_t *define(const char *props_sq, json_t *data)
     json_array_foreach(json_object_get(data, "names"), i, n)
     {
         const json_t *m = json_object_get(json_object_get(tpl, "resources"), json_string_value(n));
-        assert_json(m, "{'type': 'OS::Heat::Value', 'properties': {'value': 'v'}}");
+        assert_json_sq(m, "{'type': 'OS::Heat::Value', 'properties': {'value': 'v'}}");
     }
     assert_int_equal(json_object_size(json_object_get(tpl, "resources")),
                      json_array_size(json_object_get(data, "names")));
@@ -177,12 +147,13 @@ static void test_created_with_desired_capacity_or_min_size(void **state)
 {
     (void)state;
     json_t *data = json_object();
-    assert_json(define("{'min_size': 1, 'max_size': 5, 'desired_capacity': 3, " MEMBER "}", data),
-                "['0', '1', '2']");
+    assert_json_sq(
+        define("{'min_size': 1, 'max_size': 5, 'desired_capacity': 3, " MEMBER "}", data),
+        "['0', '1', '2']");
     json_decref(data);
     data = json_object();
-    assert_json(define("{'min_size': 2, 'max_size': 5, " MEMBER "}", data), "['0', '1']");
-    assert_json(json_object_get(data, "capacity"), "2");
+    assert_json_sq(define("{'min_size': 2, 'max_size': 5, " MEMBER "}", data), "['0', '1']");
+    assert_json_sq(json_object_get(data, "capacity"), "2");
     json_decref(data);
 }
 
@@ -193,11 +164,12 @@ static void test_an_update_resizes_to_desired_removing_the_oldest(void **state)
     (void)state;
     json_t *data = json_object();
     define("{'min_size': 1, 'max_size': 5, 'desired_capacity': 3, " MEMBER "}", data);
-    assert_json(define("{'min_size': 1, 'max_size': 5, 'desired_capacity': 1, " MEMBER "}", data),
-                "['2']");
+    assert_json_sq(
+        define("{'min_size': 1, 'max_size': 5, 'desired_capacity': 1, " MEMBER "}", data), "['2']");
     /* New members take names never used before. */
-    assert_json(define("{'min_size': 1, 'max_size': 5, 'desired_capacity': 3, " MEMBER "}", data),
-                "['2', '3', '4']");
+    assert_json_sq(
+        define("{'min_size': 1, 'max_size': 5, 'desired_capacity': 3, " MEMBER "}", data),
+        "['2', '3', '4']");
     json_decref(data);
 }
 
@@ -206,8 +178,9 @@ static void test_an_update_without_desired_keeps_the_size_within_new_bounds(void
     (void)state;
     json_t *data = json_object();
     define("{'min_size': 1, 'max_size': 5, 'desired_capacity': 4, " MEMBER "}", data);
-    assert_json(define("{'min_size': 1, 'max_size': 5, " MEMBER "}", data), "['0', '1', '2', '3']");
-    assert_json(define("{'min_size': 1, 'max_size': 2, " MEMBER "}", data), "['2', '3']");
+    assert_json_sq(define("{'min_size': 1, 'max_size': 5, " MEMBER "}", data),
+                   "['0', '1', '2', '3']");
+    assert_json_sq(define("{'min_size': 1, 'max_size': 2, " MEMBER "}", data), "['2', '3']");
     json_decref(data);
 }
 
@@ -217,11 +190,13 @@ static void test_unchanged_properties_keep_the_size_a_signal_set(void **state)
     json_t *data = json_object();
     define("{'min_size': 1, 'max_size': 5, 'desired_capacity': 2, " MEMBER "}", data);
     json_object_set_new(data, "capacity", json_integer(4));
-    assert_json(define("{'min_size': 1, 'max_size': 5, 'desired_capacity': 2, " MEMBER "}", data),
-                "['0', '1', '2', '3']");
+    assert_json_sq(
+        define("{'min_size': 1, 'max_size': 5, 'desired_capacity': 2, " MEMBER "}", data),
+        "['0', '1', '2', '3']");
     /* A stack update that changes a property resets to desired_capacity, as Heat. */
-    assert_json(define("{'min_size': 1, 'max_size': 6, 'desired_capacity': 2, " MEMBER "}", data),
-                "['2', '3']");
+    assert_json_sq(
+        define("{'min_size': 1, 'max_size': 6, 'desired_capacity': 2, " MEMBER "}", data),
+        "['2', '3']");
     json_decref(data);
 }
 
@@ -253,14 +228,16 @@ static void test_a_changed_member_definition_rolls_out_in_batches(void **state)
     json_t *tpl = child_of(
         "{'min_size': 1, 'max_size': 5, 'desired_capacity': 3, " ROLLING ", " MEMBER2 "}", data);
     json_t *res = json_object_get(tpl, "resources");
-    assert_json(json_object_get(data, "rollout"),
-                "{'id': 1, 'batches': [['0', '1'], ['2']], 'pause_time': 5.0}");
+    assert_json_sq(json_object_get(data, "rollout"),
+                   "{'id': 1, 'batches': [['0', '1'], ['2']], 'pause_time': 5.0}");
     assert_null(json_object_get(json_object_get(res, "0"), "depends_on"));
-    assert_json(json_object_get(res, "rollout_1_pause_1"),
-                "{'type': 'OS::Heat::Delay', 'properties': {'min_wait': 5.0}, 'depends_on': ['0', "
-                "'1']}");
-    assert_json(json_object_get(json_object_get(res, "2"), "depends_on"), "['rollout_1_pause_1']");
-    assert_json(json_object_get(json_object_get(res, "2"), "properties"), "{'value': 'w'}");
+    assert_json_sq(
+        json_object_get(res, "rollout_1_pause_1"),
+        "{'type': 'OS::Heat::Delay', 'properties': {'min_wait': 5.0}, 'depends_on': ['0', "
+        "'1']}");
+    assert_json_sq(json_object_get(json_object_get(res, "2"), "depends_on"),
+                   "['rollout_1_pause_1']");
+    assert_json_sq(json_object_get(json_object_get(res, "2"), "properties"), "{'value': 'w'}");
     json_decref(tpl);
     /* The same definition again: the same template (nothing to update). */
     json_t *again = child_of(
@@ -285,13 +262,13 @@ static void test_attributes_are_heats(void **state)
     json_t *data = js("{'names': ['0', '3'], 'attrs': ['value']}");
     json_t *outputs = js("{'refs': ['r0', 'r3'], 'a.value': ['x', 'y']}");
     json_t *attrs = asg()->nested->attributes(outputs, data);
-    assert_json(json_object_get(attrs, "refs"), "['r0', 'r3']");
-    assert_json(json_object_get(attrs, "refs_map"), "{'0': 'r0', '3': 'r3'}");
-    assert_json(json_object_get(attrs, "current_size"), "2");
-    assert_json(json_object_get(attrs, "outputs"), "{'value': {'0': 'x', '3': 'y'}}");
-    assert_json(json_object_get(attrs, "outputs_list"), "{'value': ['x', 'y']}");
-    assert_json(json_object_get(attrs, "resource.1"), "'r3'");
-    assert_json(json_object_get(attrs, "resource.1.value"), "'y'");
+    assert_json_sq(json_object_get(attrs, "refs"), "['r0', 'r3']");
+    assert_json_sq(json_object_get(attrs, "refs_map"), "{'0': 'r0', '3': 'r3'}");
+    assert_json_sq(json_object_get(attrs, "current_size"), "2");
+    assert_json_sq(json_object_get(attrs, "outputs"), "{'value': {'0': 'x', '3': 'y'}}");
+    assert_json_sq(json_object_get(attrs, "outputs_list"), "{'value': ['x', 'y']}");
+    assert_json_sq(json_object_get(attrs, "resource.1"), "'r3'");
+    assert_json_sq(json_object_get(attrs, "resource.1.value"), "'y'");
     json_decref(attrs);
     json_decref(outputs);
     json_decref(data);
@@ -347,9 +324,10 @@ static void test_a_policy_signal_is_passed_on_to_its_group(void **state)
                                  "'percent_change_in_capacity', 'scaling_adjustment': 50, "
                                  "'min_adjustment_step': 2, 'cooldown': 30}",
                                  NULL, reason);
-    assert_json(fwd, "{'ref': 'g1', 'details': {'scaling': {'adjustment': 50, 'adjustment_type': "
-                     "'percent_change_in_capacity', 'min_adjustment_step': 2, 'cooldown': 30, "
-                     "'policy': 'up'}}}");
+    assert_json_sq(fwd,
+                   "{'ref': 'g1', 'details': {'scaling': {'adjustment': 50, 'adjustment_type': "
+                   "'percent_change_in_capacity', 'min_adjustment_step': 2, 'cooldown': 30, "
+                   "'policy': 'up'}}}");
     assert_string_equal(reason, "No signal details provided");
     json_decref(fwd);
     fwd = policy_forward("{'auto_scaling_group_id': 'g1', 'adjustment_type': "
@@ -377,10 +355,10 @@ static void test_the_group_adjusts_and_asks_for_an_update(void **state)
     assert_int_equal(adjust(&st, "{'scaling': {'adjustment': 1, 'adjustment_type': "
                                  "'change_in_capacity', 'cooldown': 60, 'policy': 'up'}}"),
                      0);
-    assert_json(json_object_get(st.data, "capacity"), "3");
-    assert_json(json_object_get(st.data, "converge"), "true");
-    assert_json(json_object_get(st.data, "scaling"),
-                "{'cooldown': 60, 'reason': 'change_in_capacity : 1'}");
+    assert_json_sq(json_object_get(st.data, "capacity"), "3");
+    assert_json_sq(json_object_get(st.data, "converge"), "true");
+    assert_json_sq(json_object_get(st.data, "scaling"),
+                   "{'cooldown': 60, 'reason': 'change_in_capacity : 1'}");
     assert_string_equal(st.reason,
                         "resizing the group from 2 to 3 (change_in_capacity : 1, by up)");
     /* While that scaling runs, another signal is ignored (Heat's NoActionRequired). */
@@ -390,7 +368,7 @@ static void test_the_group_adjusts_and_asks_for_an_update(void **state)
                      0);
     assert_string_equal(st.reason, "The resource asg could not perform scaling action: due to "
                                    "scaling activity");
-    assert_json(json_object_get(st.data, "capacity"), "3");
+    assert_json_sq(json_object_get(st.data, "capacity"), "3");
     assert_null(json_object_get(st.data, "converge"));
     clear(&st);
 }
@@ -421,12 +399,12 @@ static void test_a_signal_in_cooldown_is_ignored(void **state)
                      0);
     assert_string_equal(st.reason, "The resource asg could not perform scaling action: due to "
                                    "cooldown, cooldown 120");
-    assert_json(json_object_get(st.data, "capacity"), "2");
+    assert_json_sq(json_object_get(st.data, "capacity"), "2");
     st.now = T0 + 61;
     assert_int_equal(adjust(&st, "{'scaling': {'adjustment': -1, 'adjustment_type': "
                                  "'change_in_capacity', 'cooldown': null}}"),
                      0);
-    assert_json(json_object_get(st.data, "capacity"), "1");
+    assert_json_sq(json_object_get(st.data, "capacity"), "1");
     clear(&st);
 }
 
@@ -457,7 +435,7 @@ static void test_the_cooldown_starts_when_the_resize_completes(void **state)
     assert_null(json_object_get(st.data, "scaling"));
     assert_null(json_object_get(st.data, "child"));
     assert_true(json_number_value(json_object_get(st.data, "cooldown_end")) == T0 + 60);
-    assert_json(json_object_get(st.attrs, "current_size"), "1");
+    assert_json_sq(json_object_get(st.attrs, "current_size"), "1");
     clear(&st);
 }
 
