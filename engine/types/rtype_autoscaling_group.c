@@ -20,6 +20,9 @@
  * traversal then finds the child's template changed (its digest) and
  * updates the child, which is the normal update path.
  *
+ * A changed `resource` rolls out in Heat's batches (rolling_updates), kept
+ * in data.rollout.
+ *
  * data.scaling marks a scaling begun by a signal ({"cooldown", "reason"})
  * until the group's action completes, when data.cooldown_end is set (Heat's
  * _finished_scaling); a signal meanwhile is ignored "due to scaling
@@ -228,9 +231,9 @@ static bool rollout_intact(const json_t *rollout, const json_t *names)
  * Heat's _try_rolling_update: a changed `resource` reaches the members the
  * group keeps in batches of rolling_updates, a pause between them
  * (cv__group_order_batches, as ResourceGroup's batch_create orders its
- * creation). The plan stays in data.rollout while its
- * members all exist, so the template does not change again once it is
- * rolled out; a resize drops it.
+ * creation). The plan stays in data.rollout while its members all exist,
+ * so the template does not change again once it is rolled out; a resize
+ * that removes one of them drops it.
  */
 static void plan_rollout(const json_t *props, json_t *data, const json_t *old, const json_t *names)
 {
