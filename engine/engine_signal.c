@@ -284,6 +284,7 @@ static void apply_and_finish(signal_job_t *s, const redisReply *rep)
                       .attrs = rec->attrs,
                       .started = rec->started};
     cv_record_state(&s->st, &v, cv_now());
+    s->st.status = rec->status;
     s->applied = apply_all(s, &s->st, rep);
     cv__signal_pass_on(s);
 }

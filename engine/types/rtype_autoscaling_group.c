@@ -31,6 +31,7 @@
 #include "cv_error.h"
 #include "cv_rtype.h"
 #include "cv_scaling.h"
+#include "cv_str.h"
 #include "cv__rtype_internal.h"
 
 #include <math.h>
@@ -392,6 +393,12 @@ static int asg_signal(cv_rstate_t *st, const json_t *details, char *errstr, size
                          st->resource_name);
     if (!st->props)
         return 0; /* convergectl's check before sending: the form is right */
+    if (st->status && !cv_str_ends_with(st->status, "_COMPLETE")) {
+        snprintf(st->reason, sizeof(st->reason),
+                 "%s NOT performing scaling adjustment, when status is not COMPLETE",
+                 st->resource_name);
+        return 0;
+    }
     const json_t *names = json_object_get(st->data, "names");
     long long current =
         (long long)cv__rtype_data_number(st->data, "capacity", (double)json_array_size(names));

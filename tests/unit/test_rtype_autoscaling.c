@@ -408,6 +408,27 @@ static void test_a_signal_in_cooldown_is_ignored(void **state)
     clear(&st);
 }
 
+/* Heat's adjust: a group whose action is not COMPLETE does not scale. */
+static void test_a_group_not_complete_takes_no_adjustment(void **state)
+{
+    (void)state;
+    cv_rstate_t st = group_state("{'min_size': 1, 'max_size': 5, " MEMBER "}",
+                                 "{'names': ['0', '1'], 'capacity': 2}");
+    st.status = "UPDATE_IN_PROGRESS";
+    assert_int_equal(adjust(&st, "{'scaling': {'adjustment': 1, 'adjustment_type': "
+                                 "'change_in_capacity'}}"),
+                     0);
+    assert_string_equal(st.reason,
+                        "asg NOT performing scaling adjustment, when status is not COMPLETE");
+    assert_json_sq(json_object_get(st.data, "capacity"), "2");
+    st.status = "UPDATE_COMPLETE";
+    assert_int_equal(adjust(&st, "{'scaling': {'adjustment': 1, 'adjustment_type': "
+                                 "'change_in_capacity'}}"),
+                     0);
+    assert_json_sq(json_object_get(st.data, "capacity"), "3");
+    clear(&st);
+}
+
 static void test_a_signal_of_another_form_is_refused(void **state)
 {
     (void)state;
@@ -454,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_the_group_adjusts_and_asks_for_an_update),
         cmocka_unit_test(test_no_change_in_capacity_is_no_action),
         cmocka_unit_test(test_a_signal_in_cooldown_is_ignored),
+        cmocka_unit_test(test_a_group_not_complete_takes_no_adjustment),
         cmocka_unit_test(test_a_signal_of_another_form_is_refused),
         cmocka_unit_test(test_the_cooldown_starts_when_the_resize_completes),
     };
