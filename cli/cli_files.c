@@ -158,11 +158,15 @@ static int collect(walk_t *w, const char *fname, const char *dir, json_t *tree)
         char where[512];
         snprintf(where, sizeof(where), "resources.%s.type", name);
         rc = take_file(w, fname, where, dir, def);
+        /* A group's member type may be a template file too. */
         const char *type = json_string_value(json_object_get(def, "type"));
-        json_t *member = json_object_get(json_object_get(def, "properties"), "resource_def");
-        if (rc == CLI_OK && type && strcmp(type, "OS::Heat::ResourceGroup") == 0 &&
-            json_is_object(member)) {
-            snprintf(where, sizeof(where), "resources.%s.properties.resource_def.type", name);
+        const char *key = !type                                             ? NULL
+                          : strcmp(type, "OS::Heat::ResourceGroup") == 0    ? "resource_def"
+                          : strcmp(type, "OS::Heat::AutoScalingGroup") == 0 ? "resource"
+                                                                            : NULL;
+        json_t *member = key ? json_object_get(json_object_get(def, "properties"), key) : NULL;
+        if (rc == CLI_OK && json_is_object(member)) {
+            snprintf(where, sizeof(where), "resources.%s.properties.%s.type", name, key);
             rc = take_file(w, fname, where, dir, member);
         }
     }

@@ -37,6 +37,8 @@ const char cli_signal_usage[] =
     "written for Heat's ('<curl_cli> --data-binary '{\"status\": \"SUCCESS\"}'') works.\n"
     "Data {\"unset_hook\": HOOK} clears the hook RESOURCE is paused on instead, as\n"
     "`convergectl hook-clear` does (exit 2 when it is not paused on HOOK).\n"
+    "An OS::Heat::ScalingPolicy takes any data and scales its AutoScalingGroup (its\n"
+    "signal_url attribute is this command for the policy).\n"
     "\n"
     "  --data JSON         the signal's data (default: none);\n"
     "                      --data-binary is the same option\n"

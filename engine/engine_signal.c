@@ -16,8 +16,13 @@
  * waiters signal_finish names, and this resource itself when its own
  * action is in progress, get an OBSERVE job at once instead of their next
  * look on the observer's timer.
+ *
+ * A signal can be passed on or ask for convergence (engine_signal_pass.c,
+ * a ScalingPolicy and its AutoScalingGroup): both happen after the types'
+ * operations and before the fenced write, while the lease is held.
  */
 #include "engine.h"
+#include "engine_signal.h"
 
 #include "cv_error.h"
 #include "cv_jobrun.h"
@@ -32,15 +37,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct signal_job {
-    cv_jobrun_t run; /* first: the job, its lifecycle and its retries */
-    char token[160];
-    cv_lease_keeper_t *keeper; /* renews the lease while it is held */
-    cv_record_t rec;
-    bool changed;   /* some signal was applied: the record's data changed */
-    int publishing; /* OBSERVE jobs not yet acknowledged */
-} signal_job_t;
-
 static void signal_reset(cv_jobrun_t *run)
 {
     signal_job_t *s = (signal_job_t *)run;
@@ -48,6 +44,10 @@ static void signal_reset(cv_jobrun_t *run)
     s->keeper = NULL;
     cv_record_clear(&s->rec);
     s->changed = false;
+    cv_record_state_clear(&s->st);
+    json_decref(s->applied);
+    s->applied = NULL;
+    cv__signal_pass_reset(s);
 }
 
 /* ---- HOOKS: the one place a signal clears a hook ---- */
@@ -135,9 +135,10 @@ static json_t *apply_all(signal_job_t *s, cv_rstate_t *st, const redisReply *rep
                          : (snprintf(reason, sizeof(reason), "signal data is not JSON"), CV_EINVAL);
         json_decref(details);
         utf8_trim(reason);
-        if (rc == 0)
+        if (rc == 0) {
             s->changed = true;
-        else
+            cv__signal_pass_take(s, st, id);
+        } else
             cv_warn("stack %s resource %s: signal %s refused: %s", s->run.msg.stack,
                     s->run.msg.resource, id, reason);
         json_array_append_new(applied, json_pack("{s:s, s:s, s:s, s:s}", "id", id, "state",
@@ -229,8 +230,10 @@ static void on_finished(cv_redis_t *r, redisReply *rep, void *ud)
     }
 }
 
-static void finish(signal_job_t *s, cv_rstate_t *st, json_t *applied)
+void cv__signal_finish(signal_job_t *s)
 {
+    cv_rstate_t *st = &s->st;
+    json_t *applied = s->applied;
     const cv_msg_t *m = &s->run.msg;
     char res[CV_KEY_MAX], lease[CV_KEY_MAX], events[CV_KEY_MAX], signals[CV_KEY_MAX],
         waiters[CV_KEY_MAX], stack[CV_KEY_MAX], res_prefix[CV_KEY_MAX];
@@ -282,12 +285,10 @@ static void apply_and_finish(signal_job_t *s, const redisReply *rep)
                       .data = rec->data,
                       .attrs = rec->attrs,
                       .started = rec->started};
-    cv_rstate_t st;
-    cv_record_state(&st, &v, cv_now());
-    json_t *applied = apply_all(s, &st, rep);
-    finish(s, &st, applied);
-    json_decref(applied);
-    cv_record_state_clear(&st);
+    cv_record_state(&s->st, &v, cv_now());
+    s->st.status = rec->status;
+    s->applied = apply_all(s, &s->st, rep);
+    cv__signal_pass_on(s);
 }
 
 static void on_begin(cv_redis_t *r, redisReply *rep, void *ud)

@@ -126,14 +126,17 @@ static int check_template_resource(const cv__tpl_ctx_t *ctx, const char *file, c
 
 static int check_group(const cv__tpl_ctx_t *ctx, const json_t *props, const char *where)
 {
-    const json_t *def = json_object_get(props, "resource_def");
+    /* A ResourceGroup's resource_def, or an AutoScalingGroup's resource
+     * (whose members have no index variable). */
+    const char *key = json_object_get(props, "resource_def") ? "resource_def" : "resource";
+    const json_t *def = json_object_get(props, key);
     const char *type = json_string_value(json_object_get(def, "type"));
     if (!type)
         return 0; /* computed: checked once it resolves */
     char mapped[512];
     type = cv__tpl_mapped_type(ctx, type, NULL, mapped, sizeof(mapped));
     char at[1100];
-    snprintf(at, sizeof(at), "%s.resource_def", where);
+    snprintf(at, sizeof(at), "%s.%s", where, key);
     if (cv_rtype_is_template_file(type) && !cv__tpl_type_known(ctx, type))
         return cv__tpl_err(ctx, CV_EVALIDATE, at,
                            "template file \"%s\" was not uploaded with the stack", type);
@@ -148,10 +151,11 @@ static int check_group(const cv__tpl_ctx_t *ctx, const json_t *props, const char
     sub.opts.depth++;
     /* As Heat does, member "0" stands for every member. */
     const char *var = json_string_value(json_object_get(props, "index_var"));
-    json_t *member = json_is_object(mprops)
-                         ? cv_rtype_substitute(mprops, var ? var : "%index%", "0")
-                         : json_object();
-    snprintf(at, sizeof(at), "%s.resource_def.properties", where);
+    json_t *member = !json_is_object(mprops) ? json_object()
+                     : strcmp(key, "resource") == 0
+                         ? json_deep_copy(mprops)
+                         : cv_rtype_substitute(mprops, var ? var : "%index%", "0");
+    snprintf(at, sizeof(at), "%s.%s.properties", where, key);
     rc = cv__tpl_check_props(&sub, type, member, at);
     json_decref(member);
     return rc;

@@ -40,6 +40,8 @@ double cv__delay_wait_secs(const json_t *props, const char *uuid, const char *ac
 char *cv__mime_message(const json_t *props, const char *uuid);
 extern const cv_rtype_t cv__rtype_wait_condition_handle;
 extern const cv_rtype_t cv__rtype_wait_condition;
+extern const cv_rtype_t cv__rtype_autoscaling_group;
+extern const cv_rtype_t cv__rtype_scaling_policy;
 
 /* What every nested-stack type does to its resource (rtype_nested.c): the
  * physical id is the child stack's id, kept in data.stack. */
@@ -51,15 +53,41 @@ int cv__nested_remove(cv_rstate_t *st);
 cv_observed_t cv__nested_observe_child(cv_rstate_t *st, cv_action_t action,
                                        const cv_nested_ops_t *ops);
 
-/* What ResourceGroup and ResourceChain share (rtype_resource_group.c): the
- * attribute names of a member type (its own, or a template's outputs); the
- * child template's outputs for members `names` — "refs" and "a.<attr>", the
- * list over the members; and the resource's attributes from the child's
- * resolved outputs and data.names / data.attrs (refs, refs_map,
- * attributes, removed_rsrc_list, <attr>, resource.<n>[.<attr>]); `own`'s
- * attributes win over a member attribute of that name. */
+/* What the group types share (rtype_group_members.c). Whether the list
+ * `list` holds the string `s`: */
+bool cv__group_contains(const json_t *list, const char *s);
+/* The attribute names of a member type: its own, or a template's outputs. */
 json_t *cv__group_member_attr_names(const char *type, const json_t *files);
+/* A member's definition from the group's ({type, properties, metadata});
+ * `var` in its property strings replaced by `name` (NULL: no index var). */
+json_t *cv__group_member(const json_t *def, const char *var, const char *name);
+/* The child template's outputs for members `names`: "refs" and "a.<attr>"
+ * for each of `attr_names`, the list over the members. */
 json_t *cv__group_outputs(const json_t *names, const json_t *attr_names);
+/* The child template of members `names`, with outputs "refs" and
+ * "a.<attr>" for each of `attr_names` (lists in the order of `names`). */
+json_t *cv__group_template(const json_t *def, const char *var, const json_t *names,
+                           const json_t *attr_names);
+/* Orders the members of the child template `resources` in `batches` (lists
+ * of member names; names no longer members are skipped): every member of a
+ * batch depends on every member of the batch before it, through an
+ * OS::Heat::Delay "<pause_prefix><k>" of min_wait `pause` when `pause` > 0,
+ * so that the child traversal acts on the batches in turn, as Heat's one
+ * nested-stack update per batch does. */
+void cv__group_order_batches(json_t *resources, const json_t *batches, double pause,
+                             const char *pause_prefix);
+/* A group's attributes of its members' references, from the child's
+ * outputs: refs, refs_map and resource.<n> — n the member's name, or with
+ * `by_index` its position (an AutoScalingGroup's, oldest first). */
+json_t *cv__group_refs(const json_t *outputs, const json_t *names, bool by_index);
+/* The list of the members' values of `attr` among the child's outputs. */
+const json_t *cv__group_member_values(const json_t *outputs, const char *attr);
+
+/* What ResourceGroup and ResourceChain share (rtype_resource_group.c): the
+ * resource's attributes from the child's resolved outputs and data.names /
+ * data.attrs (refs, refs_map, attributes, removed_rsrc_list, <attr>,
+ * resource.<n>[.<attr>]); `own`'s attributes win over a member attribute of
+ * that name. */
 json_t *cv__group_attributes(const json_t *outputs, const json_t *data, const cv_rtype_t *own);
 
 /* A group's update_policy batch_create (rtype_group_batch.c): fixes the

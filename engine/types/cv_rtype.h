@@ -60,6 +60,9 @@ typedef struct cv_rstate {
     json_t *attrs; /* attributes; owned, never NULL */
     char reason[512];
     double retry_at; /* observe IN_PROGRESS: when to look again */
+    /* signal: the version's recorded status (CREATE_COMPLETE, ...); NULL
+     * when unknown (convergectl's check of the data before sending). */
+    const char *status;
 } cv_rstate_t;
 
 /*

@@ -82,55 +82,11 @@ static int plan_batches(const json_t *names, json_t *data, char *errstr, size_t 
     return 0;
 }
 
-/* The members of `batch` that are still members. */
-static json_t *present(const json_t *batch, const json_t *resources)
-{
-    json_t *out = json_array();
-    size_t i;
-    const json_t *n;
-    json_array_foreach(batch, i, n)
-    {
-        if (json_is_string(n) && json_object_get(resources, json_string_value(n)))
-            json_array_append(out, (json_t *)n);
-    }
-    return out;
-}
-
 int cv__group_batch_create(json_t *resources, const json_t *names, json_t *data, char *errstr,
                            size_t errsz)
 {
     int rc = plan_batches(names, data, errstr, errsz);
-    double pause = cv__rtype_data_number(data, "batch_pause", 0);
-    json_t *before = NULL; /* the previous non-empty batch's members */
-    size_t i, j, k = 0;
-    const json_t *batch, *n;
-    json_array_foreach(json_object_get(data, "batches"), i, batch)
-    {
-        json_t *members = present(batch, resources);
-        if (!json_array_size(members)) {
-            json_decref(members);
-            continue;
-        }
-        json_t *deps = before ? json_incref(before) : NULL;
-        if (before && pause > 0) {
-            char pname[32];
-            snprintf(pname, sizeof(pname), "batch_pause_%zu", ++k);
-            json_object_set_new(resources, pname,
-                                json_pack("{s:s, s:{s:f}, s:O}", "type", "OS::Heat::Delay",
-                                          "properties", "min_wait", pause, "depends_on", before));
-            json_decref(deps);
-            deps = json_pack("[s]", pname);
-        }
-        json_array_foreach(members, j, n)
-        {
-            if (deps)
-                json_object_set(json_object_get(resources, json_string_value(n)), "depends_on",
-                                deps);
-        }
-        json_decref(deps);
-        json_decref(before);
-        before = members;
-    }
-    json_decref(before);
+    cv__group_order_batches(resources, json_object_get(data, "batches"),
+                            cv__rtype_data_number(data, "batch_pause", 0), "batch_pause_");
     return rc;
 }

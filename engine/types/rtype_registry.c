@@ -10,11 +10,21 @@
 #include <string.h>
 
 static const cv_rtype_t *const builtin_types[] = {
-    &cv__rtype_none,           &cv__rtype_test_resource,  &cv__rtype_random_string,
-    &cv__rtype_value,          &cv__rtype_resource_group, &cv__rtype_resource_chain,
-    &cv__rtype_heat_stack,     &cv__rtype_delay,          &cv__rtype_software_config,
-    &cv__rtype_cloud_config,   &cv__rtype_multipart_mime, &cv__rtype_wait_condition_handle,
+    &cv__rtype_none,
+    &cv__rtype_test_resource,
+    &cv__rtype_random_string,
+    &cv__rtype_value,
+    &cv__rtype_resource_group,
+    &cv__rtype_resource_chain,
+    &cv__rtype_heat_stack,
+    &cv__rtype_delay,
+    &cv__rtype_software_config,
+    &cv__rtype_cloud_config,
+    &cv__rtype_multipart_mime,
+    &cv__rtype_wait_condition_handle,
     &cv__rtype_wait_condition,
+    &cv__rtype_autoscaling_group,
+    &cv__rtype_scaling_policy,
 };
 
 const cv_rtype_t *cv_rtype_find(const char *name)

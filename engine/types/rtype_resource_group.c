@@ -101,18 +101,6 @@ static int group_validate(const json_t *props, const char *where, char *errstr, 
 
 /* ---- the members ---- */
 
-static bool contains(const json_t *list, const char *s)
-{
-    size_t i;
-    const json_t *v;
-    json_array_foreach(list, i, v)
-    {
-        if (json_is_string(v) && strcmp(json_string_value(v), s) == 0)
-            return true;
-    }
-    return false;
-}
-
 /* Adds to the blacklist the removal_policies entries that are members. */
 static json_t *next_blacklist(const json_t *props, const json_t *data)
 {
@@ -133,7 +121,8 @@ static json_t *next_blacklist(const json_t *props, const json_t *data)
                 snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(entry));
                 name = num;
             }
-            if (name && (contains(names, name) || contains(old, name)) && !contains(bl, name))
+            if (name && (cv__group_contains(names, name) || cv__group_contains(old, name)) &&
+                !cv__group_contains(bl, name))
                 json_array_append_new(bl, json_string(name));
         }
     }
@@ -146,7 +135,7 @@ static json_t *member_names(json_int_t count, const json_t *blacklist)
     for (json_int_t i = 0; (json_int_t)json_array_size(names) < count; i++) {
         char name[24];
         snprintf(name, sizeof(name), "%lld", (long long)i);
-        if (!contains(blacklist, name))
+        if (!cv__group_contains(blacklist, name))
             json_array_append_new(names, json_string(name));
     }
     return names;
@@ -196,60 +185,6 @@ json_t *cv_rtype_substitute(const json_t *v, const char *var, const char *name)
     return json_deep_copy(v);
 }
 
-json_t *cv__group_member_attr_names(const char *type, const json_t *files)
-{
-    json_t *out = json_array();
-    const cv_rtype_t *t = cv_rtype_find(type);
-    if (t) {
-        for (const char *const *a = t->attrs; a && *a; a++)
-            json_array_append_new(out, json_string(*a));
-        return out;
-    }
-    const char *key;
-    const json_t *v;
-    json_object_foreach(json_object_get(json_object_get(files, type), "outputs"), key, v)
-    {
-        json_array_append_new(out, json_string(key));
-    }
-    return out;
-}
-
-static json_t *member(const json_t *def, const char *var, const char *name)
-{
-    const json_t *props = json_object_get(def, "properties");
-    json_t *m = json_pack("{s:O}", "type", json_object_get(def, "type"));
-    if (json_is_object(props))
-        json_object_set_new(m, "properties", cv_rtype_substitute(props, var, name));
-    const json_t *meta = json_object_get(def, "metadata");
-    if (json_is_object(meta))
-        json_object_set(m, "metadata", (json_t *)meta);
-    return m;
-}
-
-json_t *cv__group_outputs(const json_t *names, const json_t *attr_names)
-{
-    json_t *outputs = json_object(), *refs = json_array();
-    size_t i, j;
-    const json_t *n, *a;
-    json_array_foreach(names, i, n)
-    {
-        json_array_append_new(refs, json_pack("{s:O}", "get_resource", n));
-    }
-    json_object_set_new(outputs, "refs", json_pack("{s:o}", "value", refs));
-    json_array_foreach(attr_names, j, a)
-    {
-        json_t *list = json_array();
-        json_array_foreach(names, i, n)
-        {
-            json_array_append_new(list, json_pack("{s:[O,O]}", "get_attr", n, a));
-        }
-        char key[300];
-        snprintf(key, sizeof(key), "a.%s", json_string_value(a));
-        json_object_set_new(outputs, key, json_pack("{s:o}", "value", list));
-    }
-    return outputs;
-}
-
 static int group_definition(const char *type_name, const json_t *props, const json_t *files,
                             json_t *data, json_t **tpl, json_t **params, char *errstr,
                             size_t errstr_size)
@@ -263,24 +198,19 @@ static int group_definition(const char *type_name, const json_t *props, const js
     json_t *bl = next_blacklist(props, data);
     json_t *names = member_names(json_integer_value(json_object_get(props, "count")), bl);
     const char *var = json_string_value(json_object_get(props, "index_var"));
-    json_t *resources = json_object();
-    size_t i;
-    const json_t *n;
-    json_array_foreach(names, i, n)
-    {
-        json_object_set_new(resources, json_string_value(n),
-                            member(def, var ? var : "%index%", json_string_value(n)));
-    }
-    int rc = cv__group_batch_create(resources, names, data, errstr, errstr_size);
+    json_t *attr_names = cv__group_member_attr_names(mtype, files);
+    *tpl = cv__group_template(def, var ? var : "%index%", names, attr_names);
+    int rc = *tpl ? cv__group_batch_create(json_object_get(*tpl, "resources"), names, data, errstr,
+                                           errstr_size)
+                  : CV_ENOMEM;
     if (rc) {
-        json_decref(resources);
+        json_decref(*tpl);
+        *tpl = NULL;
+        json_decref(attr_names);
         json_decref(names);
         json_decref(bl);
         return rc;
     }
-    json_t *attr_names = cv__group_member_attr_names(mtype, files);
-    *tpl = json_pack("{s:s, s:o, s:o}", "heat_template_version", "2015-04-30", "resources",
-                     resources, "outputs", cv__group_outputs(names, attr_names));
     *params = json_object();
     json_object_set_new(data, "names", names);
     json_object_set_new(data, "blacklist", bl);
@@ -291,9 +221,7 @@ static int group_definition(const char *type_name, const json_t *props, const js
 static void member_attributes(json_t *attrs, const json_t *outputs, const json_t *names,
                               const char *attr, const cv_rtype_t *own)
 {
-    char key[300];
-    snprintf(key, sizeof(key), "a.%s", attr);
-    const json_t *list = json_object_get(outputs, key);
+    const json_t *list = cv__group_member_values(outputs, attr);
     json_t *by_name = json_object();
     size_t i;
     const json_t *n;
@@ -315,22 +243,9 @@ static void member_attributes(json_t *attrs, const json_t *outputs, const json_t
 json_t *cv__group_attributes(const json_t *outputs, const json_t *data, const cv_rtype_t *own)
 {
     const json_t *names = json_object_get(data, "names");
-    const json_t *refs = json_object_get(outputs, "refs");
     const json_t *bl = json_object_get(data, "blacklist");
-    json_t *attrs = json_object(), *map = json_object();
+    json_t *attrs = cv__group_refs(outputs, names, false);
     size_t i;
-    const json_t *n;
-    json_array_foreach(names, i, n)
-    {
-        const json_t *ref = json_array_get(refs, i);
-        char rkey[300];
-        snprintf(rkey, sizeof(rkey), "resource.%s", json_string_value(n));
-        json_object_set(attrs, rkey, ref ? (json_t *)ref : json_null());
-        json_object_set(map, json_string_value(n), ref ? (json_t *)ref : json_null());
-    }
-    json_object_set_new(attrs, "refs",
-                        json_is_array(refs) ? json_incref((json_t *)refs) : json_array());
-    json_object_set_new(attrs, "refs_map", map);
     json_object_set_new(attrs, "removed_rsrc_list",
                         json_is_array(bl) ? json_incref((json_t *)bl) : json_array());
     json_object_set_new(attrs, "attributes", json_object());

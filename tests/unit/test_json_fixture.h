@@ -14,7 +14,7 @@
 #include "cv_template.h"
 #include "test_util.h"
 
-/* Parses JSON written with ' for ". */
+/* Parses JSON written with ' for " (any value, scalars included). */
 static inline json_t *js(const char *single_quoted)
 {
     char *text = strdup(single_quoted);
@@ -22,7 +22,7 @@ static inline json_t *js(const char *single_quoted)
         if (*p == '\'')
             *p = '"';
     json_error_t e;
-    json_t *doc = json_loads(text, 0, &e);
+    json_t *doc = json_loads(text, JSON_DECODE_ANY, &e);
     if (!doc)
         fail_msg("bad test JSON: %s: %s", e.text, text);
     free(text);
