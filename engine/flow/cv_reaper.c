@@ -292,16 +292,17 @@ static void on_nodes(cv_redis_t *redis, redisReply *rep, void *ud)
  * of its nodes' sync points and records, are named here (cv_keys). */
 static void nodes_call(stack_pass_t *p)
 {
-    char k[3][CV_KEY_MAX], sp_prefix[CV_KEY_MAX], res_prefix[CV_KEY_MAX], room[16], batch[16];
+    char k[4][CV_KEY_MAX], sp_prefix[CV_KEY_MAX], res_prefix[CV_KEY_MAX], room[16], batch[16];
     uint64_t traversal = strtoull(p->traversal, NULL, 10);
     cv_key(k[0], CV_KEY_MAX, CV_KEY_STACK, p->id, 0, NULL);
     cv_key(k[1], CV_KEY_MAX, CV_KEY_GRAPH, p->id, traversal, NULL);
     cv_key(k[2], CV_KEY_MAX, CV_KEY_DONE, p->id, traversal, NULL);
+    cv_key(k[3], CV_KEY_MAX, CV_KEY_HOOKS, p->id, 0, NULL);
     cv_key_prefix(sp_prefix, sizeof(sp_prefix), CV_KEY_SP, p->id, traversal);
     cv_key_prefix(res_prefix, sizeof(res_prefix), CV_KEY_RES, p->id, 0);
     snprintf(room, sizeof(room), "%u", JOBS_PER_STACK - (p->checks + p->observes));
     snprintf(batch, sizeof(batch), "%d", ENTRIES_PER_CALL);
-    cv_stack_reap_nodes_keys_t keys = {.stack = k[0], .graph = k[1], .done = k[2]};
+    cv_stack_reap_nodes_keys_t keys = {.stack = k[0], .graph = k[1], .done = k[2], .hooks = k[3]};
     cv_stack_reap_nodes_args_t args = {
         .traversal = p->traversal,
         .cursor = p->cursor,

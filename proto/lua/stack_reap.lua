@@ -15,8 +15,10 @@
 --   {'FINISH', trav}          every node is done but the stack did not end
 --   {'STALLED', trav, stalled seconds}  ready nodes may need their jobs:
 --                             stack_reap_nodes.lua with the traversal's keys
--- A stalled stack's `progress` moves and `reaped` is set, so the same stall
--- is not reaped again before another threshold has passed.
+-- A stalled stack's `progress` moves, so the same stall is not reaped again
+-- before another threshold has passed; `reaped` is set when work is
+-- re-queued (here for STACK and FINISH, by stack_reap_nodes.lua for nodes:
+-- a stack whose only pending nodes are paused on hooks re-queues nothing).
 local st = redis.call('HMGET', KEYS[1], 'status', 'traversal', 'expanded', 'total', 'done',
   'action', 'progress', 'updated')
 if not st[1] then return {'GONE'} end
@@ -28,7 +30,13 @@ local last = math.max(tonumber(st[7] or '0') or 0, tonumber(st[8] or '0') or 0)
 local stalled = now - last
 if stalled * 1000 < tonumber(ARGV[1]) then return {'MOVING'} end
 local ts = now_str()
-redis.call('HSET', KEYS[1], 'progress', ts, 'reaped', ts)
-if st[3] ~= trav then return {'STACK', trav, st[6] or ''} end
-if tonumber(st[5] or '0') >= tonumber(st[4] or '0') then return {'FINISH', trav} end
+redis.call('HSET', KEYS[1], 'progress', ts)
+if st[3] ~= trav then
+  redis.call('HSET', KEYS[1], 'reaped', ts)
+  return {'STACK', trav, st[6] or ''}
+end
+if tonumber(st[5] or '0') >= tonumber(st[4] or '0') then
+  redis.call('HSET', KEYS[1], 'reaped', ts)
+  return {'FINISH', trav}
+end
 return {'STALLED', trav, tostring(math.floor(stalled))}

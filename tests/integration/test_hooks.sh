@@ -195,3 +195,48 @@ test_hook_cleared_by_a_signal_with_unset_hook() {
     cv_wait_until 30 "the stack to complete" stack_status_is "$name" CREATE_COMPLETE
     has_event "$name" first "Hook pre-create is cleared" || fail "no clear event"
 }
+
+HOOK_PREFIX=${CONVERGE_PREFIX:-cv:}
+
+# stack_field ID FIELD: a field of the stack's hash
+stack_field() { redis HGET "$HOOK_PREFIX{$1}:stack" "$2"; }
+
+# field_moved ID FIELD OLD: the field is no longer OLD
+field_moved() { [ "$(stack_field "$1" "$2")" != "$3" ]; }
+
+# A resource paused on a hook is not stalled: once the stall threshold
+# (10 s) has passed, the reaper looked at the stack (its `progress` moved)
+# and re-queued nothing — no CHECK job that would take the resource's lease
+# only to find it waiting again; the stack is not marked reaped.
+test_hook_paused_resource_is_left_alone_by_the_reaper() {
+    local name id progress
+    name=$(stack_name hookreap)
+    hook_guard "$name"
+    ctl submit "$name" "$HOOK_DATA/hooks.yaml" --param-file "$HOOK_DATA/hooks_env.yaml" >/dev/null
+    cv_wait_until 30 "first to pause on pre-create" waiting_on "$name" first pre-create
+    id=$(jqr .id <<<"$(status_json "$name")")
+    progress=$(stack_field "$id" progress)
+    cv_wait_until 40 "the reaper to look at the paused stack" field_moved "$id" progress "$progress"
+    assert_eq "" "$(stack_field "$id" reaped)" "nothing re-queued for a resource paused on a hook"
+    waiting_on "$name" first pre-create || fail "first no longer paused"
+    assert_eq false "$(jqr .stalled <<<"$(status_json "$name")")" "a paused stack is not stalled"
+    ctl hook-clear "$name" first >/dev/null
+    cv_wait_until 30 "the stack to complete" stack_status_is "$name" CREATE_COMPLETE
+}
+
+# The reaper stays the safety net of a clear: a hook cleared (as
+# hook_clear.lua records it) whose CHECK job was lost is re-queued, and the
+# resource acts.
+test_hook_cleared_whose_job_was_lost_is_requeued_by_the_reaper() {
+    local name id entry
+    name=$(stack_name hooklost)
+    hook_guard "$name"
+    ctl submit "$name" "$HOOK_DATA/hooks.yaml" --param-file "$HOOK_DATA/hooks_env.yaml" >/dev/null
+    cv_wait_until 30 "first to pause on pre-create" waiting_on "$name" first pre-create
+    id=$(jqr .id <<<"$(status_json "$name")")
+    entry=$(redis HGET "$HOOK_PREFIX{$id}:hooks" first)
+    redis HSET "$HOOK_PREFIX{$id}:hooks" first \
+        "$(jq -c 'del(.waiting) | .cleared = ["pre-create"]' <<<"$entry")" >/dev/null
+    cv_wait_until 40 "the reaper to complete the stack" stack_status_is "$name" CREATE_COMPLETE
+    [ -n "$(stack_field "$id" reaped)" ] || fail "the stack does not say it was reaped"
+}

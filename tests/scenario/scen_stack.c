@@ -200,16 +200,18 @@ scen_step_t scen_stack_step(scen_world_t *w, scen_job_t *j)
 
 static void reap_nodes(scen_world_t *w, scen_job_t *j, const char *traversal)
 {
-    char k[3][CV_KEY_MAX], sp_prefix[CV_KEY_MAX], res_prefix[CV_KEY_MAX], cursor[24] = "0";
+    char k[4][CV_KEY_MAX], sp_prefix[CV_KEY_MAX], res_prefix[CV_KEY_MAX], cursor[24] = "0";
     uint64_t t = strtoull(traversal, NULL, 10);
     cv_key(k[0], CV_KEY_MAX, CV_KEY_STACK, w->stack, 0, NULL);
     cv_key(k[1], CV_KEY_MAX, CV_KEY_GRAPH, w->stack, t, NULL);
     cv_key(k[2], CV_KEY_MAX, CV_KEY_DONE, w->stack, t, NULL);
+    cv_key(k[3], CV_KEY_MAX, CV_KEY_HOOKS, w->stack, 0, NULL);
     cv_key_prefix(sp_prefix, sizeof(sp_prefix), CV_KEY_SP, w->stack, t);
     cv_key_prefix(res_prefix, sizeof(res_prefix), CV_KEY_RES, w->stack, 0);
     j->msg.traversal = t;
     do {
-        cv_stack_reap_nodes_keys_t keys = {.stack = k[0], .graph = k[1], .done = k[2]};
+        cv_stack_reap_nodes_keys_t keys = {
+            .stack = k[0], .graph = k[1], .done = k[2], .hooks = k[3]};
         cv_stack_reap_nodes_args_t args = {.traversal = traversal,
                                            .cursor = cursor,
                                            .count = "256",
