@@ -59,6 +59,8 @@ int cv__nested_plan(void *check, const char *op, const char *child, const char *
         char digest[24];
         cv_check_template_digest(tpl, c->in.files, digest);
         json_object_set_new(data, "template_digest", json_string(digest));
+        cv_check_env_digest(json_object_get(c->in.rdef, "env"), digest);
+        json_object_set_new(data, "env_digest", json_string(digest));
         if (json_is_string(tpl) && (tpl = parse_template(tpl, err, errsz)) == NULL) {
             json_decref(params);
             json_decref(entry);

@@ -20,7 +20,9 @@
  *   rollback, and a replaced version that is not failed    RESTORE (it becomes the
  *   nor being deleted has the desired type and properties  resource again, untouched)
  *   recorded version failed, being deleted, other type     REPLACE
- *   properties and nested template unchanged, or a type   DONE
+ *   properties, nested template and child environment      DONE
+ *   unchanged (a child recorded without "env_digest" is
+ *   taken as unchanged in its environment), or a type
  *   that never updates (OS::Heat::None, as in Heat)
  *   changed, a changed property does not allow updates    REPLACE
  *   changed otherwise                                      UPDATE
@@ -171,6 +173,14 @@ void cv_check_replaced_token(char *out, size_t size, const char *entry_uuid,
  * recorded in a nested version's data ("template_digest"), a change means
  * the child needs an update even when the properties did not change. */
 void cv_check_template_digest(const json_t *tpl, const json_t *files, char *out);
+
+/* The child stack's environment (the nested resource's rdef "env", Heat's
+ * child environment: parameter_defaults, resource_registry), as 16 hex
+ * digits in `out` (>= 17 bytes); NULL is no environment. Recorded beside
+ * the template digest ("env_digest"): a change means the child needs an
+ * update. Kept apart from the template digest so that the digests of
+ * children recorded before it are unchanged. */
+void cv_check_env_digest(const json_t *env, char *out);
 
 /* ---- OBSERVE ---- */
 

@@ -51,6 +51,13 @@ void cv_check_template_digest(const json_t *tpl, const json_t *files, char *out)
     free(b);
 }
 
+void cv_check_env_digest(const json_t *env, char *out)
+{
+    char *a = env ? json_dumps(env, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    snprintf(out, 17, "%016llx", (unsigned long long)cv_hash_str(a));
+    free(a);
+}
+
 void cv_check_replaced_token(char *out, size_t size, const char *entry_uuid,
                              const char *record_version)
 {
@@ -179,7 +186,11 @@ static bool usable(const cv_record_t *rec, const char *type_name)
 }
 
 /* A nested stack whose template or template files changed (a file edited,
- * not the properties) is updated too, as in Heat. */
+ * not the properties), or whose environment changed (an update with new
+ * parameter_defaults or resource_registry: Heat's child environment is part
+ * of the child's definition), is updated too, as in Heat. A version recorded
+ * before environments were digested has no "env_digest": taken as the same
+ * environment, so that it is not updated for nothing. */
 static bool nested_template_changed(const cv_check_input_t *in, const cv_check_outcome_t *out)
 {
     if (!out->type->nested)
@@ -192,10 +203,13 @@ static bool nested_template_changed(const cv_check_input_t *in, const cv_check_o
                                       err, sizeof(err)) == 0)
         cv_check_template_digest(tpl, in->files, digest);
     const char *was = json_string_value(json_object_get(in->rec->data, "template_digest"));
+    const char *env_was = json_string_value(json_object_get(in->rec->data, "env_digest"));
+    char env_digest[24];
+    cv_check_env_digest(json_object_get(in->rdef, "env"), env_digest);
     json_decref(data);
     json_decref(tpl);
     json_decref(params);
-    return !was || strcmp(was, digest) != 0;
+    return !was || strcmp(was, digest) != 0 || (env_was && strcmp(env_was, env_digest) != 0);
 }
 
 static void create(const cv_check_input_t *in, cv_check_outcome_t *out, bool replacing)

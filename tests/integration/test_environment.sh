@@ -142,3 +142,25 @@ test_env_mapping_that_wraps_its_type_applies_once() {
     assert_eq "wrapped hello" "$(status_json "$name" | jqr .outputs.out)" \
         "the nested stack's OS::Heat::Value is the built-in type"
 }
+
+# Heat's child environment is part of a nested stack's definition: an update
+# that changes only the environment (a parameter default the nested template
+# reads) updates the existing nested stack, whose value follows.
+test_env_update_of_parameter_defaults_only_updates_the_nested_stack() {
+    local name s
+    name=$(stack_name envnested)
+    ctl submit "$name" "$ENV_DATA/registry.yaml" --param-file "$ENV_DATA/registry_env.yaml" \
+        --wait --timeout 60 >/dev/null
+    assert_eq "hello world!" "$(jqr .outputs.greeting <<<"$(status_json "$name")")" "before"
+    # The same registry, `prefix: bye` in parameter_defaults.
+    ctl update "$name" "$ENV_DATA/registry.yaml" --param-file "$ENV_DATA/registry_env_bye.yaml" \
+        --wait --timeout 60 >/dev/null
+    s=$(status_json "$name")
+    assert_eq UPDATE_COMPLETE "$(jqr .status <<<"$s")" status
+    assert_eq "bye world!" "$(jqr .outputs.greeting <<<"$s")" "the nested stack took the new default"
+    # An update that changes nothing leaves the nested stack alone.
+    ctl update "$name" --existing --wait --timeout 60 >/dev/null
+    assert_eq 1 "$(ctl events "$name" -o json | jq '[.[] | select(.resource == "thing"
+        and .action == "UPDATE" and .status == "COMPLETE")] | length')" \
+        "only the environment's change updated the nested stack"
+}

@@ -605,6 +605,91 @@ static void test_nested_stack_with_the_same_template_is_done(void **state)
     assert_kind(decide(f), DONE);
 }
 
+#define CHILD_ENV "{\"parameter_defaults\": {\"flavor\": \"small\"}}"
+#define CHILD_ENV_EDITED "{\"parameter_defaults\": {\"flavor\": \"large\"}}"
+
+/* The nested fixture with an unchanged template, its child's environment
+ * recorded as `recorded_env` (NULL: a version recorded without an env
+ * digest) and defined now as `current_env` (NULL: no environment). */
+static void nested_env_fixture(fixture_t *f, const char *recorded_env, const char *current_env)
+{
+    nested_fixture(f, SERVER_TPL, SERVER_TPL);
+    if (recorded_env) {
+        json_t *env = tu_json(recorded_env);
+        char digest[24];
+        cv_check_env_digest(json_is_null(env) ? NULL : env, digest);
+        json_object_set_new(f->rec.data, "env_digest", json_string(digest));
+        json_decref(env);
+    }
+    if (current_env)
+        json_object_set_new(f->rdef, "env", tu_json(current_env));
+}
+
+/* Heat's child environment is part of the child's definition: an update
+ * that changes only the environment updates the nested stack. */
+static void test_nested_stack_whose_environment_changed_is_updated(void **state)
+{
+    fixture_t *f = *state;
+    nested_env_fixture(f, CHILD_ENV, CHILD_ENV_EDITED);
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, UPDATE);
+    assert_true(o->nested);
+    assert_string_equal(o->child_op, "UPDATE");
+}
+
+static void test_nested_stack_whose_environment_was_removed_is_updated(void **state)
+{
+    fixture_t *f = *state;
+    nested_env_fixture(f, CHILD_ENV, NULL);
+    assert_kind(decide(f), UPDATE);
+}
+
+static void test_nested_stack_with_the_same_environment_is_done(void **state)
+{
+    fixture_t *f = *state;
+    nested_env_fixture(f, CHILD_ENV, CHILD_ENV);
+    assert_kind(decide(f), DONE);
+}
+
+static void test_nested_stack_without_environment_recorded_and_defined_is_done(void **state)
+{
+    fixture_t *f = *state;
+    nested_env_fixture(f, "null", NULL);
+    assert_kind(decide(f), DONE);
+}
+
+/* A child recorded before environments were digested is not updated for
+ * nothing: its environment is taken as unchanged. */
+static void test_nested_stack_recorded_without_an_env_digest_is_done(void **state)
+{
+    fixture_t *f = *state;
+    nested_env_fixture(f, NULL, CHILD_ENV);
+    assert_kind(decide(f), DONE);
+}
+
+/* The template digest does not depend on the environment: the digests of
+ * children recorded before are the same. */
+static void test_env_digest_is_apart_from_the_template_digest(void **state)
+{
+    (void)state;
+    json_t *tpl = tu_json(SERVER_TPL), *files = json_pack("{s:O}", "server.yaml", tpl);
+    json_t *a = tu_json(CHILD_ENV), *b = tu_json(CHILD_ENV_EDITED);
+    char t[24], ea[24], eb[24], ea2[24];
+    cv_check_template_digest(tpl, files, t);
+    assert_string_equal(t, "6573c68565a3b331"); /* as digested before env_digest */
+    cv_check_env_digest(a, ea);
+    cv_check_env_digest(b, eb);
+    json_object_set_new(a, "resource_registry", json_object());
+    json_object_del(a, "resource_registry");
+    cv_check_env_digest(a, ea2);
+    assert_string_not_equal(ea, eb);
+    assert_string_equal(ea, ea2);
+    json_decref(tpl);
+    json_decref(files);
+    json_decref(a);
+    json_decref(b);
+}
+
 /* A template resource whose template reads its parent through
  * resource_facade, defined with metadata {role: get_param role}. */
 #define FACADE_TPL                                                                                 \
@@ -1004,6 +1089,11 @@ int main(void)
         T(test_nested_create_begins_a_child_stack),
         T(test_nested_stack_whose_template_changed_is_updated),
         T(test_nested_stack_with_the_same_template_is_done),
+        T(test_nested_stack_whose_environment_changed_is_updated),
+        T(test_nested_stack_whose_environment_was_removed_is_updated),
+        T(test_nested_stack_with_the_same_environment_is_done),
+        T(test_nested_stack_without_environment_recorded_and_defined_is_done),
+        T(test_nested_stack_recorded_without_an_env_digest_is_done),
         T(test_nested_facade_is_the_resolved_parent_definition),
         T(test_nested_child_reading_a_changed_facade_is_updated),
         T(test_cleanup_with_nothing_recorded_does_nothing),
@@ -1028,6 +1118,7 @@ int main(void)
         T(test_restricted_replace_of_a_failed_version_fails),
         T(test_restrictions_leave_unchanged_and_new_resources_alone),
         cmocka_unit_test(test_replaced_token_names_the_version_and_record_version),
+        cmocka_unit_test(test_env_digest_is_apart_from_the_template_digest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
