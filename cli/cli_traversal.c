@@ -5,6 +5,7 @@
 
 #include "cv_keys.h"
 #include "cv_redis.h"
+#include "cv_template.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,10 +75,30 @@ void cli_def_free(cli_def_t *d)
     memset(d, 0, sizeof(*d));
 }
 
+json_t *cli_def_resources(const cli_def_t *d)
+{
+    cv_tpl_opts_t opts = {.files = d->files, .env = d->env};
+    cv_template_t *parsed = NULL;
+    char err[512];
+    if (cv_template_from_json_opts(d->tree, "template", d->params, &opts, &parsed, err,
+                                   sizeof(err)) == 0) {
+        json_t *out = json_object();
+        for (size_t i = 0; out && i < parsed->nresources; i++)
+            json_object_set_new(out, parsed->resources[i].name,
+                                json_pack("{s:s}", "type", parsed->resources[i].type));
+        cv_template_free(parsed);
+        return out;
+    }
+    json_t *section = json_object_get(d->tree, "resources");
+    return section && !json_is_null(section) ? json_incref(section) : json_object();
+}
+
 bool cli_def_has_resource(const cli_def_t *d, const char *resource)
 {
-    json_t *resources = json_object_get(d->tree, "resources");
-    return json_is_object(resources) && json_object_get(resources, resource);
+    json_t *resources = cli_def_resources(d);
+    bool has = json_is_object(resources) && json_object_get(resources, resource);
+    json_decref(resources);
+    return has;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -34,7 +34,15 @@ typedef struct cli_def {
 int cli_def_read(cli_t *cli, const char *name, const char *id, cli_def_t *d);
 void cli_def_free(cli_def_t *d);
 
-/* Whether the stored template has a resource `resource`. */
+/* The resources of the stored template that run with the stored parameters
+ * and environment, as name -> {"type"} in template order: a resource whose
+ * condition is false is not one of them, as in Heat. The `resources`
+ * section as written when the stored template no longer parses (it may
+ * then be no map); an empty object when it has none. A new reference. */
+json_t *cli_def_resources(const cli_def_t *d);
+
+/* Whether `resource` is one of cli_def_resources(d): a resource that its
+ * condition leaves out is no resource of the stack, as any unknown name. */
 bool cli_def_has_resource(const cli_def_t *d, const char *resource);
 
 typedef struct cli_begin {

@@ -27,7 +27,8 @@ const char cli_resource_show_usage[] =
     "resources it depends on and those that depend on it, and the replaced\n"
     "versions of it that await their deletion. A resource of the template that\n"
     "nothing was done to yet is INIT_COMPLETE with no properties (null). Exits 2\n"
-    "when there is no such stack or resource.\n"
+    "when there is no such stack or resource (a resource whose condition is false\n"
+    "is none, as in Heat).\n"
     "\n"
     "  -o, --output FORMAT  text (default) or json: {\"name\", \"stack\", \"stack_id\",\n"
     "                       \"type\", \"status\", \"action\", \"reason\", \"physical_id\",\n"
@@ -223,7 +224,10 @@ static int show(cli_t *cli, const cli_show_args_t *a)
                           (index = read_hash(cli, CV_KEY_INDEX, id, NULL)) &&
                           (children = cli_stack_children(cli, id))))
         rc = CLI_SERVICE;
-    const json_t *def = json_object_get(json_object_get(d.tree, "resources"), a->word);
+    /* A resource its condition leaves out is not in the stack, as in Heat
+     * (but for a record still awaiting cleanup). */
+    json_t *running = rc == CLI_OK ? cli_def_resources(&d) : NULL;
+    const json_t *def = json_object_get(running, a->word);
     if (rc == CLI_OK && !def && json_object_size(rec) == 0)
         rc = cli_fail(CLI_USAGE, "The Resource (%s) could not be found in Stack %s.", a->word,
                       s.name[0] ? s.name : a->name);
@@ -236,6 +240,7 @@ static int show(cli_t *cli, const cli_show_args_t *a)
             print_text(doc);
         json_decref(doc);
     }
+    json_decref(running);
     json_decref(rec);
     json_decref(index);
     json_decref(children);

@@ -10,9 +10,9 @@
 #include "cli_commands.h"
 #include "cli_output.h"
 #include "cli_stack.h"
+#include "cli_traversal.h"
 
 #include "cv_keys.h"
-#include "cv_template.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -46,62 +46,19 @@ const char cli_resources_usage[] =
 
 static const cli_opt_t resources_opts[] = {CLI_HELP_OPT, CLI_OUTPUT_OPT, CLI_OPTS_END};
 
-/* The resources of the stored template that run with the stored
- * parameters (a resource whose condition is false is not one of them), as
- * name -> {"type"} in template order; the section as written if the
- * template no longer parses. */
-static json_t *running_resources(const json_t *tpl, const char *params, const char *files)
-{
-    json_t *p = params ? json_loads(params, 0, NULL) : NULL;
-    json_t *f = files ? json_loads(files, 0, NULL) : NULL;
-    cv_tpl_opts_t opts = {.files = f};
-    cv_template_t *parsed = NULL;
-    char err[512];
-    json_t *out = NULL;
-    if (cv_template_from_json_opts(tpl, "template", p, &opts, &parsed, err, sizeof(err)) == 0) {
-        out = json_object();
-        for (size_t i = 0; out && i < parsed->nresources; i++)
-            json_object_set_new(out, parsed->resources[i].name,
-                                json_pack("{s:s}", "type", parsed->resources[i].type));
-    }
-    cv_template_free(parsed);
-    json_decref(p);
-    json_decref(f);
-    if (out)
-        return out;
-    const json_t *section = json_object_get(tpl, "resources");
-    return json_is_object(section) ? json_incref((json_t *)section) : NULL;
-}
-
-/* The resources of the stored template (a new reference). */
+/* The resources of the stored template that run (cli_def_resources). */
 static int load_template_resources(cli_t *cli, const char *name, const char *id, json_t **out)
 {
-    char key[CV_KEY_MAX];
-    cv_key(key, sizeof(key), CV_KEY_DEF, id, 0, NULL);
-    const char *argv[] = {"HMGET", key, "template", "params", "files"};
-    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 5, argv, NULL);
-    if (!r)
-        return CLI_SERVICE;
-    if (r->elements != 3) {
-        freeReplyObject(r);
-        return cli_fail(CLI_SERVICE, "stack %s (%s): unexpected reply reading %s", name, id, key);
-    }
-    const redisReply *t = r->element[0];
-    json_t *tpl = t->type == REDIS_REPLY_STRING ? json_loads(t->str, 0, NULL) : NULL;
-    json_t *resources = tpl ? running_resources(tpl, r->element[1]->str, r->element[2]->str) : NULL;
-    freeReplyObject(r);
-    int rc = CLI_OK;
-    if (!tpl)
-        rc = cli_fail(CLI_SERVICE, "stack %s (%s): %s holds no template as JSON", name, id, key);
-    else if (!resources || json_is_null(resources))
-        *out = json_object();
-    else if (json_is_object(resources))
-        *out = json_incref(resources);
-    else
+    cli_def_t d;
+    int rc = cli_def_read(cli, name, id, &d);
+    json_t *resources = rc == CLI_OK ? cli_def_resources(&d) : NULL;
+    cli_def_free(&d);
+    if (rc == CLI_OK && !json_is_object(resources))
         rc = cli_fail(CLI_SERVICE, "stack %s (%s): the stored template's resources are not a map",
                       name, id);
+    if (rc == CLI_OK)
+        *out = json_incref(resources);
     json_decref(resources);
-    json_decref(tpl);
     return rc;
 }
 

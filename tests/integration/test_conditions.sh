@@ -87,3 +87,29 @@ test_resource_facade_reads_the_parent_resource() {
     assert_eq UPDATE_COMPLETE "$(jqr .status <<<"$s")" status
     assert_eq db "$(jqr .outputs.role <<<"$s")" "a changed facade updates the child"
 }
+
+# not_found_as_unknown WHAT CMD...: CMD, naming the resource `extra` (its
+# condition false), exits 2 with the message CMD gives for a name the
+# template never had
+not_found_as_unknown() {
+    local what=$1 out unknown rc=0
+    shift
+    out=$(ctl "$@" 2>&1) || rc=$?
+    assert_eq 2 "$rc" "$what of a resource whose condition is false: exit code"
+    unknown=$(ctl "${@/extra/nosuch}" 2>&1) || true
+    assert_eq "${unknown//nosuch/extra}" "$out" "$what: the answer for an unknown resource"
+}
+
+# A resource that its condition leaves out is no resource of the stack (as
+# in Heat): every command naming it answers as for an unknown resource.
+test_resource_whose_condition_is_false_is_not_found() {
+    local name
+    name=$(stack_name cond-notfound)
+    ctl submit "$name" "$C/guarded.yaml" --wait --timeout 60 >/dev/null
+    ctl resource-show "$name" base >/dev/null || fail "base is a resource"
+    not_found_as_unknown resource-show resource-show "$name" extra
+    not_found_as_unknown signal signal "$name" extra
+    not_found_as_unknown "observe --resource" observe "$name" --resource extra
+    not_found_as_unknown "converge --resource" converge "$name" --resource extra
+    assert_match "could not be found in Stack" "$(ctl resource-show "$name" extra 2>&1)" message
+}
