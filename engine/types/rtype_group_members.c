@@ -174,3 +174,25 @@ void cv__group_order_batches(json_t *resources, const json_t *batches, double pa
     }
     json_decref(before);
 }
+
+void cv__group_apply_rollout(json_t *resources, const json_t *rollout)
+{
+    if (!rollout)
+        return;
+    const json_t *batches = json_object_get(rollout, "batches");
+    size_t i, j;
+    const json_t *batch, *n;
+    /* A batch_create order would contradict the rollout's (a cycle). */
+    json_array_foreach(batches, i, batch)
+    {
+        json_array_foreach(batch, j, n)
+        {
+            json_object_del(json_object_get(resources, json_string_value(n)), "depends_on");
+        }
+    }
+    char prefix[48];
+    snprintf(prefix, sizeof(prefix), "rollout_%lld_pause_",
+             (long long)json_integer_value(json_object_get(rollout, "id")));
+    cv__group_order_batches(resources, batches,
+                            json_number_value(json_object_get(rollout, "pause_time")), prefix);
+}
