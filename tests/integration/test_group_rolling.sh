@@ -43,7 +43,9 @@ test_group_rolling_update_rolls_out_in_batches_with_a_pause() {
     local done32 begin10
     done32=$(rolling_ms "$events" "3|2" COMPLETE last)
     begin10=$(rolling_ms "$events" "1|0" IN_PROGRESS)
-    [ -n "$done32" ] && [ -n "$begin10" ] || fail "no update events of the members: $events"
+    if [ -z "$done32" ] || [ -z "$begin10" ]; then
+        fail "no update events of the members: $events"
+    fi
     [ "$(rolling_ms "$events" "1|0" COMPLETE)" -gt "$done32" ] || fail "batch 1,0 ended first"
     [ $((begin10 - done32)) -ge 1000 ] ||
         fail "batch 1,0 began $((begin10 - done32)) ms after batch 3,2 completed"

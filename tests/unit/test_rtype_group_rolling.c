@@ -134,7 +134,7 @@ static int by_number(const void *a, const void *b)
  * members, which Converge does not create). */
 static json_t *real_members(const json_t *names, long long targ)
 {
-    json_t *list[64];
+    json_t *list[64] = {NULL};
     size_t n = 0, i;
     const json_t *v;
     json_array_foreach(names, i, v)
