@@ -384,6 +384,27 @@ static void test_min_in_service_leaves_members_in_service(void **state)
     json_decref(data);
 }
 
+/* Heat's tmpl_with_updt_policy: numbers written as strings, as Heat takes
+ * them (RollingUpdateTest: _replace(1, 2, 1)). */
+static void test_policy_numbers_may_be_strings(void **state)
+{
+    (void)state;
+    json_t *data = json_object();
+    int rc;
+    char err[256];
+    const char *policy = "{'rolling_update': {'min_in_service': '1', 'max_batch_size': '2',"
+                         " 'pause_time': '1'}}";
+    json_decref(define(2, "a", policy, data, &rc, err));
+    json_t *r = define(2, "b", policy, data, &rc, err);
+    assert_int_equal(rc, 0);
+    /* Heat's _get_batches(2, 2, 2, 1): (3, 2) with a temporary member, then
+     * (2, 1): member 1, then member 0. */
+    assert_json_sq(json_object_get(data, "rollout"),
+                   "{'id': 1, 'batches': [['1'], ['0']], 'pause_time': 1.0}");
+    json_decref(r);
+    json_decref(data);
+}
+
 static void test_an_invalid_policy_is_refused_with_heats_messages(void **state)
 {
     (void)state;
@@ -424,6 +445,7 @@ int main(void)
         cmocka_unit_test(test_without_rolling_update_every_member_changes_at_once),
         cmocka_unit_test(test_a_rollout_replaces_the_creation_order),
         cmocka_unit_test(test_min_in_service_leaves_members_in_service),
+        cmocka_unit_test(test_policy_numbers_may_be_strings),
         cmocka_unit_test(test_an_invalid_policy_is_refused_with_heats_messages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
