@@ -15,7 +15,8 @@
  *
  * The policy comes from the engine as the resource's resolved update_policy
  * in data.facade (Heat's batch arithmetic with no member yet: batches of
- * max_batch_size, the last one smaller).
+ * max_batch_size, the last one smaller). Its numbers are read and checked
+ * here for rolling_update too (cv__group_policy).
  */
 #include "cv_error.h"
 #include "cv_rtype.h"

@@ -3,7 +3,8 @@
  * OS::Heat::AutoScalingGroup) share: a member's definition in the child
  * template, the attribute names a member type has, and the child
  * template's outputs that carry the members' references and attributes to
- * the group ("refs" and "a.<attr>", lists in the order of the members).
+ * the group ("refs" and "a.<attr>", lists in the order of the members),
+ * and the order of members acted on in batches (batch_create, rollouts).
  */
 #include "cv_rtype.h"
 #include "cv__rtype_internal.h"
