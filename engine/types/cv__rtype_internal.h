@@ -123,13 +123,14 @@ int cv__group_update_timeout(size_t nbatches, double pause, double timeout_secs,
  * batches (those included) in *nturns. */
 json_t *cv__group_rollout_batches(const json_t *old, const json_t *names, long long size,
                                   long long min, size_t *nturns);
-/* Plans a rollout in data.rollout when `props`' resource_def differs from
- * data.applied_def and the update_policy (data.facade) has rolling_update,
- * keeps the plan while its members all exist, and orders the child's
- * `resources` by it; `blacklist` is the group's new one. Non-zero with
- * errstr for an invalid policy (Heat's messages). */
-int cv__group_rolling_update(json_t *resources, const json_t *props, const json_t *names,
-                             const json_t *blacklist, json_t *data, char *errstr, size_t errsz);
+/* Plans a rollout of the members `names` in data.rollout when `props`'
+ * resource_def differs from data.applied_def and the update_policy
+ * (data.facade) has rolling_update, and keeps the plan while its members
+ * all exist (cv__group_apply_rollout orders the child by it); `blacklist` is
+ * the group's new one. Non-zero with errstr, data untouched, for an invalid
+ * policy (Heat's messages). */
+int cv__group_rolling_update(const json_t *props, const json_t *names, const json_t *blacklist,
+                             json_t *data, char *errstr, size_t errsz);
 
 /* Returns a new reference holding `v` converted to `type` as Heat converts
  * property values, or NULL when it cannot be. */

@@ -165,14 +165,20 @@ static int plan(const json_t *policy, const json_t *current, const json_t *names
     return 0;
 }
 
-int cv__group_rolling_update(json_t *resources, const json_t *props, const json_t *names,
-                             const json_t *blacklist, json_t *data, char *errstr, size_t errsz)
+int cv__group_rolling_update(const json_t *props, const json_t *names, const json_t *blacklist,
+                             json_t *data, char *errstr, size_t errsz)
 {
     const json_t *def = json_object_get(props, "resource_def");
     const json_t *applied = json_object_get(data, "applied_def");
     const json_t *policy = json_object_get(
         json_object_get(json_object_get(data, "facade"), "update_policy"), "rolling_update");
-    int rc = 0;
+    double unused[3];
+    /* Checked whenever the group is defined, as Heat validates the policy. */
+    int rc = json_is_object(policy) ? cv__group_policy(policy, "rolling_update", &unused[0],
+                                                       &unused[1], &unused[2], errstr, errsz)
+                                    : 0;
+    if (rc)
+        return rc;
     if (applied && !json_equal((json_t *)applied, (json_t *)def)) {
         json_t *current = current_members(data, blacklist);
         if (json_is_object(policy) && json_array_size(current))
@@ -186,6 +192,5 @@ int cv__group_rolling_update(json_t *resources, const json_t *props, const json_
     if (rc)
         return rc;
     json_object_set_new(data, "applied_def", json_deep_copy(def));
-    cv__group_apply_rollout(resources, json_object_get(data, "rollout"));
     return 0;
 }

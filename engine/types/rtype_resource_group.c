@@ -202,8 +202,11 @@ static int group_definition(const char *type_name, const json_t *props, const js
     json_t *attr_names = cv__group_member_attr_names(mtype, files);
     *tpl = cv__group_template(def, var ? var : "%index%", names, attr_names);
     json_t *resources = json_object_get(*tpl, "resources");
-    int rc = *tpl ? cv__group_batch_create(resources, names, data, errstr, errstr_size) : CV_ENOMEM;
-    rc = rc ? rc : cv__group_rolling_update(resources, props, names, bl, data, errstr, errstr_size);
+    int rc =
+        *tpl ? cv__group_rolling_update(props, names, bl, data, errstr, errstr_size) : CV_ENOMEM;
+    rc = rc ? rc : cv__group_batch_create(resources, names, data, errstr, errstr_size);
+    if (rc == 0) /* after batch_create's order, which the rollout's replaces */
+        cv__group_apply_rollout(resources, json_object_get(data, "rollout"));
     if (rc) {
         json_decref(*tpl);
         *tpl = NULL;

@@ -420,6 +420,11 @@ static void test_an_invalid_policy_is_refused_with_heats_messages(void **state)
     json_decref(define(2, "b", "{'rolling_update': {'min_in_service': -1}}", data, &rc, err));
     assert_string_equal(err, "update_policy.rolling_update.min_in_service: -1 is out of range "
                              "(min: 0, max: None)");
+    /* Checked on create too. */
+    json_t *fresh = json_object();
+    assert_null(define(2, "a", "{'rolling_update': {'max_batch_size': 0}}", fresh, &rc, err));
+    assert_int_equal(rc, CV_EVALIDATE);
+    json_decref(fresh);
     json_decref(define(2, "b", "{'rolling_update': {'pause_time': 3600}}", data, &rc, err));
     assert_int_equal(rc, CV_EVALIDATE);
     assert_string_equal(err, "The current update policy will result in stack update timeout.");
