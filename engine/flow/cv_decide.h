@@ -233,6 +233,10 @@ typedef struct cv_observe_outcome {
     char *attrs, *data, *pass, *old, *events;
 } cv_observe_outcome_t;
 
+/* Whether the record's current version has a create, update or adoption
+ * under way: what a newer traversal waits for (WAIT) and a watch looks at. */
+bool cv_action_in_flight(const cv_record_t *rec);
+
 /* Whether the observer asks the type about a version with `status`: the
  * current version of an update node or of a watch always; for a cleanup
  * node only the versions being deleted (DELETE_IN_PROGRESS). */

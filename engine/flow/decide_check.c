@@ -304,8 +304,7 @@ static void decide_external(const cv_check_input_t *in, cv_check_outcome_t *out,
 static bool wait_for_older_action(const cv_check_input_t *in, cv_check_outcome_t *out)
 {
     const cv_record_t *rec = in->rec;
-    bool in_flight = strcmp(rec->status, "CREATE_IN_PROGRESS") == 0 ||
-                     strcmp(rec->status, "UPDATE_IN_PROGRESS") == 0;
+    bool in_flight = cv_action_in_flight(rec);
     /* A stack delete and a cancel (its rollback: CANCEL) do not wait. */
     bool deleting = in->stack_action && (strcmp(in->stack_action, "DELETE") == 0 ||
                                          strcmp(in->stack_action, "CANCEL") == 0);

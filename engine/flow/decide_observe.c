@@ -101,10 +101,11 @@ static void unknown_type(char *why, size_t size, const char *type_name)
 
 /* ---- before looking ---- */
 
-static bool in_flight(const cv_record_t *rec)
+bool cv_action_in_flight(const cv_record_t *rec)
 {
-    return strcmp(rec->status, "CREATE_IN_PROGRESS") == 0 ||
-           strcmp(rec->status, "UPDATE_IN_PROGRESS") == 0;
+    return rec->exists && (strcmp(rec->status, "CREATE_IN_PROGRESS") == 0 ||
+                           strcmp(rec->status, "UPDATE_IN_PROGRESS") == 0 ||
+                           strcmp(rec->status, "ADOPT_IN_PROGRESS") == 0);
 }
 
 /* A resource marked unhealthy (convergectl mark-unhealthy) while the
@@ -121,7 +122,8 @@ static void classify(const cv_msg_t *job, const cv_record_t *rec, cv_observe_out
     if (job->watch) {
         /* Whoever settled the older action (its own observer, an operator's
          * mark-unhealthy, a newer write), this traversal checks again. */
-        bool watching = rec->exists && strcmp(rec->version, out->version) == 0 && in_flight(rec);
+        bool watching =
+            rec->exists && strcmp(rec->version, out->version) == 0 && cv_action_in_flight(rec);
         out->kind = watching ? CV_OBSERVE_LOOK_WATCH : CV_OBSERVE_RECHECK;
         return;
     }

@@ -76,6 +76,11 @@ json_t *cv__group_template(const json_t *def, const char *var, const json_t *nam
  * nested-stack update per batch does. */
 void cv__group_order_batches(json_t *resources, const json_t *batches, double pause,
                              const char *pause_prefix);
+/* Orders the child's `resources` by a group's rollout ({id, batches,
+ * pause_time}; NULL: none): the members of its batches lose any other
+ * order and follow each other, with pauses "rollout_<id>_pause_<k>" (new
+ * for each rollout, as a Delay waits on its create). */
+void cv__group_apply_rollout(json_t *resources, const json_t *rollout);
 /* A group's attributes of its members' references, from the child's
  * outputs: refs, refs_map and resource.<n> — n the member's name, or with
  * `by_index` its position (an AutoScalingGroup's, oldest first). */
@@ -97,6 +102,35 @@ json_t *cv__group_attributes(const json_t *outputs, const json_t *data, const cv
  * Non-zero with errstr for an invalid policy. */
 int cv__group_batch_create(json_t *resources, const json_t *names, json_t *data, char *errstr,
                            size_t errsz);
+/* The numbers of a group's update_policy `which` ("batch_create",
+ * "rolling_update") with Heat's defaults (max_batch_size 1, pause_time 0,
+ * min_in_service 0; NULL `min_in_service`: the policy has none); non-zero
+ * with Heat's Range message in errstr when one is out of range. */
+int cv__group_policy(const json_t *policy, const char *which, double *size, double *pause,
+                     double *min_in_service, char *errstr, size_t errsz);
+
+/* A ResourceGroup's update_policy rolling_update (rtype_group_rolling.c).
+ * Heat's ResourceGroup._get_batches: the batches of a rolling update from
+ * `curr` members to `targ`, as a list of [size of the group after it,
+ * members with the new definition in it] pairs. */
+json_t *cv__group_rolling_batches(long long targ, long long curr, long long size, long long min);
+/* Heat's _update_timeout: 0 with the seconds left for the update in *left,
+ * or -1 when the pauses between `nbatches` batches use up the timeout. */
+int cv__group_update_timeout(size_t nbatches, double pause, double timeout_secs, double *left);
+/* The members `names` of a group that had `old` in their turns of a rolling
+ * update: new members first (as Heat creates them), then the kept ones,
+ * highest name first; Heat's temporary members left out, with its number of
+ * batches (those included) in *nturns. */
+json_t *cv__group_rollout_batches(const json_t *old, const json_t *names, long long size,
+                                  long long min, size_t *nturns);
+/* Plans a rollout of the members `names` in data.rollout when `props`'
+ * resource_def differs from data.applied_def and the update_policy
+ * (data.facade) has rolling_update, and keeps the plan while its members
+ * all exist (cv__group_apply_rollout orders the child by it); `blacklist` is
+ * the group's new one. Non-zero with errstr, data untouched, for an invalid
+ * policy (Heat's messages). */
+int cv__group_rolling_update(const json_t *props, const json_t *names, const json_t *blacklist,
+                             json_t *data, char *errstr, size_t errsz);
 
 /* Returns a new reference holding `v` converted to `type` as Heat converts
  * property values, or NULL when it cannot be. */

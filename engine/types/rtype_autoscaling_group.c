@@ -272,16 +272,9 @@ static int asg_definition(const char *type_name, const json_t *props, const json
     plan_rollout(props, data, json_object_get(data, "names"), names);
     json_t *attr_names = cv__group_member_attr_names(mtype, files);
     *tpl = cv__group_template(def, NULL, names, attr_names);
-    const json_t *rollout = json_object_get(data, "rollout");
-    if (*tpl && rollout) {
-        /* A rollout's pauses are new resources (Delay waits on create). */
-        char prefix[48];
-        snprintf(prefix, sizeof(prefix), "rollout_%lld_pause_",
-                 (long long)json_integer_value(json_object_get(rollout, "id")));
-        cv__group_order_batches(json_object_get(*tpl, "resources"),
-                                json_object_get(rollout, "batches"),
-                                json_number_value(json_object_get(rollout, "pause_time")), prefix);
-    }
+    if (*tpl) /* a rollout's pauses are new resources (Delay waits on create) */
+        cv__group_apply_rollout(json_object_get(*tpl, "resources"),
+                                json_object_get(data, "rollout"));
     *params = json_object();
     json_object_set_new(data, "names", names);
     json_object_set_new(data, "next", json_integer(next));

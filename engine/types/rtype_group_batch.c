@@ -15,7 +15,8 @@
  *
  * The policy comes from the engine as the resource's resolved update_policy
  * in data.facade (Heat's batch arithmetic with no member yet: batches of
- * max_batch_size, the last one smaller).
+ * max_batch_size, the last one smaller). Its numbers are read and checked
+ * here for rolling_update too (cv__group_policy).
  */
 #include "cv_error.h"
 #include "cv_rtype.h"
@@ -54,6 +55,33 @@ static json_t *split(const json_t *names, size_t size)
     return batches;
 }
 
+/* Whether `v` is within Heat's Range(min=`min`), and whole for an integer. */
+static bool in_range(double v, double min, bool integer)
+{
+    return v >= min && (!integer || v == (double)(long long)v);
+}
+
+int cv__group_policy(const json_t *policy, const char *which, double *size, double *pause,
+                     double *min_in_service, char *errstr, size_t errsz)
+{
+    *size = policy_number(policy, "max_batch_size", 1);
+    *pause = policy_number(policy, "pause_time", 0);
+    double min = min_in_service ? policy_number(policy, "min_in_service", 0) : 0;
+    if (min_in_service)
+        *min_in_service = min;
+    const char *bad = !in_range(*size, 1, true)     ? "max_batch_size"
+                      : !in_range(*pause, 0, false) ? "pause_time"
+                      : !in_range(min, 0, true)     ? "min_in_service"
+                                                    : NULL;
+    if (!bad)
+        return 0;
+    char got[64];
+    cv__rtype_describe(json_object_get(policy, bad), got, sizeof(got));
+    return cv_seterr(errstr, errsz, CV_EVALIDATE,
+                     "update_policy.%s.%s: %s is out of range (min: %d, max: None)", which, bad,
+                     got, strcmp(bad, "max_batch_size") ? 0 : 1);
+}
+
 /* Fixes the batches when the group is created; non-zero with errstr when
  * the policy is invalid (Heat's Range messages). */
 static int plan_batches(const json_t *names, json_t *data, char *errstr, size_t errsz)
@@ -65,18 +93,10 @@ static int plan_batches(const json_t *names, json_t *data, char *errstr, size_t 
     bool creating = !json_object_get(data, "names") && !json_object_get(data, "batches");
     if (!creating || !json_is_object(policy) || !json_array_size(names))
         return 0;
-    double size = policy_number(policy, "max_batch_size", 1);
-    double pause = policy_number(policy, "pause_time", 0);
-    const char *bad = size < 1 || size != (double)(long long)size ? "max_batch_size"
-                      : pause < 0                                 ? "pause_time"
-                                                                  : NULL;
-    if (bad) {
-        char got[64];
-        cv__rtype_describe(json_object_get(policy, bad), got, sizeof(got));
-        return cv_seterr(errstr, errsz, CV_EVALIDATE,
-                         "update_policy.batch_create.%s: %s is out of range (min: %d, max: None)",
-                         bad, got, strcmp(bad, "pause_time") ? 1 : 0);
-    }
+    double size, pause;
+    int rc = cv__group_policy(policy, "batch_create", &size, &pause, NULL, errstr, errsz);
+    if (rc)
+        return rc;
     json_object_set_new(data, "batches", split(names, (size_t)size));
     json_object_set_new(data, "batch_pause", json_real(pause));
     return 0;

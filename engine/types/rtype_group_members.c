@@ -3,7 +3,8 @@
  * OS::Heat::AutoScalingGroup) share: a member's definition in the child
  * template, the attribute names a member type has, and the child
  * template's outputs that carry the members' references and attributes to
- * the group ("refs" and "a.<attr>", lists in the order of the members).
+ * the group ("refs" and "a.<attr>", lists in the order of the members),
+ * and the order of members acted on in batches (batch_create, rollouts).
  */
 #include "cv_rtype.h"
 #include "cv__rtype_internal.h"
@@ -173,4 +174,26 @@ void cv__group_order_batches(json_t *resources, const json_t *batches, double pa
         before = members;
     }
     json_decref(before);
+}
+
+void cv__group_apply_rollout(json_t *resources, const json_t *rollout)
+{
+    if (!rollout)
+        return;
+    const json_t *batches = json_object_get(rollout, "batches");
+    size_t i, j;
+    const json_t *batch, *n;
+    /* A batch_create order would contradict the rollout's (a cycle). */
+    json_array_foreach(batches, i, batch)
+    {
+        json_array_foreach(batch, j, n)
+        {
+            json_object_del(json_object_get(resources, json_string_value(n)), "depends_on");
+        }
+    }
+    char prefix[48];
+    snprintf(prefix, sizeof(prefix), "rollout_%lld_pause_",
+             (long long)json_integer_value(json_object_get(rollout, "id")));
+    cv__group_order_batches(resources, batches,
+                            json_number_value(json_object_get(rollout, "pause_time")), prefix);
 }

@@ -9,7 +9,8 @@
  * `count` names not blacklisted, so scaling down removes the highest.
  *
  * update_policy batch_create orders the members' creation in batches
- * (rtype_group_batch.c).
+ * (rtype_group_batch.c); rolling_update rolls a changed resource_def out in
+ * batches (rtype_group_rolling.c).
  *
  * The child template's outputs carry what the attributes need: `refs` and,
  * for each attribute a member type has, "a.<attr>" — the list over the
@@ -200,9 +201,12 @@ static int group_definition(const char *type_name, const json_t *props, const js
     const char *var = json_string_value(json_object_get(props, "index_var"));
     json_t *attr_names = cv__group_member_attr_names(mtype, files);
     *tpl = cv__group_template(def, var ? var : "%index%", names, attr_names);
-    int rc = *tpl ? cv__group_batch_create(json_object_get(*tpl, "resources"), names, data, errstr,
-                                           errstr_size)
-                  : CV_ENOMEM;
+    json_t *resources = json_object_get(*tpl, "resources");
+    int rc =
+        *tpl ? cv__group_rolling_update(props, names, bl, data, errstr, errstr_size) : CV_ENOMEM;
+    rc = rc ? rc : cv__group_batch_create(resources, names, data, errstr, errstr_size);
+    if (rc == 0) /* after batch_create's order, which the rollout's replaces */
+        cv__group_apply_rollout(resources, json_object_get(data, "rollout"));
     if (rc) {
         json_decref(*tpl);
         *tpl = NULL;

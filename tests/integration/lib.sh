@@ -60,5 +60,18 @@ assert_after() { # events child parent action
     [ "$c" -gt "$p" ] || fail "$2 $4 started (event $c) before $3 completed (event $p)"
 }
 
-# Keys in Redis that belong to stacks (not worker liveness keys).
-stack_key_count() { redis --scan --pattern "${CONVERGE_PREFIX:-cv:}{*" | wc -l; }
+# stack_keys_of NAME -> how many keys belong to stacks called NAME (by the
+# `name` of their stack hash): what a refused submit must not leave. Unlike a
+# count of all keys, it does not move with other stacks still at work.
+stack_keys_of() {
+    local keys id n=0 key name
+    keys=$(redis --scan --pattern "${CONVERGE_PREFIX:-cv:}{*}:stack")
+    [ -n "$keys" ] || { echo 0; return; }
+    # One redis-cli for all the HGETs: a run leaves hundreds of stacks.
+    while read -r key name; do
+        [ "$name" = "$1" ] || continue
+        id=${key#*\{}; id=${id%%\}*}
+        n=$((n + $(redis --scan --pattern "${CONVERGE_PREFIX:-cv:}{$id}*" | wc -l)))
+    done < <(paste -d' ' <(echo "$keys") <(sed 's/.*/HGET "&" name/' <<<"$keys" | redis))
+    echo "$n"
+}

@@ -325,6 +325,14 @@ static void test_changed_while_in_progress_is_not_cut_short(void **state)
     assert_kind(decide(f), WAIT);
 }
 
+static void test_an_adoption_in_flight_is_waited_for_too(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{\"value\": \"b\"}");
+    record(f, "ADOPT_IN_PROGRESS", TEST_RESOURCE, "{\"value\": \"a\"}");
+    assert_kind(decide(f), WAIT);
+}
+
 static void test_rollback_waits_for_an_action_in_flight_too(void **state)
 {
     fixture_t *f = *state;
@@ -1068,6 +1076,7 @@ int main(void)
         T(test_no_record_is_created_with_a_deterministic_uuid),
         T(test_unchanged_in_progress_of_an_older_traversal_is_waited_for),
         T(test_changed_while_in_progress_is_not_cut_short),
+        T(test_an_adoption_in_flight_is_waited_for_too),
         T(test_rollback_waits_for_an_action_in_flight_too),
         T(test_after_the_older_action_completes_the_change_is_made),
         T(test_after_the_older_action_failed_it_is_replaced),

@@ -1,0 +1,196 @@
+/*
+ * A ResourceGroup's update_policy rolling_update (Heat's
+ * _try_rolling_update, _replace and _get_batches in
+ * heat/engine/resources/openstack/heat/resource_group.py): a changed
+ * resource_def reaches the members in batches of at most max_batch_size,
+ * highest names first, with pause_time seconds between two batches.
+ *
+ * Heat runs one nested-stack update per batch. Here, as for the
+ * AutoScalingGroup's rolling_updates, the rollout is one update of the
+ * child whose template orders the batches with dependencies
+ * (cv__group_apply_rollout). Heat's batch sizes come from its arithmetic
+ * (cv_scaling.h's next_batch, with ResourceGroup's own count of what a batch
+ * brings up to date). Where Heat grows the group above count with
+ * temporary members to keep min_in_service members in service, Converge
+ * creates none: those members' share of a batch is left out, and a batch
+ * that held only them disappears. The members a larger count adds take
+ * their place in Heat's batches (the first ones, as Heat creates them).
+ *
+ * The plan is kept in data.rollout ({id, batches, pause_time}) while all its
+ * members exist, so that a no-op update finds the same child template;
+ * data.applied_def is the resource_def the child was last defined with.
+ */
+#include "cv_error.h"
+#include "cv_rtype.h"
+#include "cv_scaling.h"
+#include "cv__rtype_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Heat's default stack_action_timeout: Converge's stacks have no timeout of
+ * their own, so Heat's check of the pauses against it uses the default. */
+#define HEAT_STACK_TIMEOUT_SECS 3600.0
+
+json_t *cv__group_rolling_batches(long long targ, long long curr, long long size, long long min)
+{
+    json_t *out = json_array();
+    long long updated = 0;
+    while (cv_scaling_needs_update(targ, curr, updated)) {
+        long long cap, total;
+        cv_scaling_next_batch(targ, curr, updated, size, min, &cap, &total);
+        json_array_append_new(out, json_pack("[I, I]", (json_int_t)cap, (json_int_t)total));
+        /* Members above both sizes are Heat's temporary ones: not updated. */
+        long long above = cap - (curr > targ ? curr : targ);
+        long long progress = total - (above > 0 ? above : 0);
+        if (progress <= 0 && cap == curr)
+            break; /* no progress: Heat's loop would not end either */
+        updated += progress;
+        curr = cap;
+    }
+    return out;
+}
+
+int cv__group_update_timeout(size_t nbatches, double pause, double timeout_secs, double *left)
+{
+    double total = pause * (double)(nbatches > 1 ? nbatches - 1 : 0);
+    if (total >= timeout_secs)
+        return -1;
+    *left = timeout_secs - total;
+    return 0;
+}
+
+/* Moves up to `n` members of `from`, from *next on, to `batch`. */
+static void take(json_t *batch, const json_t *from, size_t *next, long long n)
+{
+    for (; n > 0 && *next < json_array_size(from); n--)
+        json_array_append(batch, json_array_get(from, (*next)++));
+}
+
+json_t *cv__group_rollout_batches(const json_t *old, const json_t *names, long long size,
+                                  long long min, size_t *nturns)
+{
+    json_t *fresh = json_array(), *kept = json_array(), *out = json_array();
+    size_t i, f = 0, k = 0;
+    const json_t *n;
+    json_array_foreach(names, i, n)
+    {
+        if (!cv__group_contains(old, json_string_value(n)))
+            json_array_append(fresh, (json_t *)n);
+        else /* Heat's replace_priority: the highest names first */
+            json_array_insert(kept, 0, (json_t *)n);
+    }
+    long long curr = (long long)json_array_size(old);
+    json_t *turns = cv__group_rolling_batches((long long)json_array_size(names), curr, size, min);
+    const json_t *turn;
+    json_array_foreach(turns, i, turn)
+    {
+        long long cap = (long long)json_integer_value(json_array_get(turn, 0));
+        long long total = (long long)json_integer_value(json_array_get(turn, 1));
+        long long created = cap > curr ? cap - curr : 0;
+        json_t *batch = json_array();
+        take(batch, fresh, &f, created); /* the rest of `created` is temporary */
+        take(batch, kept, &k, total - created);
+        if (json_array_size(batch))
+            json_array_append(out, batch);
+        json_decref(batch);
+        curr = cap;
+    }
+    *nturns = json_array_size(turns);
+    json_decref(turns);
+    while (f < json_array_size(fresh) || k < json_array_size(kept)) {
+        json_t *batch = json_array(); /* never with Heat's arithmetic; kept safe */
+        take(batch, fresh, &f, size);
+        take(batch, kept, &k, size - (long long)json_array_size(batch));
+        json_array_append_new(out, batch);
+    }
+    json_decref(fresh);
+    json_decref(kept);
+    return out;
+}
+
+/* Whether every member a rollout names is still a member. */
+static bool intact(const json_t *rollout, const json_t *names)
+{
+    size_t i, j;
+    const json_t *batch, *n;
+    json_array_foreach(json_object_get(rollout, "batches"), i, batch)
+    {
+        json_array_foreach(batch, j, n)
+        {
+            if (!cv__group_contains(names, json_string_value(n)))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* The members before this definition that the new blacklist leaves: the
+ * group's current capacity in Heat's _replace. */
+static json_t *current_members(const json_t *data, const json_t *blacklist)
+{
+    json_t *out = json_array();
+    size_t i;
+    const json_t *n;
+    json_array_foreach(json_object_get(data, "names"), i, n)
+    {
+        if (!cv__group_contains(blacklist, json_string_value(n)))
+            json_array_append(out, (json_t *)n);
+    }
+    return out;
+}
+
+/* A new rollout of `names` under `policy`; non-zero with errstr when the
+ * policy is invalid or its pauses exceed the stack timeout (Heat's). */
+static int plan(const json_t *policy, const json_t *current, const json_t *names, json_t *data,
+                char *errstr, size_t errsz)
+{
+    double size, pause, min;
+    int rc = cv__group_policy(policy, "rolling_update", &size, &pause, &min, errstr, errsz);
+    if (rc)
+        return rc;
+    size_t nturns;
+    json_t *batches =
+        cv__group_rollout_batches(current, names, (long long)size, (long long)min, &nturns);
+    double left;
+    if (cv__group_update_timeout(nturns, pause, HEAT_STACK_TIMEOUT_SECS, &left)) {
+        json_decref(batches);
+        return cv_seterr(errstr, errsz, CV_EVALIDATE,
+                         "The current update policy will result in stack update timeout.");
+    }
+    json_int_t id = json_integer_value(json_object_get(json_object_get(data, "rollout"), "id"));
+    json_object_set_new(
+        data, "rollout",
+        json_pack("{s:I, s:o, s:f}", "id", id + 1, "batches", batches, "pause_time", pause));
+    return 0;
+}
+
+int cv__group_rolling_update(const json_t *props, const json_t *names, const json_t *blacklist,
+                             json_t *data, char *errstr, size_t errsz)
+{
+    const json_t *def = json_object_get(props, "resource_def");
+    const json_t *applied = json_object_get(data, "applied_def");
+    const json_t *policy = json_object_get(
+        json_object_get(json_object_get(data, "facade"), "update_policy"), "rolling_update");
+    double unused[3];
+    /* Checked whenever the group is defined, as Heat validates the policy. */
+    int rc = json_is_object(policy) ? cv__group_policy(policy, "rolling_update", &unused[0],
+                                                       &unused[1], &unused[2], errstr, errsz)
+                                    : 0;
+    if (rc)
+        return rc;
+    if (applied && !json_equal((json_t *)applied, (json_t *)def)) {
+        json_t *current = current_members(data, blacklist);
+        if (json_is_object(policy) && json_array_size(current))
+            rc = plan(policy, current, names, data, errstr, errsz);
+        else /* without the policy, Heat updates every member at once */
+            json_object_del(data, "rollout");
+        json_decref(current);
+    } else if (!intact(json_object_get(data, "rollout"), names)) {
+        json_object_del(data, "rollout");
+    }
+    if (rc)
+        return rc;
+    json_object_set_new(data, "applied_def", json_deep_copy(def));
+    return 0;
+}
