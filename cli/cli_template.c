@@ -113,8 +113,27 @@ char *cli_read_file(const char *path, size_t *len)
     return buf;
 }
 
+/* The parameters an environment may set, as Heat's all_param_schemata:
+ * those of every template among the stack's files, then the template's
+ * own, which win. A default meant for a nested template is kept. */
+static json_t *all_param_decls(const json_t *decls, const json_t *files)
+{
+    json_t *all = json_object();
+    const char *name;
+    const json_t *tree;
+    json_object_foreach((json_t *)files, name, tree)
+    {
+        const json_t *params = json_object_get(tree, "parameters");
+        if (json_is_object(params))
+            json_object_update(all, (json_t *)params);
+    }
+    if (json_is_object(decls))
+        json_object_update(all, (json_t *)decls);
+    return all;
+}
+
 /* One environment file merged onto `env`, its registry's template files
- * read into `files`. */
+ * read into `files` first, so that their parameters count as declared. */
 static int merge_file(const char *env_path, const char *tpl_path, const json_t *decls,
                       json_t *files, json_t *env, json_t *strategies)
 {
@@ -128,8 +147,10 @@ static int merge_file(const char *env_path, const char *tpl_path, const json_t *
         return cli_fail(CLI_USAGE, "%s", err);
     int rc = cli_files_collect_registry(tpl_path, env_path,
                                         json_object_get(file, "resource_registry"), files);
-    if (rc == CLI_OK && cv_env_merge(env, strategies, file, decls, env_path, err, sizeof(err)))
+    json_t *all = all_param_decls(decls, files);
+    if (rc == CLI_OK && cv_env_merge(env, strategies, file, all, env_path, err, sizeof(err)))
         rc = cli_fail(CLI_USAGE, "%s", err);
+    json_decref(all);
     json_decref(file);
     return rc;
 }

@@ -146,6 +146,15 @@ test_env_mapping_that_wraps_its_type_applies_once() {
 # Heat's child environment is part of a nested stack's definition: an update
 # that changes only the environment (a parameter default the nested template
 # reads) updates the existing nested stack, whose value follows.
+test_env_later_file_sets_a_default_of_a_nested_template() {
+    local name
+    name=$(stack_name envlater)
+    ctl submit "$name" "$ENV_DATA/registry.yaml" --param-file "$ENV_DATA/registry_env.yaml" \
+        --param-file "$ENV_DATA/defaults_bye.yaml" --wait --timeout 60 >/dev/null
+    assert_eq "bye world!" "$(jqr .outputs.greeting <<<"$(status_json "$name")")" \
+        "the second file's default for thing.yaml's parameter"
+}
+
 test_env_update_of_parameter_defaults_only_updates_the_nested_stack() {
     local name s
     name=$(stack_name envnested)
