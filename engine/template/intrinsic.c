@@ -16,6 +16,7 @@
  * error, so do we: get_param of a path that is not there gives "", get_attr
  * of an attribute or path that is not there gives null.
  */
+#include "cv__fn_messages.h"
 #include "cv__template_internal.h"
 #include "cv_error.h"
 
@@ -117,12 +118,15 @@ static json_t *copy_value(resolver_t *r, const char *fn, const json_t *value)
 static json_t *get_param(resolver_t *r, const json_t *args)
 {
     const json_t *name = json_is_array(args) ? json_array_get(args, 0) : args;
+    if (!cv__py_truthy(args))
+        return fail(r, CV__GET_PARAM_NO_ARGS);
+    if (!json_is_string(args) && !json_is_array(args))
+        return fail(r, CV__GET_PARAM_NOT_LIST);
     if (!json_is_string(name))
-        return fail_got(r, "get_param", "expected a parameter name or a list [name, key/index...]",
-                        args);
+        return fail(r, CV__GET_PARAM_NAME);
     const json_t *value = json_object_get(r->ctx->parameters, json_string_value(name));
     if (!value)
-        return fail(r, "get_param: parameter \"%s\" is not available", json_string_value(name));
+        return fail(r, CV__PARAM_MISSING, json_string_value(name));
     json_t *made = NULL;
     if (json_is_array(args))
         value = cv__path_walk(value, args, 1, true, &made);
@@ -173,8 +177,10 @@ static json_t *get_attr(resolver_t *r, const json_t *args)
     const json_t *name = json_array_get(args, 0), *attr = json_array_get(args, 1);
     if (json_is_array(args) && json_array_size(args) == 1)
         return get_all_attrs(r, name);
-    if (!json_is_array(args) || json_array_size(args) < 2)
-        return fail_got(r, "get_attr", "expected a list [resource, attribute, key/index...]", args);
+    if (!cv__py_truthy(args))
+        return fail(r, CV__GET_ATTR_FORMS);
+    if (!json_is_array(args))
+        return fail(r, CV__GET_ATTR_NOT_LIST);
     if (!json_is_string(name) || !json_is_string(attr))
         return fail_got(r, "get_attr", "resource and attribute must be strings", args);
     const char *id;
@@ -364,7 +370,7 @@ static bool empty_value(const json_t *v)
 
 /* Heat's "The following params were not found in the template: a,b",
  * the names in the order they were replaced (longest first). */
-static json_t *not_found(resolver_t *r, const char *fn, const subst_t *subs, size_t n)
+static json_t *not_found(resolver_t *r, const subst_t *subs, size_t n)
 {
     char list[384] = "";
     size_t len = 0;
@@ -372,7 +378,7 @@ static json_t *not_found(resolver_t *r, const char *fn, const subst_t *subs, siz
         if (!subs[i].found)
             len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", len ? "," : "",
                                     subs[i].key);
-    return fail(r, "%s: the following params were not found in the template: %s", fn, list);
+    return fail(r, "The following params were not found in the template: %s", list);
 }
 
 static json_t *str_replace(resolver_t *r, const char *fn, strictness_t strictness,
@@ -380,10 +386,14 @@ static json_t *str_replace(resolver_t *r, const char *fn, strictness_t strictnes
 {
     const json_t *tmpl = json_object_get(args, "template");
     const json_t *params = json_object_get(args, "params");
+    if (!json_is_object(args))
+        return fail(r, CV__REPLACE_NOT_MAP, fn);
+    if (!tmpl || !params)
+        return fail(r, CV__REPLACE_SYNTAX, fn, fn);
     if (!json_is_string(tmpl))
-        return fail_got(r, fn, "template must be a string", tmpl);
+        return fail(r, CV__REPLACE_TEMPLATE, fn);
     if (!json_is_object(params))
-        return fail_got(r, fn, "params must be a map", params);
+        return fail(r, CV__REPLACE_PARAMS_MAP, fn);
     size_t n = json_object_size(params), i = 0;
     subst_t *subs = calloc(n ? n : 1, sizeof(*subs));
     if (!subs)
@@ -411,15 +421,14 @@ static json_t *str_replace(resolver_t *r, const char *fn, strictness_t strictnes
         fail(r, "%s: %s", fn, err);
     } else if (empty) {
         fail(r,
-             "%s: %s has an undefined or empty value for param %s, must be a defined non-empty "
-             "value",
-             fn, fn, empty);
+             "%s has an undefined or empty value for param %s, must be a defined non-empty value",
+             fn, empty);
     } else {
         result = substitute(r, fn, tmpl, subs, n);
         for (size_t j = 0; result && strictness != REPLACE_LAX && j < n; j++) {
             if (!subs[j].found) {
                 json_decref(result);
-                result = not_found(r, fn, subs, n);
+                result = not_found(r, subs, n);
             }
         }
     }
@@ -435,7 +444,7 @@ static bool join_list(resolver_t *r, strbuf_t *sb, const json_t *list, const jso
     for (size_t i = 0; i < json_array_size(list); i++) {
         const json_t *item = json_array_get(list, i);
         if (json_is_boolean(item)) {
-            fail_got(r, "list_join", "items to join must be strings, numbers, lists or maps", item);
+            fail(r, CV__JOIN_ITEM, json_is_true(item) ? "True" : "False");
             return false;
         }
         char *text = text_of(item);
@@ -452,17 +461,17 @@ static bool join_list(resolver_t *r, strbuf_t *sb, const json_t *list, const jso
 static json_t *list_join(resolver_t *r, const json_t *args)
 {
     if (!json_is_array(args) || json_array_size(args) < 2)
-        return fail_got(r, "list_join", "expected a list [delimiter, list...]", args);
+        return fail(r, CV__JOIN_USAGE);
     const json_t *delim = json_array_get(args, 0);
     if (!json_is_string(delim))
-        return fail_got(r, "list_join", "the delimiter must be a string", delim);
+        return fail(r, CV__JOIN_DELIMITER);
     strbuf_t sb = {.max = r->budget};
     bool first = true;
     for (size_t i = 1; i < json_array_size(args); i++) {
         const json_t *list = json_array_get(args, i);
         bool ok = json_is_null(list) || json_is_array(list);
         if (!ok)
-            fail_got(r, "list_join", "must operate on a list", list);
+            fail(r, CV__JOIN_NOT_LIST);
         if (!ok || !join_list(r, &sb, list, delim, &first)) {
             free(sb.buf);
             return NULL;
@@ -570,13 +579,11 @@ static json_t *resolve(resolver_t *r, const json_t *expr)
     case CV__FN_STR_REPLACE:
     case CV__FN_STR_REPLACE_STRICT:
     case CV__FN_STR_REPLACE_VSTRICT:
-        out = json_is_object(args)
-                  ? str_replace(r, name,
-                                fn == CV__FN_STR_REPLACE          ? REPLACE_LAX
-                                : fn == CV__FN_STR_REPLACE_STRICT ? REPLACE_STRICT
-                                                                  : REPLACE_VSTRICT,
-                                args)
-                  : fail_got(r, name, "expected a map", args);
+        out = str_replace(r, name,
+                          fn == CV__FN_STR_REPLACE          ? REPLACE_LAX
+                          : fn == CV__FN_STR_REPLACE_STRICT ? REPLACE_STRICT
+                                                            : REPLACE_VSTRICT,
+                          args);
         break;
     case CV__FN_LIST_JOIN:
         out = list_join(r, args);

@@ -13,6 +13,7 @@
  * do not extend the path.
  */
 #include "cv__digest.h"
+#include "cv__fn_messages.h"
 #include "cv__template_internal.h"
 #include "cv_error.h"
 #include "cv_rtype.h"
@@ -64,6 +65,8 @@ static int check_path_items(const cv__tpl_ctx_t *ctx, const json_t *list, size_t
             continue;
         const char *name;
         const json_t *arg;
+        if (cv__fn_of(item, &name, &arg) == CV__FN_NONE && strcmp(fn, "get_param") == 0)
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__GET_PARAM_PATH);
         if (cv__fn_of(item, &name, &arg) == CV__FN_NONE)
             return fn_err(ctx, path, fn, "path items must be keys or indexes", item);
         int rc = check_args(ctx, item, path, self);
@@ -77,12 +80,14 @@ static int check_get_param(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path
                            const char *self)
 {
     const json_t *name = json_is_array(arg) ? json_array_get(arg, 0) : arg;
+    if (!cv__py_truthy(arg))
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__GET_PARAM_NO_ARGS);
+    if (!json_is_string(arg) && !json_is_array(arg))
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__GET_PARAM_NOT_LIST);
     if (!json_is_string(name))
-        return fn_err(ctx, path, "get_param",
-                      "expected a parameter name or a list [name, key/index...]", arg);
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__GET_PARAM_NAME);
     if (!cv__tpl_param_known(ctx, json_string_value(name)))
-        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
-                           "get_param: parameter \"%s\" is not defined in the template",
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__PARAM_MISSING,
                            json_string_value(name));
     return json_is_array(arg) ? check_path_items(ctx, arg, 1, path, self, "get_param") : 0;
 }
@@ -157,10 +162,14 @@ static int check_get_attr(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_
                           const char *self)
 {
     /* [resource] alone, every attribute, from 2015-10-15 (GetAttAllAttributes). */
-    bool all = json_array_size(arg) == 1 && ctx->version >= CV__V20151015;
-    if (!json_is_array(arg) || (json_array_size(arg) < 2 && !all))
-        return fn_err(ctx, path, "get_attr", "expected a list [resource, attribute, key/index...]",
-                      arg);
+    bool all_ok = ctx->version >= CV__V20151015;
+    bool all = json_array_size(arg) == 1 && all_ok;
+    if (all_ok && !cv__py_truthy(arg))
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__GET_ATTR_FORMS);
+    if (!json_is_array(arg))
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__GET_ATTR_NOT_LIST);
+    if (json_array_size(arg) < 2 && !all)
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__GET_ATTR_FORM);
     const json_t *target = json_array_get(arg, 0), *attr = json_array_get(arg, 1);
     const char *fn;
     const json_t *fn_arg;
@@ -199,7 +208,7 @@ static int check_replace_params(const cv__tpl_ctx_t *ctx, const char *name, cons
         const json_t *arg;
         if (structured && ctx->version < CV__V20151015 &&
             cv__fn_of(value, &fn, &arg) == CV__FN_NONE)
-            return fn_err(ctx, path, name, "params values must be strings or numbers", value);
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__REPLACE_VALUE, name, key);
         if (key[0] == '\0')
             return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "%s: params keys may not be empty",
                                name);
@@ -214,16 +223,21 @@ static int check_str_replace(const cv__tpl_ctx_t *ctx, const char *name, const j
 {
     const json_t *tmpl = json_object_get(arg, "template");
     const json_t *params = json_object_get(arg, "params");
-    if (!json_is_object(arg) || !tmpl || !params || json_object_size(arg) != 2)
+    const char *fn;
+    const json_t *fn_arg;
+    if (!json_is_object(arg) || cv__fn_of(arg, &fn, &fn_arg) != CV__FN_NONE)
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__REPLACE_NOT_MAP, name);
+    if (!tmpl || !params)
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__REPLACE_SYNTAX, name, name);
+    /* Heat ignores other keys; a typo there would be lost, so we refuse. */
+    if (json_object_size(arg) != 2)
         return fn_err(ctx, path, name, "expected a map of exactly \"template\" and \"params\"",
                       arg);
     if (!literal_or_call(tmpl, JSON_STRING))
-        return fn_err(ctx, path, name, "template must be a string", tmpl);
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__REPLACE_TEMPLATE, name);
     if (!literal_or_call(params, JSON_OBJECT))
-        return fn_err(ctx, path, name, "params must be a map", params);
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__REPLACE_PARAMS_MAPPING, name);
     int rc = check_args(ctx, tmpl, path, self);
-    const char *fn;
-    const json_t *fn_arg;
     if (rc == 0 && cv__fn_of(params, &fn, &fn_arg) != CV__FN_NONE)
         return check_args(ctx, params, path, self);
     return rc ? rc : check_replace_params(ctx, name, params, path, self);
@@ -232,19 +246,16 @@ static int check_str_replace(const cv__tpl_ctx_t *ctx, const char *name, const j
 static int check_list_join(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t *path,
                            const char *self)
 {
-    if (!json_is_array(arg) || json_array_size(arg) < 2)
-        return fn_err(ctx, path, "list_join", "expected a list [delimiter, list...]", arg);
-    if (json_array_size(arg) > 2 && ctx->version < CV__V20151015)
-        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
-                           "list_join: joining several lists needs heat_template_version "
-                           "2015-10-15 or later");
+    /* Before 2015-10-15 list_join takes exactly one list (Heat's Join). */
+    bool one = ctx->version < CV__V20151015;
+    if (!json_is_array(arg) || json_array_size(arg) < 2 || (one && json_array_size(arg) > 2))
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, one ? CV__JOIN_USAGE_ONE : CV__JOIN_USAGE);
     if (!literal_or_call(json_array_get(arg, 0), JSON_STRING))
-        return fn_err(ctx, path, "list_join", "the delimiter must be a string",
-                      json_array_get(arg, 0));
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__JOIN_DELIMITER);
     for (size_t i = 1; i < json_array_size(arg); i++) {
         const json_t *list = json_array_get(arg, i);
         if (!json_is_null(list) && !literal_or_call(list, JSON_ARRAY))
-            return fn_err(ctx, path, "list_join", "expected a list to join", list);
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__JOIN_NOT_LIST);
     }
     return check_args(ctx, arg, path, self);
 }

@@ -92,6 +92,19 @@ static void assert_fails(const char *expr_json, const char *fragment)
     assert_contains(err, fragment);
 }
 
+/* Fails with exactly `message` (Heat's text) after the location. */
+static void assert_fails_with(const char *expr_json, const char *message)
+{
+    char want[1024];
+    json_t *got = resolve(expr_json);
+    if (got)
+        fail_msg("%s resolved", expr_json);
+    snprintf(want, sizeof(want), "outputs.o.value: %s", message);
+    size_t n = strlen(err), m = strlen(want);
+    if (n < m || strcmp(err + n - m, want) != 0)
+        fail_msg("error \"%s\" does not end with \"%s\"", err, want);
+}
+
 /* ---------------------------------------------------------------- data */
 
 static void test_plain_data_resolves_to_an_equal_copy(void **state)
@@ -153,7 +166,16 @@ static void test_get_param_path_that_is_not_there_gives_an_empty_string(void **s
 static void test_get_param_of_an_unknown_parameter_is_an_error(void **state)
 {
     (void)state;
-    assert_fails("{\"get_param\": \"nope\"}", "get_param: parameter \"nope\" is not available");
+    assert_fails_with("{\"get_param\": \"nope\"}", "The Parameter (nope) was not provided.");
+}
+
+static void test_get_param_with_bad_arguments_says_what_heat_says(void **state)
+{
+    (void)state;
+    assert_fails_with("{\"get_param\": []}", "Function \"get_param\" must have arguments");
+    assert_fails_with("{\"get_param\": null}", "Function \"get_param\" must have arguments");
+    assert_fails_with("{\"get_param\": 3}", "Argument to \"get_param\" must be string or list");
+    assert_fails_with("{\"get_param\": [3]}", "Parameter name in \"get_param\" must be string");
 }
 
 /* ---------------------------------------------------------------- get_resource */
@@ -198,7 +220,15 @@ static void test_get_attr_of_an_unknown_resource_is_an_error(void **state)
     (void)state;
     assert_fails("{\"get_attr\": [\"ghost\", \"x\"]}",
                  "get_attr: resource \"ghost\" is not available");
-    assert_fails("{\"get_attr\": []}", "get_attr: expected a list [resource, attribute");
+}
+
+static void test_get_attr_with_bad_arguments_says_what_heat_says(void **state)
+{
+    (void)state;
+    assert_fails_with("{\"get_attr\": []}",
+                      "Arguments to \"get_attr\" can be of the next forms: [resource_name] or "
+                      "[resource_name, attribute, (path), ...]");
+    assert_fails_with("{\"get_attr\": \"server\"}", "Argument to \"get_attr\" must be a list");
 }
 
 /* ---------------------------------------------------------------- str_replace */
@@ -239,10 +269,22 @@ static void test_str_replace_writes_values_as_heat_does(void **state)
 static void test_str_replace_with_a_non_string_template_is_an_error(void **state)
 {
     (void)state;
-    assert_fails("{\"str_replace\": {\"template\": 5, \"params\": {}}}",
-                 "str_replace: template must be a string");
-    assert_fails("{\"str_replace\": {\"template\": \"x\", \"params\": [1]}}",
-                 "str_replace: params must be a map");
+    assert_fails_with("{\"str_replace\": {\"template\": 5, \"params\": {}}}",
+                      "\"str_replace\" template must be a string");
+    assert_fails_with("{\"str_replace\": {\"template\": \"x\", \"params\": [1]}}",
+                      "\"str_replace\" params must be a map");
+}
+
+static void test_str_replace_with_bad_arguments_says_what_heat_says(void **state)
+{
+    (void)state;
+    assert_fails_with("{\"str_replace\": [1]}", "Arguments to \"str_replace\" must be a map");
+    assert_fails_with("{\"str_replace\": {\"template\": \"x\"}}",
+                      "\"str_replace\" syntax should be str_replace:\n"
+                      "              template: This is var1 template var2\n"
+                      "              params:\n"
+                      "                var1: a\n"
+                      "                var2: string");
 }
 
 /* ---------------------------------------------------------------- list_join */
@@ -263,9 +305,13 @@ static void test_list_join_converts_numbers_and_serialises_maps(void **state)
 static void test_list_join_of_a_non_list_is_an_error(void **state)
 {
     (void)state;
-    assert_fails("{\"list_join\": [\",\", \"abc\"]}", "list_join: must operate on a list");
-    assert_fails("{\"list_join\": [1, [\"a\"]]}", "list_join: the delimiter must be a string");
-    assert_fails("{\"list_join\": [\",\", [true]]}", "list_join: items to join must be");
+    assert_fails_with("{\"list_join\": [\",\", \"abc\"]}", "\"list_join\" must operate on a list");
+    assert_fails_with("{\"list_join\": [1, [\"a\"]]}", "\"list_join\" delimiter must be a string");
+    assert_fails_with("{\"list_join\": [\",\", [true]]}",
+                      "Items to join must be string, map or list not True");
+    assert_fails_with("{\"list_join\": [\",\"]}",
+                      "Incorrect arguments to \"list_join\" should be: "
+                      "\"list_join\" : [ \" \", [ \"str1\", \"str2\"] ...]");
 }
 
 /* ---------------------------------------------------------------- composition */
@@ -298,14 +344,15 @@ static void test_unsupported_function_is_an_error(void **state)
 static void test_error_names_where_and_the_path_inside(void **state)
 {
     (void)state;
-    assert_fails("{\"a\": [1, {\"get_param\": \"nope\"}]}", "outputs.o.value.a[1]: get_param:");
+    assert_fails("{\"a\": [1, {\"get_param\": \"nope\"}]}",
+                 "outputs.o.value.a[1]: The Parameter (nope)");
 }
 
 static void test_error_inside_arguments_is_reported_at_the_call(void **state)
 {
     (void)state;
     assert_fails("{\"a\": {\"list_join\": [\",\", [{\"get_param\": \"nope\"}]]}}",
-                 "outputs.o.value.a: get_param: parameter \"nope\"");
+                 "outputs.o.value.a: The Parameter (nope) was not provided.");
 }
 
 /* Resolves `expr_json` with one parameter, "big": a string of `len` "x". */
@@ -429,17 +476,20 @@ int main(void)
         cmocka_unit_test(test_get_attr_of_a_resource_alone_gives_every_attribute),
         cmocka_unit_test(test_get_param_path_that_is_not_there_gives_an_empty_string),
         cmocka_unit_test(test_get_param_of_an_unknown_parameter_is_an_error),
+        cmocka_unit_test(test_get_param_with_bad_arguments_says_what_heat_says),
         cmocka_unit_test(test_get_resource_gives_the_physical_id),
         cmocka_unit_test(test_get_resource_of_an_unknown_resource_is_an_error),
         cmocka_unit_test(test_get_attr_gives_the_attribute),
         cmocka_unit_test(test_get_attr_path_walks_into_the_attribute),
         cmocka_unit_test(test_get_attr_of_a_missing_attribute_or_path_is_null),
         cmocka_unit_test(test_get_attr_of_an_unknown_resource_is_an_error),
+        cmocka_unit_test(test_get_attr_with_bad_arguments_says_what_heat_says),
         cmocka_unit_test(test_str_replace_replaces_every_occurrence),
         cmocka_unit_test(test_str_replace_prefers_longer_keys),
         cmocka_unit_test(test_str_replace_does_not_rescan_replacements),
         cmocka_unit_test(test_str_replace_writes_values_as_heat_does),
         cmocka_unit_test(test_str_replace_with_a_non_string_template_is_an_error),
+        cmocka_unit_test(test_str_replace_with_bad_arguments_says_what_heat_says),
         cmocka_unit_test(test_list_join_joins_several_lists),
         cmocka_unit_test(test_list_join_converts_numbers_and_serialises_maps),
         cmocka_unit_test(test_list_join_of_a_non_list_is_an_error),

@@ -85,7 +85,7 @@ static void test_str_split_is_checked_at_validation(void **state)
     reject_output("2015-10-15", "{str_split: [[x], a]}", "the delimiter must be a string");
     reject_output("2015-10-15", "{str_split: ['', a]}", "str_split: empty separator");
     reject_output("2015-10-15", "{str_split: [',', {get_param: q}]}",
-                  "get_param: parameter \"q\" is not defined");
+                  "The Parameter (q) was not provided.");
 }
 
 static void test_str_split_needs_2015_10_15(void **state)

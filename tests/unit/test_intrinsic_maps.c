@@ -54,7 +54,7 @@ static void test_map_merge_is_checked_at_validation(void **state)
     reject_output("2016-04-08", "{map_merge: [{a: b}, [c]]}",
                   "map_merge: incorrect arguments: items to merge must be maps, got [\"c\"]");
     reject_output("2016-04-08", "{map_merge: [{a: {get_param: nope}}]}",
-                  "get_param: parameter \"nope\" is not defined");
+                  "The Parameter (nope) was not provided.");
 }
 
 static void test_map_merge_needs_2016_04_08(void **state)

@@ -44,7 +44,7 @@ static void test_str_replace_strict_param_not_in_the_template_is_an_error(void *
     (void)state;
     assert_fails("{\"str_replace_strict\": {\"template\": \"Template var1 string var2\","
                  " \"params\": {\"var1\": \"foo\", \"var2\": \"bar\", \"var3\": \"zed\"}}}",
-                 "str_replace_strict: the following params were not found in the template: var3");
+                 "The following params were not found in the template: var3");
     assert_fails("{\"str_replace_strict\": {\"template\": \"Template var1 string var2\","
                  " \"params\": {\"var1\": \"foo\", \"var2\": \"bar\", \"var0\": \"zed\"}}}",
                  "not found in the template: var0");
@@ -56,7 +56,7 @@ static void test_str_replace_vstrict_lists_missing_params_in_replacement_order(v
     assert_fails("{\"str_replace_vstrict\": {\"template\": \"Template var1 string var2\","
                  " \"params\": {\"var1\": \"foo\", \"var2\": \"bar\", \"var0\": \"zed\","
                  " \"var\": \"z\", \"longvarname\": \"q\"}}}",
-                 "str_replace_vstrict: the following params were not found in the template: "
+                 "The following params were not found in the template: "
                  "longvarname,var0,var");
 }
 
@@ -70,7 +70,7 @@ static void test_str_replace_vstrict_refuses_empty_values(void **state)
                  "{\"str_replace_vstrict\": {\"template\": \"Template var1 string var2\","
                  " \"params\": {\"var1\": \"foo\", \"var2\": %s}}}",
                  empties[i]);
-        assert_fails(expr, "str_replace_vstrict: str_replace_vstrict has an undefined or empty "
+        assert_fails(expr, "str_replace_vstrict has an undefined or empty "
                            "value for param var2, must be a defined non-empty value");
     }
 }
@@ -79,10 +79,14 @@ static void test_str_replace_strict_keeps_str_replace_errors(void **state)
 {
     (void)state;
     assert_fails("{\"str_replace_strict\": {\"template\": 12345, \"params\": {}}}",
-                 "str_replace_strict: template must be a string, got 12345");
+                 "\"str_replace_strict\" template must be a string");
     assert_fails("{\"str_replace_vstrict\": {\"template\": \"a\", \"params\": [\"a\"]}}",
-                 "str_replace_vstrict: params must be a map");
-    assert_fails("{\"str_replace_strict\": [\"a\"]}", "str_replace_strict: expected a map");
+                 "\"str_replace_vstrict\" params must be a map");
+    assert_fails("{\"str_replace_strict\": [\"a\"]}",
+                 "Arguments to \"str_replace_strict\" must be a map");
+    assert_fails("{\"str_replace_vstrict\": {\"params\": {}}}",
+                 "\"str_replace_vstrict\" syntax should be str_replace_vstrict:\n"
+                 "              template: This is var1 template var2\n");
     assert_fails("{\"str_replace_strict\": {\"template\": \"a\", \"params\": {\"\": \"x\"}}}",
                  "str_replace_strict: params keys may not be empty");
 }
@@ -95,11 +99,13 @@ static void test_str_replace_strict_is_checked_at_validation(void **state)
     accept_output("pike",
                   "{str_replace_vstrict: {template: {get_param: p}, params: {get_param: m}}}");
     reject_output("2017-02-24", "{str_replace_strict: {t: a, params: {}}}",
-                  "str_replace_strict: expected a map of exactly \"template\" and \"params\"");
+                  "\"str_replace_strict\" syntax should be str_replace_strict:\n");
     reject_output("pike", "{str_replace_vstrict: {template: a, param: {}}}",
+                  "\"str_replace_vstrict\" syntax should be str_replace_vstrict:\n");
+    reject_output("pike", "{str_replace_vstrict: {template: a, params: {}, x: 1}}",
                   "str_replace_vstrict: expected a map of exactly \"template\" and \"params\"");
     reject_output("pike", "{str_replace_vstrict: {template: a, params: [a]}}",
-                  "str_replace_vstrict: params must be a map");
+                  "\"str_replace_vstrict\" parameters must be a mapping");
     reject_output("pike", "{str_replace_strict: {template: a, params: {x: {get_resource: nope}}}}",
                   "The specified reference \"nope\" (in unknown) is incorrect.");
 }

@@ -53,6 +53,16 @@ static void reject_x(const char *x, const char *fragment)
     assert_contains(err, fragment);
 }
 
+/* Rejected with exactly `message` (Heat's text) after the location. */
+static void reject_exact(const char *x, const char *version, const char *message)
+{
+    char want[1024];
+    if (parse_web(x, version) == 0)
+        fail_msg("%s accepted", x);
+    snprintf(want, sizeof(want), "stack.yaml: resources.web.properties.x: %s", message);
+    assert_string_equal(err, want);
+}
+
 /* ---------------------------------------------------------------- get_param */
 
 static void test_get_param_of_a_declared_parameter_is_accepted(void **state)
@@ -65,7 +75,7 @@ static void test_get_param_of_a_declared_parameter_is_accepted(void **state)
 static void test_get_param_of_an_undeclared_parameter_is_rejected(void **state)
 {
     (void)state;
-    reject_x("{get_param: nope}", "get_param: parameter \"nope\" is not defined in the template");
+    reject_exact("{get_param: nope}", NULL, "The Parameter (nope) was not provided.");
 }
 
 static void test_get_param_of_a_pseudo_parameter_is_accepted(void **state)
@@ -78,9 +88,12 @@ static void test_get_param_of_a_pseudo_parameter_is_accepted(void **state)
 static void test_get_param_with_a_malformed_argument_is_rejected(void **state)
 {
     (void)state;
-    reject_x("{get_param: {a: b}}", "get_param: expected a parameter name");
-    reject_x("{get_param: []}", "get_param: expected a parameter name");
-    reject_x("{get_param: [p, [0]]}", "get_param: path items must be keys or indexes");
+    reject_exact("{get_param: {a: b}}", NULL, "Argument to \"get_param\" must be string or list");
+    reject_exact("{get_param: 3}", NULL, "Argument to \"get_param\" must be string or list");
+    reject_exact("{get_param: []}", NULL, "Function \"get_param\" must have arguments");
+    reject_exact("{get_param: ''}", NULL, "Function \"get_param\" must have arguments");
+    reject_exact("{get_param: [[p]]}", NULL, "Parameter name in \"get_param\" must be string");
+    reject_exact("{get_param: [p, [0]]}", NULL, "Path components in \"get_param\" must be strings");
 }
 
 /* ---------------------------------------------------------------- get_resource */
@@ -138,8 +151,15 @@ static void test_get_attr_needs_a_resource_and_an_attribute(void **state)
     (void)state;
     accept_x("{get_attr: [val]}"); /* every attribute, from 2015-10-15 */
     assert_int_not_equal(parse_web("{get_attr: [val]}", "heat_template_version: 2015-04-30\n"), 0);
-    assert_contains(err, "get_attr: expected a list [resource, attribute");
-    reject_x("{get_attr: val}", "get_attr: expected a list [resource, attribute");
+    assert_contains(err,
+                    "stack.yaml: resources.web.properties.x: Arguments to \"get_attr\" must be "
+                    "of the form [resource_name, attribute, (path), ...]");
+    reject_exact("{get_attr: val}", NULL, "Argument to \"get_attr\" must be a list");
+    reject_exact("{get_attr: []}", NULL,
+                 "Arguments to \"get_attr\" can be of the next forms: [resource_name] or "
+                 "[resource_name, attribute, (path), ...]");
+    reject_exact("{get_attr: val}", "heat_template_version: 2015-04-30\n",
+                 "Argument to \"get_attr\" must be a list");
     reject_x("{get_attr: [val, 3]}", "get_attr: the attribute name must be a string");
 }
 
@@ -160,7 +180,7 @@ static void test_get_attr_with_a_computed_attribute_name_is_checked_inside(void 
 {
     (void)state;
     accept_x("{get_attr: [val, {get_param: [p, k]}]}");
-    reject_x("{get_attr: [val, {get_param: q}]}", "get_param: parameter \"q\" is not defined");
+    reject_x("{get_attr: [val, {get_param: q}]}", "The Parameter (q) was not provided.");
 }
 
 /* ---------------------------------------------------------------- str_replace */
@@ -175,7 +195,13 @@ static void test_str_replace_with_template_and_params_is_accepted(void **state)
 static void test_str_replace_without_params_is_rejected(void **state)
 {
     (void)state;
-    reject_x("{str_replace: {template: abc}}", "str_replace: expected a map of exactly");
+    reject_exact("{str_replace: {template: abc}}", NULL,
+                 "\"str_replace\" syntax should be str_replace:\n"
+                 "              template: This is var1 template var2\n"
+                 "              params:\n"
+                 "                var1: a\n"
+                 "                var2: string");
+    reject_exact("{str_replace: [a, b]}", NULL, "Arguments to \"str_replace\" must be a map");
 }
 
 static void test_str_replace_with_an_extra_key_is_rejected(void **state)
@@ -188,9 +214,10 @@ static void test_str_replace_with_an_extra_key_is_rejected(void **state)
 static void test_str_replace_params_must_be_a_map(void **state)
 {
     (void)state;
-    reject_x("{str_replace: {template: a, params: [a]}}", "str_replace: params must be a map");
-    reject_x("{str_replace: {template: [a], params: {}}}",
-             "str_replace: template must be a string");
+    reject_exact("{str_replace: {template: a, params: [a]}}", NULL,
+                 "\"str_replace\" parameters must be a mapping");
+    reject_exact("{str_replace: {template: [a], params: {}}}", NULL,
+                 "\"str_replace\" template must be a string");
 }
 
 static void test_str_replace_checks_references_inside_params(void **state)
@@ -206,7 +233,8 @@ static void test_str_replace_map_values_need_2015_10_15(void **state)
     assert_int_not_equal(parse_web("{str_replace: {template: a, params: {a: [1]}}}",
                                    "heat_template_version: 2015-04-30\n"),
                          0);
-    assert_contains(err, "str_replace: params values must be strings or numbers");
+    assert_string_equal(err, "stack.yaml: resources.web.properties.x: \"str_replace\" params must "
+                             "be strings or numbers, param a is not valid");
     accept_x("{str_replace: {template: a, params: {a: [1]}}}");
 }
 
@@ -222,9 +250,15 @@ static void test_list_join_of_lists_is_accepted(void **state)
 static void test_list_join_needs_a_delimiter_and_a_list(void **state)
 {
     (void)state;
-    reject_x("{list_join: [',']}", "list_join: expected a list [delimiter, list...]");
-    reject_x("{list_join: [',', abc]}", "list_join: expected a list to join, got \"abc\"");
-    reject_x("{list_join: [[x], [a]]}", "list_join: the delimiter must be a string");
+    const char *usage = "Incorrect arguments to \"list_join\" should be: "
+                        "\"list_join\" : [ \" \", [ \"str1\", \"str2\"] ...]";
+    reject_exact("{list_join: [',']}", NULL, usage);
+    reject_exact("{list_join: ','}", NULL, usage);
+    reject_exact("{list_join: [',', abc]}", NULL, "\"list_join\" must operate on a list");
+    reject_exact("{list_join: [[x], [a]]}", NULL, "\"list_join\" delimiter must be a string");
+    reject_exact("{list_join: [',']}", "heat_template_version: 2015-04-30\n",
+                 "Incorrect arguments to \"list_join\" should be: "
+                 "\"list_join\" : [ \" \", [ \"str1\", \"str2\"]]");
 }
 
 static void test_list_join_of_several_lists_needs_2015_10_15(void **state)
@@ -232,7 +266,9 @@ static void test_list_join_of_several_lists_needs_2015_10_15(void **state)
     (void)state;
     assert_int_not_equal(
         parse_web("{list_join: [',', [a], [b]]}", "heat_template_version: 2015-04-30\n"), 0);
-    assert_contains(err, "list_join: joining several lists needs heat_template_version 2015-10-15");
+    assert_string_equal(err, "stack.yaml: resources.web.properties.x: Incorrect arguments to "
+                             "\"list_join\" should be: \"list_join\" : [ \" \", [ \"str1\", "
+                             "\"str2\"]]");
 }
 
 /* ---------------------------------------------------------------- others */
@@ -260,7 +296,7 @@ static void test_nested_error_names_the_full_path(void **state)
 {
     (void)state;
     assert_int_not_equal(parse_web("{a: [1, {b: {get_param: nope}}]}", NULL), 0);
-    assert_contains(err, "stack.yaml: resources.web.properties.x.a[1].b: get_param:");
+    assert_contains(err, "stack.yaml: resources.web.properties.x.a[1].b: The Parameter (nope)");
 }
 
 static void test_error_inside_arguments_is_reported_at_the_call(void **state)
