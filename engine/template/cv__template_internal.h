@@ -234,7 +234,8 @@ json_t *cv__fn_repeat(const json_t *args, size_t *budget, char *msg, size_t msg_
 json_t *cv__fn_make_url(const json_t *args, size_t *budget, char *msg, size_t msg_size);
 /* Whether `port` is a port make_url accepts (as Heat checks it, also at
  * validation); its text in the URL in `text`, else a message in `msg`. */
-bool cv__url_port_ok(const json_t *port, char *text, size_t size, char *msg, size_t msg_size);
+bool cv__url_port_ok(const json_t *port, const json_t *args, char *text, size_t size, char *msg,
+                     size_t msg_size);
 
 /* The same for intrinsic_digest.c. */
 json_t *cv__fn_digest(const json_t *args, size_t *budget, char *msg, size_t msg_size);

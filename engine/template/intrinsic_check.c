@@ -19,6 +19,7 @@
 #include "cv_rtype.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 bool cv__tpl_param_known(const cv__tpl_ctx_t *ctx, const char *name)
@@ -281,8 +282,7 @@ static int check_str_split(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path
     if (cv__fn_of(arg, &fn, &fn_arg) != CV__FN_NONE)
         return check_args(ctx, arg, path, self);
     if (!json_is_array(arg) || json_array_size(arg) < 2)
-        return fn_err(ctx, path, "str_split",
-                      "incorrect arguments, should be: [\",\", \"apples,pears\", <index>]", arg);
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__SPLIT_USAGE);
     const json_t *delim = json_array_get(arg, 0), *str = json_array_get(arg, 1);
     if (!json_is_null(delim) && !literal_or_call(delim, JSON_STRING))
         return fn_err(ctx, path, "str_split", "the delimiter must be a string", delim);
@@ -293,18 +293,28 @@ static int check_str_split(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path
     return check_args(ctx, arg, path, self);
 }
 
+/* Heat shows the arguments and the item as JSON. */
+static int concat_item_err(const cv__tpl_ctx_t *ctx, const cv__path_t *path, const json_t *arg,
+                           const json_t *item)
+{
+    char *all = json_dumps(arg, JSON_ENSURE_ASCII | JSON_ENCODE_ANY);
+    char *one = json_dumps(item, JSON_ENSURE_ASCII | JSON_ENCODE_ANY);
+    int rc = cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__CONCAT_ITEM, all ? all : "?",
+                         one ? one : "?");
+    free(all);
+    free(one);
+    return rc;
+}
+
 static int check_list_concat(const cv__tpl_ctx_t *ctx, const char *name, const json_t *arg,
                              cv__path_t *path, const char *self)
 {
     if (!literal_or_call(arg, JSON_ARRAY))
-        return fn_err(ctx, path, name,
-                      "incorrect arguments, should be: [[<value 1>, <value 2>], "
-                      "[<value 3>, <value 4>]]",
-                      arg);
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__CONCAT_USAGE, name, name);
     for (size_t i = 0; json_is_array(arg) && i < json_array_size(arg); i++) {
         const json_t *list = json_array_get(arg, i);
         if (!json_is_null(list) && !literal_or_call(list, JSON_ARRAY))
-            return fn_err(ctx, path, name, "items to concat must be lists", list);
+            return concat_item_err(ctx, path, arg, list);
     }
     return check_args(ctx, arg, path, self);
 }
@@ -319,21 +329,16 @@ static int check_map_merge(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path
                            const char *self)
 {
     if (!literal_or_call(arg, JSON_ARRAY))
-        return fn_err(ctx, path, "map_merge",
-                      "incorrect arguments, should be: [{\"key1\": \"val1\"}, "
-                      "{\"key2\": \"val2\"}]",
-                      arg);
-    for (size_t i = 0; json_is_array(arg) && i < json_array_size(arg); i++)
-        if (!map_or_null(json_array_get(arg, i)))
-            return fn_err(ctx, path, "map_merge",
-                          "incorrect arguments: items to merge must be maps",
-                          json_array_get(arg, i));
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__MERGE_USAGE);
+    for (size_t i = 0; json_is_array(arg) && i < json_array_size(arg); i++) {
+        const json_t *m = json_array_get(arg, i);
+        char shown[CV__PY_REPR_MAX];
+        cv__py_repr(m, shown, sizeof(shown));
+        if (!map_or_null(m))
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__MERGE_ITEM, shown, cv__py_type(m));
+    }
     return check_args(ctx, arg, path, self);
 }
-
-#define REPLACE_USAGE                                                                              \
-    "should be: [{\"key1\": \"val1\"}, {\"keys\": {\"key1\": \"key2\"}, \"values\": "              \
-    "{\"val1\": \"val2\"}}]"
 
 static int check_map_replace(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t *path,
                              const char *self)
@@ -343,12 +348,10 @@ static int check_map_replace(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__pa
     if (cv__fn_of(arg, &fn, &fn_arg) != CV__FN_NONE)
         return check_args(ctx, arg, path, self);
     if (!json_is_array(arg) || json_array_size(arg) != 2)
-        return fn_err(ctx, path, "map_replace", "incorrect arguments, " REPLACE_USAGE, arg);
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__MAP_REPLACE_USAGE);
     const json_t *in = json_array_get(arg, 0), *repl = json_array_get(arg, 1);
     if (!map_or_null(in) || !map_or_null(repl))
-        return fn_err(ctx, path, "map_replace",
-                      "incorrect arguments: arguments must be a list of maps",
-                      map_or_null(in) ? repl : in);
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__MAP_REPLACE_MAPS);
     const char *key;
     const json_t *value;
     if (cv__fn_of(repl, &fn, &fn_arg) != CV__FN_NONE)
@@ -356,13 +359,9 @@ static int check_map_replace(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__pa
     json_object_foreach((json_t *)repl, key, value)
     {
         if (strcmp(key, "keys") != 0 && strcmp(key, "values") != 0)
-            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
-                               "map_replace: incorrect arguments, " REPLACE_USAGE
-                               "; \"%s\" is neither keys nor values",
-                               key);
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__MAP_REPLACE_USAGE);
         if (!map_or_null(value))
-            return fn_err(ctx, path, "map_replace",
-                          "incorrect arguments: arguments must be a list of maps", value);
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__MAP_REPLACE_MAPS);
     }
     const char *from;
     const json_t *to;
@@ -382,12 +381,12 @@ static int check_digest(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t 
     if (cv__fn_of(arg, &fn, &fn_arg) != CV__FN_NONE)
         return check_args(ctx, arg, path, self);
     if (!json_is_array(arg))
-        return fn_err(ctx, path, "digest", "the argument must be a list of strings", arg);
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__DIGEST_NOT_STRINGS);
     for (size_t i = 0; i < json_array_size(arg); i++)
         if (!literal_or_call(json_array_get(arg, i), JSON_STRING))
-            return fn_err(ctx, path, "digest", "the argument must be a list of strings", arg);
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__DIGEST_NOT_STRINGS);
     if (json_array_size(arg) != 2)
-        return fn_err(ctx, path, "digest", "usage: [\"<algorithm>\", \"<value>\"]", arg);
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__DIGEST_USAGE);
     const json_t *alg = json_array_get(arg, 0);
     char hex[CV__DIGEST_HEX_MAX], name[16];
     size_t n = json_string_length(alg);
@@ -395,9 +394,7 @@ static int check_digest(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t 
         name[i] = (char)tolower((unsigned char)json_string_value(alg)[i]);
     name[n < sizeof(name) ? n : sizeof(name) - 1] = '\0';
     if (json_is_string(alg) && (n >= sizeof(name) || cv__digest_hex(name, "", 0, hex) != 0))
-        return fn_err(ctx, path, "digest",
-                      "the algorithm must be one of md5, sha1, sha224, sha256, sha384, sha512",
-                      alg);
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__DIGEST_ALGORITHM);
     return check_args(ctx, arg, path, self);
 }
 
@@ -407,22 +404,20 @@ static int check_repeat(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t 
     const char *fn;
     const json_t *fn_arg;
     if (!json_is_object(arg) || cv__fn_of(arg, &fn, &fn_arg) != CV__FN_NONE)
-        return fn_err(ctx, path, "repeat", "arguments must be a map", arg);
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__REPEAT_NOT_MAP);
     const json_t *for_each = json_object_get(arg, "for_each");
     const json_t *perm = json_object_get(arg, "permutations");
     if (!for_each || !json_object_get(arg, "template"))
-        return fn_err(ctx, path, "repeat",
-                      "syntax should be {template: <body>, for_each: {<var>: <list>}}", arg);
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "%s", CV__REPEAT_SYNTAX);
     /* Heat before 2017-09-01 ignores "permutations" and always takes every
      * combination; refusing it is better than running it differently. */
     if (perm && ctx->version < CV__V20170901)
         return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
                            "repeat: permutations needs heat_template_version 2017-09-01 or later");
     if (perm && !json_is_boolean(perm))
-        return fn_err(ctx, path, "repeat", "\"permutations\" should be a boolean", perm);
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__REPEAT_PERMUTATIONS);
     if (!literal_or_call(for_each, JSON_OBJECT))
-        return fn_err(ctx, path, "repeat", "the \"for_each\" argument must contain a map",
-                      for_each);
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__REPEAT_FOR_EACH);
     bool maps = ctx->version >= CV__V20161014 && !json_is_false(perm);
     const char *var;
     const json_t *list;
@@ -431,10 +426,8 @@ static int check_repeat(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t 
     {
         if (!json_is_null(list) && !literal_or_call(list, JSON_ARRAY) &&
             !(maps && json_is_object(list)))
-            return fn_err(ctx, path, "repeat",
-                          maps ? "the values of the \"for_each\" argument must be lists or maps"
-                               : "the values of the \"for_each\" argument must be lists",
-                          list);
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
+                               maps ? CV__REPEAT_LISTS_OR_MAPS : CV__REPEAT_LISTS);
     }
     return check_args(ctx, arg, path, self);
 }
@@ -447,7 +440,7 @@ static int check_make_url(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_
     const char *fn;
     const json_t *fn_arg;
     if (!json_is_object(arg) || cv__fn_of(arg, &fn, &fn_arg) != CV__FN_NONE)
-        return fn_err(ctx, path, "make_url", "the arguments must be a map", arg);
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__URL_NOT_MAP);
     const char *key;
     const json_t *value;
     json_object_foreach((json_t *)arg, key, value)
@@ -456,18 +449,16 @@ static int check_make_url(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_
         for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
             known = known || strcmp(key, keys[i]) == 0;
         if (!known)
-            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "make_url: invalid arguments: %s",
-                               key);
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__URL_INVALID, key);
         if (strcmp(key, "query") == 0 && !literal_or_call(value, JSON_OBJECT))
-            return fn_err(ctx, path, "make_url", "the \"query\" argument must be a map", value);
-        char text[64], msg[256];
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__URL_QUERY);
+        char text[64], msg[768];
         if (strcmp(key, "port") == 0 && cv__fn_of(value, &fn, &fn_arg) == CV__FN_NONE &&
-            !cv__url_port_ok(value, text, sizeof(text), msg, sizeof(msg)))
+            !cv__url_port_ok(value, arg, text, sizeof(text), msg, sizeof(msg)))
             return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "%s", msg);
         if (strcmp(key, "query") != 0 && strcmp(key, "port") != 0 &&
             !literal_or_call(value, JSON_STRING))
-            return fn_err(ctx, path, "make_url",
-                          "the arguments besides query and port must be strings", value);
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__URL_NOT_STRING, key);
     }
     return check_args(ctx, arg, path, self);
 }

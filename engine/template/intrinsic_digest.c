@@ -7,6 +7,7 @@
  * same is done here so that a digest computed by Heat and by us agree.
  */
 #include "cv__digest.h"
+#include "cv__fn_messages.h"
 #include "cv__template_internal.h"
 
 #include <ctype.h>
@@ -60,11 +61,9 @@ json_t *cv__fn_digest(const json_t *args, size_t *budget, char *msg, size_t msg_
     for (size_t i = 0; strings && i < json_array_size(args); i++)
         strings = json_is_string(json_array_get(args, i));
     if (!strings)
-        return cv__fn_fail_got(msg, msg_size, "digest", "the argument must be a list of strings",
-                               args);
+        return cv__fn_fail(msg, msg_size, CV__DIGEST_NOT_STRINGS);
     if (json_array_size(args) != 2)
-        return cv__fn_fail_got(msg, msg_size, "digest", "usage: [\"<algorithm>\", \"<value>\"]",
-                               args);
+        return cv__fn_fail(msg, msg_size, CV__DIGEST_USAGE);
     const json_t *alg = json_array_get(args, 0), *value = json_array_get(args, 1);
     char name[16], hex[CV__DIGEST_HEX_MAX];
     unsigned char *bytes = malloc(json_string_length(value) + 1);
@@ -76,10 +75,7 @@ json_t *cv__fn_digest(const json_t *args, size_t *budget, char *msg, size_t msg_
     if (rc == 0 && (!lowercase_name(json_string_value(alg), name, sizeof(name)) ||
                     cv__digest_hex(name, bytes, n, hex) != 0)) {
         free(bytes);
-        return cv__fn_fail_got(msg, msg_size, "digest",
-                               "the algorithm must be one of md5, sha1, sha224, sha256, sha384, "
-                               "sha512",
-                               alg);
+        return cv__fn_fail(msg, msg_size, CV__DIGEST_ALGORITHM);
     }
     free(bytes);
     if (rc != 0)

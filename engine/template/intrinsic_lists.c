@@ -9,6 +9,7 @@
  * against the resolution's budget like any copy, so that nesting them
  * through YAML aliases cannot multiply a small template into gigabytes.
  */
+#include "cv__fn_messages.h"
 #include "cv__template_internal.h"
 
 #include <errno.h>
@@ -19,8 +20,6 @@
 #include <string.h>
 
 /* ---------------------------------------------------------------- str_split */
-
-#define SPLIT_USAGE "should be: [\",\", \"apples,pears\", <index>]"
 
 /* Python's str.isspace() for the ASCII range, which is what split(None)
  * splits on. */
@@ -112,8 +111,7 @@ static bool py_int(const json_t *v, long long *out, bool *overflow)
 json_t *cv__fn_str_split(const json_t *args, size_t *budget, char *msg, size_t msg_size)
 {
     if (!json_is_array(args) || json_array_size(args) < 2)
-        return cv__fn_fail_got(msg, msg_size, "str_split", "incorrect arguments, " SPLIT_USAGE,
-                               args);
+        return cv__fn_fail(msg, msg_size, CV__SPLIT_USAGE);
     const json_t *delim = json_array_get(args, 0), *str = json_array_get(args, 1);
     if (json_is_null(str))
         return json_null();
@@ -133,14 +131,11 @@ json_t *cv__fn_str_split(const json_t *args, size_t *budget, char *msg, size_t m
         long long index;
         bool overflow;
         if (!py_int(json_array_get(args, 2), &index, &overflow))
-            return cv__fn_fail_got(msg, msg_size, "str_split", "incorrect index, " SPLIT_USAGE,
-                                   json_array_get(args, 2));
+            return cv__fn_fail(msg, msg_size, CV__SPLIT_INDEX);
         if (!overflow && index < 0)
             index += (long long)n;
         if (overflow || index < 0 || (unsigned long long)index >= n)
-            return cv__fn_fail(msg, msg_size,
-                               "str_split: incorrect index, should be between 0 and %lld",
-                               (long long)n - 1);
+            return cv__fn_fail(msg, msg_size, CV__SPLIT_RANGE, (long long)n - 1);
         split_scan(s, len, d, dlen, (size_t)index, &piece);
         if (CV__NODE_BYTES + piece.len > *budget)
             return cv__fn_too_large(msg, msg_size, "str_split");
@@ -170,6 +165,13 @@ json_t *cv__fn_str_split(const json_t *args, size_t *budget, char *msg, size_t m
 
 /* ---------------------------------------------------------------- list_concat */
 
+/* A value as Heat's jsonutils.dumps writes it: keys in their order, ", "
+ * and ": " between items (jansson's default), ASCII only. */
+static char *json_dump(const json_t *v)
+{
+    return json_dumps(v, JSON_ENSURE_ASCII | JSON_ENCODE_ANY);
+}
+
 static bool contains(const json_t *list, const json_t *item)
 {
     for (size_t i = 0; i < json_array_size(list); i++)
@@ -182,22 +184,16 @@ json_t *cv__fn_list_concat(const char *fn, const json_t *args, bool unique, size
                            char *msg, size_t msg_size)
 {
     if (!json_is_array(args))
-        return cv__fn_fail_got(msg, msg_size, fn,
-                               "incorrect arguments, should be: [[<value 1>, <value 2>], "
-                               "[<value 3>, <value 4>]]",
-                               args);
+        return cv__fn_fail(msg, msg_size, CV__CONCAT_USAGE, fn, fn);
     size_t n = 0;
     for (size_t i = 0; i < json_array_size(args); i++) {
         const json_t *list = json_array_get(args, i);
         if (!json_is_null(list) && !json_is_array(list)) {
-            char all[128], item[128];
-            cv__describe(args, all, sizeof(all));
-            cv__describe(list, item, sizeof(item));
-            return cv__fn_fail(
-                msg, msg_size,
-                "%s: items to concat must be lists; %s contains an item that is not a "
-                "list: %s",
-                fn, all, item);
+            char *all = json_dump(args), *item = json_dump(list);
+            cv__fn_fail(msg, msg_size, CV__CONCAT_ITEM, all ? all : "?", item ? item : "?");
+            free(all);
+            free(item);
+            return NULL;
         }
         n += json_array_size(list);
     }

@@ -7,14 +7,10 @@
  * used for many keys: each use is a copy, counted against the budget, so
  * that the result holds no value twice and cannot grow past it.
  */
+#include "cv__fn_messages.h"
 #include "cv__template_internal.h"
 
 #include <string.h>
-
-#define MERGE_USAGE "should be: [{\"key1\": \"val1\"}, {\"key2\": \"val2\"}]"
-#define REPLACE_USAGE                                                                              \
-    "should be: [{\"key1\": \"val1\"}, {\"keys\": {\"key1\": \"key2\"}, \"values\": "              \
-    "{\"val1\": \"val2\"}}]"
 
 /* Why setting a key of the map being built failed. */
 typedef enum { PUT_OK = 0, PUT_TOO_LARGE, PUT_NO_MEMORY } put_t;
@@ -41,13 +37,14 @@ static json_t *put_failed(put_t why, const char *fn, char *msg, size_t msg_size)
 json_t *cv__fn_map_merge(const json_t *args, size_t *budget, char *msg, size_t msg_size)
 {
     if (!json_is_array(args))
-        return cv__fn_fail_got(msg, msg_size, "map_merge", "incorrect arguments, " MERGE_USAGE,
-                               args);
+        return cv__fn_fail(msg, msg_size, CV__MERGE_USAGE);
     for (size_t i = 0; i < json_array_size(args); i++) {
         const json_t *m = json_array_get(args, i);
-        if (!json_is_null(m) && !json_is_object(m))
-            return cv__fn_fail_got(msg, msg_size, "map_merge",
-                                   "incorrect arguments: items to merge must be maps", m);
+        if (!json_is_null(m) && !json_is_object(m)) {
+            char shown[CV__PY_REPR_MAX];
+            cv__py_repr(m, shown, sizeof(shown));
+            return cv__fn_fail(msg, msg_size, CV__MERGE_ITEM, shown, cv__py_type(m));
+        }
     }
     json_t *out = json_object();
     if (!out)
@@ -87,32 +84,24 @@ static json_t *replaced_value(json_t *v, const json_t *values, size_t *budget, b
 json_t *cv__fn_map_replace(const json_t *args, size_t *budget, char *msg, size_t msg_size)
 {
     if (!json_is_array(args) || json_array_size(args) != 2)
-        return cv__fn_fail_got(msg, msg_size, "map_replace", "incorrect arguments, " REPLACE_USAGE,
-                               args);
+        return cv__fn_fail(msg, msg_size, CV__MAP_REPLACE_USAGE);
     const json_t *in = json_array_get(args, 0), *repl = json_array_get(args, 1);
     bool ok_in = json_is_null(in) || json_is_object(in);
     bool ok_repl = json_is_null(repl) || json_is_object(repl);
     if (!ok_in || !ok_repl)
-        return cv__fn_fail_got(msg, msg_size, "map_replace",
-                               "incorrect arguments: arguments must be a list of maps",
-                               ok_in ? repl : in);
+        return cv__fn_fail(msg, msg_size, CV__MAP_REPLACE_MAPS);
     const char *key;
     json_t *value;
     json_object_foreach((json_t *)repl, key, value)
     {
         if (strcmp(key, "keys") != 0 && strcmp(key, "values") != 0)
-            return cv__fn_fail(msg, msg_size,
-                               "map_replace: incorrect arguments, " REPLACE_USAGE
-                               "; \"%s\" is neither keys nor values",
-                               key);
+            return cv__fn_fail(msg, msg_size, CV__MAP_REPLACE_USAGE);
     }
     const json_t *keys = json_object_get(repl, "keys"), *values = json_object_get(repl, "values");
     bool ok_keys = !keys || json_is_null(keys) || json_is_object(keys);
     bool ok_values = !values || json_is_null(values) || json_is_object(values);
     if (!ok_keys || !ok_values)
-        return cv__fn_fail_got(msg, msg_size, "map_replace",
-                               "incorrect arguments: arguments must be a list of maps",
-                               ok_keys ? values : keys);
+        return cv__fn_fail(msg, msg_size, CV__MAP_REPLACE_MAPS);
     json_object_foreach((json_t *)keys, key, value)
     {
         if (!json_is_null(value) && !json_is_string(value))
@@ -131,15 +120,11 @@ json_t *cv__fn_map_replace(const json_t *args, size_t *budget, char *msg, size_t
         } else if (strcmp(new_key, key) != 0 && json_object_get(in, new_key)) {
             json_decref(out);
             return cv__fn_fail(msg, msg_size,
-                               "map_replace: key replacement %s collides with a key in the input "
-                               "map",
-                               new_key);
+                               "key replacement %s collides with a key in the input map", new_key);
         } else if (json_object_get(out, new_key)) {
             json_decref(out);
             return cv__fn_fail(msg, msg_size,
-                               "map_replace: key replacement %s collides with a key in the "
-                               "output map",
-                               new_key);
+                               "key replacement %s collides with a key in the output map", new_key);
         }
         bool too_large = false;
         json_t *v = replaced_value(value, values, budget, &too_large);

@@ -18,13 +18,12 @@
  * against the budget, so a result past it fails early rather than after
  * building as much as the budget allows.
  */
+#include "cv__fn_messages.h"
 #include "cv__template_internal.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define SYNTAX "should be {template: <body>, for_each: {<var>: <list>}}"
 
 /* Why building a copy failed. */
 typedef enum { BUILD_OK = 0, BUILD_TOO_LARGE, BUILD_NO_MEMORY, BUILD_NOT_A_STRING } build_t;
@@ -234,19 +233,17 @@ static json_t *run(repeat_t *rp, const json_t *body, size_t count, bool permutat
 json_t *cv__fn_repeat(const json_t *args, size_t *budget, char *msg, size_t msg_size)
 {
     if (!json_is_object(args))
-        return cv__fn_fail_got(msg, msg_size, "repeat", "arguments must be a map", args);
+        return cv__fn_fail(msg, msg_size, CV__REPEAT_NOT_MAP);
     const json_t *for_each = json_object_get(args, "for_each");
     const json_t *body = json_object_get(args, "template");
     const json_t *perm = json_object_get(args, "permutations");
     if (!for_each || !body)
-        return cv__fn_fail_got(msg, msg_size, "repeat", "syntax " SYNTAX, args);
+        return cv__fn_fail(msg, msg_size, "%s", CV__REPEAT_SYNTAX);
     if (perm && !json_is_boolean(perm))
-        return cv__fn_fail_got(msg, msg_size, "repeat", "\"permutations\" should be a boolean",
-                               perm);
+        return cv__fn_fail(msg, msg_size, CV__REPEAT_PERMUTATIONS);
     bool permutations = !perm || json_is_true(perm);
     if (!json_is_object(for_each))
-        return cv__fn_fail_got(msg, msg_size, "repeat",
-                               "the \"for_each\" argument must contain a map", for_each);
+        return cv__fn_fail(msg, msg_size, CV__REPEAT_FOR_EACH);
     size_t n = json_object_size(for_each);
     if (n == 0)
         return cv__fn_fail(msg, msg_size, "repeat: the \"for_each\" map is empty");
@@ -260,12 +257,8 @@ json_t *cv__fn_repeat(const json_t *args, size_t *budget, char *msg, size_t msg_
         bool ok =
             json_is_null(value) || json_is_array(value) || (permutations && json_is_object(value));
         if (!ok)
-            return cv__fn_fail_got(msg, msg_size, "repeat",
-                                   permutations
-                                       ? "the values of the \"for_each\" argument must be lists or "
-                                         "maps"
-                                       : "the values of the \"for_each\" argument must be lists",
-                                   value);
+            return cv__fn_fail(msg, msg_size,
+                               permutations ? CV__REPEAT_LISTS_OR_MAPS : CV__REPEAT_LISTS);
         size_t len = json_array_size(value) + json_object_size(value);
         if (!json_is_null(value)) {
             unequal = unequal || (sized && len != common);
@@ -278,9 +271,7 @@ json_t *cv__fn_repeat(const json_t *args, size_t *budget, char *msg, size_t msg_
                                                     : count * len;
     }
     if (!permutations && unequal)
-        return cv__fn_fail(msg, msg_size,
-                           "repeat: the length of for_each values should be equal if no nested "
-                           "loop (permutations: false)");
+        return cv__fn_fail(msg, msg_size, CV__REPEAT_LENGTHS);
     if (!permutations)
         count = sized < n ? 0 : common; /* a null contributes no items */
     if (count > *budget / CV__NODE_BYTES)

@@ -7,10 +7,12 @@
  *              port: 443, path: /a b, query: {k: v}, fragment: f}
  *   → "https://u:p@example.com:443/a%20b?k=v#f"
  */
+#include "cv__fn_messages.h"
 #include "cv__template_internal.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,12 +112,12 @@ static bool py_int_text(const char *s, long long *out)
     return true;
 }
 
-/* Heat's port check; the text the URL gets in `text`. */
-bool cv__url_port_ok(const json_t *port, char *text, size_t size, char *msg, size_t msg_size)
+/* Heat's port check of `port` among `args`; the text the URL gets in
+ * `text`. */
+bool cv__url_port_ok(const json_t *port, const json_t *args, char *text, size_t size, char *msg,
+                     size_t msg_size)
 {
     long long value;
-    char shown[128];
-    cv__describe(port, shown, sizeof(shown));
     if (json_is_integer(port) || json_is_boolean(port)) {
         value = json_is_integer(port) ? json_integer_value(port) : json_is_true(port);
         if (json_is_boolean(port))
@@ -124,17 +126,22 @@ bool cv__url_port_ok(const json_t *port, char *text, size_t size, char *msg, siz
             snprintf(text, size, "%lld", value);
     } else if (json_is_real(port) && isfinite(json_real_value(port))) {
         double d = json_real_value(port);
-        value = d > 1e6 || d < -1e6 ? 0 : (long long)d;
+        value = d > 1e18 ? (long long)1e18 : d < -1e18 ? (long long)-1e18 : (long long)d;
         cv__fmt_number(port, text, size);
     } else if (json_is_string(port) && py_int_text(json_string_value(port), &value)) {
         snprintf(text, size, "%s", json_string_value(port));
     } else {
-        cv__fn_fail(msg, msg_size, "make_url: invalid URL port %s", shown);
+        char shown[CV__PY_REPR_MAX], all[512];
+        if (json_is_string(port))
+            snprintf(shown, sizeof(shown), "%s", json_string_value(port));
+        else
+            cv__py_repr(port, shown, sizeof(shown));
+        cv__py_repr(args, all, sizeof(all));
+        cv__fn_fail(msg, msg_size, CV__URL_PORT, shown, all);
         return false;
     }
     if (value < 1 || value > 65535) {
-        cv__fn_fail(msg, msg_size, "make_url: invalid URL port %s, must be in range 1-65535",
-                    shown);
+        cv__fn_fail(msg, msg_size, CV__URL_PORT_RANGE, value);
         return false;
     }
     return true;
@@ -209,7 +216,7 @@ static bool known_key(const char *key)
 static bool check(const json_t *args, char *port_text, size_t port_size, char *msg, size_t msg_size)
 {
     if (!json_is_object(args)) {
-        cv__fn_fail_got(msg, msg_size, "make_url", "the arguments must be a map", args);
+        cv__fn_fail(msg, msg_size, CV__URL_NOT_MAP);
         return false;
     }
     const char *key;
@@ -217,15 +224,17 @@ static bool check(const json_t *args, char *port_text, size_t port_size, char *m
     json_object_foreach((json_t *)args, key, value)
     {
         if (!known_key(key)) {
-            cv__fn_fail(msg, msg_size, "make_url: invalid arguments: %s", key);
+            cv__fn_fail(msg, msg_size, CV__URL_INVALID, key);
             return false;
         }
         if (strcmp(key, "port") == 0) {
-            if (!cv__url_port_ok(value, port_text, port_size, msg, msg_size))
+            if (!cv__url_port_ok(value, args, port_text, port_size, msg, msg_size))
                 return false;
-        } else if (strcmp(key, "query") == 0 ? !json_is_object(value) : !json_is_string(value)) {
-            cv__fn_fail(msg, msg_size, "make_url: the \"%s\" argument must be %s", key,
-                        strcmp(key, "query") == 0 ? "a map" : "a string");
+        } else if (strcmp(key, "query") == 0 && !json_is_object(value)) {
+            cv__fn_fail(msg, msg_size, CV__URL_QUERY);
+            return false;
+        } else if (strcmp(key, "query") != 0 && !json_is_string(value)) {
+            cv__fn_fail(msg, msg_size, CV__URL_NOT_STRING, key);
             return false;
         }
     }
@@ -239,7 +248,7 @@ json_t *cv__fn_make_url(const json_t *args, size_t *budget, char *msg, size_t ms
         return NULL;
     const char *scheme = str_arg(args, "scheme");
     if (strchr(scheme, ':'))
-        return cv__fn_fail(msg, msg_size, "make_url: URL \"scheme\" should not contain ':'");
+        return cv__fn_fail(msg, msg_size, CV__URL_SCHEME);
 
     buf_t netloc = {0}, url = {0};
     const char *user = str_arg(args, "username"), *pass = str_arg(args, "password");

@@ -54,15 +54,20 @@ static void test_digest_hashes_the_latin1_bytes(void **state)
 static void test_digest_with_wrong_arguments_is_an_error(void **state)
 {
     (void)state;
-    assert_fails("{\"digest\": \"invalid\"}", "digest: the argument must be a list of strings");
-    assert_fails("{\"digest\": [\"md5\", 123]}", "digest: the argument must be a list of strings");
-    assert_fails("{\"digest\": [\"md5\", null]}", "digest: the argument must be a list of strings");
-    assert_fails("{\"digest\": []}", "digest: usage: [\"<algorithm>\", \"<value>\"]");
-    assert_fails("{\"digest\": [\"foo\"]}", "digest: usage: [\"<algorithm>\", \"<value>\"]");
-    assert_fails("{\"digest\": [\"md5\", \"foo\", \"bar\"]}", "digest: usage");
-    assert_fails("{\"digest\": [\"invalid_algorithm\", \"foobar\"]}",
-                 "digest: the algorithm must be one of md5, sha1, sha224, sha256, sha384, sha512, "
-                 "got \"invalid_algorithm\"");
+    assert_fails_with("{\"digest\": \"invalid\"}",
+                      "Argument to function \"digest\" must be a list of strings");
+    assert_fails_with("{\"digest\": [\"md5\", 123]}",
+                      "Argument to function \"digest\" must be a list of strings");
+    assert_fails_with("{\"digest\": [\"md5\", null]}",
+                      "Argument to function \"digest\" must be a list of strings");
+    assert_fails_with("{\"digest\": []}",
+                      "Function \"digest\" usage: [\"<algorithm>\", \"<value>\"]");
+    assert_fails_with("{\"digest\": [\"foo\"]}",
+                      "Function \"digest\" usage: [\"<algorithm>\", \"<value>\"]");
+    assert_fails_with("{\"digest\": [\"md5\", \"foo\", \"bar\"]}",
+                      "Function \"digest\" usage: [\"<algorithm>\", \"<value>\"]");
+    assert_fails_with("{\"digest\": [\"invalid_algorithm\", \"foobar\"]}",
+                      "Algorithm must be one of md5, sha1, sha224, sha256, sha384, sha512");
 }
 
 static void test_digest_is_checked_at_validation(void **state)
@@ -70,9 +75,14 @@ static void test_digest_is_checked_at_validation(void **state)
     (void)state;
     accept_output("2015-04-30", "{digest: [sha512, {get_param: p}]}");
     accept_output("2015-04-30", "{digest: [{get_param: p}, x]}");
-    reject_output("2015-04-30", "{digest: [md5]}", "digest: usage");
-    reject_output("2015-04-30", "{digest: [md5, [x]]}", "digest: the argument must be a list");
-    reject_output("2015-04-30", "{digest: [sha3_256, x]}", "digest: the algorithm must be one of");
+    reject_output_with("2015-04-30", "{digest: [md5]}",
+                       "Function \"digest\" usage: [\"<algorithm>\", \"<value>\"]");
+    reject_output_with("2015-04-30", "{digest: [md5, [x]]}",
+                       "Argument to function \"digest\" must be a list of strings");
+    reject_output_with("2015-04-30", "{digest: abc}",
+                       "Argument to function \"digest\" must be a list of strings");
+    reject_output_with("2015-04-30", "{digest: [sha3_256, x]}",
+                       "Algorithm must be one of md5, sha1, sha224, sha256, sha384, sha512");
 }
 
 static void test_digest_needs_2015_04_30(void **state)

@@ -59,6 +59,21 @@ static inline void assert_fails(const char *expr_json, const char *fragment)
     assert_contains(err, fragment);
 }
 
+/* Fails with exactly `message` (Heat's text) after the location. */
+static inline void assert_fails_with(const char *expr_json, const char *message)
+{
+    char want[1024];
+    json_t *params = json_object();
+    json_t *got = resolve_with(expr_json, params);
+    json_decref(params);
+    if (got)
+        fail_msg("%s resolved", expr_json);
+    snprintf(want, sizeof(want), "outputs.o.value: %s", message);
+    size_t n = strlen(err), m = strlen(want);
+    if (n < m || strcmp(err + n - m, want) != 0)
+        fail_msg("error \"%s\" does not end with \"%s\"", err, want);
+}
+
 /* Parses a template (parameters p: 'a,b' and m: {a: b}, resource r) whose output "o" has the value
  * `value` (YAML). */
 static inline int parse_output(const char *version, const char *value)
@@ -88,6 +103,16 @@ static inline void reject_output(const char *version, const char *value, const c
         fail_msg("%s accepted", value);
     assert_contains(err, "stack.yaml: outputs.o.value: ");
     assert_contains(err, fragment);
+}
+
+/* Rejected with exactly `message` (Heat's text) after the location. */
+static inline void reject_output_with(const char *version, const char *value, const char *message)
+{
+    char want[1024];
+    if (parse_output(version, value) == 0)
+        fail_msg("%s accepted", value);
+    snprintf(want, sizeof(want), "stack.yaml: outputs.o.value: %s", message);
+    assert_string_equal(err, want);
 }
 
 #endif

@@ -50,26 +50,32 @@ static void test_str_split_on_null_splits_on_whitespace(void **state)
     assert_resolves("{\"str_split\": [null, \"   \"]}", "[]");
 }
 
+#define SPLIT_USAGE                                                                                \
+    "Incorrect arguments to \"str_split\" should be: \"str_split\" : [ \",\", \"apples,pears\", "  \
+    "<index>]"
+#define SPLIT_INDEX                                                                                \
+    "Incorrect index to \"str_split\" should be: \"str_split\" : [ \",\", \"apples,pears\", "      \
+    "<index>]"
+
 static void test_str_split_with_a_bad_index_is_an_error(void **state)
 {
     (void)state;
-    assert_fails("{\"str_split\": [\",\", \"bar,baz\", \"bad\"]}",
-                 "str_split: incorrect index, should be: [\",\", \"apples,pears\", <index>]");
-    assert_fails("{\"str_split\": [\",\", \"bar,baz\", null]}", "str_split: incorrect index");
-    assert_fails("{\"str_split\": [\",\", \"bar,baz\", \"2\"]}",
-                 "str_split: incorrect index, should be between 0 and 1");
-    assert_fails("{\"str_split\": [\",\", \"bar,baz\", -3]}",
-                 "str_split: incorrect index, should be between 0 and 1");
-    assert_fails("{\"str_split\": [\",\", \"bar\", \"99999999999999999999\"]}",
-                 "should be between 0 and 0");
+    assert_fails_with("{\"str_split\": [\",\", \"bar,baz\", \"bad\"]}", SPLIT_INDEX);
+    assert_fails_with("{\"str_split\": [\",\", \"bar,baz\", null]}", SPLIT_INDEX);
+    assert_fails_with("{\"str_split\": [\",\", \"bar,baz\", \"2\"]}",
+                      "Incorrect index to \"str_split\" should be between 0 and 1");
+    assert_fails_with("{\"str_split\": [\",\", \"bar,baz\", -3]}",
+                      "Incorrect index to \"str_split\" should be between 0 and 1");
+    assert_fails_with("{\"str_split\": [\",\", \"bar\", \"99999999999999999999\"]}",
+                      "Incorrect index to \"str_split\" should be between 0 and 0");
 }
 
 static void test_str_split_needs_a_delimiter_and_a_string(void **state)
 {
     (void)state;
-    assert_fails("{\"str_split\": [\",\"]}", "str_split: incorrect arguments, should be: ");
-    assert_fails("{\"str_split\": []}", "str_split: incorrect arguments");
-    assert_fails("{\"str_split\": \"a,b\"}", "str_split: incorrect arguments");
+    assert_fails_with("{\"str_split\": [\",\"]}", SPLIT_USAGE);
+    assert_fails_with("{\"str_split\": []}", SPLIT_USAGE);
+    assert_fails_with("{\"str_split\": \"a,b\"}", SPLIT_USAGE);
     assert_fails("{\"str_split\": [\",\", 5]}", "str_split: the value to split must be a string");
     assert_fails("{\"str_split\": [1, \"a1b\"]}", "str_split: the delimiter must be a string");
     assert_fails("{\"str_split\": [\"\", \"ab\"]}", "str_split: empty separator");
@@ -80,8 +86,8 @@ static void test_str_split_is_checked_at_validation(void **state)
     (void)state;
     accept_output("2015-10-15", "{str_split: [',', {get_param: p}, 0]}");
     accept_output("2015-10-15", "{str_split: [',', {get_param: p}]}");
-    reject_output("2015-10-15", "{str_split: 'a,b'}", "str_split: incorrect arguments");
-    reject_output("2015-10-15", "{str_split: [',']}", "str_split: incorrect arguments");
+    reject_output_with("2015-10-15", "{str_split: 'a,b'}", SPLIT_USAGE);
+    reject_output_with("2015-10-15", "{str_split: [',']}", SPLIT_USAGE);
     reject_output("2015-10-15", "{str_split: [[x], a]}", "the delimiter must be a string");
     reject_output("2015-10-15", "{str_split: ['', a]}", "str_split: empty separator");
     reject_output("2015-10-15", "{str_split: [',', {get_param: q}]}",
@@ -131,14 +137,19 @@ static void test_list_concat_unique_keeps_the_first_of_equal_items(void **state)
 static void test_list_concat_of_a_non_list_is_an_error(void **state)
 {
     (void)state;
-    assert_fails("{\"list_concat\": [[\"v1\", \"v2\"], \"I am string\"]}",
-                 "list_concat: items to concat must be lists; [[\"v1\",\"v2\"],\"I am string\"] "
-                 "contains an item that is not a list: \"I am string\"");
-    assert_fails("{\"list_concat\": \"I am string\"}", "list_concat: incorrect arguments");
-    assert_fails("{\"list_concat_unique\": {\"a\": [1]}}",
-                 "list_concat_unique: incorrect arguments");
-    assert_fails("{\"list_concat_unique\": [[1], 2]}",
-                 "list_concat_unique: items to concat must be lists");
+    assert_fails_with("{\"list_concat\": [[\"v1\", \"v2\"], \"I am string\"]}",
+                      "Incorrect arguments: Items to concat must be lists. [[\"v1\", \"v2\"], "
+                      "\"I am string\"] contains an item that is not a list: \"I am string\"");
+    assert_fails_with("{\"list_concat\": \"I am string\"}",
+                      "Incorrect arguments to \"list_concat\" should be: \"list_concat\" : "
+                      "[ [ <value 1>, <value 2> ], [ <value 3>, <value 4> ] ]");
+    assert_fails_with("{\"list_concat_unique\": {\"a\": [1]}}",
+                      "Incorrect arguments to \"list_concat_unique\" should be: "
+                      "\"list_concat_unique\" : [ [ <value 1>, <value 2> ], [ <value 3>, "
+                      "<value 4> ] ]");
+    assert_fails_with("{\"list_concat_unique\": [[1], 2]}",
+                      "Incorrect arguments: Items to concat must be lists. [[1], 2] contains an "
+                      "item that is not a list: 2");
 }
 
 static void test_list_concat_is_checked_at_validation(void **state)
@@ -146,9 +157,12 @@ static void test_list_concat_is_checked_at_validation(void **state)
     (void)state;
     accept_output("2017-09-01", "{list_concat: [[a], {str_split: [',', {get_param: p}]}, null]}");
     accept_output("2017-09-01", "{list_concat_unique: {str_split: [',', 'a,b']}}");
-    reject_output("2017-09-01", "{list_concat: abc}", "list_concat: incorrect arguments");
-    reject_output("2017-09-01", "{list_concat_unique: [[a], b]}",
-                  "list_concat_unique: items to concat must be lists, got \"b\"");
+    reject_output_with("2017-09-01", "{list_concat: abc}",
+                       "Incorrect arguments to \"list_concat\" should be: \"list_concat\" : "
+                       "[ [ <value 1>, <value 2> ], [ <value 3>, <value 4> ] ]");
+    reject_output_with("2017-09-01", "{list_concat_unique: [[a], b]}",
+                       "Incorrect arguments: Items to concat must be lists. [[\"a\"], \"b\"] "
+                       "contains an item that is not a list: \"b\"");
     reject_output("2017-09-01", "{list_concat: [[{get_resource: nope}]]}",
                   "The specified reference \"nope\" (in unknown) is incorrect.");
 }

@@ -35,14 +35,30 @@ static void test_map_merge_skips_null(void **state)
                     "{\"f1\": \"b1\", \"f2\": \"b2\"}");
 }
 
+#define MERGE_USAGE                                                                                \
+    "Incorrect arguments to \"map_merge\" should be: \"map_merge\" : [ { \"key1\": \"val1\" }, { " \
+    "\"key2\": \"val2\" } ]"
+#define REPLACE_EXAMPLE                                                                            \
+    "\"map_replace\" : [ { \"key1\": \"val1\" }, {\"keys\": {\"key1\": \"key2\"}, \"values\": "    \
+    "{\"val1\": \"val2\"}}]"
+#define REPLACE_USAGE "Incorrect arguments to \"map_replace\" should be: " REPLACE_EXAMPLE
+#define REPLACE_MAPS                                                                               \
+    "Incorrect arguments: to \"map_replace\", arguments must be a list of maps. Example: "         \
+    " " REPLACE_EXAMPLE
+
 static void test_map_merge_of_a_non_map_is_an_error(void **state)
 {
     (void)state;
-    assert_fails(
-        "{\"map_merge\": [{\"f1\": \"b1\"}, [\"f1\", \"b2\"]]}",
-        "map_merge: incorrect arguments: items to merge must be maps, got [\"f1\",\"b2\"]");
-    assert_fails("{\"map_merge\": {\"f1\": \"b1\"}}",
-                 "map_merge: incorrect arguments, should be: [{\"key1\": \"val1\"}, ");
+    assert_fails_with("{\"map_merge\": [{\"f1\": \"b1\"}, [\"f1\", \"b2\"]]}",
+                      "Incorrect arguments: Items to merge must be maps. ['f1', 'b2'] is type "
+                      "<class 'list'> instead of a dict");
+    assert_fails_with("{\"map_merge\": [\"it's\", 1.5, true]}",
+                      "Incorrect arguments: Items to merge must be maps. \"it's\" is type "
+                      "<class 'str'> instead of a dict");
+    assert_fails_with("{\"map_merge\": [1.5]}",
+                      "Incorrect arguments: Items to merge must be "
+                      "maps. 1.5 is type <class 'float'> instead of a dict");
+    assert_fails_with("{\"map_merge\": {\"f1\": \"b1\"}}", MERGE_USAGE);
 }
 
 static void test_map_merge_is_checked_at_validation(void **state)
@@ -50,9 +66,10 @@ static void test_map_merge_is_checked_at_validation(void **state)
     (void)state;
     accept_output("2016-04-08", "{map_merge: [{get_param: m}, {x: {get_resource: r}}, null]}");
     accept_output("2016-04-08", "{map_merge: {get_param: m}}");
-    reject_output("2016-04-08", "{map_merge: abc}", "map_merge: incorrect arguments, should be");
-    reject_output("2016-04-08", "{map_merge: [{a: b}, [c]]}",
-                  "map_merge: incorrect arguments: items to merge must be maps, got [\"c\"]");
+    reject_output_with("2016-04-08", "{map_merge: abc}", MERGE_USAGE);
+    reject_output_with("2016-04-08", "{map_merge: [{a: b}, [c]]}",
+                       "Incorrect arguments: Items to merge must be maps. ['c'] is type "
+                       "<class 'list'> instead of a dict");
     reject_output("2016-04-08", "{map_merge: [{a: {get_param: nope}}]}",
                   "The Parameter (nope) was not provided.");
 }
@@ -117,26 +134,23 @@ static void test_map_replace_key_collisions_are_errors(void **state)
     (void)state;
     assert_fails("{\"map_replace\": [{\"f1\": \"b1\", \"f2\": \"b2\"},"
                  " {\"keys\": {\"f2\": \"f1\"}}]}",
-                 "map_replace: key replacement f1 collides with a key in the input map");
+                 "key replacement f1 collides with a key in the input map");
     assert_fails("{\"map_replace\": [{\"f1\": \"b1\", \"f2\": \"b2\"},"
                  " {\"keys\": {\"f1\": \"f3\", \"f2\": \"f3\"}}]}",
-                 "map_replace: key replacement f3 collides with a key in the output map");
+                 "key replacement f3 collides with a key in the output map");
 }
 
 static void test_map_replace_with_malformed_arguments_is_an_error(void **state)
 {
     (void)state;
-    assert_fails("{\"map_replace\": \"ab\"}", "map_replace: incorrect arguments, should be: ");
-    assert_fails("{\"map_replace\": []}", "map_replace: incorrect arguments, should be: ");
-    assert_fails("{\"map_replace\": [{\"f1\": \"b1\"}]}", "map_replace: incorrect arguments");
-    assert_fails("{\"map_replace\": [{\"keys\": {\"f1\": \"f3\"}}]}",
-                 "map_replace: incorrect arguments");
-    assert_fails("{\"map_replace\": [{\"f1\": \"b1\"}, \"ab\"]}",
-                 "map_replace: incorrect arguments: arguments must be a list of maps");
-    assert_fails("{\"map_replace\": [{\"f1\": \"b1\"}, {\"notkeys\": {\"f2\": \"F2\"}}]}",
-                 "\"notkeys\" is neither keys nor values");
-    assert_fails("{\"map_replace\": [{\"f1\": \"b1\"}, {\"keys\": [1]}]}",
-                 "arguments must be a list of maps, got [1]");
+    assert_fails_with("{\"map_replace\": \"ab\"}", REPLACE_USAGE);
+    assert_fails_with("{\"map_replace\": []}", REPLACE_USAGE);
+    assert_fails_with("{\"map_replace\": [{\"f1\": \"b1\"}]}", REPLACE_USAGE);
+    assert_fails_with("{\"map_replace\": [{\"keys\": {\"f1\": \"f3\"}}]}", REPLACE_USAGE);
+    assert_fails_with("{\"map_replace\": [{\"f1\": \"b1\"}, \"ab\"]}", REPLACE_MAPS);
+    assert_fails_with("{\"map_replace\": [{\"f1\": \"b1\"}, {\"notkeys\": {\"f2\": \"F2\"}}]}",
+                      REPLACE_USAGE);
+    assert_fails_with("{\"map_replace\": [{\"f1\": \"b1\"}, {\"keys\": [1]}]}", REPLACE_MAPS);
     assert_fails("{\"map_replace\": [{\"f1\": \"b1\"}, {\"keys\": {\"f1\": 5}}]}",
                  "map_replace: key replacements must be strings, got 5");
 }
@@ -148,13 +162,10 @@ static void test_map_replace_is_checked_at_validation(void **state)
                   "{map_replace: [{get_param: m}, {values: {b: {get_resource: r}}}]}");
     accept_output("2016-10-14", "{map_replace: [{a: b}, {get_param: m}]}");
     accept_output("newton", "{map_replace: {get_param: m}}");
-    reject_output("2016-10-14", "{map_replace: [{a: b}]}", "map_replace: incorrect arguments");
-    reject_output("2016-10-14", "{map_replace: [[a], {}]}",
-                  "map_replace: incorrect arguments: arguments must be a list of maps, got");
-    reject_output("2016-10-14", "{map_replace: [{a: b}, {kyes: {a: c}}]}",
-                  "\"kyes\" is neither keys nor values");
-    reject_output("2016-10-14", "{map_replace: [{a: b}, {keys: abc}]}",
-                  "arguments must be a list of maps, got \"abc\"");
+    reject_output_with("2016-10-14", "{map_replace: [{a: b}]}", REPLACE_USAGE);
+    reject_output_with("2016-10-14", "{map_replace: [[a], {}]}", REPLACE_MAPS);
+    reject_output_with("2016-10-14", "{map_replace: [{a: b}, {kyes: {a: c}}]}", REPLACE_USAGE);
+    reject_output_with("2016-10-14", "{map_replace: [{a: b}, {keys: abc}]}", REPLACE_MAPS);
     reject_output("2016-10-14", "{map_replace: [{a: b}, {keys: {a: [c]}}]}",
                   "map_replace: key replacements must be strings, got [\"c\"]");
 }

@@ -61,13 +61,13 @@ static void test_repeat_without_permutations_takes_the_lists_side_by_side(void *
         " \"for_each\": {\"%net%\": [\"n1\", \"n2\"], \"%port%\": [\"p1\", \"p2\"]},"
         " \"permutations\": false}}",
         "[{\"network\": \"n1\", \"port\": \"p1\"}, {\"network\": \"n2\", \"port\": \"p2\"}]");
-    assert_fails(
+    assert_fails_with(
         "{\"repeat\": {\"template\": \"%a%%b%\","
         " \"for_each\": {\"%a%\": [\"1\", \"2\"], \"%b%\": [\"1\"]}, \"permutations\": false}}",
-        "repeat: the length of for_each values should be equal if no nested loop");
-    assert_fails("{\"repeat\": {\"template\": \"%a%\","
-                 " \"for_each\": {\"%a%\": {\"x\": 1}}, \"permutations\": false}}",
-                 "repeat: the values of the \"for_each\" argument must be lists, got");
+        "For repeat, the length of for_each values should be equal if no nested loop.");
+    assert_fails_with("{\"repeat\": {\"template\": \"%a%\","
+                      " \"for_each\": {\"%a%\": {\"x\": 1}}, \"permutations\": false}}",
+                      "The values of the \"for_each\" argument to \"repeat\" must be lists");
 }
 
 static void test_repeat_over_null_gives_nothing(void **state)
@@ -98,19 +98,23 @@ static void test_repeat_replaces_variables_in_order_as_python_does(void **state)
 static void test_repeat_with_wrong_arguments_is_an_error(void **state)
 {
     (void)state;
-    assert_fails(
+    assert_fails_with(
         "{\"repeat\": {\"template\": \"this is %var%\", \"foreach\": {\"%var%\": [\"a\"]}}}",
-        "repeat: syntax should be {template: <body>, for_each: {<var>: <list>}}");
-    assert_fails("{\"repeat\": {\"template\": \"this is %var%\", \"for_each\": \"%var%\"}}",
-                 "repeat: the \"for_each\" argument must contain a map");
-    assert_fails("{\"repeat\": {\"template\": \"x\", \"for_each\": {\"%var%\": \"abc\"}}}",
-                 "repeat: the values of the \"for_each\" argument must be lists or maps");
-    assert_fails("{\"repeat\": {\"template\": \"x\", \"for_each\": {\"%v%\": [\"a\"]},"
-                 " \"permutations\": \"non bool\"}}",
-                 "repeat: \"permutations\" should be a boolean");
+        "\"repeat\" syntax should be repeat:\n"
+        "              template: This is %var%\n"
+        "              for_each:\n"
+        "                %var%: ['a', 'b', 'c']");
+    assert_fails_with("{\"repeat\": {\"template\": \"this is %var%\", \"for_each\": \"%var%\"}}",
+                      "The \"for_each\" argument to \"repeat\" must contain a map");
+    assert_fails_with(
+        "{\"repeat\": {\"template\": \"x\", \"for_each\": {\"%var%\": \"abc\"}}}",
+        "The values of the \"for_each\" argument to \"repeat\" must be lists or maps");
+    assert_fails_with("{\"repeat\": {\"template\": \"x\", \"for_each\": {\"%v%\": [\"a\"]},"
+                      " \"permutations\": \"non bool\"}}",
+                      "\"permutations\" should be boolean type for repeat function.");
     assert_fails("{\"repeat\": {\"template\": \"x %v%\", \"for_each\": {\"%v%\": [5]}}}",
                  "repeat: the items of for_each must be strings to replace in the template, got 5");
-    assert_fails("{\"repeat\": [1]}", "repeat: arguments must be a map");
+    assert_fails_with("{\"repeat\": [1]}", "Arguments to \"repeat\" must be a map");
     assert_fails("{\"repeat\": {\"template\": \"x\", \"for_each\": {}}}",
                  "repeat: the \"for_each\" map is empty");
 }
@@ -123,20 +127,28 @@ static void test_repeat_is_checked_at_validation(void **state)
     accept_output("2016-10-14", "{repeat: {template: '%v%', for_each: {'%v%': {a: 1}}}}");
     accept_output("pike",
                   "{repeat: {template: '%v%', for_each: {'%v%': [a]}, permutations: false}}");
-    reject_output("2015-04-30", "{repeat: {template: '%v%', for_each: {'%v%': {a: 1}}}}",
-                  "repeat: the values of the \"for_each\" argument must be lists, got");
-    reject_output("pike",
-                  "{repeat: {template: '%v%', for_each: {'%v%': {a: 1}}, permutations: false}}",
-                  "must be lists, got");
+    reject_output_with("2015-04-30", "{repeat: {template: '%v%', for_each: {'%v%': {a: 1}}}}",
+                       "The values of the \"for_each\" argument to \"repeat\" must be lists");
+    reject_output_with(
+        "pike", "{repeat: {template: '%v%', for_each: {'%v%': {a: 1}}, permutations: false}}",
+        "The values of the \"for_each\" argument to \"repeat\" must be lists");
+    reject_output_with(
+        "pike", "{repeat: {template: '%v%', for_each: {'%v%': abc}}}",
+        "The values of the \"for_each\" argument to \"repeat\" must be lists or maps");
     reject_output("2017-02-24",
                   "{repeat: {template: '%v%', for_each: {'%v%': [a]}, permutations: false}}",
                   "repeat: permutations needs heat_template_version 2017-09-01 or later");
-    reject_output("pike", "{repeat: {template: '%v%', for_each: {'%v%': [a]}, permutations: 1}}",
-                  "repeat: \"permutations\" should be a boolean");
-    reject_output("pike", "{repeat: {get_param: m}}", "repeat: arguments must be a map");
-    reject_output("pike", "{repeat: {template: a, for_each: abc}}",
-                  "the \"for_each\" argument must contain a map");
-    reject_output("pike", "{repeat: {template: a}}", "repeat: syntax should be");
+    reject_output_with("pike",
+                       "{repeat: {template: '%v%', for_each: {'%v%': [a]}, permutations: 1}}",
+                       "\"permutations\" should be boolean type for repeat function.");
+    reject_output_with("pike", "{repeat: {get_param: m}}", "Arguments to \"repeat\" must be a map");
+    reject_output_with("pike", "{repeat: {template: a, for_each: abc}}",
+                       "The \"for_each\" argument to \"repeat\" must contain a map");
+    reject_output_with("pike", "{repeat: {template: a}}",
+                       "\"repeat\" syntax should be repeat:\n"
+                       "              template: This is %var%\n"
+                       "              for_each:\n"
+                       "                %var%: ['a', 'b', 'c']");
     reject_output("pike", "{repeat: {template: {get_attr: [nope, x]}, for_each: {a: [b]}}}",
                   "The specified reference \"nope\" (in unknown) is incorrect.");
 }

@@ -57,14 +57,18 @@ static void test_make_url_port_may_be_a_number_or_a_numeric_string(void **state)
 static void test_make_url_with_a_bad_port_is_an_error(void **state)
 {
     (void)state;
-    assert_fails("{\"make_url\": {\"host\": \"example.com\", \"port\": 100000}}",
-                 "make_url: invalid URL port 100000, must be in range 1-65535");
-    assert_fails("{\"make_url\": {\"host\": \"example.com\", \"port\": \"0\"}}",
-                 "must be in range 1-65535");
-    assert_fails("{\"make_url\": {\"host\": \"example.com\", \"port\": \"1.1\"}}",
-                 "make_url: invalid URL port \"1.1\"");
-    assert_fails("{\"make_url\": {\"host\": \"example.com\", \"port\": null}}",
-                 "make_url: invalid URL port null");
+    assert_fails_with("{\"make_url\": {\"host\": \"example.com\", \"port\": 100000}}",
+                      "Invalid URL port 100000, must be in range 1-65535");
+    assert_fails_with("{\"make_url\": {\"host\": \"example.com\", \"port\": \"0\"}}",
+                      "Invalid URL port 0, must be in range 1-65535");
+    assert_fails_with("{\"make_url\": {\"host\": \"example.com\", \"port\": 70000.5}}",
+                      "Invalid URL port 70000, must be in range 1-65535");
+    assert_fails_with("{\"make_url\": {\"host\": \"example.com\", \"port\": \"1.1\"}}",
+                      "Invalid URL port \"1.1\" for make_url called with {'host': 'example.com', "
+                      "'port': '1.1'}");
+    assert_fails_with("{\"make_url\": {\"host\": \"example.com\", \"port\": null}}",
+                      "Invalid URL port \"None\" for make_url called with {'host': 'example.com', "
+                      "'port': None}");
 }
 
 static void test_make_url_escapes_each_part_as_urllib_does(void **state)
@@ -95,15 +99,15 @@ static void test_make_url_assembles_as_urlunsplit_does(void **state)
 static void test_make_url_with_wrong_arguments_is_an_error(void **state)
 {
     (void)state;
-    assert_fails("{\"make_url\": [\"http\"]}", "make_url: the arguments must be a map");
-    assert_fails("{\"make_url\": {\"host\": \"h\", \"hots\": \"h\"}}",
-                 "make_url: invalid arguments: hots");
-    assert_fails("{\"make_url\": {\"host\": 5}}",
-                 "make_url: the \"host\" argument must be a string");
-    assert_fails("{\"make_url\": {\"query\": [1]}}",
-                 "make_url: the \"query\" argument must be a map");
-    assert_fails("{\"make_url\": {\"scheme\": \"ht:tp\"}}",
-                 "make_url: URL \"scheme\" should not contain ':'");
+    assert_fails_with("{\"make_url\": [\"http\"]}", "The arguments to \"make_url\" must be a map");
+    assert_fails_with("{\"make_url\": {\"host\": \"h\", \"hots\": \"h\"}}",
+                      "Invalid arguments to \"make_url\": hots");
+    assert_fails_with("{\"make_url\": {\"host\": 5}}",
+                      "The \"host\" argument to \"make_url\" must be a string");
+    assert_fails_with("{\"make_url\": {\"query\": [1]}}",
+                      "The \"query\" argument to \"make_url\" must be a map");
+    assert_fails_with("{\"make_url\": {\"scheme\": \"ht:tp\"}}",
+                      "URL \"scheme\" should not contain ':'");
     assert_fails("{\"make_url\": {\"query\": {\"a\": [1]}}}",
                  "make_url: query values must be strings, numbers, booleans or null, got [1]");
 }
@@ -113,13 +117,19 @@ static void test_make_url_is_checked_at_validation(void **state)
     (void)state;
     accept_output("pike", "{make_url: {scheme: https, host: {get_param: p}, port: {get_param: p},"
                           " query: {get_param: m}}}");
-    reject_output("pike", "{make_url: {host: h, prot: 80}}", "make_url: invalid arguments: prot");
-    reject_output("pike", "{make_url: {host: h, port: 0}}", "make_url: invalid URL port 0");
-    reject_output("pike", "{make_url: {host: h, port: {a: 1}}}", "make_url: invalid URL port");
-    reject_output("pike", "{make_url: {host: [h]}}", "must be strings");
-    reject_output("pike", "{make_url: {query: abc}}",
-                  "make_url: the \"query\" argument must be a map");
-    reject_output("pike", "{make_url: {get_param: m}}", "make_url: the arguments must be a map");
+    reject_output_with("pike", "{make_url: {host: h, prot: 80}}",
+                       "Invalid arguments to \"make_url\": prot");
+    reject_output_with("pike", "{make_url: {host: h, port: 0}}",
+                       "Invalid URL port 0, must be in range 1-65535");
+    reject_output_with("pike", "{make_url: {host: h, port: {a: 1}}}",
+                       "Invalid URL port \"{'a': 1}\" for make_url called with {'host': 'h', "
+                       "'port': {'a': 1}}");
+    reject_output_with("pike", "{make_url: {host: [h]}}",
+                       "The \"host\" argument to \"make_url\" must be a string");
+    reject_output_with("pike", "{make_url: {query: abc}}",
+                       "The \"query\" argument to \"make_url\" must be a map");
+    reject_output_with("pike", "{make_url: {get_param: m}}",
+                       "The arguments to \"make_url\" must be a map");
     reject_output("2017-02-24", "{make_url: {host: h}}",
                   "make_url: needs heat_template_version 2017-09-01 or later");
 }
