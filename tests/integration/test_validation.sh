@@ -47,7 +47,7 @@ T
 }
 
 test_reference_to_unknown_parameter_is_refused() {
-    expect_invalid param 'resources\.a.*nosuch' <<'T'
+    expect_invalid param 'resources\.a\.properties\.value: The Parameter \(nosuch\) was not provided\.' <<'T'
 heat_template_version: 2018-08-31
 resources:
   a:
@@ -98,7 +98,7 @@ T
 }
 
 test_bad_intrinsic_arguments_are_refused() {
-    expect_invalid intrinsic 'resources\.a\.properties\.value.*get_attr' <<'T'
+    expect_invalid intrinsic 'resources\.a\.properties\.value: Argument to "get_attr" must be a list' <<'T'
 heat_template_version: 2018-08-31
 resources:
   b: {type: OS::Heat::None}
