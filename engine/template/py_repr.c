@@ -53,6 +53,8 @@ static void repr(out_t *o, const json_t *v)
     const char *key;
     json_t *item;
     size_t i;
+    if (o->len + 1 >= o->size)
+        return; /* full: the rest would be cut off anyway */
     switch (json_typeof(v)) {
     case JSON_STRING:
         repr_string(o, json_string_value(v), json_string_length(v));
