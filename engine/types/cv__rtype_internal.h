@@ -81,6 +81,9 @@ void cv__group_order_batches(json_t *resources, const json_t *batches, double pa
  * order and follow each other, with pauses "rollout_<id>_pause_<k>" (new
  * for each rollout, as a Delay waits on its create). */
 void cv__group_apply_rollout(json_t *resources, const json_t *rollout);
+/* Whether every member a rollout's batches name is still in `names`: a
+ * rollout is kept (a no-op update changes nothing) only while it is. */
+bool cv__group_rollout_intact(const json_t *rollout, const json_t *names);
 /* A group's attributes of its members' references, from the child's
  * outputs: refs, refs_map and resource.<n> — n the member's name, or with
  * `by_index` its position (an AutoScalingGroup's, oldest first). */

@@ -212,22 +212,6 @@ static json_t *batches_of(const json_t *members, const json_t *ru)
     return out;
 }
 
-/* Whether every member a rollout names is still a member. */
-static bool rollout_intact(const json_t *rollout, const json_t *names)
-{
-    size_t i, j;
-    const json_t *chunk, *n;
-    json_array_foreach(json_object_get(rollout, "batches"), i, chunk)
-    {
-        json_array_foreach(chunk, j, n)
-        {
-            if (!cv__group_contains(names, json_string_value(n)))
-                return false;
-        }
-    }
-    return true;
-}
-
 /*
  * Heat's _try_rolling_update: a changed `resource` reaches the members the
  * group keeps in batches of rolling_updates, a pause between them
@@ -250,7 +234,7 @@ static void plan_rollout(const json_t *props, json_t *data, const json_t *old, c
                             json_pack("{s:I, s:o, s:f}", "id", id, "batches", batches_of(kept, ru),
                                       "pause_time",
                                       json_is_number(pause) ? json_number_value(pause) : 0.0));
-    } else if (rollout && !rollout_intact(rollout, names)) {
+    } else if (rollout && !cv__group_rollout_intact(rollout, names)) {
         json_object_del(data, "rollout");
     }
     json_decref(kept);

@@ -176,6 +176,21 @@ void cv__group_order_batches(json_t *resources, const json_t *batches, double pa
     json_decref(before);
 }
 
+bool cv__group_rollout_intact(const json_t *rollout, const json_t *names)
+{
+    size_t i, j;
+    const json_t *batch, *n;
+    json_array_foreach(json_object_get(rollout, "batches"), i, batch)
+    {
+        json_array_foreach(batch, j, n)
+        {
+            if (!cv__group_contains(names, json_string_value(n)))
+                return false;
+        }
+    }
+    return true;
+}
+
 void cv__group_apply_rollout(json_t *resources, const json_t *rollout)
 {
     if (!rollout)

@@ -109,22 +109,6 @@ json_t *cv__group_rollout_batches(const json_t *old, const json_t *names, long l
     return out;
 }
 
-/* Whether every member a rollout names is still a member. */
-static bool intact(const json_t *rollout, const json_t *names)
-{
-    size_t i, j;
-    const json_t *batch, *n;
-    json_array_foreach(json_object_get(rollout, "batches"), i, batch)
-    {
-        json_array_foreach(batch, j, n)
-        {
-            if (!cv__group_contains(names, json_string_value(n)))
-                return false;
-        }
-    }
-    return true;
-}
-
 /* The members before this definition that the new blacklist leaves: the
  * group's current capacity in Heat's _replace. */
 static json_t *current_members(const json_t *data, const json_t *blacklist)
@@ -186,7 +170,7 @@ int cv__group_rolling_update(const json_t *props, const json_t *names, const jso
         else /* without the policy, Heat updates every member at once */
             json_object_del(data, "rollout");
         json_decref(current);
-    } else if (!intact(json_object_get(data, "rollout"), names)) {
+    } else if (!cv__group_rollout_intact(json_object_get(data, "rollout"), names)) {
         json_object_del(data, "rollout");
     }
     if (rc)
