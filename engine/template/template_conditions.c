@@ -11,6 +11,7 @@
  * (params_later) may lack the value a condition reads: such a condition is
  * taken as true there, and decided for real when the child stack runs.
  */
+#include "cv__fn_messages.h"
 #include "cv__template_internal.h"
 #include "cv_error.h"
 #include "cv_rtype.h"
@@ -60,9 +61,7 @@ static int fn_get_param(conds_t *c, const json_t *args, const char *where, json_
                            shown);
     }
     if (!cv__tpl_param_known(c->ctx, json_string_value(name)))
-        return cv__tpl_err(c->ctx, CV_EVALIDATE, where,
-                           "get_param: parameter \"%s\" is not defined in the template",
-                           json_string_value(name));
+        return cv__tpl_err(c->ctx, CV_EVALIDATE, where, CV__PARAM_MISSING, json_string_value(name));
     if (!json_object_get(c->tpl->parameters, json_string_value(name)) && c->ctx->opts.params_later)
         return UNKNOWN;
     json_t *call = json_pack("{s:O}", "get_param", args);

@@ -494,6 +494,14 @@ static void test_if_inside_other_functions_and_metadata(void **state)
     cv_template_free(tpl);
 }
 
+static void test_get_param_of_an_undeclared_parameter_in_a_condition(void **state)
+{
+    (void)state;
+    reject("heat_template_version: 2016-10-14\n"
+           "conditions:\n  c: {equals: [{get_param: nosuch}, x]}\n",
+           NULL, "conditions.c: The Parameter (nosuch) was not provided.");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -520,6 +528,7 @@ int main(void)
         cmocka_unit_test(test_if_checks_its_arguments),
         cmocka_unit_test(test_only_the_branch_taken_is_checked),
         cmocka_unit_test(test_if_inside_other_functions_and_metadata),
+        cmocka_unit_test(test_get_param_of_an_undeclared_parameter_in_a_condition),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
