@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "cv_decide.h"
+#include "test_decide_fixture.h"
 #include "cv_keys.h"
 #include "test_util.h"
 
@@ -18,51 +18,6 @@
 #include <string.h>
 
 #define TEST_RESOURCE "OS::Heat::TestResource"
-#define NOW 1700000000.0
-
-/* Everything check_begin.lua loads, and the outcome. */
-typedef struct fixture {
-    cv_msg_t job;
-    cv_record_t rec;
-    json_t *rdef, *params, *sp, *files;
-    const char *load_error;
-    const char *stack_action; /* the traversal's kind: UPDATE unless a test says */
-    cv_check_outcome_t out;
-} fixture_t;
-
-static int setup(void **state)
-{
-    fixture_t *f = calloc(1, sizeof(*f));
-    f->job.type = CV_MSG_CHECK;
-    snprintf(f->job.stack, sizeof(f->job.stack), "%s", "stk");
-    snprintf(f->job.resource, sizeof(f->job.resource), "%s", "r");
-    f->job.phase = CV_PHASE_UPDATE;
-    f->job.traversal = 5;
-    strcpy(f->rec.version, "0");
-    f->rec.props = json_object();
-    f->rec.attrs = json_object();
-    f->rec.data = json_object();
-    f->rec.old = json_array();
-    f->params = json_object();
-    f->sp = json_object();
-    f->stack_action = "UPDATE";
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture_t *f = *state;
-    cv_check_outcome_clear(&f->out);
-    cv_record_clear(&f->rec);
-    json_decref(f->rdef);
-    json_decref(f->params);
-    json_decref(f->sp);
-    json_decref(f->files);
-    free(f);
-    return 0;
-}
-
 /* `props_json` with the schema of `type` applied, as a recorded version
  * and a resolved definition hold them. */
 static json_t *with_schema(const char *type, const char *props_json)
@@ -115,25 +70,6 @@ static void cleanup_node(fixture_t *f)
 {
     f->job.phase = CV_PHASE_CLEANUP;
 }
-
-static const cv_check_outcome_t *decide(fixture_t *f)
-{
-    cv_check_input_t in = {.job = &f->job,
-                           .rec = &f->rec,
-                           .rdef = f->rdef,
-                           .params = f->params,
-                           .sp = f->sp,
-                           .files = f->files,
-                           .now = NOW,
-                           .load_error = f->load_error,
-                           .stack_action = f->stack_action};
-    cv_check_outcome_clear(&f->out);
-    cv_check_decide(&in, &f->out);
-    return &f->out;
-}
-
-#define assert_kind(out, k)                                                                        \
-    assert_string_equal(cv_check_kind_name((out)->kind), cv_check_kind_name(CV_CHECK_##k))
 
 static void assert_json(const json_t *got, const char *want_json)
 {

@@ -13,51 +13,11 @@
 #include <cmocka.h>
 
 #include "cv_checkjob.h"
-#include "cv_decide.h"
+#include "test_decide_fixture.h"
 #include "test_util.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define NOW 1700000000.0
-
-typedef struct fixture {
-    cv_msg_t job;
-    cv_record_t rec;
-    json_t *rdef, *params, *sp;
-    cv_check_outcome_t out;
-} fixture_t;
-
-static int setup(void **state)
-{
-    fixture_t *f = calloc(1, sizeof(*f));
-    f->job.type = CV_MSG_CHECK;
-    snprintf(f->job.stack, sizeof(f->job.stack), "%s", "stk");
-    snprintf(f->job.resource, sizeof(f->job.resource), "%s", "r");
-    f->job.phase = CV_PHASE_UPDATE;
-    f->job.traversal = 5;
-    strcpy(f->rec.version, "0");
-    f->rec.props = json_object();
-    f->rec.attrs = json_object();
-    f->rec.data = json_object();
-    f->rec.old = json_array();
-    f->params = json_pack("{s:s}", "ext", "from-param");
-    f->sp = json_object();
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture_t *f = *state;
-    cv_check_outcome_clear(&f->out);
-    cv_record_clear(&f->rec);
-    json_decref(f->rdef);
-    json_decref(f->params);
-    json_decref(f->sp);
-    free(f);
-    return 0;
-}
 
 /* The definition of "r": `type`, properties, and external_id (JSON, NULL none). */
 static void define(fixture_t *f, const char *type, const char *props_json, const char *ext_json)
@@ -91,22 +51,6 @@ static void record(fixture_t *f, const char *type, const char *props_json, const
         json_object_set_new(f->rec.data, "external_id", json_string(adopted));
 }
 
-static const cv_check_outcome_t *decide(fixture_t *f)
-{
-    cv_check_input_t in = {.job = &f->job,
-                           .rec = &f->rec,
-                           .rdef = f->rdef,
-                           .params = f->params,
-                           .sp = f->sp,
-                           .now = NOW};
-    cv_check_outcome_clear(&f->out);
-    cv_check_decide(&in, &f->out);
-    return &f->out;
-}
-
-#define assert_kind(out, k)                                                                        \
-    assert_string_equal(cv_check_kind_name((out)->kind), cv_check_kind_name(CV_CHECK_##k))
-
 static void test_an_external_resource_is_adopted_not_created(void **state)
 {
     fixture_t *f = *state;
@@ -128,6 +72,7 @@ static void test_an_external_resource_is_adopted_not_created(void **state)
 static void test_an_external_id_may_come_from_a_parameter(void **state)
 {
     fixture_t *f = *state;
+    json_object_set_new(f->params, "ext", json_string("from-param"));
     define(f, "OS::Heat::None", "{}", "{\"get_param\": \"ext\"}");
     assert_string_equal(decide(f)->external_id, "from-param");
 }
