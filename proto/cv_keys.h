@@ -42,7 +42,21 @@
     XX(PUBLISHING, "{<stack>}:publishing:<traversal>")                                             \
     XX(SP, "{<stack>}:sp:<traversal>:<node>")                                                      \
     XX(RDEF_DRAFT, "{<stack>}:rdef:<traversal>:draft:<expansion>")                                 \
-    XX(GRAPH_DRAFT, "{<stack>}:graph:<traversal>:draft:<expansion>")
+    XX(GRAPH_DRAFT, "{<stack>}:graph:<traversal>:draft:<expansion>")                               \
+    /* The cluster (docs/services.md): one hash tag, so every cluster script is one slot. */       \
+    XX(NODES, "{cluster}:nodes")                                                                   \
+    XX(SETTINGS, "{cluster}:settings")                                                             \
+    XX(NODE, "{cluster}:node:<node>")                                                              \
+    XX(ALIVE, "{cluster}:alive:<node>")                                                            \
+    XX(DOWN, "{cluster}:down:<node>")                                                              \
+    XX(ASSIGN, "{cluster}:assign:<node>")                                                          \
+    XX(REPORT, "{cluster}:report:<node>")                                                          \
+    XX(NOTIFY, "{cluster}:notify:<node>")                                                          \
+    XX(SERVICES, "{cluster}:services")                                                             \
+    XX(SVC, "{cluster}:svc:<svc>")                                                                 \
+    XX(HEALTH, "{cluster}:health")                                                                 \
+    XX(CLEDGER, "{cluster}:ledger")                                                                \
+    XX(CRM, "{cluster}:crm")
 
 typedef enum {
 #define CV_KEY_KIND_ENUM(kind, pattern) CV_KEY_##kind,
