@@ -57,15 +57,36 @@ static json_t *reports_of(const redisReply *flat)
     return reports;
 }
 
+/* Why the live engine rejected the service: its text, or the reason and
+ * description of the JSON object it stores ({"reason", "description",
+ * "shortfall", ...}); "" when not rejected (absent, empty or null). */
+static json_t *rejected_of(const char *text)
+{
+    json_t *v = json_loads(text, JSON_DECODE_ANY, NULL);
+    if (!v)
+        return json_string(text);
+    const char *reason = json_string_value(json_object_get(v, "reason"));
+    const char *desc = json_string_value(json_object_get(v, "description"));
+    char why[1024];
+    if (json_is_string(v))
+        snprintf(why, sizeof(why), "%s", json_string_value(v));
+    else if (reason && desc)
+        snprintf(why, sizeof(why), "%s: %s", reason, desc);
+    else
+        snprintf(why, sizeof(why), "%s", desc ? desc : reason ? reason : "");
+    json_decref(v);
+    return json_string(why);
+}
+
 static json_t *snapshot(const redisReply *rep)
 {
     const char *state = cv_reply_str(rep, CV_SVC_LOOK_R_STATE);
     return json_pack(
-        "{s:b, s:s, s:I, s:o, s:o, s:s, s:o, s:o}", "exists", state[0] != '\0', "state", state,
+        "{s:b, s:s, s:I, s:o, s:o, s:o, s:o, s:o}", "exists", state[0] != '\0', "state", state,
         "gen", (json_int_t)strtoll(cv_reply_str(rep, CV_SVC_LOOK_R_GEN), NULL, 10), "placement",
         json_or(cv_reply_str(rep, CV_SVC_LOOK_R_PLACEMENT), json_array()), "unplaced",
         json_or(cv_reply_str(rep, CV_SVC_LOOK_R_UNPLACED), json_array()), "rejected",
-        cv_reply_str(rep, CV_SVC_LOOK_R_REJECTED), "nodes",
+        rejected_of(cv_reply_str(rep, CV_SVC_LOOK_R_REJECTED)), "nodes",
         nodes_of(cv_reply_at(rep, CV_SVC_LOOK_R_NODES)), "reports",
         reports_of(cv_reply_at(rep, CV_SVC_LOOK_R_REPORTS)));
 }
