@@ -108,9 +108,10 @@ static void test_bad_policies_name_the_allowed_values(void **state)
 static void test_an_unknown_key_inside_a_property_is_refused(void **state)
 {
     (void)state;
-    assert_refused("{\"command\": [\"x\"], \"health_check\": {\"type\": \"tcp\", \"intervall\": 2}, "
-                   "\"ports\": [\"http\"]}",
-                   "resources.r.properties.health_check.intervall: unknown property");
+    assert_refused(
+        "{\"command\": [\"x\"], \"health_check\": {\"type\": \"tcp\", \"intervall\": 2}, "
+        "\"ports\": [\"http\"]}",
+        "resources.r.properties.health_check.intervall: unknown property");
 }
 
 static void test_a_tcp_check_needs_one_of_the_ports(void **state)
@@ -230,8 +231,8 @@ static const char *digest_of(const char *props_json)
     static int next;
     char *out = digests[next++ % 4];
     json_t *spec = spec_of(props_json);
-    snprintf(out, 17, "%s", json_string_value(json_object_get(json_object_get(spec, "process"),
-                                                              "digest")));
+    snprintf(out, 17, "%s",
+             json_string_value(json_object_get(json_object_get(spec, "process"), "digest")));
     json_decref(spec);
     return out;
 }
@@ -239,10 +240,11 @@ static const char *digest_of(const char *props_json)
 static void test_the_digest_follows_the_process_not_the_replica_count(void **state)
 {
     (void)state;
-    const char *base = digest_of("{\"replicas\": 1, \"command\": [\"x\"], \"env\": {\"A\": \"1\"}}");
-    assert_string_equal(base,
-                        digest_of("{\"replicas\": 5, \"command\": [\"x\"], \"env\": {\"A\": \"1\"}, "
-                                  "\"metrics\": [{\"name\": \"M\"}]}"));
+    const char *base =
+        digest_of("{\"replicas\": 1, \"command\": [\"x\"], \"env\": {\"A\": \"1\"}}");
+    assert_string_equal(
+        base, digest_of("{\"replicas\": 5, \"command\": [\"x\"], \"env\": {\"A\": \"1\"}, "
+                        "\"metrics\": [{\"name\": \"M\"}]}"));
     assert_string_not_equal(base, digest_of("{\"command\": [\"y\"], \"env\": {\"A\": \"1\"}}"));
     assert_string_not_equal(base, digest_of("{\"command\": [\"x\"], \"env\": {\"A\": \"2\"}}"));
 }

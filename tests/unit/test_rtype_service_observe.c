@@ -38,15 +38,16 @@ static cv_rstate_t version(const char *cluster_json)
     return st;
 }
 
-#define NODES "\"nodes\": {\"n1\": {\"up\": true, \"address\": \"10.0.0.1\"}, " \
-              "\"n2\": {\"up\": true, \"address\": \"10.0.0.2\"}, "             \
-              "\"n3\": {\"up\": false, \"address\": \"10.0.0.3\"}}"
+#define NODES                                                                                      \
+    "\"nodes\": {\"n1\": {\"up\": true, \"address\": \"10.0.0.1\"}, "                              \
+    "\"n2\": {\"up\": true, \"address\": \"10.0.0.2\"}, "                                          \
+    "\"n3\": {\"up\": false, \"address\": \"10.0.0.3\"}}"
 #define PLACED_2                                                                                   \
-    "\"placement\": [{\"index\": 0, \"rid\": \"" SVC "/0/1\", \"node\": \"n1\", \"role\": "       \
-    "\"instance\"}, {\"index\": 1, \"rid\": \"" SVC "/1/1\", \"node\": \"n2\", \"role\": "        \
+    "\"placement\": [{\"index\": 0, \"rid\": \"" SVC "/0/1\", \"node\": \"n1\", \"role\": "        \
+    "\"instance\"}, {\"index\": 1, \"rid\": \"" SVC "/1/1\", \"node\": \"n2\", \"role\": "         \
     "\"instance\"}]"
 #define HEALTHY(i, node, port)                                                                     \
-    "\"" SVC "/" #i "/1\": {\"state\": \"healthy\", \"digest\": \"d1\", \"node\": \"" node "\", " \
+    "\"" SVC "/" #i "/1\": {\"state\": \"healthy\", \"digest\": \"d1\", \"node\": \"" node "\", "  \
     "\"address\": \"127.0.0.1\", \"ports\": {\"http\": " #port "}}"
 
 static cv_observed_t observe(cv_rstate_t *st, cv_action_t action)
@@ -72,18 +73,17 @@ static void test_every_index_healthy_is_complete(void **state)
     assert_string_equal(json_string_value(json_object_get(r1, "status")), "healthy");
     assert_string_equal(json_string_value(json_object_get(r1, "endpoint")), "127.0.0.1:31002");
     assert_string_equal(json_string_value(json_object_get(st.attrs, "service_id")), SVC);
-    assert_int_equal(json_array_size(json_object_get(json_object_get(st.attrs, "port_endpoints"),
-                                                     "http")),
-                     2);
+    assert_int_equal(
+        json_array_size(json_object_get(json_object_get(st.attrs, "port_endpoints"), "http")), 2);
     tr_state_clear(&st);
 }
 
 static void test_a_replica_still_starting_waits(void **state)
 {
     (void)state;
-    cv_rstate_t st = version("{\"exists\": true, \"state\": \"active\", " NODES ", " PLACED_2
-                             ", \"reports\": {" HEALTHY(0, "n1", 31001) ", \"" SVC
-                             "/1/1\": {\"state\": \"starting\", \"digest\": \"d1\"}}}");
+    cv_rstate_t st = version(
+        "{\"exists\": true, \"state\": \"active\", " NODES ", " PLACED_2 ", \"reports\": {" HEALTHY(
+            0, "n1", 31001) ", \"" SVC "/1/1\": {\"state\": \"starting\", \"digest\": \"d1\"}}}");
     assert_int_equal(observe(&st, CV_ACTION_CREATE), CV_OBSERVED_IN_PROGRESS);
     assert_true(st.retry_at > 100 && st.retry_at <= 100.5);
     assert_contains(st.reason, "1 of 2 replicas healthy; web-1.demo is starting on n2");
@@ -108,9 +108,9 @@ static void test_an_unplaced_replica_waits_with_its_elimination_sequence(void **
 static void test_a_report_of_another_digest_waits(void **state)
 {
     (void)state;
-    cv_rstate_t st = version("{\"exists\": true, \"state\": \"active\", " NODES ", " PLACED_2
-                             ", \"reports\": {" HEALTHY(0, "n1", 31001) ", \"" SVC
-                             "/1/1\": {\"state\": \"healthy\", \"digest\": \"old\"}}}");
+    cv_rstate_t st = version(
+        "{\"exists\": true, \"state\": \"active\", " NODES ", " PLACED_2 ", \"reports\": {" HEALTHY(
+            0, "n1", 31001) ", \"" SVC "/1/1\": {\"state\": \"healthy\", \"digest\": \"old\"}}}");
     assert_int_equal(observe(&st, CV_ACTION_UPDATE), CV_OBSERVED_IN_PROGRESS);
     assert_contains(st.reason, "web-1.demo is outdated");
     tr_state_clear(&st);
@@ -123,7 +123,7 @@ static void test_a_replica_on_a_down_node_is_not_healthy(void **state)
         "{\"exists\": true, \"state\": \"active\", " NODES ", \"placement\": [{\"index\": 0, "
         "\"rid\": \"" SVC "/0/1\", \"node\": \"n1\"}, {\"index\": 1, \"rid\": \"" SVC
         "/1/1\", \"node\": \"n3\"}], \"reports\": {" HEALTHY(0, "n1", 1) ", " HEALTHY(1, "n3",
-                                                                                     2) "}}");
+                                                                                      2) "}}");
     assert_int_equal(observe(&st, CV_ACTION_CREATE), CV_OBSERVED_IN_PROGRESS);
     assert_contains(st.reason, "web-1.demo is node_down on n3");
     tr_state_clear(&st);
