@@ -78,6 +78,17 @@ static void digest_of(const json_t *process, char *out)
     free(text);
 }
 
+/* A tcp or http check without a port checks the first one (validation
+ * made sure there is one). */
+static void default_check_port(json_t *process)
+{
+    json_t *check = json_object_get(process, "health_check");
+    const char *type = json_string_value(json_object_get(check, "type"));
+    const json_t *first = json_array_get(json_object_get(process, "ports"), 0);
+    if (type && strcmp(type, "command") != 0 && !json_object_get(check, "port") && first)
+        json_object_set(check, "port", json_object_get(first, "name"));
+}
+
 /* The "process" object, its digest last. */
 static json_t *process_of(const json_t *props, char *errstr, size_t errsz)
 {
@@ -101,6 +112,7 @@ static json_t *process_of(const json_t *props, char *errstr, size_t errsz)
         if (v)
             json_object_set_new(process, parts[i].name, v);
     }
+    default_check_port(process);
     char digest[17];
     digest_of(process, digest);
     json_object_set_new(process, "digest", json_string(digest));

@@ -217,7 +217,8 @@ static void test_the_process_holds_one_main_task_and_the_defaults(void **state)
                 "{\"A\": \"1\"}, \"workdir\": \"\", \"resources\": {\"memory_mb\": 64}}], "
                 "\"ports\": [{\"name\": \"http\", \"port\": 0}], \"volumes\": [{\"name\": "
                 "\"data\", \"path\": \"data\"}], \"health_check\": {\"type\": \"http\", "
-                "\"interval\": 1, \"timeout\": 1, \"retries\": 3, \"grace_period\": 0, \"path\": "
+                "\"port\": \"http\", \"interval\": 1, \"timeout\": 1, \"retries\": 3, "
+                "\"grace_period\": 0, \"path\": "
                 "\"/\"}, \"restart_policy\": {\"policy\": \"Always\", \"interval\": 1, "
                 "\"backoff\": 1, \"max_times\": 0}, \"kill_policy\": {\"grace_period\": 5, "
                 "\"signal\": \"TERM\"}}");
