@@ -53,6 +53,7 @@ typedef struct rc_ctx {
     json_t *replace;   /* index ("i") -> why its replica must be placed anew (availability) */
     json_t *moved_from; /* index -> the node it leaves */
     json_t *blocklist, *failures;
+    json_t *avoid; /* nodes a replica just gave up on: none of this plan's placements */
     json_t *placement, *unplaced, *ops, *events, *health;
     json_t *rejected;
 } rc_ctx_t;

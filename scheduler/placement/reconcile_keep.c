@@ -56,6 +56,7 @@ static const json_t *report_of(const rc_ctx_t *x, const char *node, const char *
 /* Counts a give-up on `node`; blocklists it at the N-th within M minutes. */
 static void count_failure(rc_ctx_t *x, const char *node)
 {
+    json_object_set_new(x->avoid, node, json_true());
     json_t *times = json_object_get(x->failures, node);
     if (!json_is_array(times)) {
         times = json_array();

@@ -134,7 +134,7 @@ static json_t *assigned_load(const rc_ctx_t *x, const json_t *assign)
 
 static bool blocklisted(const rc_ctx_t *x, const char *node)
 {
-    return number(x->blocklist, node, 0) > x->now;
+    return number(x->blocklist, node, 0) > x->now || json_object_get(x->avoid, node);
 }
 
 static const char *node_status(const rc_ctx_t *x, const char *node)
