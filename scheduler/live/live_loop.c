@@ -89,8 +89,8 @@ static void node_health(live_loop_t *l, const char *node, bool down, double sinc
     char desc[512];
     snprintf(desc, sizeof(desc), "Node %s is down: no heartbeat since %.0f (Unix s)", node, since);
     json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:f}", "source", source, "property",
-                          "State", "state", "Error", "description", desc, "timeToLive",
-                          "Infinite", "removeWhenExpired", 0, "time", since);
+                          "State", "state", "Error", "description", desc, "timeToLive", "Infinite",
+                          "removeWhenExpired", 0, "time", since);
     char *text = json_dumps(r, JSON_COMPACT);
     json_decref(r);
     const char *argv[] = {"HSETNX", key, field, text ? text : "{}"};

@@ -27,9 +27,8 @@ static const char *str_or(const json_t *obj, const char *key, const char *dflt)
 /* The record with its JSON-holding strings parsed; NULL when absent. */
 static json_t *service_record(const json_t *model, const char *svc)
 {
-    static const char *const fields[] = {"spec",      "placement", "unplaced",
-                                         "blocklist", "failures",  "rejected",
-                                         NULL};
+    static const char *const fields[] = {"spec",     "placement", "unplaced", "blocklist",
+                                         "failures", "rejected",  NULL};
     json_t *rec = cv__rc_json(json_object_get(json_object_get(model, "services"), svc));
     if (!json_is_object(rec)) {
         json_decref(rec);
@@ -62,7 +61,7 @@ static void ctx_init(rc_ctx_t *x, const json_t *model, const char *svc, json_t *
     cv__rc_settings(settings, &x->set);
     json_decref(settings);
     const json_t *gen = json_object_get(rec, "gen");
-    x->gen = json_is_integer(gen) ? json_integer_value(gen)
+    x->gen = json_is_integer(gen)  ? json_integer_value(gen)
              : json_is_string(gen) ? strtoll(json_string_value(gen), NULL, 10)
                                    : 0;
     x->spec = json_object_get(rec, "spec");

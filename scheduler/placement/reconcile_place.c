@@ -308,10 +308,10 @@ static void wait_for_capacity(rc_ctx_t *x, json_t *waiting, int from, const json
         snprintf(key, sizeof(key), "%d", index);
         if (json_object_get(x->kept, key))
             continue;
-        json_object_set_new(
-            waiting, key,
-            json_pack("[{s:s, s:[], s:O}]", "constraint", "ClusterCapacity", "eliminated",
-                      "description", json_object_get(why, "description")));
+        json_object_set_new(waiting, key,
+                            json_pack("[{s:s, s:[], s:O}]", "constraint", "ClusterCapacity",
+                                      "eliminated", "description",
+                                      json_object_get(why, "description")));
     }
 }
 

@@ -23,9 +23,9 @@ void cv__rc_event(rc_ctx_t *x, int index, const char *action, const char *status
     va_end(ap);
     if (index >= 0)
         cv__rc_replica_name(x, index, name, sizeof(name));
-    json_array_append_new(x->events, json_pack("{s:s, s:s, s:s, s:s}", "physical_id", name,
-                                               "action", action, "status", status, "reason",
-                                               reason));
+    json_array_append_new(x->events,
+                          json_pack("{s:s, s:s, s:s, s:s}", "physical_id", name, "action", action,
+                                    "status", status, "reason", reason));
 }
 
 void cv__rc_report(rc_ctx_t *x, const char *property, const char *state, const char *fmt, ...)
@@ -36,10 +36,10 @@ void cv__rc_report(rc_ctx_t *x, const char *property, const char *state, const c
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
     cv_reconcile_health_source(source, sizeof(source), x->svc);
-    json_array_append_new(x->health, json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}", "source", source,
-                                               "property", property, "state", state, "description",
-                                               text, "timeToLive", "Infinite", "removeWhenExpired",
-                                               0));
+    json_array_append_new(x->health,
+                          json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}", "source", source, "property",
+                                    property, "state", state, "description", text, "timeToLive",
+                                    "Infinite", "removeWhenExpired", 0));
 }
 
 /* ---------------------------------------------------------------- replica specs */
@@ -132,8 +132,8 @@ static void make_ops(rc_ctx_t *x)
         json_object_foreach(json_object_get(n, "assign"), rid, spec)
         {
             if (cv__rc_rid_index(x->svc, rid) >= 0 && !placed_as(x, node, rid))
-                json_array_append_new(x->ops, json_pack("{s:s, s:s, s:s}", "op", "unassign",
-                                                        "node", node, "rid", rid));
+                json_array_append_new(x->ops, json_pack("{s:s, s:s, s:s}", "op", "unassign", "node",
+                                                        node, "rid", rid));
         }
     }
     size_t i;
@@ -143,10 +143,9 @@ static void make_ops(rc_ctx_t *x)
         const char *at = json_string_value(json_object_get(e, "node"));
         if (assigned(x, at, json_string_value(json_object_get(e, "rid"))))
             continue;
-        json_array_append_new(x->ops,
-                              json_pack("{s:s, s:s, s:O, s:o}", "op", "assign", "node", at, "rid",
-                                        json_object_get(e, "rid"), "spec",
-                                        cv__rc_replica_spec(x, e)));
+        json_array_append_new(x->ops, json_pack("{s:s, s:s, s:O, s:o}", "op", "assign", "node", at,
+                                                "rid", json_object_get(e, "rid"), "spec",
+                                                cv__rc_replica_spec(x, e)));
     }
 }
 

@@ -87,9 +87,9 @@ static void test_an_assignment_carries_the_whole_replica_spec(void **state)
     assert_string_equal(json_string_value(json_object_get(spec, "digest")), "d1");
     assert_non_null(json_object_get(spec, "tasks"));
     assert_non_null(json_object_get(spec, "ports"));
-    assert_string_equal(json_string_value(json_object_get(
-                            json_object_get(spec, "restart_policy"), "policy")),
-                        "Always");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(spec, "restart_policy"), "policy")),
+        "Always");
     json_decref(p);
     json_decref(m);
 }
@@ -123,8 +123,8 @@ static void test_a_node_down_within_the_grace_period_keeps_its_replica(void **st
     json_decref(m);
 }
 
-static void test_a_node_down_past_the_grace_period_loses_its_replica_to_another_domain_node(
-    void **state)
+static void
+test_a_node_down_past_the_grace_period_loses_its_replica_to_another_domain_node(void **state)
 {
     (void)state;
     json_t *m = rx_grid(1000);
@@ -207,9 +207,9 @@ static void test_replicas_of_an_on_failure_service_stay_on_a_lost_node(void **st
     (void)state;
     json_t *m = rx_grid(1000);
     rx_service(m, RX_SVC, 3, false);
-    json_object_set_new(json_object_get(json_object_get(rx_spec(m, RX_SVC), "process"),
-                                        "restart_policy"),
-                        "policy", json_string("OnFailure"));
+    json_object_set_new(
+        json_object_get(json_object_get(rx_spec(m, RX_SVC), "process"), "restart_policy"), "policy",
+        json_string("OnFailure"));
     json_t *first = rx_round(m, RX_SVC);
     rx_down(m, rx_node_of(first, 0), RX_NOW - 60);
     json_t *p = rx_plan(m, RX_SVC);

@@ -201,8 +201,9 @@ static void test_a_node_is_blocklisted_after_n_failures_as_the_settings_say(void
 {
     (void)state;
     json_t *m = rx_grid(1000);
-    json_object_set_new(m, "settings", json_pack("{s:{s:i, s:i}}", "live", "blocklistAfterFailures",
-                                                 2, "blocklistMinutes", 1));
+    json_object_set_new(
+        m, "settings",
+        json_pack("{s:{s:i, s:i}}", "live", "blocklistAfterFailures", 2, "blocklistMinutes", 1));
     rx_service(m, RX_SVC, 1, false);
     json_object_set_new(m, "nodes", json_object());
     rx_node(m, "a", "fd1", "ud1", 1000);
@@ -240,8 +241,8 @@ static void test_all_nodes_blocklisted_is_an_error_report(void **state)
     const json_t *h = rx_health(p, "ServiceAllNodesBlocklisted");
     assert_non_null(h);
     assert_string_equal(json_string_value(json_object_get(h, "state")), "Error");
-    assert_non_null(strstr(json_string_value(json_object_get(h, "description")),
-                           "All nodes blocklisted"));
+    assert_non_null(
+        strstr(json_string_value(json_object_get(h, "description")), "All nodes blocklisted"));
     json_decref(p);
     json_decref(m);
 }
@@ -315,8 +316,8 @@ static void test_what_the_remaining_capacity_holds_is_placed_and_the_rest_waits(
     json_decref(m);
 }
 
-static void test_a_service_that_cannot_fit_an_empty_cluster_is_rejected_with_the_shortfall(
-    void **state)
+static void
+test_a_service_that_cannot_fit_an_empty_cluster_is_rejected_with_the_shortfall(void **state)
 {
     (void)state;
     json_t *m = rx_model();
