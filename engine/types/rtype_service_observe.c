@@ -157,11 +157,15 @@ static void reset_attrs(cv_rstate_t *st, const char *svc)
 
 static cv_observed_t observe_running(cv_rstate_t *st, const json_t *cluster, const char *svc)
 {
-    const char *rejected = str(st->data, "rejected");
-    if (!rejected[0])
-        rejected = str(cluster, "rejected");
-    if (rejected[0]) {
-        snprintf(st->reason, sizeof(st->reason), "service %s cannot be placed: %s", svc, rejected);
+    /* The engine notes the live engine's answer to its reconcile; an
+     * observer reads what the live engine stored since. */
+    const char *noted = str(st->data, "rejected"), *stored = str(cluster, "rejected");
+    if (noted[0] || stored[0]) {
+        if (noted[0])
+            snprintf(st->reason, sizeof(st->reason), "%s", noted);
+        else
+            snprintf(st->reason, sizeof(st->reason), "service %s rejected: %s",
+                     st->resource_name, stored);
         return CV_OBSERVED_FAILED;
     }
     if (!json_is_true(json_object_get(cluster, "exists")) ||

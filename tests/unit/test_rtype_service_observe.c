@@ -149,13 +149,14 @@ static void test_only_a_rejected_service_fails(void **state)
                              ", \"placement\": [], \"rejected\": \"MemoryMB: needs 300, the "
                              "cluster has 200 free\", \"reports\": {}}");
     assert_int_equal(observe(&st, CV_ACTION_CREATE), CV_OBSERVED_FAILED);
-    assert_string_equal(st.reason, "service " SVC " cannot be placed: MemoryMB: needs 300, the "
-                                   "cluster has 200 free");
+    assert_string_equal(st.reason, "service web rejected: MemoryMB: needs 300, the cluster has "
+                                   "200 free");
     tr_state_clear(&st);
     /* The engine's note of the rejection fails it too. */
     st = version("{\"exists\": true, \"state\": \"active\", \"placement\": [], \"reports\": {}}");
-    json_object_set_new(st.data, "rejected", json_string("too big"));
+    json_object_set_new(st.data, "rejected", json_string("service web rejected: too big"));
     assert_int_equal(observe(&st, CV_ACTION_CREATE), CV_OBSERVED_FAILED);
+    assert_string_equal(st.reason, "service web rejected: too big");
     tr_state_clear(&st);
 }
 
