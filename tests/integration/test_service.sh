@@ -5,30 +5,32 @@
 
 svc_agent_bin() { echo "$(dirname "$CONVERGECTL")/converge-agent"; }
 
-# Starts one agent for node $1 (capacity MemoryMB=1024) in a directory of
-# its own; its pid in SVC_AGENT_PID, stopped by svc_stop_agent.
-svc_start_agent() { # node dir
+# Starts an agent for node $1 (capacity MemoryMB=1024, property group=$3)
+# in a directory of its own, with host ports from $4; its pid joins
+# SVC_AGENT_PIDS, stopped by svc_stop_agents.
+SVC_AGENT_PIDS=()
+svc_start_agent() { # node dir group first-port
     local bin
     bin=$(svc_agent_bin)
     [ -x "$bin" ] || fail "no converge-agent next to $CONVERGECTL"
-    "$bin" --name "$1" --type svc-test --capacity MemoryMB=1024 --dir "$2" \
-        --ports 33100-33199 >"$2.log" 2>&1 &
-    SVC_AGENT_PID=$!
+    "$bin" --name "$1" --capacity MemoryMB=1024 --property "group=$3" --dir "$2" \
+        --ports "$4-$(($4 + 49))" >"$2.log" 2>&1 &
+    SVC_AGENT_PIDS+=($!)
     cv_wait_until 10 "node $1 up" svc_node_up "$1"
 }
 
-svc_stop_agent() {
-    [ -n "${SVC_AGENT_PID:-}" ] && kill "$SVC_AGENT_PID" 2>/dev/null
+svc_stop_agents() {
+    local pid
+    for pid in "${SVC_AGENT_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
     return 0
 }
 
 svc_node_up() { [ "$(redis exists "${CONVERGE_PREFIX:-cv:}{cluster}:alive:$1")" = 1 ]; }
 
-# The processes of a run's replicas: their argv[0] is svc-<marker>.
-svc_processes() { pgrep -f -- "^svc-$1 " | wc -l; }
-svc_no_processes() { [ "$(svc_processes "$1")" = 0 ]; }
+# The processes of a run's replicas: they serve the run's own directory.
+svc_processes() { pgrep -f -- "http.server .* --directory $1\$" | wc -l; }
 
-svc_template() { # node marker replicas metric
+svc_template() { # group marker replicas metric
     cat <<EOF
 heat_template_version: 2018-08-31
 resources:
@@ -36,12 +38,11 @@ resources:
     type: Converge::Service
     properties:
       replicas: $3
-      command: [bash, -c, 'exec -a svc-$2 python3 -m http.server "\$CONVERGE_PORT_HTTP" --bind 127.0.0.1']
-      workdir: /tmp
+      command: [python3, -m, http.server, "\${CONVERGE_PORT_HTTP}", --bind, 127.0.0.1, --directory, "$2"]
       ports: [http]
       health_check: {type: tcp, interval: 0.2, timeout: 1}
       metrics: [{name: $4, primary_load: 64}]
-      placement_constraints: "NodeName == $1"
+      placement_constraints: "group == $1"
 outputs:
   endpoints:
     value: {get_attr: [web, endpoints]}
@@ -64,33 +65,39 @@ test_service_refusals_name_the_property() {
 }
 
 test_service_runs_replicas_and_delete_stops_them() {
-    local name node dir marker rc=0 err eps
+    local name group dir marker rc=0 err eps
     name=$(stack_name svc)
-    node="svcn-$RUN_ID"
-    marker="$RUN_ID"
+    group="g$RUN_ID"
     dir=$(mktemp -d)
-    trap 'svc_stop_agent; pkill -f -- "^svc-$marker " 2>/dev/null; rm -rf "$dir"' EXIT
-    svc_start_agent "$node" "$dir/agent"
+    marker="$dir/www"
+    mkdir "$marker"
+    # shellcheck disable=SC2064 # the paths are this test's: expanded now
+    trap "svc_stop_agents; pkill -f -- 'http.server .* --directory $marker\$' || true; rm -rf '$dir'" EXIT
+    # Two nodes: one replica per node (a service's replicas never share one).
+    svc_start_agent "svca-$RUN_ID" "$dir/a" "$group" 33100
+    svc_start_agent "svcb-$RUN_ID" "$dir/b" "$group" 33150
     # A metric the cluster does not know is refused at submit, nothing stored.
-    svc_template "$node" "$marker" 2 NoSuchMetric >"$dir/bad.yaml"
+    svc_template "$group" "$marker" 2 NoSuchMetric >"$dir/bad.yaml"
     err=$(ctl submit "$name" "$dir/bad.yaml" 2>&1) || rc=$?
     assert_eq 2 "$rc" "unknown metric exit code"
     assert_match 'metrics\[0\]\.name: unknown metric "NoSuchMetric"' "$err" message
     # Two replicas run, healthy, on their allocated ports.
-    svc_template "$node" "$marker" 2 MemoryMB >"$dir/ok.yaml"
+    svc_template "$group" "$marker" 2 MemoryMB >"$dir/ok.yaml"
     ctl submit "$name" "$dir/ok.yaml" --wait --timeout 60 >/dev/null
     assert_eq CREATE_COMPLETE "$(status_json "$name" | jqr .status)" status
+    assert_eq 2 "$(svc_processes "$marker")" "two processes"
     eps=$(ctl output-show "$name" endpoints -o json | jq -r '.output_value[]')
     assert_eq 2 "$(echo "$eps" | wc -l)" "two endpoints"
     local ep
     for ep in $eps; do
         curl -sf "http://$ep/" >/dev/null || fail "replica at $ep does not answer"
     done
-    # The delete stops every process and the service leaves the cluster.
+    # The delete stops every process and frees the nodes.
     ctl delete "$name" --wait --timeout 60 >/dev/null
-    cv_wait_until 10 "replicas stopped" svc_no_processes "$marker"
-    local svc_keys
-    svc_keys=$(redis --scan --pattern "${CONVERGE_PREFIX:-cv:}{cluster}:assign:$node" | wc -l)
-    [ "$svc_keys" = 0 ] || [ "$(redis hlen "${CONVERGE_PREFIX:-cv:}{cluster}:assign:$node")" = 0 ] ||
-        fail "replicas still assigned to $node"
+    assert_eq 0 "$(svc_processes "$marker")" "processes left after the delete"
+    local node
+    for node in "svca-$RUN_ID" "svcb-$RUN_ID"; do
+        assert_eq 0 "$(redis hlen "${CONVERGE_PREFIX:-cv:}{cluster}:assign:$node")" \
+            "replicas still assigned to $node"
+    done
 }

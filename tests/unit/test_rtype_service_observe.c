@@ -105,6 +105,21 @@ static void test_an_unplaced_replica_waits_with_its_elimination_sequence(void **
     tr_state_clear(&st);
 }
 
+static void test_an_elimination_list_reads_as_the_steps_that_eliminated(void **state)
+{
+    (void)state;
+    cv_rstate_t st = version(
+        "{\"exists\": true, \"state\": \"active\", " NODES ", \"placement\": [], \"unplaced\": "
+        "[{\"index\": 0, \"eliminationSequence\": [{\"constraint\": \"NodeStatus\", "
+        "\"eliminated\": []}, {\"constraint\": \"ReplicaExclusion\", \"eliminated\": [\"n1\", "
+        "\"n2\"]}, {\"constraint\": \"NodeCapacity\", \"eliminated\": [\"n3\"]}]}], "
+        "\"reports\": {}}");
+    assert_int_equal(observe(&st, CV_ACTION_CREATE), CV_OBSERVED_IN_PROGRESS);
+    assert_contains(st.reason, "web-0.demo is unplaced: ReplicaExclusion eliminated n1, n2; "
+                               "NodeCapacity eliminated n3");
+    tr_state_clear(&st);
+}
+
 static void test_a_report_of_another_digest_waits(void **state)
 {
     (void)state;
@@ -232,6 +247,7 @@ int main(void)
         cmocka_unit_test(test_every_index_healthy_is_complete),
         cmocka_unit_test(test_a_replica_still_starting_waits),
         cmocka_unit_test(test_an_unplaced_replica_waits_with_its_elimination_sequence),
+        cmocka_unit_test(test_an_elimination_list_reads_as_the_steps_that_eliminated),
         cmocka_unit_test(test_a_report_of_another_digest_waits),
         cmocka_unit_test(test_a_replica_on_a_down_node_is_not_healthy),
         cmocka_unit_test(test_a_scale_down_waits_for_the_higher_indexes_to_go),
