@@ -30,7 +30,7 @@ svc_node_up() { [ "$(redis exists "${CONVERGE_PREFIX:-cv:}{cluster}:alive:$1")" 
 # The processes of a run's replicas: they serve the run's own directory.
 svc_processes() { pgrep -f -- "http.server .* --directory $1\$" | wc -l; }
 
-svc_template() { # group marker replicas metric
+svc_template() { # group marker replicas metric [load] [greeting]
     cat <<EOF
 heat_template_version: 2018-08-31
 resources:
@@ -41,7 +41,8 @@ resources:
       command: [python3, -m, http.server, "\${CONVERGE_PORT_HTTP}", --bind, 127.0.0.1, --directory, "$2"]
       ports: [http]
       health_check: {type: tcp, interval: 0.2, timeout: 1}
-      metrics: [{name: $4, primary_load: 64}]
+      env: {GREETING: "${6:-hello}"}
+      metrics: [{name: $4, primary_load: ${5:-64}}]
       placement_constraints: "group == $1"
 outputs:
   endpoints:
@@ -62,6 +63,57 @@ test_service_refusals_name_the_property() {
     assert_eq 2 "$rc" "exit code"
     assert_match 'health_check.type: "udp" is not an allowed value' "$err" message
     rm -rf "$dir"
+}
+
+# Two agents of group g<run> (one replica per node: a service's replicas
+# never share one) and this test's directory in SVC_DIR, the marker of its
+# processes in SVC_MARKER; all of it goes when the test ends.
+svc_cluster() {
+    SVC_DIR=$(mktemp -d)
+    SVC_MARKER="$SVC_DIR/www"
+    mkdir "$SVC_MARKER"
+    # shellcheck disable=SC2064 # the paths are this test's: expanded now
+    trap "svc_stop_agents; pkill -f -- 'http.server .* --directory $SVC_MARKER\$' || true; rm -rf '$SVC_DIR'" EXIT
+    svc_start_agent "svca-$RUN_ID-$1" "$SVC_DIR/a" "g$RUN_ID$1" "$2"
+    svc_start_agent "svcb-$RUN_ID-$1" "$SVC_DIR/b" "g$RUN_ID$1" "$(($2 + 50))"
+}
+
+svc_pids() { pgrep -f -- "http.server .* --directory $SVC_MARKER\$" | sort | tr '\n' ' '; }
+
+test_service_update_scales_down_and_replaces_on_a_new_process() {
+    local name before after
+    name=$(stack_name svcup)
+    svc_cluster up 33200
+    svc_template "g${RUN_ID}up" "$SVC_MARKER" 2 MemoryMB >"$SVC_DIR/two.yaml"
+    ctl submit "$name" "$SVC_DIR/two.yaml" --wait --timeout 60 >/dev/null
+    assert_eq 2 "$(svc_processes "$SVC_MARKER")" "two processes"
+    # Scale down: index 1 goes, index 0 keeps its process.
+    before=$(svc_pids)
+    svc_template "g${RUN_ID}up" "$SVC_MARKER" 1 MemoryMB >"$SVC_DIR/one.yaml"
+    ctl update "$name" "$SVC_DIR/one.yaml" --wait --timeout 60 >/dev/null
+    assert_eq UPDATE_COMPLETE "$(status_json "$name" | jqr .status)" status
+    cv_wait_until 10 "one process" test "$(svc_processes "$SVC_MARKER")" = 1
+    after=$(svc_pids)
+    [[ " $before " == *" ${after% } "* ]] || fail "index 0 was restarted: $before -> $after"
+    # A new environment is a new process: the replica is replaced.
+    svc_template "g${RUN_ID}up" "$SVC_MARKER" 1 MemoryMB 64 bonjour >"$SVC_DIR/env.yaml"
+    ctl update "$name" "$SVC_DIR/env.yaml" --wait --timeout 60 >/dev/null
+    assert_eq UPDATE_COMPLETE "$(status_json "$name" | jqr .status)" status
+    cv_wait_until 10 "the old process gone" test "$(svc_pids)" != "$after"
+    ctl delete "$name" --wait --timeout 60 >/dev/null
+}
+
+test_service_that_cannot_fit_fails_with_the_shortfall() {
+    local name reason
+    name=$(stack_name svcbig)
+    svc_cluster big 33300
+    svc_template "g${RUN_ID}big" "$SVC_MARKER" 2 MemoryMB 5000 >"$SVC_DIR/big.yaml"
+    ctl submit "$name" "$SVC_DIR/big.yaml" --wait --timeout 60 >/dev/null 2>&1 || true
+    assert_eq CREATE_FAILED "$(status_json "$name" | jqr .status)" status
+    reason=$(ctl resource-show "$name" web -o json | jqr .reason)
+    assert_match "service web rejected" "$reason" reason
+    assert_eq 0 "$(svc_processes "$SVC_MARKER")" "no process started"
+    ctl delete "$name" --wait --timeout 60 >/dev/null
 }
 
 test_service_runs_replicas_and_delete_stops_them() {
