@@ -174,6 +174,22 @@ static void assert_json(const json_t *got, const char *want_json)
     json_decref(want);
 }
 
+static void test_a_list_of_constraints_must_all_hold(void **state)
+{
+    (void)state;
+    assert_refused("{\"command\": [\"x\"], \"constraints\": [[\"hostname\", \"UNIQUE\"], "
+                   "{\"OR\": [[\"rack\", \"MAXPER\", 2], [\"IDC\", \"LIKE\", \"sh.*\"]]}]}",
+                   "");
+    assert_contains(refusal("{\"command\": [\"x\"], \"constraints\": [[\"hostname\", "
+                            "\"UNIQUE\"], [\"rack\", \"MAXPER\"]]}"),
+                    "resources.r.properties.constraints[1]");
+    json_t *spec = spec_of("{\"command\": [\"x\"], \"constraints\": [[\"hostname\", "
+                           "\"UNIQUE\"], [\"rack\", \"MAXPER\", 2]]}");
+    assert_json(json_object_get(spec, "constraints"),
+                "{\"and\": [[\"hostname\", \"UNIQUE\"], [\"rack\", \"MAXPER\", 2]]}");
+    json_decref(spec);
+}
+
 static void test_the_spec_describes_the_service_for_placement(void **state)
 {
     (void)state;
@@ -284,6 +300,7 @@ int main(void)
         cmocka_unit_test(test_a_task_needs_a_name_and_a_command),
         cmocka_unit_test(test_a_malformed_placement_constraint_is_refused),
         cmocka_unit_test(test_a_malformed_mesos_constraint_is_refused),
+        cmocka_unit_test(test_a_list_of_constraints_must_all_hold),
         cmocka_unit_test(test_bad_policies_name_the_allowed_values),
         cmocka_unit_test(test_an_unknown_key_inside_a_property_is_refused),
         cmocka_unit_test(test_a_tcp_check_needs_one_of_the_ports),
