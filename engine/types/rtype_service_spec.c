@@ -130,8 +130,23 @@ int cv_service_digest(const json_t *props, char *out)
     return 0;
 }
 
+/* The affinity parent as the live engine finds it: a resource name of the
+ * same stack. A service id of this stack (what {get_resource: db} gives,
+ * "<stack>.<resource>.<8 characters>") is its resource's name. */
+static json_t *affinity_of(json_t *given, const char *svc)
+{
+    const char *v = json_string_value(given), *dot = strchr(svc, '.');
+    size_t stack_len = dot ? (size_t)(dot - svc) + 1 : 0, len = strlen(v);
+    if (stack_len && len > stack_len + 9 && strncmp(v, svc, stack_len) == 0 && v[len - 9] == '.') {
+        json_t *name = json_stringn(v + stack_len, len - stack_len - 9);
+        json_decref(given);
+        return name;
+    }
+    return given;
+}
+
 /* The placement description's members that the properties give. */
-static int describe(json_t *spec, const json_t *props, char *errstr, size_t errsz)
+static int describe(json_t *spec, const json_t *props, const char *svc, char *errstr, size_t errsz)
 {
     json_t *metrics = NULL, *placement = NULL, *constraints = NULL, *spread = NULL,
            *affinity = NULL;
@@ -152,7 +167,8 @@ static int describe(json_t *spec, const json_t *props, char *errstr, size_t errs
     json_decref(spread);
     rc = rc ? rc : prop(props, "affinity", NULL, &affinity, errstr, errsz);
     if (!rc && affinity)
-        json_object_set_new(spec, "affinity", json_pack("{s:o}", "service", affinity));
+        json_object_set_new(spec, "affinity",
+                            json_pack("{s:o}", "service", affinity_of(affinity, svc)));
     return rc;
 }
 
@@ -169,7 +185,7 @@ json_t *cv_service_spec(const json_t *props, const char *svc, const char *resour
     json_t *spec = json_pack("{s:s, s:s, s:o, s:o}", "name", svc, "serviceType", resource,
                              "replicas", replicas, "stateful", stateful);
     json_t *process = NULL;
-    if (describe(spec, props, errstr, errstr_size) != 0 ||
+    if (describe(spec, props, svc, errstr, errstr_size) != 0 ||
         !(process = process_of(props, errstr, errstr_size))) {
         json_decref(spec);
         return NULL;

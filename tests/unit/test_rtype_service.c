@@ -207,7 +207,7 @@ static void test_the_spec_describes_the_service_for_placement(void **state)
                 "\"secondaryLoad\": 64, \"weight\": \"high\"}], \"placementConstraints\": "
                 "\"NodeType == web\", \"constraints\": [\"hostname\", \"UNIQUE\"], "
                 "\"distribution\": \"maxDifference\", \"requireDomainDistribution\": true, "
-                "\"affinity\": {\"service\": \"stk.db.12345678\"}}");
+                "\"affinity\": {\"service\": \"db\"}}");
     /* What the live engine hands to the placement library loads there. */
     cv_service_t *s = NULL;
     char err[512] = "";
@@ -217,6 +217,28 @@ static void test_the_spec_describes_the_service_for_placement(void **state)
     cv_service_free(s);
     json_decref(described);
     json_decref(spec);
+}
+
+static const char *affinity_of(const char *given)
+{
+    static char out[128];
+    char props[256];
+    snprintf(props, sizeof(props), "{\"command\": [\"x\"], \"affinity\": \"%s\"}", given);
+    json_t *spec = spec_of(props);
+    snprintf(out, sizeof(out), "%s",
+             json_string_value(json_object_get(json_object_get(spec, "affinity"), "service")));
+    json_decref(spec);
+    return out;
+}
+
+/* The live engine finds the parent by its resource name in the stack. */
+static void test_affinity_names_the_other_resource_of_the_stack(void **state)
+{
+    (void)state;
+    assert_string_equal(affinity_of("db"), "db");
+    assert_string_equal(affinity_of("stk.db.12345678"), "db"); /* {get_resource: db} */
+    assert_string_equal(affinity_of("stk.my.db.12345678"), "my.db");
+    assert_string_equal(affinity_of("other.db.12345678"), "other.db.12345678");
 }
 
 static void test_the_process_holds_one_main_task_and_the_defaults(void **state)
@@ -307,6 +329,7 @@ int main(void)
         cmocka_unit_test(test_ports_and_metrics_are_checked),
         cmocka_unit_test(test_intrinsic_values_are_left_for_later),
         cmocka_unit_test(test_the_spec_describes_the_service_for_placement),
+        cmocka_unit_test(test_affinity_names_the_other_resource_of_the_stack),
         cmocka_unit_test(test_the_process_holds_one_main_task_and_the_defaults),
         cmocka_unit_test(test_the_digest_follows_the_process_not_the_replica_count),
         cmocka_unit_test(test_the_service_id_names_stack_resource_and_version),
