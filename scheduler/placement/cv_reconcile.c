@@ -79,6 +79,7 @@ static void ctx_init(rc_ctx_t *x, const json_t *model, const char *svc, json_t *
     x->blocklist = object_or_new(json_object_get(rec, "blocklist"));
     x->failures = object_or_new(json_object_get(rec, "failures"));
     x->avoid = json_object();
+    x->held = json_object();
     x->placement = json_array();
     x->unplaced = json_array();
     x->ops = json_array();
@@ -98,6 +99,7 @@ static void ctx_free(rc_ctx_t *x)
     json_decref(x->blocklist);
     json_decref(x->failures);
     json_decref(x->avoid);
+    json_decref(x->held);
     json_decref(x->placement);
     json_decref(x->unplaced);
     json_decref(x->ops);
