@@ -122,8 +122,10 @@ static void load_service(rc_ctx_t *x)
         snprintf(err, sizeof(err), "the service has no spec");
     else if (x->target < 0)
         snprintf(err, sizeof(err), "replicas: expected a count of 0 or more, not %d", x->target);
-    if ((!json_is_object(x->spec) || x->target < 0) ||
-        cv_service_load(desc, "spec", &x->s, err, sizeof(err)) != 0)
+    bool loaded = json_is_object(x->spec) && x->target >= 0 &&
+                  cv_service_load(desc, "spec", &x->s, err, sizeof(err)) == 0;
+    /* a service being deleted goes whatever its spec says */
+    if (!loaded && !x->deleting)
         x->rejected = json_pack("{s:s, s:s}", "reason", "InvalidSpec", "description", err);
     json_decref(desc);
     if (x->s)

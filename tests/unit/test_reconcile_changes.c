@@ -462,6 +462,25 @@ static void test_a_spec_that_does_not_load_is_rejected_and_running_replicas_stay
     json_decref(m);
 }
 
+static void test_a_deleting_service_goes_even_when_its_spec_does_not_load(void **state)
+{
+    (void)state;
+    json_t *m = rx_grid(1000);
+    json_t *rec = rx_service(m, RX_SVC, 2, false);
+    json_decref(rx_round(m, RX_SVC));
+    json_object_set_new(rx_spec(m, RX_SVC), "distribution", json_string("sideways"));
+    json_object_set_new(rec, "state", json_string("deleting"));
+    json_t *p = rx_round(m, RX_SVC);
+    assert_int_equal(rx_ops(p, "unassign"), 2);
+    assert_true(json_is_null(json_object_get(p, "rejected")));
+    assert_false(json_is_true(json_object_get(p, "remove")));
+    json_decref(p);
+    p = rx_round(m, RX_SVC);
+    assert_true(json_is_true(json_object_get(p, "remove")));
+    json_decref(p);
+    json_decref(m);
+}
+
 static void test_spec_and_placement_may_be_json_strings_as_redis_holds_them(void **state)
 {
     (void)state;
@@ -501,6 +520,7 @@ int main(void)
             test_a_service_that_cannot_fit_an_empty_cluster_is_rejected_with_the_shortfall),
         cmocka_unit_test(test_a_deleting_service_loses_every_replica_then_is_removed),
         cmocka_unit_test(test_a_spec_that_does_not_load_is_rejected_and_running_replicas_stay),
+        cmocka_unit_test(test_a_deleting_service_goes_even_when_its_spec_does_not_load),
         cmocka_unit_test(test_spec_and_placement_may_be_json_strings_as_redis_holds_them),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
