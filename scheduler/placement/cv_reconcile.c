@@ -79,6 +79,7 @@ static void ctx_init(rc_ctx_t *x, const json_t *model, const char *svc, json_t *
     x->blocklist = object_or_new(json_object_get(rec, "blocklist"));
     x->failures = object_or_new(json_object_get(rec, "failures"));
     x->avoid = json_object();
+    x->held = json_object();
     x->placement = json_array();
     x->unplaced = json_array();
     x->ops = json_array();
@@ -98,6 +99,7 @@ static void ctx_free(rc_ctx_t *x)
     json_decref(x->blocklist);
     json_decref(x->failures);
     json_decref(x->avoid);
+    json_decref(x->held);
     json_decref(x->placement);
     json_decref(x->unplaced);
     json_decref(x->ops);
@@ -120,8 +122,10 @@ static void load_service(rc_ctx_t *x)
         snprintf(err, sizeof(err), "the service has no spec");
     else if (x->target < 0)
         snprintf(err, sizeof(err), "replicas: expected a count of 0 or more, not %d", x->target);
-    if ((!json_is_object(x->spec) || x->target < 0) ||
-        cv_service_load(desc, "spec", &x->s, err, sizeof(err)) != 0)
+    bool loaded = json_is_object(x->spec) && x->target >= 0 &&
+                  cv_service_load(desc, "spec", &x->s, err, sizeof(err)) == 0;
+    /* a service being deleted goes whatever its spec says */
+    if (!loaded && !x->deleting)
         x->rejected = json_pack("{s:s, s:s}", "reason", "InvalidSpec", "description", err);
     json_decref(desc);
     if (x->s)

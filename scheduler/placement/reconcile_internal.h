@@ -54,6 +54,7 @@ typedef struct rc_ctx {
     json_t *moved_from; /* index -> the node it leaves */
     json_t *blocklist, *failures;
     json_t *avoid; /* nodes a replica just gave up on: none of this plan's placements */
+    json_t *held;  /* index -> {node, rid, state}: a stateful index whose old replica still runs */
     json_t *placement, *unplaced, *ops, *events, *health;
     json_t *rejected;
 } rc_ctx_t;
@@ -83,6 +84,9 @@ void cv__rc_replica_name(const rc_ctx_t *x, int index, char *buf, size_t size);
 /* Fills x->kept and x->replace from the stored placement, counts given-up
  * failures and updates the blocklist. */
 void cv__rc_judge(rc_ctx_t *x);
+/* Fills x->held: a stateful index not kept whose previous replica a live
+ * node still reports running is not placed again until it has stopped. */
+void cv__rc_hold(rc_ctx_t *x);
 
 /* ---- placing (reconcile_place.c) ---- */
 

@@ -370,19 +370,13 @@ static bool stored_differs(const rc_ctx_t *x, const char *field, const json_t *n
     return !json_equal(before, now);
 }
 
-/* A deleting service is gone once no node is assigned any of its replicas
- * and no live node still reports one. */
+/* A deleting service is gone once no node was assigned any of its replicas
+ * (the commit that unassigns the last ones is not the one that removes it:
+ * the agents first get to stop them) and no live node reports one. */
 static bool all_gone(const rc_ctx_t *x)
 {
-    if (!x->deleting)
+    if (!x->deleting || json_array_size(x->ops) > 0)
         return false;
-    size_t i;
-    json_t *op;
-    json_array_foreach(x->ops, i, op)
-    {
-        if (strcmp(json_string_value(json_object_get(op, "op")), "assign") == 0)
-            return false;
-    }
     const char *node, *rid;
     json_t *n, *v;
     json_object_foreach(x->nodes, node, n)

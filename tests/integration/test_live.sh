@@ -107,3 +107,45 @@ test_live_cluster_loop_places_replaces_scales_and_deletes_a_service() {
     assert_eq 0 "$(lv_assigned "${nodes[@]}")" "replicas assigned after the delete"
     assert_eq 0 "$(redis SISMEMBER "$(lv_key services)" "$svc")" "service still listed"
 }
+
+# A node's admin state as `convergectl node` writes it.
+lv_admin() { redis HSET "$(lv_key "node:$1")" admin "$2" >/dev/null; }
+
+lv_unplaced_is() { # svc count
+    [ "$(redis HGET "$(lv_key "svc:$1")" unplaced | jq length)" = "$2" ]
+}
+
+test_live_an_unplaceable_replica_waits_then_lands_on_a_joining_node_and_drain_moves_it() {
+    local run="lw${RUN_ID}" nodes=("lw${RUN_ID}-a" "lw${RUN_ID}-b" "lw${RUN_ID}-c")
+    local svc="$run.web.00000002" stack="$run-stack"
+    trap 'lv_cleanup '"$run"' '"${nodes[*]}"'; redis DEL "$(lv_key "svc:'"$svc"'")" >/dev/null; redis SREM "$(lv_key services)" "'"$svc"'" >/dev/null' RETURN
+    lv_node "${nodes[0]}" fd1 ud1 "$run"
+    lv_node "${nodes[1]}" fd2 ud2 "$run"
+    redis HSET "$(lv_key "svc:$svc")" spec "$(lv_spec 3 "$run")" state active gen 0 \
+        stack "$stack" stack_name demo resource web >/dev/null
+    redis SADD "$(lv_key services)" "$svc" >/dev/null
+
+    # two nodes for three replicas (one per node): index 2 waits, and says why
+    cv_wait_until 20 "2 replicas assigned, 1 unplaced" lv_unplaced_is "$svc" 1
+    assert_eq 2 "$(lv_assigned "${nodes[@]}")" "replicas assigned on two nodes"
+    redis HGET "$(lv_key "svc:$svc")" unplaced | jq -e '.[0].index == 2 and (.[0].eliminationSequence | length) > 0' >/dev/null ||
+        fail "no elimination sequence for index 2"
+    redis HGET "$(lv_key health)" "System.PLB:$svc|ServiceReplicaUnplacedHealth_Instance_2" | grep -q Warning ||
+        fail "no unplaced health report"
+
+    # a node joins: index 2 lands on it, the report goes
+    lv_node "${nodes[2]}" fd3 ud3 "$run"
+    cv_wait_until 20 "index 2 placed on the new node" lv_unplaced_is "$svc" 0
+    assert_eq "${nodes[2]}" "$(lv_node_of "$svc" 2)" "node of index 2"
+    assert_eq "" "$(redis HGET "$(lv_key health)" "System.PLB:$svc|ServiceReplicaUnplacedHealth_Instance_2")" \
+        "unplaced report after placement"
+
+    # drain a node: its replica leaves, and with nowhere else to go waits
+    local drained
+    drained=$(lv_node_of "$svc" 0)
+    lv_admin "$drained" draining
+    cv_wait_until 20 "the drained node emptied" lv_assigned_is 0 "$drained"
+    lv_unplaced_is "$svc" 1 || fail "the drained replica is not waiting"
+    redis XRANGE "${LV_PREFIX}{$stack}:events" - + | grep -q "replica web-0.demo left $drained (node $drained draining)" ||
+        fail "no event for the drained replica"
+}

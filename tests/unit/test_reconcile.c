@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "cv_cluster.h"
 #include "test_reconcile_fixture.h"
 
 /* Replicas of the plan per fault domain (fd1..fd3) and upgrade domain. */
@@ -285,6 +286,28 @@ static void test_a_node_back_before_the_grace_period_changes_nothing(void **stat
     json_decref(m);
 }
 
+static void test_a_cluster_file_carries_the_live_settings_checked_by_the_loader(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    cv_cluster_t *c = NULL;
+    json_t *ok = json_pack("{s:[{s:s}], s:{s:i, s:f}}", "nodes", "name", "a", "live",
+                           "downGraceSeconds", 10, "blocklistMinutes", 0.5);
+    assert_int_equal(cv_cluster_load(ok, "c.json", &c, err, sizeof(err)), 0);
+    cv_cluster_free(c);
+    json_t *typo =
+        json_pack("{s:[{s:s}], s:{s:i}}", "nodes", "name", "a", "live", "graceSeconds", 10);
+    assert_int_not_equal(cv_cluster_load(typo, "c.json", &c, err, sizeof(err)), 0);
+    assert_non_null(strstr(err, "c.json: live.graceSeconds: unknown member"));
+    json_t *negative =
+        json_pack("{s:[{s:s}], s:{s:i}}", "nodes", "name", "a", "live", "downGraceSeconds", -1);
+    assert_int_not_equal(cv_cluster_load(negative, "c.json", &c, err, sizeof(err)), 0);
+    assert_string_equal(err, "c.json: live.downGraceSeconds: expected a number of 0 or more");
+    json_decref(ok);
+    json_decref(typo);
+    json_decref(negative);
+}
+
 static void test_an_unknown_service_is_an_error(void **state)
 {
     (void)state;
@@ -310,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_a_disabled_node_keeps_its_replicas_and_takes_no_new_ones),
         cmocka_unit_test(test_a_draining_node_loses_its_replicas),
         cmocka_unit_test(test_a_node_back_before_the_grace_period_changes_nothing),
+        cmocka_unit_test(test_a_cluster_file_carries_the_live_settings_checked_by_the_loader),
         cmocka_unit_test(test_an_unknown_service_is_an_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
