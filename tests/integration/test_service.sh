@@ -9,6 +9,7 @@ svc_agent_bin() { echo "$(dirname "$CONVERGECTL")/converge-agent"; }
 # in a directory of its own, with host ports from $4; its pid joins
 # SVC_AGENT_PIDS, stopped by svc_stop_agents.
 SVC_AGENT_PIDS=()
+SVC_NODES=()
 svc_start_agent() { # node dir group first-port
     local bin
     bin=$(svc_agent_bin)
@@ -16,12 +17,18 @@ svc_start_agent() { # node dir group first-port
     "$bin" --name "$1" --capacity MemoryMB=1024 --property "group=$3" --dir "$2" \
         --ports "$4-$(($4 + 49))" >"$2.log" 2>&1 &
     SVC_AGENT_PIDS+=($!)
+    SVC_NODES+=("$1")
     cv_wait_until 10 "node $1 up" svc_node_up "$1"
 }
 
+# Stops this test's agents and takes their nodes out of the cluster, so
+# that later tests do not count them.
 svc_stop_agents() {
-    local pid
+    local pid node
     for pid in "${SVC_AGENT_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
+    for node in "${SVC_NODES[@]}"; do
+        redis hdel "${CONVERGE_PREFIX:-cv:}{cluster}:nodes" "$node" >/dev/null
+    done
     return 0
 }
 
@@ -107,7 +114,7 @@ test_service_that_cannot_fit_fails_with_the_shortfall() {
     local name reason
     name=$(stack_name svcbig)
     svc_cluster big 33300
-    svc_template "g${RUN_ID}big" "$SVC_MARKER" 2 MemoryMB 5000 >"$SVC_DIR/big.yaml"
+    svc_template "g${RUN_ID}big" "$SVC_MARKER" 2 MemoryMB 100000000 >"$SVC_DIR/big.yaml"
     ctl submit "$name" "$SVC_DIR/big.yaml" --wait --timeout 60 >/dev/null 2>&1 || true
     assert_eq CREATE_FAILED "$(status_json "$name" | jqr .status)" status
     reason=$(ctl resource-show "$name" web -o json | jqr .reason)
