@@ -6,11 +6,12 @@
  * service behind it; the observers then watch the replicas.
  *
  * Create and update: the metrics are checked against the live cluster
- * first (an unknown one fails the resource, nothing written); a rejection by the live engine (the
- * service cannot fit) is noted in the version's data, which its observer fails with that reason —
- * the action is recorded, so the stack's delete still finds the service. Delete (the current
- * version, or replaced ones): the service is marked deleting and reconciled; its agents stop the
- * processes.
+ * first (an unknown one fails the resource, nothing written); a rejection
+ * by the live engine (the service cannot fit) is noted in the version's
+ * data, which its observer fails with that reason — the action is
+ * recorded, so the stack's delete still finds the service. Delete (the
+ * current version, or replaced ones): the service is marked deleting and
+ * reconciled; its agents stop the processes.
  *
  * A crash anywhere here is retried by the job's redelivery: the version's
  * uuid names the same service, and svc_put.lua changes nothing for a spec
@@ -144,7 +145,7 @@ static void put(check_t *c, const char *spec_text, const char *state)
         cv__check_backoff(c);
 }
 
-/* ---- create / update: check, resolve, put ---- */
+/* ---- create / update: check, then put ---- */
 
 static void put_spec(check_t *c, json_t *spec)
 {
