@@ -5,6 +5,7 @@
  */
 #include "cli_live.h"
 #include "cli_output.h"
+#include "cli_traversal.h"
 
 #include "cv_keys.h"
 
@@ -15,6 +16,8 @@
 
 /* Commands per pipeline: bounds the memory of one round trip. */
 #define BATCH 512
+
+#define SERVICE_TYPE "Converge::Service"
 
 /* The value `text` parsed as JSON, or {"error": ...} when it is not JSON
  * (or, with `want_object`, not an object). */
@@ -226,4 +229,81 @@ int cli_live_read_health(cli_t *cli, json_t **out)
     *out = hash_of_objects(r);
     freeReplyObject(r);
     return CLI_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The services of a stack                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* The stack's Converge::Service resources (only `only` when not NULL) as
+ * [{"resource"}], in template order. */
+static int service_resources(cli_t *cli, const char *name, const char *id, const char *only,
+                             json_t **out)
+{
+    cli_def_t d;
+    int rc = cli_def_read(cli, name, id, &d);
+    json_t *resources = rc == CLI_OK ? cli_def_resources(&d) : NULL;
+    cli_def_free(&d);
+    if (rc != CLI_OK)
+        return rc;
+    json_t *list = json_array();
+    const char *res;
+    json_t *def;
+    json_object_foreach(resources, res, def)
+    {
+        const char *type = json_string_value(json_object_get(def, "type"));
+        if (type && strcmp(type, SERVICE_TYPE) == 0 && (!only || strcmp(only, res) == 0))
+            json_array_append_new(list, json_pack("{s:s}", "resource", res));
+    }
+    if (only && json_array_size(list) == 0)
+        rc = cli_fail(CLI_USAGE, "stack %s has no resource %s of type %s", name, only,
+                      SERVICE_TYPE);
+    json_decref(resources);
+    if (rc == CLI_OK)
+        *out = list;
+    else
+        json_decref(list);
+    return rc;
+}
+
+/* Adds "svc" (the physical id) to each entry; entries not created yet
+ * have none and are dropped. */
+static int service_ids(cli_t *cli, const char *id, json_t *list)
+{
+    size_t n = json_array_size(list);
+    json_t *kept = json_array();
+    int rc = CLI_OK;
+    for (size_t i = 0; rc == CLI_OK && i < n; i++) {
+        json_t *e = json_array_get(list, i);
+        char key[CV_KEY_MAX];
+        cv_key(key, sizeof(key), CV_KEY_RES, id, 0,
+               json_string_value(json_object_get(e, "resource")));
+        const char *argv[] = {"HGET", key, "physical_id"};
+        redisReply *r = cli_redis_argv(cli, CLI_R_STRING_OR_NIL, 3, argv, NULL);
+        if (!r) {
+            rc = CLI_SERVICE;
+            break;
+        }
+        if (r->type == REDIS_REPLY_STRING && r->len > 0) {
+            json_object_set_new(e, "svc", cli_json_strn(r->str, r->len));
+            json_array_append(kept, e);
+        }
+        freeReplyObject(r);
+    }
+    json_array_clear(list);
+    json_array_extend(list, kept);
+    json_decref(kept);
+    return rc;
+}
+
+int cli_live_stack_services(cli_t *cli, const char *name, const char *id, const char *only,
+                            json_t **out)
+{
+    *out = NULL;
+    int rc = service_resources(cli, name, id, only, out);
+    if (rc == CLI_OK && (rc = service_ids(cli, id, *out)) != CLI_OK) {
+        json_decref(*out);
+        *out = NULL;
+    }
+    return rc;
 }

@@ -40,6 +40,13 @@ int cli_live_read(cli_t *cli, unsigned what, json_t **out);
  * CLI_SERVICE. A service whose hash is gone has no entry. */
 int cli_live_read_services(cli_t *cli, const json_t *svcs, json_t *into);
 
+/* The Converge::Service resources of the stack `name` (id `id`), or only
+ * its resource `only` (NULL: all), that have a service id yet, as
+ * [{"resource", "svc"}] in template order: CLI_OK, CLI_USAGE (`only` is
+ * no Converge::Service resource of the stack; reported) or CLI_SERVICE. */
+int cli_live_stack_services(cli_t *cli, const char *name, const char *id, const char *only,
+                            json_t **out);
+
 /* The reports of {cluster}:health (field -> parsed report) into *out:
  * CLI_OK or CLI_SERVICE. */
 int cli_live_read_health(cli_t *cli, json_t **out);

@@ -10,14 +10,9 @@
 #include "cli_output.h"
 #include "cli_replview.h"
 #include "cli_stack.h"
-#include "cli_traversal.h"
-
-#include "cv_keys.h"
 
 #include <stdio.h>
 #include <string.h>
-
-#define SERVICE_TYPE "Converge::Service"
 
 const char cli_replicas_usage[] =
     "usage: convergectl replicas STACK [SERVICE] [-o json]\n"
@@ -59,67 +54,6 @@ static int apply_opt(const cli_args_t *a, int id, void *ctx)
     return cli_usage_error(a->cmd, "unexpected argument '%s'", a->arg);
 }
 
-/* The stack's Converge::Service resources (only `only` when not NULL) as
- * [{"resource"}], in template order. */
-static int service_resources(cli_t *cli, const char *name, const char *id, const char *only,
-                             json_t **out)
-{
-    cli_def_t d;
-    int rc = cli_def_read(cli, name, id, &d);
-    json_t *resources = rc == CLI_OK ? cli_def_resources(&d) : NULL;
-    cli_def_free(&d);
-    if (rc != CLI_OK)
-        return rc;
-    json_t *list = json_array();
-    const char *res;
-    json_t *def;
-    json_object_foreach(resources, res, def)
-    {
-        const char *type = json_string_value(json_object_get(def, "type"));
-        if (type && strcmp(type, SERVICE_TYPE) == 0 && (!only || strcmp(only, res) == 0))
-            json_array_append_new(list, json_pack("{s:s}", "resource", res));
-    }
-    if (only && json_array_size(list) == 0)
-        rc = cli_fail(CLI_USAGE, "stack %s has no resource %s of type %s", name, only,
-                      SERVICE_TYPE);
-    json_decref(resources);
-    if (rc == CLI_OK)
-        *out = list;
-    else
-        json_decref(list);
-    return rc;
-}
-
-/* Adds "svc" (the physical id) to each entry; entries not created yet
- * have none and are dropped. */
-static int service_ids(cli_t *cli, const char *id, json_t *list)
-{
-    size_t n = json_array_size(list);
-    json_t *kept = json_array();
-    int rc = CLI_OK;
-    for (size_t i = 0; rc == CLI_OK && i < n; i++) {
-        json_t *e = json_array_get(list, i);
-        char key[CV_KEY_MAX];
-        cv_key(key, sizeof(key), CV_KEY_RES, id, 0,
-               json_string_value(json_object_get(e, "resource")));
-        const char *argv[] = {"HGET", key, "physical_id"};
-        redisReply *r = cli_redis_argv(cli, CLI_R_STRING_OR_NIL, 3, argv, NULL);
-        if (!r) {
-            rc = CLI_SERVICE;
-            break;
-        }
-        if (r->type == REDIS_REPLY_STRING && r->len > 0) {
-            json_object_set_new(e, "svc", cli_json_strn(r->str, r->len));
-            json_array_append(kept, e);
-        }
-        freeReplyObject(r);
-    }
-    json_array_clear(list);
-    json_array_extend(list, kept);
-    json_decref(kept);
-    return rc;
-}
-
 static int read_model(cli_t *cli, const json_t *services, json_t **model)
 {
     int rc = cli_live_read(cli, CLI_LIVE_NODES, model);
@@ -143,9 +77,7 @@ static int list(cli_t *cli, const replicas_args_t *p)
     json_t *services = NULL, *model = NULL;
     int rc = cli_stack_resolve(cli, p->words[0], id);
     if (rc == CLI_OK)
-        rc = service_resources(cli, p->words[0], id, p->words[1], &services);
-    if (rc == CLI_OK)
-        rc = service_ids(cli, id, services);
+        rc = cli_live_stack_services(cli, p->words[0], id, p->words[1], &services);
     if (rc == CLI_OK)
         rc = read_model(cli, services, &model);
     if (rc == CLI_OK) {
