@@ -194,7 +194,7 @@ json_t *cli_replica_table(const json_t *rows, double now)
                 ? json_sprintf("%s (%s)", status, reason)
                 : json_string(status);
         json_array_append_new(
-            table, json_pack("[ssossoosoos]", str_or(r, "service", ""), "", str_or(r, "name", ""),
+            table, json_pack("[sssssooosoo]", str_or(r, "service", ""), "", str_or(r, "name", ""),
                              str_or(r, "node", "-"), str_or(r, "role", "-"), status_cell,
                              int_cell(json_object_get(r, "pid")),
                              int_cell(json_object_get(r, "restarts")), str_or(r, "health", ""),
