@@ -63,7 +63,11 @@ static json_t *placed_row(const json_t *model, const json_t *svc_rec, const char
     const json_t *spec = json_object_get(at(model, "assign", node), rid);
     bool up = json_integer_value(at(model, "alive", node)) > 0;
     int index = (int)json_integer_value(json_object_get(p, "index"));
-    const char *state = !up ? "unknown" : str_or(report, "state", "assigned");
+    const char *digest = str_or(report, "digest", ""), *want = str_or(spec, "digest", "");
+    const char *state = !up ? "node_down"
+                        : report && digest[0] && want[0] && strcmp(digest, want) != 0
+                            ? "outdated"
+                            : str_or(report, "state", "assigned");
     const json_t *since = json_object_get(report, "since");
     if (!json_is_number(since))
         since = json_object_get(p, "since");

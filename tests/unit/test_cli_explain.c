@@ -171,6 +171,19 @@ static void test_the_text_names_each_replica_and_the_eliminating_constraints(voi
     json_decref(m);
 }
 
+static void test_a_service_scaled_to_zero_has_nothing_to_explain(void **state)
+{
+    (void)state;
+    json_t *m = model();
+    json_t *spec = json_object_get(json_object_get(json_object_get(m, "services"), "w"), "spec");
+    json_object_set_new(spec, "replicas", json_integer(0));
+    json_t *doc = explain(m);
+    assert_int_equal(json_array_size(json_object_get(doc, "replicas")), 0);
+    assert_int_equal(json_array_size(json_object_get(json_object_get(doc, "check"), "unplaced")), 0);
+    json_decref(doc);
+    json_decref(m);
+}
+
 static void test_an_unknown_service_or_bad_spec_is_an_error(void **state)
 {
     (void)state;
@@ -179,9 +192,9 @@ static void test_an_unknown_service_or_bad_spec_is_an_error(void **state)
     assert_null(cli_explain(m, "nope", err, sizeof(err)));
     assert_contains(err, "service nope has no record");
     json_object_set_new(json_object_get(json_object_get(m, "services"), "w"), "spec",
-                        tu_json("{\"replicas\": -1}"));
+                        tu_json("{\"replicas\": 2, \"placementConstraints\": \"zone ==\"}"));
     assert_null(cli_explain(m, "w", err, sizeof(err)));
-    assert_contains(err, "replicas");
+    assert_contains(err, "placementConstraints");
     json_decref(m);
 }
 
@@ -194,6 +207,7 @@ int main(void)
         cmocka_unit_test(test_a_draining_or_down_node_takes_no_replica),
         cmocka_unit_test(test_a_blocklisted_node_is_disabled_for_the_service_until_its_time),
         cmocka_unit_test(test_the_text_names_each_replica_and_the_eliminating_constraints),
+        cmocka_unit_test(test_a_service_scaled_to_zero_has_nothing_to_explain),
         cmocka_unit_test(test_an_unknown_service_or_bad_spec_is_an_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -92,12 +92,30 @@ static void test_a_replica_without_report_is_assigned(void **state)
     json_decref(m);
 }
 
-static void test_a_replica_on_a_down_node_is_unknown(void **state)
+static void test_a_replica_on_a_down_node_is_node_down(void **state)
 {
     (void)state;
     json_t *m = model(), *rows = rows_of(m);
-    assert_string_equal(field(rows, 2, "status"), "unknown");
+    assert_string_equal(field(rows, 2, "status"), "node_down");
     assert_string_equal(field(rows, 2, "reason"), "the node's heartbeat expired");
+    json_decref(rows);
+    json_decref(m);
+}
+
+static void test_a_replica_running_another_digest_is_outdated(void **state)
+{
+    (void)state;
+    json_t *m = model();
+    json_t *spec = json_object_get(json_object_get(json_object_get(m, "assign"), "n1"), "w/0/1");
+    json_t *report = json_object_get(json_object_get(json_object_get(m, "report"), "n1"), "w/0/1");
+    json_object_set_new(spec, "digest", json_string("new"));
+    json_object_set_new(report, "digest", json_string("old"));
+    json_t *rows = rows_of(m);
+    assert_string_equal(field(rows, 0, "status"), "outdated");
+    json_decref(rows);
+    json_object_set_new(report, "digest", json_string("new"));
+    rows = rows_of(m);
+    assert_string_equal(field(rows, 0, "status"), "healthy");
     json_decref(rows);
     json_decref(m);
 }
@@ -124,7 +142,7 @@ static void test_the_replica_table_shows_ages_and_reasons(void **state)
     assert_string_equal(json_string_value(json_array_get(first, 9)), "10s");
     assert_string_equal(json_string_value(json_array_get(first, 10)), "127.0.0.1:31002");
     assert_string_equal(json_string_value(json_array_get(down, 5)),
-                        "unknown (the node's heartbeat expired)");
+                        "node_down (the node's heartbeat expired)");
     json_decref(table);
     json_decref(rows);
     json_decref(m);
@@ -187,7 +205,8 @@ int main(void)
         cmocka_unit_test(test_replicas_are_listed_by_index_with_their_names),
         cmocka_unit_test(test_a_reported_replica_shows_its_process),
         cmocka_unit_test(test_a_replica_without_report_is_assigned),
-        cmocka_unit_test(test_a_replica_on_a_down_node_is_unknown),
+        cmocka_unit_test(test_a_replica_on_a_down_node_is_node_down),
+        cmocka_unit_test(test_a_replica_running_another_digest_is_outdated),
         cmocka_unit_test(test_an_unplaced_replica_says_what_eliminated_the_nodes),
         cmocka_unit_test(test_the_replica_table_shows_ages_and_reasons),
         cmocka_unit_test(test_health_reports_are_sorted_error_first),
