@@ -134,9 +134,9 @@ static json_t *node_row(const json_t *model, const char *name, const json_t *des
     const json_t *props = json_object_get(desc, "properties");
     json_t *row = json_pack(
         "{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:s, s:i, s:o}", "name", name, "type",
-        str_or(desc, "type", ""), "fault_domain", str_or(desc, "faultDomain", fd),
-        "upgrade_domain", str_or(desc, "upgradeDomain", name), "status", alive > 0 ? "up" : "down",
-        "admin", str_or(hash, "admin", "enabled"), "properties",
+        str_or(desc, "type", ""), "fault_domain", str_or(desc, "faultDomain", fd), "upgrade_domain",
+        str_or(desc, "upgradeDomain", name), "status", alive > 0 ? "up" : "down", "admin",
+        str_or(hash, "admin", "enabled"), "properties",
         json_is_object(props) ? json_incref((json_t *)props) : json_object(), "capacities",
         capacities_of(desc, json_object_get(model, "settings")), "load", load, "load_source",
         has_measured ? "measured" : "declared", "replicas", (int)json_object_size(assign),
@@ -247,7 +247,8 @@ static void props_text(const json_t *props, char *buf, size_t size)
     json_t *v;
     json_object_foreach((json_t *)props, k, v)
     {
-        char *val = json_is_string(v) ? strdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
+        char *val =
+            json_is_string(v) ? strdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
         if (val && len < size)
             len += (size_t)snprintf(buf + len, size - len, "%s%s=%s", len ? " " : "", k, val);
         free(val);
@@ -268,13 +269,13 @@ json_t *cli_nodes_table(const json_t *rows)
         load_text(r, load, sizeof(load));
         props_text(json_object_get(r, "properties"), props, sizeof(props));
         if (json_object_get(r, "error"))
-            snprintf(props, sizeof(props), "unreadable description: %s",
-                     str_or(r, "error", ""));
+            snprintf(props, sizeof(props), "unreadable description: %s", str_or(r, "error", ""));
         json_array_append_new(
-            table, json_pack("[sssssoss]", str_or(r, "name", ""), str_or(r, "type", ""),
-                             str_or(r, "fault_domain", ""), str_or(r, "upgrade_domain", ""), status,
-                             json_sprintf("%d", (int)json_integer_value(json_object_get(r, "replicas"))),
-                             load, props));
+            table,
+            json_pack("[sssssoss]", str_or(r, "name", ""), str_or(r, "type", ""),
+                      str_or(r, "fault_domain", ""), str_or(r, "upgrade_domain", ""), status,
+                      json_sprintf("%d", (int)json_integer_value(json_object_get(r, "replicas"))),
+                      load, props));
     }
     return table;
 }
@@ -499,8 +500,8 @@ static void rule(FILE *f, const grid_t *g)
 static void cell_text(FILE *f, const char *text, const char *colour, size_t width, bool use)
 {
     bool on = use && colour && colour[0] && text[0];
-    fprintf(f, "| %s%s%s%*s ", on ? colour : "", text, on ? RESET : "",
-            (int)(width - strlen(text)), "");
+    fprintf(f, "| %s%s%s%*s ", on ? colour : "", text, on ? RESET : "", (int)(width - strlen(text)),
+            "");
 }
 
 static void grid_row(FILE *f, const grid_t *g, size_t fd, bool colour)

@@ -22,19 +22,26 @@ static json_t *model(void)
         "{\"now\": 1000,"
         " \"settings\": {\"nodeTypes\": {\"T\": {\"capacities\": {\"MemoryMB\": 1024}}}},"
         " \"nodes\": {"
-        "  \"n1\": {\"name\": \"n1\", \"type\": \"T\", \"faultDomain\": \"fd:/r0\", \"upgradeDomain\": \"UD0\", \"properties\": {\"zone\": \"a\"}},"
-        "  \"n2\": {\"name\": \"n2\", \"type\": \"T\", \"faultDomain\": \"fd:/r1\", \"upgradeDomain\": \"UD1\", \"properties\": {\"zone\": \"b\"}},"
-        "  \"n3\": {\"name\": \"n3\", \"type\": \"T\", \"faultDomain\": \"fd:/r2\", \"upgradeDomain\": \"UD2\", \"properties\": {\"zone\": \"a\"}}},"
+        "  \"n1\": {\"name\": \"n1\", \"type\": \"T\", \"faultDomain\": \"fd:/r0\", "
+        "\"upgradeDomain\": \"UD0\", \"properties\": {\"zone\": \"a\"}},"
+        "  \"n2\": {\"name\": \"n2\", \"type\": \"T\", \"faultDomain\": \"fd:/r1\", "
+        "\"upgradeDomain\": \"UD1\", \"properties\": {\"zone\": \"b\"}},"
+        "  \"n3\": {\"name\": \"n3\", \"type\": \"T\", \"faultDomain\": \"fd:/r2\", "
+        "\"upgradeDomain\": \"UD2\", \"properties\": {\"zone\": \"a\"}}},"
         " \"node\": {},"
         " \"alive\": {\"n1\": 3000, \"n2\": 3000, \"n3\": 3000},"
         " \"assign\": {\"n1\": {\"w/0/1\": {\"rid\": \"w/0/1\", \"load\": {\"MemoryMB\": 256}}},"
         "             \"n3\": {\"o/0/1\": {\"rid\": \"o/0/1\", \"load\": {\"MemoryMB\": 900}}}},"
         " \"report\": {},"
-        " \"services\": {\"w\": {\"stack_name\": \"demo\", \"resource\": \"web\", \"state\": \"active\", \"gen\": \"1\","
-        "   \"spec\": {\"name\": \"w\", \"serviceType\": \"web\", \"replicas\": 3, \"stateful\": false,"
+        " \"services\": {\"w\": {\"stack_name\": \"demo\", \"resource\": \"web\", \"state\": "
+        "\"active\", \"gen\": \"1\","
+        "   \"spec\": {\"name\": \"w\", \"serviceType\": \"web\", \"replicas\": 3, \"stateful\": "
+        "false,"
         "            \"placementConstraints\": \"zone == a\","
-        "            \"metrics\": [{\"name\": \"MemoryMB\", \"primaryLoad\": 256}], \"process\": {}},"
-        "   \"placement\": [{\"index\": 0, \"rid\": \"w/0/1\", \"node\": \"n1\", \"role\": \"instance\", \"since\": 900}],"
+        "            \"metrics\": [{\"name\": \"MemoryMB\", \"primaryLoad\": 256}], \"process\": "
+        "{}},"
+        "   \"placement\": [{\"index\": 0, \"rid\": \"w/0/1\", \"node\": \"n1\", \"role\": "
+        "\"instance\", \"since\": 900}],"
         "   \"unplaced\": []}}}");
 }
 
@@ -179,7 +186,8 @@ static void test_a_service_scaled_to_zero_has_nothing_to_explain(void **state)
     json_object_set_new(spec, "replicas", json_integer(0));
     json_t *doc = explain(m);
     assert_int_equal(json_array_size(json_object_get(doc, "replicas")), 0);
-    assert_int_equal(json_array_size(json_object_get(json_object_get(doc, "check"), "unplaced")), 0);
+    assert_int_equal(json_array_size(json_object_get(json_object_get(doc, "check"), "unplaced")),
+                     0);
     json_decref(doc);
     json_decref(m);
 }

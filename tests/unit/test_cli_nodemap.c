@@ -20,11 +20,14 @@ static json_t *model(void)
 {
     return tu_json(
         "{\"now\": 1000,"
-        " \"settings\": {\"nodeTypes\": {\"Small\": {\"capacities\": {\"MemoryMB\": 1024, \"cpu\": 4}}}},"
+        " \"settings\": {\"nodeTypes\": {\"Small\": {\"capacities\": {\"MemoryMB\": 1024, \"cpu\": "
+        "4}}}},"
         " \"nodes\": {"
-        "  \"n1\": {\"name\": \"n1\", \"type\": \"Small\", \"faultDomain\": \"fd:/r0\", \"upgradeDomain\": \"UD0\","
+        "  \"n1\": {\"name\": \"n1\", \"type\": \"Small\", \"faultDomain\": \"fd:/r0\", "
+        "\"upgradeDomain\": \"UD0\","
         "          \"properties\": {\"zone\": \"a\"}},"
-        "  \"n2\": {\"name\": \"n2\", \"type\": \"Small\", \"faultDomain\": \"fd:/r0\", \"upgradeDomain\": \"UD1\"},"
+        "  \"n2\": {\"name\": \"n2\", \"type\": \"Small\", \"faultDomain\": \"fd:/r0\", "
+        "\"upgradeDomain\": \"UD1\"},"
         "  \"n3\": {\"name\": \"n3\", \"faultDomain\": \"fd:/r1\", \"upgradeDomain\": \"UD0\","
         "          \"capacities\": {\"MemoryMB\": 2048}}},"
         " \"node\": {\"n2\": {\"admin\": \"draining\", \"load\": {\"MemoryMB\": 900}}},"
