@@ -46,6 +46,8 @@ node_json() { # name -> its row of `nodes -o json`
     nctl nodes -o json | jq -c --arg n "$1" '.[] | select(.name == $n)'
 }
 
+node_status_is() { [ "$(node_json "$1" | jqr .status)" = "$2" ]; }
+
 test_nodes_lists_status_capacity_load_and_replicas() {
     hand_cluster
     local a1 b1
@@ -75,8 +77,7 @@ test_nodes_status_follows_the_heartbeat() {
     redis set "$(nkey alive:b1)" 1 px 1500 >/dev/null
     assert_eq up "$(node_json b1 | jqr .status)" "b1 with a heartbeat"
     # The heartbeat expires (no agent refreshes it): the node is down.
-    node_down() { [ "$(node_json b1 | jqr .status)" = down ]; }
-    cv_wait_until 10 "b1 to be down after its heartbeat expired" node_down
+    cv_wait_until 10 "b1 to be down after its heartbeat expired" node_status_is b1 down
 }
 
 test_nodes_map_draws_fault_domains_by_upgrade_domains() {
@@ -84,7 +85,7 @@ test_nodes_map_draws_fault_domains_by_upgrade_domains() {
     local map row
     map=$(nctl nodes --map)
     assert_match '^3 nodes: 2 up, 1 down; 2 replicas assigned' "$map" "summary line"
-    assert_match '\| FD \\ UD +\| UD1 +\| UD2 +\|' "$(grep 'FD \\' <<<"$map")" "header of the grid"
+    assert_match '\| FD \\ UD +\| UD1 +\| UD2 +\|' "$(grep -F 'FD \ UD' <<<"$map")" "header of the grid"
     row=$(grep '^| fd:/r1' <<<"$map")
     assert_match 'a1  up  2 replicas .*a2  up  0 replicas' "$row" "fd:/r1 holds a1 (UD1) then a2 (UD2)"
     assert_match 'b1  down  0 replicas' "$(grep '^| fd:/r2' <<<"$map")" "fd:/r2 holds b1"
