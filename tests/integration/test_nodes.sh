@@ -6,6 +6,7 @@
 # deployment's cluster (up.sh --nodes N) and say so when it has none.
 
 NODES_PREFIX="t${RUN_ID}nodes:"
+NODES_SERVICE_SH="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/deploy/local/service.sh"
 
 nctl() { ctl --prefix "$NODES_PREFIX" "$@"; }
 
@@ -156,4 +157,44 @@ test_nodes_replicas_and_explain_need_a_known_stack() {
     rc=0
     nctl place --explain a b --cluster x.json 2>/dev/null || rc=$?
     assert_eq 2 "$rc" "place --explain with a manifest option"
+}
+
+# ---------------------------------------------------------------------------
+# Over the deployment's own cluster (up.sh --nodes N): real agents.
+# ---------------------------------------------------------------------------
+
+# True when the deployment runs node agents; says so when it does not.
+have_agents() {
+    [ -n "${CONVERGE_AGENTS:-}" ] && return 0
+    echo "    skipped: the deployment has no node agents (up.sh --nodes N)" >&2
+    return 1
+}
+
+test_nodes_real_agents_are_listed_up_with_their_domains() {
+    have_agents || return 0
+    local json node want
+    json=$(ctl nodes -o json)
+    for node in $CONVERGE_AGENTS; do
+        want=$(jq -c --arg n "$node" '.nodes[] | select(.name == $n)
+            | [.faultDomain, .upgradeDomain]' "$CONVERGE_CLUSTER")
+        assert_eq "$want" "$(jq -c --arg n "$node" '.[] | select(.name == $n)
+            | [.fault_domain, .upgrade_domain]' <<<"$json")" "$node's domains"
+        assert_eq up "$(jq -r --arg n "$node" '.[] | select(.name == $n) | .status' <<<"$json")" \
+            "$node's status"
+    done
+}
+
+test_nodes_a_killed_agent_is_down_then_up_again() {
+    have_agents || return 0
+    local node svc=("$NODES_SERVICE_SH" --dir "$STATE" --build-dir "$(dirname "$CONVERGECTL")")
+    node=$(awk '{print $NF}' <<<"$CONVERGE_AGENTS")
+    "${svc[@]}" kill "agent-$node" >/dev/null
+    cv_wait_until 15 "$node to be down once its agent is killed" node_is "$node" down ||
+        { "${svc[@]}" start "agent-$node" >/dev/null; return 1; }
+    "${svc[@]}" start "agent-$node" >/dev/null
+    cv_wait_until 15 "$node to be up again" node_is "$node" up
+}
+
+node_is() { # node status: over the deployment's prefix
+    [ "$(ctl nodes -o json | jq -r --arg n "$1" '.[] | select(.name == $n) | .status')" = "$2" ]
 }
