@@ -7,6 +7,7 @@
 
 NODES_PREFIX="t${RUN_ID}nodes:"
 NODES_SERVICE_SH="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/deploy/local/service.sh"
+NODES_EXAMPLES="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/examples"
 
 nctl() { ctl --prefix "$NODES_PREFIX" "$@"; }
 
@@ -197,4 +198,55 @@ test_nodes_a_killed_agent_is_down_then_up_again() {
 
 node_is() { # node status: over the deployment's prefix
     [ "$(ctl nodes -o json | jq -r --arg n "$1" '.[] | select(.name == $n) | .status')" = "$2" ]
+}
+
+# True when this build has the Converge::Service type; says so when not.
+have_service_type() {
+    local out
+    out=$(ctl validate "$NODES_EXAMPLES/web.yaml" -P program=/bin/true 2>&1) && return 0
+    [[ $out == *"could not be found"* ]] || { echo "$out" >&2; return 1; }
+    echo "    skipped: this build has no Converge::Service type" >&2
+    return 2
+}
+
+replicas_healthy() { # stack count
+    [ "$(ctl replicas "$1" -o json | jq '[.[] | select(.status == "healthy")] | length')" = "$2" ]
+}
+
+test_nodes_replicas_of_a_running_service_answer_on_their_endpoints() {
+    have_agents || return 0
+    local rc=0 name json ep
+    have_service_type || rc=$?
+    [ "$rc" = 2 ] && return 0
+    [ "$rc" = 0 ] || return 1
+    name=$(stack_name web)
+    ctl submit "$name" "$NODES_EXAMPLES/web.yaml" -P "program=$(dirname "$CONVERGECTL")/converge-hello" \
+        --wait --timeout 60 >/dev/null
+    cv_wait_until 20 "3 healthy replicas of $name" replicas_healthy "$name" 3
+    json=$(ctl replicas "$name" web -o json)
+    assert_eq "0 1 2" "$(jqr '[.[].index] | join(" ")' <<<"$json")" "indexes"
+    assert_eq 3 "$(jq '[.[].node] | unique | length' <<<"$json")" "three distinct nodes"
+    for ep in $(jqr '.[].endpoint' <<<"$json"); do
+        assert_match "^hello from web-[0-2]\.$name\$" "$(curl -sS --max-time 5 "http://$ep/")" \
+            "the answer of $ep"
+    done
+    # The nodes view lists each replica on the node the placement chose.
+    local r node rid
+    while read -r node rid; do
+        ctl nodes -o json | jq -e --arg n "$node" --arg r "$rid" \
+            '.[] | select(.name == $n) | .replica_list | any(.rid == $r)' >/dev/null ||
+            fail "nodes does not list $rid on $node"
+    done < <(jqr '.[] | "\(.node) \(.rid)"' <<<"$json")
+    # place --explain: every replica placed, each with where cv_place puts it now.
+    ctl place --explain "$name" web -o json >"$STATE/explain.$$.json" || fail "place --explain exit $?"
+    assert_eq 3 "$(jq '[.replicas[] | select(.node != null and .choice != null)] | length' \
+        "$STATE/explain.$$.json")" "explained replicas"
+    rm -f "$STATE/explain.$$.json"
+    r=0
+    ctl replicas "$name" nosuch 2>/dev/null || r=$?
+    assert_eq 2 "$r" "replicas of a resource that is not a service"
+    ctl delete "$name" --wait --timeout 60 >/dev/null
+    for ep in $(jqr '.[].endpoint' <<<"$json"); do
+        ! curl -s --max-time 2 "http://$ep/" >/dev/null || fail "$ep still answers after delete"
+    done
 }
