@@ -119,6 +119,22 @@ static json_t *replica_list(const json_t *assign, const json_t *report)
     return list;
 }
 
+/* What the node's agent says of itself (its record's fields as written),
+ * and how long its heartbeat still lives. */
+static json_t *agent_of(const json_t *hash, json_int_t alive_ms)
+{
+    static const char *const fields[] = {"agent",     "address",  "ports",
+                                         "last_seen", "fence_ms", NULL};
+    json_t *agent = json_object();
+    for (size_t i = 0; fields[i]; i++) {
+        json_t *v = json_object_get(hash, fields[i]);
+        if (json_is_string(v))
+            json_object_set(agent, fields[i], v);
+    }
+    json_object_set_new(agent, "heartbeat_ms", json_integer(alive_ms));
+    return agent;
+}
+
 static json_t *node_row(const json_t *model, const char *name, const json_t *desc)
 {
     const json_t *hash = json_object_get(json_object_get(model, "node"), name);
@@ -145,6 +161,7 @@ static json_t *node_row(const json_t *model, const char *name, const json_t *des
         "replica_list", replica_list(assign, report));
     if (json_object_get(desc, "error"))
         json_object_set(row, "error", json_object_get(desc, "error"));
+    json_object_set_new(row, "agent", agent_of(hash, alive));
     return row;
 }
 

@@ -101,6 +101,23 @@ static void test_load_is_measured_when_the_agent_reports_it_else_declared(void *
     json_decref(m);
 }
 
+static void test_the_agent_says_where_it_runs_and_how_long_its_heartbeat_lives(void **state)
+{
+    (void)state;
+    json_t *m = model();
+    json_object_set_new(json_object_get(m, "node"), "n1",
+                        tu_json("{\"agent\": \"vm:42:1000.5\", \"address\": \"127.0.0.1\","
+                                " \"ports\": \"31000-31049\", \"admin\": \"enabled\"}"));
+    json_t *rows = cli_nodes_rows(m);
+    const json_t *agent = json_object_get(row_named(rows, "n1"), "agent");
+    assert_string_equal(json_string_value(json_object_get(agent, "agent")), "vm:42:1000.5");
+    assert_string_equal(json_string_value(json_object_get(agent, "ports")), "31000-31049");
+    assert_int_equal(json_integer_value(json_object_get(agent, "heartbeat_ms")), 2500);
+    assert_null(json_object_get(agent, "admin"));
+    json_decref(rows);
+    json_decref(m);
+}
+
 static void test_replicas_are_listed_with_their_reported_state(void **state)
 {
     (void)state;
@@ -278,6 +295,7 @@ int main(void)
         cmocka_unit_test(test_status_is_the_heartbeat_and_admin_is_the_operators_word),
         cmocka_unit_test(test_capacities_come_from_the_node_type_and_the_node_overrides),
         cmocka_unit_test(test_load_is_measured_when_the_agent_reports_it_else_declared),
+        cmocka_unit_test(test_the_agent_says_where_it_runs_and_how_long_its_heartbeat_lives),
         cmocka_unit_test(test_replicas_are_listed_with_their_reported_state),
         cmocka_unit_test(test_an_unreadable_description_is_a_row_with_its_error),
         cmocka_unit_test(test_a_load_bar_fills_in_proportion_to_capacity),
