@@ -250,3 +250,34 @@ test_nodes_replicas_of_a_running_service_answer_on_their_endpoints() {
         ! curl -s --max-time 2 "http://$ep/" >/dev/null || fail "$ep still answers after delete"
     done
 }
+
+explain_has_unplaced() { # stack
+    ctl place --explain "$1" web -o json 2>/dev/null >"$STATE/explain.$$.json"
+    jq -e '.unplaced | length > 0' "$STATE/explain.$$.json" >/dev/null
+}
+
+test_nodes_explain_shows_why_a_replica_finds_no_node() {
+    have_agents || return 0
+    local rc=0 name n seq
+    have_service_type || rc=$?
+    [ "$rc" = 2 ] && return 0
+    [ "$rc" = 0 ] || return 1
+    # One replica more than there are nodes: replica exclusion leaves one unplaced.
+    n=$(wc -w <<<"$CONVERGE_AGENTS")
+    name=$(stack_name unplaced)
+    ctl submit "$name" "$NODES_EXAMPLES/web.yaml" -P "program=$(dirname "$CONVERGECTL")/converge-hello" \
+        -P "replicas=$((n + 1))" >/dev/null
+    cv_wait_until 30 "a replica of $name to be unplaced" explain_has_unplaced "$name"
+    rc=0
+    ctl place --explain "$name" web >"$STATE/explain.$$.txt" || rc=$?
+    assert_eq 1 "$rc" "place --explain exit status with a replica unplaced"
+    seq=$(jq -c '[.unplaced[0].eliminationSequence[] | select(.constraint == "ReplicaExclusion")
+        | .eliminated | length]' "$STATE/explain.$$.json")
+    assert_eq "[$n]" "$seq" "replica exclusion eliminated every node"
+    assert_match "ReplicaExclusion +eliminated $n node\\(s\\)" "$(cat "$STATE/explain.$$.txt")" \
+        "the text's elimination sequence"
+    assert_eq unplaced "$(ctl replicas "$name" -o json | jq -r '.[] | select(.index == '"$n"') | .status')" \
+        "replicas shows the unplaced index"
+    rm -f "$STATE/explain.$$.json" "$STATE/explain.$$.txt"
+    ctl delete "$name" --wait --timeout 60 >/dev/null
+}
