@@ -361,9 +361,21 @@ char *cli_explain_text(const json_t *doc)
     json_t *u;
     json_array_foreach(json_object_get(doc, "unplaced"), i, u)
     {
-        fprintf(f, "The engine left replica %lld unplaced; its elimination sequence:\n",
-                (long long)json_integer_value(json_object_get(u, "index")));
-        print_sequence(f, json_object_get(u, "eliminationSequence"), "  ");
+        /* The engine's own record, when it says more than cv_place now. */
+        json_int_t index = json_integer_value(json_object_get(u, "index"));
+        const json_t *now = NULL, *r;
+        size_t j;
+        json_array_foreach(json_object_get(doc, "replicas"), j, r)
+        {
+            if (json_integer_value(json_object_get(r, "index")) == index)
+                now = json_object_get(r, "eliminationSequence");
+        }
+        const json_t *seq = json_object_get(u, "eliminationSequence");
+        if (now && json_equal(now, seq))
+            continue;
+        fprintf(f, "The engine left replica %lld unplaced; its elimination sequence then:\n",
+                (long long)index);
+        print_sequence(f, seq, "  ");
     }
     print_list(f, "Health of the live placement", json_object_get(check, "health"), "description");
     print_list(f, "Warnings", json_object_get(check, "warnings"), "description");

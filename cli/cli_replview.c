@@ -203,7 +203,9 @@ json_t *cli_replica_table(const json_t *rows, double now)
             table,
             json_pack("[sssssooosoo]", str_or(r, "service", ""), "", str_or(r, "name", ""),
                       str_or(r, "node", "-"), str_or(r, "role", "-"), status_cell,
-                      int_cell(json_object_get(r, "pid")), int_cell(json_object_get(r, "restarts")),
+                      int_cell(json_object_get(r, "pid")),
+                      strcmp(status, "unplaced") == 0 ? json_string("")
+                                                      : int_cell(json_object_get(r, "restarts")),
                       str_or(r, "health", ""), age_cell(json_object_get(r, "since"), now),
                       json_is_string(json_object_get(r, "endpoint"))
                           ? json_incref(json_object_get(r, "endpoint"))

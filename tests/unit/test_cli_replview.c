@@ -147,6 +147,9 @@ static void test_the_replica_table_shows_ages_and_reasons(void **state)
     assert_string_equal(json_string_value(json_array_get(first, 10)), "127.0.0.1:31002");
     assert_string_equal(json_string_value(json_array_get(down, 5)),
                         "node_down (the node's heartbeat expired)");
+    json_t *unplaced = json_array_get(table, 4);
+    assert_string_equal(json_string_value(json_array_get(unplaced, 3)), "-");
+    assert_string_equal(json_string_value(json_array_get(unplaced, 7)), ""); /* never ran */
     json_decref(table);
     json_decref(rows);
     json_decref(m);
