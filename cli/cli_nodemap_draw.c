@@ -17,6 +17,7 @@
 #define WRAP 34      /* replica names wrap at this width */
 #define BAR_WIDTH 10 /* cells of a load bar */
 #define MAX_NAME_LINES 3
+#define COMPACT_ABOVE 4 /* nodes in a cell beyond which each node takes one line */
 
 #define RED "\033[31m"
 #define GREEN "\033[32m"
@@ -103,6 +104,41 @@ static void node_lines(const json_t *row, json_t *cell)
     json_decref(metrics);
 }
 
+/* One line for a node in a crowded cell: "sim-7 up 12r [####......]  40% MemoryMB",
+ * the bar of its most loaded metric (a metric without capacity has none). */
+static void compact_line(const json_t *row, json_t *cell)
+{
+    char text[512], status[64], bar[256] = "";
+    cli_node_status_text(row, status, sizeof(status));
+    json_t *metrics = cli__nodemap_metrics(row);
+    double worst = -1;
+    const char *colour = status_colour(row);
+    size_t i;
+    json_t *m;
+    json_array_foreach(metrics, i, m)
+    {
+        const char *metric = json_string_value(json_object_get(m, "name"));
+        double load = cli__nodemap_load(row, metric), cap = cli__nodemap_capacity(row, metric);
+        double pct = cap > 0 ? load / cap : cap == 0 && load > 0 ? 2 : 0;
+        if (cap < 0 || pct <= worst)
+            continue;
+        worst = pct;
+        cli_load_bar(load, cap, BAR_WIDTH, metric, bar, sizeof(bar));
+        char *numbers = strrchr(bar, ' '); /* " load/capacity": the full map has them */
+        if (numbers)
+            *numbers = 0;
+        if (strcmp(colour, GREEN) == 0)
+            colour = load_colour(load, cap);
+    }
+    json_decref(metrics);
+    snprintf(text, sizeof(text), "%s %s %dr%s%s", cli__nodemap_str(row, "name", "?"), status,
+             (int)json_integer_value(json_object_get(row, "replicas")), bar[0] ? " " : "", bar);
+    add_line(cell, colour, text);
+}
+
+/* The most nodes one FD x UD cell holds. */
+static size_t crowd(const json_t *rows, const json_t *fds, const json_t *uds);
+
 /* The distinct values of `key` over the rows, in natural order. */
 static json_t *domains(const json_t *rows, const char *key)
 {
@@ -138,6 +174,7 @@ typedef struct grid {
     json_t *fds, *uds;
     size_t nfd, nud;
     json_t *cells;  /* nfd * nud arrays of [text, colour] lines */
+    bool compact;   /* one line per node: some cell is crowded */
     size_t *widths; /* column 0: the fault domains; then one per UD */
 } grid_t;
 
@@ -153,6 +190,7 @@ static int grid_build(grid_t *g, const json_t *rows)
         return -1;
     for (size_t c = 0; c < g->nfd * g->nud; c++)
         json_array_append_new(g->cells, json_array());
+    g->compact = crowd(rows, g->fds, g->uds) > COMPACT_ABOVE;
     size_t i;
     json_t *r;
     json_array_foreach(rows, i, r)
@@ -160,6 +198,10 @@ static int grid_build(grid_t *g, const json_t *rows)
         size_t f = index_of(g->fds, cli__nodemap_str(r, "fault_domain", ""));
         size_t u = index_of(g->uds, cli__nodemap_str(r, "upgrade_domain", ""));
         json_t *cell = json_array_get(g->cells, f * g->nud + u);
+        if (g->compact) {
+            compact_line(r, cell);
+            continue;
+        }
         if (json_array_size(cell))
             add_line(cell, "", ""); /* a blank line between two nodes */
         node_lines(r, cell);
@@ -182,6 +224,25 @@ static int grid_build(grid_t *g, const json_t *rows)
         g->widths[u + 1] = w;
     }
     return 0;
+}
+
+static size_t crowd(const json_t *rows, const json_t *fds, const json_t *uds)
+{
+    size_t nud = json_array_size(uds), ncells = json_array_size(fds) * nud, most = 0;
+    size_t *count = calloc(ncells ? ncells : 1, sizeof(*count));
+    if (!count)
+        return 0;
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r)
+    {
+        size_t c = index_of(fds, cli__nodemap_str(r, "fault_domain", "")) * nud +
+                   index_of(uds, cli__nodemap_str(r, "upgrade_domain", ""));
+        if (++count[c] > most)
+            most = count[c];
+    }
+    free(count);
+    return most;
 }
 
 static void grid_free(grid_t *g)
@@ -271,8 +332,11 @@ char *cli_nodes_map(const json_t *rows, bool colour)
         rule(f, &g);
         for (size_t fd = 0; fd < g.nfd; fd++)
             grid_row(f, &g, fd, colour);
-        fputs("Replicas: * primary, (state) while not healthy. Bars: load/capacity per metric\n"
-              "(measured by the node's agent, else declared by its replicas).\n",
+        fputs(g.compact
+                  ? "One line per node: status, replicas (r) and its most loaded metric\n"
+                    "(measured by the node's agent, else declared by its replicas).\n"
+                  : "Replicas: * primary, (state) while not healthy. Bars: load/capacity per "
+                    "metric\n(measured by the node's agent, else declared by its replicas).\n",
               f);
     }
     grid_free(&g);

@@ -279,6 +279,33 @@ static void test_many_replicas_are_wrapped_and_counted(void **state)
     json_decref(m);
 }
 
+static void test_a_crowded_cell_gives_each_node_one_line_with_its_most_loaded_metric(void **state)
+{
+    (void)state;
+    json_t *m = model();
+    json_t *nodes = json_object_get(m, "nodes"), *alive = json_object_get(m, "alive");
+    for (int i = 0; i < 5; i++) { /* six nodes in fd:/r0 x UD0 with n1 */
+        char name[16];
+        snprintf(name, sizeof(name), "c%d", i);
+        json_object_set_new(nodes, name,
+                            json_pack("{s:s, s:s, s:s, s:s}", "name", name, "type", "Small",
+                                      "faultDomain", "fd:/r0", "upgradeDomain", "UD0"));
+        json_object_set_new(alive, name, json_integer(1000));
+    }
+    json_t *rows = cli_nodes_rows(m);
+    char *map = cli_nodes_map(rows, false), line[512];
+    /* n1: MemoryMB 768/1024 (75%) is more loaded than cpu 1/4 (25%). */
+    line_with(map, "n1 up 2r", line, sizeof(line));
+    assert_contains(line, "n1 up 2r [########..]  75% MemoryMB ");
+    assert_null(strstr(line, "768")); /* the figures are in the full map */
+    line_with(map, "c0 up 0r", line, sizeof(line));
+    assert_null(strstr(map, "web-0.demo")); /* no replica names */
+    assert_contains(map, "One line per node");
+    free(map);
+    json_decref(rows);
+    json_decref(m);
+}
+
 static void test_no_nodes_is_a_summary_only(void **state)
 {
     (void)state;
@@ -306,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_every_line_of_the_map_has_the_same_width),
         cmocka_unit_test(test_colours_mark_status_and_load_without_changing_the_layout),
         cmocka_unit_test(test_many_replicas_are_wrapped_and_counted),
+        cmocka_unit_test(test_a_crowded_cell_gives_each_node_one_line_with_its_most_loaded_metric),
         cmocka_unit_test(test_no_nodes_is_a_summary_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
