@@ -221,9 +221,9 @@ static int run(agent_t *a)
     if (a->conf.simulate)
         cv_info("simulating %zu nodes: redis %s", a->nnodes, a->conf.opts.redis_url);
     else
-        cv_info("node %s started: redis %s, dir %s, address %s, ports %d-%d", a->conf.node ? a->conf.node : a->conf.name,
-                a->conf.opts.redis_url, a->conf.dir, a->conf.address, a->conf.port_lo,
-                a->conf.port_hi);
+        cv_info("node %s started: redis %s, dir %s, address %s, ports %d-%d",
+                a->conf.node ? a->conf.node : a->conf.name, a->conf.opts.redis_url, a->conf.dir,
+                a->conf.address, a->conf.port_lo, a->conf.port_hi);
     uv_run(a->loop, UV_RUN_DEFAULT);
     uv_loop_close(a->loop);
     free(a->nodes);
@@ -258,8 +258,9 @@ int main(int argc, char **argv)
     char host[64] = "host";
     gethostname(host, sizeof(host) - 1);
     snprintf(a.id, sizeof(a.id), "%s:%d:%.3f", host, (int)getpid(), cv_now());
-    const char *who = a.conf.simulate ? "agent-sim"
-                                      : json_string_value(json_object_get(json_array_get(a.descs, 0), "name"));
+    const char *who = a.conf.simulate
+                          ? "agent-sim"
+                          : json_string_value(json_object_get(json_array_get(a.descs, 0), "name"));
     char tag[160];
     snprintf(tag, sizeof(tag), "agent-%s", who);
     cv_log_init(a.conf.simulate ? who : tag, a.conf.verbose ? CV_LOG_DEBUG : CV_LOG_INFO);

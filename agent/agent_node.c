@@ -191,11 +191,17 @@ static void on_restarted(void *ud, cv_replica_t *r, const char *reason)
         return;
     cv_key(key, sizeof(key), CV_KEY_EVENTS, s->stack, 0, NULL);
     snprintf(now, sizeof(now), "%.3f", cv_now());
-    const char *argv[] = {"XADD",     key,        "MAXLEN",      "~",       "200000",   "*",
-                          "time",     now,        "resource",    s->service, "physical_id",
-                          s->name,    "action",   "CHECK",       "status",   "IN_PROGRESS",
-                          "reason",   reason,     "traversal",   "",         "worker",
-                          n->conf.agent_id};
+    const char *argv[] = {"XADD",        key,
+                          "MAXLEN",      "~",
+                          "200000",      "*",
+                          "time",        now,
+                          "resource",    s->service,
+                          "physical_id", s->name,
+                          "action",      "CHECK",
+                          "status",      "IN_PROGRESS",
+                          "reason",      reason,
+                          "traversal",   "",
+                          "worker",      n->conf.agent_id};
     send_cmd(n, (int)(sizeof(argv) / sizeof(argv[0])), argv, on_report_written);
 }
 
@@ -249,10 +255,15 @@ static void heartbeat(cv_anode_t *n)
     snprintf(started, sizeof(started), "%.3f", n->started);
     const char *nodes[] = {"HSET", n->k_nodes, n->conf.name, desc ? desc : "{}"};
     const char *admin[] = {"HSETNX", n->k_node, "admin", "enabled"};
-    const char *fields[] = {"HSET",      n->k_node, "agent",     n->conf.agent_id, "pid",
-                            pid,         "started", started,     "last_seen",      now,
-                            "address",   n->conf.address,        "ports",          ports,
-                            "fence_ms",  fence,     "load",      load_text ? load_text : "{}",
+    const char *fields[] = {"HSET",      n->k_node,
+                            "agent",     n->conf.agent_id,
+                            "pid",       pid,
+                            "started",   started,
+                            "last_seen", now,
+                            "address",   n->conf.address,
+                            "ports",     ports,
+                            "fence_ms",  fence,
+                            "load",      load_text ? load_text : "{}",
                             "replicas",  count};
     const char *alive[] = {"SET", n->k_alive, n->conf.agent_id, "PX", ttl};
     send_cmd(n, 4, nodes, NULL);
@@ -278,10 +289,10 @@ static void on_hb_timer(uv_timer_t *t)
 /* Assignments                                                              */
 /* ------------------------------------------------------------------------ */
 
-static void stop_entry(entry_t *e, const char *why)
+static void stop_entry(entry_t *e, const char *why, bool now)
 {
     e->stopped_by_node = true;
-    cv_replica_stop(e->r, why);
+    cv_replica_stop(e->r, why, now);
 }
 
 static void assign_one(cv_anode_t *n, const char *rid, const char *text)
@@ -362,7 +373,7 @@ static void on_assignments(cv_redis_t *r, redisReply *reply, void *ud)
     for (size_t i = 0; i < n->nentries; i++) {
         entry_t *e = &n->entries[i];
         if (!e->assigned && !e->stopped_by_node)
-            stop_entry(e, "no longer assigned to this node");
+            stop_entry(e, "no longer assigned to this node", false);
     }
     const char *rid;
     json_t *rep;
@@ -410,7 +421,7 @@ static void fence(cv_anode_t *n)
         entry_t *e = &n->entries[i];
         if (cv_replica_spec(e->r)->stateful && !cv_replica_stopped(e->r)) {
             e->fenced = true;
-            stop_entry(e, why);
+            stop_entry(e, why, true); /* no grace: it may run elsewhere soon */
         }
     }
 }
@@ -548,7 +559,7 @@ void cv_anode_shutdown(cv_anode_t *n, bool stop_replicas, void (*done)(void *ud)
     }
     for (size_t i = 0; i < n->nentries; i++)
         if (!cv_replica_stopped(n->entries[i].r))
-            stop_entry(&n->entries[i], "the agent is stopping");
+            stop_entry(&n->entries[i], "the agent is stopping", false);
 }
 
 static void on_closed(uv_handle_t *h)

@@ -8,7 +8,7 @@
  * Restarts are events of the replica's stack and counts in {cluster}:ledger.
  *
  * When no heartbeat got through for longer than the fence time, the node's
- * stateful replicas are stopped (they may soon be placed elsewhere); they
+ * stateful replicas are killed (they may soon be placed elsewhere); they
  * start again if they are still assigned here once Redis answers.
  *
  * A simulated node (conf->simulate) runs no process: agent_replica fakes

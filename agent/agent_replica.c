@@ -299,8 +299,7 @@ static void link_volumes(cv_replica_t *r, const char *wd)
         struct stat st;
         if (lstat(link, &st) != 0 &&
             symlink(json_string_value(json_object_get(r->volumes, v->name)), link) != 0)
-            cv_warn("replica %s: volume %s at %s: %s", r->spec.rid, v->name, link,
-                    strerror(errno));
+            cv_warn("replica %s: volume %s at %s: %s", r->spec.rid, v->name, link, strerror(errno));
     }
 }
 
@@ -616,9 +615,8 @@ static void on_down(cv_replica_t *r)
         return;
     }
     double delay;
-    r->restarts =
-        cv_restart_counter(r->restarts, r->state == CV_RSTATE_HEALTHY ? r->healthy_since : 0,
-                           cv_now(), r->h->reset_s);
+    r->restarts = cv_restart_counter(
+        r->restarts, r->state == CV_RSTATE_HEALTHY ? r->healthy_since : 0, cv_now(), r->h->reset_s);
     r->healthy_since = 0;
     switch (cv_restart_decide(&r->spec.restart, r->restarts, r->down_failure, &delay)) {
     case CV_RESTART_AFTER:
@@ -641,7 +639,7 @@ static void on_down(cv_replica_t *r)
     }
 }
 
-void cv_replica_stop(cv_replica_t *r, const char *why)
+void cv_replica_stop(cv_replica_t *r, const char *why, bool now)
 {
     r->stop_wanted = true;
     uv_timer_stop(&r->timer);
@@ -653,6 +651,8 @@ void cv_replica_stop(cv_replica_t *r, const char *why)
     cv_info("replica %s: stopping: %s", r->spec.rid, why);
     set_state(r, CV_RSTATE_STOPPING, why);
     stop_group(r, DOWN_STOP);
+    if (now)
+        on_kill_timer(&r->timer);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -765,8 +765,7 @@ void cv_replica_tick(cv_replica_t *r, bool full)
     cap_logs(r);
     if (r->state == CV_RSTATE_HEALTHY && r->restarts > 0 &&
         cv_restart_counter(r->restarts, r->healthy_since, cv_now(), r->h->reset_s) == 0) {
-        cv_info("replica %s: healthy for %g s: restart counter reset", r->spec.rid,
-                r->h->reset_s);
+        cv_info("replica %s: healthy for %g s: restart counter reset", r->spec.rid, r->h->reset_s);
         r->restarts = 0;
         save(r);
         r->h->changed(r->h->ud, r);

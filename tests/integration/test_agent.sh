@@ -88,7 +88,7 @@ test_agent_bad_node_description_exits_2_naming_the_field() {
 
 test_agent_registers_its_node_and_heartbeats() {
     agent_env reg
-    trap agent_cleanup RETURN
+    trap agent_cleanup EXIT
     agent_start
     cv_wait_until 10 "the heartbeat" alive_key_set
     assert_eq fd:/dc1/r1 "$(redis hget "$(ak nodes)" "$AG_NODE" | jq -r .faultDomain)" "FD"
@@ -107,7 +107,7 @@ test_agent_registers_its_node_and_heartbeats() {
 
 test_agent_runs_a_replica_and_readopts_it_after_kill_9() {
     agent_env adopt
-    trap agent_cleanup RETURN
+    trap agent_cleanup EXIT
     agent_start
     local rid="sx.web.1/0/1" pid port
     assign "$rid" "$(web_spec "$rid" web-0.demo)"
@@ -137,7 +137,7 @@ test_agent_runs_a_replica_and_readopts_it_after_kill_9() {
 
 test_agent_restarts_a_killed_replica_with_an_event() {
     agent_env restart
-    trap agent_cleanup RETURN
+    trap agent_cleanup EXIT
     agent_start
     local rid="sx.web.1/0/2" pid events
     assign "$rid" "$(web_spec "$rid" web-0.demo)"
@@ -156,7 +156,7 @@ test_agent_restarts_a_killed_replica_with_an_event() {
 
 test_agent_unexecutable_command_fails_with_the_os_error() {
     agent_env exec
-    trap agent_cleanup RETURN
+    trap agent_cleanup EXIT
     agent_start
     local rid="sx.bad.1/0/1" spec
     spec=$(jq -cn --arg rid "$rid" '{rid: $rid, stack: "sx", service: "bad", index: 0,
@@ -172,7 +172,7 @@ test_agent_unexecutable_command_fails_with_the_os_error() {
 
 test_agent_stops_an_unassigned_replica_and_drops_its_report() {
     agent_env stop
-    trap agent_cleanup RETURN
+    trap agent_cleanup EXIT
     agent_start
     local rid="sx.web.1/0/3" pid
     assign "$rid" "$(web_spec "$rid" web-0.demo)"
