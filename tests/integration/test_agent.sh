@@ -21,7 +21,7 @@ ak() { echo "${AG_PREFIX}{cluster}:$1"; } # a cluster key under the test's prefi
 agent_start() {
     cv_spawn "$AG_DIR/agent.pid" "$AG_DIR/agent.log" "$AGENT_BIN" --redis "$CONVERGE_REDIS" \
         --prefix "$AG_PREFIX" --dir "$AG_DIR" --name "$AG_NODE" --fault-domain fd:/dc1/r1 \
-        --upgrade-domain UD0 --capacity MemoryMB=1024 --ports "$AG_PORTS" "$@"
+        --upgrade-domain UD0 --capacity MemoryMB=1024 --ports "$AG_PORTS"
     AG_PID=$(cv_pid_read "$AG_DIR/agent.pid")
     disown -a # the tests kill agents: no job-control notices
 }
@@ -41,10 +41,11 @@ agent_cleanup() {
     for f in "$AG_DIR"/replicas/*.json; do
         [ -f "$f" ] || continue
         for pid in $(jq -r '.tasks[].pid' "$f"); do
-            [ "$pid" -gt 0 ] && kill -9 "-$pid" 2>/dev/null || true
+            if [ "$pid" -gt 0 ]; then kill -9 "-$pid" 2>/dev/null || true; fi
         done
     done
     redis --scan --pattern "${AG_PREFIX}*" | while read -r k; do redis del "$k" >/dev/null; done
+    rm -rf "$AG_DIR"
 }
 
 # The replica spec of a Python HTTP server on its allocated port.
@@ -96,7 +97,7 @@ test_agent_registers_its_node_and_heartbeats() {
     assert_eq "$AG_PORTS" "$(redis hget "$(ak "node:$AG_NODE")" ports)" "ports"
     local ttl
     ttl=$(redis pttl "$(ak "alive:$AG_NODE")")
-    [ "$ttl" -gt 0 ] && [ "$ttl" -le 3000 ] || fail "heartbeat TTL $ttl"
+    if [ "$ttl" -le 0 ] || [ "$ttl" -gt 3000 ]; then fail "heartbeat TTL $ttl"; fi
     # An admin state set by convergectl node survives a restarted agent.
     redis hset "$(ak "node:$AG_NODE")" admin draining >/dev/null
     agent_kill TERM
@@ -129,6 +130,8 @@ test_agent_runs_a_replica_and_readopts_it_after_kill_9() {
     cv_wait_until 10 "the new agent's registration" agent_registered
     cv_wait_until 10 "the replica re-adopted healthy" report_is "$rid" healthy
     assert_eq "$pid" "$(report_field "$rid" pid)" "the same process"
+    pid_runs "$pid" || fail "the re-adopted process does not run"
+    grep -q "re-adopted 1 process(es), pid $pid" "$AG_DIR/agent.log" || fail "not re-adopted"
     assert_eq "$port" "$(report_field "$rid" ports.http)" "the same port"
     assert_eq 1 "$(redis hget "$(ak ledger)" "start:$rid")" "no second start"
     assert_eq "" "$(redis hget "$(ak ledger)" "restart:$rid")" "no restart"
@@ -183,4 +186,75 @@ test_agent_stops_an_unassigned_replica_and_drops_its_report() {
     cv_wait_until 10 "the process stopped" cv_pid_gone "$pid"
     cv_wait_until 10 "its report removed" no_report "$rid"
     [ ! -e "$AG_DIR/replicas/sx.web.1+0+3.json" ] || fail "its state file remains"
+}
+
+# A TCP proxy to Redis that the test can cut: python3, one thread per direction.
+proxy_start() { # proxy_start PORT
+    local hostport=${CONVERGE_REDIS#redis://}
+    hostport=${hostport%%/*}
+    cv_spawn "$AG_DIR/proxy.pid" "$AG_DIR/proxy.log" python3 -c '
+import socket, sys, threading
+up = (sys.argv[2], int(sys.argv[3]))
+srv = socket.socket(); srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(("127.0.0.1", int(sys.argv[1]))); srv.listen(64)
+def pipe(a, b):
+    try:
+        while (d := a.recv(65536)):
+            b.sendall(d)
+    except OSError:
+        pass
+    for s in (a, b):
+        try: s.shutdown(socket.SHUT_RDWR)
+        except OSError: pass
+while True:
+    c, _ = srv.accept(); u = socket.create_connection(up)
+    threading.Thread(target=pipe, args=(c, u), daemon=True).start()
+    threading.Thread(target=pipe, args=(u, c), daemon=True).start()
+' "$1" "${hostport%%:*}" "${hostport##*:}"
+    disown -a
+    cv_wait_until 10 "the proxy listening" cv_port_in_use "$1" 0A
+}
+proxy_stop() {
+    local pid
+    pid=$(cv_pid_read "$AG_DIR/proxy.pid") || return 0
+    kill -9 "$pid" 2>/dev/null || true
+    cv_wait_until 10 "the proxy to exit" cv_pid_gone "$pid"
+}
+
+healthy_with_new_pid() { # rid old-pid
+    report_is "$1" healthy && [ "$(report_field "$1" pid)" != "$2" ] &&
+        pid_runs "$(report_field "$1" pid)"
+}
+
+sleep_spec() { # rid name stateful
+    jq -cn --arg rid "$1" --arg name "$2" --argjson st "$3" '{rid: $rid, stack: "sx",
+        service: "db", index: 0, name: $name, stateful: $st,
+        tasks: [{name: "main", command: ["sleep", "600"]}], kill_policy: {grace_period: 30}}'
+}
+
+test_agent_fence_kills_stateful_replicas_while_redis_is_away() {
+    agent_env fence
+    local proxy_port="" st="sx.db.1/0/1" sl="sx.web.1/0/9" st_pid sl_pid
+    cv_pick_port proxy_port
+    trap 'proxy_stop; agent_cleanup' EXIT
+    proxy_start "$proxy_port"
+    cv_spawn "$AG_DIR/agent.pid" "$AG_DIR/agent.log" "$AGENT_BIN" \
+        --redis "redis://127.0.0.1:$proxy_port/${CONVERGE_REDIS##*/}" --prefix "$AG_PREFIX" \
+        --dir "$AG_DIR" --name "$AG_NODE" --ports "$AG_PORTS" --fence-ms 1000 --heartbeat-ttl 800
+    AG_PID=$(cv_pid_read "$AG_DIR/agent.pid")
+    disown -a
+    assign "$st" "$(sleep_spec "$st" db-0.demo true)"
+    assign "$sl" "$(sleep_spec "$sl" web-9.demo false)"
+    cv_wait_until 10 "the stateful replica healthy" report_is "$st" healthy
+    cv_wait_until 10 "the stateless replica healthy" report_is "$sl" healthy
+    st_pid=$(report_field "$st" pid)
+    sl_pid=$(report_field "$sl" pid)
+    proxy_stop
+    # Killed within the fence time (1 s) plus a tick, not after the 30 s grace.
+    cv_wait_until 5 "the stateful replica killed" cv_pid_gone "$st_pid"
+    pid_runs "$sl_pid" || fail "the stateless replica was stopped too"
+    proxy_start "$proxy_port"
+    cv_wait_until 15 "the stateful replica back" healthy_with_new_pid "$st" "$st_pid"
+    assert_eq 1 "$(redis hget "$(ak ledger)" "restart:$st")" "ledger restart after the fence"
+    assert_eq "$sl_pid" "$(report_field "$sl" pid)" "the stateless one untouched"
 }
