@@ -2,6 +2,7 @@
 
 #include "agent_ports.h"
 #include "agent_replica.h"
+#include "agent_report.h"
 #include "agent_state.h"
 
 #include "cv_keys.h"
@@ -324,9 +325,12 @@ static void assign_one(cv_anode_t *n, const char *rid, const char *text)
     }
     if (rc) {
         cv_warn("node %s: replica %s: %s", n->conf.name, rid, err);
-        json_object_set_new(n->bad, rid,
-                            json_pack("{s:s, s:s, s:s, s:b, s:f}", "rid", rid, "state", "failed",
-                                      "reason", err, "gave_up", 0, "since", cv_now()));
+        cv_report_t bad = {.rid = rid,
+                           .state = CV_RSTATE_FAILED,
+                           .reason = err,
+                           .address = n->conf.address,
+                           .since = cv_now()};
+        json_object_set_new(n->bad, rid, cv_report_json(&bad));
         on_changed(n, NULL);
         return;
     }

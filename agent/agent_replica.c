@@ -347,6 +347,7 @@ static void on_probe(void *ud, bool ok, const char *why)
     }
     snprintf(r->cause, sizeof(r->cause), "health check failed: %s", why);
     cv_info("replica %s: %s", r->spec.rid, r->cause);
+    r->down_failure = true;
     set_state(r, CV_RSTATE_UNHEALTHY, r->cause);
     stop_group(r, DOWN_HEALTH);
 }

@@ -258,3 +258,28 @@ test_agent_fence_kills_stateful_replicas_while_redis_is_away() {
     assert_eq 1 "$(redis hget "$(ak ledger)" "restart:$st")" "ledger restart after the fence"
     assert_eq "$sl_pid" "$(report_field "$sl" pid)" "the stateless one untouched"
 }
+
+test_agent_failed_health_check_restarts_the_replica() {
+    agent_env health
+    trap agent_cleanup EXIT
+    agent_start
+    local rid="sx.chk.1/0/1" spec pid vol
+    spec=$(jq -cn --arg rid "$rid" '{rid: $rid, stack: "sx", service: "chk", index: 0,
+        name: "chk-0.demo", tasks: [{name: "main", command: ["sleep", "600"]}],
+        volumes: [{name: "flag"}],
+        health_check: {type: "command", command: ["sh", "-c", "test -f ${CONVERGE_VOLUME_FLAG}/ok"],
+                       interval: 0.2, timeout: 1, retries: 2, grace_period: 0},
+        restart_policy: {policy: "OnFailure", interval: 0.2, backoff: 0, max_times: 3}}')
+    vol="$AG_DIR/volumes/sx/chk-0/flag"
+    mkdir -p "$vol" && touch "$vol/ok"
+    assign "$rid" "$spec"
+    cv_wait_until 10 "the replica healthy" report_is "$rid" healthy
+    pid=$(report_field "$rid" pid)
+    rm "$vol/ok"
+    cv_wait_until 10 "the process stopped" cv_pid_gone "$pid"
+    touch "$vol/ok"
+    cv_wait_until 10 "the replica healthy again" healthy_with_new_pid "$rid" "$pid"
+    assert_eq 1 "$(report_field "$rid" restarts)" "restarts"
+    assert_match "restarted \(health check failed: command sh: exit 1\), restart 1 of 3" \
+        "$(redis xrange "${AG_PREFIX}{sx}:events" - +)" "event"
+}
