@@ -290,6 +290,14 @@ static void on_hb_timer(uv_timer_t *t)
 /* Assignments                                                              */
 /* ------------------------------------------------------------------------ */
 
+/* Stopped or failed by its restart policy: a verdict that a stop for the
+ * agent's exit or a fence must not turn into "start it again". */
+static bool settled(const entry_t *e)
+{
+    cv_rstate_t st = cv_replica_state(e->r);
+    return (st == CV_RSTATE_STOPPED || st == CV_RSTATE_FAILED) && !cv_replica_has_processes(e->r);
+}
+
 static void stop_entry(entry_t *e, const char *why, bool now)
 {
     e->stopped_by_node = true;
@@ -423,7 +431,7 @@ static void fence(cv_anode_t *n)
     cv_warn("node %s: %s: stopping its stateful replicas", n->conf.name, why);
     for (size_t i = 0; i < n->nentries; i++) {
         entry_t *e = &n->entries[i];
-        if (cv_replica_spec(e->r)->stateful && !cv_replica_stopped(e->r)) {
+        if (cv_replica_spec(e->r)->stateful && !settled(e)) {
             e->fenced = true;
             stop_entry(e, why, true); /* no grace: it may run elsewhere soon */
         }
@@ -433,7 +441,7 @@ static void fence(cv_anode_t *n)
 static bool all_stopped(const cv_anode_t *n)
 {
     for (size_t i = 0; i < n->nentries; i++)
-        if (!cv_replica_stopped(n->entries[i].r))
+        if (cv_replica_has_processes(n->entries[i].r))
             return false;
     return true;
 }
@@ -490,8 +498,13 @@ static void readopt(cv_anode_t *n)
             continue;
         }
         cv_replica_t *r = cv_replica_new(&n->host, &spec);
-        if (r && add(n, r))
-            cv_replica_adopt(r, st);
+        entry_t *e = r ? add(n, r) : NULL;
+        if (!e)
+            continue;
+        cv_replica_adopt(r, st);
+        /* Stopped for good by the previous run: the assignments say whether
+         * it starts again (fenced, or stopped with the agent) or goes. */
+        e->stopped_by_node = cv_replica_stopped(r);
     }
     json_decref(states);
 }
@@ -562,7 +575,7 @@ void cv_anode_shutdown(cv_anode_t *n, bool stop_replicas, void (*done)(void *ud)
         return;
     }
     for (size_t i = 0; i < n->nentries; i++)
-        if (!cv_replica_stopped(n->entries[i].r))
+        if (!settled(&n->entries[i]))
             stop_entry(&n->entries[i], "the agent is stopping", false);
 }
 

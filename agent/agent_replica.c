@@ -54,6 +54,7 @@ struct cv_replica {
 };
 
 static void on_down(cv_replica_t *r);
+static void save(cv_replica_t *r);
 
 /* ------------------------------------------------------------------------ */
 /* State and reports                                                        */
@@ -66,6 +67,8 @@ static void set_state(cv_replica_t *r, cv_rstate_t s, const char *reason)
     r->state = s;
     if (reason)
         snprintf(r->reason, sizeof(r->reason), "%s", reason);
+    if (s == CV_RSTATE_STOPPED || s == CV_RSTATE_FAILED)
+        save(r); /* a restarted agent keeps the verdict */
     r->h->changed(r->h->ud, r);
 }
 
@@ -120,9 +123,11 @@ static void save(cv_replica_t *r)
                               json_pack("{s:s, s:i, s:I}", "name", r->spec.tasks[i].name, "pid",
                                         r->tasks[i].up ? (int)r->tasks[i].pid : 0, "start_time",
                                         (json_int_t)(r->tasks[i].up ? r->tasks[i].start_time : 0)));
-    json_t *st = json_pack("{s:s, s:O, s:o, s:O, s:i, s:f, s:b}", "rid", r->spec.rid, "spec",
-                           r->spec.json, "tasks", tasks, "ports", r->ports, "restarts", r->restarts,
-                           "started", r->started, "ledger", r->ledger_done);
+    json_t *st = json_pack("{s:s, s:O, s:o, s:O, s:i, s:f, s:b, s:s, s:s, s:s, s:b, s:b}", "rid",
+                           r->spec.rid, "spec", r->spec.json, "tasks", tasks, "ports", r->ports,
+                           "restarts", r->restarts, "started", r->started, "ledger", r->ledger_done,
+                           "state", cv_rstate_name(r->state), "reason", r->reason, "exit", r->exit,
+                           "gave_up", r->gave_up, "stopped", r->stop_wanted);
     int rc = st ? cv_state_write(r->h->dir, r->spec.rid, st) : -ENOMEM;
     if (rc)
         cv_warn("replica %s: writing its state file: %s", r->spec.rid, strerror(-rc));
@@ -660,6 +665,30 @@ void cv_replica_stop(cv_replica_t *r, const char *why, bool now)
 /* Re-adoption                                                              */
 /* ------------------------------------------------------------------------ */
 
+/* A replica that was stopped (for good, or by its restart policy) when the
+ * previous run ended stays so: nothing to restart, its verdict stands. */
+static bool adopt_verdict(cv_replica_t *r, const json_t *state)
+{
+    const char *was = json_string_value(json_object_get(state, "state"));
+    const char *reason = json_string_value(json_object_get(state, "reason"));
+    const char *exit_text = json_string_value(json_object_get(state, "exit"));
+    snprintf(r->reason, sizeof(r->reason), "%s", reason ? reason : "");
+    snprintf(r->exit, sizeof(r->exit), "%s", exit_text ? exit_text : "");
+    r->gave_up = json_is_true(json_object_get(state, "gave_up"));
+    if (json_is_true(json_object_get(state, "stopped"))) {
+        r->stop_wanted = true;
+        r->state = CV_RSTATE_STOPPED;
+        return true;
+    }
+    if (was && (strcmp(was, "stopped") == 0 || strcmp(was, "failed") == 0)) {
+        r->state = strcmp(was, "failed") == 0 ? CV_RSTATE_FAILED : CV_RSTATE_STOPPED;
+        return true;
+    }
+    r->reason[0] = r->exit[0] = '\0';
+    r->gave_up = false;
+    return false;
+}
+
 void cv_replica_adopt(cv_replica_t *r, const json_t *state)
 {
     r->restarts = (int)json_integer_value(json_object_get(state, "restarts"));
@@ -690,6 +719,8 @@ void cv_replica_adopt(cv_replica_t *r, const json_t *state)
             alive++;
         }
     }
+    if (alive == 0 && adopt_verdict(r, state))
+        return;
     if (alive == (int)r->spec.ntasks) {
         cv_info("replica %s: re-adopted %d process(es), pid %d", r->spec.rid, alive,
                 (int)r->tasks[0].pid);
