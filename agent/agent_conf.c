@@ -53,8 +53,8 @@ void cv_agent_usage(FILE *out)
         "sim-)\n"
         "  -v, --verbose          debug logs\n"
         "  -h, --help             this text\n"
-        "Exit status: 0 stopped by a signal, 2 bad options or node description, 3 Redis\n"
-        "unreachable at start.\n",
+        "Exit status: 0 stopped by a signal, 2 bad options or node description. Redis\n"
+        "unreachable at start is waited for (replicas keep running, the fence applies).\n",
         out);
 }
 

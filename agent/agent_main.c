@@ -33,6 +33,7 @@ typedef struct agent {
     size_t nnodes, stopped;
     char id[256];
     uv_signal_t sigterm, sigint;
+    uv_timer_t connect_timer; /* until Redis could be reached once */
     bool stopping;
     cv_outage_t redis_outage;
 } agent_t;
@@ -142,14 +143,34 @@ static void on_redis_state(void *ud, bool up, const char *why)
                 a->conf.opts.redis_port, took);
 }
 
+/* The first connection: until then the nodes run their replicas (and their
+ * fence clocks) without Redis. A stopped agent would leave its stateful
+ * replicas running unfenced. */
+static void on_connect_timer(uv_timer_t *t)
+{
+    agent_t *a = t->data;
+    char err[512];
+    if (cv_redis_open(&a->redis, a->loop, &a->conf.opts, err, sizeof(err)) != 0) {
+        on_redis_state(a, false, err);
+        return;
+    }
+    uv_timer_stop(t);
+    cv_redis_on_state(a->redis, on_redis_state, a);
+    on_redis_state(a, true, "");
+    for (size_t i = 0; i < a->nnodes; i++)
+        cv_anode_set_redis(a->nodes[i], a->redis);
+}
+
 static void on_node_stopped(void *ud)
 {
     agent_t *a = ud;
     if (++a->stopped < a->nnodes)
         return;
+    uv_close((uv_handle_t *)&a->connect_timer, NULL);
     cv_redis_sub_close(a->sub);
     a->sub = NULL;
-    cv_redis_close(a->redis);
+    if (a->redis)
+        cv_redis_close(a->redis);
     a->redis = NULL;
     for (size_t i = 0; i < a->nnodes; i++)
         cv_anode_free(a->nodes[i]);
@@ -175,12 +196,15 @@ static int run(agent_t *a)
 {
     char err[512];
     a->loop = uv_default_loop();
-    if (cv_redis_open(&a->redis, a->loop, &a->conf.opts, err, sizeof(err)) != 0) {
-        cv_error("%s", err);
-        return 3;
-    }
     cv_outage_init(&a->redis_outage, "redis");
-    cv_redis_on_state(a->redis, on_redis_state, a);
+    uv_timer_init(a->loop, &a->connect_timer);
+    a->connect_timer.data = a;
+    if (cv_redis_open(&a->redis, a->loop, &a->conf.opts, err, sizeof(err)) != 0) {
+        on_redis_state(a, false, err);
+        a->redis = NULL;
+        uv_timer_start(&a->connect_timer, on_connect_timer, 1000, 1000);
+    } else
+        cv_redis_on_state(a->redis, on_redis_state, a);
     a->nnodes = json_array_size(a->descs);
     a->nodes = calloc(a->nnodes, sizeof(*a->nodes));
     const char **channels = calloc(a->nnodes + 1, sizeof(char *));

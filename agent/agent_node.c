@@ -91,7 +91,7 @@ static void forget(cv_anode_t *n, entry_t *e)
 
 static void send_cmd(cv_anode_t *n, int argc, const char **argv, cv_redis_cb cb)
 {
-    if (cv_redis_argv(n->redis, argc, argv, NULL, cb, n) != 0)
+    if (!n->redis || cv_redis_argv(n->redis, argc, argv, NULL, cb, n) != 0)
         cv_debug("node %s: Redis unreachable, %s not sent", n->conf.name, argv[0]);
 }
 
@@ -149,7 +149,7 @@ static void flush(cv_anode_t *n, bool all)
     }
     if (argc > 2)
         send_cmd(n, argc, argv, on_report_written);
-    if (ndel > 2 && cv_redis_connected(n->redis)) {
+    if (ndel > 2 && n->redis && cv_redis_connected(n->redis)) {
         send_cmd(n, ndel, del, on_report_written);
         for (size_t i = 0; i < ngone; i++) {
             entry_t *e = find(n, gone[i]);
@@ -548,6 +548,12 @@ cv_anode_t *cv_anode_new(uv_loop_t *loop, cv_redis_t *redis, const cv_anode_conf
     if (!conf->simulate)
         readopt(n);
     return n;
+}
+
+void cv_anode_set_redis(cv_anode_t *n, cv_redis_t *redis)
+{
+    n->redis = redis;
+    cv_anode_resync(n);
 }
 
 const char *cv_anode_channel(const cv_anode_t *n)
