@@ -283,3 +283,36 @@ test_agent_failed_health_check_restarts_the_replica() {
     assert_match "restarted \(health check failed: command sh: exit 1\), restart 1 of 3" \
         "$(redis xrange "${AG_PREFIX}{sx}:events" - +)" "event"
 }
+
+test_agent_simulated_nodes_register_and_report_healthy_replicas() {
+    agent_env sim
+    trap agent_cleanup EXIT
+    cv_spawn "$AG_DIR/agent.pid" "$AG_DIR/agent.log" "$AGENT_BIN" --redis "$CONVERGE_REDIS" \
+        --prefix "$AG_PREFIX" --simulate 4 --nodes-prefix "sim$RUN_ID-" --capacity MemoryMB=100
+    AG_PID=$(cv_pid_read "$AG_DIR/agent.pid")
+    disown -a
+    local i rid
+    for i in 0 1 2 3; do
+        AG_NODE="sim$RUN_ID-$i"
+        cv_wait_until 10 "node $AG_NODE up" alive_key_set
+    done
+    assert_eq "" "$(redis hget "$(ak nodes)" "sim$RUN_ID-4")" "no fifth node"
+    assert_eq "fd:/fd0 ud1" "$(redis hget "$(ak nodes)" "sim$RUN_ID-3" | jq -r '"\(.faultDomain) \(.upgradeDomain)"')" \
+        "node 3's domains"
+    for i in 0 1 2 3; do
+        AG_NODE="sim$RUN_ID-$i"
+        rid="sx.sim.1/$i/1"
+        assign "$rid" "$(jq -cn --arg rid "$rid" --argjson i "$i" '{rid: $rid, stack: "sx",
+            service: "sim", index: $i, name: "sim-\($i).demo", load: {MemoryMB: 10},
+            tasks: [{name: "main", command: ["never-run"]}]}')"
+    done
+    for i in 0 1 2 3; do
+        AG_NODE="sim$RUN_ID-$i"
+        cv_wait_until 10 "replica $i healthy" report_is "sx.sim.1/$i/1" healthy
+        assert_eq 1 "$(redis hget "$(ak ledger)" "start:sx.sim.1/$i/1")" "ledger of $i"
+    done
+    AG_NODE="sim$RUN_ID-2"
+    cv_wait_until 10 "node 2's load" node_load_is '{"MemoryMB":10}'
+}
+
+node_load_is() { [ "$(redis hget "$(ak "node:$AG_NODE")" load)" = "$1" ]; }
