@@ -45,6 +45,11 @@ agent_cleanup() {
         done
     done
     redis --scan --pattern "${AG_PREFIX}*" | while read -r k; do redis del "$k" >/dev/null; done
+    # With a sanitizer build (CONVERGE_AGENT=build-asan/converge-agent): its findings.
+    if grep -q "Sanitizer" "$AG_DIR/agent.log" 2>/dev/null; then
+        echo "    agent log with sanitizer findings:" >&2
+        grep -A20 "Sanitizer" "$AG_DIR/agent.log" >&2
+    fi
     rm -rf "$AG_DIR"
 }
 
