@@ -38,6 +38,7 @@ struct cv_anode {
     json_t *bad; /* rid -> report of an assigned spec that cannot be read */
     uv_timer_t hb_timer, tick_timer, flush_timer;
     unsigned ticks;
+    int closing; /* timers not yet closed, once freed */
     double last_ok, started;
     bool fenced, swept, shutting, stop_replicas;
     void (*done)(void *ud);
@@ -585,12 +586,12 @@ void cv_anode_shutdown(cv_anode_t *n, bool stop_replicas, void (*done)(void *ud)
             stop_entry(&n->entries[i], "the agent is stopping", false);
 }
 
+/* The node lives until its three timers are closed, in whatever order. */
 static void on_closed(uv_handle_t *h)
 {
     cv_anode_t *n = h->data;
-    if (h != (uv_handle_t *)&n->flush_timer)
-        return;
-    free(n);
+    if (--n->closing == 0)
+        free(n);
 }
 
 void cv_anode_free(cv_anode_t *n)
@@ -601,7 +602,8 @@ void cv_anode_free(cv_anode_t *n)
     free(n->entries);
     json_decref(n->bad);
     cv_ports_free(&n->ports);
-    uv_close((uv_handle_t *)&n->hb_timer, NULL);
-    uv_close((uv_handle_t *)&n->tick_timer, NULL);
+    n->closing = 3;
+    uv_close((uv_handle_t *)&n->hb_timer, on_closed);
+    uv_close((uv_handle_t *)&n->tick_timer, on_closed);
     uv_close((uv_handle_t *)&n->flush_timer, on_closed);
 }
