@@ -1,7 +1,8 @@
 -- Starts a traversal of a stack: CREATE (submit), UPDATE, DELETE or ROLLBACK.
 -- KEYS: 1 stack, 2 def, 3 events
 -- ARGV: 1 kind, 2 name, 3 id, 4 template, 5 params, 6 fname, 7 client,
---       8 rollback, 9 rerun, 10 files, 11 parent, 12 token, 13 cancel, 14 env
+--       8 rollback, 9 rerun, 10 files, 11 parent, 12 token, 13 cancel, 14 env,
+--       15 drift
 -- template, params: json; client: the worker or client id; rollback: the
 -- flag ('1', '0', '' = keep); rerun: '1' for a re-run of a traversal that
 -- found records made behind its back (the stack's `reruns` keeps counting;
