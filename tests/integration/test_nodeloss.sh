@@ -5,7 +5,7 @@
 # machine scanned every 100 ms throughout, by CONVERGE_NAME in
 # /proc/PID/environ: procscan.sh); a node that comes back stops the replicas
 # no longer assigned to it. Uses the helpers of test_services.sh (svt_*).
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2317 # functions defined inside tests are called by cv_wait_until
 
 # Grace period (s) of the cluster loop before it places a down node's
 # replicas elsewhere (docs/services.md); a stateful replica waits for the

@@ -7,7 +7,7 @@
 # its own agents (tests/data/services/cluster_9nodes.json, node names
 # prefixed by the test) and stops them, their processes and its stacks on
 # exit, whatever happened. Node loss is in test_nodeloss.sh.
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2317 # functions defined inside tests are called by cv_wait_until
 
 SVT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 SVT_NINE=(N1 N2 N3 N4 N5 N6 N7 N8 N9)
