@@ -30,6 +30,11 @@ extern const char cli_template_show_usage[];
 extern const char cli_resource_show_usage[];
 extern const char cli_signal_usage[];
 extern const char cli_hook_clear_usage[];
+/* The cluster (issue 12). */
+extern const char cli_nodes_usage[];
+extern const char cli_node_usage[];
+extern const char cli_replicas_usage[];
+extern const char cli_health_usage[];
 
 int cli_cmd_validate(cli_t *cli, int argc, char **argv);
 int cli_cmd_submit(cli_t *cli, int argc, char **argv);
@@ -53,5 +58,10 @@ int cli_cmd_template_show(cli_t *cli, int argc, char **argv);
 int cli_cmd_resource_show(cli_t *cli, int argc, char **argv);
 int cli_cmd_signal(cli_t *cli, int argc, char **argv);
 int cli_cmd_hook_clear(cli_t *cli, int argc, char **argv);
+/* The cluster (issue 12). */
+int cli_cmd_nodes(cli_t *cli, int argc, char **argv);
+int cli_cmd_node(cli_t *cli, int argc, char **argv);
+int cli_cmd_replicas(cli_t *cli, int argc, char **argv);
+int cli_cmd_health(cli_t *cli, int argc, char **argv);
 
 #endif

@@ -3,9 +3,15 @@
  * manifest, a service description and optionally the current layout (JSON or
  * YAML files), and prints where the service's replicas would go, or with
  * --check the health reports of the layout. Contacts no service: the
- * placement library is pure logic and this command never connects.
+ * placement library is pure logic and this command never connects —
+ * except with --explain, which reads the live model of a running service
+ * from Redis and explains its placement with the same library
+ * (cli_explain.h).
  */
 #include "cli_commands.h"
+#include "cli_explain.h"
+#include "cli_live.h"
+#include "cli_stack.h"
 #include "cli_output.h"
 #include "cli_template.h"
 
@@ -22,6 +28,7 @@ const char cli_place_usage[] =
     "usage: convergectl place --cluster C.json --service S.json [--layout L.json]\n"
     "                         [--action new|replace|upgrade|fix|defrag] [-o json]\n"
     "       convergectl place --check --cluster C.json --layout L.json [-o json]\n"
+    "       convergectl place --explain STACK SERVICE [-o json]\n"
     "\n"
     "Decides where the replicas of a service would go, contacting no service.\n"
     "Files are JSON or YAML. The cluster is in Converge's format or Service\n"
@@ -34,6 +41,19 @@ const char cli_place_usage[] =
     "With --check, prints {\"health\": [reports of every violation in the layout],\n"
     "\"warnings\": [the cluster manifest's warnings]}.\n"
     "\n"
+    "With --explain, explains the live placement of the running Converge::Service\n"
+    "resource SERVICE of the stack STACK from the cluster in Redis: where each\n"
+    "replica runs, where the placement library would put it now with the other\n"
+    "replicas kept (and, when it finds no node, the constraint elimination\n"
+    "sequence), the replicas the engine left unplaced with their sequences, and\n"
+    "the health reports of the live placement. Nodes count as the engine counts\n"
+    "them: up while their heartbeat lives and they are enabled and not\n"
+    "blocklisted for the service; their load is what other services' replicas\n"
+    "assigned to them declare. JSON: {\"svc\", \"stack_name\", \"resource\",\n"
+    "\"state\", \"gen\", \"placement\", \"unplaced\", \"rejected\", \"check\": the\n"
+    "place result with every live replica kept, \"replicas\": [{\"index\",\n"
+    "\"node\", \"role\", \"choice\", \"moves\", \"eliminationSequence\"}]}.\n"
+    "\n"
     "  --cluster FILE    the cluster manifest\n"
     "  --service FILE    the service description to place\n"
     "  --layout FILE     the services already placed (their loads count)\n"
@@ -41,16 +61,20 @@ const char cli_place_usage[] =
     "                    is kept free), replace, upgrade, fix or defrag\n"
     "                    (availability actions, which may use the buffer)\n"
     "  --check           report the health of --layout instead of placing\n"
+    "  --explain         explain the live placement of STACK's SERVICE (Redis)\n"
     "  -o, --output F    json (default) or text; both print the same indented JSON\n"
+    "                    (with --explain: text, the default, reads as sentences)\n"
     "  -h, --help        show this help\n"
     "\n"
     "Exit status: 0 every replica placed (soft-constraint violations are listed\n"
     "in \"health\"), or with --check a layout without health reports; 1 the\n"
     "service was rejected or a replica is unplaced, or with --check some report;\n"
     "2 usage error or bad input (the message names the file, the path in it and\n"
-    "the problem).\n";
+    "the problem). With --explain: 0 every replica placed; 1 a replica unplaced\n"
+    "or the service rejected; 2 usage error, unknown stack or service; 3 cannot\n"
+    "reach Redis.\n";
 
-enum { OPT_CLUSTER = 200, OPT_SERVICE, OPT_LAYOUT, OPT_ACTION, OPT_CHECK };
+enum { OPT_CLUSTER = 200, OPT_SERVICE, OPT_LAYOUT, OPT_ACTION, OPT_CHECK, OPT_EXPLAIN };
 
 static const cli_opt_t place_opts[] = {
     CLI_HELP_OPT,
@@ -60,13 +84,15 @@ static const cli_opt_t place_opts[] = {
     {OPT_LAYOUT, "--layout", NULL, true},
     {OPT_ACTION, "--action", NULL, true},
     {OPT_CHECK, "--check", NULL, false},
+    {OPT_EXPLAIN, "--explain", NULL, false},
     CLI_OPTS_END,
 };
 
 typedef struct place_args {
     const char *cluster, *service, *layout, *action_name;
     cv_place_action_t action;
-    bool check, json;
+    bool check, json, explain, output_given;
+    const char *words[2]; /* --explain STACK SERVICE */
 } place_args_t;
 
 /* ------------------------------------------------------------------------ */
@@ -92,7 +118,13 @@ static int apply_opt(const cli_args_t *a, int id, void *ctx)
     place_args_t *out = ctx;
     switch (id) {
     case CLI_OPT_OUTPUT:
+        out->output_given = true;
         return cli_parse_output(a, &out->json);
+    case OPT_EXPLAIN:
+        out->explain = true;
+        return CLI_OK;
+    case CLI_ARG_WORD:
+        return cli_take_word(a, out->words, 2);
     case OPT_CLUSTER:
         out->cluster = a->arg;
         return CLI_OK;
@@ -115,6 +147,14 @@ static int apply_opt(const cli_args_t *a, int id, void *ctx)
 /* Which files go with which mode. */
 static int check_args(const place_args_t *p)
 {
+    if (p->explain && (p->cluster || p->service || p->layout || p->check || p->action_name))
+        return cli_usage_error("place", "--explain takes STACK SERVICE and no manifest options");
+    if (p->explain && !p->words[1])
+        return cli_usage_error("place", "--explain needs a stack and a service: STACK SERVICE");
+    if (p->explain)
+        return CLI_OK;
+    if (p->words[0])
+        return cli_usage_error("place", "unexpected argument '%s'", p->words[0]);
     if (!p->cluster)
         return cli_usage_error("place", "--cluster is required");
     if (p->check && !p->layout)
@@ -235,9 +275,65 @@ static int run(const place_args_t *p)
     return rc;
 }
 
+/* ------------------------------------------------------------------------ */
+/* --explain                                                                */
+/* ------------------------------------------------------------------------ */
+
+static int print_explanation(const json_t *doc, bool json)
+{
+    if (json) {
+        cli_print_json(doc);
+    } else {
+        char *text = cli_explain_text(doc);
+        if (!text)
+            return cli_fail(CLI_SERVICE, "place: out of memory");
+        fputs(text, stdout);
+        free(text);
+    }
+    const json_t *rejected = json_object_get(doc, "rejected");
+    size_t i;
+    json_t *r;
+    bool unplaced = json_array_size(json_object_get(doc, "unplaced")) > 0;
+    json_array_foreach(json_object_get(doc, "replicas"), i, r)
+    {
+        unplaced = unplaced || json_is_null(json_object_get(r, "node"));
+    }
+    return unplaced || (rejected && !json_is_null(rejected)) ? CLI_FAILED : CLI_OK;
+}
+
+static int explain(cli_t *cli, const place_args_t *p)
+{
+    char id[CV_ID_MAX], err[1024];
+    json_t *services = NULL, *model = NULL;
+    int rc = cli_redis_connect(cli);
+    if (rc == CLI_OK)
+        rc = cli_stack_resolve(cli, p->words[0], id);
+    if (rc == CLI_OK)
+        rc = cli_live_stack_services(cli, p->words[0], id, p->words[1], &services);
+    if (rc == CLI_OK && json_array_size(services) == 0)
+        rc = cli_fail(CLI_FAILED, "service %s of stack %s is not created yet (no service id)",
+                      p->words[1], p->words[0]);
+    if (rc == CLI_OK)
+        rc = cli_live_read(cli, CLI_LIVE_NODES, &model);
+    json_t *svcs = json_array();
+    if (rc == CLI_OK) {
+        json_array_append(svcs, json_object_get(json_array_get(services, 0), "svc"));
+        rc = cli_live_read_services(cli, svcs, json_object_get(model, "services"));
+    }
+    if (rc == CLI_OK) {
+        const char *svc = json_string_value(json_array_get(svcs, 0));
+        json_t *doc = cli_explain(model, svc, err, sizeof(err));
+        rc = doc ? print_explanation(doc, p->json) : cli_fail(CLI_FAILED, "place: %s", err);
+        json_decref(doc);
+    }
+    json_decref(svcs);
+    json_decref(model);
+    json_decref(services);
+    return rc;
+}
+
 int cli_cmd_place(cli_t *cli, int argc, char **argv)
 {
-    (void)cli;
     place_args_t p;
     memset(&p, 0, sizeof(p));
     p.json = true;
@@ -246,6 +342,10 @@ int cli_cmd_place(cli_t *cli, int argc, char **argv)
     if (rc == CLI_HELP) {
         fputs(cli_place_usage, stdout);
         return CLI_OK;
+    }
+    if (rc == CLI_OK && p.explain) {
+        p.json = p.output_given && p.json;
+        return explain(cli, &p);
     }
     return rc == CLI_OK ? run(&p) : rc;
 }

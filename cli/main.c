@@ -48,6 +48,12 @@ static const cli_command_t commands[] = {
     {"dead", "list the messages the workers dead-lettered, and why", cli_dead_usage, cli_cmd_dead},
     {"signal", "send a signal to a resource (wait condition handles)", cli_signal_usage,
      cli_cmd_signal},
+    /* The cluster (issue 12): nodes, replicas, health reports. */
+    {"nodes", "list the cluster's nodes, or draw them (--map)", cli_nodes_usage, cli_cmd_nodes},
+    {"node", "disable, enable or drain a node", cli_node_usage, cli_cmd_node},
+    {"replicas", "list the replicas of a stack's services", cli_replicas_usage,
+     cli_cmd_replicas},
+    {"health", "show the cluster's health reports", cli_health_usage, cli_cmd_health},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

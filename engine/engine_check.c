@@ -4,7 +4,8 @@
  * Under the resource's lease (one atomic script also loads the definition,
  * parameters, record, sync point and graph entry) cv_check_decide says what
  * to do; this file carries the outcome out in a straight line: the type's
- * operation (engine_converge.c) and child stacks (engine_nested.c), then a
+ * operation (engine_converge.c), child stacks (engine_nested.c) and
+ * services in the cluster (engine_service.c), then a
  * fenced write of the action (check_finish.lua) and an OBSERVE job, or
  * "done" / "failed" through cv_progress. The Kafka offset is committed only
  * once the outcome is in Redis and every message it published is
@@ -38,6 +39,8 @@ static void check_reset(cv_jobrun_t *run)
     cv_check_loaded_clear(&c->in);
     json_decref(c->children);
     c->children = NULL;
+    json_decref(c->services);
+    c->services = NULL;
     cv_check_outcome_clear(&c->out);
     cv_record_state_clear(&c->st);
     memset(&c->st, 0, sizeof(c->st));
@@ -163,6 +166,11 @@ void cv__check_record(check_t *c)
         cv__nested_begin(c);
         return;
     }
+    if (json_array_size(c->services) > 0) {
+        /* Then the services: recording says they are in the cluster. */
+        cv__service_begin(c);
+        return;
+    }
     cv_check_finish_t f;
     cv_check_written_t written;
     cv_check_finish_of(&f, &written, &c->run.msg, &c->in, &c->out, &c->st, c->token);
@@ -185,6 +193,7 @@ static void act(check_t *c)
         cv__check_fail(c, c->out.status, c->out.action, c->out.reason);
         return;
     }
+    cv__service_plan(c);
     cv__check_record(c);
 }
 

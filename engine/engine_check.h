@@ -2,7 +2,7 @@
  * Internal to the engine: the state of one CHECK job and the steps that
  * carry its decision (cv_check_decide) out — the job lifecycle and the
  * writes (engine_check.c), the type operations (cv_check_act), the child
- * stacks (engine_nested.c).
+ * stacks (engine_nested.c), the services in the cluster (engine_service.c).
  */
 #ifndef CV_ENGINE_CHECK_H
 #define CV_ENGINE_CHECK_H
@@ -32,6 +32,7 @@ typedef struct check {
     cv_check_outcome_t out;
     cv_rstate_t st;   /* the version acted on, after the type's operation */
     json_t *children; /* child-stack traversals to begin before recording */
+    json_t *services; /* Converge::Service puts and deletes to do before recording */
 } check_t;
 
 /* Carrying out the outcome; each ends the job exactly once. */
@@ -56,5 +57,13 @@ bool cv__hooks_pause(check_t *c);
 int cv__nested_plan(void *check, const char *op, const char *child, const char *type_name,
                     const json_t *props, json_t *data, const char *token, char *err, size_t errsz);
 void cv__nested_begin(check_t *c);
+
+/* Converge::Service (engine_service.c). cv__service_plan lists, after the
+ * type operations, the services the action puts into the cluster or marks
+ * deleting; cv__check_record then has cv__service_begin write and
+ * reconcile them all and record the outcome after (or fail it: an
+ * unknown metric, an affinity that names no service). */
+void cv__service_plan(check_t *c);
+void cv__service_begin(check_t *c);
 
 #endif

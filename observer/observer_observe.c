@@ -8,7 +8,9 @@
  * node watches every version it is deleting (replaced versions, and the
  * current one when the resource left the definition). A waiting type
  * (cv_rtype_t.watches: a WaitCondition) is handed the record of the
- * resource it watches, read just before the look (signal_watch.lua).
+ * resource it watches, read just before the look (signal_watch.lua). A
+ * Converge::Service version is handed its service's cluster state, read
+ * just before the look (svc_look.lua, observer_services.c).
  */
 #include "observer.h"
 
@@ -23,6 +25,7 @@
 #include "cv_reaper.h"
 #include "cv_record.h"
 #include "cv_rtype.h"
+#include "cv_service.h"
 #include "cv_str.h"
 
 #include <jansson.h>
@@ -37,6 +40,7 @@ typedef struct observe {
     char *graph_entry;
     json_t *children; /* nested versions' child stacks as read now: id -> snapshot */
     json_t *watched;  /* a waiting type's watched resource as read now, or NULL */
+    json_t *services; /* Converge::Service versions' cluster state as read now: svc -> snapshot */
     cv_observe_outcome_t out;
 } observe_t;
 
@@ -50,6 +54,8 @@ static void observe_reset(cv_jobrun_t *run)
     o->children = NULL;
     json_decref(o->watched);
     o->watched = NULL;
+    json_decref(o->services);
+    o->services = NULL;
     cv_observe_outcome_clear(&o->out);
 }
 
@@ -169,6 +175,9 @@ static void ask(const observe_t *o, looker_t *l, cv_look_t *look, const char *ty
         json_object_set(l->st.data, "child", (json_t *)snap);
     if (o->watched && v->props && type->watches) /* the current version of an update node */
         json_object_set(l->st.data, "watched", o->watched);
+    const json_t *cluster = json_object_get(o->services, v->physical_id ? v->physical_id : "");
+    if (cluster && cv_service_is(type_name))
+        json_object_set(l->st.data, "cluster", (json_t *)cluster);
     l->asked = true;
     look->observed = type->observe(&l->st, cv_observe_action(&o->run.msg, &o->rec));
     look->retry_at = l->st.retry_at;
@@ -257,6 +266,55 @@ static json_t *children_to_read(const observe_t *o)
     return ids;
 }
 
+/* ---- services: their cluster state is read first ---- */
+
+/* The Converge::Service versions this job observes: svc id -> whether a
+ * delete is observed (every node's reports are read then). */
+static json_t *services_to_read(const observe_t *o)
+{
+    json_t *wants = json_object();
+    if (cv_service_is(o->rec.type) && o->rec.physical_id[0] &&
+        cv_observe_wants_look(&o->run.msg, o->rec.status))
+        json_object_set_new(wants, o->rec.physical_id,
+                            json_boolean(cv_observe_action(&o->run.msg, &o->rec) ==
+                                         CV_ACTION_DELETE));
+    bool cleanup = o->run.msg.phase == CV_PHASE_CLEANUP && !o->run.msg.watch;
+    size_t i;
+    const json_t *e;
+    json_array_foreach(cleanup ? o->rec.old : NULL, i, e)
+    {
+        const char *pid = json_string_value(json_object_get(e, "physical_id"));
+        if (pid && pid[0] && cv_service_is(json_string_value(json_object_get(e, "type"))))
+            json_object_set_new(wants, pid, json_true());
+    }
+    return wants;
+}
+
+static void on_services(void *ud, json_t *snapshots)
+{
+    observe_t *o = ud;
+    if (!snapshots) {
+        cv_jobrun_retry(&o->run);
+        return;
+    }
+    o->services = snapshots;
+    look(o);
+}
+
+static void read_services_then_look(observe_t *o)
+{
+    json_t *wants = services_to_read(o);
+    if (json_object_size(wants) == 0) {
+        json_decref(wants);
+        look(o);
+        return;
+    }
+    int rc = cv__observer_read_services(o->run.w, wants, on_services, o);
+    json_decref(wants);
+    if (rc != 0)
+        cv_jobrun_retry(&o->run);
+}
+
 static void on_children(void *ud, json_t *snapshots)
 {
     observe_t *o = ud;
@@ -265,7 +323,7 @@ static void on_children(void *ud, json_t *snapshots)
         return;
     }
     o->children = snapshots;
-    look(o);
+    read_services_then_look(o);
 }
 
 static void read_children_then_look(observe_t *o)
@@ -273,7 +331,7 @@ static void read_children_then_look(observe_t *o)
     json_t *ids = children_to_read(o);
     if (json_array_size(ids) == 0) {
         json_decref(ids);
-        look(o);
+        read_services_then_look(o);
         return;
     }
     int rc = cv__observer_read_children(o->run.w, ids, on_children, o);

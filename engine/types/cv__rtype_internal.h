@@ -42,6 +42,23 @@ extern const cv_rtype_t cv__rtype_wait_condition_handle;
 extern const cv_rtype_t cv__rtype_wait_condition;
 extern const cv_rtype_t cv__rtype_autoscaling_group;
 extern const cv_rtype_t cv__rtype_scaling_policy;
+extern const cv_rtype_t cv__rtype_service;
+
+/* Converge::Service (rtype_service_props.c): the property `name` of
+ * `props` read into the form the service spec holds (defaults applied,
+ * lists of names made lists of maps); NULL when absent, or with errstr
+ * naming `where`.<name>... when it is wrong. */
+json_t *cv__service_prop(const json_t *props, const char *name, const char *where, char *errstr,
+                         size_t errstr_size);
+/* The checks across properties: exactly one of command and tasks, a
+ * health check's port among the ports. */
+int cv__service_check_shape(const json_t *props, const char *where, char *errstr,
+                            size_t errstr_size);
+/* The type's validate hook: every literal property read, then the shape. */
+int cv__service_validate(const json_t *props, const char *where, char *errstr, size_t errstr_size);
+/* observe() of a version from the cluster snapshot in data.cluster
+ * (rtype_service_observe.c), which it takes out of data again. */
+cv_observed_t cv__service_observe(cv_rstate_t *st, cv_action_t action);
 
 /* What every nested-stack type does to its resource (rtype_nested.c): the
  * physical id is the child stack's id, kept in data.stack. */

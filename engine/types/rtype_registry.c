@@ -25,6 +25,7 @@ static const cv_rtype_t *const builtin_types[] = {
     &cv__rtype_wait_condition,
     &cv__rtype_autoscaling_group,
     &cv__rtype_scaling_policy,
+    &cv__rtype_service,
 };
 
 const cv_rtype_t *cv_rtype_find(const char *name)
