@@ -407,7 +407,7 @@ svt_expect_refused() {
     assert_eq "$before" "$(redis SCARD "$(ckey services)")" "services in the cluster"
 }
 
-test_services_bad_service_definitions_are_refused_with_the_property_path() {
+test_services_negative_replicas_are_refused_with_the_property_path() {
     svt_expect_refused neg 'resources\.web\.properties\.replicas' <<'T'
 heat_template_version: 2018-08-31
 resources:
@@ -415,6 +415,9 @@ resources:
     type: Converge::Service
     properties: {replicas: -1, command: [sleep, "1"]}
 T
+}
+
+test_services_empty_command_is_refused_with_the_property_path() {
     svt_expect_refused emptycmd 'resources\.web\.properties\.command' <<'T'
 heat_template_version: 2018-08-31
 resources:
@@ -422,6 +425,12 @@ resources:
     type: Converge::Service
     properties: {replicas: 1, command: []}
 T
+}
+
+# A metric no node and no node type of the cluster names (agents up, so the
+# cluster has metrics to compare with).
+test_services_unknown_metric_is_refused_with_the_property_path() {
+    svt_up metric N1 N2 N3
     svt_expect_refused metric 'resources\.web\.properties\.metrics.*NoSuchMetric|NoSuchMetric.*resources\.web\.properties\.metrics' <<'T'
 heat_template_version: 2018-08-31
 resources:
@@ -432,6 +441,9 @@ resources:
       command: [sleep, "1"]
       metrics: [{name: NoSuchMetric, primary_load: 1}]
 T
+}
+
+test_services_malformed_constraint_is_refused_with_the_property_path() {
     svt_expect_refused constraint 'resources\.web\.properties\.placement_constraints' <<'T'
 heat_template_version: 2018-08-31
 resources:
