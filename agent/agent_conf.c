@@ -1,0 +1,227 @@
+#include "agent_conf.h"
+
+#include "agent_logcap.h"
+#include "agent_ports.h"
+
+#include "cv_error.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cv_agent_usage(FILE *out)
+{
+    fputs(
+        "usage: converge-agent --dir DIR (--cluster FILE --node NAME | --name NAME [node options])\n"
+        "                      [--redis URL] [--prefix P] [--address IP] [--ports LO-HI] [options]\n"
+        "       converge-agent --simulate N [--cluster FILE | --nodes-prefix P] [options]\n"
+        "\n"
+        "Runs the replicas assigned to one cluster node (docs/services.md): registers the\n"
+        "node in Redis, heartbeats, starts, watches, restarts and stops the replicas' processes,\n"
+        "and reports them. Replicas keep running when the agent stops or dies; a restarted\n"
+        "agent re-adopts them from DIR/replicas.\n"
+        "\n"
+        "The node:\n"
+        "  --cluster FILE         a cluster manifest (JSON or YAML, as `convergectl place`\n"
+        "                         reads); its settings (all but `nodes`) go to {cluster}:settings\n"
+        "  --node NAME            the manifest's node this agent is\n"
+        "  --name NAME            or the node from options: its name,\n"
+        "  --type TYPE            node type, --fault-domain fd:/a/b, --upgrade-domain UD,\n"
+        "  --property K=V         placement properties (repeatable; true/false and integers typed)\n"
+        "  --capacity METRIC=N    capacities (repeatable)\n"
+        "Where and how:\n"
+        "  --redis URL            Redis (default $CONVERGE_REDIS or redis://127.0.0.1:6379/0)\n"
+        "  --prefix P             key prefix (default $CONVERGE_PREFIX or cv:)\n"
+        "  --dir DIR              the node's files: replicas/ (state), logs/, work/, volumes/\n"
+        "  --address IP           the address replicas listen on (default 127.0.0.1)\n"
+        "  --ports LO-HI          host ports for replicas (default 31000-31999)\n"
+        "  --heartbeat-ttl MS     heartbeat TTL, refreshed every TTL/4 (default 3000)\n"
+        "  --fence-ms MS          Redis unreachable this long stops stateful replicas (default 5000)\n"
+        "  --restart-reset-s S    healthy seconds that reset a restart counter (default 1800)\n"
+        "  --log-cap BYTES        size of a replica's stdout/stderr file before it rotates to .1\n"
+        "                         (default 1048576)\n"
+        "  --stop-replicas-on-exit  on SIGTERM/SIGINT stop the replicas first (default: leave\n"
+        "                         them running)\n"
+        "  --simulate N           N simulated nodes in this process (no processes: replicas are\n"
+        "                         healthy after a short simulated start); with --cluster, the\n"
+        "                         file's first N nodes\n"
+        "  --nodes-prefix P       simulated node names P0..P(N-1) over 3 FDs x 3 UDs (default sim-)\n"
+        "  -v, --verbose          debug logs\n"
+        "  -h, --help             this text\n"
+        "Exit status: 0 stopped by a signal, 2 bad options or node description, 3 Redis\n"
+        "unreachable at start.\n",
+        out);
+}
+
+enum {
+    O_REDIS = 256,
+    O_PREFIX,
+    O_DIR,
+    O_CLUSTER,
+    O_NODE,
+    O_NAME,
+    O_TYPE,
+    O_FD,
+    O_UD,
+    O_PROPERTY,
+    O_CAPACITY,
+    O_ADDRESS,
+    O_PORTS,
+    O_TTL,
+    O_FENCE,
+    O_RESET,
+    O_LOGCAP,
+    O_STOP,
+    O_SIMULATE,
+    O_NODES_PREFIX
+};
+
+static const struct option options[] = {{"redis", required_argument, NULL, O_REDIS},
+                                        {"prefix", required_argument, NULL, O_PREFIX},
+                                        {"dir", required_argument, NULL, O_DIR},
+                                        {"cluster", required_argument, NULL, O_CLUSTER},
+                                        {"node", required_argument, NULL, O_NODE},
+                                        {"name", required_argument, NULL, O_NAME},
+                                        {"type", required_argument, NULL, O_TYPE},
+                                        {"fault-domain", required_argument, NULL, O_FD},
+                                        {"upgrade-domain", required_argument, NULL, O_UD},
+                                        {"property", required_argument, NULL, O_PROPERTY},
+                                        {"capacity", required_argument, NULL, O_CAPACITY},
+                                        {"address", required_argument, NULL, O_ADDRESS},
+                                        {"ports", required_argument, NULL, O_PORTS},
+                                        {"heartbeat-ttl", required_argument, NULL, O_TTL},
+                                        {"fence-ms", required_argument, NULL, O_FENCE},
+                                        {"restart-reset-s", required_argument, NULL, O_RESET},
+                                        {"log-cap", required_argument, NULL, O_LOGCAP},
+                                        {"stop-replicas-on-exit", no_argument, NULL, O_STOP},
+                                        {"simulate", required_argument, NULL, O_SIMULATE},
+                                        {"nodes-prefix", required_argument, NULL, O_NODES_PREFIX},
+                                        {"verbose", no_argument, NULL, 'v'},
+                                        {"help", no_argument, NULL, 'h'},
+                                        {NULL, 0, NULL, 0}};
+
+static int number(const char *opt, const char *text, double min, double max, double *out,
+                  char *errstr, size_t errstr_size)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end || v < min || v > max)
+        return cv_seterr(errstr, errstr_size, CV_EINVAL, "--%s '%s': expected a number from %g to %g",
+                         opt, text, min, max);
+    *out = v;
+    return 0;
+}
+
+static int add_kv(const char **list, size_t *n, const char *opt, const char *v, char *errstr,
+                  size_t errstr_size)
+{
+    if (*n == CV_AGENT_MAX_KV)
+        return cv_seterr(errstr, errstr_size, CV_EINVAL, "--%s: more than %d", opt,
+                         CV_AGENT_MAX_KV);
+    list[(*n)++] = v;
+    return 0;
+}
+
+static int apply(cv_agent_conf_t *c, int opt, const char *arg, char *errstr, size_t errstr_size)
+{
+    double v;
+    int rc = 0;
+    switch (opt) {
+    case O_REDIS: return cv_opts_set_redis(&c->opts, arg, errstr, errstr_size);
+    case O_PREFIX:
+        if (strlen(arg) >= sizeof(c->opts.prefix))
+            return cv_seterr(errstr, errstr_size, CV_EINVAL, "--prefix: too long");
+        strcpy(c->opts.prefix, arg);
+        return 0;
+    case O_DIR: c->dir = arg; return 0;
+    case O_CLUSTER: c->cluster = arg; return 0;
+    case O_NODE: c->node = arg; return 0;
+    case O_NAME: c->name = arg; return 0;
+    case O_TYPE: c->type = arg; return 0;
+    case O_FD: c->fault_domain = arg; return 0;
+    case O_UD: c->upgrade_domain = arg; return 0;
+    case O_PROPERTY: return add_kv(c->props, &c->nprops, "property", arg, errstr, errstr_size);
+    case O_CAPACITY: return add_kv(c->caps, &c->ncaps, "capacity", arg, errstr, errstr_size);
+    case O_ADDRESS: c->address = arg; return 0;
+    case O_PORTS:
+        if (cv_ports_parse_range(arg, &c->port_lo, &c->port_hi) != 0)
+            return cv_seterr(errstr, errstr_size, CV_EINVAL,
+                             "--ports '%s': expected LO-HI, 1 <= LO <= HI <= 65535", arg);
+        return 0;
+    case O_TTL:
+        rc = number("heartbeat-ttl", arg, 100, 3600000, &v, errstr, errstr_size);
+        c->heartbeat_ttl_ms = (int)v;
+        return rc;
+    case O_FENCE:
+        rc = number("fence-ms", arg, 100, 3600000, &v, errstr, errstr_size);
+        c->fence_ms = (int)v;
+        return rc;
+    case O_RESET:
+        rc = number("restart-reset-s", arg, 0, 1e9, &c->reset_s, errstr, errstr_size);
+        return rc;
+    case O_LOGCAP:
+        rc = number("log-cap", arg, 0, 1e12, &v, errstr, errstr_size);
+        c->log_cap = (long)v;
+        return rc;
+    case O_STOP: c->stop_on_exit = true; return 0;
+    case O_SIMULATE:
+        rc = number("simulate", arg, 1, 100000, &v, errstr, errstr_size);
+        c->simulate = (int)v;
+        return rc;
+    case O_NODES_PREFIX: c->nodes_prefix = arg; return 0;
+    case 'v': c->verbose = true; return 0;
+    case 'h': c->help = true; return 0;
+    default: return cv_seterr(errstr, errstr_size, CV_EINVAL, "unknown option (see --help)");
+    }
+}
+
+static int check(const cv_agent_conf_t *c, char *errstr, size_t errstr_size)
+{
+    if (c->help)
+        return 0;
+    if (c->simulate)
+        return 0;
+    if (!c->dir)
+        return cv_seterr(errstr, errstr_size, CV_EINVAL, "--dir DIR is required");
+    if (c->cluster && !c->node)
+        return cv_seterr(errstr, errstr_size, CV_EINVAL, "--cluster FILE needs --node NAME");
+    if (!c->cluster && c->node)
+        return cv_seterr(errstr, errstr_size, CV_EINVAL, "--node NAME needs --cluster FILE");
+    if (c->cluster && c->name)
+        return cv_seterr(errstr, errstr_size, CV_EINVAL,
+                         "--name describes a node from options; with --cluster use --node");
+    if (!c->cluster && !c->name)
+        return cv_seterr(errstr, errstr_size, CV_EINVAL,
+                         "the node description: name: required (--name, or --cluster and --node)");
+    return 0;
+}
+
+int cv_agent_conf_parse(cv_agent_conf_t *c, int argc, char **argv, char *errstr,
+                        size_t errstr_size)
+{
+    memset(c, 0, sizeof(*c));
+    int rc = cv_opts_from_env(&c->opts, errstr, errstr_size);
+    if (rc)
+        return rc;
+    c->address = "127.0.0.1";
+    c->port_lo = 31000;
+    c->port_hi = 31999;
+    c->heartbeat_ttl_ms = 3000;
+    c->fence_ms = 5000;
+    c->reset_s = 1800;
+    c->log_cap = CV_LOG_CAP_DEFAULT;
+    c->nodes_prefix = "sim-";
+    optind = 1;
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "vh", options, NULL)) != -1) {
+        if (opt == '?')
+            return cv_seterr(errstr, errstr_size, CV_EINVAL, "unknown option or missing value: %s",
+                             argv[optind - 1]);
+        if ((rc = apply(c, opt, optarg, errstr, errstr_size)) != 0)
+            return rc;
+    }
+    if (optind < argc)
+        return cv_seterr(errstr, errstr_size, CV_EINVAL, "unexpected argument '%s'", argv[optind]);
+    return check(c, errstr, errstr_size);
+}

@@ -1,0 +1,104 @@
+/*
+ * reconcile_internal — the pieces of cv_reconcile: reading the model
+ * (reconcile_model.c), judging the replicas already placed
+ * (reconcile_keep.c), placing the missing ones (reconcile_place.c) and
+ * writing the plan (reconcile_plan.c). Internal symbols are cv__rc_*.
+ * Not a public surface: only those files and the unit tests include it.
+ */
+#ifndef RECONCILE_INTERNAL_H
+#define RECONCILE_INTERNAL_H
+
+#include "cv_cluster.h"
+#include "cv_placement.h"
+#include "cv_reconcile.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The "live" settings. */
+typedef struct rc_settings {
+    double grace_s;
+    int64_t fence_margin_ms;
+    int blocklist_n;
+    double blocklist_min;
+} rc_settings_t;
+
+/* What the model says of one node. */
+typedef struct rc_node_state {
+    bool known;       /* in {cluster}:nodes */
+    bool alive;       /* its heartbeat exists */
+    const char *admin; /* enabled, disabled, draining */
+    double down_for;  /* seconds since it was seen down (0 when alive) */
+    int64_t fence_ms;
+} rc_node_state_t;
+
+typedef struct rc_ctx {
+    const json_t *model;
+    const char *svc;
+    json_t *rec;     /* the service's record, strings parsed (owned) */
+    json_t *spec;    /* rec.spec */
+    json_t *process; /* spec.process, or an empty object */
+    json_t *nodes;   /* model.nodes, strings parsed (owned) */
+    double now;
+    int64_t gen;
+    rc_settings_t set;
+    const char *stack, *stack_name, *resource;
+    const char *policy; /* restart policy: Always, OnFailure, Never */
+    const char *digest;
+    cv_service_t *s; /* NULL when the spec does not load */
+    int target;
+    bool deleting; /* state deleting: every replica goes */
+    json_t *kept;      /* placement entries that stay (index -> entry, an object keyed "i") */
+    json_t *replace;   /* index ("i") -> why its replica must be placed anew (availability) */
+    json_t *moved_from; /* index -> the node it leaves */
+    json_t *blocklist, *failures;
+    json_t *avoid; /* nodes a replica just gave up on: none of this plan's placements */
+    json_t *placement, *unplaced, *ops, *events, *health;
+    json_t *rejected;
+} rc_ctx_t;
+
+/* ---- the model (reconcile_model.c) ---- */
+
+/* `v` itself when it is not a string; else the JSON the string holds
+ * (NULL when it does not parse). Returns a new reference. */
+json_t *cv__rc_json(const json_t *v);
+void cv__rc_settings(const json_t *settings, rc_settings_t *out);
+rc_node_state_t cv__rc_node(const rc_ctx_t *x, const char *node);
+/* The description cv_service_load reads: the spec's service keys only. */
+json_t *cv__rc_service_desc(const json_t *spec, const char *name, int replicas);
+/* The cluster manifest of the model: nodes' descriptions with their status
+ * for this service (blocklisted nodes are disabled for it) and the declared
+ * load of every replica assigned to them that is not this service's. */
+json_t *cv__rc_manifest(const rc_ctx_t *x);
+/* Replica id "<svc>/<index>/<gen>" into buf; the index of a rid of this
+ * service, or -1. */
+void cv__rc_rid(char *buf, size_t size, const char *svc, int index, int64_t gen);
+int cv__rc_rid_index(const char *svc, const char *rid);
+/* "<resource>-<index>.<stack_name>" */
+void cv__rc_replica_name(const rc_ctx_t *x, int index, char *buf, size_t size);
+
+/* ---- judging the replicas already placed (reconcile_keep.c) ---- */
+
+/* Fills x->kept and x->replace from the stored placement, counts given-up
+ * failures and updates the blocklist. */
+void cv__rc_judge(rc_ctx_t *x);
+
+/* ---- placing (reconcile_place.c) ---- */
+
+/* Places the indexes below target missing from x->kept; fills x->placement,
+ * x->unplaced (or x->rejected). Returns 0, CV_ENOMEM, or a load error with
+ * errstr. */
+int cv__rc_place(rc_ctx_t *x, char *errstr, size_t errstr_size);
+
+/* ---- the plan (reconcile_plan.c) ---- */
+
+void cv__rc_event(rc_ctx_t *x, int index, const char *action, const char *status, const char *fmt,
+                  ...) __attribute__((format(printf, 5, 6)));
+void cv__rc_report(rc_ctx_t *x, const char *property, const char *state, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+json_t *cv__rc_replica_spec(const rc_ctx_t *x, const json_t *entry);
+/* The assign / unassign operations, events of the changes, and the plan. */
+json_t *cv__rc_plan(rc_ctx_t *x);
+
+#endif

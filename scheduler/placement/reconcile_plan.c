@@ -1,0 +1,435 @@
+/*
+ * reconcile_plan — from the decided placement to the plan: the replica
+ * specs agents run, the assign and unassign operations that make the nodes'
+ * assignments match the placement (level-triggered: any replica id of the
+ * service assigned anywhere that the placement does not hold is unassigned,
+ * whatever left it there), the events that say why each replica is where it
+ * is, and the health reports of the service (S8).
+ */
+#include "reconcile_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cv__rc_event(rc_ctx_t *x, int index, const char *action, const char *status, const char *fmt,
+                  ...)
+{
+    char reason[1024], name[512] = "";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof(reason), fmt, ap);
+    va_end(ap);
+    if (index >= 0)
+        cv__rc_replica_name(x, index, name, sizeof(name));
+    json_array_append_new(x->events, json_pack("{s:s, s:s, s:s, s:s}", "physical_id", name,
+                                               "action", action, "status", status, "reason",
+                                               reason));
+}
+
+void cv__rc_report(rc_ctx_t *x, const char *property, const char *state, const char *fmt, ...)
+{
+    char text[2048], source[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    cv_reconcile_health_source(source, sizeof(source), x->svc);
+    json_array_append_new(x->health, json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}", "source", source,
+                                               "property", property, "state", state, "description",
+                                               text, "timeToLive", "Infinite", "removeWhenExpired",
+                                               0));
+}
+
+/* ---------------------------------------------------------------- replica specs */
+
+static void add_loads(const rc_ctx_t *x, json_t *spec, bool secondary)
+{
+    json_t *load = json_object();
+    for (size_t i = 0; x->s && i < x->s->nmetrics; i++)
+        json_object_set_new(load, x->s->metrics[i].name,
+                            json_integer(secondary ? x->s->metrics[i].secondary_load
+                                                   : x->s->metrics[i].primary_load));
+    json_object_set_new(spec, "load", load);
+}
+
+json_t *cv__rc_replica_spec(const rc_ctx_t *x, const json_t *entry)
+{
+    int index = (int)json_integer_value(json_object_get(entry, "index"));
+    const char *role = json_string_value(json_object_get(entry, "role"));
+    char name[512];
+    cv__rc_replica_name(x, index, name, sizeof(name));
+    json_t *spec = json_deep_copy(x->process);
+    json_object_set(spec, "rid", json_object_get(entry, "rid"));
+    json_object_set_new(spec, "svc", json_string(x->svc));
+    json_object_set_new(spec, "stack", json_string(x->stack));
+    json_object_set_new(spec, "stack_name", json_string(x->stack_name));
+    json_object_set_new(spec, "service", json_string(x->resource));
+    json_object_set_new(spec, "index", json_integer(index));
+    json_object_set_new(spec, "name", json_string(name));
+    json_object_set_new(spec, "role", json_string(role ? role : "instance"));
+    json_object_set_new(spec, "stateful", json_boolean(x->s && x->s->stateful));
+    add_loads(x, spec, role && strcmp(role, "secondary") == 0);
+    json_object_set_new(spec, "digest", json_string(x->digest));
+    return spec;
+}
+
+/* ---------------------------------------------------------------- the process digest */
+
+static const json_t *assigned(const rc_ctx_t *x, const char *node, const char *rid)
+{
+    return json_object_get(json_object_get(json_object_get(x->nodes, node), "assign"), rid);
+}
+
+/* A kept replica whose assigned spec runs another process digest gets a new
+ * replica id on its node: the agent stops the old one and starts the new. */
+static void renew_changed(rc_ctx_t *x)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(x->placement, i, e)
+    {
+        const char *node = json_string_value(json_object_get(e, "node"));
+        const char *rid = json_string_value(json_object_get(e, "rid"));
+        json_t *spec = cv__rc_json(assigned(x, node, rid));
+        const char *had = json_string_value(json_object_get(spec, "digest"));
+        bool changed = spec && strcmp(had ? had : "", x->digest) != 0;
+        json_decref(spec);
+        if (!changed)
+            continue;
+        int index = (int)json_integer_value(json_object_get(e, "index"));
+        char fresh[512];
+        cv__rc_rid(fresh, sizeof(fresh), x->svc, index, x->gen + 1);
+        json_object_set_new(e, "rid", json_string(fresh));
+        json_object_set_new(e, "since", json_real(x->now));
+        cv__rc_event(x, index, "PLACE", "COMPLETE",
+                     "replica %s replaced on %s (process spec changed)", fresh, node);
+    }
+}
+
+/* ---------------------------------------------------------------- operations */
+
+static bool placed_as(const rc_ctx_t *x, const char *node, const char *rid)
+{
+    size_t i;
+    const json_t *e;
+    json_array_foreach(x->placement, i, e)
+    {
+        if (strcmp(json_string_value(json_object_get(e, "rid")), rid) == 0 &&
+            strcmp(json_string_value(json_object_get(e, "node")), node) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void make_ops(rc_ctx_t *x)
+{
+    const char *node, *rid;
+    json_t *n, *spec;
+    json_object_foreach(x->nodes, node, n)
+    {
+        json_object_foreach(json_object_get(n, "assign"), rid, spec)
+        {
+            if (cv__rc_rid_index(x->svc, rid) >= 0 && !placed_as(x, node, rid))
+                json_array_append_new(x->ops, json_pack("{s:s, s:s, s:s}", "op", "unassign",
+                                                        "node", node, "rid", rid));
+        }
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(x->placement, i, e)
+    {
+        const char *at = json_string_value(json_object_get(e, "node"));
+        if (assigned(x, at, json_string_value(json_object_get(e, "rid"))))
+            continue;
+        json_array_append_new(x->ops,
+                              json_pack("{s:s, s:s, s:O, s:o}", "op", "assign", "node", at, "rid",
+                                        json_object_get(e, "rid"), "spec",
+                                        cv__rc_replica_spec(x, e)));
+    }
+}
+
+/* ---------------------------------------------------------------- events */
+
+static const json_t *stored_entry(const rc_ctx_t *x, const char *list, int index)
+{
+    size_t i;
+    const json_t *e;
+    json_array_foreach(json_object_get(x->rec, list), i, e)
+    {
+        if (json_integer_value(json_object_get(e, "index")) == index)
+            return e;
+    }
+    return NULL;
+}
+
+/* "NodeCapacity eliminated 3 node(s); ..." */
+static void summary(const json_t *seq, char *buf, size_t size)
+{
+    size_t i, len = 0;
+    const json_t *step;
+    buf[0] = '\0';
+    json_array_foreach(seq, i, step)
+    {
+        const char *desc = json_string_value(json_object_get(step, "description"));
+        if (len >= size)
+            break;
+        len += (size_t)snprintf(buf + len, size - len, "%s%s %s", len ? "; " : "",
+                                json_string_value(json_object_get(step, "constraint")),
+                                desc ? desc : "");
+        if (!desc && len < size)
+            len += (size_t)snprintf(buf + len, size - len, "eliminated %zu node(s)",
+                                    json_array_size(json_object_get(step, "eliminated")));
+    }
+    if (!buf[0])
+        snprintf(buf, size, "no node in the cluster");
+}
+
+static void placed_events(rc_ctx_t *x)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(x->placement, i, e)
+    {
+        int index = (int)json_integer_value(json_object_get(e, "index"));
+        const json_t *before = stored_entry(x, "placement", index);
+        const char *node = json_string_value(json_object_get(e, "node"));
+        if (before && json_equal(json_object_get(before, "node"), json_object_get(e, "node")))
+            continue;
+        char key[16];
+        snprintf(key, sizeof(key), "%d", index);
+        const json_t *gone = json_object_get(x->moved_from, key);
+        char name[512];
+        cv__rc_replica_name(x, index, name, sizeof(name));
+        if (gone)
+            cv__rc_event(x, index, "PLACE", "COMPLETE", "replica %s moved from %s to %s (%s)", name,
+                         json_string_value(json_object_get(gone, "node")), node,
+                         json_string_value(json_object_get(gone, "why")));
+        else
+            cv__rc_event(x, index, "PLACE", "COMPLETE", "replica %s placed on %s", name, node);
+    }
+}
+
+static bool placed_now(const rc_ctx_t *x, int index)
+{
+    size_t i;
+    const json_t *e;
+    json_array_foreach(x->placement, i, e)
+    {
+        if (json_integer_value(json_object_get(e, "index")) == index)
+            return true;
+    }
+    return false;
+}
+
+/* Replicas that left a node and are not placed again (those that are say
+ * so in their "moved" event). */
+static void left_events(rc_ctx_t *x)
+{
+    const char *key;
+    json_t *gone;
+    json_object_foreach(x->moved_from, key, gone)
+    {
+        int index = atoi(key);
+        char name[512];
+        cv__rc_replica_name(x, index, name, sizeof(name));
+        const char *node = json_string_value(json_object_get(gone, "node"));
+        const char *why = json_string_value(json_object_get(gone, "why"));
+        if (index >= x->target)
+            cv__rc_event(x, index, "DELETE", "COMPLETE", "replica %s removed from %s (%s)", name,
+                         node ? node : "?", why);
+        else if (!placed_now(x, index))
+            cv__rc_event(x, index, "PLACE", "IN_PROGRESS", "replica %s left %s (%s)", name,
+                         node ? node : "?", why);
+    }
+}
+
+static void waiting_events_and_reports(rc_ctx_t *x)
+{
+    size_t i;
+    json_t *u;
+    json_array_foreach(x->unplaced, i, u)
+    {
+        int index = (int)json_integer_value(json_object_get(u, "index"));
+        char name[512], why[1536], property[96];
+        cv__rc_replica_name(x, index, name, sizeof(name));
+        summary(json_object_get(u, "eliminationSequence"), why, sizeof(why));
+        if (!stored_entry(x, "unplaced", index))
+            cv__rc_event(x, index, "PLACE", "IN_PROGRESS", "replica %s waiting for a node: %s",
+                         name, why);
+        bool secondary = x->s && x->s->stateful && index > 0;
+        snprintf(property, sizeof(property), "ServiceReplicaUnplacedHealth_%s_%d",
+                 x->s && x->s->stateful ? (secondary ? "Secondary" : "Primary") : "Instance",
+                 index);
+        cv__rc_report(x, property, "Warning",
+                      "The Load Balancer was unable to find a placement for %s replica %d: %s",
+                      name, index, why);
+    }
+}
+
+/* ---------------------------------------------------------------- health */
+
+/* The placement library's reports of the service, with unique properties
+ * (its unplaced reports are replaced by ours, one per index). */
+static void adopt_library_reports(rc_ctx_t *x, json_t *library)
+{
+    char source[512];
+    cv_reconcile_health_source(source, sizeof(source), x->svc);
+    json_t *seen = json_object();
+    size_t i;
+    json_t *h;
+    json_array_foreach(library, i, h)
+    {
+        const char *property = json_string_value(json_object_get(h, "property"));
+        if (!property || strncmp(property, "ServiceReplicaUnplacedHealth", 28) == 0)
+            continue;
+        char unique[256];
+        snprintf(unique, sizeof(unique), "%s", property);
+        for (int k = 2; json_object_get(seen, unique); k++)
+            snprintf(unique, sizeof(unique), "%s_%d", property, k);
+        json_object_set_new(seen, unique, json_true());
+        json_t *r = json_deep_copy(h);
+        json_object_set_new(r, "source", json_string(source));
+        json_object_set_new(r, "property", json_string(unique));
+        json_object_set_new(r, "timeToLive", json_string("Infinite"));
+        json_object_set_new(r, "removeWhenExpired", json_false());
+        json_array_append_new(x->health, r);
+    }
+    json_decref(seen);
+}
+
+static void blocklist_reports(rc_ctx_t *x)
+{
+    const char *node;
+    json_t *until;
+    size_t usable = 0, blocked = 0;
+    json_object_foreach(x->blocklist, node, until)
+    {
+        char property[256];
+        snprintf(property, sizeof(property), "ServiceBlocklisted_%s", node);
+        cv__rc_report(x, property, "Warning",
+                      "Node %s is blocklisted for service %s until %.0f (Unix s): the restart "
+                      "policy gave up there",
+                      node, x->resource, json_number_value(until));
+    }
+    json_t *n;
+    json_object_foreach(x->nodes, node, n)
+    {
+        rc_node_state_t st = cv__rc_node(x, node);
+        if (!st.known || !st.alive || strcmp(st.admin, "enabled") != 0)
+            continue;
+        usable++;
+        blocked += json_object_get(x->blocklist, node) ? 1 : 0;
+    }
+    if (usable > 0 && blocked == usable)
+        cv__rc_report(x, "ServiceAllNodesBlocklisted", "Error",
+                      "All nodes blocklisted: every usable node is blocklisted for service %s",
+                      x->resource);
+}
+
+/* Whether the stored reports of this service differ from x->health. */
+static bool health_differs(const rc_ctx_t *x)
+{
+    char prefix[512];
+    cv_reconcile_health_source(prefix, sizeof(prefix), x->svc);
+    strncat(prefix, "|", sizeof(prefix) - strlen(prefix) - 1);
+    size_t stored = 0, plen = strlen(prefix);
+    const char *field;
+    json_t *v;
+    json_object_foreach(json_object_get(x->model, "health"), field, v)
+    {
+        if (strncmp(field, prefix, plen) != 0)
+            continue;
+        stored++;
+        json_t *old = cv__rc_json(v);
+        bool same = false;
+        size_t i;
+        json_t *h;
+        json_array_foreach(x->health, i, h)
+        {
+            if (strcmp(json_string_value(json_object_get(h, "property")), field + plen) == 0)
+                same = json_equal(json_object_get(old, "state"), json_object_get(h, "state")) &&
+                       json_equal(json_object_get(old, "description"),
+                                  json_object_get(h, "description"));
+        }
+        json_decref(old);
+        if (!same)
+            return true;
+    }
+    return stored != json_array_size(x->health);
+}
+
+/* ---------------------------------------------------------------- the plan */
+
+static bool stored_differs(const rc_ctx_t *x, const char *field, const json_t *now)
+{
+    const json_t *before = json_object_get(x->rec, field);
+    if (!before || json_is_null(before))
+        return !(json_is_null(now) || (json_is_array(now) && json_array_size(now) == 0) ||
+                 (json_is_object(now) && json_object_size(now) == 0));
+    return !json_equal(before, now);
+}
+
+/* A deleting service is gone once no node is assigned any of its replicas
+ * and no live node still reports one. */
+static bool all_gone(const rc_ctx_t *x)
+{
+    if (!x->deleting)
+        return false;
+    size_t i;
+    json_t *op;
+    json_array_foreach(x->ops, i, op)
+    {
+        if (strcmp(json_string_value(json_object_get(op, "op")), "assign") == 0)
+            return false;
+    }
+    const char *node, *rid;
+    json_t *n, *v;
+    json_object_foreach(x->nodes, node, n)
+    {
+        if (!json_is_true(json_object_get(n, "alive")))
+            continue;
+        json_object_foreach(json_object_get(n, "report"), rid, v)
+        {
+            if (cv__rc_rid_index(x->svc, rid) >= 0)
+                return false;
+        }
+    }
+    return true;
+}
+
+json_t *cv__rc_plan(rc_ctx_t *x)
+{
+    renew_changed(x);
+    make_ops(x);
+    placed_events(x);
+    left_events(x);
+    json_t *library = x->health;
+    x->health = json_array();
+    adopt_library_reports(x, library);
+    json_decref(library);
+    waiting_events_and_reports(x);
+    blocklist_reports(x);
+    if (x->rejected) {
+        const char *desc = json_string_value(json_object_get(x->rejected, "description"));
+        cv__rc_report(x, "ServiceCapacity", "Error", "Service %s rejected: %s", x->resource,
+                      desc ? desc : "");
+        if (!json_equal(json_object_get(x->rec, "rejected"), x->rejected))
+            cv__rc_event(x, -1, "PLACE", "FAILED", "service %s rejected: %s", x->resource,
+                         desc ? desc : "");
+    }
+    json_t *rejected = x->rejected ? json_incref(x->rejected) : json_null();
+    bool changed = json_array_size(x->ops) > 0 || stored_differs(x, "placement", x->placement) ||
+                   stored_differs(x, "unplaced", x->unplaced) ||
+                   stored_differs(x, "blocklist", x->blocklist) ||
+                   stored_differs(x, "failures", x->failures) ||
+                   stored_differs(x, "rejected", rejected) || health_differs(x);
+    bool remove = all_gone(x);
+    return json_pack("{s:s, s:I, s:s, s:s, s:s, s:O, s:O, s:O, s:O, s:o, s:O, s:O, s:O, s:b, s:b}",
+                     "svc", x->svc, "gen", (json_int_t)x->gen, "stack", x->stack, "resource",
+                     x->resource, "state", x->deleting ? "deleting" : "active", "placement",
+                     x->placement, "unplaced", x->unplaced, "blocklist", x->blocklist, "failures",
+                     x->failures, "rejected", rejected, "ops", x->ops, "events", x->events,
+                     "health", x->health, "changed", changed || remove, "remove", remove);
+}

@@ -1,0 +1,316 @@
+/*
+ * The live planner (cv_reconcile) on the seed's 9-node cluster (3 fault
+ * domains x 3 upgrade domains): first placement and its replica specs, a
+ * settled service left alone, node loss within and past the grace period
+ * (stateful: past the fence time plus the margin), disabled and draining
+ * nodes.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "test_reconcile_fixture.h"
+
+/* Replicas of the plan per fault domain (fd1..fd3) and upgrade domain. */
+static void domain_counts(const json_t *plan, int *fd, int *ud)
+{
+    memset(fd, 0, 3 * sizeof(int));
+    memset(ud, 0, 3 * sizeof(int));
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(plan, "placement"), i, e)
+    {
+        int n = atoi(json_string_value(json_object_get(e, "node")) + 1);
+        fd[(n - 1) / 3]++;
+        ud[(n - 1) % 3]++;
+    }
+}
+
+static void assert_spread(const json_t *plan)
+{
+    int fd[3], ud[3];
+    domain_counts(plan, fd, ud);
+    for (int k = 0; k < 3; k++) {
+        assert_in_range(fd[k], 1, 2);
+        assert_in_range(ud[k], 1, 2);
+    }
+}
+
+static void test_five_replicas_spread_over_the_fault_and_upgrade_domains(void **state)
+{
+    (void)state;
+    json_t *m = rx_grid(1000);
+    rx_service(m, RX_SVC, 5, false);
+    json_t *p = rx_plan(m, RX_SVC);
+    assert_true(json_is_true(json_object_get(p, "changed")));
+    assert_int_equal(json_array_size(json_object_get(p, "placement")), 5);
+    assert_int_equal(json_array_size(json_object_get(p, "unplaced")), 0);
+    assert_int_equal(rx_ops(p, "assign"), 5);
+    assert_int_equal(rx_ops(p, "unassign"), 0);
+    assert_spread(p);
+    char seen[10] = {0};
+    for (int i = 0; i < 5; i++) {
+        int n = atoi(rx_node_of(p, i) + 1);
+        assert_false(seen[n]);
+        seen[n] = 1;
+        char rid[128];
+        snprintf(rid, sizeof(rid), "%s/%d/1", RX_SVC, i);
+        assert_string_equal(rx_rid_of(p, i), rid);
+    }
+    assert_true(rx_event(p, "replica web-2.demo placed on "));
+    json_decref(p);
+    json_decref(m);
+}
+
+static void test_an_assignment_carries_the_whole_replica_spec(void **state)
+{
+    (void)state;
+    json_t *m = rx_grid(1000);
+    rx_service(m, RX_SVC, 3, false);
+    json_t *p = rx_plan(m, RX_SVC);
+    json_t *op = json_array_get(json_object_get(p, "ops"), 1);
+    json_t *spec = json_object_get(op, "spec");
+    assert_string_equal(json_string_value(json_object_get(spec, "rid")),
+                        json_string_value(json_object_get(op, "rid")));
+    assert_string_equal(json_string_value(json_object_get(spec, "svc")), RX_SVC);
+    assert_string_equal(json_string_value(json_object_get(spec, "stack")), "s1");
+    assert_string_equal(json_string_value(json_object_get(spec, "stack_name")), "demo");
+    assert_string_equal(json_string_value(json_object_get(spec, "service")), "web");
+    assert_int_equal(json_integer_value(json_object_get(spec, "index")), 1);
+    assert_string_equal(json_string_value(json_object_get(spec, "name")), "web-1.demo");
+    assert_string_equal(json_string_value(json_object_get(spec, "role")), "instance");
+    assert_false(json_is_true(json_object_get(spec, "stateful")));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(spec, "load"), "MemoryMB")),
+                     64);
+    assert_string_equal(json_string_value(json_object_get(spec, "digest")), "d1");
+    assert_non_null(json_object_get(spec, "tasks"));
+    assert_non_null(json_object_get(spec, "ports"));
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(spec, "restart_policy"), "policy")),
+                        "Always");
+    json_decref(p);
+    json_decref(m);
+}
+
+static void test_a_settled_service_has_nothing_to_commit(void **state)
+{
+    (void)state;
+    json_t *m = rx_grid(1000);
+    rx_service(m, RX_SVC, 5, false);
+    json_decref(rx_round(m, RX_SVC));
+    json_t *p = rx_plan(m, RX_SVC);
+    assert_false(json_is_true(json_object_get(p, "changed")));
+    assert_int_equal(json_array_size(json_object_get(p, "ops")), 0);
+    assert_int_equal(json_array_size(json_object_get(p, "events")), 0);
+    json_decref(p);
+    json_decref(m);
+}
+
+static void test_a_node_down_within_the_grace_period_keeps_its_replica(void **state)
+{
+    (void)state;
+    json_t *m = rx_grid(1000);
+    rx_service(m, RX_SVC, 5, false);
+    json_t *first = rx_round(m, RX_SVC);
+    rx_down(m, rx_node_of(first, 2), RX_NOW - 4);
+    json_t *p = rx_plan(m, RX_SVC);
+    assert_string_equal(rx_node_of(p, 2), rx_node_of(first, 2));
+    assert_int_equal(json_array_size(json_object_get(p, "ops")), 0);
+    json_decref(p);
+    json_decref(first);
+    json_decref(m);
+}
+
+static void test_a_node_down_past_the_grace_period_loses_its_replica_to_another_domain_node(
+    void **state)
+{
+    (void)state;
+    json_t *m = rx_grid(1000);
+    rx_service(m, RX_SVC, 5, false);
+    json_t *first = rx_round(m, RX_SVC);
+    char lost[16];
+    snprintf(lost, sizeof(lost), "%s", rx_node_of(first, 2));
+    rx_down(m, lost, RX_NOW - 6);
+    json_t *p = rx_plan(m, RX_SVC);
+    assert_string_not_equal(rx_node_of(p, 2), lost);
+    assert_int_equal(rx_ops(p, "unassign"), 1);
+    assert_int_equal(rx_ops(p, "assign"), 1);
+    /* Fault domains are a hard constraint: still 2/2/1. With n9 (fd3, ud3)
+     * gone, fd3 holds only ud1 and ud2 nodes, so the soft upgrade-domain
+     * spread breaks, and the plan says so. */
+    int fd[3], ud[3];
+    domain_counts(p, fd, ud);
+    for (int k = 0; k < 3; k++)
+        assert_in_range(fd[k], 1, 2);
+    assert_string_equal(lost, "n9");
+    assert_non_null(rx_health(p, "ReplicaConstraintViolation_UpgradeDomain"));
+    for (int i = 0; i < 5; i++)
+        if (i != 2)
+            assert_string_equal(rx_node_of(p, i), rx_node_of(first, i));
+    char text[128];
+    snprintf(text, sizeof(text), "moved from %s to %s (node %s down for 6 s)", lost,
+             rx_node_of(p, 2), lost);
+    assert_true(rx_event(p, text));
+    char rid[128];
+    snprintf(rid, sizeof(rid), "%s/2/2", RX_SVC);
+    assert_string_equal(rx_rid_of(p, 2), rid);
+    json_decref(p);
+    json_decref(first);
+    json_decref(m);
+}
+
+static void test_the_grace_period_is_a_cluster_setting(void **state)
+{
+    (void)state;
+    json_t *m = rx_grid(1000);
+    json_object_set_new(m, "settings", json_pack("{s:{s:i}}", "live", "downGraceSeconds", 30));
+    rx_service(m, RX_SVC, 5, false);
+    json_t *first = rx_round(m, RX_SVC);
+    rx_down(m, rx_node_of(first, 0), RX_NOW - 20);
+    json_t *p = rx_plan(m, RX_SVC);
+    assert_string_equal(rx_node_of(p, 0), rx_node_of(first, 0));
+    json_decref(p);
+    rx_down(m, rx_node_of(first, 0), RX_NOW - 31);
+    p = rx_plan(m, RX_SVC);
+    assert_string_not_equal(rx_node_of(p, 0), rx_node_of(first, 0));
+    json_decref(p);
+    json_decref(first);
+    json_decref(m);
+}
+
+static void test_a_stateful_replica_moves_only_after_the_fence_time_and_margin(void **state)
+{
+    (void)state;
+    json_t *m = rx_grid(1000);
+    rx_service(m, RX_SVC, 3, true);
+    json_t *first = rx_round(m, RX_SVC);
+    char lost[16];
+    snprintf(lost, sizeof(lost), "%s", rx_node_of(first, 1));
+    /* fence_ms 10000 + 2000 margin: 12 s, past the 5 s grace */
+    rx_down(m, lost, RX_NOW - 11);
+    json_t *p = rx_plan(m, RX_SVC);
+    assert_string_equal(rx_node_of(p, 1), lost);
+    json_decref(p);
+    rx_down(m, lost, RX_NOW - 12.5);
+    p = rx_plan(m, RX_SVC);
+    assert_string_not_equal(rx_node_of(p, 1), lost);
+    assert_true(rx_event(p, "moved from"));
+    json_decref(p);
+    json_decref(first);
+    json_decref(m);
+}
+
+static void test_replicas_of_an_on_failure_service_stay_on_a_lost_node(void **state)
+{
+    (void)state;
+    json_t *m = rx_grid(1000);
+    rx_service(m, RX_SVC, 3, false);
+    json_object_set_new(json_object_get(json_object_get(rx_spec(m, RX_SVC), "process"),
+                                        "restart_policy"),
+                        "policy", json_string("OnFailure"));
+    json_t *first = rx_round(m, RX_SVC);
+    rx_down(m, rx_node_of(first, 0), RX_NOW - 60);
+    json_t *p = rx_plan(m, RX_SVC);
+    assert_string_equal(rx_node_of(p, 0), rx_node_of(first, 0));
+    json_decref(p);
+    json_decref(first);
+    json_decref(m);
+}
+
+static void test_a_disabled_node_keeps_its_replicas_and_takes_no_new_ones(void **state)
+{
+    (void)state;
+    json_t *m = rx_grid(1000);
+    rx_service(m, RX_SVC, 5, false);
+    json_t *first = rx_round(m, RX_SVC);
+    char holding[16], empty[16] = "";
+    snprintf(holding, sizeof(holding), "%s", rx_node_of(first, 0));
+    for (int n = 1; n <= 9 && !empty[0]; n++) {
+        char name[16];
+        snprintf(name, sizeof(name), "n%d", n);
+        bool used = false;
+        for (int i = 0; i < 5; i++)
+            used = used || strcmp(rx_node_of(first, i), name) == 0;
+        if (!used)
+            snprintf(empty, sizeof(empty), "%s", name);
+    }
+    json_object_set_new(rx_nodeobj(m, holding), "admin", json_string("disabled"));
+    json_object_set_new(rx_nodeobj(m, empty), "admin", json_string("disabled"));
+    json_object_set_new(rx_spec(m, RX_SVC), "replicas", json_integer(9));
+    json_t *p = rx_plan(m, RX_SVC);
+    assert_string_equal(rx_node_of(p, 0), holding);
+    assert_int_equal(json_array_size(json_object_get(p, "placement")), 8);
+    assert_int_equal(json_array_size(json_object_get(p, "unplaced")), 1);
+    for (int i = 0; i < 9; i++)
+        assert_string_not_equal(rx_node_of(p, i), empty);
+    assert_int_equal(rx_ops(p, "unassign"), 0);
+    json_decref(p);
+    json_decref(first);
+    json_decref(m);
+}
+
+static void test_a_draining_node_loses_its_replicas(void **state)
+{
+    (void)state;
+    json_t *m = rx_grid(1000);
+    rx_service(m, RX_SVC, 5, false);
+    json_t *first = rx_round(m, RX_SVC);
+    char drained[16];
+    snprintf(drained, sizeof(drained), "%s", rx_node_of(first, 3));
+    json_object_set_new(rx_nodeobj(m, drained), "admin", json_string("draining"));
+    json_t *p = rx_plan(m, RX_SVC);
+    assert_string_not_equal(rx_node_of(p, 3), drained);
+    assert_int_equal(rx_ops(p, "unassign"), 1);
+    char text[128];
+    snprintf(text, sizeof(text), "(node %s draining)", drained);
+    assert_true(rx_event(p, text));
+    json_decref(p);
+    json_decref(first);
+    json_decref(m);
+}
+
+static void test_a_node_back_before_the_grace_period_changes_nothing(void **state)
+{
+    (void)state;
+    json_t *m = rx_grid(1000);
+    rx_service(m, RX_SVC, 5, false);
+    json_decref(rx_round(m, RX_SVC));
+    rx_down(m, "n1", RX_NOW - 3);
+    json_object_set_new(rx_nodeobj(m, "n1"), "alive", json_true());
+    json_t *p = rx_plan(m, RX_SVC);
+    assert_false(json_is_true(json_object_get(p, "changed")));
+    json_decref(p);
+    json_decref(m);
+}
+
+static void test_an_unknown_service_is_an_error(void **state)
+{
+    (void)state;
+    json_t *m = rx_grid(1000);
+    char err[256] = "";
+    assert_null(cv_reconcile(m, "nope", err, sizeof(err)));
+    assert_string_equal(err, "service 'nope' is not in the cluster");
+    json_decref(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_five_replicas_spread_over_the_fault_and_upgrade_domains),
+        cmocka_unit_test(test_an_assignment_carries_the_whole_replica_spec),
+        cmocka_unit_test(test_a_settled_service_has_nothing_to_commit),
+        cmocka_unit_test(test_a_node_down_within_the_grace_period_keeps_its_replica),
+        cmocka_unit_test(
+            test_a_node_down_past_the_grace_period_loses_its_replica_to_another_domain_node),
+        cmocka_unit_test(test_the_grace_period_is_a_cluster_setting),
+        cmocka_unit_test(test_a_stateful_replica_moves_only_after_the_fence_time_and_margin),
+        cmocka_unit_test(test_replicas_of_an_on_failure_service_stay_on_a_lost_node),
+        cmocka_unit_test(test_a_disabled_node_keeps_its_replicas_and_takes_no_new_ones),
+        cmocka_unit_test(test_a_draining_node_loses_its_replicas),
+        cmocka_unit_test(test_a_node_back_before_the_grace_period_changes_nothing),
+        cmocka_unit_test(test_an_unknown_service_is_an_error),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
