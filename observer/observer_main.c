@@ -5,6 +5,7 @@
  */
 #include "observer.h"
 
+#include "cv_live.h"
 #include "cv_log.h"
 
 static void on_message(cv_job_t *job, const void *payload, size_t len, void *ud)
@@ -21,6 +22,8 @@ int main(int argc, char **argv)
     static const cv_worker_def_t def = {.role = "observer",
                                         .topic = CV_TOPIC_OBSERVE,
                                         .group = "converge-observer",
-                                        .handler = on_message};
+                                        .handler = on_message,
+                                        .start = cv_live_loop_start,
+                                        .stop = cv_live_loop_stop};
     return cv_worker_main(argc, argv, &def);
 }

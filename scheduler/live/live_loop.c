@@ -1,0 +1,263 @@
+/*
+ * live_loop — the cluster loop: every second, the observer holding the
+ * lease {cluster}:crm (SET NX PX, renewed by lease_renew.lua only while it
+ * is still ours, so one observer at a time runs it and another takes over
+ * within seconds of its death) reads the live model once to mark nodes
+ * down ({cluster}:down:<node> = when first seen without a heartbeat,
+ * removed when it is back, with a System.FM health report while down) and
+ * to drop expired health reports, then reconciles every service in
+ * {cluster}:services one after another. The planner decides everything;
+ * the loop only brings each service to it in turn.
+ */
+#include "live_internal.h"
+
+#include "cv_error.h"
+#include "cv_keys.h"
+#include "cv_log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOOP_INTERVAL_MS 1000
+#define LOOP_LEASE_MS "3000"
+
+typedef struct live_loop {
+    cv_worker_t *w;
+    uv_timer_t timer;
+    char lease_key[CV_KEY_MAX];
+    json_t *services; /* this pass's service ids */
+    size_t next;
+    bool busy, stopped, timer_closed;
+} live_loop_t;
+
+static void maybe_free(live_loop_t *l)
+{
+    if (l->stopped && l->timer_closed && !l->busy) {
+        json_decref(l->services);
+        free(l);
+    }
+}
+
+static void pass_end(live_loop_t *l)
+{
+    json_decref(l->services);
+    l->services = NULL;
+    l->busy = false;
+    maybe_free(l);
+}
+
+/* ---------------------------------------------------------------- services */
+
+static void reconcile_next(live_loop_t *l);
+
+static void on_reconciled(void *arg, int rc, const char *err)
+{
+    live_loop_t *l = arg;
+    const char *svc = json_string_value(json_array_get(l->services, l->next - 1));
+    if (rc && rc != CV_EVALIDATE && rc != CV_ENOENT)
+        cv_warn("live: reconcile of service %s: %s", svc ? svc : "?", err);
+    reconcile_next(l);
+}
+
+static void reconcile_next(live_loop_t *l)
+{
+    if (l->stopped || l->w->stopping || l->next >= json_array_size(l->services)) {
+        pass_end(l);
+        return;
+    }
+    const char *svc = json_string_value(json_array_get(l->services, l->next++));
+    cv_live_reconcile(l->w, svc, on_reconciled, l);
+}
+
+/* ---------------------------------------------------------------- nodes and health */
+
+/* A node down is an Error report of System.FM on the node (Service
+ * Fabric's failover manager reports a node's state), kept from the first
+ * pass that saw it down (HSETNX) until it is back. */
+static void node_health(live_loop_t *l, const char *node, bool down, double since)
+{
+    char key[CV_KEY_MAX], source[300], field[320];
+    cv_key(key, sizeof(key), CV_KEY_HEALTH, NULL, 0, NULL);
+    snprintf(source, sizeof(source), "System.FM:%s", node);
+    snprintf(field, sizeof(field), "%s|State", source);
+    if (!down) {
+        const char *argv[] = {"HDEL", key, field};
+        cv_redis_argv(l->w->redis, 3, argv, NULL, NULL, NULL);
+        return;
+    }
+    char desc[512];
+    snprintf(desc, sizeof(desc), "Node %s is down: no heartbeat since %.0f (Unix s)", node, since);
+    json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:f}", "source", source, "property",
+                          "State", "state", "Error", "description", desc, "timeToLive",
+                          "Infinite", "removeWhenExpired", 0, "time", since);
+    char *text = json_dumps(r, JSON_COMPACT);
+    json_decref(r);
+    const char *argv[] = {"HSETNX", key, field, text ? text : "{}"};
+    cv_redis_argv(l->w->redis, 4, argv, NULL, NULL, NULL);
+    free(text);
+}
+
+static void mark_nodes(live_loop_t *l, const json_t *model)
+{
+    double now = json_number_value(json_object_get(model, "now"));
+    const char *node;
+    json_t *n;
+    json_object_foreach(json_object_get(model, "nodes"), node, n)
+    {
+        bool alive = json_is_true(json_object_get(n, "alive"));
+        const json_t *since = json_object_get(n, "down_since");
+        char key[CV_KEY_MAX], t[32];
+        cv_key(key, sizeof(key), CV_KEY_DOWN, NULL, 0, node);
+        if (!alive && !since) {
+            snprintf(t, sizeof(t), "%.3f", now);
+            const char *argv[] = {"SET", key, t, "NX"};
+            cv_redis_argv(l->w->redis, 4, argv, NULL, NULL, NULL);
+            cv_info("live: node %s is down (no heartbeat)", node);
+            node_health(l, node, true, now);
+        } else if (alive && since) {
+            const char *argv[] = {"DEL", key};
+            cv_redis_argv(l->w->redis, 2, argv, NULL, NULL, NULL);
+            cv_info("live: node %s is back", node);
+            node_health(l, node, false, 0);
+        }
+    }
+}
+
+/* Seconds of a timeToLive: a number, "hh:mm:ss", or "Infinite" (-1). */
+static double ttl_seconds(const json_t *v)
+{
+    if (json_is_number(v))
+        return json_number_value(v);
+    const char *s = json_string_value(v);
+    int h, m, sec;
+    if (s && sscanf(s, "%d:%d:%d", &h, &m, &sec) == 3)
+        return h * 3600.0 + m * 60.0 + sec;
+    return -1;
+}
+
+static void prune_health(live_loop_t *l, const json_t *model)
+{
+    double now = json_number_value(json_object_get(model, "now"));
+    char key[CV_KEY_MAX];
+    cv_key(key, sizeof(key), CV_KEY_HEALTH, NULL, 0, NULL);
+    const char *field;
+    json_t *v;
+    json_object_foreach(json_object_get(model, "health"), field, v)
+    {
+        json_t *r = json_loads(json_string_value(v), 0, NULL);
+        double ttl = ttl_seconds(json_object_get(r, "timeToLive"));
+        double at = json_number_value(json_object_get(r, "time"));
+        bool expired = json_is_true(json_object_get(r, "removeWhenExpired")) && ttl >= 0 &&
+                       at > 0 && at + ttl < now;
+        json_decref(r);
+        if (!expired)
+            continue;
+        const char *argv[] = {"HDEL", key, field};
+        cv_redis_argv(l->w->redis, 3, argv, NULL, NULL, NULL);
+    }
+}
+
+static void on_model(void *arg, json_t *model, int rc, const char *err)
+{
+    live_loop_t *l = arg;
+    if (!model) {
+        cv_debug("live: cluster loop: %s (%d)", err, rc);
+        pass_end(l);
+        return;
+    }
+    mark_nodes(l, model);
+    prune_health(l, model);
+    l->services = json_array();
+    const char *svc;
+    json_t *v;
+    json_object_foreach(json_object_get(model, "services"), svc, v)
+    {
+        json_array_append_new(l->services, json_string(svc));
+    }
+    json_decref(model);
+    l->next = 0;
+    reconcile_next(l);
+}
+
+/* ---------------------------------------------------------------- the lease */
+
+static void pass_start(live_loop_t *l)
+{
+    if (l->stopped)
+        pass_end(l);
+    else
+        cv__live_read(l->w, on_model, l);
+}
+
+static void on_lease_renewed(cv_redis_t *redis, redisReply *rep, void *ud)
+{
+    live_loop_t *l = ud;
+    (void)redis;
+    bool renewed = cv_reply_answer(CV_SCRIPT_LEASE_RENEW, rep) == CV_ANSWER_VALUE &&
+                   rep->type == REDIS_REPLY_INTEGER && rep->integer == 1;
+    if (renewed)
+        pass_start(l);
+    else
+        pass_end(l);
+}
+
+static void on_lease_set(cv_redis_t *redis, redisReply *rep, void *ud)
+{
+    live_loop_t *l = ud;
+    if (l->stopped || !rep) {
+        pass_end(l);
+        return;
+    }
+    if (rep->type == REDIS_REPLY_STATUS) {
+        cv_info("live: this worker runs the cluster loop (lease %s)", l->lease_key);
+        pass_start(l);
+        return;
+    }
+    cv_lease_renew_keys_t keys = {.lease = l->lease_key};
+    cv_lease_renew_args_t args = {.token = l->w->id, .lease_ms = LOOP_LEASE_MS};
+    if (cv_redis_call(redis, CV_SCRIPT_LEASE_RENEW, keys.v, args.v, 0, NULL, NULL, on_lease_renewed,
+                      l) != 0)
+        pass_end(l);
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    live_loop_t *l = t->data;
+    if (l->busy || l->w->stopping || !cv_redis_connected(l->w->redis))
+        return;
+    l->busy = true;
+    const char *argv[] = {"SET", l->lease_key, l->w->id, "NX", "PX", LOOP_LEASE_MS};
+    if (cv_redis_argv(l->w->redis, 6, argv, NULL, on_lease_set, l) != 0)
+        l->busy = false;
+}
+
+void *cv_live_loop_start(cv_worker_t *w)
+{
+    live_loop_t *l = calloc(1, sizeof(*l));
+    if (!l)
+        return NULL;
+    l->w = w;
+    cv_key(l->lease_key, sizeof(l->lease_key), CV_KEY_CRM, NULL, 0, NULL);
+    uv_timer_init(w->loop, &l->timer);
+    l->timer.data = l;
+    uv_timer_start(&l->timer, on_tick, LOOP_INTERVAL_MS, LOOP_INTERVAL_MS);
+    return l;
+}
+
+static void on_timer_closed(uv_handle_t *h)
+{
+    live_loop_t *l = h->data;
+    l->timer_closed = true;
+    maybe_free(l);
+}
+
+void cv_live_loop_stop(void *loop)
+{
+    live_loop_t *l = loop;
+    if (!l)
+        return;
+    l->stopped = true;
+    uv_timer_stop(&l->timer);
+    uv_close((uv_handle_t *)&l->timer, on_timer_closed);
+}
