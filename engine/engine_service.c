@@ -98,8 +98,8 @@ static void on_reconciled(void *arg, int rc, const char *err)
     json_t *op = current_op(c);
     bool put = strcmp(json_string_value(json_object_get(op, "op")), "put") == 0;
     if (rc == CV_EVALIDATE && put) {
-        cv_info("stack %s resource %s: service rejected: %s", c->run.msg.stack,
-                c->run.msg.resource, err ? err : "");
+        cv_info("stack %s resource %s: service rejected: %s", c->run.msg.stack, c->run.msg.resource,
+                err ? err : "");
         json_object_set_new(c->st.data, "rejected", json_string(err && err[0] ? err : "rejected"));
     } else if (rc != 0 && rc != CV_EVALIDATE) {
         cv_warn("stack %s resource %s: reconcile: %s", c->run.msg.stack, c->run.msg.resource,

@@ -275,9 +275,9 @@ static json_t *services_to_read(const observe_t *o)
     json_t *wants = json_object();
     if (cv_service_is(o->rec.type) && o->rec.physical_id[0] &&
         cv_observe_wants_look(&o->run.msg, o->rec.status))
-        json_object_set_new(wants, o->rec.physical_id,
-                            json_boolean(cv_observe_action(&o->run.msg, &o->rec) ==
-                                         CV_ACTION_DELETE));
+        json_object_set_new(
+            wants, o->rec.physical_id,
+            json_boolean(cv_observe_action(&o->run.msg, &o->rec) == CV_ACTION_DELETE));
     bool cleanup = o->run.msg.phase == CV_PHASE_CLEANUP && !o->run.msg.watch;
     size_t i;
     const json_t *e;

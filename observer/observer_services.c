@@ -31,11 +31,11 @@ static json_t *json_or(const char *text, json_t *dflt)
 static json_t *nodes_of(const redisReply *flat)
 {
     json_t *nodes = json_object();
-    for (size_t i = 0; flat && flat->type == REDIS_REPLY_ARRAY && i + 2 < flat->elements;
-         i += 3) {
+    for (size_t i = 0; flat && flat->type == REDIS_REPLY_ARRAY && i + 2 < flat->elements; i += 3) {
         json_object_set_new(nodes, cv_reply_str(flat, i),
-                            json_pack("{s:b, s:s}", "up", strcmp(cv_reply_str(flat, i + 1), "1") == 0,
-                                      "address", cv_reply_str(flat, i + 2)));
+                            json_pack("{s:b, s:s}", "up",
+                                      strcmp(cv_reply_str(flat, i + 1), "1") == 0, "address",
+                                      cv_reply_str(flat, i + 2)));
     }
     return nodes;
 }
@@ -44,8 +44,7 @@ static json_t *nodes_of(const redisReply *flat)
 static json_t *reports_of(const redisReply *flat)
 {
     json_t *reports = json_object();
-    for (size_t i = 0; flat && flat->type == REDIS_REPLY_ARRAY && i + 2 < flat->elements;
-         i += 3) {
+    for (size_t i = 0; flat && flat->type == REDIS_REPLY_ARRAY && i + 2 < flat->elements; i += 3) {
         json_t *report = json_loads(cv_reply_str(flat, i + 2), 0, NULL);
         if (!json_is_object(report)) {
             json_decref(report);
@@ -57,17 +56,38 @@ static json_t *reports_of(const redisReply *flat)
     return reports;
 }
 
+/* Why the live engine rejected the service: its text, or the reason and
+ * description of the JSON object it stores ({"reason", "description",
+ * "shortfall", ...}); "" when not rejected (absent, empty or null). */
+static json_t *rejected_of(const char *text)
+{
+    json_t *v = json_loads(text, JSON_DECODE_ANY, NULL);
+    if (!v)
+        return json_string(text);
+    const char *reason = json_string_value(json_object_get(v, "reason"));
+    const char *desc = json_string_value(json_object_get(v, "description"));
+    char why[1024];
+    if (json_is_string(v))
+        snprintf(why, sizeof(why), "%s", json_string_value(v));
+    else if (reason && desc)
+        snprintf(why, sizeof(why), "%s: %s", reason, desc);
+    else
+        snprintf(why, sizeof(why), "%s", desc ? desc : reason ? reason : "");
+    json_decref(v);
+    return json_string(why);
+}
+
 static json_t *snapshot(const redisReply *rep)
 {
     const char *state = cv_reply_str(rep, CV_SVC_LOOK_R_STATE);
-    return json_pack(
-        "{s:b, s:s, s:I, s:o, s:o, s:s, s:o, s:o}", "exists", state[0] != '\0', "state", state,
-        "gen", (json_int_t)strtoll(cv_reply_str(rep, CV_SVC_LOOK_R_GEN), NULL, 10), "placement",
-        json_or(cv_reply_str(rep, CV_SVC_LOOK_R_PLACEMENT), json_array()), "unplaced",
-        json_or(cv_reply_str(rep, CV_SVC_LOOK_R_UNPLACED), json_array()), "rejected",
-        cv_reply_str(rep, CV_SVC_LOOK_R_REJECTED), "nodes",
-        nodes_of(cv_reply_at(rep, CV_SVC_LOOK_R_NODES)), "reports",
-        reports_of(cv_reply_at(rep, CV_SVC_LOOK_R_REPORTS)));
+    return json_pack("{s:b, s:s, s:I, s:o, s:o, s:o, s:o, s:o}", "exists", state[0] != '\0',
+                     "state", state, "gen",
+                     (json_int_t)strtoll(cv_reply_str(rep, CV_SVC_LOOK_R_GEN), NULL, 10),
+                     "placement", json_or(cv_reply_str(rep, CV_SVC_LOOK_R_PLACEMENT), json_array()),
+                     "unplaced", json_or(cv_reply_str(rep, CV_SVC_LOOK_R_UNPLACED), json_array()),
+                     "rejected", rejected_of(cv_reply_str(rep, CV_SVC_LOOK_R_REJECTED)), "nodes",
+                     nodes_of(cv_reply_at(rep, CV_SVC_LOOK_R_NODES)), "reports",
+                     reports_of(cv_reply_at(rep, CV_SVC_LOOK_R_REPORTS)));
 }
 
 static void release(read_ctx_t *ctx)

@@ -50,9 +50,9 @@ int cv_service_digest(const json_t *props, char *out);
  * when all are known: known are the metrics of `settings` (the cluster
  * manifest without nodes: its node types' "capacities", its settings'
  * buffer and overbooking percentages, a "metrics" list), those of the
- * nodes' "capacities" (`nodes`: an array of node descriptions) and Service Fabric's built-in ones (PrimaryCount,
- * ReplicaCount, Count). A cluster with neither settings nor nodes knows
- * nothing yet and accepts every metric (its nodes join later).
+ * nodes' "capacities" (`nodes`: an array of node descriptions) and Service Fabric's built-in ones
+ * (PrimaryCount, ReplicaCount, Count). A cluster with neither settings nor nodes knows nothing yet
+ * and accepts every metric (its nodes join later).
  */
 const char *cv_service_unknown_metric(const json_t *spec, const json_t *settings,
                                       const json_t *nodes);

@@ -39,8 +39,8 @@ static const cv_prop_schema_t service_props[] = {
     {"tasks", CV_PROP_LIST, false, NULL, true},
 };
 
-static const char *const service_attrs[] = {"service_id", "replicas", "endpoints",
-                                            "port_endpoints", NULL};
+static const char *const service_attrs[] = {"service_id", "replicas", "endpoints", "port_endpoints",
+                                            NULL};
 
 /* The names of the ports, in order: the first one's is the endpoint. */
 static json_t *port_names(const json_t *props)
@@ -94,8 +94,8 @@ static int service_create(cv_rstate_t *st)
 static int service_update(cv_rstate_t *st)
 {
     if (!st->physical_id[0])
-        cv_service_id(st->physical_id, sizeof(st->physical_id), st->stack_name,
-                      st->resource_name, st->uuid);
+        cv_service_id(st->physical_id, sizeof(st->physical_id), st->stack_name, st->resource_name,
+                      st->uuid);
     return describe_version(st);
 }
 

@@ -37,8 +37,8 @@ static const char *str(const json_t *obj, const char *key)
 
 static bool node_up(const json_t *cluster, const char *node)
 {
-    return json_is_true(json_object_get(json_object_get(json_object_get(cluster, "nodes"), node),
-                                        "up"));
+    return json_is_true(
+        json_object_get(json_object_get(json_object_get(cluster, "nodes"), node), "up"));
 }
 
 /* The placement entry of `index` (the last one listed wins). */
@@ -125,10 +125,10 @@ static bool describe_replica(const view_t *v, json_t *attrs, json_int_t index, c
         address = str(json_object_get(json_object_get(cluster, "nodes"), node), "address");
     json_t *ports = json_object_get(report, "ports");
     json_t *shown = json_is_object(ports) ? json_incref(ports) : json_object();
-    json_t *replica = json_pack("{s:I, s:s, s:s?, s:s?, s:o, s:n, s:s, s:s?}", "index", index,
-                                "name", name, "node", entry ? node : NULL, "address",
-                                address[0] ? address : NULL, "ports", shown, "endpoint",
-                                "status", status, "role", entry ? str(entry, "role") : NULL);
+    json_t *replica =
+        json_pack("{s:I, s:s, s:s?, s:s?, s:o, s:n, s:s, s:s?}", "index", index, "name", name,
+                  "node", entry ? node : NULL, "address", address[0] ? address : NULL, "ports",
+                  shown, "endpoint", "status", status, "role", entry ? str(entry, "role") : NULL);
     add_endpoint(attrs, replica, address, ports, json_object_get(data, "ports"));
     json_array_append_new(json_object_get(attrs, "replicas"), replica);
     bool healthy = strcmp(status, "healthy") == 0;

@@ -26,8 +26,8 @@ bool cv_service_is(const char *type_name)
 
 /* The property read as the spec holds it; NULL with errstr when it is
  * given and wrong, a new `dflt` (JSON text; NULL: none) when absent. */
-static int prop(const json_t *props, const char *name, const char *dflt, json_t **out,
-                char *errstr, size_t errsz)
+static int prop(const json_t *props, const char *name, const char *dflt, json_t **out, char *errstr,
+                size_t errsz)
 {
     const json_t *v = json_object_get(props, name);
     *out = NULL;
@@ -121,13 +121,14 @@ int cv_service_digest(const json_t *props, char *out)
 /* The placement description's members that the properties give. */
 static int describe(json_t *spec, const json_t *props, char *errstr, size_t errsz)
 {
-    json_t *metrics = NULL, *placement = NULL, *constraints = NULL, *spread = NULL, *affinity = NULL;
+    json_t *metrics = NULL, *placement = NULL, *constraints = NULL, *spread = NULL,
+           *affinity = NULL;
     int rc = prop(props, "metrics", "[]", &metrics, errstr, errsz);
     if (!rc)
         json_object_set_new(spec, "metrics", metrics);
     rc = rc ? rc : prop(props, "placement_constraints", NULL, &placement, errstr, errsz);
-    if (!rc && placement && json_string_value(placement)[strspn(json_string_value(placement),
-                                                               " \t\r\n")] != '\0')
+    if (!rc && placement &&
+        json_string_value(placement)[strspn(json_string_value(placement), " \t\r\n")] != '\0')
         json_object_set(spec, "placementConstraints", placement);
     json_decref(placement);
     rc = rc ? rc : prop(props, "constraints", NULL, &constraints, errstr, errsz);
