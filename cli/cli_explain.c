@@ -241,16 +241,21 @@ json_t *cli_explain(const json_t *model, const char *svc, char *err, size_t errs
     const json_t *placement = json_object_get(rec, "placement");
     json_t *manifest = manifest_of(model, rec, svc), *desc = service_desc(spec, svc);
     json_t *layout = layout_of(model, desc, placement, -1);
-    json_t *check = place(manifest, desc, layout, err, errsize);
-    json_t *replicas = json_array(), *doc = NULL;
+    /* A service scaled to 0 replicas has nothing to place (cv_service_load
+     * wants at least one). */
     json_int_t n = json_integer_value(json_object_get(desc, "replicas"));
+    json_t *check = n < 1 ? json_pack("{s:s, s:s, s:[], s:[], s:[], s:[], s:n}", "service", svc,
+                                      "policy", "", "placements", "unplaced", "health",
+                                      "warnings", "rejected")
+                          : place(manifest, desc, layout, err, errsize);
+    json_t *replicas = json_array(), *doc = NULL;
     for (json_int_t i = 0; check && i < n; i++) {
         json_t *r = replica_choice(model, manifest, desc, placement, i, err, errsize);
         if (!r)
             break;
         json_array_append_new(replicas, r);
     }
-    if (check && (json_int_t)json_array_size(replicas) == n) {
+    if (check && (json_int_t)json_array_size(replicas) == (n > 0 ? n : 0)) {
         const json_t *rejected = json_object_get(rec, "rejected");
         doc = json_pack("{s:s, s:s, s:s, s:s, s:O, s:o, s:o, s:O, s:O, s:O}", "svc", svc,
                         "stack_name", str_or(rec, "stack_name", ""), "resource",

@@ -63,7 +63,11 @@ static json_t *placed_row(const json_t *model, const json_t *svc_rec, const char
     const json_t *spec = json_object_get(at(model, "assign", node), rid);
     bool up = json_integer_value(at(model, "alive", node)) > 0;
     int index = (int)json_integer_value(json_object_get(p, "index"));
-    const char *state = !up ? "unknown" : str_or(report, "state", "assigned");
+    const char *digest = str_or(report, "digest", ""), *want = str_or(spec, "digest", "");
+    const char *state = !up ? "node_down"
+                        : report && digest[0] && want[0] && strcmp(digest, want) != 0
+                            ? "outdated"
+                            : str_or(report, "state", "assigned");
     const json_t *since = json_object_get(report, "since");
     if (!json_is_number(since))
         since = json_object_get(p, "since");
@@ -194,7 +198,7 @@ json_t *cli_replica_table(const json_t *rows, double now)
                 ? json_sprintf("%s (%s)", status, reason)
                 : json_string(status);
         json_array_append_new(
-            table, json_pack("[ssossoosoos]", str_or(r, "service", ""), "", str_or(r, "name", ""),
+            table, json_pack("[sssssooosoo]", str_or(r, "service", ""), "", str_or(r, "name", ""),
                              str_or(r, "node", "-"), str_or(r, "role", "-"), status_cell,
                              int_cell(json_object_get(r, "pid")),
                              int_cell(json_object_get(r, "restarts")), str_or(r, "health", ""),

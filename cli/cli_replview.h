@@ -16,7 +16,8 @@
  * {"service", "svc", "index", "name", "rid", "node", "role", "status",
  *  "pid", "restarts", "health", "since", "endpoint", "endpoints", "reason"}.
  * status is the agent's report (starting, running, healthy, ...),
- * "assigned" before its first report, "unknown" while its node is down,
+ * "assigned" before its first report, "node_down" while its node is down,
+ * "outdated" while the agent runs another process digest than the spec's,
  * "unplaced" (node null, reason: the elimination sequence in short) when
  * the placement found no node. health: "ok" (healthy), "failing"
  * (unhealthy, backoff, failed), "pending" (starting, running) or "". */

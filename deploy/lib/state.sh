@@ -13,6 +13,7 @@
 #   STATE/redis/                Redis data (AOF), kept across restarts
 #   STATE/zk/, STATE/kafka-logs/  ZooKeeper and Kafka data, fresh every start
 #   STATE/*.properties          generated configuration
+#   STATE/cluster.json, STATE/agents/  the node agents (deploy/lib/agents.sh)
 
 # cv_state_open DIR: sets STATE to DIR's absolute path, creates the layout,
 # and takes the directory's lock (held until the script exits) so that two
@@ -59,14 +60,18 @@ cv_state_save_ports() {
 cv_markers_redis() { CV_MARKERS=(redis-server "127.0.0.1:${REDIS_PORT:-unknown}"); }
 cv_markers_zookeeper() { CV_MARKERS=(QuorumPeerMain "$STATE/zookeeper.properties"); }
 cv_markers_kafka() { CV_MARKERS=(kafka.Kafka "$STATE/kafka.properties"); }
+# A node agent: its --dir is unique to STATE (deploy/lib/agents.sh); the
+# trailing space keeps node-1 from matching node-10.
+cv_markers_agent() { CV_MARKERS=("converge-agent " "--dir $STATE/agents/$1 "); }
 # cv_markers_worker NAME: NAME is engine-K or observer-K.
 cv_markers_worker() { CV_MARKERS=("converge-${1%-*} " "--id $1"); }
 
 # cv_alive NAME: prints the PID of STATE's process NAME (redis, zookeeper,
-# kafka, engine-K, observer-K) if it is running.
+# kafka, engine-K, observer-K, agent-NODE) if it is running.
 cv_alive() {
     case $1 in
     redis | zookeeper | kafka) "cv_markers_$1" ;;
+    agent-*) cv_markers_agent "${1#agent-}" ;;
     *) cv_markers_worker "$1" ;;
     esac
     cv_pid_alive "$STATE/pids/$1.pid" "${CV_MARKERS[@]}"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 #
-# down.sh — stops what up.sh started in a state directory, by PID: the
-# workers first (SIGTERM, SIGKILL after 10 s), then Kafka, ZooKeeper and
-# Redis. Only processes named by the directory's PID files are signalled, and
+# down.sh — stops what up.sh started in a state directory, by PID: the node
+# agents first, then every replica process they started (found by the
+# agents' state files, STATE/agents/NODE/replicas/*.json, and signalled only
+# while its /proc start time is the one recorded), then the workers
+# (SIGTERM, SIGKILL after 10 s), then Kafka, ZooKeeper and Redis. Only processes named by the directory's PID files are signalled, and
 # only while their command line still matches what up.sh started, so a
 # recycled PID is never killed. Safe to run when nothing is up.
 #
@@ -14,6 +16,8 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 # shellcheck source=SCRIPTDIR/../lib/state.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/state.sh"
+# shellcheck source=SCRIPTDIR/../lib/agents.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/agents.sh"
 
 state_arg=$CV_REPO_ROOT/.local
 purge=false
@@ -39,8 +43,13 @@ if [[ ! -e $state_dir/.converge-state ]]; then
 fi
 cv_state_open "$state_dir"
 
-mapfile -t workers < <(cv_worker_names)
+mapfile -t agents < <(cv_agent_names)
 status=0
+# Agents before their replicas (an agent alive would restart them), and
+# replicas before the workers and Redis (nothing is left running unowned).
+((${#agents[@]} == 0)) || cv_stop_all 10 "${agents[@]}" || status=1
+cv_agent_stop_replicas 10 || status=1
+mapfile -t workers < <(cv_worker_names)
 ((${#workers[@]} == 0)) || cv_stop_all 10 "${workers[@]}" || status=1
 cv_stop_all 20 kafka || status=1
 cv_stop_all 10 zookeeper || status=1
@@ -53,8 +62,9 @@ fi
 cv_log "everything in $STATE is stopped"
 if $purge; then
     # Only the paths up.sh creates, never a blind rm -rf of the directory.
-    rm -rf "$STATE/pids" "$STATE/log" "$STATE/redis" "$STATE/zk" "$STATE/kafka-logs"
-    rm -f "$STATE/ports" "$STATE/ports.tmp" "$STATE/env.tmp" "$STATE"/*.properties \
+    rm -rf "$STATE/pids" "$STATE/log" "$STATE/redis" "$STATE/zk" "$STATE/kafka-logs" \
+        "$STATE/agents"
+    rm -f "$STATE/cluster.json" "$STATE/cluster.json.tmp" "$STATE/ports" "$STATE/ports.tmp" "$STATE/env.tmp" "$STATE"/*.properties \
         "$STATE/.converge-state" "$STATE/.lock"
     rmdir "$STATE" 2>/dev/null || cv_warn "$STATE is not empty after purging; left in place"
     cv_log "purged $STATE"

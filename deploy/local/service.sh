@@ -13,7 +13,9 @@
 #   ACTION       start | stop (SIGTERM, SIGKILL after a grace) | kill (SIGKILL)
 #                | restart (stop, then start) | kill-restart (SIGKILL, then start)
 #                | pid (print the PID of NAME if it runs; exit 1 if not)
-#   NAME         redis | kafka | engine-K | observer-K
+#   NAME         redis | kafka | engine-K | observer-K | agent-NODE (a node agent of
+#                up.sh --nodes/--cluster: stopping or killing it leaves its replicas
+#                running, as a lost agent does; started again, it re-adopts them)
 #   --dir STATE  state directory of up.sh (default .local in the repository)
 #   --build-dir DIR  where converge-engine / converge-observer are (default build/)
 #   --no-wait    after starting, do not wait for readiness (Redis PING, Kafka
@@ -27,6 +29,8 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 # shellcheck source=SCRIPTDIR/../lib/state.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/state.sh"
+# shellcheck source=SCRIPTDIR/../lib/agents.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/agents.sh"
 
 TIMEOUT=${CONVERGE_UP_TIMEOUT:-60}
 
@@ -67,8 +71,8 @@ case $action in start | stop | kill | restart | kill-restart | pid) ;; *)
     cv_usage_error "unknown action: $action"
     ;;
 esac
-case $name in redis | kafka | engine-[0-9]* | observer-[0-9]*) ;; *)
-    cv_usage_error "unknown process: $name (redis, kafka, engine-K, observer-K)"
+case $name in redis | kafka | engine-[0-9]* | observer-[0-9]* | agent-?*) ;; *)
+    cv_usage_error "unknown process: $name (redis, kafka, engine-K, observer-K, agent-NODE)"
     ;;
 esac
 if ((${#worker_args[@]} == 0)) && [[ -n ${CONVERGE_WORKER_ARGS:-} ]]; then
@@ -177,6 +181,24 @@ start_worker() {
     fi
 }
 
+start_agent() {
+    local node=${name#agent-} env_file=$STATE/env
+    [[ -x $build_dir/converge-agent ]] || cv_die "$build_dir/converge-agent does not exist"
+    [[ -f $env_file ]] || cv_die "$env_file is missing"
+    cv_agent_nodes | grep -qxF -- "$node" || cv_die "no node $node in $STATE/cluster.json"
+    local CONVERGE_REDIS CONVERGE_KAFKA CONVERGE_KAFKA_OPTS
+    # shellcheck disable=SC1090
+    . "$env_file"
+    printf '=== service.sh: starting %s at %s\n' "$name" "$(date -u +%FT%T.%3NZ)" \
+        >>"$STATE/log/$name.log"
+    cv_agent_start "$build_dir" "$node"
+    if $wait_ready; then
+        cv_wait_until "$TIMEOUT" "the heartbeat of $node" cv_agent_up "$node" ||
+            cv_die "$name sent no heartbeat; see $STATE/log/$name.log"
+        cv_alive "$name" >/dev/null || cv_die "$name exited at start; see $STATE/log/$name.log"
+    fi
+}
+
 do_start() {
     local pid
     if pid=$(cv_alive "$name"); then
@@ -186,6 +208,7 @@ do_start() {
     case $name in
     redis) start_redis ;;
     kafka) start_kafka ;;
+    agent-*) start_agent ;;
     *) start_worker ;;
     esac
     cv_log "$name: started (pid $(cv_alive "$name" || echo '?'))"

@@ -6,7 +6,9 @@
 # clients. What is already running is kept and only what is missing is
 # started, so a second run starts nothing twice. Every wait is bounded; on
 # failure the last log lines are printed, what this run started is stopped,
-# and the exit status is non-zero.
+# and the exit status is non-zero. With --nodes or --cluster it also starts
+# one node agent (converge-agent) per node of a cluster, each waited for until
+# its heartbeat is in Redis; a later run without them keeps that cluster.
 #
 # usage: deploy/local/up.sh [options]
 #   --engines N        engine workers (default 2)
@@ -17,6 +19,11 @@
 #   --partitions P     partitions of converge.check and converge.observe (default 8)
 #   --restart-workers  stop all workers and start them again (after a rebuild)
 #   --no-build         do not build (services only, or binaries built already)
+#   --nodes N          a default cluster of N nodes (node-1..node-N) over 3 fault
+#                      domains x 3 upgrade domains, written to STATE/cluster.json,
+#                      with one converge-agent per node
+#   --cluster FILE     one converge-agent per node of the cluster file FILE (the
+#                      format `convergectl place` reads), copied to STATE/cluster.json
 # env: CONVERGE_UP_TIMEOUT  seconds each readiness wait may take (default 60)
 # Stop everything with deploy/local/down.sh --dir STATE.
 set -euo pipefail
@@ -24,6 +31,8 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 # shellcheck source=SCRIPTDIR/../lib/state.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/state.sh"
+# shellcheck source=SCRIPTDIR/../lib/agents.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/agents.sh"
 
 TIMEOUT=${CONVERGE_UP_TIMEOUT:-60} # seconds, for every readiness wait
 
@@ -31,11 +40,14 @@ engines=2 observers=2 partitions=8
 state_arg=$CV_REPO_ROOT/.local
 build_dir=""
 sanitize=false restart_workers=false build=true
+nodes="" cluster_arg=""
 while (($#)); do
     case $1 in
-    --engines | --observers | --dir | --build-dir | --partitions)
+    --engines | --observers | --dir | --build-dir | --partitions | --nodes | --cluster)
         (($# >= 2)) || cv_usage 2
         case $1 in
+        --nodes) nodes=$2 ;;
+        --cluster) cluster_arg=$2 ;;
         --engines) engines=$2 ;;
         --observers) observers=$2 ;;
         --dir) state_arg=$2 ;;
@@ -56,6 +68,16 @@ if [[ ! $partitions =~ ^[0-9]+$ ]] || ((partitions < 1)); then
     cv_die "--partitions takes a count >= 1"
 fi
 build_dir=$(cv_build_dir "$build_dir" "$sanitize")
+if [[ -n $nodes ]] && { [[ ! $nodes =~ ^[0-9]+$ ]] || ((nodes < 1 || nodes > 200)); }; then
+    cv_usage_error "--nodes takes a count from 1 to 200"
+fi
+[[ -n $nodes && -n $cluster_arg ]] && cv_usage_error "give --nodes or --cluster, not both"
+if [[ -n $cluster_arg ]]; then
+    cluster_arg=$(cv_abspath "$cluster_arg")
+    [[ -r $cluster_arg ]] || cv_die "--cluster: cannot read $cluster_arg"
+    jq -e '.nodes | type == "array" and length > 0' "$cluster_arg" >/dev/null 2>&1 ||
+        cv_die "--cluster: $cluster_arg is not a cluster file: JSON with a non-empty \"nodes\" list"
+fi
 
 # ---------------------------------------------------------------------------
 # Machine and binaries.
@@ -78,9 +100,18 @@ fi
     cv_die "$build_dir/converge-engine does not exist; build it, or pass --engines 0"
 ((observers == 0)) || [[ -x $build_dir/converge-observer ]] ||
     cv_die "$build_dir/converge-observer does not exist; build it, or pass --observers 0"
+[[ -z $nodes$cluster_arg ]] || [[ -x $build_dir/converge-agent ]] ||
+    cv_die "$build_dir/converge-agent does not exist; build it, or start without --nodes/--cluster"
 
 cv_state_open "$state_arg"
 cd "$STATE" # every process we start runs here: core files and stray output land in STATE
+# The cluster of this deployment: a new one replaces the old (whose agents
+# not in the new one are stopped by ensure_agents).
+if [[ -n $nodes ]]; then
+    cv_agent_write_default "$nodes"
+elif [[ -n $cluster_arg ]]; then
+    cp -f "$cluster_arg" "$STATE/cluster.json.tmp" && mv -f "$STATE/cluster.json.tmp" "$STATE/cluster.json"
+fi
 services_restarted=false
 topics_shell_pid=""
 
@@ -396,6 +427,13 @@ export CONVERGE_REDIS=$CONVERGE_REDIS
 export CONVERGE_KAFKA=$CONVERGE_KAFKA
 export CONVERGE_KAFKA_OPTS="$CONVERGE_KAFKA_OPTS"
 EOF
+    if [[ -f $STATE/cluster.json ]]; then
+        cat >>"$STATE/env.tmp" <<EOF
+# The node agents (converge-agent) of STATE/cluster.json, one per node.
+export CONVERGE_CLUSTER=$STATE/cluster.json
+export CONVERGE_AGENTS="$(cv_agent_nodes | tr '\n' ' ' | sed 's/ $//')"
+EOF
+    fi
     chmod 0644 "$STATE/env.tmp"
     mv -f "$STATE/env.tmp" "$STATE/env"
 }
@@ -480,6 +518,68 @@ ensure_workers() {
 }
 
 # ---------------------------------------------------------------------------
+# Node agents: one per node of STATE/cluster.json, each ready once its
+# heartbeat is in Redis. Restarting an agent never stops its replicas (a new
+# agent re-adopts them), so agents are restarted as freely as workers.
+# ---------------------------------------------------------------------------
+
+failed_agent=""
+
+# True once every named node's heartbeat is in Redis; also true (with
+# failed_agent set) as soon as one agent has exited.
+agents_ready() {
+    local node
+    for node; do
+        if ! cv_alive "agent-$node" >/dev/null; then
+            failed_agent=$node
+            return 0
+        fi
+    done
+    for node; do
+        cv_agent_up "$node" || return 1
+    done
+}
+
+ensure_agents() {
+    local want=() running=() start=() node name pid
+    mapfile -t want < <(cv_agent_nodes)
+    mapfile -t running < <(cv_agent_names)
+    for name in "${running[@]}"; do
+        node=${name#agent-}
+        if [[ " ${want[*]} " != *" $node "* ]] || $restart_workers || $services_restarted; then
+            cv_stop_all 10 "$name"
+        fi
+    done
+    ((${#want[@]} > 0)) || return 0
+    [[ -x $build_dir/converge-agent ]] ||
+        cv_die "$build_dir/converge-agent does not exist; cannot start the agents of $STATE/cluster.json"
+    for node in "${want[@]}"; do
+        if pid=$(cv_alive "agent-$node"); then
+            cv_log "agent-$node: already running (pid $pid)"
+        else
+            start+=("$node")
+        fi
+    done
+    ((${#start[@]} > 0)) || return 0
+    for node in "${start[@]}"; do
+        rotate_log "agent-$node"
+        cv_agent_start "$build_dir" "$node"
+    done
+    cv_log "agents: started ${#start[@]} (${start[*]}); waiting for their heartbeats"
+    if ! cv_wait_until "$TIMEOUT" "the heartbeats of ${start[*]}" agents_ready "${start[@]}" ||
+        [[ -n $failed_agent ]]; then
+        if [[ -n $failed_agent ]]; then
+            cv_err "agent-$failed_agent exited before its heartbeat"
+            cv_tail_log "$STATE/log/agent-$failed_agent.log"
+        fi
+        local names=()
+        for node in "${start[@]}"; do names+=("agent-$node"); done
+        fail_and_stop "node agents did not come up" "${names[@]}"
+    fi
+    cv_log "agents: ${start[*]} up"
+}
+
+# ---------------------------------------------------------------------------
 
 summary() {
     local name pid
@@ -490,6 +590,9 @@ summary() {
     while read -r name; do
         pid=$(cv_alive "$name") && printf '  %-12s %-22s pid %s\n' "$name" "" "$pid"
     done < <(cv_worker_names | sort -V)
+    local agents
+    agents=$(cv_agent_names | wc -l)
+    ((agents == 0)) || printf '  %-12s %-22s see: convergectl nodes --map\n' agents "$agents node(s)"
     echo "  logs in $STATE/log/; stop with: deploy/local/down.sh --dir $STATE"
     echo "To use them:  source $STATE/env"
     sed 's/^/  /' "$STATE/env" | grep '  export'
@@ -499,4 +602,5 @@ ensure_redis
 ensure_kafka
 write_env
 ensure_workers
+ensure_agents
 summary

@@ -1,0 +1,132 @@
+# shellcheck shell=bash
+#
+# agents.sh — the node agents of a local deployment (docs/services.md): one
+# converge-agent per node of STATE/cluster.json, each with its own directory
+# STATE/agents/NODE (its replicas' state files, logs and volumes) and its own
+# range of host ports. Shared by up.sh, down.sh and service.sh; sourced after
+# common.sh and state.sh, never run.
+#
+#   STATE/cluster.json          the cluster: written by up.sh --nodes N, or a
+#                               copy of up.sh --cluster FILE
+#   STATE/agents/port-base      the first host port of node 1 (node k gets
+#                               CV_AGENT_PORTS ports from base + (k-1) * CV_AGENT_PORTS)
+#   STATE/agents/NODE/          the agent's --dir
+#   STATE/pids/agent-NODE.pid   STATE/log/agent-NODE.log
+
+CV_AGENT_PORTS=50
+
+# The nodes of STATE/cluster.json in file order (our format's "name" or
+# Service Fabric's "nodeName").
+cv_agent_nodes() {
+    [[ -f $STATE/cluster.json ]] || return 0
+    jq -r '.nodes[]? | (.name // .nodeName) // empty' "$STATE/cluster.json"
+}
+
+# The agents that have a PID file, as agent-NODE.
+cv_agent_names() {
+    local f name
+    for f in "$STATE"/pids/agent-*.pid; do
+        [[ -e $f ]] || continue
+        name=${f##*/}
+        echo "${name%.pid}"
+    done
+}
+
+# cv_agent_write_default N: writes a cluster of N nodes over 3 fault domains
+# x 3 upgrade domains to STATE/cluster.json. Node k (0-based) is in rack
+# k % 3 and upgrade domain (k + k / 3) % 3: the first nine nodes fill every
+# FD x UD cell once (Service Fabric's diagonal layout), so any 3 of them in
+# a row span three FDs and three UDs.
+cv_agent_write_default() {
+    local n=$1
+    jq -n --argjson n "$n" '{
+        description: "\($n) local nodes over 3 fault domains x 3 upgrade domains (deploy/local/up.sh --nodes \($n))",
+        nodeTypes: {Local: {capacities: {MemoryMB: 1024, cpu: 4}}},
+        nodes: [range(0; $n) as $k | {
+            name: "node-\($k + 1)",
+            type: "Local",
+            faultDomain: "fd:/dc1/rack\($k % 3 + 1)",
+            upgradeDomain: "UD\(($k + (($k / 3) | floor)) % 3 + 1)",
+            properties: {rack: "rack\($k % 3 + 1)", ud: "UD\(($k + (($k / 3) | floor)) % 3 + 1)"}
+        }]
+    }' >"$STATE/cluster.json.tmp" && mv -f "$STATE/cluster.json.tmp" "$STATE/cluster.json"
+}
+
+# Prints the port base of this STATE, picking one the first time: a block
+# below 20000 (up.sh's services take 20000 and up, the kernel's ephemeral
+# ports start higher) chosen from STATE's path, so that two deployments on
+# one machine rarely share ports, and kept for the life of STATE.
+cv_agent_port_base() {
+    local file=$STATE/agents/port-base base
+    if [[ -f $file ]] && read -r base <"$file" && [[ $base =~ ^[0-9]+$ ]]; then
+        echo "$base"
+        return 0
+    fi
+    base=$((10000 + ($(cksum <<<"$STATE" | cut -d' ' -f1) % 16) * 500))
+    mkdir -p "$STATE/agents"
+    echo "$base" >"$file"
+    echo "$base"
+}
+
+# cv_agent_start BUILD_DIR NODE: starts NODE's agent (returns once its PID
+# file is written). Its host ports follow from NODE's position in the file.
+cv_agent_start() {
+    local build_dir=$1 node=$2 k=0 name base lo
+    while read -r name; do
+        [[ $name == "$node" ]] && break
+        k=$((k + 1))
+    done < <(cv_agent_nodes)
+    base=$(cv_agent_port_base)
+    lo=$((base + k * CV_AGENT_PORTS))
+    mkdir -p "$STATE/agents/$node"
+    cv_spawn "$STATE/pids/agent-$node.pid" "$STATE/log/agent-$node.log" \
+        env CONVERGE_REDIS="$CONVERGE_REDIS" "$build_dir/converge-agent" \
+        --redis "$CONVERGE_REDIS" --prefix "${CONVERGE_PREFIX:-cv:}" \
+        --cluster "$STATE/cluster.json" --node "$node" \
+        --dir "$STATE/agents/$node" --ports "$lo-$((lo + CV_AGENT_PORTS - 1))"
+}
+
+# True while NODE's heartbeat key lives in Redis.
+cv_agent_up() {
+    [[ $(timeout 2 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" exists \
+        "${CONVERGE_PREFIX:-cv:}{cluster}:alive:$1" 2>/dev/null) == 1 ]]
+}
+
+# Prints "PID" for every replica process the agents' state files name that
+# still runs as the process the agent started (same /proc start time, field
+# 22 of /proc/PID/stat), so a recycled PID is never signalled.
+cv_agent_replica_pids() {
+    local f pid start stat
+    for f in "$STATE"/agents/*/replicas/*.json; do
+        [[ -e $f ]] || continue
+        while read -r pid start; do
+            [[ $pid =~ ^[0-9]+$ && $pid -gt 1 ]] || continue
+            stat=$(<"/proc/$pid/stat") 2>/dev/null || continue
+            stat=${stat##*) }
+            read -r -a fields <<<"$stat"
+            # fields[0] is field 3 (state): field 22 is fields[19].
+            [[ ${fields[0]} != Z && ${fields[19]} == "$start" ]] && echo "$pid"
+        done < <(jq -r '.tasks[]? | "\(.pid // 0) \(.start_time // 0)"' "$f" 2>/dev/null)
+    done
+}
+
+# cv_agent_stop_replicas GRACE: SIGTERM to every replica process of the
+# agents (and its process group when it leads one), SIGKILL to those left
+# after GRACE seconds. Call after the agents are stopped, or they restart them.
+cv_agent_stop_replicas() {
+    local grace=$1 pid pids=()
+    mapfile -t pids < <(cv_agent_replica_pids)
+    ((${#pids[@]} > 0)) || return 0
+    for pid in "${pids[@]}"; do
+        kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+    done
+    if ! cv_wait_until "$grace" "${#pids[@]} replica process(es) to exit" \
+        cv_pids_gone "${pids[@]}" 2>/dev/null; then
+        for pid in $(cv_agent_replica_pids); do
+            cv_warn "replica process $pid ignored SIGTERM for ${grace}s; sending SIGKILL"
+            kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+        done
+        cv_wait_until 5 "killed replica processes to die" cv_pids_gone "${pids[@]}" || return 1
+    fi
+    cv_log "stopped ${#pids[@]} replica process(es)"
+}
