@@ -115,10 +115,12 @@ svc_agent_start() {
     # in the file keeps ranges apart, the run id keeps runs apart.
     k=$(jq --arg n "$node" '.nodes | map(.name) | index($n)' "$file")
     base=$((22000 + (RUN_ID % 40) * 250 + k * 20))
-    cv_spawn "$dir/agent.pid" "$dir/agent.log" \
+    # In a subshell: the agent is no job of the test's shell, which would
+    # report its kill -9.
+    (cv_spawn "$dir/agent.pid" "$dir/agent.log" \
         env CONVERGE_REDIS="$CONVERGE_REDIS" CONVERGE_PREFIX="${CONVERGE_PREFIX:-cv:}" \
         "$SVC_AGENT" --cluster "$file" --node "$node" --dir "$dir" \
-        --ports "$base-$((base + 19))" --heartbeat-ttl "$SVC_TTL_MS" "$@" ||
+        --ports "$base-$((base + 19))" --heartbeat-ttl "$SVC_TTL_MS" "$@") ||
         fail "agent $node did not start" || return 1
     cv_wait_until 20 "agent $node to register" svc_node_up "$node" ||
         { cv_tail_log "$dir/agent.log" 10; fail "agent $node is not up"; }

@@ -210,8 +210,10 @@ test_services_failing_health_checks_restart_the_replica() {
             [ "$(jqr '.restarts // 0' <<<"$r")" -ge 1 ] && [ "$(jqr '.pid // 0' <<<"$r")" != "$pid0" ]
         }
         cv_wait_until 30 "$res to be restarted for its failing health check" svt_health_restarted
-        [[ $(jqr '.reason // ""' <<<"$r") =~ [Hh]ealth|[Cc]heck ]] ||
-            fail "the report of $res does not give the failing health check as the cause: $r"
+        # The restart and its cause are an event of the resource.
+        [ "$(ctl events "$name" -o json | jq --arg r "$res" '[.[] | select(.resource == $r
+            and (.reason | test("restart")) and (.reason | test("health check"; "i")))] | length')" -ge 1 ] ||
+            fail "no event of $res gives the failing health check as the cause of a restart"
         kill -0 "$pid0" 2>/dev/null && fail "$res: the unhealthy process $pid0 still runs"
         true
     done
@@ -350,13 +352,26 @@ test_services_unplaceable_replica_waits_and_is_placed_when_a_node_joins() {
     cv_wait_until 30 "the replica to be recorded unplaced" svt_unplaced
     s=$(status_json "$name")
     assert_eq CREATE_IN_PROGRESS "$(jqr .status <<<"$s")" "stack status while the replica waits"
-    reason=$(ctl resource-show "$name" web -o json | jqr .reason)
-    assert_match '[Pp]lace|Color|purple|constraint' "$reason" "the resource says why it waits"
+    # Why it waits: the elimination sequence (every node eliminated by the
+    # placement constraint), a health report, an event of the resource...
+    assert_eq 9 "$(svc_field "$svc" unplaced | jq '[.[0].eliminationSequence[]
+        | select(.constraint == "PlacementConstraint") | .eliminated[]] | length')" \
+        "nodes the PlacementConstraint eliminated in the unplaced record"
+    [ "$(svc_health_about "web-0.$name" | jq '[.[] | select(.state != "Ok")] | length')" -ge 1 ] ||
+        fail "no health report about the unplaced replica: $(redis HVALS "$(ckey health)")"
+    [ "$(ctl events "$name" -o json | jq '[.[] | select(.resource == "web"
+        and (.reason | test("PlacementConstraint")))] | length')" -ge 1 ] ||
+        fail "no event of web says the placement constraint keeps its replica waiting"
+    # ...and what `convergectl status` and `resource-show` say (the resource's
+    # reason or the stack's waiting line), checked after the join below.
+    reason="$(ctl resource-show "$name" web -o json | jqr .reason) | $(jq -c .waiting <<<"$s")"
     assert_eq 0 "$(svc_proc_count "$name")" "replica processes before the node joins"
     svc_agent_start "$SVT_CL" "${SVT_P}N10"
     cv_wait_until 30 "the stack to complete once N10 joined" svt_status_is "$name" CREATE_COMPLETE
     assert_eq "${SVT_P}N10" "$(svc_placement "$svc" | jqr '.[0].node')" "node of the replica"
     svt_one_proc_per_name "$name" 1
+    assert_match 'PlacementConstraint|purple|Color|unplaced|placement' "$reason" \
+        "what status / resource-show said while the replica waited (resource reason | waiting)"
 }
 
 test_services_workers_killed_during_create_start_no_replica_twice_and_delete_stops_all() {
