@@ -166,6 +166,7 @@ svc_kill_node_procs() {
 # nodes from the cluster. For EXIT traps: never fails.
 svc_agents_cleanup() {
     local name node pid pids=()
+    set +e # an EXIT trap under errexit would stop at the first failure
     for name; do ctl delete "$name" --wait --timeout 60 >/dev/null 2>&1 || true; done
     [ -f "$STATE/agents/started" ] || return 0
     for node in $(sort -u "$STATE/agents/started"); do

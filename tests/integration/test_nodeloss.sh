@@ -21,7 +21,7 @@ nl_allowed_ms() {
 }
 
 test_nodeloss_replicas_replaced_within_grace_and_a_stateful_index_never_runs_twice() {
-    local name svc r0 r1 lost idx pid t0 t1 allowed scan scanpid doubles nodes n
+    local name svc r0 r1 lost idx pid t0 t1 allowed scan doubles nodes n
     svt_up loss
     name=$(stack_name svc-loss) && svt_stack svc-loss
     ctl submit "$name" "$DATA/services/sleeper.yaml" -P replicas=3 -P stateful=true \
@@ -32,8 +32,8 @@ test_nodeloss_replicas_replaced_within_grace_and_a_stateful_index_never_runs_twi
     scan=$STATE/agents/$name.procscan
     : >"$scan"
     "$SVC_PROCSCAN" watch "$scan" "$name" &
-    scanpid=$!
-    trap 'kill "$scanpid" 2>/dev/null; svc_agents_cleanup "${SVT_STACKS[@]}"' EXIT
+    NL_SCANPID=$! # global: the EXIT trap runs after the function returned
+    trap 'kill "${NL_SCANPID:-}" 2>/dev/null || true; svc_agents_cleanup "${SVT_STACKS[@]}"' EXIT
     r0=$(svc_replicas "$svc")
     lost=$(jqr '.[0].node' <<<"$r0")
     mapfile -t idx < <(jqr --arg n "$lost" '.[] | select(.node == $n) | .index' <<<"$r0")
@@ -51,17 +51,24 @@ test_nodeloss_replicas_replaced_within_grace_and_a_stateful_index_never_runs_twi
     [ $((t1 - t0)) -le "$allowed" ] || fail "re-placed after $((t1 - t0)) ms, more than the $allowed ms allowed"
     # Let the scan see the settled state for a while, then stop it.
     cv_wait_until 5 "the scan to run on" test "$(wc -l <"$scan")" -ge 30
-    kill "$scanpid"
+    kill "$NL_SCANPID" || true
     r1=$(svc_replicas "$svc")
     mapfile -t nodes < <(jqr '.[].node' <<<"$r1")
     for n in "${nodes[@]}"; do
         [ "$n" != "$lost" ] || fail "a replica is still placed on the lost node $n"
         [ "$(svt_color "$n")" != red ] || fail "a replica was placed on $n, which is red (constraint Color != red)"
     done
-    # 3 replicas over 3 FDs x 3 UDs: one per domain, whether the spread is
-    # maximum difference or quorum safe (a majority of 3 is 2).
+    # 3 replicas over 3 FDs x 3 UDs, one per domain before the loss. The
+    # grid has one node per (FD, UD) cell, so the lost node's cell has no
+    # other node: with the two kept replicas staying, the replacement goes
+    # to the lost node's FD (the fault domain constraint is hard, priority 0
+    # in seed 001's defaults) and another UD (the upgrade domain constraint
+    # is the soft one, priority 1): FDs 1, 1, 1 and UDs 0, 1, 2.
     assert_eq "1 1 1" "$(svt_counts fault "${nodes[@]}")" "replicas per fault domain after the loss"
-    assert_eq "1 1 1" "$(svt_counts upgrade "${nodes[@]}")" "replicas per upgrade domain after the loss"
+    assert_eq "0 1 2" "$(svt_counts upgrade "${nodes[@]}")" "replicas per upgrade domain after the loss"
+    assert_eq "$(svt_domain "$lost" fault)" \
+        "$(svt_domain "$(jq -r --argjson i "${idx[0]}" '.[] | select(.index == $i) | .node' <<<"$r1")" fault)" \
+        "fault domain of the replacement (the lost node's: the other two FDs hold a replica each)"
     assert_eq 3 "$(printf '%s\n' "${nodes[@]}" | sort -u | wc -l)" "distinct nodes after the loss"
     # The replicas kept on their nodes are the same processes.
     for n in $(jqr --arg n "$lost" '.[] | select(.node != $n) | .index' <<<"$r0"); do

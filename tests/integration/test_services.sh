@@ -18,13 +18,16 @@ SVT_NINE=(N1 N2 N3 N4 N5 N6 N7 N8 N9)
 svt_up() {
     local tag=$1 n nodes=()
     shift
-    SVT_P="$tag$((RUN_ID % 100000))-"
+    SVT_P="$tag$(printf %04x $((RANDOM ^ RUN_ID % 65536)))-"
     SVT_STACKS=()
     SVT_CL=$(svc_cluster_file "$SVT_P")
     trap 'svc_agents_cleanup "${SVT_STACKS[@]}"' EXIT
     [ -x "$SVC_AGENT" ] || fail "$SVC_AGENT is not built"
     (($# > 0)) || set -- "${SVT_NINE[@]}"
-    for n; do nodes+=("$SVT_P$n"); done
+    for n; do
+        rm -rf "${STATE:?}/agents/$SVT_P$n" # an earlier run's node of that name
+        nodes+=("$SVT_P$n")
+    done
     svc_agents_start "$SVT_CL" "${nodes[@]}"
 }
 
