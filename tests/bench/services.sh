@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Benchmark (issue 12): time to place and start R replicas of one
-# Converge::Service on N simulated nodes — one `converge-agent --simulate N`
+# Benchmark (issue 12): time to place and start R replicas of
+# Converge::Services on N simulated nodes — one `converge-agent --simulate N`
 # process hosting every node (processes replaced by simulated ones with the
 # same reports). Prints, from submit: the time until every replica is placed
-# (the service's placement in {cluster}:svc:<svc>), until every replica is
+# (the services' placements in {cluster}:svc:<svc>), until every replica is
 # reported healthy by the agent, and until the stack is CREATE_COMPLETE;
 # replicas per second; the ledger's starts (each replica id started once);
 # then the time to delete the stack (every replica stopped). Figures, not
@@ -13,6 +13,9 @@
 #                           [--nodes N] [--replicas R]
 #
 # Default 100 nodes and 1,000 replicas; --quick 10 nodes and 100 replicas.
+# A service has at most one replica per node (ReplicaExclusion, a hard
+# constraint of the placement library, seed 000), so the R replicas are
+# ceil(R / N) services of one stack, each of N replicas (the last of the rest).
 # --reuse: the deployment in STATE is up already (tests/bench/run.sh) and is
 # left running; otherwise one is started (2 engines, 1 observer) and stopped.
 set -euo pipefail
@@ -78,16 +81,22 @@ jq -n --argjson n "$NODES" --argjson slots "$slots" '
     {nodeTypes: {Sim: {capacities: {Slots: $slots, MemoryMB: 65536}}},
      nodes: [range($n) | {name: "sim\(.)", type: "Sim", faultDomain: "fd:/FD\(. % $d)",
                           upgradeDomain: "UD\((. / $d | floor) % $d)"}]}' >"$WORK/cluster.json"
-cat >"$WORK/svc.yaml" <<EOF
-heat_template_version: 2018-08-31
-resources:
-  bench:
-    type: Converge::Service
-    properties:
-      replicas: $REPLICAS
-      command: [sleep, "86400"]
-      metrics: [{name: Slots, primary_load: 1, secondary_load: 1, weight: medium}]
-EOF
+{
+    echo "heat_template_version: 2018-08-31"
+    echo "resources:"
+    left=$REPLICAS k=0
+    while [ "$left" -gt 0 ]; do
+        per=$((left < NODES ? left : NODES))
+        echo "  bench$k:"
+        echo "    type: Converge::Service"
+        echo "    properties:"
+        echo "      replicas: $per"
+        echo "      command: [sleep, \"86400\"]"
+        echo "      metrics: [{name: Slots, primary_load: 1, secondary_load: 1, weight: medium}]"
+        left=$((left - per)) k=$((k + 1))
+    done
+} >"$WORK/svc.yaml"
+SERVICES=$k
 
 mkdir -p "$SIM_DIR"
 cv_spawn "$SIM_DIR/agent.pid" "$SIM_DIR/agent.log" \
@@ -98,14 +107,19 @@ nodes_up() { [ "$(rcli --scan --pattern "$(ck 'alive:sim*')" | wc -l)" -ge "$NOD
 cv_wait_until 60 "$NODES simulated nodes to register" nodes_up ||
     { cv_tail_log "$SIM_DIR/agent.log"; exit 1; }
 
-svc_of() {
-    local s
+# The stack's service ids, once all of them exist.
+svcs_of() {
+    local s out=()
     for s in $(rcli smembers "$(ck services)"); do
-        [ "$(rcli hget "$(ck "svc:$s")" stack_name)" = "$NAME" ] && { echo "$s"; return 0; }
+        [ "$(rcli hget "$(ck "svc:$s")" stack_name)" = "$NAME" ] && out+=("$s")
     done
-    return 1
+    [ "${#out[@]}" = "$SERVICES" ] && echo "${out[*]}"
 }
-placed() { [ "$(rcli hget "$(ck "svc:$SVC")" placement | jq length 2>/dev/null)" = "$REPLICAS" ]; }
+placed() {
+    local s n=0
+    for s in $SVCS; do n=$((n + $(rcli hget "$(ck "svc:$s")" placement | jq length 2>/dev/null || echo 0))); done
+    [ "$n" = "$REPLICAS" ]
+}
 # Healthy reports of the service's replicas over every node, one Lua call.
 HEALTHY_LUA='local n = 0
 for _, k in ipairs(redis.call("KEYS", ARGV[1])) do
@@ -114,25 +128,25 @@ for _, k in ipairs(redis.call("KEYS", ARGV[1])) do
   end
 end
 return n'
-healthy() { [ "$(rcli eval "$HEALTHY_LUA" 0 "$(ck 'report:sim*')" "\"$SVC/" 2>/dev/null)" -ge "$REPLICAS" ]; }
+healthy() { [ "$(rcli eval "$HEALTHY_LUA" 0 "$(ck 'report:sim*')" "\"$ID." 2>/dev/null)" -ge "$REPLICAS" ]; }
 complete() { [ "$("$CTL" status "$NAME" -o json | jq -r .status)" = CREATE_COMPLETE ]; }
 
 t0=$(cv_now_ms)
-"$CTL" submit "$NAME" "$WORK/svc.yaml" >/dev/null
-cv_wait_until 60 "the service record" svc_of >/dev/null
-SVC=$(svc_of)
+ID=$("$CTL" submit "$NAME" "$WORK/svc.yaml" | sed -n 's/^stack [^ ]* (\([0-9a-f]*\)).*/\1/p')
+cv_wait_until 60 "the service records" svcs_of >/dev/null
+SVCS=$(svcs_of)
 cv_wait_until 600 "$REPLICAS replicas placed" placed
 t_placed=$(cv_now_ms)
 cv_wait_until 600 "$REPLICAS replicas healthy" healthy || true
 t_healthy=$(cv_now_ms)
 cv_wait_until 600 "the stack to complete" complete
 t_done=$(cv_now_ms)
-starts=$(rcli hgetall "$(ck ledger)" | paste - - | awk -v s="start:$SVC/" 'index($1, s) == 1 { n++; if ($2 > 1) d++ }
+starts=$(rcli hgetall "$(ck ledger)" | paste - - | awk -v s="start:$ID." 'index($1, s) == 1 { n++; if ($2 > 1) d++ }
     END { printf "%d replica ids started, %d more than once", n, d }')
 t1=$(cv_now_ms)
 "$CTL" delete "$NAME" --wait --timeout 600 >/dev/null
 t_del=$(($(cv_now_ms) - t1))
-awk -v n="$NODES" -v r="$REPLICAS" -v p=$((t_placed - t0)) -v h=$((t_healthy - t0)) -v c=$((t_done - t0)) \
+awk -v n="$NODES" -v r="$REPLICAS" -v k="$SERVICES" -v p=$((t_placed - t0)) -v h=$((t_healthy - t0)) -v c=$((t_done - t0)) \
     -v d="$t_del" -v starts="$starts" 'BEGIN {
-    printf "services: %d replicas on %d simulated nodes: placed %.2f s, healthy %.2f s, CREATE_COMPLETE %.2f s (%.0f replicas/s); delete %.2f s; %s\n",
-        r, n, p / 1000, h / 1000, c / 1000, r / (c / 1000), d / 1000, starts }'
+    printf "services: %d replicas (%d services) on %d simulated nodes: placed %.2f s, healthy %.2f s, CREATE_COMPLETE %.2f s (%.0f replicas/s); delete %.2f s; %s\n",
+        r, k, n, p / 1000, h / 1000, c / 1000, r / (c / 1000), d / 1000, starts }'
