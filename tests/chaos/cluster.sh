@@ -2,11 +2,13 @@
 # shellcheck disable=SC2034,SC2317 # variables and functions shared across the sourced files
 #
 # cluster.sh — the `cluster` chaos scenario (sourced by scenarios.sh): node
-# agents and replica processes killed at random under a stack of two
-# services (issue 12): `many`, CLUSTER_REPLICAS stateless replicas (default
-# 200), and `db`, 5 stateful ones, on 9 agents (3 FD x 3 UD, 40 Slots each)
-# started by the harness. Phases create, update (many scaled to 3/4) and
-# delete, each under faults for up to FAULT_WINDOW s:
+# agents and replica processes killed at random under a stack of
+# CLUSTER_REPLICAS stateless replicas (default 200) and a stateful service
+# `db` of 5, on 20 agents (4 FD x 5 UD, 40 Slots each) started by the
+# harness. A service has at most one replica per node (ReplicaExclusion, a
+# hard constraint, seed 000), so the 200 are services many0..many9 of 20
+# replicas each. Phases create, update (each many scaled to 3/4) and delete,
+# each under faults for up to FAULT_WINDOW s:
 #   - kill -9 of a random replica process of the stack (restarted by policy),
 #   - kill -9 of a random agent, started again at once (its replicas must
 #     be re-adopted, not restarted),
@@ -20,7 +22,8 @@
 # delete no process of the stack is left and no assignment of its services.
 
 CLUSTER_REPLICAS=${CHAOS_CLUSTER_REPLICAS:-200}
-CLUSTER_NODES=(N1 N2 N3 N4 N5 N6 N7 N8 N9)
+CLUSTER_NODES=()
+for ((k = 1; k <= 20; k++)); do CLUSTER_NODES+=("N$k"); done
 CLUSTER_TTL_MS=1000
 CLUSTER_PROCSCAN=$CHAOS_ROOT/tests/integration/procscan.sh
 CLUSTER_AGENT=$CHAOS_BUILD/converge-agent
@@ -68,18 +71,34 @@ cluster_restart_late() {
     CLUSTER_LATE=("${keep[@]}")
 }
 
-cluster_template() { # replicas
-    cat <<EOF
-heat_template_version: 2018-08-31
-resources:
-  many:
+# cluster_many TOTAL: "name replicas" of the stateless services that make
+# TOTAL replicas, one per node at most.
+cluster_many() {
+    local left=$1 k=0 per
+    while ((left > 0)); do
+        per=$((left < ${#CLUSTER_NODES[@]} ? left : ${#CLUSTER_NODES[@]}))
+        echo "many$k $per"
+        left=$((left - per)) k=$((k + 1))
+    done
+}
+
+cluster_template() { # total stateless replicas
+    local svc n
+    echo "heat_template_version: 2018-08-31"
+    echo "resources:"
+    while read -r svc n; do
+        cat <<EOF
+  $svc:
     type: Converge::Service
     properties:
-      replicas: $1
+      replicas: $n
       command: [sleep, "86400"]
       metrics: [{name: Slots, primary_load: 1, secondary_load: 1, weight: medium}]
       restart_policy: {policy: Always, interval: 1, backoff: 0, max_times: 1000}
       kill_policy: {grace_period: 1}
+EOF
+    done < <(cluster_many "$1")
+    cat <<EOF
   db:
     type: Converge::Service
     properties:
@@ -138,9 +157,10 @@ cluster_healthy() {
     ((healthy == $2))
 }
 
-# cluster_check PHASE MANY: the invariants after a phase.
+# cluster_check PHASE MANY: the invariants after a phase (MANY: the
+# stateless replicas of the phase's template).
 cluster_check() {
-    local phase=$1 many=$2 st svc want ledger over procs doubles
+    local phase=$1 many=$2 st svc want ledger over procs doubles res n
     st=$(stack_get "$CLUSTER_ID" status)
     case $phase in
     create) want=CREATE_COMPLETE ;;
@@ -159,10 +179,12 @@ cluster_check() {
         done
     else
         [[ $st == "$want" ]] || chaos_violation "$phase: stack status ${st:-none}, expected $want"
-        svc=$(cluster_svc "$NAME" many) || chaos_violation "$phase: no service for many"
-        CLUSTER_SVCS+=("$svc")
-        cv_wait_until 60 "$many replicas of many healthy" cluster_healthy "$svc" "$many" 2>/dev/null ||
-            chaos_violation "$phase: many is not $many healthy replicas"
+        while read -r res n; do
+            svc=$(cluster_svc "$NAME" "$res") || { chaos_violation "$phase: no service for $res"; continue; }
+            CLUSTER_SVCS+=("$svc")
+            cv_wait_until 60 "$n replicas of $res healthy" cluster_healthy "$svc" "$n" 2>/dev/null ||
+                chaos_violation "$phase: $res is not $n healthy replicas"
+        done < <(cluster_many "$many")
         svc=$(cluster_svc "$NAME" db) || chaos_violation "$phase: no service for db"
         CLUSTER_SVCS+=("$svc")
         cv_wait_until 60 "5 replicas of db healthy" cluster_healthy "$svc" 5 2>/dev/null ||
@@ -190,8 +212,10 @@ scenario_cluster() {
     NAME=chaos-cluster-$run-$$-$RANDOM
     mkdir -p "$STATE/agents"
     CLUSTER_FILE=$STATE/agents/chaos-cluster.json
-    jq '.nodes |= map(.name = "c" + .name) | .nodeTypes.Worker.capacities.Slots = 40' \
-        "$CHAOS_ROOT/tests/data/services/cluster_9nodes.json" >"$CLUSTER_FILE"
+    # 20 nodes, node k in fd:/FD(k % 4) and UD(k % 5): every (FD, UD) pair once.
+    jq -n --argjson n "${#CLUSTER_NODES[@]}" '{nodeTypes: {Worker: {capacities: {Slots: 40}}},
+        nodes: [range($n) | {name: "cN\(. + 1)", type: "Worker", faultDomain: "fd:/FD\(. % 4)",
+                             upgradeDomain: "UD\(. % 5)"}]}' >"$CLUSTER_FILE"
     for n in "${CLUSTER_NODES[@]}"; do cluster_agent_start "c$n"; done
     cv_wait_until 30 "the agents to register" cluster_nodes_up ||
         { chaos_violation "the agents did not come up"; cluster_stop; return 1; }

@@ -18,9 +18,9 @@
 #   duplicate  every message on both topics published twice, for a create,
 #              update and delete
 #   cluster    node agents and replica processes killed at random under a
-#              stack of a 200-replica service and a 5-replica stateful one
-#              on 9 agents (needs converge-agent), for a create, a scale-down
-#              update and a delete
+#              stack of 200 stateless replicas and a 5-replica stateful
+#              service on 20 agents (needs converge-agent), for a create, a
+#              scale-down update and a delete
 # CI form (default): each scenario once at --size (default 2200 resources,
 # mixed chains and fans; 5000 with --size 5000); exits 1 on any violation.
 # --long SECS: repeats the scenarios until SECS have passed, then prints a
@@ -36,7 +36,7 @@
 #                    a stack counts as stuck; default 20),
 #      CHAOS_OUTAGE_S (s Redis / Kafka stay down, default 3),
 #      CHAOS_POISON_COUNT (default 1000),
-#      CHAOS_CLUSTER_REPLICAS (replicas of the cluster scenario's service, default 200)
+#      CHAOS_CLUSTER_REPLICAS (stateless replicas of the cluster scenario, default 200)
 set -uo pipefail
 # shellcheck disable=SC2034,SC2317,SC2001,SC2004 # variables and functions shared across the sourced files
 CHAOS_HERE=$(cd "$(dirname "$0")" && pwd)
