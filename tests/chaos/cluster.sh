@@ -38,11 +38,12 @@ cluster_agent_start() {
     local node=$1 dir=$STATE/agents/$1 k
     mkdir -p "$dir"
     k=$(jq --arg n "$node" '.nodes | map(.name) | index($n)' "$CLUSTER_FILE")
-    cv_spawn "$dir/agent.pid" "$dir/agent.log" \
+    # In a subshell: no job of ours, whose kill -9 bash would report.
+    (cv_spawn "$dir/agent.pid" "$dir/agent.log" \
         env CONVERGE_REDIS="$CONVERGE_REDIS" CONVERGE_PREFIX="$PREFIX" \
         "$CLUSTER_AGENT" --cluster "$CLUSTER_FILE" --node "$node" --dir "$dir" \
         --ports "$((33000 + k * 300))-$((33000 + k * 300 + 299))" --heartbeat-ttl "$CLUSTER_TTL_MS" \
-        >/dev/null || chaos_violation "agent $node could not be started"
+        >/dev/null) || chaos_violation "agent $node could not be started"
 }
 
 cluster_nodes_up() {
@@ -131,6 +132,21 @@ fault_cluster() {
         CLUSTER_LATE+=("$node $(($(cv_now_ms) + 2000 + RANDOM % 2001))")
         CLUSTER_KILLS[agent_late]=$((${CLUSTER_KILLS[agent_late]:-0} + 1))
     fi
+}
+
+# cluster_fault_loop UNTIL_MS: fault_cluster every 0.5-2 s until UNTIL_MS.
+cluster_fault_loop() {
+    local next
+    next=$(($(cv_now_ms) + 500 + RANDOM % 1501))
+    while (($(cv_now_ms) < $1)); do
+        if (($(cv_now_ms) >= next)); then
+            fault_cluster
+            CHAOS_FAULTS=$((CHAOS_FAULTS + 1))
+            next=$(($(cv_now_ms) + 500 + RANDOM % 1501))
+        fi
+        chaos_watch_workers
+        sleep 0.1
+    done
 }
 
 # cluster_svc STACK_NAME RESOURCE: the service id (docs/services.md).
@@ -238,8 +254,14 @@ scenario_cluster() {
         delete) timeout 60 "$CTL" delete "$NAME" >/dev/null || { chaos_violation "convergectl delete failed"; break; } ;;
         esac
         # Done counters move only when a whole service completes: a long idle bound.
+        local p0
+        p0=$(cv_now_ms)
         chaos_run_phase "$CLUSTER_ID" "$FAULT_WINDOW" 180 fault_cluster 500 2000
         rc=$?
+        # Services are kept converged after they completed too: the faults
+        # go on for the rest of the window (not during a delete: nothing is
+        # left to keep).
+        [[ $phase == delete ]] || cluster_fault_loop $((p0 + FAULT_WINDOW * 1000))
         while ((${#CLUSTER_LATE[@]} > 0)); do
             cluster_restart_late
             sleep 0.1
