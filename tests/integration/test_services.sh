@@ -495,3 +495,35 @@ test_services_agent_with_a_bad_node_description_exits_2_naming_the_field() {
         assert_eq 0 "$(redis EXISTS "$(ckey alive:badN1)")" "heartbeat of the bad node"
     done
 }
+
+test_services_unexecutable_command_fails_with_the_os_error_and_counts_as_a_restart() {
+    local name tpl svc r ev
+    svt_up noexec N1 N2 N3
+    name=$(stack_name svc-noexec) && svt_stack svc-noexec
+    tpl=$STATE/agents/$name.yaml
+    cat >"$tpl" <<'T'
+heat_template_version: 2018-08-31
+resources:
+  ghost:
+    type: Converge::Service
+    properties:
+      replicas: 1
+      command: [/nonexistent/converge-test-binary, --flag]
+      metrics: [{name: Slots, primary_load: 1, secondary_load: 1, weight: medium}]
+      restart_policy: {policy: Always, interval: 1, backoff: 0, max_times: 3}
+T
+    ctl submit "$name" "$tpl" >/dev/null
+    cv_wait_until 30 "the service to exist" svc_id "$name" ghost >/dev/null
+    svc=$(svc_id "$name" ghost)
+    svt_noexec_seen() {
+        r=$(svc_replicas "$svc" | jq -c '.[0] // {}')
+        [ "$(jqr '.restarts // 0' <<<"$r")" -ge 1 ] && [[ $(jqr '.reason // ""' <<<"$r") == *"No such file or directory"* ]]
+    }
+    cv_wait_until 30 "the replica to fail with ENOENT and be restarted" svt_noexec_seen ||
+        fail "report: $(svc_replicas "$svc")"
+    ev=$(ctl events "$name" -o json)
+    [ "$(jq '[.[] | select(.resource == "ghost" and (.reason | contains("No such file or directory")))] | length' <<<"$ev")" -ge 1 ] ||
+        fail "no event of ghost gives the operating system's error: $(jq -c '[.[] | select(.resource == "ghost")] | .[-3:]' <<<"$ev")"
+    svt_status_is "$name" CREATE_COMPLETE && fail "a service whose command cannot run completed"
+    true
+}
