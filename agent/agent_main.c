@@ -11,6 +11,7 @@
 
 #include "cv_keys.h"
 #include "cv_log.h"
+#include "cv_outage.h"
 #include "cv_redis.h"
 #include "cv_redis_sub.h"
 #include "cv_template.h"
@@ -33,6 +34,7 @@ typedef struct agent {
     char id[256];
     uv_signal_t sigterm, sigint;
     bool stopping;
+    cv_outage_t redis_outage;
 } agent_t;
 
 /* ------------------------------------------------------------------------ */
@@ -127,6 +129,19 @@ static void on_notify(void *ud, const char *channel, const char *message)
             cv_anode_resync(a->nodes[i]);
 }
 
+/* One log line when an outage starts and one when it ends, not one per attempt. */
+static void on_redis_state(void *ud, bool up, const char *why)
+{
+    agent_t *a = ud;
+    double took;
+    if (!up && cv_outage_down(&a->redis_outage, cv_now(), why))
+        cv_warn("Redis at %s:%d unreachable: %s", a->conf.opts.redis_host, a->conf.opts.redis_port,
+                why);
+    else if (up && cv_outage_up(&a->redis_outage, cv_now(), &took))
+        cv_info("Redis at %s:%d reachable again after %.1f s", a->conf.opts.redis_host,
+                a->conf.opts.redis_port, took);
+}
+
 static void on_node_stopped(void *ud)
 {
     agent_t *a = ud;
@@ -164,6 +179,8 @@ static int run(agent_t *a)
         cv_error("%s", err);
         return 3;
     }
+    cv_outage_init(&a->redis_outage, "redis");
+    cv_redis_on_state(a->redis, on_redis_state, a);
     a->nnodes = json_array_size(a->descs);
     a->nodes = calloc(a->nnodes, sizeof(*a->nodes));
     const char **channels = calloc(a->nnodes + 1, sizeof(char *));

@@ -112,11 +112,16 @@ static json_t *manifest_of(const json_t *model, const json_t *rec, const char *s
  * placement library's service keys), named after the service id. */
 static json_t *service_desc(const json_t *spec, const char *svc)
 {
-    static const char *const keys[] = {"serviceType",  "replicas",
-                                       "stateful",     "placementConstraints",
-                                       "metrics",      "distribution",
-                                       "requireDomainDistribution", "constraints",
-                                       "affinity",     NULL};
+    static const char *const keys[] = {"serviceType",
+                                       "replicas",
+                                       "stateful",
+                                       "placementConstraints",
+                                       "metrics",
+                                       "distribution",
+                                       "requireDomainDistribution",
+                                       "constraints",
+                                       "affinity",
+                                       NULL};
     json_t *desc = json_object();
     copy_keys(desc, spec, keys);
     json_object_set_new(desc, "name", json_string(svc));
@@ -140,9 +145,8 @@ static json_t *layout_of(const json_t *model, const json_t *desc, const json_t *
         if (index == except || index < 0 || index >= replicas || !ndesc ||
             json_object_get(ndesc, "error"))
             continue;
-        json_array_append_new(placements,
-                              json_pack("{s:I, s:s, s:s}", "replica", index, "role",
-                                        str_or(p, "role", "instance"), "node", node));
+        json_array_append_new(placements, json_pack("{s:I, s:s, s:s}", "replica", index, "role",
+                                                    str_or(p, "role", "instance"), "node", node));
     }
     json_t *entry = json_deep_copy(desc);
     json_object_set_new(entry, "placements", placements);
@@ -219,8 +223,7 @@ static json_t *replica_choice(const json_t *model, const json_t *manifest, const
                           "choice", choice ? json_string(choice) : json_null(), "moves",
                           node && choice && strcmp(node, choice) != 0);
     if (unplaced)
-        json_object_set(r, "eliminationSequence",
-                        json_object_get(unplaced, "eliminationSequence"));
+        json_object_set(r, "eliminationSequence", json_object_get(unplaced, "eliminationSequence"));
     json_decref(result);
     return r;
 }
@@ -244,10 +247,10 @@ json_t *cli_explain(const json_t *model, const char *svc, char *err, size_t errs
     /* A service scaled to 0 replicas has nothing to place (cv_service_load
      * wants at least one). */
     json_int_t n = json_integer_value(json_object_get(desc, "replicas"));
-    json_t *check = n < 1 ? json_pack("{s:s, s:s, s:[], s:[], s:[], s:[], s:n}", "service", svc,
-                                      "policy", "", "placements", "unplaced", "health",
-                                      "warnings", "rejected")
-                          : place(manifest, desc, layout, err, errsize);
+    json_t *check =
+        n < 1 ? json_pack("{s:s, s:s, s:[], s:[], s:[], s:[], s:n}", "service", svc, "policy", "",
+                          "placements", "unplaced", "health", "warnings", "rejected")
+              : place(manifest, desc, layout, err, errsize);
     json_t *replicas = json_array(), *doc = NULL;
     for (json_int_t i = 0; check && i < n; i++) {
         json_t *r = replica_choice(model, manifest, desc, placement, i, err, errsize);
@@ -257,18 +260,16 @@ json_t *cli_explain(const json_t *model, const char *svc, char *err, size_t errs
     }
     if (check && (json_int_t)json_array_size(replicas) == (n > 0 ? n : 0)) {
         const json_t *rejected = json_object_get(rec, "rejected");
-        doc = json_pack("{s:s, s:s, s:s, s:s, s:O, s:o, s:o, s:O, s:O, s:O}", "svc", svc,
-                        "stack_name", str_or(rec, "stack_name", ""), "resource",
-                        str_or(rec, "resource", ""), "state", str_or(rec, "state", ""), "gen",
-                        json_object_get(rec, "gen") ? json_object_get(rec, "gen") : json_null(),
-                        "placement", json_is_array(placement) ? json_incref((json_t *)placement)
-                                                               : json_array(),
-                        "unplaced",
-                        json_is_array(json_object_get(rec, "unplaced"))
-                            ? json_incref(json_object_get(rec, "unplaced"))
-                            : json_array(),
-                        "rejected", rejected ? rejected : json_null(), "check", check,
-                        "replicas", replicas);
+        doc = json_pack(
+            "{s:s, s:s, s:s, s:s, s:O, s:o, s:o, s:O, s:O, s:O}", "svc", svc, "stack_name",
+            str_or(rec, "stack_name", ""), "resource", str_or(rec, "resource", ""), "state",
+            str_or(rec, "state", ""), "gen",
+            json_object_get(rec, "gen") ? json_object_get(rec, "gen") : json_null(), "placement",
+            json_is_array(placement) ? json_incref((json_t *)placement) : json_array(), "unplaced",
+            json_is_array(json_object_get(rec, "unplaced"))
+                ? json_incref(json_object_get(rec, "unplaced"))
+                : json_array(),
+            "rejected", rejected ? rejected : json_null(), "check", check, "replicas", replicas);
     }
     json_decref(check);
     json_decref(replicas);
@@ -310,7 +311,8 @@ static void print_replicas(FILE *f, const json_t *doc)
         fprintf(f, "  %-6lld %-16s %-10s %s%s\n",
                 (long long)json_integer_value(json_object_get(r, "index")),
                 str_or(r, "node", "(unplaced)"), str_or(r, "role", "-"),
-                choice ? choice : "no node", json_is_true(json_object_get(r, "moves")) ? " (differs)" : "");
+                choice ? choice : "no node",
+                json_is_true(json_object_get(r, "moves")) ? " (differs)" : "");
     }
     json_array_foreach(json_object_get(doc, "replicas"), i, r)
     {
@@ -348,8 +350,9 @@ char *cli_explain_text(const json_t *doc)
     if (!f)
         return NULL;
     const json_t *check = json_object_get(doc, "check");
-    fprintf(f, "Service %s of stack %s (%s): %zu replica(s) placed, state %s, generation %s,\n"
-               "distribution %s\n",
+    fprintf(f,
+            "Service %s of stack %s (%s): %zu replica(s) placed, state %s, generation %s,\n"
+            "distribution %s\n",
             str_or(doc, "resource", "?"), str_or(doc, "stack_name", "?"), str_or(doc, "svc", "?"),
             json_array_size(json_object_get(doc, "placement")), str_or(doc, "state", "?"),
             str_or(doc, "gen", "?"), str_or(check, "policy", "?"));
@@ -358,9 +361,21 @@ char *cli_explain_text(const json_t *doc)
     json_t *u;
     json_array_foreach(json_object_get(doc, "unplaced"), i, u)
     {
-        fprintf(f, "The engine left replica %lld unplaced; its elimination sequence:\n",
-                (long long)json_integer_value(json_object_get(u, "index")));
-        print_sequence(f, json_object_get(u, "eliminationSequence"), "  ");
+        /* The engine's own record, when it says more than cv_place now. */
+        json_int_t index = json_integer_value(json_object_get(u, "index"));
+        const json_t *now = NULL, *r;
+        size_t j;
+        json_array_foreach(json_object_get(doc, "replicas"), j, r)
+        {
+            if (json_integer_value(json_object_get(r, "index")) == index)
+                now = json_object_get(r, "eliminationSequence");
+        }
+        const json_t *seq = json_object_get(u, "eliminationSequence");
+        if (now && json_equal(now, seq))
+            continue;
+        fprintf(f, "The engine left replica %lld unplaced; its elimination sequence then:\n",
+                (long long)index);
+        print_sequence(f, seq, "  ");
     }
     print_list(f, "Health of the live placement", json_object_get(check, "health"), "description");
     print_list(f, "Warnings", json_object_get(check, "warnings"), "description");

@@ -29,8 +29,9 @@ static json_t *parse_value(const char *text, size_t len, bool want_object)
         return v;
     json_decref(v);
     json_t *snippet = cli_json_strn(text, len > 80 ? 80 : len);
-    json_t *err = json_pack("{s:s++}", "error", v ? "not a JSON object: " : "not JSON: ",
-                            json_string_value(snippet), len > 80 ? "..." : "");
+    json_t *err = json_pack("{s:s++}", "error",
+                            v ? "not a JSON object: " : "not JSON: ", json_string_value(snippet),
+                            len > 80 ? "..." : "");
     json_decref(snippet);
     return err;
 }
@@ -44,9 +45,8 @@ static json_t *hash_object(const redisReply *r, const char *const *json_fields)
         bool parse = false;
         for (const char *const *jf = json_fields; jf && *jf && !parse; jf++)
             parse = strcmp(f->str, *jf) == 0;
-        json_object_set_new(o, f->str,
-                            parse ? parse_value(v->str, v->len, false)
-                                  : cli_json_strn(v->str, v->len));
+        json_object_set_new(
+            o, f->str, parse ? parse_value(v->str, v->len, false) : cli_json_strn(v->str, v->len));
     }
     return o;
 }
@@ -151,9 +151,9 @@ static int read_registry(cli_t *cli, json_t *model, json_t *names)
     r = cli_redis_argv(cli, CLI_R_STRING_OR_NIL, 2, get, NULL);
     if (!r)
         return CLI_SERVICE;
-    json_object_set_new(model, "settings", r->type == REDIS_REPLY_NIL
-                                               ? json_null()
-                                               : parse_value(r->str, r->len, true));
+    json_object_set_new(model, "settings",
+                        r->type == REDIS_REPLY_NIL ? json_null()
+                                                   : parse_value(r->str, r->len, true));
     freeReplyObject(r);
     return CLI_OK;
 }
@@ -162,8 +162,8 @@ int cli_live_read_services(cli_t *cli, const json_t *svcs, json_t *into)
 {
     static const cv_key_kind_t kinds[] = {CV_KEY_SVC};
     json_t *model = json_pack("{s:O}", "services", into);
-    int rc = per_name(cli, svcs, "HGETALL", kinds, 1, CLI_R(REDIS_REPLY_ARRAY), store_service,
-                      model);
+    int rc =
+        per_name(cli, svcs, "HGETALL", kinds, 1, CLI_R(REDIS_REPLY_ARRAY), store_service, model);
     json_decref(model);
     return rc;
 }
@@ -256,8 +256,8 @@ static int service_resources(cli_t *cli, const char *name, const char *id, const
             json_array_append_new(list, json_pack("{s:s}", "resource", res));
     }
     if (only && json_array_size(list) == 0)
-        rc = cli_fail(CLI_USAGE, "stack %s has no resource %s of type %s", name, only,
-                      SERVICE_TYPE);
+        rc =
+            cli_fail(CLI_USAGE, "stack %s has no resource %s of type %s", name, only, SERVICE_TYPE);
     json_decref(resources);
     if (rc == CLI_OK)
         *out = list;

@@ -18,6 +18,8 @@
  *  "admin": "enabled"|"disabled"|"draining", "properties", "capacities":
  *  {metric: n}, "load": {metric: n}, "load_source": "measured"|"declared",
  *  "replicas": count, "replica_list": [{"rid", "name", "role", "state"}],
+ *  "agent": {"agent", "address", "ports", "last_seen", "fence_ms" (as the
+ *  agent wrote them, when it did), "heartbeat_ms": ms its heartbeat lives},
  *  "error": why the description is unreadable (only then)}.
  * A metric without capacity is unlimited (absent from "capacities"). */
 json_t *cli_nodes_rows(const json_t *model);

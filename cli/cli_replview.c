@@ -72,7 +72,8 @@ static json_t *placed_row(const json_t *model, const json_t *svc_rec, const char
     if (!json_is_number(since))
         since = json_object_get(p, "since");
     json_t *first, *eps = endpoints_of(report, &first);
-    const json_t *pid = json_object_get(report, "pid"), *restarts = json_object_get(report, "restarts");
+    const json_t *pid = json_object_get(report, "pid"),
+                 *restarts = json_object_get(report, "restarts");
     const char *name = str_or(spec, "name", "");
     return json_pack(
         "{s:s, s:s, s:i, s:o, s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:o, s:o, s:o, s:s}", "service",
@@ -84,7 +85,8 @@ static json_t *placed_row(const json_t *model, const json_t *svc_rec, const char
         json_is_integer(restarts) ? json_incref((json_t *)restarts) : json_integer(0), "health",
         up ? health_of(state) : "", "since",
         json_is_number(since) ? json_incref((json_t *)since) : json_null(), "endpoint", first,
-        "endpoints", eps, "reason", !up ? "the node's heartbeat expired" : str_or(report, "reason", ""));
+        "endpoints", eps, "reason",
+        !up ? "the node's heartbeat expired" : str_or(report, "reason", ""));
 }
 
 /* "NodeCapacity eliminated 3 node(s); FaultDomain eliminated 1 node(s)". */
@@ -184,9 +186,9 @@ static json_t *int_cell(const json_t *v)
 json_t *cli_replica_table(const json_t *rows, double now)
 {
     json_t *table = json_array();
-    json_array_append_new(table, json_pack("[sssssssssss]", "SERVICE", "INDEX", "NAME", "NODE",
-                                           "ROLE", "STATUS", "PID", "RESTARTS", "HEALTH", "SINCE",
-                                           "ENDPOINT"));
+    json_array_append_new(table,
+                          json_pack("[sssssssssss]", "SERVICE", "INDEX", "NAME", "NODE", "ROLE",
+                                    "STATUS", "PID", "RESTARTS", "HEALTH", "SINCE", "ENDPOINT"));
     size_t i;
     json_t *r;
     json_array_foreach(rows, i, r)
@@ -198,16 +200,17 @@ json_t *cli_replica_table(const json_t *rows, double now)
                 ? json_sprintf("%s (%s)", status, reason)
                 : json_string(status);
         json_array_append_new(
-            table, json_pack("[sssssooosoo]", str_or(r, "service", ""), "", str_or(r, "name", ""),
-                             str_or(r, "node", "-"), str_or(r, "role", "-"), status_cell,
-                             int_cell(json_object_get(r, "pid")),
-                             int_cell(json_object_get(r, "restarts")), str_or(r, "health", ""),
-                             age_cell(json_object_get(r, "since"), now),
-                             json_is_string(json_object_get(r, "endpoint"))
-                                 ? json_incref(json_object_get(r, "endpoint"))
-                                 : json_string("")));
-        json_array_set_new(json_array_get(table, i + 1), 1,
-                           int_cell(json_object_get(r, "index")));
+            table,
+            json_pack("[sssssooosoo]", str_or(r, "service", ""), "", str_or(r, "name", ""),
+                      str_or(r, "node", "-"), str_or(r, "role", "-"), status_cell,
+                      int_cell(json_object_get(r, "pid")),
+                      strcmp(status, "unplaced") == 0 ? json_string("")
+                                                      : int_cell(json_object_get(r, "restarts")),
+                      str_or(r, "health", ""), age_cell(json_object_get(r, "since"), now),
+                      json_is_string(json_object_get(r, "endpoint"))
+                          ? json_incref(json_object_get(r, "endpoint"))
+                          : json_string("")));
+        json_array_set_new(json_array_get(table, i + 1), 1, int_cell(json_object_get(r, "index")));
     }
     return table;
 }
@@ -235,8 +238,9 @@ static json_t *health_row(const char *field, const json_t *rep, double now)
 {
     if (!json_is_object(rep) || json_object_get(rep, "error"))
         return json_pack("{s:s, s:s, s:s, s:s+, s:b}", "source", field, "property", "", "state",
-                         "Error", "description", "unreadable health report: ",
-                         str_or(rep, "error", "not an object"), "expired", 0);
+                         "Error", "description",
+                         "unreadable health report: ", str_or(rep, "error", "not an object"),
+                         "expired", 0);
     json_t *row = json_deep_copy(rep);
     const json_t *ttl = json_object_get(rep, "timeToLive"), *t = json_object_get(rep, "time");
     bool expired = json_is_number(ttl) && json_number_value(ttl) > 0 && json_is_number(t) &&
@@ -269,18 +273,18 @@ json_t *cli_health_rows(const json_t *reports, double now)
 json_t *cli_health_table(const json_t *rows, double now)
 {
     json_t *table = json_array();
-    json_array_append_new(table,
-                          json_pack("[sssss]", "STATE", "SOURCE", "PROPERTY", "AGE", "DESCRIPTION"));
+    json_array_append_new(
+        table, json_pack("[sssss]", "STATE", "SOURCE", "PROPERTY", "AGE", "DESCRIPTION"));
     size_t i;
     json_t *r;
     json_array_foreach(rows, i, r)
     {
         bool expired = json_is_true(json_object_get(r, "expired"));
-        json_array_append_new(
-            table, json_pack("[sssoo]", str_or(r, "state", "?"), str_or(r, "source", ""),
-                             str_or(r, "property", ""), age_cell(json_object_get(r, "time"), now),
-                             json_sprintf("%s%s", expired ? "(expired) " : "",
-                                          str_or(r, "description", ""))));
+        json_array_append_new(table, json_pack("[sssoo]", str_or(r, "state", "?"),
+                                               str_or(r, "source", ""), str_or(r, "property", ""),
+                                               age_cell(json_object_get(r, "time"), now),
+                                               json_sprintf("%s%s", expired ? "(expired) " : "",
+                                                            str_or(r, "description", ""))));
     }
     return table;
 }

@@ -277,6 +277,43 @@ static void wait_signals(json_t *e, const version_t *v, const json_t *props, con
     json_object_set_new(e, "reason", json_string(reason));
 }
 
+/* A Converge::Service waits for its replicas: how many are healthy, and
+ * the first few that are not, with why (unplaced: the elimination
+ * sequence in short; a report's reason; the node down). */
+static void wait_replicas(json_t *e, const json_t *rows)
+{
+    enum { SHOWN = 3 };
+    char reason[1024], rest[768] = "";
+    size_t healthy = 0, shown = 0, len = 0, i;
+    json_t *row, *waiting = json_array();
+    json_array_foreach(rows, i, row)
+    {
+        const char *status = json_string_value(json_object_get(row, "status"));
+        if (status && strcmp(status, "healthy") == 0) {
+            healthy++;
+            continue;
+        }
+        const char *why = json_string_value(json_object_get(row, "reason"));
+        const char *node = json_string_value(json_object_get(row, "node"));
+        json_array_append_new(waiting, json_pack("{s:O, s:s, s:s?, s:s?}", "name",
+                                                 json_object_get(row, "name"), "status",
+                                                 status ? status : "", "node", node, "reason",
+                                                 why && why[0] ? why : NULL));
+        if (shown++ < SHOWN && len < sizeof(rest))
+            len += (size_t)snprintf(rest + len, sizeof(rest) - len, "; %s %s%s%s%s%s",
+                                    json_string_value(json_object_get(row, "name")),
+                                    status ? status : "", node ? " on " : "", node ? node : "",
+                                    why && why[0] ? ": " : "", why && why[0] ? why : "");
+    }
+    if (shown > SHOWN && len < sizeof(rest))
+        snprintf(rest + len, sizeof(rest) - len, "; and %zu more", shown - SHOWN);
+    snprintf(reason, sizeof(reason), "waits for its replicas: %zu of %zu healthy%s", healthy,
+             json_array_size(rows), rest);
+    json_object_set_new(e, "waiting_on", json_string("replicas"));
+    json_object_set_new(e, "replicas", waiting);
+    json_object_set_new(e, "reason", json_string(reason));
+}
+
 /* Why the observers have not completed the action yet. */
 static void observed_reason(json_t *e, const version_t *v, const cli_wait_node_t *n, double now)
 {
@@ -288,6 +325,8 @@ static void observed_reason(json_t *e, const version_t *v, const cli_wait_node_t
         json_decref(props);
     } else if (is_stack_id(child)) {
         wait_child(e, child, n->children);
+    } else if (!v->replaced && n->replicas && json_array_size(n->replicas) > 0) {
+        wait_replicas(e, n->replicas);
     } else if (json_is_number(json_object_get(v->data, "wait"))) {
         wait_timed(e, v, now);
     } else {

@@ -13,7 +13,8 @@
  *     a cleanup node's resource or replaced version being deleted): the
  *     observers are waiting for the type, and the record says on what (a
  *     TestResource's wait and the time left, a nested stack and its status,
- *     a WaitCondition's signals and its timeout);
+ *     a WaitCondition's signals and its timeout, a service's replicas not
+ *     yet healthy);
  *   - else it is ready but not taken: its CHECK job is published and no
  *     worker holds its lease yet.
  * A resource whose node still waits for predecessors counts as blocked,
@@ -64,6 +65,8 @@ typedef struct cli_wait_node {
     const json_t *watched;  /* a resource waiting for another's signals (a
                                WaitCondition): that one's record ({"name", "type",
                                "physical_id", "data"}, strings as stored); NULL: none */
+    const json_t *replicas; /* a Converge::Service: its replica rows (cli_replview.h's
+                               cli_replica_rows), NULL when none were read */
 } cli_wait_node_t;
 
 /* What the stack waits on, as the document `status -o json` shows under

@@ -3,9 +3,12 @@
  */
 #include "cli_waiting_io.h"
 
+#include "cli_live.h"
+#include "cli_replview.h"
 #include "cli_waiting.h"
 
 #include "cv_keys.h"
+#include "cv_service.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -454,6 +457,43 @@ static int recheck_done(reading_t *rd, size_t from, size_t to)
     return rc;
 }
 
+/* The replicas of the frontier's Converge::Service resources, read with
+ * the live model once (only when the stack has such a resource waiting). */
+static int read_replicas(reading_t *rd)
+{
+    json_t *svcs = json_array();
+    for (size_t i = 0; i < rd->n; i++) {
+        const json_t *rec = rd->nodes[i].record;
+        const char *type = json_string_value(json_object_get(rec, "type"));
+        const char *svc = json_string_value(json_object_get(rec, "physical_id"));
+        if (type && strcmp(type, CV_SERVICE_TYPE) == 0 && svc && svc[0])
+            json_array_append_new(svcs, json_string(svc));
+    }
+    json_t *model = NULL;
+    int rc = json_array_size(svcs) ? cli_live_read(rd->cli, CLI_LIVE_NODES, &model) : CLI_OK;
+    if (model) {
+        json_object_set_new(model, "services", json_object());
+        rc = cli_live_read_services(rd->cli, svcs, json_object_get(model, "services"));
+        json_array_append_new(rd->hold, model);
+    }
+    for (size_t i = 0; rc == CLI_OK && model && i < rd->n; i++) {
+        const json_t *rec = rd->nodes[i].record;
+        const char *type = json_string_value(json_object_get(rec, "type"));
+        const char *svc = json_string_value(json_object_get(rec, "physical_id"));
+        if (!type || strcmp(type, CV_SERVICE_TYPE) != 0 || !svc || !svc[0])
+            continue;
+        json_t *which = json_pack("[{s:s, s:s}]", "resource",
+                                  cli_waiting_resource(rd->nodes[i].node), "svc", svc);
+        json_t *rows = cli_replica_rows(model, which);
+        json_decref(which);
+        if (rows)
+            json_array_append_new(rd->hold, rows);
+        rd->nodes[i].replicas = rows;
+    }
+    json_decref(svcs);
+    return rc;
+}
+
 static int read_nodes(reading_t *rd)
 {
     int rc = read_graph(rd);
@@ -469,6 +509,8 @@ static int read_nodes(reading_t *rd)
         rc = read_watched(rd);
     if (rc == CLI_OK)
         rc = read_hooks(rd);
+    if (rc == CLI_OK)
+        rc = read_replicas(rd);
     for (size_t at = 0; rc == CLI_OK && at < rd->n; at += 2 * BATCH) {
         size_t end = at + 2 * BATCH < rd->n ? at + 2 * BATCH : rd->n;
         rc = recheck_done(rd, at, end);

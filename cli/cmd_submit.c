@@ -11,6 +11,7 @@
  */
 #include "cli_commands.h"
 #include "cli_stack.h"
+#include "cli_service.h"
 #include "cli_template.h"
 #include "cli_traversal.h"
 
@@ -301,6 +302,8 @@ int cli_cmd_submit(cli_t *cli, int argc, char **argv)
         rc = cli_template_load(s.args.words[1], &s.args.in, &s.loaded);
         if (rc == CLI_OK)
             rc = cli_redis_connect(cli);
+        if (rc == CLI_OK)
+            rc = cli_service_check(cli, s.loaded.tree, s.args.words[1]);
         if (rc == CLI_OK)
             rc = cli_kafka_connect(cli);
         if (rc == CLI_OK)

@@ -11,6 +11,7 @@
 #include "cli_commands.h"
 #include "cli_stack.h"
 #include "cli_files.h"
+#include "cli_service.h"
 #include "cli_template.h"
 #include "cli_traversal.h"
 
@@ -268,6 +269,8 @@ static int update(cli_t *cli, update_t *u)
     }
     if (rc == CLI_OK)
         rc = cli_redis_connect(cli);
+    if (rc == CLI_OK && u->tree)
+        rc = cli_service_check(cli, u->tree, u->args.words[1]);
     if (rc == CLI_OK)
         rc = cli_lookup(cli, u->args.words[0], u->id);
     if (rc == CLI_OK)

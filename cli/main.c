@@ -43,16 +43,15 @@ static const cli_command_t commands[] = {
     {"events", "list (and follow) a stack's events", cli_events_usage, cli_cmd_events},
     {"watch", "show a stack's progress until it settles", cli_watch_usage, cli_cmd_watch},
     {"delete", "delete a stack", cli_delete_usage, cli_cmd_delete},
-    {"place", "dry-run placement of a service on a cluster (no service contacted)", cli_place_usage,
-     cli_cmd_place},
+    {"place", "dry-run placement of a service (no service contacted), or --explain a live one",
+     cli_place_usage, cli_cmd_place},
     {"dead", "list the messages the workers dead-lettered, and why", cli_dead_usage, cli_cmd_dead},
     {"signal", "send a signal to a resource (wait condition handles)", cli_signal_usage,
      cli_cmd_signal},
     /* The cluster (issue 12): nodes, replicas, health reports. */
     {"nodes", "list the cluster's nodes, or draw them (--map)", cli_nodes_usage, cli_cmd_nodes},
     {"node", "disable, enable or drain a node", cli_node_usage, cli_cmd_node},
-    {"replicas", "list the replicas of a stack's services", cli_replicas_usage,
-     cli_cmd_replicas},
+    {"replicas", "list the replicas of a stack's services", cli_replicas_usage, cli_cmd_replicas},
     {"health", "show the cluster's health reports", cli_health_usage, cli_cmd_health},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -79,7 +78,7 @@ static void print_usage(void)
            "  -h, --help       show this help\n"
            "\n"
            "Exit status: 0 success; 1 the stack ended FAILED or rolled back (place: a\n"
-           "replica unplaced or the service rejected); 2 usage or\n"
+           "replica unplaced or the service rejected; node: no such node); 2 usage or\n"
            "validation error, or unknown stack (nothing stored); 3 cannot reach Redis or\n"
            "Kafka; 4 timed out.\n"
            "\n"

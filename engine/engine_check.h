@@ -62,7 +62,7 @@ void cv__nested_begin(check_t *c);
  * type operations, the services the action puts into the cluster or marks
  * deleting; cv__check_record then has cv__service_begin write and
  * reconcile them all and record the outcome after (or fail it: an
- * unknown metric, an affinity that names no service). */
+ * unknown metric). */
 void cv__service_plan(check_t *c);
 void cv__service_begin(check_t *c);
 

@@ -6,13 +6,12 @@
  * service behind it; the observers then watch the replicas.
  *
  * Create and update: the metrics are checked against the live cluster
- * first (an unknown one fails the resource, nothing written); an affinity
- * naming a resource of the stack is resolved to that resource's service
- * id; a rejection by the live engine (the service cannot fit) is noted in
- * the version's data, which its observer fails with that reason — the
- * action is recorded, so the stack's delete still finds the service.
- * Delete (the current version, or replaced ones): the service is marked
- * deleting and reconciled; its agents stop the processes.
+ * first (an unknown one fails the resource, nothing written); a rejection
+ * by the live engine (the service cannot fit) is noted in the version's
+ * data, which its observer fails with that reason — the action is
+ * recorded, so the stack's delete still finds the service. Delete (the
+ * current version, or replaced ones): the service is marked deleting and
+ * reconciled; its agents stop the processes.
  *
  * A crash anywhere here is retried by the job's redelivery: the version's
  * uuid names the same service, and svc_put.lua changes nothing for a spec
@@ -146,7 +145,7 @@ static void put(check_t *c, const char *spec_text, const char *state)
         cv__check_backoff(c);
 }
 
-/* ---- create / update: check, resolve, put ---- */
+/* ---- create / update: check, then put ---- */
 
 static void put_spec(check_t *c, json_t *spec)
 {
@@ -173,48 +172,6 @@ static size_t metric_index(const json_t *props, const char *name)
     return 0;
 }
 
-static void on_affinity(cv_redis_t *r, redisReply *rep, void *ud)
-{
-    check_t *c = ud;
-    (void)r;
-    if (!rep || rep->type != REDIS_REPLY_ARRAY) {
-        cv__check_backoff(c);
-        return;
-    }
-    json_t *spec = json_object_get(current_op(c), "spec");
-    json_t *affinity = json_object_get(spec, "affinity");
-    const char *other = json_string_value(json_object_get(affinity, "service"));
-    const char *pid = cv_reply_str(rep, 0), *type = cv_reply_str(rep, 1);
-    if (!cv_service_is(type) || !pid[0]) {
-        char why[CV_REASON_MAX];
-        snprintf(why, sizeof(why),
-                 "properties.affinity: \"%s\" is not a Converge::Service of this stack with a "
-                 "service yet (write {get_resource: %s} to have it created first)",
-                 other, other);
-        fail_op(c, why);
-        return;
-    }
-    json_object_set_new(affinity, "service", json_string(pid));
-    put_spec(c, spec);
-}
-
-/* An affinity that names a resource of the stack rather than a service id
- * (ids have dots, resource names used here do not) is that resource's. */
-static void resolve_affinity(check_t *c, json_t *spec)
-{
-    const char *other =
-        json_string_value(json_object_get(json_object_get(spec, "affinity"), "service"));
-    if (!other || strchr(other, '.')) {
-        put_spec(c, spec);
-        return;
-    }
-    char key[CV_KEY_MAX];
-    cv_key(key, sizeof(key), CV_KEY_RES, c->run.msg.stack, 0, other);
-    const char *argv[] = {"HMGET", key, "physical_id", "type"};
-    if (cv_redis_argv(c->run.w->redis, 4, argv, NULL, on_affinity, c) != 0)
-        cv__check_backoff(c);
-}
-
 static void check_metrics(check_t *c, const json_t *settings, const json_t *nodes)
 {
     json_t *op = current_op(c);
@@ -229,7 +186,7 @@ static void check_metrics(check_t *c, const json_t *settings, const json_t *node
         fail_op(c, why);
         return;
     }
-    resolve_affinity(c, spec);
+    put_spec(c, spec);
 }
 
 /* The cluster's settings and nodes, read in one loop turn. */

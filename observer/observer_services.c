@@ -56,25 +56,20 @@ static json_t *reports_of(const redisReply *flat)
     return reports;
 }
 
-/* Why the live engine rejected the service: its text, or the reason and
- * description of the JSON object it stores ({"reason", "description",
- * "shortfall", ...}); "" when not rejected (absent, empty or null). */
+/* Why the live engine rejected the service: its text, or the description
+ * of the JSON object it stores ({"reason", "description", "shortfall",
+ * ...}); "" when not rejected (absent, empty or null). */
 static json_t *rejected_of(const char *text)
 {
     json_t *v = json_loads(text, JSON_DECODE_ANY, NULL);
     if (!v)
         return json_string(text);
-    const char *reason = json_string_value(json_object_get(v, "reason"));
     const char *desc = json_string_value(json_object_get(v, "description"));
-    char why[1024];
-    if (json_is_string(v))
-        snprintf(why, sizeof(why), "%s", json_string_value(v));
-    else if (reason && desc)
-        snprintf(why, sizeof(why), "%s: %s", reason, desc);
-    else
-        snprintf(why, sizeof(why), "%s", desc ? desc : reason ? reason : "");
+    if (!desc)
+        desc = json_string_value(json_object_get(v, "reason"));
+    json_t *why = json_string(json_is_string(v) ? json_string_value(v) : desc ? desc : "");
     json_decref(v);
-    return json_string(why);
+    return why;
 }
 
 static json_t *snapshot(const redisReply *rep)

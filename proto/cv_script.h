@@ -112,9 +112,9 @@ CV_SCRIPT_TABLE(CV__SCRIPT_TYPES)
 #define CV__R_HOOK_WAIT(P, i) CV_HOOK_WAIT_R_##P = i,
 #define CV__R_HOOK_CLEAR(P, i) CV_HOOK_CLEAR_R_##P = i,
 #define CV__R_SIGNAL_FORWARD(P, i) CV_SIGNAL_FORWARD_R_##P = i,
+#define CV__R_SVC_COMMIT(P, i) CV_SVC_COMMIT_R_##P = i,
 #define CV__R_SVC_PUT(P, i) CV_SVC_PUT_R_##P = i,
 #define CV__R_SVC_LOOK(P, i) CV_SVC_LOOK_R_##P = i,
-#define CV__R_SVC_COMMIT(P, i) CV_SVC_COMMIT_R_##P = i,
 CV_SCRIPT_TABLE(CV__SCRIPT_R_ROW)
 #undef CV__SCRIPT_R_ROW
 

@@ -92,41 +92,68 @@ cv_agent_up() {
         "${CONVERGE_PREFIX:-cv:}{cluster}:alive:$1" 2>/dev/null) == 1 ]]
 }
 
-# Prints "PID" for every replica process the agents' state files name that
-# still runs as the process the agent started (same /proc start time, field
-# 22 of /proc/PID/stat), so a recycled PID is never signalled.
+# cv_agent_replica_pids [NODE...]: prints the PID of every replica process
+# the state files of the agents of NODE... (default: all) name that still
+# runs as the process the agent started (same /proc start time, field 22 of
+# /proc/PID/stat), so a recycled PID is never signalled.
 cv_agent_replica_pids() {
-    local f pid start stat
-    for f in "$STATE"/agents/*/replicas/*.json; do
-        [[ -e $f ]] || continue
-        while read -r pid start; do
-            [[ $pid =~ ^[0-9]+$ && $pid -gt 1 ]] || continue
-            stat=$(<"/proc/$pid/stat") 2>/dev/null || continue
-            stat=${stat##*) }
-            read -r -a fields <<<"$stat"
-            # fields[0] is field 3 (state): field 22 is fields[19].
-            [[ ${fields[0]} != Z && ${fields[19]} == "$start" ]] && echo "$pid"
-        done < <(jq -r '.tasks[]? | "\(.pid // 0) \(.start_time // 0)"' "$f" 2>/dev/null)
+    local f node
+    for node in "${@:-*}"; do
+        # shellcheck disable=SC2086,SC2231 # the default "*" is a glob: every agent
+        for f in "$STATE"/agents/$node/replicas/*.json; do
+            cv__agent_pids_of "$f"
+        done
     done
 }
 
-# cv_agent_stop_replicas GRACE: SIGTERM to every replica process of the
-# agents (and its process group when it leads one), SIGKILL to those left
-# after GRACE seconds. Call after the agents are stopped, or they restart them.
+# The live replica processes of one state file (cv_agent_replica_pids).
+cv__agent_pids_of() {
+    local f=$1 pid start stat fields
+    [[ -e $f ]] || return 0
+    while read -r pid start; do
+        [[ $pid =~ ^[0-9]+$ && $pid -gt 1 ]] || continue
+        { stat=$(<"/proc/$pid/stat"); } 2>/dev/null || continue
+        stat=${stat##*) }
+        read -r -a fields <<<"$stat"
+        # fields[0] is field 3 (state): field 22 is fields[19].
+        [[ ${fields[0]} != Z && ${fields[19]} == "$start" ]] && echo "$pid"
+    done < <(jq -r '.tasks[]? | "\(.pid // 0) \(.start_time // 0)"' "$f" 2>/dev/null)
+    return 0
+}
+
+# cv_agent_stop_replicas GRACE [NODE...]: SIGTERM to every replica process
+# of the agents of NODE... (default: all; and to its process group when it
+# leads one), SIGKILL to those left after GRACE seconds. Call after the
+# agents are stopped, or they restart them.
 cv_agent_stop_replicas() {
     local grace=$1 pid pids=()
-    mapfile -t pids < <(cv_agent_replica_pids)
+    shift
+    mapfile -t pids < <(cv_agent_replica_pids "$@")
     ((${#pids[@]} > 0)) || return 0
     for pid in "${pids[@]}"; do
         kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
     done
     if ! cv_wait_until "$grace" "${#pids[@]} replica process(es) to exit" \
         cv_pids_gone "${pids[@]}" 2>/dev/null; then
-        for pid in $(cv_agent_replica_pids); do
+        for pid in $(cv_agent_replica_pids "$@"); do
             cv_warn "replica process $pid ignored SIGTERM for ${grace}s; sending SIGKILL"
             kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
         done
         cv_wait_until 5 "killed replica processes to die" cv_pids_gone "${pids[@]}" || return 1
     fi
     cv_log "stopped ${#pids[@]} replica process(es)"
+}
+
+# cv_agent_forget NODE: removes NODE from the cluster in Redis (its
+# registration, record and heartbeat): a node dropped from the cluster file
+# is gone for good, and the live engine re-places what it ran.
+cv_agent_forget() {
+    local p=${CONVERGE_PREFIX:-cv:}
+    printf 'HDEL %s %s\nDEL %s %s\n' "${p}{cluster}:nodes" "$1" "${p}{cluster}:node:$1" \
+        "${p}{cluster}:alive:$1" | timeout 5 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" >/dev/null
+}
+
+# The nodes registered in Redis ({cluster}:nodes), one a line.
+cv_agent_registered() {
+    timeout 5 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" hkeys "${CONVERGE_PREFIX:-cv:}{cluster}:nodes" 2>/dev/null
 }

@@ -540,13 +540,35 @@ agents_ready() {
     done
 }
 
+# A new cluster (--nodes, --cluster) replaces the old: the nodes no longer
+# in it are stopped, their replica processes too, and forgotten in Redis.
+drop_old_nodes() {
+    local want=("$@") node gone=()
+    while read -r node; do
+        [[ -n $node && " ${want[*]} " != *" $node "* ]] && gone+=("$node")
+    done < <(
+        cv_agent_names | sed 's/^agent-//'
+        cv_agent_registered
+    )
+    ((${#gone[@]} > 0)) || return 0
+    mapfile -t gone < <(printf '%s\n' "${gone[@]}" | sort -u)
+    for node in "${gone[@]}"; do
+        cv_stop_all 10 "agent-$node"
+    done
+    cv_agent_stop_replicas 10 "${gone[@]}"
+    for node in "${gone[@]}"; do
+        cv_agent_forget "$node"
+    done
+    cv_log "agents: removed ${gone[*]} (not in the new cluster)"
+}
+
 ensure_agents() {
     local want=() running=() start=() node name pid
     mapfile -t want < <(cv_agent_nodes)
+    [[ -z $nodes$cluster_arg ]] || drop_old_nodes "${want[@]}"
     mapfile -t running < <(cv_agent_names)
     for name in "${running[@]}"; do
-        node=${name#agent-}
-        if [[ " ${want[*]} " != *" $node "* ]] || $restart_workers || $services_restarted; then
+        if $restart_workers || $services_restarted; then
             cv_stop_all 10 "$name"
         fi
     done

@@ -107,6 +107,33 @@ static void add_endpoint(json_t *attrs, json_t *replica, const char *address, co
     }
 }
 
+/* An elimination sequence as text: as given, or from the placement
+ * library's list [{"constraint", "eliminated": [nodes]}] the steps that
+ * eliminated nodes ("ReplicaExclusion eliminated n1, n2; ..."). */
+static void elimination_text(const json_t *seq, char *out, size_t size)
+{
+    size_t i, j, len = 0;
+    const json_t *step, *node;
+    if (json_is_string(seq)) {
+        snprintf(out, size, "%s", json_string_value(seq));
+        return;
+    }
+    json_array_foreach(seq, i, step)
+    {
+        const json_t *gone = json_object_get(step, "eliminated");
+        if (json_array_size(gone) == 0 || len >= size)
+            continue;
+        len += (size_t)snprintf(out + len, size - len, "%s%s eliminated", len ? "; " : "",
+                                str(step, "constraint"));
+        json_array_foreach(gone, j, node)
+        {
+            if (len < size)
+                len += (size_t)snprintf(out + len, size - len, "%s %s", j ? "," : "",
+                                        json_string_value(node) ? json_string_value(node) : "?");
+        }
+    }
+}
+
 /* One index's entry of the `replicas` attribute; true when healthy. */
 static bool describe_replica(const view_t *v, json_t *attrs, json_int_t index, char *why,
                              size_t whysz)
@@ -134,8 +161,9 @@ static bool describe_replica(const view_t *v, json_t *attrs, json_int_t index, c
     bool healthy = strcmp(status, "healthy") == 0;
     if (!healthy && !why[0]) {
         const json_t *u = unplaced(cluster, index);
-        const char *seq = u ? json_string_value(json_object_get(u, "eliminationSequence")) : NULL;
-        if (seq)
+        char seq[256] = "";
+        elimination_text(json_object_get(u, "eliminationSequence"), seq, sizeof(seq));
+        if (seq[0])
             snprintf(why, whysz, "%s is unplaced: %s", name, seq);
         else if (!entry && u)
             snprintf(why, whysz, "%s is unplaced", name);
@@ -157,11 +185,15 @@ static void reset_attrs(cv_rstate_t *st, const char *svc)
 
 static cv_observed_t observe_running(cv_rstate_t *st, const json_t *cluster, const char *svc)
 {
-    const char *rejected = str(st->data, "rejected");
-    if (!rejected[0])
-        rejected = str(cluster, "rejected");
-    if (rejected[0]) {
-        snprintf(st->reason, sizeof(st->reason), "service %s cannot be placed: %s", svc, rejected);
+    /* The engine notes the live engine's answer to its reconcile; an
+     * observer reads what the live engine stored since. */
+    const char *noted = str(st->data, "rejected"), *stored = str(cluster, "rejected");
+    if (noted[0] || stored[0]) {
+        if (noted[0])
+            snprintf(st->reason, sizeof(st->reason), "%s", noted);
+        else
+            snprintf(st->reason, sizeof(st->reason), "service %s rejected: %s", st->resource_name,
+                     stored);
         return CV_OBSERVED_FAILED;
     }
     if (!json_is_true(json_object_get(cluster, "exists")) ||

@@ -110,17 +110,36 @@ json_t *cv__svc_read_placement(const cv__svc_reader_t *r, const char *path, cons
     return s;
 }
 
-json_t *cv__svc_read_constraints(const cv__svc_reader_t *r, const char *path, const json_t *v)
+static int parse_constraint(const cv__svc_reader_t *r, const char *path, const json_t *v)
 {
     char at[CV__SVC_PATH_MAX], why[512] = "";
     cv_mconstraint_t *c = NULL;
     snprintf(at, sizeof(at), "%s.%s", r->where, path);
-    if (cv_mconstraint_parse(v, at, &c, why, sizeof(why)) != 0) {
-        cv_seterr(r->err, r->errsz, CV_EVALIDATE, "%s", why);
-        return NULL;
-    }
+    if (cv_mconstraint_parse(v, at, &c, why, sizeof(why)) != 0)
+        return cv_seterr(r->err, r->errsz, CV_EVALIDATE, "%s", why);
     cv_mconstraint_free(c);
-    return json_deep_copy(v);
+    return 0;
+}
+
+/* The Mesos/BCS form (cv_mesos.h), or a list of such constraints, which
+ * must all hold: {"and": list} in the spec. In a template {and: ..} and
+ * {or: ..} are HOT's condition functions, refused in properties; the
+ * placement library takes the keys in any case, so AND and OR spell them. */
+json_t *cv__svc_read_constraints(const cv__svc_reader_t *r, const char *path, const json_t *v)
+{
+    const json_t *first = json_array_get(v, 0);
+    if (!json_is_array(first) && !json_is_object(first))
+        return parse_constraint(r, path, v) ? NULL : json_deep_copy(v);
+    size_t i;
+    const json_t *c;
+    json_array_foreach(v, i, c)
+    {
+        char at[CV__SVC_PATH_MAX];
+        snprintf(at, sizeof(at), "%s[%zu]", path, i);
+        if (parse_constraint(r, at, c) != 0)
+            return NULL;
+    }
+    return json_pack("{s:O}", "and", v);
 }
 
 static const char *const distributions[] = {"adaptive", "maxDifference", "quorumSafe", NULL};

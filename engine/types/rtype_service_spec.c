@@ -78,6 +78,17 @@ static void digest_of(const json_t *process, char *out)
     free(text);
 }
 
+/* A tcp or http check without a port checks the first one (validation
+ * made sure there is one). */
+static void default_check_port(json_t *process)
+{
+    json_t *check = json_object_get(process, "health_check");
+    const char *type = json_string_value(json_object_get(check, "type"));
+    const json_t *first = json_array_get(json_object_get(process, "ports"), 0);
+    if (type && strcmp(type, "command") != 0 && !json_object_get(check, "port") && first)
+        json_object_set(check, "port", json_object_get(first, "name"));
+}
+
 /* The "process" object, its digest last. */
 static json_t *process_of(const json_t *props, char *errstr, size_t errsz)
 {
@@ -101,6 +112,7 @@ static json_t *process_of(const json_t *props, char *errstr, size_t errsz)
         if (v)
             json_object_set_new(process, parts[i].name, v);
     }
+    default_check_port(process);
     char digest[17];
     digest_of(process, digest);
     json_object_set_new(process, "digest", json_string(digest));
@@ -118,8 +130,23 @@ int cv_service_digest(const json_t *props, char *out)
     return 0;
 }
 
+/* The affinity parent as the live engine finds it: a resource name of the
+ * same stack. A service id of this stack (what {get_resource: db} gives,
+ * "<stack>.<resource>.<8 characters>") is its resource's name. */
+static json_t *affinity_of(json_t *given, const char *svc)
+{
+    const char *v = json_string_value(given), *dot = strchr(svc, '.');
+    size_t stack_len = dot ? (size_t)(dot - svc) + 1 : 0, len = strlen(v);
+    if (stack_len && len > stack_len + 9 && strncmp(v, svc, stack_len) == 0 && v[len - 9] == '.') {
+        json_t *name = json_stringn(v + stack_len, len - stack_len - 9);
+        json_decref(given);
+        return name;
+    }
+    return given;
+}
+
 /* The placement description's members that the properties give. */
-static int describe(json_t *spec, const json_t *props, char *errstr, size_t errsz)
+static int describe(json_t *spec, const json_t *props, const char *svc, char *errstr, size_t errsz)
 {
     json_t *metrics = NULL, *placement = NULL, *constraints = NULL, *spread = NULL,
            *affinity = NULL;
@@ -140,7 +167,8 @@ static int describe(json_t *spec, const json_t *props, char *errstr, size_t errs
     json_decref(spread);
     rc = rc ? rc : prop(props, "affinity", NULL, &affinity, errstr, errsz);
     if (!rc && affinity)
-        json_object_set_new(spec, "affinity", json_pack("{s:o}", "service", affinity));
+        json_object_set_new(spec, "affinity",
+                            json_pack("{s:o}", "service", affinity_of(affinity, svc)));
     return rc;
 }
 
@@ -157,7 +185,7 @@ json_t *cv_service_spec(const json_t *props, const char *svc, const char *resour
     json_t *spec = json_pack("{s:s, s:s, s:o, s:o}", "name", svc, "serviceType", resource,
                              "replicas", replicas, "stateful", stateful);
     json_t *process = NULL;
-    if (describe(spec, props, errstr, errstr_size) != 0 ||
+    if (describe(spec, props, svc, errstr, errstr_size) != 0 ||
         !(process = process_of(props, errstr, errstr_size))) {
         json_decref(spec);
         return NULL;

@@ -5,24 +5,25 @@
 -- ARGV: 1 svc_id, 2 node_prefix, 3 alive_prefix, 4 report_prefix, 5 all
 -- node_prefix, alive_prefix, report_prefix: cv_key_prefix of CV_KEY_NODE,
 -- CV_KEY_ALIVE, CV_KEY_REPORT (a node name appended names its key; the
--- {cluster} hash tag keeps them in one slot); all: '1' reads the reports
--- of every node (a delete: its placement may be gone already), else only
--- those of the nodes in its placement.
+-- {cluster} hash tag keeps them in one slot); all: '1' reads the nodes
+-- of its placement and every registered node (a delete: its placement may
+-- be gone already while processes still stop), else only the former.
 -- Returns {state, gen, placement, unplaced, rejected, {node, up, address,
 -- ...}, {node, rid, report, ...}}.
 local s = redis.call('HMGET', KEYS[1], 'state', 'gen', 'placement', 'unplaced', 'rejected')
 local placement = s[3] or '[]'
-local nodes = {}
-if ARGV[5] == '1' then
-  nodes = redis.call('HKEYS', KEYS[2])
-else
-  local seen = {}
-  for _, p in ipairs(cjson.decode(placement)) do
-    if type(p) == 'table' and type(p.node) == 'string' and not seen[p.node] then
-      seen[p.node] = true
-      nodes[#nodes + 1] = p.node
-    end
+local nodes, seen = {}, {}
+local function add(n)
+  if type(n) == 'string' and not seen[n] then
+    seen[n] = true
+    nodes[#nodes + 1] = n
   end
+end
+for _, p in ipairs(cjson.decode(placement)) do
+  if type(p) == 'table' then add(p.node) end
+end
+if ARGV[5] == '1' then
+  for _, n in ipairs(redis.call('HKEYS', KEYS[2])) do add(n) end
 end
 local prefix = ARGV[1] .. '/'
 local nodeinfo, reports = {}, {}

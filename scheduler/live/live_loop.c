@@ -89,8 +89,8 @@ static void node_health(live_loop_t *l, const char *node, bool down, double sinc
     char desc[512];
     snprintf(desc, sizeof(desc), "Node %s is down: no heartbeat since %.0f (Unix s)", node, since);
     json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:f}", "source", source, "property",
-                          "State", "state", "Error", "description", desc, "timeToLive",
-                          "Infinite", "removeWhenExpired", 0, "time", since);
+                          "State", "state", "Error", "description", desc, "timeToLive", "Infinite",
+                          "removeWhenExpired", 0, "time", since);
     char *text = json_dumps(r, JSON_COMPACT);
     json_decref(r);
     const char *argv[] = {"HSETNX", key, field, text ? text : "{}"};
@@ -145,6 +145,19 @@ static void prune_health(live_loop_t *l, const json_t *model)
     json_t *v;
     json_object_foreach(json_object_get(model, "health"), field, v)
     {
+        if (strncmp(field, "System.FM:", 10) == 0) {
+            /* a node down report outlives nothing: not of a node the cluster has */
+            char node[300];
+            snprintf(node, sizeof(node), "%s", field + 10);
+            char *bar = strrchr(node, '|');
+            if (bar)
+                *bar = '\0';
+            if (!json_object_get(json_object_get(model, "nodes"), node)) {
+                const char *argv[] = {"HDEL", key, field};
+                cv_redis_argv(l->w->redis, 3, argv, NULL, NULL, NULL);
+            }
+            continue;
+        }
         json_t *r = json_loads(json_string_value(v), 0, NULL);
         double ttl = ttl_seconds(json_object_get(r, "timeToLive"));
         double at = json_number_value(json_object_get(r, "time"));

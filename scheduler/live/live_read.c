@@ -86,8 +86,9 @@ static void store(read_state_t *st, read_kind_t kind, const char *name, const re
     switch (kind) {
     case R_TIME:
         if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 2)
-            json_object_set_new(m, "now", json_real(strtod(rep->element[0]->str, NULL) +
-                                                    strtod(rep->element[1]->str, NULL) / 1e6));
+            json_object_set_new(m, "now",
+                                json_real(strtod(rep->element[0]->str, NULL) +
+                                          strtod(rep->element[1]->str, NULL) / 1e6));
         break;
     case R_NODES: {
         json_t *descs = cv__live_pairs(rep);
@@ -119,7 +120,8 @@ static void store(read_state_t *st, read_kind_t kind, const char *name, const re
         break;
     case R_DOWN:
         if (rep->type == REDIS_REPLY_STRING)
-            json_object_set_new(node_obj(st, name), "down_since", json_real(strtod(rep->str, NULL)));
+            json_object_set_new(node_obj(st, name), "down_since",
+                                json_real(strtod(rep->str, NULL)));
         break;
     case R_NODE: {
         json_t *h = cv__live_pairs(rep), *n = node_obj(st, name);
@@ -166,7 +168,8 @@ static void on_reply(cv_redis_t *r, redisReply *rep, void *ud)
         finish(st);
 }
 
-static void send_cmd(read_state_t *st, read_kind_t kind, const char *name, int argc, const char **argv)
+static void send_cmd(read_state_t *st, read_kind_t kind, const char *name, int argc,
+                     const char **argv)
 {
     read_req_t *q = calloc(1, sizeof(*q));
     if (!q) {

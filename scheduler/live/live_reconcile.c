@@ -72,28 +72,17 @@ static void add_events(reconcile_t *rc)
     json_t *e;
     json_array_foreach(json_object_get(rc->plan, "events"), i, e)
     {
-        const char *argv[] = {"XADD",
-                              key,
-                              "MAXLEN",
-                              "~",
-                              "200000",
-                              "*",
-                              "time",
-                              now,
-                              "resource",
-                              resource,
-                              "physical_id",
-                              json_string_value(json_object_get(e, "physical_id")),
-                              "action",
-                              json_string_value(json_object_get(e, "action")),
-                              "status",
-                              json_string_value(json_object_get(e, "status")),
-                              "reason",
-                              json_string_value(json_object_get(e, "reason")),
-                              "traversal",
-                              "",
-                              "worker",
-                              rc->w->id};
+        const char *argv[] = {"XADD",        key,
+                              "MAXLEN",      "~",
+                              "200000",      "*",
+                              "time",        now,
+                              "resource",    resource,
+                              "physical_id", json_string_value(json_object_get(e, "physical_id")),
+                              "action",      json_string_value(json_object_get(e, "action")),
+                              "status",      json_string_value(json_object_get(e, "status")),
+                              "reason",      json_string_value(json_object_get(e, "reason")),
+                              "traversal",   "",
+                              "worker",      rc->w->id};
         cv_redis_argv(rc->w->redis, (int)(sizeof(argv) / sizeof(argv[0])), argv, NULL, NULL, NULL);
         cv_info("live: %s: %s", rc->svc, json_string_value(json_object_get(e, "reason")));
     }
@@ -160,9 +149,8 @@ static int op_lines(const json_t *ops, char ***keys, char ***args)
         cv_key(key, sizeof(key), CV_KEY_ASSIGN, NULL, 0, node);
         (*keys)[i] = strdup(key);
         char *spec = json_object_get(op, "spec") ? dump(json_object_get(op, "spec")) : NULL;
-        if (asprintf(&(*args)[i], "%s\t%s\t%s%s%s",
-                     json_string_value(json_object_get(op, "op")), node,
-                     json_string_value(json_object_get(op, "rid")), spec ? "\t" : "",
+        if (asprintf(&(*args)[i], "%s\t%s\t%s%s%s", json_string_value(json_object_get(op, "op")),
+                     node, json_string_value(json_object_get(op, "rid")), spec ? "\t" : "",
                      spec ? spec : "") < 0)
             (*args)[i] = NULL;
         free(spec);

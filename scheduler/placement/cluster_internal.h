@@ -125,6 +125,8 @@ int cv__cluster_set_priority(const cv__cluster_ld_t *ld, int *field, const json_
 int *cv__cluster_priority_field(cv_priorities_t *p, const char *name, bool sf);
 /* Our format's "settings" (cluster_settings.c). */
 int cv__cluster_settings_load(cv__cluster_ld_t *ld, const json_t *manifest);
+/* The manifest's "live" object: known keys, non-negative numbers. */
+int cv__cluster_live_check(const cv__cluster_ld_t *ld, const json_t *manifest);
 
 /* Service Fabric's ClusterConfig.json (cluster_sf.c). */
 bool cv__cluster_is_sf(const json_t *manifest);

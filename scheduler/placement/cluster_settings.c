@@ -162,3 +162,30 @@ int cv__cluster_settings_load(cv__cluster_ld_t *ld, const json_t *manifest)
         rc = load_percentages(ld, settings, "nodeOverbookingPercentage", cv__cluster_set_overbook);
     return rc ? rc : load_priorities(ld, settings);
 }
+
+/* ------------------------------------------------------------------------ */
+/* The live placement engine's settings                                     */
+/* ------------------------------------------------------------------------ */
+
+int cv__cluster_live_check(const cv__cluster_ld_t *ld, const json_t *manifest)
+{
+    static const char *const keys[] = {"downGraceSeconds", "fenceMarginMs",
+                                       "blocklistAfterFailures", "blocklistMinutes", NULL};
+    const json_t *live;
+    int rc = cv__cluster_get_object(ld, manifest, "", "live", &live);
+    if (rc || !live)
+        return rc;
+    rc = cv__cluster_check_keys(ld, live, "live", keys);
+    for (size_t i = 0; !rc && keys[i]; i++) {
+        const json_t *v = cv__cluster_member(live, keys[i]);
+        char path[CV__CLUSTER_PATH_MAX];
+        double d;
+        if (!v)
+            continue;
+        cv__cluster_path_key(path, sizeof(path), "live", keys[i]);
+        rc = cv__cluster_num_value(ld, v, path, &d);
+        if (!rc && d < 0)
+            rc = cv__cluster_err(ld, CV_EVALIDATE, path, "expected a number of 0 or more");
+    }
+    return rc;
+}

@@ -109,7 +109,14 @@ static int load_ours(cv__cluster_ld_t *ld, const json_t *manifest)
     static const cv__cluster_node_keys_t keys = {"name", "type", "properties", node_keys};
     const json_t *types, *t;
     const char *name;
-    int rc = cv__cluster_check_keys(ld, manifest, "", manifest_keys);
+    /* "live" holds the live placement engine's settings (docs/services.md):
+     * checked on their own, not among the keys a manifest names. */
+    json_t *own = json_copy((json_t *)manifest);
+    if (!own)
+        return cv__cluster_err(ld, CV_ENOMEM, "", "out of memory");
+    json_object_del(own, "live");
+    int rc = cv__cluster_check_keys(ld, own, "", manifest_keys);
+    json_decref(own);
     if (!rc)
         rc = cv__cluster_get_object(ld, manifest, "", "nodeTypes", &types);
     if (rc)
@@ -120,6 +127,8 @@ static int load_ours(cv__cluster_ld_t *ld, const json_t *manifest)
             return rc;
     }
     rc = cv__cluster_nodes_add(ld, manifest, &keys);
+    if (!rc)
+        rc = cv__cluster_live_check(ld, manifest);
     return rc ? rc : cv__cluster_settings_load(ld, manifest);
 }
 

@@ -27,9 +27,8 @@ static const char *str_or(const json_t *obj, const char *key, const char *dflt)
 /* The record with its JSON-holding strings parsed; NULL when absent. */
 static json_t *service_record(const json_t *model, const char *svc)
 {
-    static const char *const fields[] = {"spec",      "placement", "unplaced",
-                                         "blocklist", "failures",  "rejected",
-                                         NULL};
+    static const char *const fields[] = {"spec",     "placement", "unplaced", "blocklist",
+                                         "failures", "rejected",  NULL};
     json_t *rec = cv__rc_json(json_object_get(json_object_get(model, "services"), svc));
     if (!json_is_object(rec)) {
         json_decref(rec);
@@ -62,7 +61,7 @@ static void ctx_init(rc_ctx_t *x, const json_t *model, const char *svc, json_t *
     cv__rc_settings(settings, &x->set);
     json_decref(settings);
     const json_t *gen = json_object_get(rec, "gen");
-    x->gen = json_is_integer(gen) ? json_integer_value(gen)
+    x->gen = json_is_integer(gen)  ? json_integer_value(gen)
              : json_is_string(gen) ? strtoll(json_string_value(gen), NULL, 10)
                                    : 0;
     x->spec = json_object_get(rec, "spec");
@@ -80,6 +79,7 @@ static void ctx_init(rc_ctx_t *x, const json_t *model, const char *svc, json_t *
     x->blocklist = object_or_new(json_object_get(rec, "blocklist"));
     x->failures = object_or_new(json_object_get(rec, "failures"));
     x->avoid = json_object();
+    x->held = json_object();
     x->placement = json_array();
     x->unplaced = json_array();
     x->ops = json_array();
@@ -99,6 +99,7 @@ static void ctx_free(rc_ctx_t *x)
     json_decref(x->blocklist);
     json_decref(x->failures);
     json_decref(x->avoid);
+    json_decref(x->held);
     json_decref(x->placement);
     json_decref(x->unplaced);
     json_decref(x->ops);
@@ -121,8 +122,10 @@ static void load_service(rc_ctx_t *x)
         snprintf(err, sizeof(err), "the service has no spec");
     else if (x->target < 0)
         snprintf(err, sizeof(err), "replicas: expected a count of 0 or more, not %d", x->target);
-    if ((!json_is_object(x->spec) || x->target < 0) ||
-        cv_service_load(desc, "spec", &x->s, err, sizeof(err)) != 0)
+    bool loaded = json_is_object(x->spec) && x->target >= 0 &&
+                  cv_service_load(desc, "spec", &x->s, err, sizeof(err)) == 0;
+    /* a service being deleted goes whatever its spec says */
+    if (!loaded && !x->deleting)
         x->rejected = json_pack("{s:s, s:s}", "reason", "InvalidSpec", "description", err);
     json_decref(desc);
     if (x->s)

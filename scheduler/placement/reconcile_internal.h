@@ -26,10 +26,10 @@ typedef struct rc_settings {
 
 /* What the model says of one node. */
 typedef struct rc_node_state {
-    bool known;       /* in {cluster}:nodes */
-    bool alive;       /* its heartbeat exists */
+    bool known;        /* in {cluster}:nodes */
+    bool alive;        /* its heartbeat exists */
     const char *admin; /* enabled, disabled, draining */
-    double down_for;  /* seconds since it was seen down (0 when alive) */
+    double down_for;   /* seconds since it was seen down (0 when alive) */
     int64_t fence_ms;
 } rc_node_state_t;
 
@@ -48,12 +48,13 @@ typedef struct rc_ctx {
     const char *digest;
     cv_service_t *s; /* NULL when the spec does not load */
     int target;
-    bool deleting; /* state deleting: every replica goes */
-    json_t *kept;      /* placement entries that stay (index -> entry, an object keyed "i") */
-    json_t *replace;   /* index ("i") -> why its replica must be placed anew (availability) */
+    bool deleting;      /* state deleting: every replica goes */
+    json_t *kept;       /* placement entries that stay (index -> entry, an object keyed "i") */
+    json_t *replace;    /* index ("i") -> why its replica must be placed anew (availability) */
     json_t *moved_from; /* index -> the node it leaves */
     json_t *blocklist, *failures;
     json_t *avoid; /* nodes a replica just gave up on: none of this plan's placements */
+    json_t *held;  /* index -> {node, rid, state}: a stateful index whose old replica still runs */
     json_t *placement, *unplaced, *ops, *events, *health;
     json_t *rejected;
 } rc_ctx_t;
@@ -83,6 +84,9 @@ void cv__rc_replica_name(const rc_ctx_t *x, int index, char *buf, size_t size);
 /* Fills x->kept and x->replace from the stored placement, counts given-up
  * failures and updates the blocklist. */
 void cv__rc_judge(rc_ctx_t *x);
+/* Fills x->held: a stateful index not kept whose previous replica a live
+ * node still reports running is not placed again until it has stopped. */
+void cv__rc_hold(rc_ctx_t *x);
 
 /* ---- placing (reconcile_place.c) ---- */
 

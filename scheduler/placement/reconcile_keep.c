@@ -11,6 +11,12 @@
  * A node that gave up N times within M minutes is blocklisted for the
  * service for M minutes (S10). Constraint violations need the loaded
  * cluster and are judged by reconcile_place.c.
+ *
+ * A stateful index never runs twice: a stateful replica whose process
+ * digest changed leaves its node like a moved one (instead of a new replica
+ * id in place), and an index whose previous replica a live node still
+ * reports running is held — counted where it runs, placed nowhere — until
+ * its agent has stopped it.
  */
 #include "reconcile_internal.h"
 
@@ -104,6 +110,24 @@ static void prune_windows(rc_ctx_t *x)
     }
 }
 
+/* A stateful replica whose assigned spec runs another digest leaves: its
+ * successor starts only once it has stopped. */
+static const char *stateful_renewal(const rc_ctx_t *x, const char *node, const char *rid, char *buf,
+                                    size_t size)
+{
+    if (!x->s || !x->s->stateful)
+        return NULL;
+    const json_t *n = json_object_get(x->nodes, node);
+    json_t *spec = cv__rc_json(json_object_get(json_object_get(n, "assign"), rid));
+    const char *had = json_string_value(json_object_get(spec, "digest"));
+    bool changed = spec && strcmp(had ? had : "", x->digest) != 0;
+    json_decref(spec);
+    if (!changed)
+        return NULL;
+    snprintf(buf, size, "process spec changed");
+    return buf;
+}
+
 /* Why the replica `entry` must leave its node, or NULL when it stays. */
 static const char *why_leave(rc_ctx_t *x, const json_t *entry, char *buf, size_t size)
 {
@@ -134,7 +158,7 @@ static const char *why_leave(rc_ctx_t *x, const json_t *entry, char *buf, size_t
         return buf;
     }
     json_decref(parsed);
-    return NULL;
+    return stateful_renewal(x, node, rid, buf, size);
 }
 
 void cv__rc_judge(rc_ctx_t *x)
@@ -162,5 +186,40 @@ void cv__rc_judge(rc_ctx_t *x)
             leave(x, entry, index, reason);
         else
             json_object_set_new(x->kept, key, json_deep_copy(entry));
+    }
+}
+
+/* States of a replica whose process may still run (docs/services.md). */
+static bool may_run(const char *state)
+{
+    return !state || (strcmp(state, "stopped") != 0 && strcmp(state, "failed") != 0);
+}
+
+void cv__rc_hold(rc_ctx_t *x)
+{
+    if (!x->s || !x->s->stateful)
+        return;
+    const char *node, *rid;
+    json_t *n, *report;
+    json_object_foreach(x->nodes, node, n)
+    {
+        rc_node_state_t st = cv__rc_node(x, node);
+        if (!st.known || !st.alive)
+            continue; /* a lost node's replicas are fenced: grace_for waited for that */
+        json_object_foreach(json_object_get(n, "report"), rid, report)
+        {
+            int index = cv__rc_rid_index(x->svc, rid);
+            char key[16];
+            key_of(key, sizeof(key), index);
+            if (index < 0 || index >= x->target || json_object_get(x->kept, key))
+                continue;
+            json_t *parsed = cv__rc_json(report);
+            const char *state = json_string_value(json_object_get(parsed, "state"));
+            if (may_run(state))
+                json_object_set_new(x->held, key,
+                                    json_pack("{s:s, s:s, s:s}", "node", node, "rid", rid, "state",
+                                              state ? state : "running"));
+            json_decref(parsed);
+        }
     }
 }

@@ -88,11 +88,9 @@ void cv__rc_replica_name(const rc_ctx_t *x, int index, char *buf, size_t size)
 
 json_t *cv__rc_service_desc(const json_t *spec, const char *name, int replicas)
 {
-    static const char *const keys[] = {"serviceType",  "stateful",
-                                       "placementConstraints", "metrics",
-                                       "distribution", "requireDomainDistribution",
-                                       "constraints",  "affinity",
-                                       NULL};
+    static const char *const keys[] = {"serviceType", "stateful",     "placementConstraints",
+                                       "metrics",     "distribution", "requireDomainDistribution",
+                                       "constraints", "affinity",     NULL};
     json_t *desc = json_object();
     for (size_t i = 0; keys[i]; i++) {
         json_t *v = json_object_get(spec, keys[i]);

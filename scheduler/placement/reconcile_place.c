@@ -56,13 +56,13 @@ static json_t *own_layout(const rc_ctx_t *x, const json_t *extra)
     json_t *desc = cv__rc_service_desc(x->spec, x->s->name, x->target);
     json_t *list = json_array();
     bool primary_seen = false;
-    const json_t *sets[] = {x->kept, extra};
-    for (int k = 0; k < 2; k++) {
+    const json_t *sets[] = {x->kept, extra, x->held};
+    for (int k = 0; k < 3; k++) {
         const char *key;
         json_t *e;
         json_object_foreach((json_t *)sets[k], key, e)
         {
-            int index = (int)json_integer_value(json_object_get(e, "index"));
+            int index = atoi(key);
             if (index >= x->target)
                 continue;
             json_array_append_new(list, json_pack("{s:i, s:s, s:O}", "replica", index, "role",
@@ -287,7 +287,7 @@ static void take_result(rc_ctx_t *x, const json_t *r, json_t *added, json_t *wai
             json_object_set_new(kept, "role", json_string(role));
             continue;
         }
-        if (only && !json_object_get(only, key))
+        if ((only && !json_object_get(only, key)) || json_object_get(x->held, key))
             continue;
         new_entry(x, added, index, json_string_value(json_object_get(p, "node")), role);
         json_object_del(waiting, key);
@@ -296,7 +296,7 @@ static void take_result(rc_ctx_t *x, const json_t *r, json_t *added, json_t *wai
     {
         char key[16];
         snprintf(key, sizeof(key), "%d", (int)json_integer_value(json_object_get(p, "replica")));
-        if (!only || json_object_get(only, key))
+        if ((!only || json_object_get(only, key)) && !json_object_get(x->held, key))
             json_object_set(waiting, key, json_object_get(p, "eliminationSequence"));
     }
 }
@@ -308,10 +308,10 @@ static void wait_for_capacity(rc_ctx_t *x, json_t *waiting, int from, const json
         snprintf(key, sizeof(key), "%d", index);
         if (json_object_get(x->kept, key))
             continue;
-        json_object_set_new(
-            waiting, key,
-            json_pack("[{s:s, s:[], s:O}]", "constraint", "ClusterCapacity", "eliminated",
-                      "description", json_object_get(why, "description")));
+        json_object_set_new(waiting, key,
+                            json_pack("[{s:s, s:[], s:O}]", "constraint", "ClusterCapacity",
+                                      "eliminated", "description",
+                                      json_object_get(why, "description")));
     }
 }
 
@@ -380,7 +380,19 @@ static void collect(rc_ctx_t *x, const json_t *added, const json_t *waiting)
             json_array_append(x->placement, e);
             continue;
         }
-        json_t *seq = json_object_get(waiting, key);
+        json_t *seq = json_object_get(waiting, key), *held = json_object_get(x->held, key);
+        if (held) {
+            char text[768];
+            snprintf(text, sizeof(text), "replica %s is still %s on %s",
+                     json_string_value(json_object_get(held, "rid")),
+                     json_string_value(json_object_get(held, "state")),
+                     json_string_value(json_object_get(held, "node")));
+            json_array_append_new(x->unplaced,
+                                  json_pack("{s:i, s:[{s:s, s:[], s:s}]}", "index", index,
+                                            "eliminationSequence", "constraint", "StatefulFence",
+                                            "eliminated", "description", text));
+            continue;
+        }
         json_array_append_new(x->unplaced,
                               json_pack("{s:i, s:o}", "index", index, "eliminationSequence",
                                         seq ? json_incref(seq) : json_array()));
@@ -407,6 +419,7 @@ int cv__rc_place(rc_ctx_t *x, char *errstr, size_t errstr_size)
     int rc = world_load(x, manifest, NULL, &w, errstr, errstr_size);
     if (!rc) {
         judge_constraints(x, w.c);
+        cv__rc_hold(x);
         world_free(&w);
         rc = world_load(x, manifest, NULL, &w, errstr, errstr_size);
     }

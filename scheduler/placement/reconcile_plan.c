@@ -23,9 +23,9 @@ void cv__rc_event(rc_ctx_t *x, int index, const char *action, const char *status
     va_end(ap);
     if (index >= 0)
         cv__rc_replica_name(x, index, name, sizeof(name));
-    json_array_append_new(x->events, json_pack("{s:s, s:s, s:s, s:s}", "physical_id", name,
-                                               "action", action, "status", status, "reason",
-                                               reason));
+    json_array_append_new(x->events,
+                          json_pack("{s:s, s:s, s:s, s:s}", "physical_id", name, "action", action,
+                                    "status", status, "reason", reason));
 }
 
 void cv__rc_report(rc_ctx_t *x, const char *property, const char *state, const char *fmt, ...)
@@ -36,10 +36,10 @@ void cv__rc_report(rc_ctx_t *x, const char *property, const char *state, const c
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
     cv_reconcile_health_source(source, sizeof(source), x->svc);
-    json_array_append_new(x->health, json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}", "source", source,
-                                               "property", property, "state", state, "description",
-                                               text, "timeToLive", "Infinite", "removeWhenExpired",
-                                               0));
+    json_array_append_new(x->health,
+                          json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}", "source", source, "property",
+                                    property, "state", state, "description", text, "timeToLive",
+                                    "Infinite", "removeWhenExpired", 0));
 }
 
 /* ---------------------------------------------------------------- replica specs */
@@ -132,8 +132,8 @@ static void make_ops(rc_ctx_t *x)
         json_object_foreach(json_object_get(n, "assign"), rid, spec)
         {
             if (cv__rc_rid_index(x->svc, rid) >= 0 && !placed_as(x, node, rid))
-                json_array_append_new(x->ops, json_pack("{s:s, s:s, s:s}", "op", "unassign",
-                                                        "node", node, "rid", rid));
+                json_array_append_new(x->ops, json_pack("{s:s, s:s, s:s}", "op", "unassign", "node",
+                                                        node, "rid", rid));
         }
     }
     size_t i;
@@ -143,10 +143,9 @@ static void make_ops(rc_ctx_t *x)
         const char *at = json_string_value(json_object_get(e, "node"));
         if (assigned(x, at, json_string_value(json_object_get(e, "rid"))))
             continue;
-        json_array_append_new(x->ops,
-                              json_pack("{s:s, s:s, s:O, s:o}", "op", "assign", "node", at, "rid",
-                                        json_object_get(e, "rid"), "spec",
-                                        cv__rc_replica_spec(x, e)));
+        json_array_append_new(x->ops, json_pack("{s:s, s:s, s:O, s:o}", "op", "assign", "node", at,
+                                                "rid", json_object_get(e, "rid"), "spec",
+                                                cv__rc_replica_spec(x, e)));
     }
 }
 
@@ -371,19 +370,13 @@ static bool stored_differs(const rc_ctx_t *x, const char *field, const json_t *n
     return !json_equal(before, now);
 }
 
-/* A deleting service is gone once no node is assigned any of its replicas
- * and no live node still reports one. */
+/* A deleting service is gone once no node was assigned any of its replicas
+ * (the commit that unassigns the last ones is not the one that removes it:
+ * the agents first get to stop them) and no live node reports one. */
 static bool all_gone(const rc_ctx_t *x)
 {
-    if (!x->deleting)
+    if (!x->deleting || json_array_size(x->ops) > 0)
         return false;
-    size_t i;
-    json_t *op;
-    json_array_foreach(x->ops, i, op)
-    {
-        if (strcmp(json_string_value(json_object_get(op, "op")), "assign") == 0)
-            return false;
-    }
     const char *node, *rid;
     json_t *n, *v;
     json_object_foreach(x->nodes, node, n)

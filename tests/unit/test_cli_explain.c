@@ -22,19 +22,26 @@ static json_t *model(void)
         "{\"now\": 1000,"
         " \"settings\": {\"nodeTypes\": {\"T\": {\"capacities\": {\"MemoryMB\": 1024}}}},"
         " \"nodes\": {"
-        "  \"n1\": {\"name\": \"n1\", \"type\": \"T\", \"faultDomain\": \"fd:/r0\", \"upgradeDomain\": \"UD0\", \"properties\": {\"zone\": \"a\"}},"
-        "  \"n2\": {\"name\": \"n2\", \"type\": \"T\", \"faultDomain\": \"fd:/r1\", \"upgradeDomain\": \"UD1\", \"properties\": {\"zone\": \"b\"}},"
-        "  \"n3\": {\"name\": \"n3\", \"type\": \"T\", \"faultDomain\": \"fd:/r2\", \"upgradeDomain\": \"UD2\", \"properties\": {\"zone\": \"a\"}}},"
+        "  \"n1\": {\"name\": \"n1\", \"type\": \"T\", \"faultDomain\": \"fd:/r0\", "
+        "\"upgradeDomain\": \"UD0\", \"properties\": {\"zone\": \"a\"}},"
+        "  \"n2\": {\"name\": \"n2\", \"type\": \"T\", \"faultDomain\": \"fd:/r1\", "
+        "\"upgradeDomain\": \"UD1\", \"properties\": {\"zone\": \"b\"}},"
+        "  \"n3\": {\"name\": \"n3\", \"type\": \"T\", \"faultDomain\": \"fd:/r2\", "
+        "\"upgradeDomain\": \"UD2\", \"properties\": {\"zone\": \"a\"}}},"
         " \"node\": {},"
         " \"alive\": {\"n1\": 3000, \"n2\": 3000, \"n3\": 3000},"
         " \"assign\": {\"n1\": {\"w/0/1\": {\"rid\": \"w/0/1\", \"load\": {\"MemoryMB\": 256}}},"
         "             \"n3\": {\"o/0/1\": {\"rid\": \"o/0/1\", \"load\": {\"MemoryMB\": 900}}}},"
         " \"report\": {},"
-        " \"services\": {\"w\": {\"stack_name\": \"demo\", \"resource\": \"web\", \"state\": \"active\", \"gen\": \"1\","
-        "   \"spec\": {\"name\": \"w\", \"serviceType\": \"web\", \"replicas\": 3, \"stateful\": false,"
+        " \"services\": {\"w\": {\"stack_name\": \"demo\", \"resource\": \"web\", \"state\": "
+        "\"active\", \"gen\": \"1\","
+        "   \"spec\": {\"name\": \"w\", \"serviceType\": \"web\", \"replicas\": 3, \"stateful\": "
+        "false,"
         "            \"placementConstraints\": \"zone == a\","
-        "            \"metrics\": [{\"name\": \"MemoryMB\", \"primaryLoad\": 256}], \"process\": {}},"
-        "   \"placement\": [{\"index\": 0, \"rid\": \"w/0/1\", \"node\": \"n1\", \"role\": \"instance\", \"since\": 900}],"
+        "            \"metrics\": [{\"name\": \"MemoryMB\", \"primaryLoad\": 256}], \"process\": "
+        "{}},"
+        "   \"placement\": [{\"index\": 0, \"rid\": \"w/0/1\", \"node\": \"n1\", \"role\": "
+        "\"instance\", \"since\": 900}],"
         "   \"unplaced\": []}}}");
 }
 
@@ -171,6 +178,34 @@ static void test_the_text_names_each_replica_and_the_eliminating_constraints(voi
     json_decref(m);
 }
 
+static void test_the_engines_sequence_is_shown_only_when_it_says_something_else(void **state)
+{
+    (void)state;
+    json_t *m = model(), *doc = explain(m);
+    json_t *rec = json_object_get(json_object_get(m, "services"), "w");
+    /* The engine recorded what cv_place says now: said once. */
+    json_object_set_new(rec, "unplaced",
+                        json_pack("[{s:i, s:O}]", "index", 1, "eliminationSequence",
+                                  json_object_get(replica(doc, 1), "eliminationSequence")));
+    json_decref(doc);
+    doc = explain(m);
+    char *text = cli_explain_text(doc);
+    assert_null(strstr(text, "The engine left replica 1"));
+    free(text);
+    json_decref(doc);
+    /* An older record that differs is shown as the engine's. */
+    json_object_set_new(rec, "unplaced",
+                        tu_json("[{\"index\": 1, \"eliminationSequence\": [{\"constraint\": "
+                                "\"NodeCapacity\", \"eliminated\": [\"n1\", \"n2\", \"n3\"]}]}]"));
+    doc = explain(m);
+    text = cli_explain_text(doc);
+    assert_contains(text, "The engine left replica 1 unplaced; its elimination sequence then:");
+    assert_contains(text, "NodeCapacity         eliminated 3 node(s): n1 n2 n3");
+    free(text);
+    json_decref(doc);
+    json_decref(m);
+}
+
 static void test_a_service_scaled_to_zero_has_nothing_to_explain(void **state)
 {
     (void)state;
@@ -179,7 +214,8 @@ static void test_a_service_scaled_to_zero_has_nothing_to_explain(void **state)
     json_object_set_new(spec, "replicas", json_integer(0));
     json_t *doc = explain(m);
     assert_int_equal(json_array_size(json_object_get(doc, "replicas")), 0);
-    assert_int_equal(json_array_size(json_object_get(json_object_get(doc, "check"), "unplaced")), 0);
+    assert_int_equal(json_array_size(json_object_get(json_object_get(doc, "check"), "unplaced")),
+                     0);
     json_decref(doc);
     json_decref(m);
 }
@@ -207,6 +243,7 @@ int main(void)
         cmocka_unit_test(test_a_draining_or_down_node_takes_no_replica),
         cmocka_unit_test(test_a_blocklisted_node_is_disabled_for_the_service_until_its_time),
         cmocka_unit_test(test_the_text_names_each_replica_and_the_eliminating_constraints),
+        cmocka_unit_test(test_the_engines_sequence_is_shown_only_when_it_says_something_else),
         cmocka_unit_test(test_a_service_scaled_to_zero_has_nothing_to_explain),
         cmocka_unit_test(test_an_unknown_service_or_bad_spec_is_an_error),
     };

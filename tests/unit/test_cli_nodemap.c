@@ -20,11 +20,14 @@ static json_t *model(void)
 {
     return tu_json(
         "{\"now\": 1000,"
-        " \"settings\": {\"nodeTypes\": {\"Small\": {\"capacities\": {\"MemoryMB\": 1024, \"cpu\": 4}}}},"
+        " \"settings\": {\"nodeTypes\": {\"Small\": {\"capacities\": {\"MemoryMB\": 1024, \"cpu\": "
+        "4}}}},"
         " \"nodes\": {"
-        "  \"n1\": {\"name\": \"n1\", \"type\": \"Small\", \"faultDomain\": \"fd:/r0\", \"upgradeDomain\": \"UD0\","
+        "  \"n1\": {\"name\": \"n1\", \"type\": \"Small\", \"faultDomain\": \"fd:/r0\", "
+        "\"upgradeDomain\": \"UD0\","
         "          \"properties\": {\"zone\": \"a\"}},"
-        "  \"n2\": {\"name\": \"n2\", \"type\": \"Small\", \"faultDomain\": \"fd:/r0\", \"upgradeDomain\": \"UD1\"},"
+        "  \"n2\": {\"name\": \"n2\", \"type\": \"Small\", \"faultDomain\": \"fd:/r0\", "
+        "\"upgradeDomain\": \"UD1\"},"
         "  \"n3\": {\"name\": \"n3\", \"faultDomain\": \"fd:/r1\", \"upgradeDomain\": \"UD0\","
         "          \"capacities\": {\"MemoryMB\": 2048}}},"
         " \"node\": {\"n2\": {\"admin\": \"draining\", \"load\": {\"MemoryMB\": 900}}},"
@@ -94,6 +97,23 @@ static void test_load_is_measured_when_the_agent_reports_it_else_declared(void *
     assert_string_equal(json_string_value(json_object_get(n1, "load_source")), "declared");
     assert_int_equal(num(n2, "load", "MemoryMB"), 900);
     assert_string_equal(json_string_value(json_object_get(n2, "load_source")), "measured");
+    json_decref(rows);
+    json_decref(m);
+}
+
+static void test_the_agent_says_where_it_runs_and_how_long_its_heartbeat_lives(void **state)
+{
+    (void)state;
+    json_t *m = model();
+    json_object_set_new(json_object_get(m, "node"), "n1",
+                        tu_json("{\"agent\": \"vm:42:1000.5\", \"address\": \"127.0.0.1\","
+                                " \"ports\": \"31000-31049\", \"admin\": \"enabled\"}"));
+    json_t *rows = cli_nodes_rows(m);
+    const json_t *agent = json_object_get(row_named(rows, "n1"), "agent");
+    assert_string_equal(json_string_value(json_object_get(agent, "agent")), "vm:42:1000.5");
+    assert_string_equal(json_string_value(json_object_get(agent, "ports")), "31000-31049");
+    assert_int_equal(json_integer_value(json_object_get(agent, "heartbeat_ms")), 2500);
+    assert_null(json_object_get(agent, "admin"));
     json_decref(rows);
     json_decref(m);
 }
@@ -259,6 +279,33 @@ static void test_many_replicas_are_wrapped_and_counted(void **state)
     json_decref(m);
 }
 
+static void test_a_crowded_cell_gives_each_node_one_line_with_its_most_loaded_metric(void **state)
+{
+    (void)state;
+    json_t *m = model();
+    json_t *nodes = json_object_get(m, "nodes"), *alive = json_object_get(m, "alive");
+    for (int i = 0; i < 5; i++) { /* six nodes in fd:/r0 x UD0 with n1 */
+        char name[16];
+        snprintf(name, sizeof(name), "c%d", i);
+        json_object_set_new(nodes, name,
+                            json_pack("{s:s, s:s, s:s, s:s}", "name", name, "type", "Small",
+                                      "faultDomain", "fd:/r0", "upgradeDomain", "UD0"));
+        json_object_set_new(alive, name, json_integer(1000));
+    }
+    json_t *rows = cli_nodes_rows(m);
+    char *map = cli_nodes_map(rows, false), line[512];
+    /* n1: MemoryMB 768/1024 (75%) is more loaded than cpu 1/4 (25%). */
+    line_with(map, "n1 up 2r", line, sizeof(line));
+    assert_contains(line, "n1 up 2r [########..]  75% MemoryMB ");
+    assert_null(strstr(line, "768")); /* the figures are in the full map */
+    line_with(map, "c0 up 0r", line, sizeof(line));
+    assert_null(strstr(map, "web-0.demo")); /* no replica names */
+    assert_contains(map, "One line per node");
+    free(map);
+    json_decref(rows);
+    json_decref(m);
+}
+
 static void test_no_nodes_is_a_summary_only(void **state)
 {
     (void)state;
@@ -275,6 +322,7 @@ int main(void)
         cmocka_unit_test(test_status_is_the_heartbeat_and_admin_is_the_operators_word),
         cmocka_unit_test(test_capacities_come_from_the_node_type_and_the_node_overrides),
         cmocka_unit_test(test_load_is_measured_when_the_agent_reports_it_else_declared),
+        cmocka_unit_test(test_the_agent_says_where_it_runs_and_how_long_its_heartbeat_lives),
         cmocka_unit_test(test_replicas_are_listed_with_their_reported_state),
         cmocka_unit_test(test_an_unreadable_description_is_a_row_with_its_error),
         cmocka_unit_test(test_a_load_bar_fills_in_proportion_to_capacity),
@@ -285,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_every_line_of_the_map_has_the_same_width),
         cmocka_unit_test(test_colours_mark_status_and_load_without_changing_the_layout),
         cmocka_unit_test(test_many_replicas_are_wrapped_and_counted),
+        cmocka_unit_test(test_a_crowded_cell_gives_each_node_one_line_with_its_most_loaded_metric),
         cmocka_unit_test(test_no_nodes_is_a_summary_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,13 +22,17 @@ static json_t *model(void)
         " \"nodes\": {\"n1\": {}, \"n2\": {}, \"n3\": {}},"
         " \"alive\": {\"n1\": 3000, \"n2\": 3000, \"n3\": 0},"
         " \"assign\": {\"n1\": {\"w/0/1\": {\"rid\": \"w/0/1\", \"name\": \"web-0.demo\"}}},"
-        " \"report\": {\"n1\": {\"w/0/1\": {\"rid\": \"w/0/1\", \"state\": \"healthy\", \"pid\": 4242,"
+        " \"report\": {\"n1\": {\"w/0/1\": {\"rid\": \"w/0/1\", \"state\": \"healthy\", \"pid\": "
+        "4242,"
         "   \"restarts\": 2, \"since\": 1990, \"address\": \"127.0.0.1\","
         "   \"ports\": {\"http\": 31001, \"admin\": 31002}}}},"
         " \"services\": {\"w\": {\"stack_name\": \"demo\", \"resource\": \"web\","
-        "   \"placement\": [{\"index\": 2, \"rid\": \"w/2/1\", \"node\": \"n3\", \"role\": \"instance\", \"since\": 1000},"
-        "                   {\"index\": 0, \"rid\": \"w/0/1\", \"node\": \"n1\", \"role\": \"instance\", \"since\": 1000},"
-        "                   {\"index\": 1, \"rid\": \"w/1/1\", \"node\": \"n2\", \"role\": \"instance\", \"since\": 1500}],"
+        "   \"placement\": [{\"index\": 2, \"rid\": \"w/2/1\", \"node\": \"n3\", \"role\": "
+        "\"instance\", \"since\": 1000},"
+        "                   {\"index\": 0, \"rid\": \"w/0/1\", \"node\": \"n1\", \"role\": "
+        "\"instance\", \"since\": 1000},"
+        "                   {\"index\": 1, \"rid\": \"w/1/1\", \"node\": \"n2\", \"role\": "
+        "\"instance\", \"since\": 1500}],"
         "   \"unplaced\": [{\"index\": 3, \"eliminationSequence\": ["
         "      {\"constraint\": \"PlacementConstraint\", \"eliminated\": [\"n1\", \"n2\"]},"
         "      {\"constraint\": \"NodeCapacity\", \"eliminated\": []},"
@@ -73,9 +77,8 @@ static void test_a_reported_replica_shows_its_process(void **state)
     assert_int_equal(json_integer_value(json_object_get(r, "restarts")), 2);
     assert_int_equal((int)json_number_value(json_object_get(r, "since")), 1990);
     assert_string_equal(field(rows, 0, "endpoint"), "127.0.0.1:31002"); /* admin < http */
-    assert_string_equal(
-        json_string_value(json_object_get(json_object_get(r, "endpoints"), "http")),
-        "127.0.0.1:31001");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(r, "endpoints"), "http")),
+                        "127.0.0.1:31001");
     json_decref(rows);
     json_decref(m);
 }
@@ -126,8 +129,9 @@ static void test_an_unplaced_replica_says_what_eliminated_the_nodes(void **state
     json_t *m = model(), *rows = rows_of(m);
     assert_string_equal(field(rows, 3, "status"), "unplaced");
     assert_true(json_is_null(json_object_get(json_array_get(rows, 3), "node")));
-    assert_string_equal(field(rows, 3, "reason"),
-                        "PlacementConstraint eliminated 2 node(s); FaultDomain eliminated 1 node(s)");
+    assert_string_equal(
+        field(rows, 3, "reason"),
+        "PlacementConstraint eliminated 2 node(s); FaultDomain eliminated 1 node(s)");
     json_decref(rows);
     json_decref(m);
 }
@@ -143,6 +147,9 @@ static void test_the_replica_table_shows_ages_and_reasons(void **state)
     assert_string_equal(json_string_value(json_array_get(first, 10)), "127.0.0.1:31002");
     assert_string_equal(json_string_value(json_array_get(down, 5)),
                         "node_down (the node's heartbeat expired)");
+    json_t *unplaced = json_array_get(table, 4);
+    assert_string_equal(json_string_value(json_array_get(unplaced, 3)), "-");
+    assert_string_equal(json_string_value(json_array_get(unplaced, 7)), ""); /* never ran */
     json_decref(table);
     json_decref(rows);
     json_decref(m);

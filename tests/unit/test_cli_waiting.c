@@ -297,6 +297,33 @@ static void test_a_nested_resource_names_its_child_stack_and_status(void **state
     json_decref(rec);
 }
 
+static void test_a_service_names_its_replicas_not_yet_healthy(void **state)
+{
+    (void)state;
+    cli_wait_stack_t s = acting();
+    cli_wait_node_t n = node("u/web", 0, 0);
+    json_t *rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "status", "CREATE_IN_PROGRESS",
+                            "action", "CREATE", "type", "Converge::Service", "physical_id",
+                            "s1.web.0011aabb", "started", "995", "data", "{}");
+    json_t *rows =
+        tu_json("[{\"name\": \"web-0.demo\", \"status\": \"healthy\", \"node\": \"n1\"},"
+                " {\"name\": \"web-1.demo\", \"status\": \"starting\", \"node\": \"n2\"},"
+                " {\"name\": \"web-2.demo\", \"status\": \"unplaced\", \"node\": null,"
+                "  \"reason\": \"NodeCapacity eliminated n3\"}]");
+    n.record = rec;
+    n.replicas = rows;
+    json_t *w = analyse(&s, &n, 1);
+    json_t *e = json_array_get(json_object_get(w, "in_action"), 0);
+    assert_string_equal(str(e, "waiting_on"), "replicas");
+    assert_int_equal(json_array_size(json_object_get(e, "replicas")), 2);
+    assert_contains(str(e, "reason"), "waits for its replicas: 1 of 3 healthy");
+    assert_contains(str(e, "reason"), "web-1.demo starting on n2");
+    assert_contains(str(e, "reason"), "web-2.demo unplaced: NodeCapacity eliminated n3");
+    json_decref(w);
+    json_decref(rows);
+    json_decref(rec);
+}
+
 static void test_a_child_stack_not_begun_yet_is_said_missing(void **state)
 {
     (void)state;
@@ -533,6 +560,7 @@ int main(void)
         cmocka_unit_test(test_a_wait_forever_has_no_time_left),
         cmocka_unit_test(test_a_type_with_no_known_wait_is_waited_for_by_name),
         cmocka_unit_test(test_a_nested_resource_names_its_child_stack_and_status),
+        cmocka_unit_test(test_a_service_names_its_replicas_not_yet_healthy),
         cmocka_unit_test(test_a_child_stack_not_begun_yet_is_said_missing),
         cmocka_unit_test(test_a_cleanup_waits_on_the_replaced_version_being_deleted),
         cmocka_unit_test(test_a_cleanup_of_the_resource_itself_is_its_delete),

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "cv_cluster.h"
 #include "test_reconcile_fixture.h"
 
 /* Replicas of the plan per fault domain (fd1..fd3) and upgrade domain. */
@@ -87,9 +88,9 @@ static void test_an_assignment_carries_the_whole_replica_spec(void **state)
     assert_string_equal(json_string_value(json_object_get(spec, "digest")), "d1");
     assert_non_null(json_object_get(spec, "tasks"));
     assert_non_null(json_object_get(spec, "ports"));
-    assert_string_equal(json_string_value(json_object_get(
-                            json_object_get(spec, "restart_policy"), "policy")),
-                        "Always");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(spec, "restart_policy"), "policy")),
+        "Always");
     json_decref(p);
     json_decref(m);
 }
@@ -123,8 +124,8 @@ static void test_a_node_down_within_the_grace_period_keeps_its_replica(void **st
     json_decref(m);
 }
 
-static void test_a_node_down_past_the_grace_period_loses_its_replica_to_another_domain_node(
-    void **state)
+static void
+test_a_node_down_past_the_grace_period_loses_its_replica_to_another_domain_node(void **state)
 {
     (void)state;
     json_t *m = rx_grid(1000);
@@ -207,9 +208,9 @@ static void test_replicas_of_an_on_failure_service_stay_on_a_lost_node(void **st
     (void)state;
     json_t *m = rx_grid(1000);
     rx_service(m, RX_SVC, 3, false);
-    json_object_set_new(json_object_get(json_object_get(rx_spec(m, RX_SVC), "process"),
-                                        "restart_policy"),
-                        "policy", json_string("OnFailure"));
+    json_object_set_new(
+        json_object_get(json_object_get(rx_spec(m, RX_SVC), "process"), "restart_policy"), "policy",
+        json_string("OnFailure"));
     json_t *first = rx_round(m, RX_SVC);
     rx_down(m, rx_node_of(first, 0), RX_NOW - 60);
     json_t *p = rx_plan(m, RX_SVC);
@@ -285,6 +286,28 @@ static void test_a_node_back_before_the_grace_period_changes_nothing(void **stat
     json_decref(m);
 }
 
+static void test_a_cluster_file_carries_the_live_settings_checked_by_the_loader(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    cv_cluster_t *c = NULL;
+    json_t *ok = json_pack("{s:[{s:s}], s:{s:i, s:f}}", "nodes", "name", "a", "live",
+                           "downGraceSeconds", 10, "blocklistMinutes", 0.5);
+    assert_int_equal(cv_cluster_load(ok, "c.json", &c, err, sizeof(err)), 0);
+    cv_cluster_free(c);
+    json_t *typo =
+        json_pack("{s:[{s:s}], s:{s:i}}", "nodes", "name", "a", "live", "graceSeconds", 10);
+    assert_int_not_equal(cv_cluster_load(typo, "c.json", &c, err, sizeof(err)), 0);
+    assert_non_null(strstr(err, "c.json: live.graceSeconds: unknown member"));
+    json_t *negative =
+        json_pack("{s:[{s:s}], s:{s:i}}", "nodes", "name", "a", "live", "downGraceSeconds", -1);
+    assert_int_not_equal(cv_cluster_load(negative, "c.json", &c, err, sizeof(err)), 0);
+    assert_string_equal(err, "c.json: live.downGraceSeconds: expected a number of 0 or more");
+    json_decref(ok);
+    json_decref(typo);
+    json_decref(negative);
+}
+
 static void test_an_unknown_service_is_an_error(void **state)
 {
     (void)state;
@@ -310,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_a_disabled_node_keeps_its_replicas_and_takes_no_new_ones),
         cmocka_unit_test(test_a_draining_node_loses_its_replicas),
         cmocka_unit_test(test_a_node_back_before_the_grace_period_changes_nothing),
+        cmocka_unit_test(test_a_cluster_file_carries_the_live_settings_checked_by_the_loader),
         cmocka_unit_test(test_an_unknown_service_is_an_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -151,6 +151,80 @@ static void test_a_changed_process_digest_gives_every_replica_a_new_rid(void **s
     json_decref(m);
 }
 
+/* ---------------------------------------------------------------- stateful: never twice */
+
+/* The agent of the replica's node reports it in `state`. */
+static void report_state(json_t *m, const json_t *plan, int index, const char *state)
+{
+    json_t *report = json_object_get(rx_nodeobj(m, rx_node_of(plan, index)), "report");
+    json_object_set_new(report, rx_rid_of(plan, index),
+                        json_pack("{s:s, s:s}", "rid", rx_rid_of(plan, index), "state", state));
+}
+
+static void test_a_stateful_replica_leaving_a_live_node_starts_elsewhere_once_stopped(void **state)
+{
+    (void)state;
+    json_t *m = rx_grid(1000);
+    rx_service(m, RX_SVC, 3, true);
+    json_t *first = rx_round(m, RX_SVC);
+    for (int i = 0; i < 3; i++)
+        report_state(m, first, i, "healthy");
+    char drained[16];
+    snprintf(drained, sizeof(drained), "%s", rx_node_of(first, 1));
+    json_object_set_new(rx_nodeobj(m, drained), "admin", json_string("draining"));
+    json_t *p = rx_round(m, RX_SVC);
+    assert_int_equal(rx_ops(p, "unassign"), 1);
+    assert_int_equal(rx_ops(p, "assign"), 0);
+    json_t *u = json_array_get(json_object_get(p, "unplaced"), 0);
+    assert_int_equal(json_integer_value(json_object_get(u, "index")), 1);
+    json_t *step = json_array_get(json_object_get(u, "eliminationSequence"), 0);
+    assert_string_equal(json_string_value(json_object_get(step, "constraint")), "StatefulFence");
+    assert_true(rx_event(p, "is still healthy on"));
+    json_decref(p);
+    /* still stopping: still held */
+    report_state(m, first, 1, "stopping");
+    p = rx_plan(m, RX_SVC);
+    assert_int_equal(rx_ops(p, "assign"), 0);
+    json_decref(p);
+    report_state(m, first, 1, "stopped");
+    p = rx_plan(m, RX_SVC);
+    assert_int_equal(rx_ops(p, "assign"), 1);
+    assert_string_not_equal(rx_node_of(p, 1), drained);
+    json_decref(p);
+    json_decref(first);
+    json_decref(m);
+}
+
+static void test_a_stateful_digest_change_restarts_each_index_only_after_it_stopped(void **state)
+{
+    (void)state;
+    json_t *m = rx_grid(1000);
+    rx_service(m, RX_SVC, 2, true);
+    json_t *first = rx_round(m, RX_SVC);
+    for (int i = 0; i < 2; i++)
+        report_state(m, first, i, "running");
+    json_object_set_new(json_object_get(rx_spec(m, RX_SVC), "process"), "digest",
+                        json_string("d2"));
+    json_t *p = rx_round(m, RX_SVC);
+    assert_int_equal(rx_ops(p, "unassign"), 2);
+    assert_int_equal(rx_ops(p, "assign"), 0);
+    assert_int_equal(json_array_size(json_object_get(p, "unplaced")), 2);
+    json_decref(p);
+    for (int i = 0; i < 2; i++)
+        json_object_clear(json_object_get(rx_nodeobj(m, rx_node_of(first, i)), "report"));
+    p = rx_plan(m, RX_SVC);
+    assert_int_equal(rx_ops(p, "assign"), 2);
+    assert_int_equal(rx_ops(p, "unassign"), 0);
+    for (int i = 0; i < 2; i++) {
+        char rid[128];
+        snprintf(rid, sizeof(rid), "%s/%d/3", RX_SVC, i);
+        assert_string_equal(rx_rid_of(p, i), rid);
+    }
+    json_decref(p);
+    json_decref(first);
+    json_decref(m);
+}
+
 /* ---------------------------------------------------------------- given up */
 
 static void give_up(json_t *m, const json_t *plan, int index)
@@ -201,8 +275,9 @@ static void test_a_node_is_blocklisted_after_n_failures_as_the_settings_say(void
 {
     (void)state;
     json_t *m = rx_grid(1000);
-    json_object_set_new(m, "settings", json_pack("{s:{s:i, s:i}}", "live", "blocklistAfterFailures",
-                                                 2, "blocklistMinutes", 1));
+    json_object_set_new(
+        m, "settings",
+        json_pack("{s:{s:i, s:i}}", "live", "blocklistAfterFailures", 2, "blocklistMinutes", 1));
     rx_service(m, RX_SVC, 1, false);
     json_object_set_new(m, "nodes", json_object());
     rx_node(m, "a", "fd1", "ud1", 1000);
@@ -240,8 +315,8 @@ static void test_all_nodes_blocklisted_is_an_error_report(void **state)
     const json_t *h = rx_health(p, "ServiceAllNodesBlocklisted");
     assert_non_null(h);
     assert_string_equal(json_string_value(json_object_get(h, "state")), "Error");
-    assert_non_null(strstr(json_string_value(json_object_get(h, "description")),
-                           "All nodes blocklisted"));
+    assert_non_null(
+        strstr(json_string_value(json_object_get(h, "description")), "All nodes blocklisted"));
     json_decref(p);
     json_decref(m);
 }
@@ -315,8 +390,8 @@ static void test_what_the_remaining_capacity_holds_is_placed_and_the_rest_waits(
     json_decref(m);
 }
 
-static void test_a_service_that_cannot_fit_an_empty_cluster_is_rejected_with_the_shortfall(
-    void **state)
+static void
+test_a_service_that_cannot_fit_an_empty_cluster_is_rejected_with_the_shortfall(void **state)
 {
     (void)state;
     json_t *m = rx_model();
@@ -387,6 +462,25 @@ static void test_a_spec_that_does_not_load_is_rejected_and_running_replicas_stay
     json_decref(m);
 }
 
+static void test_a_deleting_service_goes_even_when_its_spec_does_not_load(void **state)
+{
+    (void)state;
+    json_t *m = rx_grid(1000);
+    json_t *rec = rx_service(m, RX_SVC, 2, false);
+    json_decref(rx_round(m, RX_SVC));
+    json_object_set_new(rx_spec(m, RX_SVC), "distribution", json_string("sideways"));
+    json_object_set_new(rec, "state", json_string("deleting"));
+    json_t *p = rx_round(m, RX_SVC);
+    assert_int_equal(rx_ops(p, "unassign"), 2);
+    assert_true(json_is_null(json_object_get(p, "rejected")));
+    assert_false(json_is_true(json_object_get(p, "remove")));
+    json_decref(p);
+    p = rx_round(m, RX_SVC);
+    assert_true(json_is_true(json_object_get(p, "remove")));
+    json_decref(p);
+    json_decref(m);
+}
+
 static void test_spec_and_placement_may_be_json_strings_as_redis_holds_them(void **state)
 {
     (void)state;
@@ -415,6 +509,8 @@ int main(void)
         cmocka_unit_test(test_a_changed_placement_constraint_moves_exactly_the_violators),
         cmocka_unit_test(test_a_changed_mesos_constraint_keeps_the_lowest_index_of_a_conflict),
         cmocka_unit_test(test_a_changed_process_digest_gives_every_replica_a_new_rid),
+        cmocka_unit_test(test_a_stateful_replica_leaving_a_live_node_starts_elsewhere_once_stopped),
+        cmocka_unit_test(test_a_stateful_digest_change_restarts_each_index_only_after_it_stopped),
         cmocka_unit_test(test_a_replica_given_up_moves_and_its_node_is_blocklisted),
         cmocka_unit_test(test_a_node_is_blocklisted_after_n_failures_as_the_settings_say),
         cmocka_unit_test(test_all_nodes_blocklisted_is_an_error_report),
@@ -424,6 +520,7 @@ int main(void)
             test_a_service_that_cannot_fit_an_empty_cluster_is_rejected_with_the_shortfall),
         cmocka_unit_test(test_a_deleting_service_loses_every_replica_then_is_removed),
         cmocka_unit_test(test_a_spec_that_does_not_load_is_rejected_and_running_replicas_stay),
+        cmocka_unit_test(test_a_deleting_service_goes_even_when_its_spec_does_not_load),
         cmocka_unit_test(test_spec_and_placement_may_be_json_strings_as_redis_holds_them),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

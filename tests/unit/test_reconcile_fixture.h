@@ -72,9 +72,9 @@ RX_FN json_t *rx_service(json_t *m, const char *svc, int replicas, bool stateful
         "name", "MemoryMB", "primaryLoad", 64, "secondaryLoad", 32, "process", "tasks", "name",
         "main", "command", "sleep", "1000", "ports", "name", "http", "port", 0, "restart_policy",
         "policy", "Always", "digest", "d1");
-    json_t *rec = json_pack("{s:o, s:s, s:i, s:s, s:s, s:s, s:[]}", "spec", spec, "state",
-                            "active", "gen", 0, "stack", "s1", "stack_name", "demo", "resource",
-                            "web", "placement");
+    json_t *rec =
+        json_pack("{s:o, s:s, s:i, s:s, s:s, s:s, s:[]}", "spec", spec, "state", "active", "gen", 0,
+                  "stack", "s1", "stack_name", "demo", "resource", "web", "placement");
     json_object_set_new(json_object_get(m, "services"), svc, rec);
     return rec;
 }
@@ -100,8 +100,8 @@ RX_FN void rx_commit(json_t *m, const json_t *plan)
 {
     const char *svc = json_string_value(json_object_get(plan, "svc"));
     json_t *rec = json_object_get(json_object_get(m, "services"), svc);
-    static const char *const fields[] = {"placement", "unplaced", "blocklist", "failures",
-                                         "rejected", NULL};
+    static const char *const fields[] = {"placement", "unplaced", "blocklist",
+                                         "failures",  "rejected", NULL};
     for (size_t i = 0; fields[i]; i++)
         json_object_set(rec, fields[i], json_object_get(plan, fields[i]));
     json_object_set_new(rec, "gen",
@@ -215,8 +215,7 @@ RX_FN const json_t *rx_health(const json_t *plan, const char *prefix)
     json_t *h;
     json_array_foreach(json_object_get(plan, "health"), i, h)
     {
-        if (strncmp(json_string_value(json_object_get(h, "property")), prefix, strlen(prefix)) ==
-            0)
+        if (strncmp(json_string_value(json_object_get(h, "property")), prefix, strlen(prefix)) == 0)
             return h;
     }
     return NULL;

@@ -174,6 +174,22 @@ static void assert_json(const json_t *got, const char *want_json)
     json_decref(want);
 }
 
+static void test_a_list_of_constraints_must_all_hold(void **state)
+{
+    (void)state;
+    assert_refused("{\"command\": [\"x\"], \"constraints\": [[\"hostname\", \"UNIQUE\"], "
+                   "{\"OR\": [[\"rack\", \"MAXPER\", 2], [\"IDC\", \"LIKE\", \"sh.*\"]]}]}",
+                   "");
+    assert_contains(refusal("{\"command\": [\"x\"], \"constraints\": [[\"hostname\", "
+                            "\"UNIQUE\"], [\"rack\", \"MAXPER\"]]}"),
+                    "resources.r.properties.constraints[1]");
+    json_t *spec = spec_of("{\"command\": [\"x\"], \"constraints\": [[\"hostname\", "
+                           "\"UNIQUE\"], [\"rack\", \"MAXPER\", 2]]}");
+    assert_json(json_object_get(spec, "constraints"),
+                "{\"and\": [[\"hostname\", \"UNIQUE\"], [\"rack\", \"MAXPER\", 2]]}");
+    json_decref(spec);
+}
+
 static void test_the_spec_describes_the_service_for_placement(void **state)
 {
     (void)state;
@@ -191,7 +207,7 @@ static void test_the_spec_describes_the_service_for_placement(void **state)
                 "\"secondaryLoad\": 64, \"weight\": \"high\"}], \"placementConstraints\": "
                 "\"NodeType == web\", \"constraints\": [\"hostname\", \"UNIQUE\"], "
                 "\"distribution\": \"maxDifference\", \"requireDomainDistribution\": true, "
-                "\"affinity\": {\"service\": \"stk.db.12345678\"}}");
+                "\"affinity\": {\"service\": \"db\"}}");
     /* What the live engine hands to the placement library loads there. */
     cv_service_t *s = NULL;
     char err[512] = "";
@@ -201,6 +217,28 @@ static void test_the_spec_describes_the_service_for_placement(void **state)
     cv_service_free(s);
     json_decref(described);
     json_decref(spec);
+}
+
+static const char *affinity_of(const char *given)
+{
+    static char out[128];
+    char props[256];
+    snprintf(props, sizeof(props), "{\"command\": [\"x\"], \"affinity\": \"%s\"}", given);
+    json_t *spec = spec_of(props);
+    snprintf(out, sizeof(out), "%s",
+             json_string_value(json_object_get(json_object_get(spec, "affinity"), "service")));
+    json_decref(spec);
+    return out;
+}
+
+/* The live engine finds the parent by its resource name in the stack. */
+static void test_affinity_names_the_other_resource_of_the_stack(void **state)
+{
+    (void)state;
+    assert_string_equal(affinity_of("db"), "db");
+    assert_string_equal(affinity_of("stk.db.12345678"), "db"); /* {get_resource: db} */
+    assert_string_equal(affinity_of("stk.my.db.12345678"), "my.db");
+    assert_string_equal(affinity_of("other.db.12345678"), "other.db.12345678");
 }
 
 static void test_the_process_holds_one_main_task_and_the_defaults(void **state)
@@ -217,7 +255,8 @@ static void test_the_process_holds_one_main_task_and_the_defaults(void **state)
                 "{\"A\": \"1\"}, \"workdir\": \"\", \"resources\": {\"memory_mb\": 64}}], "
                 "\"ports\": [{\"name\": \"http\", \"port\": 0}], \"volumes\": [{\"name\": "
                 "\"data\", \"path\": \"data\"}], \"health_check\": {\"type\": \"http\", "
-                "\"interval\": 1, \"timeout\": 1, \"retries\": 3, \"grace_period\": 0, \"path\": "
+                "\"port\": \"http\", \"interval\": 1, \"timeout\": 1, \"retries\": 3, "
+                "\"grace_period\": 0, \"path\": "
                 "\"/\"}, \"restart_policy\": {\"policy\": \"Always\", \"interval\": 1, "
                 "\"backoff\": 1, \"max_times\": 0}, \"kill_policy\": {\"grace_period\": 5, "
                 "\"signal\": \"TERM\"}}");
@@ -283,12 +322,14 @@ int main(void)
         cmocka_unit_test(test_a_task_needs_a_name_and_a_command),
         cmocka_unit_test(test_a_malformed_placement_constraint_is_refused),
         cmocka_unit_test(test_a_malformed_mesos_constraint_is_refused),
+        cmocka_unit_test(test_a_list_of_constraints_must_all_hold),
         cmocka_unit_test(test_bad_policies_name_the_allowed_values),
         cmocka_unit_test(test_an_unknown_key_inside_a_property_is_refused),
         cmocka_unit_test(test_a_tcp_check_needs_one_of_the_ports),
         cmocka_unit_test(test_ports_and_metrics_are_checked),
         cmocka_unit_test(test_intrinsic_values_are_left_for_later),
         cmocka_unit_test(test_the_spec_describes_the_service_for_placement),
+        cmocka_unit_test(test_affinity_names_the_other_resource_of_the_stack),
         cmocka_unit_test(test_the_process_holds_one_main_task_and_the_defaults),
         cmocka_unit_test(test_the_digest_follows_the_process_not_the_replica_count),
         cmocka_unit_test(test_the_service_id_names_stack_resource_and_version),

@@ -105,6 +105,21 @@ static void test_an_unplaced_replica_waits_with_its_elimination_sequence(void **
     tr_state_clear(&st);
 }
 
+static void test_an_elimination_list_reads_as_the_steps_that_eliminated(void **state)
+{
+    (void)state;
+    cv_rstate_t st = version(
+        "{\"exists\": true, \"state\": \"active\", " NODES ", \"placement\": [], \"unplaced\": "
+        "[{\"index\": 0, \"eliminationSequence\": [{\"constraint\": \"NodeStatus\", "
+        "\"eliminated\": []}, {\"constraint\": \"ReplicaExclusion\", \"eliminated\": [\"n1\", "
+        "\"n2\"]}, {\"constraint\": \"NodeCapacity\", \"eliminated\": [\"n3\"]}]}], "
+        "\"reports\": {}}");
+    assert_int_equal(observe(&st, CV_ACTION_CREATE), CV_OBSERVED_IN_PROGRESS);
+    assert_contains(st.reason, "web-0.demo is unplaced: ReplicaExclusion eliminated n1, n2; "
+                               "NodeCapacity eliminated n3");
+    tr_state_clear(&st);
+}
+
 static void test_a_report_of_another_digest_waits(void **state)
 {
     (void)state;
@@ -149,13 +164,14 @@ static void test_only_a_rejected_service_fails(void **state)
                              ", \"placement\": [], \"rejected\": \"MemoryMB: needs 300, the "
                              "cluster has 200 free\", \"reports\": {}}");
     assert_int_equal(observe(&st, CV_ACTION_CREATE), CV_OBSERVED_FAILED);
-    assert_string_equal(st.reason, "service " SVC " cannot be placed: MemoryMB: needs 300, the "
-                                   "cluster has 200 free");
+    assert_string_equal(st.reason, "service web rejected: MemoryMB: needs 300, the cluster has "
+                                   "200 free");
     tr_state_clear(&st);
     /* The engine's note of the rejection fails it too. */
     st = version("{\"exists\": true, \"state\": \"active\", \"placement\": [], \"reports\": {}}");
-    json_object_set_new(st.data, "rejected", json_string("too big"));
+    json_object_set_new(st.data, "rejected", json_string("service web rejected: too big"));
     assert_int_equal(observe(&st, CV_ACTION_CREATE), CV_OBSERVED_FAILED);
+    assert_string_equal(st.reason, "service web rejected: too big");
     tr_state_clear(&st);
 }
 
@@ -231,6 +247,7 @@ int main(void)
         cmocka_unit_test(test_every_index_healthy_is_complete),
         cmocka_unit_test(test_a_replica_still_starting_waits),
         cmocka_unit_test(test_an_unplaced_replica_waits_with_its_elimination_sequence),
+        cmocka_unit_test(test_an_elimination_list_reads_as_the_steps_that_eliminated),
         cmocka_unit_test(test_a_report_of_another_digest_waits),
         cmocka_unit_test(test_a_replica_on_a_down_node_is_not_healthy),
         cmocka_unit_test(test_a_scale_down_waits_for_the_higher_indexes_to_go),
