@@ -12,8 +12,10 @@
 void cv_agent_usage(FILE *out)
 {
     fputs(
-        "usage: converge-agent --dir DIR (--cluster FILE --node NAME | --name NAME [node options])\n"
-        "                      [--redis URL] [--prefix P] [--address IP] [--ports LO-HI] [options]\n"
+        "usage: converge-agent --dir DIR (--cluster FILE --node NAME | --name NAME [node "
+        "options])\n"
+        "                      [--redis URL] [--prefix P] [--address IP] [--ports LO-HI] "
+        "[options]\n"
         "       converge-agent --simulate N [--cluster FILE | --nodes-prefix P] [options]\n"
         "\n"
         "Runs the replicas assigned to one cluster node (docs/services.md): registers the\n"
@@ -27,7 +29,8 @@ void cv_agent_usage(FILE *out)
         "  --node NAME            the manifest's node this agent is\n"
         "  --name NAME            or the node from options: its name,\n"
         "  --type TYPE            node type, --fault-domain fd:/a/b, --upgrade-domain UD,\n"
-        "  --property K=V         placement properties (repeatable; true/false and integers typed)\n"
+        "  --property K=V         placement properties (repeatable; true/false and integers "
+        "typed)\n"
         "  --capacity METRIC=N    capacities (repeatable)\n"
         "Where and how:\n"
         "  --redis URL            Redis (default $CONVERGE_REDIS or redis://127.0.0.1:6379/0)\n"
@@ -36,7 +39,8 @@ void cv_agent_usage(FILE *out)
         "  --address IP           the address replicas listen on (default 127.0.0.1)\n"
         "  --ports LO-HI          host ports for replicas (default 31000-31999)\n"
         "  --heartbeat-ttl MS     heartbeat TTL, refreshed every TTL/4 (default 3000)\n"
-        "  --fence-ms MS          Redis unreachable this long stops stateful replicas (default 5000)\n"
+        "  --fence-ms MS          Redis unreachable this long stops stateful replicas (default "
+        "5000)\n"
         "  --restart-reset-s S    healthy seconds that reset a restart counter (default 1800)\n"
         "  --log-cap BYTES        size of a replica's stdout/stderr file before it rotates to .1\n"
         "                         (default 1048576)\n"
@@ -45,11 +49,12 @@ void cv_agent_usage(FILE *out)
         "  --simulate N           N simulated nodes in this process (no processes: replicas are\n"
         "                         healthy after a short simulated start); with --cluster, the\n"
         "                         file's first N nodes\n"
-        "  --nodes-prefix P       simulated node names P0..P(N-1) over 3 FDs x 3 UDs (default sim-)\n"
+        "  --nodes-prefix P       simulated node names P0..P(N-1) over 3 FDs x 3 UDs (default "
+        "sim-)\n"
         "  -v, --verbose          debug logs\n"
         "  -h, --help             this text\n"
-        "Exit status: 0 stopped by a signal, 2 bad options or node description, 3 Redis\n"
-        "unreachable at start.\n",
+        "Exit status: 0 stopped by a signal, 2 bad options or node description. Redis\n"
+        "unreachable at start is waited for (replicas keep running, the fence applies).\n",
         out);
 }
 
@@ -106,8 +111,8 @@ static int number(const char *opt, const char *text, double min, double max, dou
     char *end;
     double v = strtod(text, &end);
     if (end == text || *end || v < min || v > max)
-        return cv_seterr(errstr, errstr_size, CV_EINVAL, "--%s '%s': expected a number from %g to %g",
-                         opt, text, min, max);
+        return cv_seterr(errstr, errstr_size, CV_EINVAL,
+                         "--%s '%s': expected a number from %g to %g", opt, text, min, max);
     *out = v;
     return 0;
 }
@@ -127,22 +132,41 @@ static int apply(cv_agent_conf_t *c, int opt, const char *arg, char *errstr, siz
     double v;
     int rc = 0;
     switch (opt) {
-    case O_REDIS: return cv_opts_set_redis(&c->opts, arg, errstr, errstr_size);
+    case O_REDIS:
+        return cv_opts_set_redis(&c->opts, arg, errstr, errstr_size);
     case O_PREFIX:
         if (strlen(arg) >= sizeof(c->opts.prefix))
             return cv_seterr(errstr, errstr_size, CV_EINVAL, "--prefix: too long");
         strcpy(c->opts.prefix, arg);
         return 0;
-    case O_DIR: c->dir = arg; return 0;
-    case O_CLUSTER: c->cluster = arg; return 0;
-    case O_NODE: c->node = arg; return 0;
-    case O_NAME: c->name = arg; return 0;
-    case O_TYPE: c->type = arg; return 0;
-    case O_FD: c->fault_domain = arg; return 0;
-    case O_UD: c->upgrade_domain = arg; return 0;
-    case O_PROPERTY: return add_kv(c->props, &c->nprops, "property", arg, errstr, errstr_size);
-    case O_CAPACITY: return add_kv(c->caps, &c->ncaps, "capacity", arg, errstr, errstr_size);
-    case O_ADDRESS: c->address = arg; return 0;
+    case O_DIR:
+        c->dir = arg;
+        return 0;
+    case O_CLUSTER:
+        c->cluster = arg;
+        return 0;
+    case O_NODE:
+        c->node = arg;
+        return 0;
+    case O_NAME:
+        c->name = arg;
+        return 0;
+    case O_TYPE:
+        c->type = arg;
+        return 0;
+    case O_FD:
+        c->fault_domain = arg;
+        return 0;
+    case O_UD:
+        c->upgrade_domain = arg;
+        return 0;
+    case O_PROPERTY:
+        return add_kv(c->props, &c->nprops, "property", arg, errstr, errstr_size);
+    case O_CAPACITY:
+        return add_kv(c->caps, &c->ncaps, "capacity", arg, errstr, errstr_size);
+    case O_ADDRESS:
+        c->address = arg;
+        return 0;
     case O_PORTS:
         if (cv_ports_parse_range(arg, &c->port_lo, &c->port_hi) != 0)
             return cv_seterr(errstr, errstr_size, CV_EINVAL,
@@ -163,15 +187,24 @@ static int apply(cv_agent_conf_t *c, int opt, const char *arg, char *errstr, siz
         rc = number("log-cap", arg, 0, 1e12, &v, errstr, errstr_size);
         c->log_cap = (long)v;
         return rc;
-    case O_STOP: c->stop_on_exit = true; return 0;
+    case O_STOP:
+        c->stop_on_exit = true;
+        return 0;
     case O_SIMULATE:
         rc = number("simulate", arg, 1, 100000, &v, errstr, errstr_size);
         c->simulate = (int)v;
         return rc;
-    case O_NODES_PREFIX: c->nodes_prefix = arg; return 0;
-    case 'v': c->verbose = true; return 0;
-    case 'h': c->help = true; return 0;
-    default: return cv_seterr(errstr, errstr_size, CV_EINVAL, "unknown option (see --help)");
+    case O_NODES_PREFIX:
+        c->nodes_prefix = arg;
+        return 0;
+    case 'v':
+        c->verbose = true;
+        return 0;
+    case 'h':
+        c->help = true;
+        return 0;
+    default:
+        return cv_seterr(errstr, errstr_size, CV_EINVAL, "unknown option (see --help)");
     }
 }
 
@@ -196,8 +229,7 @@ static int check(const cv_agent_conf_t *c, char *errstr, size_t errstr_size)
     return 0;
 }
 
-int cv_agent_conf_parse(cv_agent_conf_t *c, int argc, char **argv, char *errstr,
-                        size_t errstr_size)
+int cv_agent_conf_parse(cv_agent_conf_t *c, int argc, char **argv, char *errstr, size_t errstr_size)
 {
     memset(c, 0, sizeof(*c));
     int rc = cv_opts_from_env(&c->opts, errstr, errstr_size);

@@ -75,8 +75,8 @@ static int pairs(const char *const *kv, size_t n, const char *opt, bool quantiti
     return 0;
 }
 
-int cv_desc_from_opts(const cv_desc_opts_t *o, const json_t *settings, json_t **desc,
-                      char *errstr, size_t errstr_size)
+int cv_desc_from_opts(const cv_desc_opts_t *o, const json_t *settings, json_t **desc, char *errstr,
+                      size_t errstr_size)
 {
     *desc = NULL;
     if (!o->name || !o->name[0])

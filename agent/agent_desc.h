@@ -25,8 +25,8 @@ typedef struct cv_desc_opts {
 
 /* Builds and checks the description of the options; `settings` (or NULL)
  * are the cluster settings it is checked with. 0 or CV_EVALIDATE. */
-int cv_desc_from_opts(const cv_desc_opts_t *o, const json_t *settings, json_t **desc,
-                      char *errstr, size_t errstr_size);
+int cv_desc_from_opts(const cv_desc_opts_t *o, const json_t *settings, json_t **desc, char *errstr,
+                      size_t errstr_size);
 
 /* Checks `manifest` (read from `fname`), then takes its node `node`:
  * *desc its description, *settings the manifest without `nodes`.

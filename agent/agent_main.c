@@ -33,6 +33,7 @@ typedef struct agent {
     size_t nnodes, stopped;
     char id[256];
     uv_signal_t sigterm, sigint;
+    uv_timer_t connect_timer; /* until Redis could be reached once */
     bool stopping;
     cv_outage_t redis_outage;
 } agent_t;
@@ -142,14 +143,34 @@ static void on_redis_state(void *ud, bool up, const char *why)
                 a->conf.opts.redis_port, took);
 }
 
+/* The first connection: until then the nodes run their replicas (and their
+ * fence clocks) without Redis. A stopped agent would leave its stateful
+ * replicas running unfenced. */
+static void on_connect_timer(uv_timer_t *t)
+{
+    agent_t *a = t->data;
+    char err[512];
+    if (cv_redis_open(&a->redis, a->loop, &a->conf.opts, err, sizeof(err)) != 0) {
+        on_redis_state(a, false, err);
+        return;
+    }
+    uv_timer_stop(t);
+    cv_redis_on_state(a->redis, on_redis_state, a);
+    on_redis_state(a, true, "");
+    for (size_t i = 0; i < a->nnodes; i++)
+        cv_anode_set_redis(a->nodes[i], a->redis);
+}
+
 static void on_node_stopped(void *ud)
 {
     agent_t *a = ud;
     if (++a->stopped < a->nnodes)
         return;
+    uv_close((uv_handle_t *)&a->connect_timer, NULL);
     cv_redis_sub_close(a->sub);
     a->sub = NULL;
-    cv_redis_close(a->redis);
+    if (a->redis)
+        cv_redis_close(a->redis);
     a->redis = NULL;
     for (size_t i = 0; i < a->nnodes; i++)
         cv_anode_free(a->nodes[i]);
@@ -175,12 +196,15 @@ static int run(agent_t *a)
 {
     char err[512];
     a->loop = uv_default_loop();
-    if (cv_redis_open(&a->redis, a->loop, &a->conf.opts, err, sizeof(err)) != 0) {
-        cv_error("%s", err);
-        return 3;
-    }
     cv_outage_init(&a->redis_outage, "redis");
-    cv_redis_on_state(a->redis, on_redis_state, a);
+    uv_timer_init(a->loop, &a->connect_timer);
+    a->connect_timer.data = a;
+    if (cv_redis_open(&a->redis, a->loop, &a->conf.opts, err, sizeof(err)) != 0) {
+        on_redis_state(a, false, err);
+        a->redis = NULL;
+        uv_timer_start(&a->connect_timer, on_connect_timer, 1000, 1000);
+    } else
+        cv_redis_on_state(a->redis, on_redis_state, a);
     a->nnodes = json_array_size(a->descs);
     a->nodes = calloc(a->nnodes, sizeof(*a->nodes));
     const char **channels = calloc(a->nnodes + 1, sizeof(char *));
@@ -221,9 +245,9 @@ static int run(agent_t *a)
     if (a->conf.simulate)
         cv_info("simulating %zu nodes: redis %s", a->nnodes, a->conf.opts.redis_url);
     else
-        cv_info("node %s started: redis %s, dir %s, address %s, ports %d-%d", a->conf.node ? a->conf.node : a->conf.name,
-                a->conf.opts.redis_url, a->conf.dir, a->conf.address, a->conf.port_lo,
-                a->conf.port_hi);
+        cv_info("node %s started: redis %s, dir %s, address %s, ports %d-%d",
+                a->conf.node ? a->conf.node : a->conf.name, a->conf.opts.redis_url, a->conf.dir,
+                a->conf.address, a->conf.port_lo, a->conf.port_hi);
     uv_run(a->loop, UV_RUN_DEFAULT);
     uv_loop_close(a->loop);
     free(a->nodes);
@@ -258,8 +282,9 @@ int main(int argc, char **argv)
     char host[64] = "host";
     gethostname(host, sizeof(host) - 1);
     snprintf(a.id, sizeof(a.id), "%s:%d:%.3f", host, (int)getpid(), cv_now());
-    const char *who = a.conf.simulate ? "agent-sim"
-                                      : json_string_value(json_object_get(json_array_get(a.descs, 0), "name"));
+    const char *who = a.conf.simulate
+                          ? "agent-sim"
+                          : json_string_value(json_object_get(json_array_get(a.descs, 0), "name"));
     char tag[160];
     snprintf(tag, sizeof(tag), "agent-%s", who);
     cv_log_init(a.conf.simulate ? who : tag, a.conf.verbose ? CV_LOG_DEBUG : CV_LOG_INFO);

@@ -2,6 +2,7 @@
 
 #include "agent_ports.h"
 #include "agent_replica.h"
+#include "agent_report.h"
 #include "agent_state.h"
 
 #include "cv_keys.h"
@@ -37,6 +38,7 @@ struct cv_anode {
     json_t *bad; /* rid -> report of an assigned spec that cannot be read */
     uv_timer_t hb_timer, tick_timer, flush_timer;
     unsigned ticks;
+    int closing; /* timers not yet closed, once freed */
     double last_ok, started;
     bool fenced, swept, shutting, stop_replicas;
     void (*done)(void *ud);
@@ -90,7 +92,7 @@ static void forget(cv_anode_t *n, entry_t *e)
 
 static void send_cmd(cv_anode_t *n, int argc, const char **argv, cv_redis_cb cb)
 {
-    if (cv_redis_argv(n->redis, argc, argv, NULL, cb, n) != 0)
+    if (!n->redis || cv_redis_argv(n->redis, argc, argv, NULL, cb, n) != 0)
         cv_debug("node %s: Redis unreachable, %s not sent", n->conf.name, argv[0]);
 }
 
@@ -148,7 +150,7 @@ static void flush(cv_anode_t *n, bool all)
     }
     if (argc > 2)
         send_cmd(n, argc, argv, on_report_written);
-    if (ndel > 2 && cv_redis_connected(n->redis)) {
+    if (ndel > 2 && n->redis && cv_redis_connected(n->redis)) {
         send_cmd(n, ndel, del, on_report_written);
         for (size_t i = 0; i < ngone; i++) {
             entry_t *e = find(n, gone[i]);
@@ -191,11 +193,17 @@ static void on_restarted(void *ud, cv_replica_t *r, const char *reason)
         return;
     cv_key(key, sizeof(key), CV_KEY_EVENTS, s->stack, 0, NULL);
     snprintf(now, sizeof(now), "%.3f", cv_now());
-    const char *argv[] = {"XADD",     key,        "MAXLEN",      "~",       "200000",   "*",
-                          "time",     now,        "resource",    s->service, "physical_id",
-                          s->name,    "action",   "CHECK",       "status",   "IN_PROGRESS",
-                          "reason",   reason,     "traversal",   "",         "worker",
-                          n->conf.agent_id};
+    const char *argv[] = {"XADD",        key,
+                          "MAXLEN",      "~",
+                          "200000",      "*",
+                          "time",        now,
+                          "resource",    s->service,
+                          "physical_id", s->name,
+                          "action",      "CHECK",
+                          "status",      "IN_PROGRESS",
+                          "reason",      reason,
+                          "traversal",   "",
+                          "worker",      n->conf.agent_id};
     send_cmd(n, (int)(sizeof(argv) / sizeof(argv[0])), argv, on_report_written);
 }
 
@@ -249,10 +257,15 @@ static void heartbeat(cv_anode_t *n)
     snprintf(started, sizeof(started), "%.3f", n->started);
     const char *nodes[] = {"HSET", n->k_nodes, n->conf.name, desc ? desc : "{}"};
     const char *admin[] = {"HSETNX", n->k_node, "admin", "enabled"};
-    const char *fields[] = {"HSET",      n->k_node, "agent",     n->conf.agent_id, "pid",
-                            pid,         "started", started,     "last_seen",      now,
-                            "address",   n->conf.address,        "ports",          ports,
-                            "fence_ms",  fence,     "load",      load_text ? load_text : "{}",
+    const char *fields[] = {"HSET",      n->k_node,
+                            "agent",     n->conf.agent_id,
+                            "pid",       pid,
+                            "started",   started,
+                            "last_seen", now,
+                            "address",   n->conf.address,
+                            "ports",     ports,
+                            "fence_ms",  fence,
+                            "load",      load_text ? load_text : "{}",
                             "replicas",  count};
     const char *alive[] = {"SET", n->k_alive, n->conf.agent_id, "PX", ttl};
     send_cmd(n, 4, nodes, NULL);
@@ -278,10 +291,18 @@ static void on_hb_timer(uv_timer_t *t)
 /* Assignments                                                              */
 /* ------------------------------------------------------------------------ */
 
-static void stop_entry(entry_t *e, const char *why)
+/* Stopped or failed by its restart policy: a verdict that a stop for the
+ * agent's exit or a fence must not turn into "start it again". */
+static bool settled(const entry_t *e)
+{
+    cv_rstate_t st = cv_replica_state(e->r);
+    return (st == CV_RSTATE_STOPPED || st == CV_RSTATE_FAILED) && !cv_replica_has_processes(e->r);
+}
+
+static void stop_entry(entry_t *e, const char *why, bool now)
 {
     e->stopped_by_node = true;
-    cv_replica_stop(e->r, why);
+    cv_replica_stop(e->r, why, now);
 }
 
 static void assign_one(cv_anode_t *n, const char *rid, const char *text)
@@ -313,9 +334,12 @@ static void assign_one(cv_anode_t *n, const char *rid, const char *text)
     }
     if (rc) {
         cv_warn("node %s: replica %s: %s", n->conf.name, rid, err);
-        json_object_set_new(n->bad, rid,
-                            json_pack("{s:s, s:s, s:s, s:b, s:f}", "rid", rid, "state", "failed",
-                                      "reason", err, "gave_up", 0, "since", cv_now()));
+        cv_report_t bad = {.rid = rid,
+                           .state = CV_RSTATE_FAILED,
+                           .reason = err,
+                           .address = n->conf.address,
+                           .since = cv_now()};
+        json_object_set_new(n->bad, rid, cv_report_json(&bad));
         on_changed(n, NULL);
         return;
     }
@@ -362,7 +386,7 @@ static void on_assignments(cv_redis_t *r, redisReply *reply, void *ud)
     for (size_t i = 0; i < n->nentries; i++) {
         entry_t *e = &n->entries[i];
         if (!e->assigned && !e->stopped_by_node)
-            stop_entry(e, "no longer assigned to this node");
+            stop_entry(e, "no longer assigned to this node", false);
     }
     const char *rid;
     json_t *rep;
@@ -408,9 +432,9 @@ static void fence(cv_anode_t *n)
     cv_warn("node %s: %s: stopping its stateful replicas", n->conf.name, why);
     for (size_t i = 0; i < n->nentries; i++) {
         entry_t *e = &n->entries[i];
-        if (cv_replica_spec(e->r)->stateful && !cv_replica_stopped(e->r)) {
+        if (cv_replica_spec(e->r)->stateful && !settled(e)) {
             e->fenced = true;
-            stop_entry(e, why);
+            stop_entry(e, why, true); /* no grace: it may run elsewhere soon */
         }
     }
 }
@@ -418,7 +442,7 @@ static void fence(cv_anode_t *n)
 static bool all_stopped(const cv_anode_t *n)
 {
     for (size_t i = 0; i < n->nentries; i++)
-        if (!cv_replica_stopped(n->entries[i].r))
+        if (cv_replica_has_processes(n->entries[i].r))
             return false;
     return true;
 }
@@ -475,8 +499,13 @@ static void readopt(cv_anode_t *n)
             continue;
         }
         cv_replica_t *r = cv_replica_new(&n->host, &spec);
-        if (r && add(n, r))
-            cv_replica_adopt(r, st);
+        entry_t *e = r ? add(n, r) : NULL;
+        if (!e)
+            continue;
+        cv_replica_adopt(r, st);
+        /* Stopped for good by the previous run: the assignments say whether
+         * it starts again (fenced, or stopped with the agent) or goes. */
+        e->stopped_by_node = cv_replica_stopped(r);
     }
     json_decref(states);
 }
@@ -522,6 +551,12 @@ cv_anode_t *cv_anode_new(uv_loop_t *loop, cv_redis_t *redis, const cv_anode_conf
     return n;
 }
 
+void cv_anode_set_redis(cv_anode_t *n, cv_redis_t *redis)
+{
+    n->redis = redis;
+    cv_anode_resync(n);
+}
+
 const char *cv_anode_channel(const cv_anode_t *n)
 {
     return n->k_notify;
@@ -547,16 +582,16 @@ void cv_anode_shutdown(cv_anode_t *n, bool stop_replicas, void (*done)(void *ud)
         return;
     }
     for (size_t i = 0; i < n->nentries; i++)
-        if (!cv_replica_stopped(n->entries[i].r))
-            stop_entry(&n->entries[i], "the agent is stopping");
+        if (!settled(&n->entries[i]))
+            stop_entry(&n->entries[i], "the agent is stopping", false);
 }
 
+/* The node lives until its three timers are closed, in whatever order. */
 static void on_closed(uv_handle_t *h)
 {
     cv_anode_t *n = h->data;
-    if (h != (uv_handle_t *)&n->flush_timer)
-        return;
-    free(n);
+    if (--n->closing == 0)
+        free(n);
 }
 
 void cv_anode_free(cv_anode_t *n)
@@ -567,7 +602,8 @@ void cv_anode_free(cv_anode_t *n)
     free(n->entries);
     json_decref(n->bad);
     cv_ports_free(&n->ports);
-    uv_close((uv_handle_t *)&n->hb_timer, NULL);
-    uv_close((uv_handle_t *)&n->tick_timer, NULL);
+    n->closing = 3;
+    uv_close((uv_handle_t *)&n->hb_timer, on_closed);
+    uv_close((uv_handle_t *)&n->tick_timer, on_closed);
     uv_close((uv_handle_t *)&n->flush_timer, on_closed);
 }

@@ -8,7 +8,7 @@
  * Restarts are events of the replica's stack and counts in {cluster}:ledger.
  *
  * When no heartbeat got through for longer than the fence time, the node's
- * stateful replicas are stopped (they may soon be placed elsewhere); they
+ * stateful replicas are killed (they may soon be placed elsewhere); they
  * start again if they are still assigned here once Redis answers.
  *
  * A simulated node (conf->simulate) runs no process: agent_replica fakes
@@ -39,8 +39,13 @@ typedef struct cv_anode_conf {
 
 typedef struct cv_anode cv_anode_t;
 
-/* A node on `redis` (shared; not owned). Re-adopts what its state files name. */
+/* A node on `redis` (shared; not owned; NULL until Redis could be reached
+ * once: the node then runs its replicas, and its fence clock, without it).
+ * Re-adopts what its state files name. */
 cv_anode_t *cv_anode_new(uv_loop_t *loop, cv_redis_t *redis, const cv_anode_conf_t *conf);
+
+/* The connection, once there is one. */
+void cv_anode_set_redis(cv_anode_t *n, cv_redis_t *redis);
 
 /* Registers and starts the heartbeat, the resync and the ticks. */
 void cv_anode_start(cv_anode_t *n);

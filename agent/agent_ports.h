@@ -20,7 +20,7 @@ typedef struct cv_ports {
     struct cv_port_use {
         int port;
         char owner[160];
-    } *used;
+    } * used;
     size_t nused, cap;
 } cv_ports_t;
 

@@ -17,11 +17,11 @@ typedef struct cv_probe_req {
     int kind;            /* cv_health_kind_t */
     const char *address; /* tcp/http */
     int port;
-    const char *path;         /* http */
-    const char *const *argv;  /* command */
-    char **env;               /* command */
-    const char *cwd;          /* command */
-    double timeout;           /* seconds */
+    const char *path;        /* http */
+    const char *const *argv; /* command */
+    char **env;              /* command */
+    const char *cwd;         /* command */
+    double timeout;          /* seconds */
 } cv_probe_req_t;
 
 /* Starts a probe; cb is always called (also when it cannot start). */

@@ -15,14 +15,14 @@
 #include <uv.h>
 
 typedef struct cv_spawn {
-    const char *const *argv;  /* NULL-terminated */
-    char **env;               /* NULL-terminated "K=V" */
+    const char *const *argv; /* NULL-terminated */
+    char **env;              /* NULL-terminated "K=V" */
     const char *cwd;
     const char *out_path, *err_path; /* opened O_APPEND (created) */
-    long memory_mb;           /* RLIMIT_AS when > 0 */
-    long nofile;              /* RLIMIT_NOFILE when > 0 */
-    uv_exit_cb on_exit;       /* the process handle's exit callback */
-    void *data;               /* the handle's data */
+    long memory_mb;                  /* RLIMIT_AS when > 0 */
+    long nofile;                     /* RLIMIT_NOFILE when > 0 */
+    uv_exit_cb on_exit;              /* the process handle's exit callback */
+    void *data;                      /* the handle's data */
 } cv_spawn_t;
 
 /* Starts the process. Returns 0 with *out (free it with cv_proc_close) and

@@ -56,9 +56,10 @@ void cv_replica_start(cv_replica_t *r);
  * processes are adopted as they are; dead ones go to the restart policy. */
 void cv_replica_adopt(cv_replica_t *r, const json_t *state);
 
-/* Stops its processes by the kill policy, for `why`; it is then stopped
- * for good (a stopped replica is restarted only by cv_replica_start). */
-void cv_replica_stop(cv_replica_t *r, const char *why);
+/* Stops its processes by the kill policy (with `now`: SIGKILL at once), for
+ * `why`; it is then stopped for good (a stopped replica is restarted only by
+ * cv_replica_start). */
+void cv_replica_stop(cv_replica_t *r, const char *why, bool now);
 
 /* Every 250 ms: re-adopted processes' liveness; every 1 s (`full`):
  * usage measures, log caps, the restart counter's reset. */

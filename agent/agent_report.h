@@ -43,17 +43,17 @@ cv_metric_kind_t cv_metric_kind(const char *name);
 typedef struct cv_report {
     const char *rid;
     cv_rstate_t state;
-    long pid;                /* first task's pid, 0 when none */
+    long pid;                      /* first task's pid, 0 when none */
     unsigned long long start_time; /* its /proc start time (clock ticks since boot) */
-    double started, since;   /* Unix s: the processes' start, the state's start */
+    double started, since;         /* Unix s: the processes' start, the state's start */
     int restarts;
     const char *reason, *exit; /* "" when none */
     const char *address;
-    const json_t *ports;     /* name -> host port */
+    const json_t *ports; /* name -> host port */
     bool gave_up;
     const char *digest;
-    const json_t *declared;  /* the spec's load, or NULL */
-    bool measured;           /* rss_mb and cpu_cores hold a measure */
+    const json_t *declared; /* the spec's load, or NULL */
+    bool measured;          /* rss_mb and cpu_cores hold a measure */
     double rss_mb, cpu_cores;
 } cv_report_t;
 

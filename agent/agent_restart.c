@@ -4,8 +4,8 @@
 
 #include <string.h>
 
-static int number(const json_t *obj, const char *path, const char *key, double *out,
-                  char *errstr, size_t errstr_size)
+static int number(const json_t *obj, const char *path, const char *key, double *out, char *errstr,
+                  size_t errstr_size)
 {
     const json_t *v = json_object_get(obj, key);
     if (!v || json_is_null(v))

@@ -17,7 +17,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef enum { CV_RESTART_NEVER = 0, CV_RESTART_ALWAYS = 1, CV_RESTART_ON_FAILURE = 2 } cv_restart_kind_t;
+typedef enum {
+    CV_RESTART_NEVER = 0,
+    CV_RESTART_ALWAYS = 1,
+    CV_RESTART_ON_FAILURE = 2
+} cv_restart_kind_t;
 
 typedef struct cv_restart_policy {
     cv_restart_kind_t kind;
@@ -27,8 +31,8 @@ typedef struct cv_restart_policy {
 } cv_restart_policy_t;
 
 typedef enum {
-    CV_RESTART_AFTER = 0, /* restart after *delay_s */
-    CV_RESTART_DONE = 1,  /* not restarted: the replica finished (exit 0), report stopped */
+    CV_RESTART_AFTER = 0,       /* restart after *delay_s */
+    CV_RESTART_DONE = 1,        /* not restarted: the replica finished (exit 0), report stopped */
     CV_RESTART_STAY_FAILED = 2, /* Never after a failure: failed, not moved either */
     CV_RESTART_GIVE_UP = 3      /* max_times reached: failed, gave_up */
 } cv_restart_action_t;

@@ -17,7 +17,7 @@ typedef struct cv_rtask {
     const char *name;
     const char **argv; /* NULL-terminated, strings owned by the spec's JSON */
     size_t argc;
-    const json_t *env; /* object or NULL */
+    const json_t *env;   /* object or NULL */
     const char *workdir; /* or NULL */
     long memory_mb;      /* 0: no limit */
     long nofile;         /* 0: the agent's own */
@@ -33,12 +33,17 @@ typedef struct cv_rvolume {
     const char *path; /* where it appears in the working directory, or NULL */
 } cv_rvolume_t;
 
-typedef enum { CV_HEALTH_NONE = 0, CV_HEALTH_COMMAND, CV_HEALTH_TCP, CV_HEALTH_HTTP } cv_health_kind_t;
+typedef enum {
+    CV_HEALTH_NONE = 0,
+    CV_HEALTH_COMMAND,
+    CV_HEALTH_TCP,
+    CV_HEALTH_HTTP
+} cv_health_kind_t;
 
 typedef struct cv_rhealth {
     cv_health_kind_t kind;
-    const char *port; /* tcp/http: a port name of the replica */
-    const char *path; /* http: the path, default "/" */
+    const char *port;  /* tcp/http: a port name of the replica */
+    const char *path;  /* http: the path, default "/" */
     const char **argv; /* command: NULL-terminated */
     double interval, timeout, grace_period;
     int retries;

@@ -3,7 +3,8 @@
  * that a restarted agent re-adopts them: one JSON file per replica,
  * <dir>/replicas/<rid>.json (with '/' of the rid written as '+'), holding
  * {"rid", "spec", "tasks": [{"name", "pid", "start_time"}], "ports",
- * "restarts", "started", "ledger"}. Written atomically (a temporary file
+ * "restarts", "started", "ledger", "state", "reason", "exit", "gave_up",
+ * "stopped"}. Written atomically (a temporary file
  * renamed over the old one) before and after every spawn.
  * I/O only: no policy.
  */

@@ -337,6 +337,11 @@ static void schedule_reconnect(cv_redis_t *r)
     uv_timer_start(&r->reconnect_timer, on_reconnect_timer, delay, 0);
 }
 
+static void on_failed_open_closed(uv_handle_t *h)
+{
+    free(h->data);
+}
+
 int cv_redis_open(cv_redis_t **out, uv_loop_t *loop, const cv_opts_t *opts, char *errstr,
                   size_t errstr_size)
 {
@@ -349,7 +354,8 @@ int cv_redis_open(cv_redis_t **out, uv_loop_t *loop, const cv_opts_t *opts, char
     r->reconnect_timer.data = r;
     int rc = connect_async(r, errstr, errstr_size);
     if (rc) {
-        uv_close((uv_handle_t *)&r->reconnect_timer, (uv_close_cb)free);
+        /* The timer is not the struct's first member: free the struct. */
+        uv_close((uv_handle_t *)&r->reconnect_timer, on_failed_open_closed);
         return rc;
     }
     *out = r;

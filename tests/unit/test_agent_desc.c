@@ -47,8 +47,8 @@ static void test_a_bad_capacity_is_named(void **state)
     const char *caps[] = {"MemoryMB=lots"};
     json_t *d;
     assert_int_equal(from_opts("n1", NULL, caps, 1, NULL, 0, &d, err, sizeof(err)), CV_EVALIDATE);
-    assert_string_equal(err,
-                        "the node description: capacities.MemoryMB: expected a non-negative integer");
+    assert_string_equal(
+        err, "the node description: capacities.MemoryMB: expected a non-negative integer");
 }
 
 static void test_a_bad_fault_domain_is_named(void **state)
@@ -109,8 +109,7 @@ static void test_a_missing_node_and_a_bad_manifest_are_named(void **state)
     (void)state;
     char err[512];
     json_t *m = tu_json(manifest_text), *d, *s;
-    assert_int_equal(cv_desc_from_manifest(m, "c.json", "zz", &d, &s, err, sizeof(err)),
-                     CV_ENOENT);
+    assert_int_equal(cv_desc_from_manifest(m, "c.json", "zz", &d, &s, err, sizeof(err)), CV_ENOENT);
     assert_string_equal(err, "c.json: nodes: no node named 'zz'");
     json_decref(m);
     m = tu_json("{\"nodes\": [{\"name\": \"a\"}, {\"name\": \"b\", \"type\": \"Nope\"}]}");
@@ -129,8 +128,7 @@ static void test_the_command_line_has_defaults(void **state)
     (void)state;
     char err[256];
     cv_agent_conf_t c;
-    char *argv[] = {"converge-agent", "--dir", "/tmp/x", "--name", "n1", "--capacity", "M=1",
-                    NULL};
+    char *argv[] = {"converge-agent", "--dir", "/tmp/x", "--name", "n1", "--capacity", "M=1", NULL};
     assert_int_equal(parse(&c, err, sizeof(err), 7, argv), 0);
     assert_int_equal(c.port_lo, 31000);
     assert_int_equal(c.port_hi, 31999);

@@ -29,9 +29,9 @@ static void test_the_report_has_every_contract_field(void **state)
                      .digest = "abc",
                      .declared = declared};
     json_t *j = cv_report_json(&r);
-    static const char *const fields[] = {"rid",   "state",   "pid",    "start_time", "started",
-                                         "since", "restarts", "reason", "exit",       "address",
-                                         "ports", "load",    "gave_up", "digest"};
+    static const char *const fields[] = {"rid",   "state",    "pid",     "start_time", "started",
+                                         "since", "restarts", "reason",  "exit",       "address",
+                                         "ports", "load",     "gave_up", "digest"};
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
         if (!json_object_get(j, fields[i]))
             fail_msg("the report has no %s", fields[i]);
@@ -95,8 +95,8 @@ static void test_node_load_is_the_sum(void **state)
 static void test_every_state_has_its_contract_name(void **state)
 {
     (void)state;
-    static const char *const names[] = {"starting",  "running", "healthy",  "unhealthy",
-                                        "backoff",   "failed",  "stopping", "stopped"};
+    static const char *const names[] = {"starting", "running", "healthy",  "unhealthy",
+                                        "backoff",  "failed",  "stopping", "stopped"};
     for (int s = 0; s < CV_RSTATE__COUNT; s++)
         assert_string_equal(cv_rstate_name((cv_rstate_t)s), names[s]);
 }
