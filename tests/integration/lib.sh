@@ -122,7 +122,7 @@ svc_agent_start() {
         "$SVC_AGENT" --cluster "$file" --node "$node" --dir "$dir" \
         --ports "$base-$((base + 19))" --heartbeat-ttl "$SVC_TTL_MS" "$@") ||
         fail "agent $node did not start" || return 1
-    cv_wait_until 20 "agent $node to register" svc_node_up "$node" ||
+    cv_wait_until 20 "agent $node to register" svc_node_alive "$node" ||
         { cv_tail_log "$dir/agent.log" 10; fail "agent $node is not up"; }
 }
 
@@ -133,8 +133,8 @@ svc_agents_start() {
     for node; do svc_agent_start "$file" "$node" || return 1; done
 }
 
-svc_node_up() { [ "$(redis EXISTS "$(ckey "alive:$1")")" = 1 ]; }
-svc_node_down() { [ "$(redis EXISTS "$(ckey "alive:$1")")" = 0 ]; }
+svc_node_alive() { [ "$(redis EXISTS "$(ckey "alive:$1")")" = 1 ]; }
+svc_node_gone() { [ "$(redis EXISTS "$(ckey "alive:$1")")" = 0 ]; }
 
 # svc_agent_kill NODE [SIGNAL]: signals the agent (default KILL) and waits for it to exit.
 svc_agent_kill() {
