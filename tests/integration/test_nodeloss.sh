@@ -21,7 +21,7 @@ nl_allowed_ms() {
 }
 
 test_nodeloss_replicas_replaced_within_grace_and_a_stateful_index_never_runs_twice() {
-    local name svc r0 r1 lost idx pid t0 t1 allowed scan doubles nodes n
+    local name svc r0 r1 lost idx pid t0 t1 allowed scan doubles nodes n used
     svt_up loss
     name=$(stack_name svc-loss) && svt_stack svc-loss
     ctl submit "$name" "$DATA/services/sleeper.yaml" -P replicas=3 -P stateful=true \
@@ -75,6 +75,15 @@ test_nodeloss_replicas_replaced_within_grace_and_a_stateful_index_never_runs_twi
         assert_eq "$(jq -c --argjson i "$n" '.[] | select(.index == $i) | {rid, pid}' <<<"$r0")" \
             "$(jq -c --argjson i "$n" '.[] | select(.index == $i) | {rid, pid}' <<<"$r1")" "replica $n, not on the lost node"
     done
+    # Capacity: no node holds more Slots than its 4, counting every replica
+    # assigned to it.
+    local total=0
+    for n in $(jq -r '.nodes[].name' "$SVT_CL"); do
+        used=$(redis HVALS "$(ckey "assign:$n")" | jq -s '[.[].load.Slots // 0] | add // 0')
+        [ "$used" -le 4 ] || fail "$n is assigned $used Slots of 4"
+        total=$((total + used))
+    done
+    assert_eq 3 "$total" "Slots assigned over the nodes (one per replica)"
     [ "$(grep -c -v ' -$' "$scan")" -gt 0 ] || fail "the process scan never saw a replica"
     doubles=$("$SVC_PROCSCAN" doubles "$scan")
     [ -z "$doubles" ] || fail "a stateful index ran twice at once (t_ms name pids nodes): $(head -3 <<<"$doubles")"

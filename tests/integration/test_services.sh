@@ -381,7 +381,11 @@ test_services_workers_killed_during_create_start_no_replica_twice_and_delete_sto
     local name id svc starts
     svt_up workers
     name=$(stack_name svc-workers) && svt_stack svc-workers
-    trap 'svt_restart_missing_workers; svc_agents_cleanup "${SVT_STACKS[@]}"' EXIT
+    SVT_SCAN=$STATE/agents/$name.procscan
+    : >"$SVT_SCAN"
+    "$SVC_PROCSCAN" watch "$SVT_SCAN" "$name" &
+    SVT_SCANPID=$! # global: the EXIT trap runs after the function returned
+    trap 'kill "${SVT_SCANPID:-}" 2>/dev/null || true; svt_restart_missing_workers; svc_agents_cleanup "${SVT_STACKS[@]}"' EXIT
     ctl submit "$name" "$DATA/services/sleeper.yaml" -P replicas=6 >/dev/null
     id=$(res_stack_id "$name")
     cv_wait_until 30 "the service to exist" svc_id "$name" web >/dev/null
@@ -394,6 +398,12 @@ test_services_workers_killed_during_create_start_no_replica_twice_and_delete_sto
     assert_eq 6 "$(jq length <<<"$starts")" "replica ids started ($starts)"
     assert_eq '[1]' "$(jq -c '[.[]] | unique' <<<"$starts")" "starts per replica id"
     svt_one_proc_per_name "$name" 6
+    # Never two processes of one replica at once, from the submit on
+    # (scanned every 100 ms).
+    kill "$SVT_SCANPID" || true
+    [ "$(grep -c -v ' -$' "$SVT_SCAN")" -gt 0 ] || fail "the process scan never saw a replica"
+    [ -z "$("$SVC_PROCSCAN" doubles "$SVT_SCAN")" ] ||
+        fail "a replica ran in two processes at once: $("$SVC_PROCSCAN" doubles "$SVT_SCAN" | head -3)"
     [ -n "$id" ]
     ctl delete "$name" --wait --timeout 60 >/dev/null
     assert_eq 0 "$(svc_proc_count "$name")" "replica processes after delete"
