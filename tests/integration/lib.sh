@@ -93,13 +93,20 @@ ckey() { echo "$SVC_CKEY:$1"; } # ckey node:N1 -> cv:{cluster}:node:N1
 
 # svc_cluster_file PREFIX [SRC]: a copy of the cluster file SRC (default
 # tests/data/services/cluster_9nodes.json) whose node names carry PREFIX
-# ("a-N1"), so that no test sees another test's nodes; prints its path.
+# ("a-N1") and whose nodes have the property TestGroup = PREFIX without its
+# last character: a test's services keep to its own nodes with the placement
+# constraint "TestGroup == ..." (svc_group_constraint), whatever other nodes
+# the deployment has (up.sh --nodes); prints its path.
 svc_cluster_file() {
     local out=$STATE/agents/$1.cluster.json
     mkdir -p "$STATE/agents"
-    jq --arg p "$1" '.nodes |= map(.name = $p + .name)' "${2:-$DATA/services/cluster_9nodes.json}" >"$out"
+    jq --arg p "$1" '.nodes |= map(.name = $p + .name | .properties.TestGroup = ($p | .[:-1]))' \
+        "${2:-$DATA/services/cluster_9nodes.json}" >"$out"
     echo "$out"
 }
+
+# svc_group_constraint PREFIX [EXPR]: "TestGroup == <group>", and EXPR.
+svc_group_constraint() { echo "TestGroup == ${1%?}${2:+ && ($2)}"; }
 
 # svc_agent_pid NODE: the agent's PID if it runs.
 svc_agent_pid() { cv_pid_alive "$STATE/agents/$1/agent.pid" converge-agent "--node $1 "; }

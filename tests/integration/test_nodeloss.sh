@@ -25,7 +25,7 @@ test_nodeloss_replicas_replaced_within_grace_and_a_stateful_index_never_runs_twi
     svt_up loss
     name=$(stack_name svc-loss) && svt_stack svc-loss
     ctl submit "$name" "$DATA/services/sleeper.yaml" -P replicas=3 -P stateful=true \
-        -P "constraint=Color != red" --wait --timeout 90 >/dev/null ||
+        -P "constraint=$(svt_c "Color != red")" --wait --timeout 90 >/dev/null ||
         fail "create: $(status_json "$name" | jqr .reason)"
     svc=$(svc_id "$name" web)
     cv_wait_until 30 "3 healthy replicas" svc_all_healthy "$svc" 3
@@ -98,7 +98,7 @@ test_nodeloss_a_node_that_comes_back_stops_the_replicas_moved_away() {
     local name svc r0 lost pid0 i
     svt_up back
     name=$(stack_name svc-back) && svt_stack svc-back
-    ctl submit "$name" "$DATA/services/sleeper.yaml" -P replicas=3 --wait --timeout 90 >/dev/null ||
+    ctl submit "$name" "$DATA/services/sleeper.yaml" -P "constraint=$(svt_c)" -P replicas=3 --wait --timeout 90 >/dev/null ||
         fail "create: $(status_json "$name" | jqr .reason)"
     svc=$(svc_id "$name" web)
     cv_wait_until 30 "3 healthy replicas" svc_all_healthy "$svc" 3

@@ -31,6 +31,10 @@ svt_up() {
     svc_agents_start "$SVT_CL" "${nodes[@]}"
 }
 
+# svt_c [EXPR]: the placement constraint that keeps a service on this test's
+# nodes, and EXPR.
+svt_c() { svc_group_constraint "$SVT_P" "${1:-}"; }
+
 # svt_stack TAG: a stack name for this test, deleted on exit.
 svt_stack() { SVT_STACKS+=("$(stack_name "$1")"); }
 
@@ -105,7 +109,7 @@ test_services_nine_nodes_spread_environment_and_endpoints() {
     local name svc r n i row pid node port s ep answer
     svt_up spread
     name=$(stack_name svc-spread) && svt_stack svc-spread
-    ctl submit "$name" "$DATA/services/hello.yaml" -P replicas=5 --wait --timeout 90 >/dev/null ||
+    ctl submit "$name" "$DATA/services/hello.yaml" -P "constraint=$(svt_c)" -P replicas=5 --wait --timeout 90 >/dev/null ||
         fail "create: $(status_json "$name" | jqr .reason)"
     svc=$(svc_id "$name" hello) || fail "no service of $name in $(ckey services)"
     cv_wait_until 30 "5 healthy replicas" svc_all_healthy "$svc" 5
@@ -145,7 +149,7 @@ test_services_killed_replica_is_restarted_and_the_stack_stays_complete() {
     local name svc r row pid rid restarts ev
     svt_up restart N1 N2 N3 N4 N5 N6 N7 N8 N9
     name=$(stack_name svc-restart) && svt_stack svc-restart
-    ctl submit "$name" "$DATA/services/sleeper.yaml" -P replicas=3 --wait --timeout 90 >/dev/null ||
+    ctl submit "$name" "$DATA/services/sleeper.yaml" -P "constraint=$(svt_c)" -P replicas=3 --wait --timeout 90 >/dev/null ||
         fail "create: $(status_json "$name" | jqr .reason)"
     svc=$(svc_id "$name" web)
     cv_wait_until 30 "3 healthy replicas" svc_all_healthy "$svc" 3
@@ -172,7 +176,7 @@ test_services_crash_loop_backs_off_gives_up_moves_and_blocklists() {
     svt_up crash
     name=$(stack_name svc-crash) && svt_stack svc-crash
     t0=$(cv_now_ms)
-    ctl submit "$name" "$DATA/services/crashloop.yaml" >/dev/null
+    ctl submit "$name" "$DATA/services/crashloop.yaml" -P "constraint=$(svt_c)" >/dev/null
     cv_wait_until 30 "the service to exist" svc_id "$name" crash >/dev/null
     svc=$(svc_id "$name" crash)
     svt_first_placed() { [ "$(svc_placement "$svc" | jqr '.[0].node // ""')" != "" ]; }
@@ -201,7 +205,7 @@ test_services_failing_health_checks_restart_the_replica() {
     local name svc res pid0 r
     svt_up health N1 N2 N3
     name=$(stack_name svc-health) && svt_stack svc-health
-    ctl submit "$name" "$DATA/services/unhealthy.yaml" >/dev/null
+    ctl submit "$name" "$DATA/services/unhealthy.yaml" -P "constraint=$(svt_c)" >/dev/null
     for res in tcpbad cmdbad; do
         cv_wait_until 30 "service $res to exist" svc_id "$name" "$res" >/dev/null
         svc=$(svc_id "$name" "$res")
@@ -228,7 +232,7 @@ test_services_agent_killed_keeps_replicas_and_readopts_them() {
     local name svc r node pids0 pids1 rid
     svt_up adopt
     name=$(stack_name svc-adopt) && svt_stack svc-adopt
-    ctl submit "$name" "$DATA/services/sleeper.yaml" -P replicas=5 --wait --timeout 90 >/dev/null ||
+    ctl submit "$name" "$DATA/services/sleeper.yaml" -P "constraint=$(svt_c)" -P replicas=5 --wait --timeout 90 >/dev/null ||
         fail "create: $(status_json "$name" | jqr .reason)"
     svc=$(svc_id "$name" web)
     cv_wait_until 30 "5 healthy replicas" svc_all_healthy "$svc" 5
@@ -255,7 +259,7 @@ test_services_constraint_change_moves_exactly_the_violating_replicas() {
     local name svc r0 r1 color moved kept i row
     svt_up constraint
     name=$(stack_name svc-constraint) && svt_stack svc-constraint
-    ctl submit "$name" "$DATA/services/sleeper.yaml" -P replicas=5 --wait --timeout 90 >/dev/null ||
+    ctl submit "$name" "$DATA/services/sleeper.yaml" -P "constraint=$(svt_c)" -P replicas=5 --wait --timeout 90 >/dev/null ||
         fail "create: $(status_json "$name" | jqr .reason)"
     svc=$(svc_id "$name" web)
     cv_wait_until 30 "5 healthy replicas" svc_all_healthy "$svc" 5
@@ -263,7 +267,7 @@ test_services_constraint_change_moves_exactly_the_violating_replicas() {
     # The color held by the fewest replicas (5 replicas on 5 of 9 nodes span
     # at least two of the three colors): excluding it moves only those.
     color=$(for n in $(jqr '.[].node' <<<"$r0"); do svt_color "$n"; done | sort | uniq -c | sort -n | awk 'NR == 1 { print $2 }')
-    ctl update "$name" --existing -P "constraint=Color != $color" --wait --timeout 90 >/dev/null ||
+    ctl update "$name" --existing -P "constraint=$(svt_c "Color != $color")" --wait --timeout 90 >/dev/null ||
         fail "update: $(status_json "$name" | jqr .reason)"
     cv_wait_until 30 "5 healthy replicas after the update" svc_all_healthy "$svc" 5
     r1=$(svc_replicas "$svc")
@@ -299,7 +303,7 @@ test_services_stateful_scale_up_and_down_removes_the_highest_indexes() {
     local name svc r0 r1 r2 i
     svt_up scale
     name=$(stack_name svc-scale) && svt_stack svc-scale
-    ctl submit "$name" "$DATA/services/sleeper.yaml" -P replicas=3 -P stateful=true --wait --timeout 90 >/dev/null ||
+    ctl submit "$name" "$DATA/services/sleeper.yaml" -P "constraint=$(svt_c)" -P replicas=3 -P stateful=true --wait --timeout 90 >/dev/null ||
         fail "create: $(status_json "$name" | jqr .reason)"
     svc=$(svc_id "$name" web)
     cv_wait_until 30 "3 healthy replicas" svc_all_healthy "$svc" 3
@@ -333,7 +337,7 @@ test_services_service_that_cannot_fit_is_rejected_with_the_shortfall() {
     svt_up nofit
     name=$(stack_name svc-nofit) && svt_stack svc-nofit
     # 4 replicas x 10 Slots = 40 Slots; the nine nodes have 9 x 4 = 36: short by 4.
-    ctl submit "$name" "$DATA/services/sleeper.yaml" -P replicas=4 -P slots=10 --wait --timeout 60 >/dev/null &&
+    ctl submit "$name" "$DATA/services/sleeper.yaml" -P "constraint=$(svt_c)" -P replicas=4 -P slots=10 --wait --timeout 60 >/dev/null &&
         fail "a service needing 40 Slots of 36 was created"
     s=$(status_json "$name")
     assert_eq CREATE_FAILED "$(jqr .status <<<"$s")" "stack status"
@@ -348,7 +352,7 @@ test_services_unplaceable_replica_waits_and_is_placed_when_a_node_joins() {
     local name svc s reason
     svt_up join
     name=$(stack_name svc-join) && svt_stack svc-join
-    ctl submit "$name" "$DATA/services/sleeper.yaml" -P replicas=1 -P "constraint=Color == purple" >/dev/null
+    ctl submit "$name" "$DATA/services/sleeper.yaml" -P replicas=1 -P "constraint=$(svt_c "Color == purple")" >/dev/null
     cv_wait_until 30 "the service to exist" svc_id "$name" web >/dev/null
     svc=$(svc_id "$name" web)
     svt_unplaced() { [ "$(svc_field "$svc" unplaced | jq 'length' 2>/dev/null)" -ge 1 ] 2>/dev/null; }
@@ -357,9 +361,9 @@ test_services_unplaceable_replica_waits_and_is_placed_when_a_node_joins() {
     assert_eq CREATE_IN_PROGRESS "$(jqr .status <<<"$s")" "stack status while the replica waits"
     # Why it waits: the elimination sequence (every node eliminated by the
     # placement constraint), a health report, an event of the resource...
-    assert_eq 9 "$(svc_field "$svc" unplaced | jq '[.[0].eliminationSequence[]
-        | select(.constraint == "PlacementConstraint") | .eliminated[]] | length')" \
-        "nodes the PlacementConstraint eliminated in the unplaced record"
+    assert_eq 9 "$(svc_field "$svc" unplaced | jq --arg p "$SVT_P" '[.[0].eliminationSequence[]
+        | select(.constraint == "PlacementConstraint") | .eliminated[] | select(startswith($p))] | length')" \
+        "nodes of the test the PlacementConstraint eliminated in the unplaced record"
     [ "$(svc_health_about "web-0.$name" | jq '[.[] | select(.state != "Ok")] | length')" -ge 1 ] ||
         fail "no health report about the unplaced replica: $(redis HVALS "$(ckey health)")"
     [ "$(ctl events "$name" -o json | jq '[.[] | select(.resource == "web"
@@ -386,7 +390,7 @@ test_services_workers_killed_during_create_start_no_replica_twice_and_delete_sto
     "$SVC_PROCSCAN" watch "$SVT_SCAN" "$name" &
     SVT_SCANPID=$! # global: the EXIT trap runs after the function returned
     trap 'kill "${SVT_SCANPID:-}" 2>/dev/null || true; svt_restart_missing_workers; svc_agents_cleanup "${SVT_STACKS[@]}"' EXIT
-    ctl submit "$name" "$DATA/services/sleeper.yaml" -P replicas=6 >/dev/null
+    ctl submit "$name" "$DATA/services/sleeper.yaml" -P "constraint=$(svt_c)" -P replicas=6 >/dev/null
     id=$(res_stack_id "$name")
     cv_wait_until 30 "the service to exist" svc_id "$name" web >/dev/null
     kill -KILL "$(cat "$STATE/pids/engine-1.pid")" "$(cat "$STATE/pids/observer-1.pid")"
@@ -523,9 +527,11 @@ resources:
     properties:
       replicas: 1
       command: [/nonexistent/converge-test-binary, --flag]
+      placement_constraints: "TestGroup == GROUP"
       metrics: [{name: Slots, primary_load: 1, secondary_load: 1, weight: medium}]
       restart_policy: {policy: Always, interval: 1, backoff: 0, max_times: 3}
 T
+    sed -i "s/GROUP/${SVT_P%?}/" "$tpl"
     ctl submit "$name" "$tpl" >/dev/null
     cv_wait_until 30 "the service to exist" svc_id "$name" ghost >/dev/null
     svc=$(svc_id "$name" ghost)
