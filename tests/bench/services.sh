@@ -80,7 +80,8 @@ jq -n --argjson n "$NODES" --argjson slots "$slots" '
     ([$n, 10] | min) as $d |
     {nodeTypes: {Sim: {capacities: {Slots: $slots, MemoryMB: 65536}}},
      nodes: [range($n) | {name: "sim\(.)", type: "Sim", faultDomain: "fd:/FD\(. % $d)",
-                          upgradeDomain: "UD\((. / $d | floor) % $d)"}]}' >"$WORK/cluster.json"
+                          upgradeDomain: "UD\((. / $d | floor) % $d)",
+                          capacities: {Slots: $slots, MemoryMB: 65536}}]}' >"$WORK/cluster.json"
 {
     echo "heat_template_version: 2018-08-31"
     echo "resources:"

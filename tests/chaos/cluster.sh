@@ -229,9 +229,11 @@ scenario_cluster() {
     mkdir -p "$STATE/agents"
     CLUSTER_FILE=$STATE/agents/chaos-cluster.json
     # 20 nodes, node k in fd:/FD(k % 4) and UD(k % 5): every (FD, UD) pair once.
+    # Capacities on the nodes too: {cluster}:settings (the node types) is
+    # rewritten by every agent from its own manifest.
     jq -n --argjson n "${#CLUSTER_NODES[@]}" '{nodeTypes: {Worker: {capacities: {Slots: 40}}},
         nodes: [range($n) | {name: "cN\(. + 1)", type: "Worker", faultDomain: "fd:/FD\(. % 4)",
-                             upgradeDomain: "UD\(. % 5)"}]}' >"$CLUSTER_FILE"
+                             upgradeDomain: "UD\(. % 5)", capacities: {Slots: 40}}]}' >"$CLUSTER_FILE"
     for n in "${CLUSTER_NODES[@]}"; do cluster_agent_start "c$n"; done
     cv_wait_until 30 "the agents to register" cluster_nodes_up ||
         { chaos_violation "the agents did not come up"; cluster_stop; return 1; }
