@@ -149,6 +149,7 @@ static int begin(cli_t *cli, const cli_begin_t *b, uint64_t *traversal)
                            .env = b->env_json,
                            .fname = b->fname,
                            .rollback = b->rollback,
+                           .drift = b->drift,
                            .cancel = b->cancel};
     redisReply *r = cli_begin_script(cli, &sb);
     if (r && r->type == REDIS_REPLY_ERROR && strncmp(r->str, "ENOENT", 6) == 0) {

@@ -2,12 +2,19 @@
  * convergectl converge: re-checks a stack against its desired state now —
  * an UPDATE traversal with the stored definition unchanged. Resources whose
  * record matches the definition are no-ops; missing, failed or drifted ones
- * (as far as their record tells) are converged.
+ * (as far as their record tells) are converged. Its services
+ * (Converge::Service) are marked for one pass of the cluster loop, which
+ * places again what drifted even when the stack does not converge drift
+ * continuously (--no-converge-drift).
  */
 #include "cli_commands.h"
+#include "cli_live.h"
 #include "cli_stack.h"
 #include "cli_traversal.h"
 
+#include "cv_keys.h"
+
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,7 +24,10 @@ const char cli_converge_usage[] =
     "Re-checks the stack NAME against its stored definition now: an update to the\n"
     "same template and parameters. Unchanged resources are no-ops; missing and\n"
     "failed ones are converged (created, updated or replaced). Whatever is in\n"
-    "progress is superseded. Prints 'stack NAME (ID) UPDATE_IN_PROGRESS'. Refused\n"
+    "progress is superseded. Its services (Converge::Service) get one pass of the\n"
+    "cluster loop, which places again replicas of lost nodes and replicas that\n"
+    "gave up (also for a stack submitted with --no-converge-drift).\n"
+    "Prints 'stack NAME (ID) UPDATE_IN_PROGRESS'. Refused\n"
     "for a stack being deleted or whose delete failed.\n"
     "\n"
     "  --resource R   re-check the resource R (a resource of the stored template);\n"
@@ -44,6 +54,29 @@ static int check_request(const cli_stack_args_t *args, const cli_stack_t *s, con
     return CLI_OK;
 }
 
+/* Asks the cluster loop for one pass over each of the stack's services
+ * (the service's `converge` field; cleared once reconciled). */
+static int mark_services(cli_t *cli, const cli_stack_args_t *args, const char *id)
+{
+    json_t *svcs = NULL;
+    int rc = cli_live_stack_services(cli, args->name, id, NULL, &svcs);
+    size_t i;
+    json_t *s;
+    json_array_foreach(svcs, i, s)
+    {
+        char key[CV_KEY_MAX];
+        cv_key(key, sizeof(key), CV_KEY_SVC, NULL, 0, json_string_value(json_object_get(s, "svc")));
+        const char *argv[] = {"HSET", key, "converge", "1"};
+        redisReply *r =
+            rc == CLI_OK ? cli_redis_argv(cli, CLI_R(REDIS_REPLY_INTEGER), 4, argv, NULL) : NULL;
+        if (!r)
+            rc = CLI_SERVICE;
+        freeReplyObject(r);
+    }
+    json_decref(svcs);
+    return rc;
+}
+
 static int converge(cli_t *cli, const cli_stack_args_t *args)
 {
     cli_stack_t s;
@@ -63,6 +96,8 @@ static int converge(cli_t *cli, const cli_stack_args_t *args)
                      .params_json = d.params_text,
                      .fname = d.fname,
                      .rollback = ""};
+    if (rc == CLI_OK)
+        rc = mark_services(cli, args, s.id);
     if (rc == CLI_OK)
         rc = cli_traversal_start(cli, &b);
     if (rc == CLI_OK && args->wait)

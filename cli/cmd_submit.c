@@ -27,7 +27,8 @@
 
 const char cli_submit_usage[] =
     "usage: convergectl submit NAME TEMPLATE [-P NAME=VALUE]... [--param-file ENV]...\n"
-    "                          [--enable-rollback] [--wait] [--timeout SEC]\n"
+    "                          [--enable-rollback] [--no-converge-drift]\n"
+    "                          [--wait] [--timeout SEC]\n"
     "\n"
     "Creates the stack NAME from TEMPLATE: validates it as validate does, stores\n"
     "it and hands it to the workers. Prints 'stack NAME (ID) CREATE_IN_PROGRESS'.\n"
@@ -43,6 +44,12 @@ const char cli_submit_usage[] =
     "  --enable-rollback           when the create fails, roll back: delete what was\n"
     "                              created (ROLLBACK_IN_PROGRESS, then ROLLBACK_COMPLETE\n"
     "                              or ROLLBACK_FAILED); off by default, as in Heat\n"
+    "  --no-converge-drift         once COMPLETE, leave the stack's services as they\n"
+    "                              drift: the observers' cluster loop does not place\n"
+    "                              again replicas of lost nodes or replicas that gave\n"
+    "                              up until 'convergectl converge NAME' (the agents'\n"
+    "                              restart policies still apply); 'convergectl update\n"
+    "                              NAME --existing --converge-drift' switches it on\n"
     "  --wait                      wait until the stack settles; print its status,\n"
     "                              reason and outputs; exit 0 when CREATE_COMPLETE,\n"
     "                              1 otherwise (also when rolled back: with\n"
@@ -51,16 +58,20 @@ const char cli_submit_usage[] =
     "  --timeout SEC               how long --wait waits (default 600; 0: no limit)\n"
     "  -h, --help                  show this help\n";
 
-enum { OPT_ENABLE_ROLLBACK = 200 };
+enum { OPT_ENABLE_ROLLBACK = 200, OPT_NO_CONVERGE_DRIFT };
 
-static const cli_opt_t submit_opts[] = {
-    CLI_HELP_OPT,    CLI_TEMPLATE_OPTS,
-    CLI_WAIT_OPT,    {OPT_ENABLE_ROLLBACK, "--enable-rollback", NULL, false},
-    CLI_TIMEOUT_OPT, CLI_OPTS_END};
+static const cli_opt_t submit_opts[] = {CLI_HELP_OPT,
+                                        CLI_TEMPLATE_OPTS,
+                                        CLI_WAIT_OPT,
+                                        {OPT_ENABLE_ROLLBACK, "--enable-rollback", NULL, false},
+                                        {OPT_NO_CONVERGE_DRIFT, "--no-converge-drift", NULL, false},
+                                        CLI_TIMEOUT_OPT,
+                                        CLI_OPTS_END};
 
 typedef struct submit {
     cli_tpl_args_t args;
     bool rollback;
+    bool no_drift;
     cli_loaded_t loaded;
     char id[CV_ID_MAX];
     uint64_t traversal;
@@ -87,9 +98,12 @@ static int check_words(const char *cmd, const submit_t *s)
 static int apply_opt(const cli_args_t *a, int id, void *ctx)
 {
     submit_t *s = ctx;
-    if (id != OPT_ENABLE_ROLLBACK)
+    if (id == OPT_ENABLE_ROLLBACK)
+        s->rollback = true;
+    else if (id == OPT_NO_CONVERGE_DRIFT)
+        s->no_drift = true;
+    else
         return cli_tpl_args_option(&s->args, a, id);
-    s->rollback = true;
     return CLI_OK;
 }
 
@@ -228,7 +242,8 @@ static int begin_stack(cli_t *cli, submit_t *s, bool *ours)
                           .files = files,
                           .env = env,
                           .fname = cli_base_name(s->args.words[1]),
-                          .rollback = s->rollback ? "1" : "0"};
+                          .rollback = s->rollback ? "1" : "0",
+                          .drift = s->no_drift ? "0" : "1"};
     redisReply *r = cli_begin_script(cli, &b);
     free(tpl);
     free(params);

@@ -24,6 +24,7 @@
 const char cli_update_usage[] =
     "usage: convergectl update NAME [TEMPLATE] [-P NAME=VALUE]... [--param-file ENV]...\n"
     "                          [--existing] [--enable-rollback | --disable-rollback]\n"
+    "                          [--converge-drift | --no-converge-drift]\n"
     "                          [--wait] [--timeout SEC]\n"
     "\n"
     "Hands the stack NAME a new definition: TEMPLATE with the parameters given,\n"
@@ -50,6 +51,13 @@ const char cli_update_usage[] =
     "                              definition when an update fails\n"
     "  --disable-rollback          from now on, leave a failed update UPDATE_FAILED\n"
     "                              (without either, the stack's setting is kept)\n"
+    "  --no-converge-drift         from now on, leave the stack's services as they\n"
+    "                              drift once COMPLETE (replicas of lost nodes and\n"
+    "                              replicas that gave up are not placed again until\n"
+    "                              'convergectl converge NAME'); the agents' restart\n"
+    "                              policies still apply\n"
+    "  --converge-drift            from now on, converge the services' drift again\n"
+    "                              (the default of a new stack)\n"
     "  --wait                      wait until the update settles; print its status,\n"
     "                              reason and outputs; exit 0 when UPDATE_COMPLETE,\n"
     "                              1 otherwise (also when rolled back: with rollback\n"
@@ -60,13 +68,21 @@ const char cli_update_usage[] =
     "\n"
     "A parameter declared immutable may not change its value (exit 2).\n";
 
-enum { OPT_EXISTING = 200, OPT_ENABLE_ROLLBACK, OPT_DISABLE_ROLLBACK };
+enum {
+    OPT_EXISTING = 200,
+    OPT_ENABLE_ROLLBACK,
+    OPT_DISABLE_ROLLBACK,
+    OPT_CONVERGE_DRIFT,
+    OPT_NO_CONVERGE_DRIFT
+};
 
 static const cli_opt_t update_opts[] = {CLI_HELP_OPT,
                                         CLI_TEMPLATE_OPTS,
                                         {OPT_EXISTING, "--existing", NULL, false},
                                         {OPT_ENABLE_ROLLBACK, "--enable-rollback", NULL, false},
                                         {OPT_DISABLE_ROLLBACK, "--disable-rollback", NULL, false},
+                                        {OPT_CONVERGE_DRIFT, "--converge-drift", NULL, false},
+                                        {OPT_NO_CONVERGE_DRIFT, "--no-converge-drift", NULL, false},
                                         CLI_WAIT_OPT,
                                         CLI_TIMEOUT_OPT,
                                         CLI_OPTS_END};
@@ -75,6 +91,7 @@ typedef struct update {
     cli_tpl_args_t args; /* TEMPLATE NULL: the stored one */
     bool existing;
     const char *rollback; /* "1", "0", "" (keep) */
+    const char *drift;    /* "1", "0", "" (keep) */
     json_t *given;        /* the parameter values given */
     json_t *env;          /* the environment: the files given merged (onto the stored one) */
     json_t *tree;         /* TEMPLATE as read; NULL when none */
@@ -106,6 +123,15 @@ static int set_rollback(const cli_args_t *a, update_t *u, const char *flag)
     return CLI_OK;
 }
 
+static int set_drift(const cli_args_t *a, update_t *u, const char *flag)
+{
+    if (u->drift[0] && strcmp(u->drift, flag) != 0)
+        return cli_usage_error(a->cmd, "--converge-drift and --no-converge-drift contradict "
+                                       "each other");
+    u->drift = flag;
+    return CLI_OK;
+}
+
 static int apply_opt(const cli_args_t *a, int id, void *ctx)
 {
     update_t *u = ctx;
@@ -117,6 +143,10 @@ static int apply_opt(const cli_args_t *a, int id, void *ctx)
         return set_rollback(a, u, "1");
     case OPT_DISABLE_ROLLBACK:
         return set_rollback(a, u, "0");
+    case OPT_CONVERGE_DRIFT:
+        return set_drift(a, u, "1");
+    case OPT_NO_CONVERGE_DRIFT:
+        return set_drift(a, u, "0");
     default:
         return cli_tpl_args_option(&u->args, a, id);
     }
@@ -240,7 +270,8 @@ static int store_and_publish(cli_t *cli, update_t *u)
                      .files_json = files,
                      .env_json = env,
                      .fname = u->args.words[1] ? cli_base_name(u->args.words[1]) : u->def.fname,
-                     .rollback = u->rollback};
+                     .rollback = u->rollback,
+                     .drift = u->drift};
     int rc = tpl && params && files && env
                  ? cli_traversal_start(cli, &b)
                  : cli_fail(CLI_SERVICE, "out of memory encoding the template");
@@ -287,6 +318,7 @@ int cli_cmd_update(cli_t *cli, int argc, char **argv)
     update_t u;
     memset(&u, 0, sizeof(u));
     u.rollback = "";
+    u.drift = "";
     cli_tpl_args_init(&u.args);
     int rc = parse_args(argc, argv, &u);
     if (rc == CLI_HELP) {

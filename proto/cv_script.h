@@ -178,6 +178,9 @@ typedef struct cv_stack_begin {
     /* ROLLBACK of `convergectl cancel`: like a delete, the traversal does not
      * wait for the cancelled update's actions in flight (Heat's cancel). */
     bool cancel;
+    /* Continuous convergence of the stack's services ("1", "0"; NULL or ""
+     * keeps the stack's setting; a CREATE without it is "1"). */
+    const char *drift;
 } cv_stack_begin_t;
 
 /* Fills the arguments of stack_begin for b, begun by `client` (a worker id,

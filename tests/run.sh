@@ -44,12 +44,14 @@ unit_tests() { # build dir
 integration() { # build dir, state dir, up.sh options (--sanitize keeps the build's sanitizers)
     local build=$1 state=$2 rc=0
     shift 2
-    deploy/local/up.sh --build-dir "$build" --dir "$state" --engines 2 --observers 2 "$@" || return 1
+    deploy/local/up.sh --build-dir "$build" --dir "$state" --engines 2 --observers 2 --nodes 9 \
+        "$@" || return 1
     CONVERGECTL="$ROOT/$build/convergectl" STATE="$state" tests/integration/run.sh || rc=1
     deploy/local/down.sh --dir "$state" || rc=1
     # A worker that crashed (or a sanitizer report) fails the run.
     if grep -lE "AddressSanitizer|UndefinedBehaviorSanitizer|LeakSanitizer|runtime error:" \
-        "$state"/log/engine-*.log "$state"/log/observer-*.log 2>/dev/null; then
+        "$state"/log/engine-*.log "$state"/log/observer-*.log "$state"/log/agent-*.log \
+        2>/dev/null; then
         echo "sanitizer reports in worker logs above"; rc=1
     fi
     return $rc

@@ -8,6 +8,13 @@
  * to drop expired health reports, then reconciles every service in
  * {cluster}:services one after another. The planner decides everything;
  * the loop only brings each service to it in turn.
+ *
+ * A stack may switch the continuous convergence of its services off (its
+ * `converge_drift` is "0": submit/update --no-converge-drift): the loop then
+ * leaves its services alone while the stack is settled, unless a
+ * `convergectl converge` asked for one pass (the service's `converge`
+ * field, cleared once reconciled). A stack in progress, and a service
+ * being deleted, are always reconciled: that is the action itself.
  */
 #include "live_internal.h"
 
@@ -26,7 +33,7 @@ typedef struct live_loop {
     cv_worker_t *w;
     uv_timer_t timer;
     char lease_key[CV_KEY_MAX];
-    json_t *services; /* this pass's service ids */
+    json_t *services; /* this pass's services: [{"svc", "stack", "state", "converge"}] */
     size_t next;
     bool busy, stopped, timer_closed;
 } live_loop_t;
@@ -51,13 +58,47 @@ static void pass_end(live_loop_t *l)
 
 static void reconcile_next(live_loop_t *l);
 
+static const char *current(const live_loop_t *l, const char *field)
+{
+    const char *s =
+        json_string_value(json_object_get(json_array_get(l->services, l->next - 1), field));
+    return s ? s : "";
+}
+
 static void on_reconciled(void *arg, int rc, const char *err)
 {
     live_loop_t *l = arg;
-    const char *svc = json_string_value(json_array_get(l->services, l->next - 1));
     if (rc && rc != CV_EVALIDATE && rc != CV_ENOENT)
-        cv_warn("live: reconcile of service %s: %s", svc ? svc : "?", err);
+        cv_warn("live: reconcile of service %s: %s", current(l, "svc"), err);
+    if (rc == 0 && current(l, "converge")[0]) {
+        char key[CV_KEY_MAX];
+        cv_key(key, sizeof(key), CV_KEY_SVC, NULL, 0, current(l, "svc"));
+        const char *argv[] = {"HDEL", key, "converge"};
+        cv_redis_argv(l->w->redis, 3, argv, NULL, NULL, NULL);
+    }
     reconcile_next(l);
+}
+
+/* Whether the service's drift is to be converged now (see the top). */
+static bool converges_drift(const live_loop_t *l, const redisReply *rep)
+{
+    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 2)
+        return true;
+    const redisReply *drift = rep->element[0], *status = rep->element[1];
+    bool off = drift->type == REDIS_REPLY_STRING && strcmp(drift->str, "0") == 0;
+    bool busy = status->type == REDIS_REPLY_STRING && strstr(status->str, "_IN_PROGRESS");
+    return !off || busy || strcmp(current(l, "state"), "deleting") == 0 ||
+           current(l, "converge")[0];
+}
+
+static void on_stack_read(cv_redis_t *redis, redisReply *rep, void *ud)
+{
+    (void)redis;
+    live_loop_t *l = ud;
+    if (l->stopped || l->w->stopping || converges_drift(l, rep))
+        cv_live_reconcile(l->w, current(l, "svc"), on_reconciled, l);
+    else
+        reconcile_next(l);
 }
 
 static void reconcile_next(live_loop_t *l)
@@ -66,8 +107,12 @@ static void reconcile_next(live_loop_t *l)
         pass_end(l);
         return;
     }
-    const char *svc = json_string_value(json_array_get(l->services, l->next++));
-    cv_live_reconcile(l->w, svc, on_reconciled, l);
+    l->next++;
+    char key[CV_KEY_MAX];
+    cv_key(key, sizeof(key), CV_KEY_STACK, current(l, "stack"), 0, NULL);
+    const char *argv[] = {"HMGET", key, "converge_drift", "status"};
+    if (cv_redis_argv(l->w->redis, 4, argv, NULL, on_stack_read, l) != 0)
+        cv_live_reconcile(l->w, current(l, "svc"), on_reconciled, l);
 }
 
 /* ---------------------------------------------------------------- nodes and health */
@@ -186,7 +231,10 @@ static void on_model(void *arg, json_t *model, int rc, const char *err)
     json_t *v;
     json_object_foreach(json_object_get(model, "services"), svc, v)
     {
-        json_array_append_new(l->services, json_string(svc));
+        json_array_append_new(l->services, json_pack("{s:s, s:O?, s:O?, s:O?}", "svc", svc, "stack",
+                                                     json_object_get(v, "stack"), "state",
+                                                     json_object_get(v, "state"), "converge",
+                                                     json_object_get(v, "converge")));
     }
     json_decref(model);
     l->next = 0;
