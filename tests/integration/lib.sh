@@ -97,10 +97,15 @@ ckey() { echo "$SVC_CKEY:$1"; } # ckey node:N1 -> cv:{cluster}:node:N1
 # last character: a test's services keep to its own nodes with the placement
 # constraint "TestGroup == ..." (svc_group_constraint), whatever other nodes
 # the deployment has (up.sh --nodes); prints its path.
+# The settings already in {cluster}:settings (other agents' node types,
+# e.g. up.sh --nodes) are merged in: an agent writes its file's settings
+# there, and the deployment's nodes must keep their types.
 svc_cluster_file() {
-    local out=$STATE/agents/$1.cluster.json
+    local out=$STATE/agents/$1.cluster.json settings
     mkdir -p "$STATE/agents"
-    jq --arg p "$1" '.nodes |= map(.name = $p + .name | .properties.TestGroup = ($p | .[:-1]))' \
+    settings=$(redis GET "$(ckey settings)" | jq -c 'objects' 2>/dev/null)
+    jq --arg p "$1" --argjson s "${settings:-{\}}" '($s * del(.nodes)) + {nodes: .nodes}
+        | .nodes |= map(.name = $p + .name | .properties.TestGroup = ($p | .[:-1]))' \
         "${2:-$DATA/services/cluster_9nodes.json}" >"$out"
     echo "$out"
 }
