@@ -96,10 +96,10 @@ ckey() { echo "$SVC_CKEY:$1"; } # ckey node:N1 -> cv:{cluster}:node:N1
 # ("a-N1") and whose nodes have the property TestGroup = PREFIX without its
 # last character: a test's services keep to its own nodes with the placement
 # constraint "TestGroup == ..." (svc_group_constraint), whatever other nodes
-# the deployment has (up.sh --nodes); prints its path.
-# The settings already in {cluster}:settings (other agents' node types,
-# e.g. up.sh --nodes) are merged in: an agent writes its file's settings
-# there, and the deployment's nodes must keep their types.
+# the deployment has (up.sh --nodes); prints its path. The settings already
+# in {cluster}:settings (other agents' node types) are merged in: an agent
+# writes its file's settings there, and the deployment's nodes must keep
+# their types.
 svc_cluster_file() {
     local out=$STATE/agents/$1.cluster.json settings
     mkdir -p "$STATE/agents"
