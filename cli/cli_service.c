@@ -89,21 +89,39 @@ static bool has_service(const json_t *resources)
     return false;
 }
 
-int cli_service_check(cli_t *cli, const json_t *tree, const char *fname)
+static int check_all(const json_t *tree, const char *fname, const json_t *settings,
+                     const json_t *nodes)
 {
-    const json_t *resources = json_object_get(tree, "resources");
-    if (!has_service(resources))
-        return CLI_OK;
-    json_t *settings = NULL, *nodes = NULL;
-    int rc = read_cluster(cli, &settings, &nodes);
+    int rc = CLI_OK;
     const char *name;
     const json_t *r;
-    json_object_foreach((json_t *)resources, name, r)
+    json_object_foreach(json_object_get(tree, "resources"), name, r)
     {
         if (rc == CLI_OK && cv_service_is(json_string_value(json_object_get(r, "type"))))
             rc = check_one(fname, name, json_object_get(r, "properties"), settings, nodes);
     }
+    return rc;
+}
+
+int cli_service_check(cli_t *cli, const json_t *tree, const char *fname)
+{
+    if (!has_service(json_object_get(tree, "resources")))
+        return CLI_OK;
+    json_t *settings = NULL, *nodes = NULL;
+    int rc = read_cluster(cli, &settings, &nodes);
+    if (rc == CLI_OK)
+        rc = check_all(tree, fname, settings, nodes);
     json_decref(settings);
     json_decref(nodes);
+    return rc;
+}
+
+int cli_service_check_manifest(const json_t *tree, const char *fname, const json_t *manifest)
+{
+    json_t *settings = json_deep_copy(manifest);
+    json_object_del(settings, "nodes");
+    json_t *nodes = json_object_get(manifest, "nodes");
+    int rc = check_all(tree, fname, settings, json_is_array(nodes) ? nodes : NULL);
+    json_decref(settings);
     return rc;
 }

@@ -18,4 +18,8 @@
  * reported, or CLI_SERVICE. */
 int cli_service_check(cli_t *cli, const json_t *tree, const char *fname);
 
+/* The same check against a cluster manifest (`validate --cluster`): its
+ * `nodes` and the rest as the settings. CLI_OK or CLI_USAGE (reported). */
+int cli_service_check_manifest(const json_t *tree, const char *fname, const json_t *manifest);
+
 #endif

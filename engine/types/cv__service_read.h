@@ -55,6 +55,10 @@ json_t *cv__svc_bool(const cv__svc_reader_t *r, const char *path, const json_t *
  * values are left out); defaults are the caller's. */
 json_t *cv__svc_fields(const cv__svc_reader_t *r, const char *path, const json_t *v,
                        const cv__svc_field_t *fields);
+/* Whether obj[key] is set; if not, "required property is missing" at
+ * path.key is the error. */
+bool cv__svc_require(const cv__svc_reader_t *r, const char *path, const json_t *obj,
+                     const char *key);
 /* Sets obj[key] to `v` (taken) unless it is set. */
 void cv__svc_default(json_t *obj, const char *key, json_t *v);
 /* A list of maps, or of names each read as {"name": name}, by `read`;

@@ -62,11 +62,8 @@ static json_t *read_metric(const cv__svc_reader_t *r, const char *path, const js
                                              {"secondary_load", read_load},
                                              {"weight", read_weight},
                                              {NULL, NULL}};
-    char at[CV__SVC_PATH_MAX];
     json_t *m = cv__svc_fields(r, path, v, fields);
-    if (m && !json_object_get(m, "name")) {
-        snprintf(at, sizeof(at), "%s.name", path);
-        cv__svc_bad(r, at, "required property is missing");
+    if (m && !cv__svc_require(r, path, m, "name")) {
         json_decref(m);
         return NULL;
     }
@@ -226,8 +223,7 @@ json_t *cv__svc_read_health(const cv__svc_reader_t *r, const char *path, const j
         return NULL;
     const char *type = json_string_value(json_object_get(h, "type"));
     if (!type) {
-        snprintf(at, sizeof(at), "%s.type", path);
-        cv__svc_bad(r, at, "required property is missing");
+        cv__svc_require(r, path, h, "type");
     } else if (strcmp(type, "command") == 0 && !json_object_get(h, "command")) {
         snprintf(at, sizeof(at), "%s.command", path);
         cv__svc_bad(r, at, "required property is missing (a command check runs it)");

@@ -128,15 +128,8 @@ static json_t *read_task(const cv__svc_reader_t *r, const char *path, const json
     static const cv__svc_field_t fields[] = {
         {"name", read_task_name},  {"command", cv__svc_read_command}, {"env", read_env},
         {"workdir", read_workdir}, {"resources", read_resources},     {NULL, NULL}};
-    char at[CV__SVC_PATH_MAX];
     json_t *t = cv__svc_fields(r, path, v, fields);
-    if (t && !json_object_get(t, "name")) {
-        snprintf(at, sizeof(at), "%s.name", path);
-        cv__svc_bad(r, at, "required property is missing");
-    } else if (t && !json_object_get(t, "command")) {
-        snprintf(at, sizeof(at), "%s.command", path);
-        cv__svc_bad(r, at, "required property is missing");
-    } else if (t) {
+    if (t && cv__svc_require(r, path, t, "name") && cv__svc_require(r, path, t, "command")) {
         cv__svc_default(t, "env", json_object());
         cv__svc_default(t, "workdir", json_string(""));
         cv__svc_default(t, "resources", json_object());
@@ -175,11 +168,8 @@ static json_t *read_port(const cv__svc_reader_t *r, const char *path, const json
 {
     static const cv__svc_field_t fields[] = {
         {"name", cv__svc_read_port_name}, {"port", read_port_number}, {NULL, NULL}};
-    char at[CV__SVC_PATH_MAX];
     json_t *p = cv__svc_fields(r, path, v, fields);
-    if (p && !json_object_get(p, "name")) {
-        snprintf(at, sizeof(at), "%s.name", path);
-        cv__svc_bad(r, at, "required property is missing");
+    if (p && !cv__svc_require(r, path, p, "name")) {
         json_decref(p);
         return NULL;
     }
@@ -216,11 +206,8 @@ static json_t *read_volume(const cv__svc_reader_t *r, const char *path, const js
 {
     static const cv__svc_field_t fields[] = {
         {"name", read_volume_name}, {"path", read_volume_path}, {NULL, NULL}};
-    char at[CV__SVC_PATH_MAX];
     json_t *vol = cv__svc_fields(r, path, v, fields);
-    if (vol && !json_object_get(vol, "name")) {
-        snprintf(at, sizeof(at), "%s.name", path);
-        cv__svc_bad(r, at, "required property is missing");
+    if (vol && !cv__svc_require(r, path, vol, "name")) {
         json_decref(vol);
         return NULL;
     }

@@ -116,6 +116,17 @@ json_t *cv__svc_name(const cv__svc_reader_t *r, const char *path, const json_t *
 
 /* Reads the map `v` field by field into a new object; an unknown key is
  * an error. Defaults are the caller's. */
+bool cv__svc_require(const cv__svc_reader_t *r, const char *path, const json_t *obj,
+                     const char *key)
+{
+    if (json_object_get(obj, key))
+        return true;
+    char at[CV__SVC_PATH_MAX];
+    snprintf(at, sizeof(at), "%s.%s", path, key);
+    cv__svc_bad(r, at, "required property is missing");
+    return false;
+}
+
 json_t *cv__svc_fields(const cv__svc_reader_t *r, const char *path, const json_t *v,
                        const cv__svc_field_t *fields)
 {

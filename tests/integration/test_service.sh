@@ -25,7 +25,7 @@ svc_start_agent() { # node dir group first-port
 # that later tests do not count them.
 svc_stop_agents() {
     local pid node
-    for pid in "${SVC_AGENT_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
+    for pid in "${SVC_AGENT_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
     for node in "${SVC_NODES[@]}"; do
         redis hdel "${CONVERGE_PREFIX:-cv:}{cluster}:nodes" "$node" >/dev/null
     done
@@ -159,4 +159,62 @@ test_service_runs_replicas_and_delete_stops_them() {
         assert_eq 0 "$(redis hlen "${CONVERGE_PREFIX:-cv:}{cluster}:assign:$node")" \
             "replicas still assigned to $node"
     done
+}
+
+test_service_unknown_metric_is_refused_by_validate_against_a_cluster_file() {
+    local dir rc=0 err
+    dir=$(mktemp -d)
+    svc_template g m 1 NoSuchMetric >"$dir/bad.yaml"
+    echo '{"nodes": [{"name": "n1", "faultDomain": "fd:/a", "upgradeDomain": "UD0",
+            "capacities": {"MemoryMB": 1024}}]}' >"$dir/cluster.json"
+    err=$(ctl validate "$dir/bad.yaml" --cluster "$dir/cluster.json" 2>&1) || rc=$?
+    assert_eq 2 "$rc" "exit code"
+    assert_match 'resources.web.properties.metrics\[0\].name: unknown metric "NoSuchMetric"' \
+        "$err" message
+    svc_template g m 1 MemoryMB >"$dir/ok.yaml"
+    ctl validate "$dir/ok.yaml" --cluster "$dir/cluster.json" >/dev/null ||
+        fail "a known metric is refused"
+    rm -rf "$dir"
+}
+
+# The node the service's index 0 is placed on.
+svc_node_of_0() { # svc
+    redis hget "${CONVERGE_PREFIX:-cv:}{cluster}:svc:$1" placement |
+        jq -r '.[] | select(.index == 0) | .node'
+}
+
+svc_moved_off() { [ "$(svc_node_of_0 "$1")" != "$2" ]; } # svc node
+
+# Whether the cluster loop saw node $1 down more than $2 seconds ago (by
+# the Redis clock, which the loop uses).
+svc_down_for() { # node seconds
+    local since now
+    since=$(redis get "${CONVERGE_PREFIX:-cv:}{cluster}:down:$1")
+    [ -n "$since" ] || return 1
+    now=$(redis time | head -1)
+    awk -v s="$since" -v n="$now" -v d="$2" 'BEGIN { exit !(n - s > d) }'
+}
+
+test_service_no_converge_drift_waits_for_converge() {
+    local name svc node
+    name=$(stack_name svcdrift)
+    svc_cluster drift 33400
+    svc_template "g${RUN_ID}drift" "$SVC_MARKER" 1 MemoryMB >"$SVC_DIR/one.yaml"
+    ctl submit "$name" "$SVC_DIR/one.yaml" --no-converge-drift --wait --timeout 60 >/dev/null
+    assert_eq 0 "$(redis hget "${CONVERGE_PREFIX:-cv:}{$(status_json "$name" | jqr .id)}:stack" \
+        converge_drift)" "the stack's converge_drift"
+    svc=$(ctl resource-show "$name" web -o json | jqr .physical_id)
+    node=$(svc_node_of_0 "$svc")
+    # Its node is lost for good: past the grace period (5 s) and two more
+    # passes of the loop, the replica is still where it was.
+    local i
+    for i in "${!SVC_NODES[@]}"; do
+        [ "${SVC_NODES[$i]}" = "$node" ] && kill "${SVC_AGENT_PIDS[$i]}"
+    done
+    cv_wait_until 30 "node $node down past the grace period" svc_down_for "$node" 7
+    assert_eq "$node" "$(svc_node_of_0 "$svc")" "index 0 moved although drift is not converged"
+    # converge asks for one pass: the replica moves to the other node.
+    ctl converge "$name" --wait --timeout 60 >/dev/null
+    cv_wait_until 15 "index 0 placed again" svc_moved_off "$svc" "$node"
+    ctl delete "$name" --wait --timeout 60 >/dev/null
 }
