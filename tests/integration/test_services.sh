@@ -428,25 +428,24 @@ test_services_workers_killed_during_create_start_no_replica_twice_and_delete_sto
     done
 }
 
-# svt_expect_refused TAG REGEX [submit] < template: validate (unless
-# "submit" is given: only submit) and submit refuse it with exit 2 and a
-# message matching REGEX; nothing of the stack in Redis.
+# svt_expect_refused TAG REGEX [VALIDATE_ARGS...] < template: validate
+# (with VALIDATE_ARGS) and submit refuse it with exit 2 and a message
+# matching REGEX; nothing of the stack in Redis.
 svt_expect_refused() {
-    local name tpl err rc=0 before
+    local name tpl err rc=0 before re=$2
     name=$(stack_name "$1")
+    shift 2
     tpl=$(mktemp --suffix .yaml)
     cat >"$tpl"
     before=$(redis SCARD "$(ckey services)")
-    if [ "${3:-}" != submit ]; then
-        err=$(ctl validate "$tpl" 2>&1 >/dev/null) || rc=$?
-        assert_eq 2 "$rc" "validate exit code ($err)"
-        assert_match "$2" "$err" "validate's message"
-    fi
+    err=$(ctl validate "$tpl" "$@" 2>&1 >/dev/null) || rc=$?
+    assert_eq 2 "$rc" "validate exit code ($err)"
+    assert_match "$re" "$err" "validate's message"
     rc=0
     err=$(ctl submit "$name" "$tpl" 2>&1 >/dev/null) || rc=$?
     rm -f "$tpl"
     assert_eq 2 "$rc" "submit exit code ($err)"
-    assert_match "$2" "$err" "submit's message"
+    assert_match "$re" "$err" "submit's message"
     assert_eq 0 "$(redis hexists "${CONVERGE_PREFIX:-cv:}stacks" "$name")" "name not stored"
     assert_eq 0 "$(stack_keys_of "$name")" "stack keys in Redis"
     assert_eq "$before" "$(redis SCARD "$(ckey services)")" "services in the cluster"
@@ -473,11 +472,13 @@ T
 }
 
 # A metric no node and no node type of the cluster names (agents up, so the
-# cluster has metrics to compare with). Known only against the cluster in
-# Redis: submit refuses it; validate contacts no service (docs/services.md).
+# cluster has metrics to compare with): submit checks it against the cluster
+# in Redis; validate, which contacts no service, against a manifest given
+# with --cluster.
 test_services_unknown_metric_is_refused_with_the_property_path() {
     svt_up metric N1 N2 N3
-    svt_expect_refused metric 'resources\.web\.properties\.metrics.*NoSuchMetric|NoSuchMetric.*resources\.web\.properties\.metrics' submit <<'T'
+    svt_expect_refused metric 'resources\.web\.properties\.metrics.*NoSuchMetric|NoSuchMetric.*resources\.web\.properties\.metrics' \
+        --cluster "$SVT_CL" <<'T'
 heat_template_version: 2018-08-31
 resources:
   web:
