@@ -7,8 +7,9 @@
 # `db` of 5, on 20 agents (4 FD x 5 UD, 40 Slots each) started by the
 # harness. A service has at most one replica per node (ReplicaExclusion, a
 # hard constraint, seed 000), so the 200 are services many0..many9 of 20
-# replicas each. Phases create, update (each many scaled to 3/4) and delete,
-# each under faults for up to FAULT_WINDOW s:
+# replicas each. Phases create, update (the stateless replicas cut to 3/4:
+# the last services shrink or go) and delete, each under faults for
+# FAULT_WINDOW s (for the delete, while it runs):
 #   - kill -9 of a random replica process of the stack (restarted by policy),
 #   - kill -9 of a random agent, started again at once (its replicas must
 #     be re-adopted, not restarted),
@@ -94,6 +95,7 @@ cluster_template() { # total stateless replicas
     properties:
       replicas: $n
       command: [sleep, "86400"]
+      placement_constraints: "ChaosGroup == cluster"
       metrics: [{name: Slots, primary_load: 1, secondary_load: 1, weight: medium}]
       restart_policy: {policy: Always, interval: 1, backoff: 0, max_times: 1000}
       kill_policy: {grace_period: 1}
@@ -106,6 +108,7 @@ EOF
       replicas: 5
       stateful: true
       command: [sleep, "86400"]
+      placement_constraints: "ChaosGroup == cluster"
       metrics: [{name: Slots, primary_load: 1, secondary_load: 1, weight: medium}]
       restart_policy: {policy: Always, interval: 1, backoff: 0, max_times: 1000}
       kill_policy: {grace_period: 1}
@@ -230,10 +233,12 @@ scenario_cluster() {
     CLUSTER_FILE=$STATE/agents/chaos-cluster.json
     # 20 nodes, node k in fd:/FD(k % 4) and UD(k % 5): every (FD, UD) pair once.
     # Capacities on the nodes too: {cluster}:settings (the node types) is
-    # rewritten by every agent from its own manifest.
+    # rewritten by every agent from its own manifest. The services keep to
+    # these nodes (ChaosGroup), whatever other agents the deployment has.
     jq -n --argjson n "${#CLUSTER_NODES[@]}" '{nodeTypes: {Worker: {capacities: {Slots: 40}}},
         nodes: [range($n) | {name: "cN\(. + 1)", type: "Worker", faultDomain: "fd:/FD\(. % 4)",
-                             upgradeDomain: "UD\(. % 5)", capacities: {Slots: 40}}]}' >"$CLUSTER_FILE"
+                             upgradeDomain: "UD\(. % 5)", capacities: {Slots: 40},
+                             properties: {ChaosGroup: "cluster"}}]}' >"$CLUSTER_FILE"
     for n in "${CLUSTER_NODES[@]}"; do cluster_agent_start "c$n"; done
     cv_wait_until 30 "the agents to register" cluster_nodes_up ||
         { chaos_violation "the agents did not come up"; cluster_stop; return 1; }
@@ -297,4 +302,5 @@ cluster_stop() {
         rcli del "$(ckey_c "node:c$n")" "$(ckey_c "alive:c$n")" "$(ckey_c "down:c$n")" "$(ckey_c "report:c$n")" >/dev/null
     done
     for pid in $("$CLUSTER_PROCSCAN" once "$NAME" | awk '{ print $1 }'); do kill -KILL "$pid" 2>/dev/null; done
+    CLUSTER_FILE=""
 }

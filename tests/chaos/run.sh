@@ -104,6 +104,8 @@ echo $$ >"$CLAIM"
 
 cleanup() {
     ((${#DUP_PIDS[@]} == 0)) || dup_stop
+    # The cluster scenario's agents and replica processes, if it was cut short.
+    [[ -z ${CLUSTER_FILE:-} ]] || cluster_stop
     local name pid
     # Never leave a worker stopped (SIGSTOP) behind.
     for name in $(chaos_workers); do
