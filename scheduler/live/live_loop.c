@@ -15,6 +15,13 @@
  * `convergectl converge` asked for one pass (the service's `converge`
  * field, cleared once reconciled). A stack in progress, and a service
  * being deleted, are always reconciled: that is the action itself.
+ *
+ * A service no resource will ever delete is an orphan: its stack is gone
+ * or deleted, or the stack is settled, no engine holds the resource's
+ * lease and its record names neither this service nor it among replaced
+ * versions (an engine wrote the spec and died before recording the action,
+ * and a newer traversal superseded the job). The loop deletes its
+ * replicas as the resource's delete would (svc_put.lua, state deleting).
  */
 #include "live_internal.h"
 
@@ -36,6 +43,9 @@ typedef struct live_loop {
     json_t *services; /* this pass's services: [{"svc", "stack", "state", "converge"}] */
     size_t next;
     bool busy, stopped, timer_closed;
+    /* the current service's stack and resource, read before it is reconciled */
+    bool stack_gone, stack_busy, drift_off, referenced, leased, read_failed;
+    int pending; /* its reads still to answer */
 } live_loop_t;
 
 static void maybe_free(live_loop_t *l)
@@ -79,23 +89,101 @@ static void on_reconciled(void *arg, int rc, const char *err)
     reconcile_next(l);
 }
 
-/* Whether the service's drift is to be converged now (see the top). */
-static bool converges_drift(const live_loop_t *l, const redisReply *rep)
+static const char *reply_str(const redisReply *rep, size_t i)
 {
-    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 2)
-        return true;
-    const redisReply *drift = rep->element[0], *status = rep->element[1];
-    bool off = drift->type == REDIS_REPLY_STRING && strcmp(drift->str, "0") == 0;
-    bool busy = status->type == REDIS_REPLY_STRING && strstr(status->str, "_IN_PROGRESS");
-    return !off || busy || strcmp(current(l, "state"), "deleting") == 0 ||
-           current(l, "converge")[0];
+    return rep && rep->type == REDIS_REPLY_ARRAY && i < rep->elements &&
+                   rep->element[i]->type == REDIS_REPLY_STRING
+               ? rep->element[i]->str
+               : NULL;
 }
 
+static void decide(live_loop_t *l);
+
+/* Each reply of the three reads; the last one decides. */
+static void read_done(live_loop_t *l, bool answered)
+{
+    if (!answered)
+        l->read_failed = true;
+    if (--l->pending == 0)
+        decide(l);
+}
+
+/* HMGET stack converge_drift status */
 static void on_stack_read(cv_redis_t *redis, redisReply *rep, void *ud)
 {
     (void)redis;
     live_loop_t *l = ud;
-    if (l->stopped || l->w->stopping || converges_drift(l, rep))
+    const char *drift = reply_str(rep, 0), *status = reply_str(rep, 1);
+    l->drift_off = drift && strcmp(drift, "0") == 0;
+    l->stack_gone = rep && (!status || strcmp(status, "DELETE_COMPLETE") == 0);
+    l->stack_busy = status && strstr(status, "_IN_PROGRESS");
+    read_done(l, rep != NULL);
+}
+
+/* HMGET res physical_id old: whether the record names the service. */
+static void on_record_read(cv_redis_t *redis, redisReply *rep, void *ud)
+{
+    (void)redis;
+    live_loop_t *l = ud;
+    const char *svc = current(l, "svc"), *id = reply_str(rep, 0), *old = reply_str(rep, 1);
+    char quoted[320];
+    snprintf(quoted, sizeof(quoted), "\"%s\"", svc);
+    l->referenced = (id && strcmp(id, svc) == 0) || (old && strstr(old, quoted));
+    read_done(l, rep != NULL);
+}
+
+/* EXISTS lease */
+static void on_lease_read(cv_redis_t *redis, redisReply *rep, void *ud)
+{
+    (void)redis;
+    live_loop_t *l = ud;
+    l->leased = !rep || rep->type != REDIS_REPLY_INTEGER || rep->integer != 0;
+    read_done(l, rep != NULL);
+}
+
+static bool orphaned(const live_loop_t *l)
+{
+    if (strcmp(current(l, "state"), "active") != 0)
+        return false;
+    return l->stack_gone || (!l->stack_busy && !l->leased && !l->referenced);
+}
+
+static void on_orphan_marked(cv_redis_t *redis, redisReply *rep, void *ud)
+{
+    (void)redis;
+    (void)rep;
+    live_loop_t *l = ud;
+    cv_live_reconcile(l->w, current(l, "svc"), on_reconciled, l);
+}
+
+static void delete_orphan(live_loop_t *l)
+{
+    char key[CV_KEY_MAX], set[CV_KEY_MAX];
+    cv_key(key, sizeof(key), CV_KEY_SVC, NULL, 0, current(l, "svc"));
+    cv_key(set, sizeof(set), CV_KEY_SERVICES, NULL, 0, NULL);
+    cv_svc_put_keys_t k = {.svc = key, .services = set};
+    cv_svc_put_args_t a = {.svc_id = current(l, "svc"), .spec = "", .state = "deleting"};
+    cv_info("live: service %s is an orphan (its stack or resource no longer names it): "
+            "deleting its replicas",
+            current(l, "svc"));
+    if (cv_redis_call(l->w->redis, CV_SCRIPT_SVC_PUT, k.v, a.v, 0, NULL, NULL, on_orphan_marked,
+                      l) != 0)
+        pass_end(l);
+}
+
+static void decide(live_loop_t *l)
+{
+    if (l->stopped || l->w->stopping || l->read_failed) {
+        pass_end(l); /* Redis went away: the next pass starts again */
+        return;
+    }
+    if (orphaned(l)) {
+        delete_orphan(l);
+        return;
+    }
+    bool drift = !l->drift_off || l->stack_busy || strcmp(current(l, "state"), "deleting") == 0 ||
+                 current(l, "converge")[0];
+    if (drift)
         cv_live_reconcile(l->w, current(l, "svc"), on_reconciled, l);
     else
         reconcile_next(l);
@@ -108,11 +196,28 @@ static void reconcile_next(live_loop_t *l)
         return;
     }
     l->next++;
-    char key[CV_KEY_MAX];
-    cv_key(key, sizeof(key), CV_KEY_STACK, current(l, "stack"), 0, NULL);
-    const char *argv[] = {"HMGET", key, "converge_drift", "status"};
-    if (cv_redis_argv(l->w->redis, 4, argv, NULL, on_stack_read, l) != 0)
-        cv_live_reconcile(l->w, current(l, "svc"), on_reconciled, l);
+    char stack[CV_KEY_MAX], res[CV_KEY_MAX], lease[CV_KEY_MAX];
+    cv_key(stack, sizeof(stack), CV_KEY_STACK, current(l, "stack"), 0, NULL);
+    cv_key(res, sizeof(res), CV_KEY_RES, current(l, "stack"), 0, current(l, "resource"));
+    cv_key(lease, sizeof(lease), CV_KEY_LEASE, current(l, "stack"), 0, current(l, "resource"));
+    const char *a1[] = {"HMGET", stack, "converge_drift", "status"};
+    const char *a2[] = {"HMGET", res, "physical_id", "old"};
+    const char *a3[] = {"EXISTS", lease};
+    l->read_failed = false;
+    l->pending = 1; /* held while sending */
+    if (cv_redis_argv(l->w->redis, 4, a1, NULL, on_stack_read, l) == 0)
+        l->pending++;
+    else
+        l->read_failed = true;
+    if (cv_redis_argv(l->w->redis, 4, a2, NULL, on_record_read, l) == 0)
+        l->pending++;
+    else
+        l->read_failed = true;
+    if (cv_redis_argv(l->w->redis, 2, a3, NULL, on_lease_read, l) == 0)
+        l->pending++;
+    else
+        l->read_failed = true;
+    read_done(l, true); /* drops the count held while sending */
 }
 
 /* ---------------------------------------------------------------- nodes and health */
@@ -231,10 +336,11 @@ static void on_model(void *arg, json_t *model, int rc, const char *err)
     json_t *v;
     json_object_foreach(json_object_get(model, "services"), svc, v)
     {
-        json_array_append_new(l->services, json_pack("{s:s, s:O?, s:O?, s:O?}", "svc", svc, "stack",
-                                                     json_object_get(v, "stack"), "state",
-                                                     json_object_get(v, "state"), "converge",
-                                                     json_object_get(v, "converge")));
+        json_array_append_new(l->services, json_pack("{s:s, s:O?, s:O?, s:O?, s:O?}", "svc", svc,
+                                                     "stack", json_object_get(v, "stack"),
+                                                     "resource", json_object_get(v, "resource"),
+                                                     "state", json_object_get(v, "state"),
+                                                     "converge", json_object_get(v, "converge")));
     }
     json_decref(model);
     l->next = 0;

@@ -327,6 +327,36 @@ static void blocklist_reports(rc_ctx_t *x)
                       x->resource);
 }
 
+/* A replica its agent keeps restarting and that is not healthy now is in a
+ * crash loop: a Warning per index while it lasts (its restart policy's
+ * counter says how often; the agent resets it after a long healthy run). */
+#define CRASH_LOOP_RESTARTS 3
+
+static void crash_loop_reports(rc_ctx_t *x)
+{
+    size_t i;
+    const json_t *e;
+    json_array_foreach(x->placement, i, e)
+    {
+        const char *node = json_string_value(json_object_get(e, "node"));
+        const char *rid = json_string_value(json_object_get(e, "rid"));
+        const json_t *n = json_object_get(x->nodes, node ? node : "");
+        const json_t *r = json_object_get(json_object_get(n, "report"), rid ? rid : "");
+        const char *state = json_string_value(json_object_get(r, "state"));
+        json_int_t restarts = json_integer_value(json_object_get(r, "restarts"));
+        if (!state || strcmp(state, "healthy") == 0 || restarts < CRASH_LOOP_RESTARTS)
+            continue;
+        int index = (int)json_integer_value(json_object_get(e, "index"));
+        char property[64], name[256];
+        const char *why = json_string_value(json_object_get(r, "reason"));
+        snprintf(property, sizeof(property), "ReplicaCrashLoop_%d", index);
+        cv__rc_replica_name(x, index, name, sizeof(name));
+        cv__rc_report(x, property, "Warning", "Replica %s on node %s restarted %lld times (%s%s%s)",
+                      name, node, (long long)restarts, state, why && why[0] ? ": " : "",
+                      why ? why : "");
+    }
+}
+
 /* Whether the stored reports of this service differ from x->health. */
 static bool health_differs(const rc_ctx_t *x)
 {
@@ -404,6 +434,7 @@ json_t *cv__rc_plan(rc_ctx_t *x)
     json_decref(library);
     waiting_events_and_reports(x);
     blocklist_reports(x);
+    crash_loop_reports(x);
     if (x->rejected) {
         const char *desc = json_string_value(json_object_get(x->rejected, "description"));
         cv__rc_report(x, "ServiceCapacity", "Error", "Service %s rejected: %s", x->resource,

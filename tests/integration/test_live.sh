@@ -54,16 +54,24 @@ lv_spec() { # replicas run
     printf '{"name":"web","serviceType":"web","replicas":%d,"placementConstraints":"run == %s","metrics":[{"name":"MemoryMB","primaryLoad":64}],"process":{"tasks":[{"name":"main","command":["sleep","600"]}],"restart_policy":{"policy":"Always"},"digest":"d1"}}' "$1" "$2"
 }
 
+# The stack and resource record that own a hand-written service (a service
+# no record names is an orphan the loop deletes).
+lv_owner() { # stack svc
+    redis HSET "${LV_PREFIX}{$1}:stack" status CREATE_COMPLETE >/dev/null
+    redis HSET "${LV_PREFIX}{$1}:res:web" physical_id "$2" >/dev/null
+}
+
 test_live_cluster_loop_places_replaces_scales_and_deletes_a_service() {
     local run="lv${RUN_ID}" nodes=() i
     for i in 1 2 3 4 5 6 7 8 9; do nodes+=("$run-n$i"); done
     local svc="$run.web.00000001" stack="$run-stack"
-    trap 'lv_cleanup '"$run"' '"${nodes[*]}"'; redis DEL "$(lv_key "svc:'"$svc"'")" >/dev/null; redis SREM "$(lv_key services)" "'"$svc"'" >/dev/null' RETURN
+    trap 'lv_cleanup '"$run"' '"${nodes[*]}"'; redis DEL "$(lv_key "svc:'"$svc"'")" >/dev/null; redis SREM "$(lv_key services)" "'"$svc"'" >/dev/null; redis DEL "${LV_PREFIX}{'"$stack"'}:stack" "${LV_PREFIX}{'"$stack"'}:res:web" >/dev/null' RETURN
     for i in 1 2 3 4 5 6 7 8 9; do
         lv_node "$run-n$i" "fd$(((i - 1) / 3 + 1))" "ud$(((i - 1) % 3 + 1))" "$run"
     done
     redis HSET "$(lv_key "svc:$svc")" spec "$(lv_spec 5 "$run")" state active gen 0 \
         stack "$stack" stack_name demo resource web >/dev/null
+    lv_owner "$stack" "$svc"
     redis SADD "$(lv_key services)" "$svc" >/dev/null
 
     # 5 replicas, at most 2 per fault domain and per upgrade domain
@@ -118,11 +126,12 @@ lv_unplaced_is() { # svc count
 test_live_an_unplaceable_replica_waits_then_lands_on_a_joining_node_and_drain_moves_it() {
     local run="lw${RUN_ID}" nodes=("lw${RUN_ID}-a" "lw${RUN_ID}-b" "lw${RUN_ID}-c")
     local svc="$run.web.00000002" stack="$run-stack"
-    trap 'lv_cleanup '"$run"' '"${nodes[*]}"'; redis DEL "$(lv_key "svc:'"$svc"'")" >/dev/null; redis SREM "$(lv_key services)" "'"$svc"'" >/dev/null' RETURN
+    trap 'lv_cleanup '"$run"' '"${nodes[*]}"'; redis DEL "$(lv_key "svc:'"$svc"'")" >/dev/null; redis SREM "$(lv_key services)" "'"$svc"'" >/dev/null; redis DEL "${LV_PREFIX}{'"$stack"'}:stack" "${LV_PREFIX}{'"$stack"'}:res:web" >/dev/null' RETURN
     lv_node "${nodes[0]}" fd1 ud1 "$run"
     lv_node "${nodes[1]}" fd2 ud2 "$run"
     redis HSET "$(lv_key "svc:$svc")" spec "$(lv_spec 3 "$run")" state active gen 0 \
         stack "$stack" stack_name demo resource web >/dev/null
+    lv_owner "$stack" "$svc"
     redis SADD "$(lv_key services)" "$svc" >/dev/null
 
     # two nodes for three replicas (one per node): index 2 waits, and says why

@@ -218,3 +218,23 @@ test_service_no_converge_drift_waits_for_converge() {
     cv_wait_until 15 "index 0 placed again" svc_moved_off "$svc" "$node"
     ctl delete "$name" --wait --timeout 60 >/dev/null
 }
+
+svc_gone() { [ "$(redis sismember "${CONVERGE_PREFIX:-cv:}{cluster}:services" "$1")" = 0 ]; }
+svc_no_process() { [ "$(svc_processes "$1")" = 0 ]; }
+
+# A service whose stack no longer exists (as when an engine wrote its spec
+# and died before recording the action, and its job was superseded) is an
+# orphan: the cluster loop deletes its replicas and the service.
+test_service_orphan_is_deleted_by_the_cluster_loop() {
+    local name svc
+    name=$(stack_name svcorphan)
+    svc_cluster orphan 33500
+    svc_template "g${RUN_ID}orphan" "$SVC_MARKER" 2 MemoryMB >"$SVC_DIR/two.yaml"
+    ctl submit "$name" "$SVC_DIR/two.yaml" --wait --timeout 60 >/dev/null
+    assert_eq 2 "$(svc_processes "$SVC_MARKER")" "two processes"
+    svc=$(ctl resource-show "$name" web -o json | jqr .physical_id)
+    redis hset "${CONVERGE_PREFIX:-cv:}{cluster}:svc:$svc" stack "gone$RUN_ID" >/dev/null
+    cv_wait_until 15 "the orphan's processes stopped" svc_no_process "$SVC_MARKER"
+    cv_wait_until 15 "the orphan removed" svc_gone "$svc"
+    ctl delete "$name" --wait --timeout 60 >/dev/null
+}

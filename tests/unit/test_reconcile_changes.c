@@ -321,6 +321,36 @@ static void test_all_nodes_blocklisted_is_an_error_report(void **state)
     json_decref(m);
 }
 
+/* A replica restarted again and again and not healthy is a crash loop
+ * report, which goes once it is healthy. */
+static void test_a_crash_loop_is_a_warning_while_it_lasts(void **state)
+{
+    (void)state;
+    json_t *m = rx_grid(1000);
+    rx_service(m, RX_SVC, 2, false);
+    json_t *first = rx_round(m, RX_SVC);
+    json_t *report = json_object_get(rx_nodeobj(m, rx_node_of(first, 1)), "report");
+    json_object_set_new(report, rx_rid_of(first, 1),
+                        json_pack("{s:s, s:s, s:i, s:s}", "rid", rx_rid_of(first, 1), "state",
+                                  "backoff", "restarts", 3, "reason", "exit 1"));
+    json_t *p = rx_round(m, RX_SVC);
+    const json_t *h = rx_health(p, "ReplicaCrashLoop_1");
+    assert_non_null(h);
+    assert_string_equal(json_string_value(json_object_get(h, "state")), "Warning");
+    assert_non_null(strstr(json_string_value(json_object_get(h, "description")),
+                           "restarted 3 times (backoff: exit 1)"));
+    assert_null(rx_health(p, "ReplicaCrashLoop_0"));
+    assert_true(json_boolean_value(json_object_get(p, "changed")));
+    json_decref(p);
+    json_object_set_new(json_object_get(report, rx_rid_of(first, 1)), "state",
+                        json_string("healthy"));
+    p = rx_plan(m, RX_SVC);
+    assert_null(rx_health(p, "ReplicaCrashLoop_1"));
+    json_decref(p);
+    json_decref(first);
+    json_decref(m);
+}
+
 /* ---------------------------------------------------------------- capacity */
 
 /* Another service's replica assigned to `node` with a declared load. */
@@ -514,6 +544,7 @@ int main(void)
         cmocka_unit_test(test_a_replica_given_up_moves_and_its_node_is_blocklisted),
         cmocka_unit_test(test_a_node_is_blocklisted_after_n_failures_as_the_settings_say),
         cmocka_unit_test(test_all_nodes_blocklisted_is_an_error_report),
+        cmocka_unit_test(test_a_crash_loop_is_a_warning_while_it_lasts),
         cmocka_unit_test(test_an_unplaceable_replica_waits_and_is_placed_when_a_node_joins),
         cmocka_unit_test(test_what_the_remaining_capacity_holds_is_placed_and_the_rest_waits),
         cmocka_unit_test(
