@@ -11,18 +11,21 @@
 # and an OS::Heat::ResourceGroup of M members, each a nested stack of N
 # resources (default 100 x 1,000 = 100,000 resources): resources/s of the
 # create, counted over every nested stack, and Redis memory per resource.
+# Last, services (tests/bench/services.sh, when converge-agent is built): the
+# time to place and start 1,000 replicas on 100 simulated nodes (--quick: 100
+# on 10; --services N R for others).
 #
 #   tests/bench/run.sh [--quick] [--build-dir DIR] [--dir STATE]
 #                      [--flat N] [--chain N] [--fanout N] [--update N]
-#                      [--group M N]
+#                      [--group M N] [--services NODES REPLICAS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 BUILD=build STATE=.local-bench FLAT=10000 CHAIN=1000 FANOUT=10000 UPDATE=10000
-GROUP_M=100 GROUP_N=1000
+GROUP_M=100 GROUP_N=1000 SVC_NODES=100 SVC_REPLICAS=1000
 while [ $# -gt 0 ]; do
     case $1 in
-    --quick) FLAT=500 CHAIN=50 FANOUT=500 UPDATE=500 GROUP_M=5 GROUP_N=100 ;;
+    --quick) FLAT=500 CHAIN=50 FANOUT=500 UPDATE=500 GROUP_M=5 GROUP_N=100 SVC_NODES=10 SVC_REPLICAS=100 ;;
     --build-dir) BUILD=$2; shift ;;
     --dir) STATE=$2; shift ;;
     --flat) FLAT=$2; shift ;;
@@ -30,7 +33,8 @@ while [ $# -gt 0 ]; do
     --fanout) FANOUT=$2; shift ;;
     --update) UPDATE=$2; shift ;;
     --group) GROUP_M=$2; GROUP_N=$3; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    --services) SVC_NODES=$2; SVC_REPLICAS=$3; shift 2 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -151,3 +155,10 @@ run_group() { # members, resources per member
     rm -rf "$dir"
 }
 run_group "$GROUP_M" "$GROUP_N"
+
+if [ -x "$BUILD/converge-agent" ]; then
+    tests/bench/services.sh --build-dir "$BUILD" --dir "$STATE" --reuse \
+        --nodes "$SVC_NODES" --replicas "$SVC_REPLICAS"
+else
+    echo "services: skipped, $BUILD/converge-agent is not built"
+fi

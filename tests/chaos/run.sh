@@ -17,6 +17,10 @@
 #              converge.observe during a create: all end in converge.dead
 #   duplicate  every message on both topics published twice, for a create,
 #              update and delete
+#   cluster    node agents and replica processes killed at random under a
+#              stack of 200 stateless replicas and a 5-replica stateful
+#              service on 20 agents (needs converge-agent), for a create, a
+#              scale-down update and a delete
 # CI form (default): each scenario once at --size (default 2200 resources,
 # mixed chains and fans; 5000 with --size 5000); exits 1 on any violation.
 # --long SECS: repeats the scenarios until SECS have passed, then prints a
@@ -31,7 +35,8 @@
 #      CHAOS_SETTLE (s without progress, on top of lease + session, after which
 #                    a stack counts as stuck; default 20),
 #      CHAOS_OUTAGE_S (s Redis / Kafka stay down, default 3),
-#      CHAOS_POISON_COUNT (default 1000)
+#      CHAOS_POISON_COUNT (default 1000),
+#      CHAOS_CLUSTER_REPLICAS (stateless replicas of the cluster scenario, default 200)
 set -uo pipefail
 # shellcheck disable=SC2034,SC2317,SC2001,SC2004 # variables and functions shared across the sourced files
 CHAOS_HERE=$(cd "$(dirname "$0")" && pwd)
@@ -42,7 +47,7 @@ LONG=0 SIZE=2200 KEEP=0
 CHAOS_BUILD=$CHAOS_ROOT/build
 CHAOS_STATE=$CHAOS_ROOT/.local-chaos
 ONLY=()
-usage() { sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; }
 while (($#)); do
     case $1 in
     --long) LONG=${2:?}; shift ;;
@@ -99,6 +104,8 @@ echo $$ >"$CLAIM"
 
 cleanup() {
     ((${#DUP_PIDS[@]} == 0)) || dup_stop
+    # The cluster scenario's agents and replica processes, if it was cut short.
+    [[ -z ${CLUSTER_FILE:-} ]] || cluster_stop
     local name pid
     # Never leave a worker stopped (SIGSTOP) behind.
     for name in $(chaos_workers); do

@@ -12,7 +12,7 @@
 # settle after its faults end, on top of the lease and the group session).
 
 # shellcheck disable=SC2034 # used by run.sh
-SCENARIOS=(kill pause redis kafka poison duplicate)
+SCENARIOS=(kill pause redis kafka poison duplicate cluster)
 
 SESSION_S=10 # consumer group session timeout of the workers (docs/performance.md)
 
@@ -457,3 +457,10 @@ scenario_duplicate() {
     SCEN_DETAIL="$(IFS=,; echo "${times[*]}" | sed 's/,/, /g'); $dups of $seen messages published twice"
     scen_end
 }
+
+# ---------------------------------------------------------------------------
+# 7. Node agents and replica processes killed under a 200-replica service.
+# ---------------------------------------------------------------------------
+
+# shellcheck source=cluster.sh
+. "$CHAOS_HERE/cluster.sh"
