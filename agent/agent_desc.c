@@ -124,6 +124,36 @@ json_t *cv_desc_nodes(const json_t *manifest)
     return names;
 }
 
+/* `into`[key] with the entries of `from` it lacks (the node's own win). */
+static void merge_under(json_t *desc, const char *key, const json_t *from)
+{
+    if (!json_is_object(from))
+        return;
+    json_t *into = json_object_get(desc, key);
+    if (!json_is_object(into)) {
+        into = json_object();
+        json_object_set_new(desc, key, into);
+    }
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)from, k, v)
+    {
+        if (!json_object_get(into, k))
+            json_object_set(into, k, v);
+    }
+}
+
+/* The description carries its node type's properties and capacities, so
+ * it says the whole node on its own: {cluster}:settings is one key that
+ * agents started from other manifests may rewrite without their types. */
+static void resolve_type(json_t *desc, const json_t *manifest)
+{
+    const char *type = json_string_value(json_object_get(desc, "type"));
+    const json_t *t = type ? json_object_get(json_object_get(manifest, "nodeTypes"), type) : NULL;
+    merge_under(desc, "properties", json_object_get(t, "properties"));
+    merge_under(desc, "capacities", json_object_get(t, "capacities"));
+}
+
 int cv_desc_from_manifest(const json_t *manifest, const char *fname, const char *node,
                           json_t **desc, json_t **settings, char *errstr, size_t errstr_size)
 {
@@ -150,6 +180,7 @@ int cv_desc_from_manifest(const json_t *manifest, const char *fname, const char 
         json_object_del(*settings, "description");
         json_object_del(*desc, "load");
         json_object_del(*desc, "status");
+        resolve_type(*desc, manifest);
         return 0;
     }
     return cv_seterr(errstr, errstr_size, CV_ENOENT, "%s: nodes: no node named '%s'", fname, node);

@@ -83,10 +83,12 @@ static void test_a_property_needs_a_name_and_a_value(void **state)
 }
 
 static const char *manifest_text =
-    "{\"nodeTypes\": {\"W\": {\"capacities\": {\"MemoryMB\": 100}}},"
+    "{\"nodeTypes\": {\"W\": {\"capacities\": {\"MemoryMB\": 100, \"cpu\": 4},"
+    "                          \"properties\": {\"ssd\": true}}},"
     " \"settings\": {\"nodeBufferPercentage\": {\"MemoryMB\": 0.1}},"
     " \"nodes\": [{\"name\": \"a\", \"type\": \"W\", \"faultDomain\": \"fd:/1\"},"
-    "             {\"name\": \"b\", \"type\": \"W\", \"faultDomain\": \"fd:/2\"}]}";
+    "             {\"name\": \"b\", \"type\": \"W\", \"faultDomain\": \"fd:/2\","
+    "              \"capacities\": {\"cpu\": 8}}]}";
 
 static void test_a_manifest_gives_the_node_and_the_settings(void **state)
 {
@@ -99,6 +101,11 @@ static void test_a_manifest_gives_the_node_and_the_settings(void **state)
     assert_non_null(json_object_get(s, "nodeTypes"));
     assert_non_null(json_object_get(s, "settings"));
     assert_int_equal(cv_desc_check(d, s, "x", err, sizeof(err)), 0);
+    /* the description carries its type's capacities and properties; its own win */
+    json_t *caps = json_object_get(d, "capacities");
+    assert_int_equal(json_integer_value(json_object_get(caps, "MemoryMB")), 100);
+    assert_int_equal(json_integer_value(json_object_get(caps, "cpu")), 8);
+    assert_true(json_is_true(json_object_get(json_object_get(d, "properties"), "ssd")));
     json_decref(d);
     json_decref(s);
     json_decref(m);
