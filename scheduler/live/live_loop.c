@@ -28,6 +28,7 @@
 #include "cv_error.h"
 #include "cv_keys.h"
 #include "cv_log.h"
+#include "cv_reconcile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -321,6 +322,44 @@ static void prune_health(live_loop_t *l, const json_t *model)
     }
 }
 
+/* The planner's node reports (capacity overruns of measured loads): each
+ * written once when it appears (its time is when it began), removed when
+ * it is over. */
+static void node_reports(live_loop_t *l, const json_t *model)
+{
+    char key[CV_KEY_MAX];
+    cv_key(key, sizeof(key), CV_KEY_HEALTH, NULL, 0, NULL);
+    json_t *now = json_object(), *reports = cv_reconcile_node_reports(model);
+    size_t i;
+    json_t *r;
+    json_array_foreach(reports, i, r)
+    {
+        char field[512];
+        snprintf(field, sizeof(field), "%s|%s", json_string_value(json_object_get(r, "source")),
+                 json_string_value(json_object_get(r, "property")));
+        json_object_set_new(now, field, json_true());
+        if (json_object_get(json_object_get(model, "health"), field))
+            continue;
+        char *text = json_dumps(r, JSON_COMPACT);
+        const char *argv[] = {"HSETNX", key, field, text ? text : "{}"};
+        cv_redis_argv(l->w->redis, 4, argv, NULL, NULL, NULL);
+        free(text);
+    }
+    const char *field;
+    json_t *v;
+    json_object_foreach(json_object_get(model, "health"), field, v)
+    {
+        const char *bar = strchr(field, '|');
+        if (bar && strncmp(bar + 1, "NodeCapacity_", 13) == 0 &&
+            strncmp(field, "System.PLB:", 11) == 0 && !json_object_get(now, field)) {
+            const char *argv[] = {"HDEL", key, field};
+            cv_redis_argv(l->w->redis, 3, argv, NULL, NULL, NULL);
+        }
+    }
+    json_decref(reports);
+    json_decref(now);
+}
+
 static void on_model(void *arg, json_t *model, int rc, const char *err)
 {
     live_loop_t *l = arg;
@@ -331,6 +370,7 @@ static void on_model(void *arg, json_t *model, int rc, const char *err)
     }
     mark_nodes(l, model);
     prune_health(l, model);
+    node_reports(l, model);
     l->services = json_array();
     const char *svc;
     json_t *v;

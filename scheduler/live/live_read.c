@@ -127,6 +127,7 @@ static void store(read_state_t *st, read_kind_t kind, const char *name, const re
         json_t *h = cv__live_pairs(rep), *n = node_obj(st, name);
         json_object_set(n, "admin", json_object_get(h, "admin"));
         json_object_set(n, "fence_ms", json_object_get(h, "fence_ms"));
+        json_object_set(n, "load", json_object_get(h, "load"));
         json_decref(h);
         break;
     }

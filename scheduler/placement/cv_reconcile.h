@@ -22,6 +22,7 @@
  *    "nodes": {"<node>": {"description": {..}, "alive": bool,
  *                         "admin": "enabled|disabled|draining",
  *                         "down_since": Unix s | absent, "fence_ms": n,
+ *                         "load": {metric: measured load} | absent,
  *                         "assign": {rid: replica spec}, "report": {rid: report}}},
  *    "services": {"<svc>": {"spec", "state", "gen", "stack", "stack_name",
  *                           "resource", "placement", "unplaced", "blocklist",
@@ -61,5 +62,10 @@ void cv_reconcile_health_source(char *buf, size_t size, const char *svc);
  * (the service is unknown, the cluster's nodes do not load). A service
  * spec that does not load is a plan with `rejected`. */
 json_t *cv_reconcile(const json_t *model, const char *svc, char *errstr, size_t errstr_size);
+
+/* The node-level health reports of `model`: for every node up whose
+ * measured load of a metric exceeds its capacity, a Warning of source
+ * "System.PLB:<node>", property "NodeCapacity_<metric>". A new array. */
+json_t *cv_reconcile_node_reports(const json_t *model);
 
 #endif

@@ -318,6 +318,31 @@ static void test_an_unknown_service_is_an_error(void **state)
     json_decref(m);
 }
 
+/* A node up whose agent measures more of a metric than its capacity is a
+ * Warning; within capacity, or down, it is not. */
+static void test_a_measured_load_over_capacity_is_a_node_report(void **state)
+{
+    (void)state;
+    json_t *m = rx_model();
+    rx_node(m, "a", "fd1", "ud1", 1000);
+    rx_node(m, "b", "fd2", "ud2", 1000);
+    rx_node(m, "c", "fd3", "ud3", 1000);
+    json_object_set_new(rx_nodeobj(m, "a"), "load", json_pack("{s:i}", "MemoryMB", 1200));
+    json_object_set_new(rx_nodeobj(m, "b"), "load", json_string("{\"MemoryMB\": 900}"));
+    json_object_set_new(rx_nodeobj(m, "c"), "load", json_pack("{s:i}", "MemoryMB", 5000));
+    json_object_set_new(rx_nodeobj(m, "c"), "alive", json_false());
+    json_t *r = cv_reconcile_node_reports(m);
+    assert_int_equal(json_array_size(r), 1);
+    const json_t *a = json_array_get(r, 0);
+    assert_string_equal(json_string_value(json_object_get(a, "source")), "System.PLB:a");
+    assert_string_equal(json_string_value(json_object_get(a, "property")), "NodeCapacity_MemoryMB");
+    assert_string_equal(json_string_value(json_object_get(a, "state")), "Warning");
+    assert_non_null(strstr(json_string_value(json_object_get(a, "description")),
+                           "uses 1200 of its capacity 1000 of MemoryMB"));
+    json_decref(r);
+    json_decref(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -335,6 +360,7 @@ int main(void)
         cmocka_unit_test(test_a_node_back_before_the_grace_period_changes_nothing),
         cmocka_unit_test(test_a_cluster_file_carries_the_live_settings_checked_by_the_loader),
         cmocka_unit_test(test_an_unknown_service_is_an_error),
+        cmocka_unit_test(test_a_measured_load_over_capacity_is_a_node_report),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
