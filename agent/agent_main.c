@@ -6,6 +6,7 @@
  */
 #include "agent_conf.h"
 #include "agent_desc.h"
+#include "agent_guard.h"
 #include "agent_node.h"
 #include "agent_state.h"
 
@@ -259,6 +260,8 @@ int main(int argc, char **argv)
 {
     static agent_t a;
     char err[1024];
+    if (argc == 4 && strcmp(argv[1], "--fence-guard") == 0)
+        return cv_guard_main(argv[2], atoi(argv[3]));
     if (cv_agent_conf_parse(&a.conf, argc, argv, err, sizeof(err)) != 0) {
         fprintf(stderr, "converge-agent: %s\n", err);
         return 2;

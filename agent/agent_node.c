@@ -1,5 +1,7 @@
 #include "agent_node.h"
 
+#include "agent_guard.h"
+
 #include "agent_ports.h"
 #include "agent_replica.h"
 #include "agent_report.h"
@@ -227,6 +229,8 @@ static void on_heartbeat(cv_redis_t *r, redisReply *reply, void *ud)
     if (!reply || reply->type == REDIS_REPLY_ERROR)
         return;
     n->last_ok = cv_now();
+    if (!n->conf.simulate)
+        cv_guard_touch(n->conf.dir);
     if (n->fenced) {
         cv_info("node %s: Redis answers again: the fence is lifted", n->conf.name);
         n->fenced = false;
@@ -439,6 +443,18 @@ static void fence(cv_anode_t *n)
     }
 }
 
+/* While a stateful replica runs here, its fence guard runs too. */
+static void guard_stateful(const cv_anode_t *n)
+{
+    for (size_t i = 0; !n->conf.simulate && i < n->nentries; i++) {
+        const entry_t *e = &n->entries[i];
+        if (cv_replica_spec(e->r)->stateful && cv_replica_has_processes(e->r)) {
+            cv_guard_ensure(n->conf.dir, n->conf.fence_ms);
+            return;
+        }
+    }
+}
+
 static bool all_stopped(const cv_anode_t *n)
 {
     for (size_t i = 0; i < n->nentries; i++)
@@ -474,6 +490,7 @@ static void on_tick(uv_timer_t *t)
     }
     fence(n);
     if (full) {
+        guard_stateful(n);
         flush(n, true);
         cv_anode_resync(n);
     }

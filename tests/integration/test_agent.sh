@@ -264,6 +264,38 @@ test_agent_fence_kills_stateful_replicas_while_redis_is_away() {
     assert_eq "$sl_pid" "$(report_field "$sl" pid)" "the stateless one untouched"
 }
 
+guard_pid() { cut -d' ' -f1 "$AG_DIR/fence.guard" 2>/dev/null; }
+guard_runs() { pid_runs "$(guard_pid)"; }
+
+# An agent gone (kill -9) cannot fence: its fence guard kills the stateful
+# replicas once the agent showed no life for the fence time, leaves the
+# stateless ones, and exits with nothing left to guard.
+test_agent_fence_guard_kills_stateful_replicas_of_a_dead_agent() {
+    agent_env guard
+    local st="sx.db.1/0/1" sl="sx.web.1/0/9" st_pid sl_pid gpid
+    trap 'agent_cleanup' EXIT
+    cv_spawn "$AG_DIR/agent.pid" "$AG_DIR/agent.log" "$AGENT_BIN" --redis "$CONVERGE_REDIS" \
+        --prefix "$AG_PREFIX" --dir "$AG_DIR" --name "$AG_NODE" --ports "$AG_PORTS" \
+        --fence-ms 1500 --heartbeat-ttl 800
+    AG_PID=$(cv_pid_read "$AG_DIR/agent.pid")
+    disown -a
+    assign "$st" "$(sleep_spec "$st" db-0.demo true)"
+    assign "$sl" "$(sleep_spec "$sl" web-9.demo false)"
+    cv_wait_until 10 "the stateful replica healthy" report_is "$st" healthy
+    cv_wait_until 10 "the stateless replica healthy" report_is "$sl" healthy
+    st_pid=$(report_field "$st" pid)
+    sl_pid=$(report_field "$sl" pid)
+    cv_wait_until 5 "the fence guard running" guard_runs
+    gpid=$(guard_pid)
+    agent_kill 9
+    pid_runs "$st_pid" || fail "the stateful replica died with its agent"
+    cv_wait_until 10 "the stateful replica fenced by the guard" cv_pid_gone "$st_pid"
+    pid_runs "$sl_pid" || fail "the guard stopped the stateless replica too"
+    cv_wait_until 5 "the guard gone with nothing left to guard" cv_pid_gone "$gpid"
+    grep -q "killed 1 stateful replica" "$AG_DIR/fence-guard.log" ||
+        fail "the guard's log does not say what it did"
+}
+
 test_agent_failed_health_check_restarts_the_replica() {
     agent_env health
     trap agent_cleanup EXIT
