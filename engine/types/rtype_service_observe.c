@@ -231,15 +231,14 @@ static bool stopped(const char *state)
     return strcmp(state, "stopped") == 0 || strcmp(state, "failed") == 0;
 }
 
+/* Deleted once the live engine committed the unassignment of every replica
+ * (also those of a node down: its agent stops them when it is back, and
+ * their capacity is free only then) and no node up still runs one. */
 static cv_observed_t observe_delete(cv_rstate_t *st, const json_t *cluster, const char *svc)
 {
-    size_t assigned = 0, running = 0, i;
+    size_t assigned = json_array_size(json_object_get(cluster, "placement")), running = 0;
     const json_t *e;
     const char *rid;
-    json_array_foreach(json_object_get(cluster, "placement"), i, e)
-    {
-        assigned += node_up(cluster, str(e, "node"));
-    }
     json_object_foreach((json_t *)json_object_get(cluster, "reports"), rid, e)
     {
         running += node_up(cluster, str(e, "node")) && !stopped(str(e, "state"));
