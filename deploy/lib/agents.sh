@@ -112,7 +112,9 @@ cv__agent_pids_of() {
     [[ -e $f ]] || return 0
     while read -r pid start; do
         [[ $pid =~ ^[0-9]+$ && $pid -gt 1 ]] || continue
-        { stat=$(<"/proc/$pid/stat"); } 2>/dev/null || continue
+        # Not $(<file): under set -e a missing file there ends the shell,
+        # whatever || follows (a process gone is the common case here).
+        stat=$(cat "/proc/$pid/stat" 2>/dev/null) || continue
         stat=${stat##*) }
         read -r -a fields <<<"$stat"
         # fields[0] is field 3 (state): field 22 is fields[19].
