@@ -211,7 +211,7 @@ cv_spawn() {
 cv_pid_gone() {
     local stat
     kill -0 "$1" 2>/dev/null || return 0
-    stat=$(<"/proc/$1/stat") 2>/dev/null || return 0
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0 # not $(<): see agents.sh
     stat=${stat##*) } # the state follows the command name, which may hold spaces
     [[ ${stat%% *} == Z ]]
 }
