@@ -7,6 +7,7 @@
 
 #include "cv_cluster.h"
 #include "cv_placement.h"
+#include "cv_reconcile.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -106,26 +107,6 @@ static json_t *manifest_of(const json_t *model, const json_t *rec, const char *s
     json_object_set_new(manifest, "nodeTypes", types);
     json_object_set_new(manifest, "nodes", nodes);
     return manifest;
-}
-
-/* The spec's placement description (docs/services.md: the spec holds the
- * placement library's service keys), named after the service id. */
-static json_t *service_desc(const json_t *spec, const char *svc)
-{
-    static const char *const keys[] = {"serviceType",
-                                       "replicas",
-                                       "stateful",
-                                       "placementConstraints",
-                                       "metrics",
-                                       "distribution",
-                                       "requireDomainDistribution",
-                                       "constraints",
-                                       "affinity",
-                                       NULL};
-    json_t *desc = json_object();
-    copy_keys(desc, spec, keys);
-    json_object_set_new(desc, "name", json_string(svc));
-    return desc;
 }
 
 /* The service's live replicas but index `except` (-1: all) that sit on a
@@ -242,7 +223,9 @@ json_t *cli_explain(const json_t *model, const char *svc, char *err, size_t errs
         return NULL;
     }
     const json_t *placement = json_object_get(rec, "placement");
-    json_t *manifest = manifest_of(model, rec, svc), *desc = service_desc(spec, svc);
+    json_t *manifest = manifest_of(model, rec, svc),
+           *desc = cv_reconcile_service_desc(
+               spec, svc, (int)json_integer_value(json_object_get(spec, "replicas")));
     json_t *layout = layout_of(model, desc, placement, -1);
     /* A service scaled to 0 replicas has nothing to place (cv_service_load
      * wants at least one). */

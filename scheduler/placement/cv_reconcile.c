@@ -117,7 +117,7 @@ static void load_service(rc_ctx_t *x)
     x->target = json_is_integer(n) ? (int)json_integer_value(n) : 1;
     if (x->deleting)
         x->target = 0;
-    json_t *desc = cv__rc_service_desc(x->spec, x->resource, x->target);
+    json_t *desc = cv_reconcile_service_desc(x->spec, x->resource, x->target);
     if (!json_is_object(x->spec))
         snprintf(err, sizeof(err), "the service has no spec");
     else if (x->target < 0)

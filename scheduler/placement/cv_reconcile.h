@@ -63,6 +63,11 @@ void cv_reconcile_health_source(char *buf, size_t size, const char *svc);
  * spec that does not load is a plan with `rejected`. */
 json_t *cv_reconcile(const json_t *model, const char *svc, char *errstr, size_t errstr_size);
 
+/* The placement library's description of the service of `spec` (its
+ * placement keys: docs/services.md "Service spec"), named `name`, with
+ * `replicas` replicas (at least 1). A new object. */
+json_t *cv_reconcile_service_desc(const json_t *spec, const char *name, int replicas);
+
 /* The node-level health reports of `model`: for every node up whose
  * measured load of a metric exceeds its capacity, a Warning of source
  * "System.PLB:<node>", property "NodeCapacity_<metric>". A new array. */

@@ -66,8 +66,6 @@ typedef struct rc_ctx {
 json_t *cv__rc_json(const json_t *v);
 void cv__rc_settings(const json_t *settings, rc_settings_t *out);
 rc_node_state_t cv__rc_node(const rc_ctx_t *x, const char *node);
-/* The description cv_service_load reads: the spec's service keys only. */
-json_t *cv__rc_service_desc(const json_t *spec, const char *name, int replicas);
 /* The cluster manifest of the model: nodes' descriptions with their status
  * for this service (blocklisted nodes are disabled for it) and the declared
  * load of every replica assigned to them that is not this service's. */

@@ -86,7 +86,7 @@ void cv__rc_replica_name(const rc_ctx_t *x, int index, char *buf, size_t size)
 
 /* ---------------------------------------------------------------- the service */
 
-json_t *cv__rc_service_desc(const json_t *spec, const char *name, int replicas)
+json_t *cv_reconcile_service_desc(const json_t *spec, const char *name, int replicas)
 {
     static const char *const keys[] = {"serviceType", "stateful",     "placementConstraints",
                                        "metrics",     "distribution", "requireDomainDistribution",

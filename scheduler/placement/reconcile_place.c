@@ -53,7 +53,7 @@ static const char *layout_role(const rc_ctx_t *x, const json_t *entry, bool *pri
  * (index key -> entry). */
 static json_t *own_layout(const rc_ctx_t *x, const json_t *extra)
 {
-    json_t *desc = cv__rc_service_desc(x->spec, x->s->name, x->target);
+    json_t *desc = cv_reconcile_service_desc(x->spec, x->s->name, x->target);
     json_t *list = json_array();
     bool primary_seen = false;
     const json_t *sets[] = {x->kept, extra, x->held};
