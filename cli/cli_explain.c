@@ -228,8 +228,8 @@ json_t *cli_explain(const json_t *model, const char *svc, char *err, size_t errs
                spec, svc, (int)json_integer_value(json_object_get(spec, "replicas")));
     json_t *layout = layout_of(model, desc, placement, -1);
     /* A service scaled to 0 replicas has nothing to place (cv_service_load
-     * wants at least one). */
-    json_int_t n = json_integer_value(json_object_get(desc, "replicas"));
+     * wants at least one, and the description says so). */
+    json_int_t n = json_integer_value(json_object_get(spec, "replicas"));
     json_t *check =
         n < 1 ? json_pack("{s:s, s:s, s:[], s:[], s:[], s:[], s:n}", "service", svc, "policy", "",
                           "placements", "unplaced", "health", "warnings", "rejected")
