@@ -56,7 +56,9 @@
     XX(SVC, "{cluster}:svc:<svc>")                                                                 \
     XX(HEALTH, "{cluster}:health")                                                                 \
     XX(CLEDGER, "{cluster}:ledger")                                                                \
-    XX(CRM, "{cluster}:crm")
+    XX(CRM, "{cluster}:crm")                                                                       \
+    XX(CRM_STATUS, "{cluster}:crm:status")                                                         \
+    XX(LOAD, "{cluster}:load:<svc>")
 
 typedef enum {
 #define CV_KEY_KIND_ENUM(kind, pattern) CV_KEY_##kind,

@@ -10,14 +10,16 @@
 -- KEYS: 1 svc, 2 services, 3 nodes, 4 settings, 5 health
 -- ARGV: 1 svc_id, 2 gen, 3 placement, 4 unplaced, 5 blocklist, 6 failures,
 --       7 rejected, 8 health, 9 remove, 10 alive_prefix, 11 node_prefix,
---       12 notify_prefix, 13 health_source
+--       12 notify_prefix, 13 health_source, 14 moves, 15 rollout
 -- Variadic: KEYS from 6 are the assign hashes of the operations' nodes, ARGV
--- from 14 the operations, in the same order: "assign\t<node>\t<rid>\t<spec>"
+-- from 16 the operations, in the same order: "assign\t<node>\t<rid>\t<spec>"
 -- or "unassign\t<node>\t<rid>".
 -- gen: the generation planned on; placement, unplaced, blocklist, failures:
 -- the service's new fields (JSON); rejected: why the service cannot fit
 -- ('' = it can: the field is removed); health: JSON list of the service's
--- health reports, which replace every report of health_source; remove: '1'
+-- health reports, which replace every report of health_source; moves, rollout:
+-- the service's moves still to make and its rollout (JSON; '' = none: the field
+-- is removed; docs/crm.md); remove: '1'
 -- when the service is deleting and has nothing left on any node: its hash,
 -- its membership in services and its reports go. The *_prefix arguments are
 -- key prefixes made by cv_key_prefix (CV_KEY_ALIVE, CV_KEY_NODE,
@@ -43,7 +45,7 @@ end
 -- The operations, grouped by node.
 local nodes, order = {}, {}
 for i = 6, #KEYS do
-  local line = ARGV[8 + i]
+  local line = ARGV[10 + i]
   local op, node, rid, spec = string.match(line, '^(%a+)\t([^\t]+)\t([^\t]+)\t?(.*)$')
   if not nodes[node] then
     nodes[node] = {key = KEYS[i], add = {}, drop = {}}
@@ -127,10 +129,12 @@ if ARGV[9] == '1' then
 else
   redis.call('HSET', svc_key, 'placement', ARGV[3], 'unplaced', ARGV[4], 'blocklist', ARGV[5],
     'failures', ARGV[6])
-  if ARGV[7] ~= '' then
-    redis.call('HSET', svc_key, 'rejected', ARGV[7])
-  else
-    redis.call('HDEL', svc_key, 'rejected')
+  for field, value in pairs({rejected = ARGV[7], moves = ARGV[14], rollout = ARGV[15]}) do
+    if value ~= '' then
+      redis.call('HSET', svc_key, field, value)
+    else
+      redis.call('HDEL', svc_key, field)
+    end
   end
   local t = redis.call('TIME')
   local now = tonumber(t[1]) + tonumber(t[2]) / 1000000

@@ -188,6 +188,8 @@ static void commit(reconcile_t *rc)
     char *failures = dump(json_object_get(p, "failures"));
     char *rejected = dump(json_object_get(p, "rejected"));
     char *health = dump(json_object_get(p, "health"));
+    char *moves = dump(json_object_get(p, "moves"));
+    char *rollout = dump(json_object_get(p, "rollout"));
     const json_t *ops = json_object_get(p, "ops");
     size_t nops = json_array_size(ops);
     char **op_keys = NULL, **op_args = NULL;
@@ -208,6 +210,8 @@ static void commit(reconcile_t *rc)
         .node_prefix = node,
         .notify_prefix = notify,
         .health_source = source,
+        .moves = moves,
+        .rollout = rollout,
     };
     if (!err)
         err = cv_redis_call(rc->w->redis, CV_SCRIPT_SVC_COMMIT, keys.v, args.v, nops,
@@ -221,6 +225,8 @@ static void commit(reconcile_t *rc)
     free(failures);
     free(rejected);
     free(health);
+    free(moves);
+    free(rollout);
     if (err)
         done(rc, err, err == CV_ENOMEM ? "out of memory" : "Redis: not connected");
 }

@@ -27,8 +27,9 @@ static const char *str_or(const json_t *obj, const char *key, const char *dflt)
 /* The record with its JSON-holding strings parsed; NULL when absent. */
 static json_t *service_record(const json_t *model, const char *svc)
 {
-    static const char *const fields[] = {"spec",     "placement", "unplaced", "blocklist",
-                                         "failures", "rejected",  NULL};
+    static const char *const fields[] = {"spec",      "placement", "unplaced",
+                                         "blocklist", "failures",  "rejected",
+                                         "moves",     "rollout",   NULL};
     json_t *rec = cv__rc_json(json_object_get(json_object_get(model, "services"), svc));
     if (!json_is_object(rec)) {
         json_decref(rec);
@@ -78,6 +79,10 @@ static void ctx_init(rc_ctx_t *x, const json_t *model, const char *svc, json_t *
     x->moved_from = json_object();
     x->blocklist = object_or_new(json_object_get(rec, "blocklist"));
     x->failures = object_or_new(json_object_get(rec, "failures"));
+    x->moves = object_or_new(json_object_get(rec, "moves"));
+    x->rollout = json_is_object(json_object_get(rec, "rollout"))
+                     ? json_deep_copy(json_object_get(rec, "rollout"))
+                     : NULL;
     x->avoid = json_object();
     x->held = json_object();
     x->placement = json_array();
@@ -106,6 +111,8 @@ static void ctx_free(rc_ctx_t *x)
     json_decref(x->events);
     json_decref(x->health);
     json_decref(x->rejected);
+    json_decref(x->moves);
+    json_decref(x->rollout);
 }
 
 /* The spec's service description; a spec that does not load rejects the
@@ -152,6 +159,8 @@ json_t *cv_reconcile(const json_t *model, const char *svc, char *errstr, size_t 
         return plan;
     }
     cv__rc_judge(&x);
+    if (!x.deleting)
+        cv__rc_moves(&x);
     int rc = x.deleting ? 0 : cv__rc_place(&x, errstr, errstr_size);
     json_t *plan = rc ? NULL : cv__rc_plan(&x);
     if (!rc && !plan)

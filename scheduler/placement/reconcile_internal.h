@@ -57,6 +57,12 @@ typedef struct rc_ctx {
     json_t *held;  /* index -> {node, rid, state}: a stateful index whose old replica still runs */
     json_t *placement, *unplaced, *ops, *events, *health;
     json_t *rejected;
+    /* docs/crm.md: the moves the cluster resource manager asked for that
+     * are not done yet (index "i" -> move; reconcile_move.c), and the
+     * rolling update in progress or NULL (reconcile_rollout.c). The plan
+     * writes both back as they are after this plan. */
+    json_t *moves;
+    json_t *rollout;
 } rc_ctx_t;
 
 /* ---- the model (reconcile_model.c) ---- */
@@ -74,6 +80,8 @@ json_t *cv__rc_manifest(const rc_ctx_t *x);
  * service, or -1. */
 void cv__rc_rid(char *buf, size_t size, const char *svc, int index, int64_t gen);
 int cv__rc_rid_index(const char *svc, const char *rid);
+/* The replica spec `rid` assigned to `node` (as stored: a string), or NULL. */
+const json_t *cv__rc_assigned(const rc_ctx_t *x, const char *node, const char *rid);
 /* "<resource>-<index>.<stack_name>" */
 void cv__rc_replica_name(const rc_ctx_t *x, int index, char *buf, size_t size);
 
@@ -85,6 +93,19 @@ void cv__rc_judge(rc_ctx_t *x);
 /* Fills x->held: a stateful index not kept whose previous replica a live
  * node still reports running is not placed again until it has stopped. */
 void cv__rc_hold(rc_ctx_t *x);
+
+/* ---- moves asked for by the cluster resource manager (reconcile_move.c) ---- */
+
+/* After judging: carries out x->moves (docs/crm.md "Moves"), dropping
+ * those done or no longer possible. */
+void cv__rc_moves(rc_ctx_t *x);
+
+/* ---- process changes and rolling updates (reconcile_rollout.c) ---- */
+
+/* Kept replicas whose assigned spec runs another process digest get a new
+ * replica id on their node, as the service's update policy allows
+ * (docs/crm.md "Rolling updates"); x->rollout says where it stands. */
+void cv__rc_renew(rc_ctx_t *x);
 
 /* ---- placing (reconcile_place.c) ---- */
 

@@ -194,3 +194,8 @@ json_t *cv__rc_manifest(const rc_ctx_t *x)
     json_decref(settings);
     return manifest;
 }
+
+const json_t *cv__rc_assigned(const rc_ctx_t *x, const char *node, const char *rid)
+{
+    return json_object_get(json_object_get(json_object_get(x->nodes, node), "assign"), rid);
+}

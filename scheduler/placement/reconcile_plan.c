@@ -75,40 +75,12 @@ json_t *cv__rc_replica_spec(const rc_ctx_t *x, const json_t *entry)
     return spec;
 }
 
-/* ---------------------------------------------------------------- the process digest */
+/* ---------------------------------------------------------------- operations */
 
 static const json_t *assigned(const rc_ctx_t *x, const char *node, const char *rid)
 {
-    return json_object_get(json_object_get(json_object_get(x->nodes, node), "assign"), rid);
+    return cv__rc_assigned(x, node, rid);
 }
-
-/* A kept replica whose assigned spec runs another process digest gets a new
- * replica id on its node: the agent stops the old one and starts the new. */
-static void renew_changed(rc_ctx_t *x)
-{
-    size_t i;
-    json_t *e;
-    json_array_foreach(x->placement, i, e)
-    {
-        const char *node = json_string_value(json_object_get(e, "node"));
-        const char *rid = json_string_value(json_object_get(e, "rid"));
-        json_t *spec = cv__rc_json(assigned(x, node, rid));
-        const char *had = json_string_value(json_object_get(spec, "digest"));
-        bool changed = spec && strcmp(had ? had : "", x->digest) != 0;
-        json_decref(spec);
-        if (!changed)
-            continue;
-        int index = (int)json_integer_value(json_object_get(e, "index"));
-        char fresh[512];
-        cv__rc_rid(fresh, sizeof(fresh), x->svc, index, x->gen + 1);
-        json_object_set_new(e, "rid", json_string(fresh));
-        json_object_set_new(e, "since", json_real(x->now));
-        cv__rc_event(x, index, "PLACE", "COMPLETE",
-                     "replica %s replaced on %s (process spec changed)", fresh, node);
-    }
-}
-
-/* ---------------------------------------------------------------- operations */
 
 static bool placed_as(const rc_ctx_t *x, const char *node, const char *rid)
 {
@@ -424,7 +396,7 @@ static bool all_gone(const rc_ctx_t *x)
 
 json_t *cv__rc_plan(rc_ctx_t *x)
 {
-    renew_changed(x);
+    cv__rc_renew(x);
     make_ops(x);
     placed_events(x);
     left_events(x);
@@ -444,16 +416,21 @@ json_t *cv__rc_plan(rc_ctx_t *x)
                          desc ? desc : "");
     }
     json_t *rejected = x->rejected ? json_incref(x->rejected) : json_null();
+    json_t *moves = json_object_size(x->moves) ? json_incref(x->moves) : json_null();
+    json_t *rollout = x->rollout ? json_incref(x->rollout) : json_null();
     bool changed = json_array_size(x->ops) > 0 || stored_differs(x, "placement", x->placement) ||
                    stored_differs(x, "unplaced", x->unplaced) ||
                    stored_differs(x, "blocklist", x->blocklist) ||
                    stored_differs(x, "failures", x->failures) ||
-                   stored_differs(x, "rejected", rejected) || health_differs(x);
+                   stored_differs(x, "rejected", rejected) || stored_differs(x, "moves", moves) ||
+                   stored_differs(x, "rollout", rollout) || health_differs(x);
     bool remove = all_gone(x);
-    return json_pack("{s:s, s:I, s:s, s:s, s:s, s:O, s:O, s:O, s:O, s:o, s:O, s:O, s:O, s:b, s:b}",
+    return json_pack("{s:s, s:I, s:s, s:s, s:s, s:O, s:O, s:O, s:O, s:o, s:O, s:O, s:O, s:b, s:b, "
+                     "s:o, s:o}",
                      "svc", x->svc, "gen", (json_int_t)x->gen, "stack", x->stack, "resource",
                      x->resource, "state", x->deleting ? "deleting" : "active", "placement",
                      x->placement, "unplaced", x->unplaced, "blocklist", x->blocklist, "failures",
                      x->failures, "rejected", rejected, "ops", x->ops, "events", x->events,
-                     "health", x->health, "changed", changed || remove, "remove", remove);
+                     "health", x->health, "changed", changed || remove, "remove", remove, "moves",
+                     moves, "rollout", rollout);
 }
