@@ -106,6 +106,9 @@ void cv__rc_moves(rc_ctx_t *x);
  * replica id on their node, as the service's update policy allows
  * (docs/crm.md "Rolling updates"); x->rollout says where it stands. */
 void cv__rc_renew(rc_ctx_t *x);
+/* The process spec replicas are assigned: the spec's, or the old one while
+ * a rolling update rolls back or has rolled back. */
+const json_t *cv__rc_process(const rc_ctx_t *x);
 
 /* ---- placing (reconcile_place.c) ---- */
 

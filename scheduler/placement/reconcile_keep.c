@@ -111,11 +111,12 @@ static void prune_windows(rc_ctx_t *x)
 }
 
 /* A stateful replica whose assigned spec runs another digest leaves: its
- * successor starts only once it has stopped. */
+ * successor starts only once it has stopped. Under an update policy the
+ * rolling update renews it on its node instead (reconcile_rollout.c). */
 static const char *stateful_renewal(const rc_ctx_t *x, const char *node, const char *rid, char *buf,
                                     size_t size)
 {
-    if (!x->s || !x->s->stateful)
+    if (!x->s || !x->s->stateful || json_is_object(json_object_get(x->spec, "updatePolicy")))
         return NULL;
     const json_t *n = json_object_get(x->nodes, node);
     json_t *spec = cv__rc_json(json_object_get(json_object_get(n, "assign"), rid));

@@ -60,7 +60,8 @@ json_t *cv__rc_replica_spec(const rc_ctx_t *x, const json_t *entry)
     const char *role = json_string_value(json_object_get(entry, "role"));
     char name[512];
     cv__rc_replica_name(x, index, name, sizeof(name));
-    json_t *spec = json_deep_copy(x->process);
+    const json_t *process = cv__rc_process(x);
+    json_t *spec = json_deep_copy(process);
     json_object_set(spec, "rid", json_object_get(entry, "rid"));
     json_object_set_new(spec, "svc", json_string(x->svc));
     json_object_set_new(spec, "stack", json_string(x->stack));
@@ -71,7 +72,8 @@ json_t *cv__rc_replica_spec(const rc_ctx_t *x, const json_t *entry)
     json_object_set_new(spec, "role", json_string(role ? role : "instance"));
     json_object_set_new(spec, "stateful", json_boolean(x->s && x->s->stateful));
     add_loads(x, spec, role && strcmp(role, "secondary") == 0);
-    json_object_set_new(spec, "digest", json_string(x->digest));
+    const char *digest = json_string_value(json_object_get(process, "digest"));
+    json_object_set_new(spec, "digest", json_string(digest ? digest : ""));
     return spec;
 }
 

@@ -5,24 +5,66 @@
  * at once: the agent stops the old process and starts the new one. A
  * service's `update_policy` makes it a rolling update, and `convergectl
  * upgrade` one by upgrade domain (docs/crm.md "Rolling updates").
+ *
+ * The rollout is desired state plus where it stands, all of it in the
+ * service's record (`rollout`): each plan derives the next move from it and
+ * the agents' reports, so any worker may make the next plan after another
+ * died mid-step. Per plan: a step in flight is carried on until its new
+ * replicas are ready (healthy, with the health gate), failed past its
+ * deadline (then rolled back when the policy says so) or, when none is in
+ * flight, the next one begins if the interval passed, the rollout is not
+ * paused, manual mode allows it and the unavailability bound leaves room.
+ * Steps take the outdated indexes lowest first, or by upgrade domain the
+ * replicas on the nodes of one domain at a time, in the domains' order.
  */
-#include "reconcile_internal.h"
+#include "rollout_internal.h"
 
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-void cv__rc_renew(rc_ctx_t *x)
+static const char *str(const json_t *obj, const char *key)
+{
+    const char *s = json_string_value(json_object_get(obj, key));
+    return s ? s : "";
+}
+
+static double num(const json_t *obj, const char *key)
+{
+    return json_number_value(json_object_get(obj, key));
+}
+
+static bool state_is(const rc_ctx_t *x, const char *state)
+{
+    return strcmp(str(x->rollout, "state"), state) == 0;
+}
+
+static void set_state(rc_ctx_t *x, const char *state, const char *reason)
+{
+    json_object_set_new(x->rollout, "state", json_string(state));
+    json_object_set_new(x->rollout, "reason", json_string(reason));
+}
+
+const json_t *cv__rc_process(const rc_ctx_t *x)
+{
+    const json_t *from = json_object_get(x->rollout, "from_process");
+    if (x->rollout && strcmp(str(x->rollout, "to"), x->digest) == 0 && json_is_object(from) &&
+        (state_is(x, "rolling_back") || state_is(x, "rolled_back")))
+        return from;
+    return x->process;
+}
+
+/* ---------------------------------------------------------------- all at once */
+
+static void renew_all(rc_ctx_t *x)
 {
     size_t i;
     json_t *e;
     json_array_foreach(x->placement, i, e)
     {
-        const char *node = json_string_value(json_object_get(e, "node"));
-        const char *rid = json_string_value(json_object_get(e, "rid"));
-        json_t *spec = cv__rc_json(cv__rc_assigned(x, node, rid));
-        const char *had = json_string_value(json_object_get(spec, "digest"));
-        bool changed = spec && strcmp(had ? had : "", x->digest) != 0;
-        json_decref(spec);
-        if (!changed)
+        char had[64];
+        if (!cv__ro_assigned_digest(x, e, had, sizeof(had)) || strcmp(had, x->digest) == 0)
             continue;
         int index = (int)json_integer_value(json_object_get(e, "index"));
         char fresh[512];
@@ -30,6 +72,321 @@ void cv__rc_renew(rc_ctx_t *x)
         json_object_set_new(e, "rid", json_string(fresh));
         json_object_set_new(e, "since", json_real(x->now));
         cv__rc_event(x, index, "PLACE", "COMPLETE",
-                     "replica %s replaced on %s (process spec changed)", fresh, node);
+                     "replica %s replaced on %s (process spec changed)", fresh,
+                     str(e, "node"));
     }
+}
+
+/* ---------------------------------------------------------------- starting */
+
+/* The process parts of an assigned replica spec: what rollback assigns. */
+static json_t *process_part(const json_t *spec)
+{
+    static const char *const per_replica[] = {"rid",   "svc",  "stack", "stack_name",
+                                              "service", "index", "name", "role",
+                                              "stateful", "load", NULL};
+    json_t *p = json_deep_copy(spec);
+    for (size_t i = 0; per_replica[i]; i++)
+        json_object_del(p, per_replica[i]);
+    return p;
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+    return strcmp(json_string_value(*(json_t *const *)a), json_string_value(*(json_t *const *)b));
+}
+
+/* The upgrade domains of the nodes holding the outdated replicas, sorted. */
+static json_t *domains_of(const rc_ctx_t *x, const json_t *outdated)
+{
+    json_t *seen = json_object();
+    size_t i;
+    const json_t *v;
+    json_array_foreach(outdated, i, v)
+    {
+        char ud[128];
+        cv__ro_domain(x, str(cv__ro_entry(x, (int)json_integer_value(v)), "node"), ud, sizeof(ud));
+        json_object_set_new(seen, ud, json_true());
+    }
+    size_t n = json_object_size(seen), k = 0;
+    json_t **names = calloc(n + 1, sizeof(*names));
+    const char *key;
+    json_t *t;
+    json_object_foreach(seen, key, t)
+    {
+        names[k++] = json_string(key);
+    }
+    qsort(names, n, sizeof(*names), compare_strings);
+    json_t *list = json_array();
+    for (k = 0; k < n; k++)
+        json_array_append_new(list, names[k]);
+    free(names);
+    json_decref(seen);
+    return list;
+}
+
+static void start(rc_ctx_t *x, const ro_policy_t *p, const json_t *outdated)
+{
+    const json_t *first = cv__ro_entry(x, (int)json_integer_value(json_array_get(outdated, 0)));
+    json_t *spec = cv__rc_json(cv__rc_assigned(x, str(first, "node"), str(first, "rid")));
+    size_t n = json_array_size(outdated);
+    int per = p->start_first && p->max_surge < p->step ? p->max_surge : p->step;
+    json_t *domains = p->by_ud ? domains_of(x, outdated) : json_array();
+    int steps = p->by_ud ? (int)json_array_size(domains) : (int)((n + (size_t)per - 1) / per);
+    x->rollout = json_pack(
+        "{s:s, s:s, s:o, s:s, s:s, s:i, s:i, s:f, s:f, s:f, s:i, s:b, s:b, s:s, s:s, s:b, s:o, "
+        "s:s, s:{}, s:[]}",
+        "from", str(spec, "digest"), "to", x->digest, "from_process", process_part(spec), "state",
+        "rolling", "reason", "", "step", 0, "steps", steps, "started", x->now, "step_started", 0.0,
+        "step_done", 0.0, "resume", 0, "pause", 0, "rollback", 0, "mode",
+        p->manual ? "manual" : "auto", "order", p->start_first ? "start_first" : "kill_first",
+        "by_upgrade_domain", p->by_ud, "domains", domains, "domain", "", "layout", "batch");
+    cv__rc_event(x, -1, "UPDATE", "IN_PROGRESS",
+                 "rolling update of %s started: %zu replica(s) from %s to %s in %d step(s)%s",
+                 x->resource, n, str(spec, "digest"), x->digest, steps,
+                 p->by_ud ? " by upgrade domain" : "");
+    json_decref(spec);
+}
+
+/* ---------------------------------------------------------------- steps */
+
+/* Snapshot of where every replica is, before an upgrade domain's step. */
+static json_t *layout_now(const rc_ctx_t *x)
+{
+    json_t *layout = json_object();
+    for (int index = 0; index < x->target; index++) {
+        const json_t *e = cv__ro_entry(x, index);
+        char key[16];
+        snprintf(key, sizeof(key), "%d", index);
+        if (e)
+            json_object_set(layout, key, json_object_get(e, "node"));
+    }
+    return layout;
+}
+
+/* The outdated indexes on nodes of the first domain that has any. */
+static json_t *domain_batch(rc_ctx_t *x, const json_t *outdated)
+{
+    size_t d;
+    const json_t *name;
+    json_array_foreach(json_object_get(x->rollout, "domains"), d, name)
+    {
+        json_t *list = json_array();
+        size_t i;
+        const json_t *v;
+        json_array_foreach(outdated, i, v)
+        {
+            char ud[128];
+            cv__ro_domain(x, str(cv__ro_entry(x, (int)json_integer_value(v)), "node"), ud,
+                          sizeof(ud));
+            if (strcmp(ud, json_string_value(name)) == 0)
+                json_array_append(list, (json_t *)v);
+        }
+        if (json_array_size(list) > 0) {
+            json_object_set(x->rollout, "domain", (json_t *)name);
+            json_object_set_new(x->rollout, "step", json_integer((json_int_t)d + 1));
+            json_object_set_new(x->rollout, "layout", layout_now(x));
+            return list;
+        }
+        json_decref(list);
+    }
+    return json_array(); /* outdated replicas on a domain not listed: a next rollout takes them */
+}
+
+/* The lowest outdated indexes this step may take. */
+static json_t *count_batch(rc_ctx_t *x, const ro_policy_t *p, const json_t *outdated)
+{
+    int n = p->start_first ? (p->step < p->max_surge ? p->step : p->max_surge)
+                           : p->max_unavailable - cv__ro_unhealthy(x);
+    if (!p->start_first && n > p->step)
+        n = p->step;
+    json_t *list = json_array();
+    for (size_t i = 0; n > 0 && i < json_array_size(outdated) && (int)i < n; i++)
+        json_array_append(list, json_array_get(outdated, i));
+    if (json_array_size(list) > 0)
+        json_object_set_new(x->rollout, "step",
+                            json_integer(json_integer_value(json_object_get(x->rollout, "step")) +
+                                         1));
+    return list;
+}
+
+static void begin_step(rc_ctx_t *x, const ro_policy_t *p, const json_t *outdated)
+{
+    json_t *indexes = p->by_ud ? domain_batch(x, outdated) : count_batch(x, p, outdated);
+    if (json_array_size(indexes) == 0) {
+        json_decref(indexes);
+        return;
+    }
+    json_t *batch = json_array();
+    size_t i;
+    const json_t *v;
+    json_array_foreach(indexes, i, v)
+    {
+        json_array_append_new(batch, cv__ro_begin(x, cv__ro_entry(x, (int)json_integer_value(v))));
+    }
+    json_object_set_new(x->rollout, "batch", batch);
+    json_object_set_new(x->rollout, "step_started", json_real(x->now));
+    const char *ud = str(x->rollout, "domain");
+    cv__rc_event(x, -1, "UPDATE", "IN_PROGRESS",
+                 "rolling update of %s: step %lld of %lld began (%zu replica(s)%s%s)", x->resource,
+                 (long long)json_integer_value(json_object_get(x->rollout, "step")),
+                 (long long)json_integer_value(json_object_get(x->rollout, "steps")),
+                 json_array_size(indexes), p->by_ud ? ", upgrade domain " : "", p->by_ud ? ud : "");
+    json_decref(indexes);
+}
+
+/* ---------------------------------------------------------------- failing, rolling back */
+
+static void begin_rollback(rc_ctx_t *x, const char *why)
+{
+    const char *from = str(x->rollout, "from");
+    json_t *old = json_incref(json_object_get(x->rollout, "batch"));
+    set_state(x, "rolling_back", why);
+    /* A start_first step's old replicas still run: they simply stay. */
+    size_t i;
+    const json_t *item;
+    json_array_foreach(old, i, item)
+    {
+        json_t *e = cv__ro_entry(x, (int)json_integer_value(json_object_get(item, "index")));
+        if (e && !json_is_true(json_object_get(item, "stateful")) &&
+            cv__rc_assigned(x, str(item, "node"), str(item, "rid"))) {
+            json_object_set(e, "rid", json_object_get(item, "rid"));
+            json_object_set(e, "node", json_object_get(item, "node"));
+        }
+    }
+    json_t *batch = json_array();
+    json_array_foreach(old, i, item)
+    {
+        int index = (int)json_integer_value(json_object_get(item, "index"));
+        if (json_is_true(json_object_get(item, "stateful")) && !cv__ro_entry(x, index))
+            json_array_append(batch, (json_t *)item); /* stopped, not started again yet */
+    }
+    json_decref(old);
+    json_t *outdated = cv__ro_outdated(x, from);
+    json_t *v;
+    json_array_foreach(outdated, i, v)
+    {
+        json_array_append_new(batch, cv__ro_begin(x, cv__ro_entry(x, (int)json_integer_value(v))));
+    }
+    json_decref(outdated);
+    json_object_set_new(x->rollout, "batch", batch);
+    json_object_set_new(x->rollout, "step_started", json_real(x->now));
+    cv__rc_event(x, -1, "UPDATE", "IN_PROGRESS", "rolling update of %s rolling back to %s: %s",
+                 x->resource, from, why);
+}
+
+static void fail(rc_ctx_t *x, const ro_policy_t *p, const char *why)
+{
+    char reason[1536];
+    snprintf(reason, sizeof(reason), "step %lld of %lld failed: %s",
+             (long long)json_integer_value(json_object_get(x->rollout, "step")),
+             (long long)json_integer_value(json_object_get(x->rollout, "steps")), why);
+    set_state(x, "failed", reason);
+    cv__rc_event(x, -1, "UPDATE", "FAILED", "rolling update of %s %s", x->resource, reason);
+    if (p->rollback)
+        begin_rollback(x, reason);
+}
+
+static void rolling_back(rc_ctx_t *x, const ro_policy_t *p)
+{
+    const json_t *batch = json_object_get(x->rollout, "batch");
+    const char *from = str(x->rollout, "from");
+    char why[768] = "";
+    cv__ro_carry(x, batch, false, from, p->health_gate);
+    bool ready = cv__ro_batch_ready(x, batch, from, p->health_gate, why, sizeof(why));
+    if (!ready && x->now - num(x->rollout, "step_started") <= p->deadline)
+        return;
+    char reason[2560];
+    snprintf(reason, sizeof(reason), "%s%s%s", str(x->rollout, "reason"),
+             ready ? "" : "; after the rollback ", ready ? "" : why);
+    json_object_set_new(x->rollout, "batch", json_array());
+    set_state(x, "rolled_back", reason);
+    cv__rc_event(x, -1, "UPDATE", ready ? "COMPLETE" : "FAILED",
+                 "rolling update of %s rolled back to %s", x->resource, from);
+}
+
+/* ---------------------------------------------------------------- going forward */
+
+/* The step in flight: true while it goes on (or failed). */
+static bool carry_step(rc_ctx_t *x, const ro_policy_t *p)
+{
+    const json_t *batch = json_object_get(x->rollout, "batch");
+    if (json_array_size(batch) == 0)
+        return false;
+    char why[768] = "";
+    cv__ro_carry(x, batch, p->start_first && !p->by_ud, x->digest, p->health_gate);
+    if (!cv__ro_batch_ready(x, batch, x->digest, p->health_gate, why, sizeof(why))) {
+        if (x->now - num(x->rollout, "step_started") > p->deadline) {
+            char text[1024];
+            snprintf(text, sizeof(text), "%s, %g s after the step began", why, p->deadline);
+            fail(x, p, text);
+        }
+        return true;
+    }
+    /* ready: a start_first step's old replicas are not kept any longer */
+    cv__rc_event(x, -1, "UPDATE", "IN_PROGRESS", "rolling update of %s: step %lld of %lld done",
+                 x->resource, (long long)json_integer_value(json_object_get(x->rollout, "step")),
+                 (long long)json_integer_value(json_object_get(x->rollout, "steps")));
+    json_object_set_new(x->rollout, "batch", json_array());
+    json_object_set_new(x->rollout, "step_done", json_real(x->now));
+    return false;
+}
+
+static void forward(rc_ctx_t *x, const ro_policy_t *p)
+{
+    if (carry_step(x, p))
+        return;
+    json_t *outdated = cv__ro_outdated(x, x->digest);
+    json_int_t step = json_integer_value(json_object_get(x->rollout, "step"));
+    json_int_t resume = json_integer_value(json_object_get(x->rollout, "resume"));
+    if (json_array_size(outdated) == 0) {
+        set_state(x, "complete", "");
+        json_object_set_new(x->rollout, "domain", json_string(""));
+        cv__rc_event(x, -1, "UPDATE", "COMPLETE", "rolling update of %s complete: every replica runs %s",
+                     x->resource, x->digest);
+    } else if (json_is_true(json_object_get(x->rollout, "pause"))) {
+        set_state(x, "paused", "paused by convergectl rollout pause");
+    } else if (p->manual && step >= 1 + resume) {
+        set_state(x, "paused", "manual mode: waiting for convergectl rollout resume");
+    } else {
+        set_state(x, "rolling", "");
+        double done = num(x->rollout, "step_done");
+        if (done <= 0 || x->now >= done + p->interval)
+            begin_step(x, p, outdated);
+        cv__ro_carry(x, json_object_get(x->rollout, "batch"), p->start_first && !p->by_ud,
+                     x->digest, p->health_gate);
+    }
+    json_decref(outdated);
+}
+
+void cv__rc_renew(rc_ctx_t *x)
+{
+    const json_t *up = json_object_get(x->spec, "updatePolicy");
+    if (x->deleting || !x->s || !json_is_object(up)) {
+        if (x->s && !x->deleting) {
+            json_decref(x->rollout); /* the policy is gone: what is left goes at once */
+            x->rollout = NULL;
+        }
+        renew_all(x);
+        return;
+    }
+    ro_policy_t p;
+    cv__ro_policy(up, &p);
+    if (!x->rollout || strcmp(str(x->rollout, "to"), x->digest) != 0) {
+        json_decref(x->rollout);
+        x->rollout = NULL;
+        json_t *outdated = cv__ro_outdated(x, x->digest);
+        if (json_array_size(outdated) > 0)
+            start(x, &p, outdated);
+        json_decref(outdated);
+        if (!x->rollout)
+            return;
+    }
+    if (json_is_true(json_object_get(x->rollout, "rollback")) &&
+        !state_is(x, "rolling_back") && !state_is(x, "rolled_back") && !state_is(x, "complete"))
+        begin_rollback(x, "asked for by convergectl rollout rollback");
+    if (state_is(x, "rolling_back"))
+        rolling_back(x, &p);
+    else if (state_is(x, "rolling") || state_is(x, "paused"))
+        forward(x, &p);
 }
