@@ -35,6 +35,9 @@ extern const char cli_nodes_usage[];
 extern const char cli_node_usage[];
 extern const char cli_replicas_usage[];
 extern const char cli_health_usage[];
+/* The cluster resource manager at work (issue 13). */
+extern const char cli_rollout_usage[];
+extern const char cli_upgrade_usage[];
 
 int cli_cmd_validate(cli_t *cli, int argc, char **argv);
 int cli_cmd_submit(cli_t *cli, int argc, char **argv);
@@ -63,5 +66,11 @@ int cli_cmd_nodes(cli_t *cli, int argc, char **argv);
 int cli_cmd_node(cli_t *cli, int argc, char **argv);
 int cli_cmd_replicas(cli_t *cli, int argc, char **argv);
 int cli_cmd_health(cli_t *cli, int argc, char **argv);
+/* Issue 13. */
+int cli_cmd_rollout(cli_t *cli, int argc, char **argv);
+int cli_cmd_upgrade(cli_t *cli, int argc, char **argv);
+/* update, or with `by_upgrade_domain` upgrade: the same options, and the
+ * update of the stack's services goes one upgrade domain at a time. */
+int cli_update_run(cli_t *cli, int argc, char **argv, bool by_upgrade_domain);
 
 #endif

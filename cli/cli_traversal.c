@@ -150,6 +150,7 @@ static int begin(cli_t *cli, const cli_begin_t *b, uint64_t *traversal)
                            .fname = b->fname,
                            .rollback = b->rollback,
                            .drift = b->drift,
+                           .upgrade = b->upgrade,
                            .cancel = b->cancel};
     redisReply *r = cli_begin_script(cli, &sb);
     if (r && r->type == REDIS_REPLY_ERROR && strncmp(r->str, "ENOENT", 6) == 0) {

@@ -57,6 +57,7 @@ typedef struct cli_begin {
     const char *fname;
     const char *rollback; /* "1", "0", or "" to keep the stack's setting */
     const char *drift;    /* converge drift of its services: "1", "0", or "" to keep */
+    const char *upgrade;  /* UPDATE by upgrade domain: "1", "0", or "" to keep */
     bool cancel;          /* the ROLLBACK of `convergectl cancel` */
 } cli_begin_t;
 

@@ -92,6 +92,8 @@ typedef struct update {
     bool existing;
     const char *rollback; /* "1", "0", "" (keep) */
     const char *drift;    /* "1", "0", "" (keep) */
+    const char *cmd;      /* update, upgrade */
+    const char *upgrade;  /* "1": by upgrade domain (convergectl upgrade), "0" */
     json_t *given;        /* the parameter values given */
     json_t *env;          /* the environment: the files given merged (onto the stored one) */
     json_t *tree;         /* TEMPLATE as read; NULL when none */
@@ -154,8 +156,8 @@ static int apply_opt(const cli_args_t *a, int id, void *ctx)
 
 static int parse_args(int argc, char **argv, update_t *u)
 {
-    int rc = cli_parse_args(argc, argv, "update", update_opts, apply_opt, u);
-    return rc == CLI_OK ? check_words("update", u) : rc;
+    int rc = cli_parse_args(argc, argv, u->cmd, update_opts, apply_opt, u);
+    return rc == CLI_OK ? check_words(u->cmd, u) : rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -271,7 +273,8 @@ static int store_and_publish(cli_t *cli, update_t *u)
                      .env_json = env,
                      .fname = u->args.words[1] ? cli_base_name(u->args.words[1]) : u->def.fname,
                      .rollback = u->rollback,
-                     .drift = u->drift};
+                     .drift = u->drift,
+                     .upgrade = u->upgrade};
     int rc = tpl && params && files && env
                  ? cli_traversal_start(cli, &b)
                  : cli_fail(CLI_SERVICE, "out of memory encoding the template");
@@ -313,16 +316,18 @@ static int update(cli_t *cli, update_t *u)
     return rc;
 }
 
-int cli_cmd_update(cli_t *cli, int argc, char **argv)
+int cli_update_run(cli_t *cli, int argc, char **argv, bool by_upgrade_domain)
 {
     update_t u;
     memset(&u, 0, sizeof(u));
     u.rollback = "";
     u.drift = "";
+    u.cmd = by_upgrade_domain ? "upgrade" : "update";
+    u.upgrade = by_upgrade_domain ? "1" : "0";
     cli_tpl_args_init(&u.args);
     int rc = parse_args(argc, argv, &u);
     if (rc == CLI_HELP) {
-        fputs(cli_update_usage, stdout);
+        fputs(by_upgrade_domain ? cli_upgrade_usage : cli_update_usage, stdout);
         rc = CLI_OK;
     } else if (rc == CLI_OK) {
         rc = update(cli, &u);
@@ -335,4 +340,9 @@ int cli_cmd_update(cli_t *cli, int argc, char **argv)
     json_decref(u.env);
     cli_tpl_args_free(&u.args);
     return rc;
+}
+
+int cli_cmd_update(cli_t *cli, int argc, char **argv)
+{
+    return cli_update_run(cli, argc, argv, false);
 }

@@ -53,6 +53,11 @@ static const cli_command_t commands[] = {
     {"node", "disable, enable or drain a node", cli_node_usage, cli_cmd_node},
     {"replicas", "list the replicas of a stack's services", cli_replicas_usage, cli_cmd_replicas},
     {"health", "show the cluster's health reports", cli_health_usage, cli_cmd_health},
+    /* The cluster resource manager at work (issue 13). */
+    {"rollout", "show, pause, resume or roll back a service's rolling update", cli_rollout_usage,
+     cli_cmd_rollout},
+    {"upgrade", "update a stack one upgrade domain at a time", cli_upgrade_usage,
+     cli_cmd_upgrade},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

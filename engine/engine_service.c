@@ -172,10 +172,12 @@ static size_t metric_index(const json_t *props, const char *name)
     return 0;
 }
 
-static void check_metrics(check_t *c, const json_t *settings, const json_t *nodes)
+static void check_metrics(check_t *c, const json_t *settings, const json_t *nodes, bool upgrade)
 {
     json_t *op = current_op(c);
     json_t *spec = json_object_get(op, "spec");
+    if (upgrade)
+        cv_service_by_upgrade_domain(spec);
     const char *unknown = cv_service_unknown_metric(spec, settings, nodes);
     if (unknown) {
         char why[CV_REASON_MAX];
@@ -189,12 +191,14 @@ static void check_metrics(check_t *c, const json_t *settings, const json_t *node
     put_spec(c, spec);
 }
 
-/* The cluster's settings and nodes, read in one loop turn. */
+/* The cluster's settings and nodes, and whether the stack's update goes by
+ * upgrade domain (its `upgrade` field: `convergectl upgrade`), read in one
+ * loop turn. */
 typedef struct cluster_read {
     check_t *c;
     json_t *settings, *nodes;
     int pending;
-    bool failed;
+    bool failed, upgrade;
 } cluster_read_t;
 
 static void cluster_read_done(cluster_read_t *cr)
@@ -204,7 +208,7 @@ static void cluster_read_done(cluster_read_t *cr)
     if (cr->failed)
         cv__check_backoff(cr->c);
     else
-        check_metrics(cr->c, cr->settings, cr->nodes);
+        check_metrics(cr->c, cr->settings, cr->nodes, cr->upgrade);
     json_decref(cr->settings);
     json_decref(cr->nodes);
     free(cr);
@@ -238,6 +242,17 @@ static void on_nodes(cv_redis_t *r, redisReply *rep, void *ud)
     cluster_read_done(cr);
 }
 
+static void on_upgrade(cv_redis_t *r, redisReply *rep, void *ud)
+{
+    cluster_read_t *cr = ud;
+    (void)r;
+    if (!rep || rep->type == REDIS_REPLY_ERROR)
+        cr->failed = true;
+    else
+        cr->upgrade = rep->type == REDIS_REPLY_STRING && strcmp(rep->str, "1") == 0;
+    cluster_read_done(cr);
+}
+
 static void begin_put(check_t *c)
 {
     json_t *op = current_op(c);
@@ -265,6 +280,13 @@ static void begin_put(check_t *c)
     else
         cr->failed = true;
     if (cv_redis_argv(c->run.w->redis, 2, hvals, NULL, on_nodes, cr) == 0)
+        cr->pending++;
+    else
+        cr->failed = true;
+    char stack[CV_KEY_MAX];
+    cv_key(stack, sizeof(stack), CV_KEY_STACK, c->run.msg.stack, 0, NULL);
+    const char *hget[] = {"HGET", stack, "upgrade"};
+    if (cv_redis_argv(c->run.w->redis, 3, hget, NULL, on_upgrade, cr) == 0)
         cr->pending++;
     else
         cr->failed = true;

@@ -67,20 +67,21 @@ static json_t *rejected_of(const char *text)
 static json_t *snapshot(const redisReply *rep)
 {
     const char *state = cv_reply_str(rep, CV_SVC_LOOK_R_STATE);
-    return json_pack("{s:b, s:s, s:I, s:o, s:o, s:o, s:o, s:o}", "exists", state[0] != '\0',
+    return json_pack("{s:b, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "exists", state[0] != '\0',
                      "state", state, "gen",
                      (json_int_t)strtoll(cv_reply_str(rep, CV_SVC_LOOK_R_GEN), NULL, 10),
                      "placement", json_or(cv_reply_str(rep, CV_SVC_LOOK_R_PLACEMENT), json_array()),
                      "unplaced", json_or(cv_reply_str(rep, CV_SVC_LOOK_R_UNPLACED), json_array()),
                      "rejected", rejected_of(cv_reply_str(rep, CV_SVC_LOOK_R_REJECTED)), "nodes",
                      nodes_of(cv_reply_at(rep, CV_SVC_LOOK_R_NODES)), "reports",
-                     reports_of(cv_reply_at(rep, CV_SVC_LOOK_R_REPORTS)));
+                     reports_of(cv_reply_at(rep, CV_SVC_LOOK_R_REPORTS)), "rollout",
+                     json_or(cv_reply_str(rep, CV_SVC_LOOK_R_ROLLOUT), json_null()));
 }
 
 static void on_reply(cv_redis_t *r, redisReply *rep, void *ud)
 {
     (void)r;
-    bool ok = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == CV_SVC_LOOK_R_REPORTS + 1;
+    bool ok = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == CV_SVC_LOOK_R_ROLLOUT + 1;
     cv__gather_put(ud, ok ? snapshot(rep) : NULL);
 }
 

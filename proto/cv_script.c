@@ -116,5 +116,6 @@ void cv_script_stack_begin_args(cv_stack_begin_args_t *a, const cv_stack_begin_t
         .cancel = b->cancel ? "1" : "",
         .env = or_empty(b->env),
         .drift = or_empty(b->drift),
+        .upgrade = or_empty(b->upgrade),
     };
 }

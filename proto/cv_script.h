@@ -115,6 +115,7 @@ CV_SCRIPT_TABLE(CV__SCRIPT_TYPES)
 #define CV__R_SVC_COMMIT(P, i) CV_SVC_COMMIT_R_##P = i,
 #define CV__R_SVC_PUT(P, i) CV_SVC_PUT_R_##P = i,
 #define CV__R_SVC_LOOK(P, i) CV_SVC_LOOK_R_##P = i,
+#define CV__R_ROLLOUT_CTL(P, i) CV_ROLLOUT_CTL_R_##P = i,
 CV_SCRIPT_TABLE(CV__SCRIPT_R_ROW)
 #undef CV__SCRIPT_R_ROW
 
@@ -181,6 +182,9 @@ typedef struct cv_stack_begin {
     /* Continuous convergence of the stack's services ("1", "0"; NULL or ""
      * keeps the stack's setting; a CREATE without it is "1"). */
     const char *drift;
+    /* UPDATE: "1" makes its services' updates go one upgrade domain at a
+     * time (`convergectl upgrade`), "0" not; NULL or "" keeps the setting. */
+    const char *upgrade;
 } cv_stack_begin_t;
 
 /* Fills the arguments of stack_begin for b, begun by `client` (a worker id,

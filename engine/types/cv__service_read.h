@@ -77,5 +77,7 @@ json_t *cv__svc_read_affinity(const cv__svc_reader_t *r, const char *path, const
 json_t *cv__svc_read_health(const cv__svc_reader_t *r, const char *path, const json_t *v);
 json_t *cv__svc_read_restart(const cv__svc_reader_t *r, const char *path, const json_t *v);
 json_t *cv__svc_read_kill(const cv__svc_reader_t *r, const char *path, const json_t *v);
+json_t *cv__svc_read_update_policy(const cv__svc_reader_t *r, const char *path, const json_t *v);
+json_t *cv__svc_read_move_cost(const cv__svc_reader_t *r, const char *path, const json_t *v);
 
 #endif

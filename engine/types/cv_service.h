@@ -40,6 +40,11 @@ bool cv_service_is(const char *type_name);
 json_t *cv_service_spec(const json_t *props, const char *svc, const char *resource, char *errstr,
                         size_t errstr_size);
 
+/* Makes the spec's update go one upgrade domain at a time (`convergectl
+ * upgrade`): its `updatePolicy` (the defaults when it has none) gets
+ * "byUpgradeDomain": true. */
+void cv_service_by_upgrade_domain(json_t *spec);
+
 /* The hex digest of the process parts of `props` (16 characters into
  * `out`, at least 17 bytes): a change replaces the replicas; the replica
  * count, the metrics and the placement rules are not part of it. */

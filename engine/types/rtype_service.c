@@ -37,6 +37,8 @@ static const cv_prop_schema_t service_props[] = {
     {"restart_policy", CV_PROP_MAP, false, NULL, true},
     {"kill_policy", CV_PROP_MAP, false, NULL, true},
     {"tasks", CV_PROP_LIST, false, NULL, true},
+    {"update_policy", CV_PROP_MAP, false, NULL, true},
+    {"move_cost", CV_PROP_STRING, false, NULL, true},
 };
 
 static const char *const service_attrs[] = {"service_id", "replicas", "endpoints", "port_endpoints",

@@ -183,6 +183,29 @@ static void reset_attrs(cv_rstate_t *st, const char *svc)
     json_object_set_new(st->attrs, "port_endpoints", json_object());
 }
 
+/* The rolling update of this version's digest (docs/crm.md): the version
+ * is complete only once its rollout is; a failed or rolled back one fails
+ * it with the rollout's reason. A rollout of another digest, or none
+ * (an update without update_policy), does not hold it back. */
+static cv_observed_t observe_rollout(cv_rstate_t *st, const json_t *rollout, const char *digest)
+{
+    const char *state = str(rollout, "state"), *reason = str(rollout, "reason");
+    if (!json_is_object(rollout) || strcmp(str(rollout, "to"), digest) != 0 ||
+        strcmp(state, "complete") == 0)
+        return CV_OBSERVED_COMPLETE;
+    bool failed = strcmp(state, "failed") == 0 || strcmp(state, "rolled_back") == 0;
+    if (failed)
+        snprintf(st->reason, sizeof(st->reason), "rolling update %s: %s", state,
+                 reason[0] ? reason : "a step failed");
+    else
+        snprintf(st->reason, sizeof(st->reason), "rolling update %s: step %lld of %lld%s%s%s%s",
+                 state, (long long)json_integer_value(json_object_get(rollout, "step")),
+                 (long long)json_integer_value(json_object_get(rollout, "steps")),
+                 str(rollout, "domain")[0] ? ", upgrade domain " : "", str(rollout, "domain"),
+                 reason[0] ? "; " : "", reason);
+    return failed ? CV_OBSERVED_FAILED : CV_OBSERVED_IN_PROGRESS;
+}
+
 static cv_observed_t observe_running(cv_rstate_t *st, const json_t *cluster, const char *svc)
 {
     /* The engine notes the live engine's answer to its reconcile; an
@@ -209,6 +232,9 @@ static cv_observed_t observe_running(cv_rstate_t *st, const json_t *cluster, con
     reset_attrs(st, svc);
     for (json_int_t i = 0; i < n; i++)
         healthy += describe_replica(&v, st->attrs, i, why, sizeof(why));
+    cv_observed_t rolling = observe_rollout(st, json_object_get(cluster, "rollout"), v.digest);
+    if (rolling != CV_OBSERVED_COMPLETE)
+        return rolling;
     const json_t *e;
     size_t k;
     json_array_foreach(json_object_get(cluster, "placement"), k, e)

@@ -251,6 +251,8 @@ static const cv__svc_field_t properties[] = {
     {"restart_policy", cv__svc_read_restart},
     {"kill_policy", cv__svc_read_kill},
     {"tasks", read_tasks},
+    {"update_policy", cv__svc_read_update_policy},
+    {"move_cost", cv__svc_read_move_cost},
     {NULL, NULL},
 };
 

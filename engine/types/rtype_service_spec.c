@@ -145,6 +145,20 @@ static json_t *affinity_of(json_t *given, const char *svc)
     return given;
 }
 
+/* How the service changes: `updatePolicy` (absent without update_policy)
+ * and `moveCost` (docs/crm.md). */
+static int describe_updates(json_t *spec, const json_t *props, char *errstr, size_t errsz)
+{
+    json_t *policy = NULL, *cost = NULL;
+    int rc = prop(props, "update_policy", NULL, &policy, errstr, errsz);
+    if (!rc && policy)
+        json_object_set_new(spec, "updatePolicy", policy);
+    rc = rc ? rc : prop(props, "move_cost", "\"Low\"", &cost, errstr, errsz);
+    if (!rc)
+        json_object_set_new(spec, "moveCost", cost);
+    return rc;
+}
+
 /* The placement description's members that the properties give. */
 static int describe(json_t *spec, const json_t *props, const char *svc, char *errstr, size_t errsz)
 {
@@ -169,7 +183,7 @@ static int describe(json_t *spec, const json_t *props, const char *svc, char *er
     if (!rc && affinity)
         json_object_set_new(spec, "affinity",
                             json_pack("{s:o}", "service", affinity_of(affinity, svc)));
-    return rc;
+    return rc ? rc : describe_updates(spec, props, errstr, errsz);
 }
 
 json_t *cv_service_spec(const json_t *props, const char *svc, const char *resource, char *errstr,
@@ -192,6 +206,21 @@ json_t *cv_service_spec(const json_t *props, const char *svc, const char *resour
     }
     json_object_set_new(spec, "process", process);
     return spec;
+}
+
+void cv_service_by_upgrade_domain(json_t *spec)
+{
+    json_t *policy = json_object_get(spec, "updatePolicy");
+    if (!json_is_object(policy)) {
+        char err[256];
+        json_t *props = json_pack("{s:{}}", "update_policy");
+        policy = cv__service_prop(props, "update_policy", "properties", err, sizeof(err));
+        json_decref(props);
+        if (!policy)
+            return;
+        json_object_set_new(spec, "updatePolicy", policy);
+    }
+    json_object_set_new(policy, "byUpgradeDomain", json_true());
 }
 
 /* ---- metrics known to the live cluster ---- */

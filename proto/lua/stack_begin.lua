@@ -2,7 +2,7 @@
 -- KEYS: 1 stack, 2 def, 3 events
 -- ARGV: 1 kind, 2 name, 3 id, 4 template, 5 params, 6 fname, 7 client,
 --       8 rollback, 9 rerun, 10 files, 11 parent, 12 token, 13 cancel, 14 env,
---       15 drift
+--       15 drift, 16 upgrade
 -- template, params: json; client: the worker or client id; rollback: the
 -- flag ('1', '0', '' = keep); rerun: '1' for a re-run of a traversal that
 -- found records made behind its back (the stack's `reruns` keeps counting;
@@ -15,6 +15,9 @@
 -- none / keep), what every traversal of the stack and its nested stacks reads;
 -- 15 drift: '0' switches off the continuous convergence of the stack's
 -- services by the cluster loop, '1' on, '' keeps it (a CREATE: on).
+-- 16 upgrade: '1' makes the services of the stack update one upgrade domain
+-- at a time (`convergectl upgrade`: the stack's `upgrade` field, which the
+-- engine reads when it writes a service's spec), '0' not, '' keeps it.
 -- Returns {traversal}. CREATE refuses an existing stack; the others bump the
 -- traversal so that every job of the previous one stops at a safe point.
 -- UPDATE stores the new definition (template, params, fname given as '' keep
@@ -52,6 +55,7 @@ if kind == 'UPDATE' then
   if ARGV[6] ~= '' then redis.call('HSET', KEYS[2], 'fname', ARGV[6]) end
   if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'rollback', ARGV[8]) end
   if (ARGV[15] or '') ~= '' then redis.call('HSET', KEYS[1], 'converge_drift', ARGV[15]) end
+  if (ARGV[16] or '') ~= '' then redis.call('HSET', KEYS[1], 'upgrade', ARGV[16]) end
 end
 -- ROLLBACK: begin_traversal (lib.lua) restores the last complete definition.
 local trav = begin_traversal(KEYS[1], KEYS[2], KEYS[3], kind, ARGV[7], t, ARGV[9] == '1')

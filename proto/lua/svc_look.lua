@@ -9,8 +9,10 @@
 -- of its placement and every registered node (a delete: its placement may
 -- be gone already while processes still stop), else only the former.
 -- Returns {state, gen, placement, unplaced, rejected, {node, up, address,
--- ...}, {node, rid, report, ...}}.
-local s = redis.call('HMGET', KEYS[1], 'state', 'gen', 'placement', 'unplaced', 'rejected')
+-- ...}, {node, rid, report, ...}, rollout} (rollout: the rolling update's
+-- JSON, docs/crm.md, or '').
+local s = redis.call('HMGET', KEYS[1], 'state', 'gen', 'placement', 'unplaced', 'rejected',
+  'rollout')
 local placement = s[3] or '[]'
 local nodes, seen = {}, {}
 local function add(n)
@@ -42,4 +44,5 @@ for _, n in ipairs(nodes) do
     end
   end
 end
-return {s[1] or '', s[2] or '0', placement, s[4] or '[]', s[5] or '', nodeinfo, reports}
+return {s[1] or '', s[2] or '0', placement, s[4] or '[]', s[5] or '', nodeinfo, reports,
+  s[6] or ''}
