@@ -11,17 +11,19 @@
 RLT_TEMPLATE="$DATA/services/rollout.yaml"
 RLT_HELLO="$(dirname "$CONVERGECTL")/converge-hello"
 
-# rlt_healthy SVC: how many replica ids of SVC its agents report healthy now
-# (one Redis round trip: the poller samples every 100 ms).
+# rlt_healthy SVC: how many replica ids of SVC assigned to this test's nodes
+# now their agents report healthy (an old replica no longer assigned does
+# not count, even while it still runs); one Redis round trip, so that the
+# poller can sample every 100 ms.
 rlt_healthy() {
     local keys=() n
-    for n in "${SVT_NINE[@]}"; do keys+=("$(ckey "report:$SVT_P$n")"); done
+    for n in "${SVT_NINE[@]}"; do keys+=("$(ckey "assign:$SVT_P$n")" "$(ckey "report:$SVT_P$n")"); done
     redis EVAL "local n = 0
-        for _, k in ipairs(KEYS) do
-          local flat = redis.call('HGETALL', k)
-          for i = 1, #flat, 2 do
-            if string.sub(flat[i], 1, #ARGV[1]) == ARGV[1]
-               and string.find(flat[i + 1], '\"state\":\"healthy\"', 1, true) then n = n + 1 end
+        for k = 1, #KEYS, 2 do
+          for _, rid in ipairs(redis.call('HKEYS', KEYS[k])) do
+            local r = redis.call('HGET', KEYS[k + 1], rid)
+            if string.sub(rid, 1, #ARGV[1]) == ARGV[1] and r
+               and string.find(r, '\"state\":\"healthy\"', 1, true) then n = n + 1 end
           end
         end
         return n" "${#keys[@]}" "${keys[@]}" "$1/"
