@@ -37,7 +37,7 @@ rlt_poll_start() {
     (while :; do rlt_healthy "$svc" >>"$file" 2>/dev/null; sleep 0.1; done) &
     RLT_POLL=$!
 }
-rlt_poll_stop() { kill "$RLT_POLL" 2>/dev/null; wait "$RLT_POLL" 2>/dev/null || true; }
+rlt_poll_stop() { kill "${RLT_POLL:-}" 2>/dev/null || true; wait "${RLT_POLL:-}" 2>/dev/null || true; }
 
 # rlt_min FILE: the least sample of the poller's file.
 rlt_min() { grep -E '^[0-9]+$' "$1" | sort -n | head -1; }
@@ -82,6 +82,7 @@ rlt_update() {
 test_rollout_kill_first_and_start_first_keep_the_unavailability_bound() {
     local name svc samples="$STATE/rollout-poll.$$" low
     svt_up rlt
+    trap 'rlt_poll_stop; svc_agents_cleanup "${SVT_STACKS[@]}"' EXIT
     name=$(stack_name rollout-steps) && svt_stack rollout-steps
     rlt_submit "$name" -P replicas=4
     svc=$(svc_id "$name" web) || fail "no service of $name"
@@ -180,4 +181,34 @@ test_rollout_an_upgrade_goes_by_upgrade_domain_and_every_replica_stays_on_its_no
     ctl update "$name" --existing -P version=v3 --wait --timeout 180 >/dev/null ||
         fail "update to v3: $(status_json "$name" | jqr .reason)"
     assert_eq false "$(rlt_rollout "$name" | jqr .by_upgrade_domain)" "a plain update after it"
+}
+
+test_rollout_survives_the_death_of_every_worker_mid_way() {
+    local name svc samples="$STATE/rollout-kill.$$" low f starts
+    svt_up rlk
+    trap 'rlt_poll_stop; svt_restart_missing_workers; svc_agents_cleanup "${SVT_STACKS[@]}"' EXIT
+    name=$(stack_name rollout-kill) && svt_stack rollout-kill
+    rlt_submit "$name" -P replicas=4 -P interval=2
+    svc=$(svc_id "$name" web) || fail "no service of $name"
+    cv_wait_until 60 "4 healthy replicas" svc_all_healthy "$svc" 4
+    rlt_poll_start "$svc" "$samples"
+    rlt_update "$name" -P version=v2
+    rollout_mid_way() { [ "$(rlt_rollout "$name" | jqr '.step // 0')" -ge 2 ]; }
+    cv_wait_until 60 "the second step" rollout_mid_way
+    # every engine and observer (the cluster loop's holder among them) at once
+    for f in "$STATE"/pids/engine-*.pid "$STATE"/pids/observer-*.pid; do
+        kill -KILL "$(cat "$f")" 2>/dev/null || true
+    done
+    svt_restart_missing_workers
+    cv_wait_until 180 "the update complete after the kills" svt_status_is "$name" UPDATE_COMPLETE
+    rlt_poll_stop
+    rlt_state_is "$name" complete || fail "rollout: $(rlt_rollout "$name")"
+    low=$(rlt_min "$samples")
+    [ -n "$low" ] && [ "$low" -ge 3 ] || fail "$low healthy replicas at one sample (bound 3)"
+    cv_wait_until 30 "4 healthy replicas on v2" rlt_all_on "$svc" 4
+    # each replica id started once: no step was repeated or skipped
+    starts=$(svc_starts_of "$svc")
+    assert_eq 8 "$(jq length <<<"$starts")" "replica ids started (4 before, 4 after: $starts)"
+    assert_eq '[1]' "$(jq -c '[.[]] | unique' <<<"$starts")" "starts per replica id"
+    rm -f "$samples"
 }
