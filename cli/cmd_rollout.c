@@ -153,8 +153,7 @@ static int control(cli_t *cli, const rollout_args_t *p, const char *key)
     int rc = CLI_OK;
     switch (cv_reply_answer(CV_SCRIPT_ROLLOUT_CTL, r)) {
     case CV_ANSWER_OK:
-        printf("service %s of stack %s: rollout %s asked\n", p->words[2], p->words[1],
-               p->words[0]);
+        printf("service %s of stack %s: rollout %s asked\n", p->words[2], p->words[1], p->words[0]);
         break;
     case CV_ANSWER_NONE:
         rc = cli_fail(CLI_FAILED, "service %s of stack %s has no rolling update", p->words[2],

@@ -56,8 +56,7 @@ static const cli_command_t commands[] = {
     /* The cluster resource manager at work (issue 13). */
     {"rollout", "show, pause, resume or roll back a service's rolling update", cli_rollout_usage,
      cli_cmd_rollout},
-    {"upgrade", "update a stack one upgrade domain at a time", cli_upgrade_usage,
-     cli_cmd_upgrade},
+    {"upgrade", "update a stack one upgrade domain at a time", cli_upgrade_usage, cli_cmd_upgrade},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

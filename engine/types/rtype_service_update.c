@@ -68,16 +68,12 @@ static bool bounds_allow_progress(const cv__svc_reader_t *r, const char *path, c
 
 json_t *cv__svc_read_update_policy(const cv__svc_reader_t *r, const char *path, const json_t *v)
 {
-    static const cv__svc_field_t fields[] = {{"order", read_order},
-                                             {"step", read_step},
-                                             {"interval", read_interval},
-                                             {"max_unavailable", read_count},
-                                             {"max_surge", read_count},
-                                             {"health_gate", read_flag},
-                                             {"deadline", read_deadline},
-                                             {"rollback", read_flag},
-                                             {"mode", read_mode},
-                                             {NULL, NULL}};
+    static const cv__svc_field_t fields[] = {
+        {"order", read_order},       {"step", read_step},
+        {"interval", read_interval}, {"max_unavailable", read_count},
+        {"max_surge", read_count},   {"health_gate", read_flag},
+        {"deadline", read_deadline}, {"rollback", read_flag},
+        {"mode", read_mode},         {NULL, NULL}};
     json_t *up = cv__svc_fields(r, path, v, fields);
     if (!up)
         return NULL;

@@ -72,8 +72,7 @@ static void renew_all(rc_ctx_t *x)
         json_object_set_new(e, "rid", json_string(fresh));
         json_object_set_new(e, "since", json_real(x->now));
         cv__rc_event(x, index, "PLACE", "COMPLETE",
-                     "replica %s replaced on %s (process spec changed)", fresh,
-                     str(e, "node"));
+                     "replica %s replaced on %s (process spec changed)", fresh, str(e, "node"));
     }
 }
 
@@ -82,9 +81,9 @@ static void renew_all(rc_ctx_t *x)
 /* The process parts of an assigned replica spec: what rollback assigns. */
 static json_t *process_part(const json_t *spec)
 {
-    static const char *const per_replica[] = {"rid",   "svc",  "stack", "stack_name",
-                                              "service", "index", "name", "role",
-                                              "stateful", "load", NULL};
+    static const char *const per_replica[] = {"rid",      "svc",   "stack", "stack_name",
+                                              "service",  "index", "name",  "role",
+                                              "stateful", "load",  NULL};
     json_t *p = json_deep_copy(spec);
     for (size_t i = 0; per_replica[i]; i++)
         json_object_del(p, per_replica[i]);
@@ -204,9 +203,9 @@ static json_t *count_batch(rc_ctx_t *x, const ro_policy_t *p, const json_t *outd
     for (size_t i = 0; n > 0 && i < json_array_size(outdated) && (int)i < n; i++)
         json_array_append(list, json_array_get(outdated, i));
     if (json_array_size(list) > 0)
-        json_object_set_new(x->rollout, "step",
-                            json_integer(json_integer_value(json_object_get(x->rollout, "step")) +
-                                         1));
+        json_object_set_new(
+            x->rollout, "step",
+            json_integer(json_integer_value(json_object_get(x->rollout, "step")) + 1));
     return list;
 }
 
@@ -342,8 +341,9 @@ static void forward(rc_ctx_t *x, const ro_policy_t *p)
     if (json_array_size(outdated) == 0) {
         set_state(x, "complete", "");
         json_object_set_new(x->rollout, "domain", json_string(""));
-        cv__rc_event(x, -1, "UPDATE", "COMPLETE", "rolling update of %s complete: every replica runs %s",
-                     x->resource, x->digest);
+        cv__rc_event(x, -1, "UPDATE", "COMPLETE",
+                     "rolling update of %s complete: every replica runs %s", x->resource,
+                     x->digest);
     } else if (json_is_true(json_object_get(x->rollout, "pause"))) {
         set_state(x, "paused", "paused by convergectl rollout pause");
     } else if (p->manual && step >= 1 + resume) {
@@ -382,8 +382,8 @@ void cv__rc_renew(rc_ctx_t *x)
         if (!x->rollout)
             return;
     }
-    if (json_is_true(json_object_get(x->rollout, "rollback")) &&
-        !state_is(x, "rolling_back") && !state_is(x, "rolled_back") && !state_is(x, "complete"))
+    if (json_is_true(json_object_get(x->rollout, "rollback")) && !state_is(x, "rolling_back") &&
+        !state_is(x, "rolled_back") && !state_is(x, "complete"))
         begin_rollback(x, "asked for by convergectl rollout rollback");
     if (state_is(x, "rolling_back"))
         rolling_back(x, &p);

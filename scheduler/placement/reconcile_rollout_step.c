@@ -131,10 +131,10 @@ json_t *cv__ro_begin(rc_ctx_t *x, json_t *entry)
     char fresh[512];
     cv__rc_rid(fresh, sizeof(fresh), x->svc, index, x->gen + 1);
     bool stateful = x->s && x->s->stateful;
-    json_t *item = json_pack("{s:i, s:O?, s:O?, s:O?, s:b, s:s}", "index", index, "rid",
-                             json_object_get(entry, "rid"), "node", json_object_get(entry, "node"),
-                             "role", json_object_get(entry, "role"), "stateful", stateful, "new",
-                             fresh);
+    json_t *item =
+        json_pack("{s:i, s:O?, s:O?, s:O?, s:b, s:s}", "index", index, "rid",
+                  json_object_get(entry, "rid"), "node", json_object_get(entry, "node"), "role",
+                  json_object_get(entry, "role"), "stateful", stateful, "new", fresh);
     if (!stateful) {
         json_object_set_new(entry, "rid", json_string(fresh));
         json_object_set_new(entry, "since", json_real(x->now));

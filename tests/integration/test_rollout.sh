@@ -39,8 +39,15 @@ rlt_poll_start() {
 }
 rlt_poll_stop() { kill "${RLT_POLL:-}" 2>/dev/null || true; wait "${RLT_POLL:-}" 2>/dev/null || true; }
 
-# rlt_min FILE: the least sample of the poller's file.
-rlt_min() { grep -E '^[0-9]+$' "$1" | sort -n | head -1; }
+# rlt_min FILE: the least sample of the poller's file (-1 when it has none).
+rlt_min() { grep -E '^[0-9]+$' "$1" | sort -n | awk 'NR == 1 { m = $1 } END { print (NR ? m : -1) }'; }
+
+# rlt_assert_bound FILE LEAST WHAT: no sample of the poller's file below LEAST.
+rlt_assert_bound() {
+    local low
+    low=$(rlt_min "$1")
+    [ "$low" -ge "$2" ] || fail "$3: $low healthy replicas at one sample (bound $2)"
+}
 
 rlt_rollout() { ctl rollout status "$1" web -o json; } # rlt_rollout STACK
 rlt_state_is() { [ "$(rlt_rollout "$1" | jqr '.state // empty')" = "$2" ]; }
@@ -80,7 +87,7 @@ rlt_update() {
 # ---------------------------------------------------------------------------
 
 test_rollout_kill_first_and_start_first_keep_the_unavailability_bound() {
-    local name svc samples="$STATE/rollout-poll.$$" low
+    local name svc samples="$STATE/rollout-poll.$$"
     svt_up rlt
     trap 'rlt_poll_stop; svc_agents_cleanup "${SVT_STACKS[@]}"' EXIT
     name=$(stack_name rollout-steps) && svt_stack rollout-steps
@@ -92,8 +99,7 @@ test_rollout_kill_first_and_start_first_keep_the_unavailability_bound() {
     ctl update "$name" --existing -P version=v2 --wait --timeout 180 >/dev/null ||
         { rlt_poll_stop; fail "update to v2: $(status_json "$name" | jqr .reason)"; }
     rlt_poll_stop
-    low=$(rlt_min "$samples")
-    [ -n "$low" ] && [ "$low" -ge 3 ] || fail "kill_first: $low healthy replicas at one sample (bound 3)"
+    rlt_assert_bound "$samples" 3 "kill_first"
     rlt_state_is "$name" complete || fail "rollout after v2: $(rlt_rollout "$name")"
     assert_eq 4 "$(rlt_rollout "$name" | jqr .steps)" "kill_first steps of one replica"
     cv_wait_until 30 "4 healthy replicas on v2" rlt_all_on "$svc" 4
@@ -103,8 +109,7 @@ test_rollout_kill_first_and_start_first_keep_the_unavailability_bound() {
         --wait --timeout 180 >/dev/null ||
         { rlt_poll_stop; fail "update to v3: $(status_json "$name" | jqr .reason)"; }
     rlt_poll_stop
-    low=$(rlt_min "$samples")
-    [ -n "$low" ] && [ "$low" -ge 3 ] || fail "start_first: $low healthy replicas at one sample (bound 3)"
+    rlt_assert_bound "$samples" 3 "start_first"
     assert_eq 2 "$(rlt_rollout "$name" | jqr .steps)" "start_first steps of two replicas"
     assert_eq start_first "$(rlt_rollout "$name" | jqr .order)" "order"
     cv_wait_until 30 "4 healthy replicas on v3" rlt_all_on "$svc" 4
@@ -184,7 +189,7 @@ test_rollout_an_upgrade_goes_by_upgrade_domain_and_every_replica_stays_on_its_no
 }
 
 test_rollout_survives_the_death_of_every_worker_mid_way() {
-    local name svc samples="$STATE/rollout-kill.$$" low f starts
+    local name svc samples="$STATE/rollout-kill.$$" f starts
     svt_up rlk
     trap 'rlt_poll_stop; svt_restart_missing_workers; svc_agents_cleanup "${SVT_STACKS[@]}"' EXIT
     name=$(stack_name rollout-kill) && svt_stack rollout-kill
@@ -203,8 +208,7 @@ test_rollout_survives_the_death_of_every_worker_mid_way() {
     cv_wait_until 180 "the update complete after the kills" svt_status_is "$name" UPDATE_COMPLETE
     rlt_poll_stop
     rlt_state_is "$name" complete || fail "rollout: $(rlt_rollout "$name")"
-    low=$(rlt_min "$samples")
-    [ -n "$low" ] && [ "$low" -ge 3 ] || fail "$low healthy replicas at one sample (bound 3)"
+    rlt_assert_bound "$samples" 3 "after the kills"
     cv_wait_until 30 "4 healthy replicas on v2" rlt_all_on "$svc" 4
     # each replica id started once: no step was repeated or skipped
     starts=$(svc_starts_of "$svc")

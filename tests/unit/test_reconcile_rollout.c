@@ -109,7 +109,8 @@ static json_t *settled(int replicas, bool stateful, const char *up)
 static void test_kill_first_replaces_one_replica_per_step_after_the_last_is_healthy(void **state)
 {
     (void)state;
-    json_t *m = settled(3, false, "{\"order\": \"kill_first\", \"step\": 1, \"max_unavailable\": 1}");
+    json_t *m =
+        settled(3, false, "{\"order\": \"kill_first\", \"step\": 1, \"max_unavailable\": 1}");
     new_digest(m, "d2");
     json_t *p = round_trip(m);
     assert_string_equal(rollout_str(p, "state"), "rolling");
@@ -175,9 +176,11 @@ static void test_start_first_keeps_the_old_replicas_until_the_new_ones_are_healt
 static void test_kill_first_never_exceeds_max_unavailable(void **state)
 {
     (void)state;
-    json_t *m = settled(4, false, "{\"order\": \"kill_first\", \"step\": 2, \"max_unavailable\": 2}");
+    json_t *m =
+        settled(4, false, "{\"order\": \"kill_first\", \"step\": 2, \"max_unavailable\": 2}");
     /* one replica is unhealthy already: a step may take only one more */
-    json_t *n = rx_nodeobj(m, rx_node_of(json_object_get(json_object_get(m, "services"), RX_SVC), 3));
+    json_t *n =
+        rx_nodeobj(m, rx_node_of(json_object_get(json_object_get(m, "services"), RX_SVC), 3));
     const char *rid;
     json_t *r;
     json_object_foreach(json_object_get(n, "report"), rid, r)
@@ -285,13 +288,15 @@ static void test_an_upgrade_goes_one_upgrade_domain_at_a_time_and_keeps_every_no
         json_t *p = round_trip(m);
         assert_string_equal(rollout_str(p, "domain"), uds[d]);
         assert_int_equal(running(m, "d2"), 3 * (d + 1));
-        assert_true(json_is_true(json_object_get(json_object_get(p, "rollout"), "by_upgrade_domain")));
+        assert_true(
+            json_is_true(json_object_get(json_object_get(p, "rollout"), "by_upgrade_domain")));
         size_t i;
         json_t *e;
         json_array_foreach(json_object_get(p, "placement"), i, e)
         {
-            assert_string_equal(json_string_value(json_object_get(e, "node")),
-                                json_string_value(json_object_get(json_array_get(before, i), "node")));
+            assert_string_equal(
+                json_string_value(json_object_get(e, "node")),
+                json_string_value(json_object_get(json_array_get(before, i), "node")));
         }
         json_decref(p);
         agents(m, "healthy", NULL);
