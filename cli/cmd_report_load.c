@@ -323,7 +323,10 @@ static int store(cli_t *cli, const target_t *t, long index, const json_t *change
                     WATCH_TRIES);
 }
 
-static void print_result(const report_args_t *p, long index, const json_t *loads)
+/* The answer: the replica's reported loads in the order of the service's
+ * metrics. */
+static void print_result(const report_args_t *p, const target_t *t, long index,
+                         const json_t *loads)
 {
     if (p->json) {
         json_t *doc = loads ? json_incref((json_t *)loads) : json_object();
@@ -332,13 +335,14 @@ static void print_result(const report_args_t *p, long index, const json_t *loads
         return;
     }
     printf("replica %s-%ld.%s reports", p->words[1], index, p->words[0]);
-    const char *metric;
-    json_t *v;
     int n = 0;
-    json_object_foreach((json_t *)loads, metric, v)
+    size_t i;
+    json_t *m;
+    json_array_foreach(t->metrics, i, m)
     {
-        if (strcmp(metric, "time") != 0)
-            printf("%s %s %g", n++ ? "," : "", metric, json_number_value(v));
+        const json_t *v = json_object_get(loads, json_string_value(m));
+        if (v)
+            printf("%s %s %g", n++ ? "," : "", json_string_value(m), json_number_value(v));
     }
     printf("%s\n", n ? "" : " no load of its own");
 }
@@ -361,7 +365,7 @@ static int report(cli_t *cli, const report_args_t *p)
     if (rc == CLI_OK)
         rc = store(cli, &t, index, changes, &loads);
     if (rc == CLI_OK)
-        print_result(p, index, loads);
+        print_result(p, &t, index, loads);
     json_decref(loads);
     json_decref(t.metrics);
     json_decref(changes);
