@@ -243,9 +243,8 @@ static int check_against(const report_args_t *p, const target_t *t, long index,
  * metric is left (the field is then removed). */
 static json_t *merged(const redisReply *stored, const json_t *changes)
 {
-    json_t *loads = stored->type == REDIS_REPLY_STRING
-                        ? json_loadb(stored->str, stored->len, 0, NULL)
-                        : NULL;
+    json_t *loads =
+        stored->type == REDIS_REPLY_STRING ? json_loadb(stored->str, stored->len, 0, NULL) : NULL;
     if (!json_is_object(loads)) {
         json_decref(loads);
         loads = json_object();
@@ -266,7 +265,8 @@ static json_t *merged(const redisReply *stored, const json_t *changes)
     }
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    json_object_set_new(loads, "time", json_real(round((ts.tv_sec + ts.tv_nsec / 1e9) * 1e3) / 1e3));
+    json_object_set_new(loads, "time",
+                        json_real(round((ts.tv_sec + ts.tv_nsec / 1e9) * 1e3) / 1e3));
     return loads;
 }
 
@@ -290,9 +290,9 @@ static int try_write(cli_t *cli, const char *key, const char *field, const json_
     const char *hset[] = {"HSET", key, field, text}, *hdel[] = {"HDEL", key, field};
     r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_STATUS), 1, multi, NULL);
     freeReplyObject(r);
-    redisReply *q = r ? cli_redis_argv(cli, CLI_R(REDIS_REPLY_STATUS), text ? 4 : 3,
-                                       text ? hset : hdel, NULL)
-                      : NULL;
+    redisReply *q =
+        r ? cli_redis_argv(cli, CLI_R(REDIS_REPLY_STATUS), text ? 4 : 3, text ? hset : hdel, NULL)
+          : NULL;
     freeReplyObject(q);
     free(text);
     if (!q)
@@ -325,8 +325,7 @@ static int store(cli_t *cli, const target_t *t, long index, const json_t *change
 
 /* The answer: the replica's reported loads in the order of the service's
  * metrics. */
-static void print_result(const report_args_t *p, const target_t *t, long index,
-                         const json_t *loads)
+static void print_result(const report_args_t *p, const target_t *t, long index, const json_t *loads)
 {
     if (p->json) {
         json_t *doc = loads ? json_incref((json_t *)loads) : json_object();

@@ -100,6 +100,11 @@ load_reported() {
     [ "$(jqr .Slots <<<"$r")" = "$3" ] && [ "$(jqr .MemoryMB <<<"$r")" = "$4" ]
 }
 
+# load_slots_are SVC INDEX N: the replica's report has Slots N.
+load_slots_are() {
+    [ "$(svc_replicas "$1" | jq --argjson i "$2" '.[] | select(.index == $i) | .load.Slots')" = "$3" ]
+}
+
 test_load_a_replica_writing_its_load_file_has_that_load_in_its_report() {
     local p cl name svc row pid node rid file log
     p="ld$(printf %04x $((RANDOM ^ RUN_ID % 65536)))-"
@@ -135,8 +140,7 @@ test_load_a_replica_writing_its_load_file_has_that_load_in_its_report() {
         "$(grep "replica $rid: 1 bad line" "$log")" "the warning names the line"
     # Without the file, the declared load again (the memory measured).
     rm -f "$file"
-    cv_wait_until 20 "replica 1 to report its declared Slots 1" \
-        eval '[ "$(svc_replicas "$svc" | jq ".[] | select(.index == 1) | .load.Slots")" = 1 ]'
+    cv_wait_until 20 "replica 1 to report its declared Slots 1" load_slots_are "$svc" 1 1
 }
 
 # ---------------------------------------------------------------------------
@@ -153,7 +157,7 @@ test_load_crm_shows_the_holder_of_the_role() {
     holder=$lease
     [[ $lease =~ ^(.+):[0-9]+$ ]] && holder=${BASH_REMATCH[1]}
     out=$(ctl crm) || fail "convergectl crm failed"
-    assert_match "^Cluster resource manager: $holder[,( ]" "$out" "crm's first line"
+    assert_match "^Cluster resource manager: ${holder}[,( ]" "$out" "crm's first line"
     assert_eq "$holder" "$(ctl crm -o json | jqr .holder)" "crm -o json's holder"
 }
 
