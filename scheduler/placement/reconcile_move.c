@@ -199,12 +199,14 @@ static void complete(rc_ctx_t *x, const char *key, json_t *entry)
     int index = (int)json_integer_value(json_object_get(entry, "index"));
     const char *to = str(entry, "node");
     const json_t *m = json_object_get(x->moves, key);
+    if (!is(str(m, "to"), to))
+        m = NULL; /* a newer move of the index, asked for meanwhile: it comes next */
     char name[512], because[512];
     cv__rc_replica_name(x, index, name, sizeof(name));
     because_of(m, because, sizeof(because));
     cv__rc_event(x, index, "PLACE", "COMPLETE", "replica %s moved from %s to %s (%s)", name,
                  str(json_object_get(entry, "from"), "node"), to, because);
-    if (m && is(str(m, "to"), to))
+    if (m)
         json_object_del(x->moves, key);
     json_object_del(entry, "from");
 }

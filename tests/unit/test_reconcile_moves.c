@@ -284,6 +284,44 @@ static void test_a_handover_whose_target_goes_down_keeps_the_old_replica(void **
     json_decref(m);
 }
 
+/* The restart policy gives up on the new replica: the old one stays, and
+ * the target is blocklisted as for any give-up. */
+static void test_a_handover_whose_new_replica_gave_up_keeps_the_old_replica(void **state)
+{
+    (void)state;
+    json_t *m = flat(4, 1000);
+    rx_service(m, RX_SVC, 2, false);
+    json_t *first = round_of(m);
+    char from[8], to[8];
+    snprintf(from, sizeof(from), "%s", rx_node_of(first, 1));
+    snprintf(to, sizeof(to), "%s", free_node(m, first, NULL));
+    ask(m, 1, from, to, "balancing");
+    json_t *p = round_of(m);
+    json_object_set_new(
+        json_object_get(rx_nodeobj(m, to), "report"), rx_rid_of(p, 1),
+        json_pack("{s:s, s:b, s:s}", "state", "failed", "gave_up", 1, "reason", "exit 1"));
+    json_decref(p);
+    p = round_of(m);
+    assert_string_equal(rx_node_of(p, 1), from);
+    assert_string_equal(rx_rid_of(p, 1), rx_rid_of(first, 1));
+    assert_int_equal(rx_ops(p, "unassign"), 1);
+    assert_int_equal(rx_ops(p, "assign"), 0);
+    assert_false(has_move(p, 1));
+    assert_non_null(json_object_get(json_object_get(p, "blocklist"), to));
+    char text[256];
+    snprintf(text, sizeof(text),
+             "move of replica web-1.demo to %s abandoned (the restart policy gave up on node %s: "
+             "exit 1)",
+             to, to);
+    assert_event(p, text);
+    json_decref(p);
+    p = rx_plan(m, RX_SVC);
+    assert_false(changed(p));
+    json_decref(p);
+    json_decref(first);
+    json_decref(m);
+}
+
 /* ---------------------------------------------------------------- stateful */
 
 static void test_a_stateful_replica_stops_before_it_starts_on_the_target(void **state)
@@ -598,6 +636,7 @@ int main(void)
         cmocka_unit_test(test_a_stateless_move_stops_the_old_replica_once_the_new_is_healthy),
         cmocka_unit_test(test_a_stateless_move_without_health_check_is_done_when_running),
         cmocka_unit_test(test_a_handover_whose_target_goes_down_keeps_the_old_replica),
+        cmocka_unit_test(test_a_handover_whose_new_replica_gave_up_keeps_the_old_replica),
         cmocka_unit_test(test_a_stateful_replica_stops_before_it_starts_on_the_target),
         cmocka_unit_test(test_the_primary_moves_after_the_other_moves_of_its_service),
         cmocka_unit_test(test_stale_moves_are_abandoned_with_their_reason),
