@@ -105,7 +105,9 @@ static int parse_pair(const char *pair, json_t *changes)
         return cli_usage_error(CMD, "'%s': 'time' is the time of the report, not a metric", pair);
     const char *value = eq + 1;
     if (!value[0]) {
-        json_object_set_new(changes, metric, json_null());
+        /* jansson refuses a key that is not UTF-8: no metric is named so. */
+        if (json_object_set_new(changes, metric, json_null()) != 0)
+            return cli_usage_error(CMD, "'%s': the metric name is not UTF-8", pair);
         return CLI_OK;
     }
     char *end;
@@ -118,7 +120,8 @@ static int parse_pair(const char *pair, json_t *changes)
     if (d < 0)
         return cli_usage_error(CMD, "'%s': the value of %s must be 0 or more", pair, metric);
     bool whole = strspn(value, "0123456789") == strlen(value) && d <= 9e15;
-    json_object_set_new(changes, metric, whole ? json_integer((json_int_t)d) : json_real(d));
+    if (json_object_set_new(changes, metric, whole ? json_integer((json_int_t)d) : json_real(d)))
+        return cli_usage_error(CMD, "'%s': the metric name is not UTF-8", pair);
     return CLI_OK;
 }
 
