@@ -266,7 +266,9 @@ static void imbalance_table(FILE *f, const json_t *doc)
 {
     const json_t *list = imbalance_list(doc);
     if (json_array_size(list) == 0) {
-        fputs("Balance: no balancing pass measured yet.\n", f);
+        fputs(json_is_array(list) ? "Balance: the last balancing pass found no metric with load.\n"
+                                  : "Balance: no balancing pass measured yet.\n",
+              f);
         return;
     }
     json_t *rows = json_array();

@@ -156,6 +156,11 @@ static void test_a_half_written_status_shows_what_it_has(void **state)
     assert_contains(t, "  balancing   never     -   -\n");
     assert_contains(t, "Balance: no balancing pass measured yet.\n");
     free(t);
+    /* A pass that found nothing to measure says so. */
+    json_object_set_new(json_object_get(raw, "status"), "imbalance", json_string("[]"));
+    t = text_of(raw);
+    assert_contains(t, "Balance: the last balancing pass found no metric with load.\n");
+    free(t);
     json_decref(raw);
 }
 
