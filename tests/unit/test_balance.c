@@ -70,8 +70,8 @@ static void test_ratio_below_the_balancing_threshold_is_balanced(void **state)
 }
 
 /* The bottom figure: 10 and 2 (ratio 5 >= 3): load goes to node 3, maybe node 2. */
-static void test_ratio_above_the_balancing_threshold_moves_load_off_the_most_loaded_node(
-    void **state)
+static void
+test_ratio_above_the_balancing_threshold_moves_load_off_the_most_loaded_node(void **state)
 {
     (void)state;
     json_t *m = bx_model();
@@ -87,7 +87,8 @@ static void test_ratio_above_the_balancing_threshold_moves_load_off_the_most_loa
     assert_true(bx_nmoves(r) > 0);
     assert_true(moved_from(r, "N1"));
     assert_true(json_number_value(json_object_get(e, "after")) < 3);
-    assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(r, "moves"), 0), "reason")),
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(json_object_get(r, "moves"), 0), "reason")),
                         "balancing");
     json_decref(r);
     json_decref(m);
@@ -258,8 +259,14 @@ static void test_related_services_move_together_and_an_unrelated_one_never(void 
         snprintf(s1, sizeof(s1), "s1-%d", i);
         snprintf(s2, sizeof(s2), "s2-%d", i);
         snprintf(s3, sizeof(s3), "s3-%d", i);
-        bx_service(m, s1, "[{\"name\": \"M1\", \"primaryLoad\": 10}, {\"name\": \"M2\", \"primaryLoad\": 1}]", "Zero", NULL);
-        bx_service(m, s2, "[{\"name\": \"M2\", \"primaryLoad\": 10}, {\"name\": \"M3\", \"primaryLoad\": 1}]", "Zero", NULL);
+        bx_service(
+            m, s1,
+            "[{\"name\": \"M1\", \"primaryLoad\": 10}, {\"name\": \"M2\", \"primaryLoad\": 1}]",
+            "Zero", NULL);
+        bx_service(
+            m, s2,
+            "[{\"name\": \"M2\", \"primaryLoad\": 10}, {\"name\": \"M3\", \"primaryLoad\": 1}]",
+            "Zero", NULL);
         bx_service(m, s3, "[{\"name\": \"M99\", \"primaryLoad\": 10}]", "Zero", NULL);
         bx_place(m, s1, "N1");
         bx_place(m, s2, "N1");
@@ -309,7 +316,8 @@ static void test_defragmentation_packs_load_and_empties_a_node(void **state)
     assert_true(bx_imbalanced(r, "Disk", NULL));
     assert_true(bx_nmoves(r) >= 3);
     assert_true(json_is_null(json_object_get(e, "after"))); /* some node is empty */
-    assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(r, "moves"), 0), "reason")),
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(json_object_get(r, "moves"), 0), "reason")),
                         "defragmentation");
     /* no node goes over its capacity doing so */
     bx_apply(m, r);
@@ -413,7 +421,8 @@ static void test_the_per_service_throttle_holds_one_services_moves(void **state)
     json_t *r = bx_run(m, CV_BALANCE_BALANCING, NULL);
     assert_int_equal(bx_nmoves(r), 1);
     assert_true(json_integer_value(json_object_get(r, "throttled")) >= 1);
-    const json_t *svc = json_object_get(json_object_get(json_object_get(r, "state"), "services"), "big");
+    const json_t *svc =
+        json_object_get(json_object_get(json_object_get(r, "state"), "services"), "big");
     assert_int_equal(json_integer_value(json_object_get(svc, "moves")), 1);
     json_decref(r);
     json_decref(m);

@@ -52,8 +52,8 @@ static void test_a_reported_load_over_capacity_moves_the_cheapest_replica(void *
     json_decref(m);
 }
 
-static void test_the_reported_load_comes_before_the_agents_which_comes_before_the_declared(
-    void **state)
+static void
+test_the_reported_load_comes_before_the_agents_which_comes_before_the_declared(void **state)
 {
     (void)state;
     json_t *m = two_on_one();
@@ -117,9 +117,9 @@ static void test_a_replica_already_moving_is_not_moved_again(void **state)
     json_t *r = bx_run(m, CV_BALANCE_CONSTRAINT, NULL);
     /* lo is on its way: the only other candidate is hi itself */
     for (size_t i = 0; i < bx_nmoves(r); i++)
-        assert_string_not_equal(
-            json_string_value(json_object_get(json_array_get(json_object_get(r, "moves"), i), "svc")),
-            "lo");
+        assert_string_not_equal(json_string_value(json_object_get(
+                                    json_array_get(json_object_get(r, "moves"), i), "svc")),
+                                "lo");
     json_decref(r);
     json_decref(m);
 }

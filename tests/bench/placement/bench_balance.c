@@ -128,11 +128,11 @@ static json_t *model_of(const world_t *w)
         json_t *caps = json_object();
         for (int k = 0; k < NMETRICS; k++)
             json_object_set_new(caps, metric_names[k], json_integer((json_int_t)w->cap[i][k]));
-        json_object_set_new(
-            nodes, name,
-            json_pack("{s:{s:s, s:s, s:s, s:s, s:o}, s:b, s:s}", "description", "name", name,
-                      "type", types[w->type[i]], "faultDomain", fd, "upgradeDomain", ud,
-                      "capacities", caps, "alive", 1, "admin", "enabled"));
+        json_object_set_new(nodes, name,
+                            json_pack("{s:{s:s, s:s, s:s, s:s, s:o}, s:b, s:s}", "description",
+                                      "name", name, "type", types[w->type[i]], "faultDomain", fd,
+                                      "upgradeDomain", ud, "capacities", caps, "alive", 1, "admin",
+                                      "enabled"));
     }
     for (size_t s = 0; s < w->nsvcs; s++) {
         char id[32], rid[64], node[32], constraint[64];
@@ -253,7 +253,8 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
             seed = strtoull(argv[++i], NULL, 10);
         else {
-            fprintf(stderr, "usage: bench_balance [--quick] [--nodes N] [--services N] [--seed S]\n");
+            fprintf(stderr,
+                    "usage: bench_balance [--quick] [--nodes N] [--services N] [--seed S]\n");
             return 2;
         }
     }
