@@ -428,6 +428,34 @@ static void test_the_per_service_throttle_holds_one_services_moves(void **state)
     json_decref(m);
 }
 
+/* ---------------------------------------------------------------- bad and empty models */
+
+static void test_a_model_with_a_bad_setting_is_an_error_naming_it(void **state)
+{
+    (void)state;
+    json_t *m = burst();
+    json_object_set_new(bx_crm(m), "MinLoadBalancingInterval", json_string("often"));
+    char err[512] = "";
+    json_t *r = cv_balance(m, CV_BALANCE_BALANCING, NULL, err, sizeof(err));
+    assert_null(r);
+    assert_non_null(strstr(err, "crm.MinLoadBalancingInterval: expected a number"));
+    json_decref(m);
+}
+
+static void test_a_cluster_without_nodes_has_nothing_to_do(void **state)
+{
+    (void)state;
+    json_t *m = bx_model();
+    for (int phase = 0; phase < 2; phase++) {
+        json_t *r = bx_run(m, (cv_balance_phase_t)phase, NULL);
+        assert_non_null(r);
+        assert_int_equal(bx_nmoves(r), 0);
+        assert_int_equal(json_array_size(json_object_get(r, "imbalance")), 0);
+        json_decref(r);
+    }
+    json_decref(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -444,6 +472,8 @@ int main(void)
         cmocka_unit_test(test_a_zero_cost_service_is_moved_where_a_high_cost_one_is_not),
         cmocka_unit_test(test_the_global_throttle_holds_moves_per_window),
         cmocka_unit_test(test_the_per_service_throttle_holds_one_services_moves),
+        cmocka_unit_test(test_a_model_with_a_bad_setting_is_an_error_naming_it),
+        cmocka_unit_test(test_a_cluster_without_nodes_has_nothing_to_do),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
