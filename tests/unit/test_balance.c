@@ -240,6 +240,31 @@ static void test_a_node_type_balanced_within_its_interval_waits(void **state)
     json_decref(m);
 }
 
+/* A node joining a balanced cluster is empty: the cluster is out of balance
+ * (min 0) and the new node receives replicas. */
+static void test_a_node_added_to_the_cluster_receives_replicas(void **state)
+{
+    (void)state;
+    json_t *m = bx_model();
+    nodes(m, 2, "N");
+    bx_units(m, "u", "N1", 4, "M", 10, NULL);
+    bx_units(m, "u", "N2", 4, "M", 10, NULL);
+    json_t *r = bx_run(m, CV_BALANCE_BALANCING, NULL);
+    assert_int_equal(bx_nmoves(r), 0);
+    json_decref(r);
+    bx_node(m, "N3", "N", "fd3", "ud3", NULL);
+    r = bx_run(m, CV_BALANCE_BALANCING, NULL);
+    assert_true(bx_imbalanced(r, "M", NULL));
+    assert_true(json_is_null(json_object_get(bx_entry(r, "M", NULL), "ratio")));
+    assert_true(bx_nmoves(r) >= 2);
+    for (size_t i = 0; i < bx_nmoves(r); i++)
+        assert_string_equal(json_string_value(json_object_get(
+                                json_array_get(json_object_get(r, "moves"), i), "to")),
+                            "N3");
+    json_decref(r);
+    json_decref(m);
+}
+
 /* ---------------------------------------------------------------- related services */
 
 /*
@@ -466,6 +491,7 @@ int main(void)
         cmocka_unit_test(test_seed_example_1_only_node_type_a_is_balanced),
         cmocka_unit_test(test_seed_example_2_only_node_type_c_is_balanced),
         cmocka_unit_test(test_a_node_type_balanced_within_its_interval_waits),
+        cmocka_unit_test(test_a_node_added_to_the_cluster_receives_replicas),
         cmocka_unit_test(test_related_services_move_together_and_an_unrelated_one_never),
         cmocka_unit_test(test_defragmentation_packs_load_and_empties_a_node),
         cmocka_unit_test(test_a_high_cost_service_is_not_moved_for_a_small_gain),

@@ -124,6 +124,24 @@ static void test_a_replica_already_moving_is_not_moved_again(void **state)
     json_decref(m);
 }
 
+/* svc_commit.lua re-checks the declared loads of the assigned specs: a
+ * node whose assignments declare it full takes nothing, whatever the
+ * replicas report. */
+static void test_a_node_full_by_its_declared_loads_takes_nothing(void **state)
+{
+    (void)state;
+    json_t *m = two_on_one();
+    bx_report_load(m, "hi", 0, "MemoryMB", 90);
+    json_t *n2 = json_object_get(json_object_get(m, "nodes"), "n2");
+    json_object_set_new(json_object_get(n2, "assign"), "other/0/1",
+                        json_pack("{s:s, s:{s:i}}", "rid", "other/0/1", "load", "MemoryMB", 80));
+    json_t *r = bx_run(m, CV_BALANCE_CONSTRAINT, NULL);
+    assert_int_equal(bx_nmoves(r), 0);
+    assert_non_null(strstr(bx_why(r), "a constraint would break"));
+    json_decref(r);
+    json_decref(m);
+}
+
 /* Balancing finds the empty nodes full or forbidden, and says so. */
 static void test_balancing_breaks_neither_a_capacity_nor_a_placement_constraint(void **state)
 {
@@ -241,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_an_overrun_no_node_can_take_is_explained),
         cmocka_unit_test(test_a_service_crowded_into_one_fault_domain_is_spread_again),
         cmocka_unit_test(test_a_replica_already_moving_is_not_moved_again),
+        cmocka_unit_test(test_a_node_full_by_its_declared_loads_takes_nothing),
         cmocka_unit_test(test_balancing_breaks_neither_a_capacity_nor_a_placement_constraint),
         cmocka_unit_test(test_random_balancing_moves_keep_capacity_and_placement),
     };
