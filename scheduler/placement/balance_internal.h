@@ -68,6 +68,7 @@ typedef struct bl_replica {
     bool secondary;
     bool movable; /* a placement entry not already moving */
     bool moved;   /* moved in this pass */
+    bool held;    /* a throttle held its move back in this pass (counted once) */
     double load[CV_MAX_METRICS];
     double declared[CV_MAX_METRICS]; /* what its replica spec declares */
 } bl_replica_t;
