@@ -453,6 +453,54 @@ static void test_the_per_service_throttle_holds_one_services_moves(void **state)
     json_decref(m);
 }
 
+/* A stateful service's primary carries primaryLoad, a secondary secondaryLoad. */
+static void test_a_secondary_carries_its_secondary_load(void **state)
+{
+    (void)state;
+    json_t *m = bx_model();
+    nodes(m, 2, "N");
+    json_t *rec = bx_service(
+        m, "db", "[{\"name\": \"M\", \"primaryLoad\": 10, \"secondaryLoad\": 2}]", NULL, NULL);
+    json_object_set_new(json_object_get(rec, "spec"), "stateful", json_true());
+    bx_place(m, "db", "N1");
+    bx_place(m, "db", "N2");
+    json_t *placement = json_object_get(rec, "placement");
+    json_object_set_new(json_array_get(placement, 0), "role", json_string("primary"));
+    json_object_set_new(json_array_get(placement, 1), "role", json_string("secondary"));
+    json_t *r = bx_run(m, CV_BALANCE_BALANCING, NULL);
+    const json_t *e = bx_entry(r, "M", NULL);
+    assert_true(json_number_value(json_object_get(e, "max")) == 10);
+    assert_true(json_number_value(json_object_get(e, "min")) == 2);
+    json_decref(r);
+    json_decref(m);
+}
+
+/* An agent started from a ClusterConfig.json stores it without its nodes,
+ * as a JSON string: its fabricSettings are the ones that count. */
+static void test_settings_stored_from_a_cluster_config_json_are_read(void **state)
+{
+    (void)state;
+    json_t *m = bx_model();
+    nodes(m, 3, "N");
+    bx_units(m, "u", "N1", 5, "M", 1, NULL);
+    bx_units(m, "u", "N2", 4, "M", 1, NULL);
+    bx_units(m, "u", "N3", 2, "M", 1, NULL);
+    json_t *r = bx_run(m, CV_BALANCE_BALANCING, NULL);
+    assert_true(bx_imbalanced(r, "M", NULL)); /* the default threshold 1 */
+    json_decref(r);
+    json_object_set_new(
+        m, "settings",
+        json_string("{\"properties\": {\"nodeTypes\": [{\"name\": \"N\"}], \"fabricSettings\": "
+                    "[{\"name\": \"MetricBalancingThresholds\", \"parameters\": [{\"name\": "
+                    "\"M\", \"value\": \"3\"}]}]}}"));
+    r = bx_run(m, CV_BALANCE_BALANCING, NULL);
+    assert_true(json_number_value(json_object_get(bx_entry(r, "M", NULL), "threshold")) == 3);
+    assert_false(bx_imbalanced(r, "M", NULL));
+    assert_int_equal(bx_nmoves(r), 0);
+    json_decref(r);
+    json_decref(m);
+}
+
 /* ---------------------------------------------------------------- bad and empty models */
 
 static void test_a_model_with_a_bad_setting_is_an_error_naming_it(void **state)
@@ -498,6 +546,8 @@ int main(void)
         cmocka_unit_test(test_a_zero_cost_service_is_moved_where_a_high_cost_one_is_not),
         cmocka_unit_test(test_the_global_throttle_holds_moves_per_window),
         cmocka_unit_test(test_the_per_service_throttle_holds_one_services_moves),
+        cmocka_unit_test(test_a_secondary_carries_its_secondary_load),
+        cmocka_unit_test(test_settings_stored_from_a_cluster_config_json_are_read),
         cmocka_unit_test(test_a_model_with_a_bad_setting_is_an_error_naming_it),
         cmocka_unit_test(test_a_cluster_without_nodes_has_nothing_to_do),
     };
