@@ -117,6 +117,16 @@ static void build(world_t *w, size_t nnodes, size_t nsvcs, uint64_t seed)
     }
 }
 
+static void world_free(world_t *w)
+{
+    free(w->cap);
+    free(w->load);
+    free(w->type);
+    free(w->svc_load);
+    free(w->svc_type);
+    free(w->at);
+}
+
 static json_t *model_of(const world_t *w)
 {
     json_t *nodes = json_object(), *services = json_object();
@@ -302,8 +312,11 @@ int main(int argc, char **argv)
     printf("\n");
     long moves = run_cv_balance(model, "cv_balance");
     json_object_set_new(model, "settings", json_object()); /* the default throttles */
-    if (moves < 0 || run_cv_balance(model, "cv_balance (throttled)") < 0)
+    if (moves < 0 || run_cv_balance(model, "cv_balance (throttled)") < 0) {
+        json_decref(model);
+        world_free(&w);
         return 1;
+    }
     double before[NMETRICS];
     for (int k = 0; k < NMETRICS; k++)
         before[k] = ratio(&w, k);
@@ -318,5 +331,6 @@ int main(int argc, char **argv)
     }
     printf("\n");
     json_decref(model);
+    world_free(&w);
     return 0;
 }
