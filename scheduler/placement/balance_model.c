@@ -239,7 +239,9 @@ static void replica_loads(bl_model_t *m, bl_service_t *sv, const json_t *spec, b
     bool set[CV_MAX_METRICS] = {false};
     char key[16];
     snprintf(key, sizeof(key), "%d", r->index);
-    layer(m, sv, r, set, json_object_get(reported, key));
+    json_t *own = cv__rc_json(json_object_get(reported, key)); /* a hash field: JSON text */
+    layer(m, sv, r, set, own);
+    json_decref(own);
     const json_t *node =
         json_object_get(json_object_get(m->model, "nodes"), m->nodes[r->node].cn->name);
     json_t *report = cv__rc_json(json_object_get(json_object_get(node, "report"), rid ? rid : ""));

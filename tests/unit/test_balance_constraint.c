@@ -70,6 +70,13 @@ test_the_reported_load_comes_before_the_agents_which_comes_before_the_declared(v
     r = bx_run(m, CV_BALANCE_CONSTRAINT, NULL);
     assert_int_equal(bx_nmoves(r), 0);
     json_decref(r);
+    /* as {cluster}:load:<svc> holds it: each field JSON text */
+    json_t *hi = json_object_get(json_object_get(m, "services"), "hi");
+    json_object_set_new(json_object_get(hi, "loads"), "0",
+                        json_string("{\"MemoryMB\": 95, \"time\": 1}"));
+    r = bx_run(m, CV_BALANCE_CONSTRAINT, NULL);
+    assert_int_equal(bx_nmoves(r), 1);
+    json_decref(r);
     json_decref(m);
 }
 
