@@ -35,7 +35,9 @@ extern const char cli_nodes_usage[];
 extern const char cli_node_usage[];
 extern const char cli_replicas_usage[];
 extern const char cli_health_usage[];
-/* The cluster resource manager at work (issue 13). */
+/* The cluster resource manager (issue 13). */
+extern const char cli_crm_usage[];
+extern const char cli_report_load_usage[];
 extern const char cli_rollout_usage[];
 extern const char cli_upgrade_usage[];
 
@@ -66,7 +68,9 @@ int cli_cmd_nodes(cli_t *cli, int argc, char **argv);
 int cli_cmd_node(cli_t *cli, int argc, char **argv);
 int cli_cmd_replicas(cli_t *cli, int argc, char **argv);
 int cli_cmd_health(cli_t *cli, int argc, char **argv);
-/* Issue 13. */
+/* The cluster resource manager (issue 13). */
+int cli_cmd_crm(cli_t *cli, int argc, char **argv);
+int cli_cmd_report_load(cli_t *cli, int argc, char **argv);
 int cli_cmd_rollout(cli_t *cli, int argc, char **argv);
 int cli_cmd_upgrade(cli_t *cli, int argc, char **argv);
 /* update, or with `by_upgrade_domain` upgrade: the same options, and the

@@ -53,7 +53,11 @@ static const cli_command_t commands[] = {
     {"node", "disable, enable or drain a node", cli_node_usage, cli_cmd_node},
     {"replicas", "list the replicas of a stack's services", cli_replicas_usage, cli_cmd_replicas},
     {"health", "show the cluster's health reports", cli_health_usage, cli_cmd_health},
-    /* The cluster resource manager at work (issue 13). */
+    /* The cluster resource manager (issue 13). */
+    {"crm", "show the cluster resource manager: holder, phases, balance, moves", cli_crm_usage,
+     cli_cmd_crm},
+    {"report-load", "report a replica's load for its service's metrics", cli_report_load_usage,
+     cli_cmd_report_load},
     {"rollout", "show, pause, resume or roll back a service's rolling update", cli_rollout_usage,
      cli_cmd_rollout},
     {"upgrade", "update a stack one upgrade domain at a time", cli_upgrade_usage, cli_cmd_upgrade},
