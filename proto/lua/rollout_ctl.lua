@@ -16,18 +16,26 @@ if not text or text == '' then return {'NONE'} end
 local ok, r = pcall(cjson.decode, text)
 if not ok or type(r) ~= 'table' then return {'NONE'} end
 if r.state == 'complete' or r.state == 'rolled_back' then return {'SETTLED', r.state} end
-local action = ARGV[1]
+-- The text is patched, not re-encoded: cjson would turn the empty lists of
+-- from_process (what a rollback assigns again) into empty objects. The
+-- planner writes the rollout compact (jansson), so each control word appears
+-- once as "key":value with a boolean or integer value, which no string of
+-- the process spec can look like.
+local action, out, n = ARGV[1], text, 0
 if action == 'pause' then
-  r.pause = true
+  out, n = string.gsub(text, '"pause":%a+', '"pause":true', 1)
 elseif action == 'resume' then
-  r.pause = false
-  r.resume = (tonumber(r.resume) or 0) + 1
+  out, n = string.gsub(text, '"pause":%a+', '"pause":false', 1)
+  if n == 1 then
+    out, n = string.gsub(out, '"resume":(%d+)',
+      function(k) return '"resume":' .. tostring(tonumber(k) + 1) end, 1)
+  end
 elseif action == 'rollback' then
-  r.rollback = true
+  out, n = string.gsub(text, '"rollback":%a+', '"rollback":true', 1)
 else
   return redis.error_reply('EINVAL unknown rollout action ' .. tostring(action))
 end
-local out = cjson.encode(r)
+if n ~= 1 then return redis.error_reply('EINVAL the rollout has no ' .. action .. ' field') end
 redis.call('HSET', KEYS[1], 'rollout', out, 'converge', '1')
 redis.call('HINCRBY', KEYS[1], 'gen', 1)
 return {'OK', out}

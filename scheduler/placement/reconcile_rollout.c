@@ -130,6 +130,7 @@ static void start(rc_ctx_t *x, const ro_policy_t *p, const json_t *outdated)
     json_t *spec = cv__rc_json(cv__rc_assigned(x, str(first, "node"), str(first, "rid")));
     size_t n = json_array_size(outdated);
     int per = p->start_first && p->max_surge < p->step ? p->max_surge : p->step;
+    per = per < 1 ? 1 : per; /* a hand-written spec: validation keeps it >= 1 */
     json_t *domains = p->by_ud ? domains_of(x, outdated) : json_array();
     int steps = p->by_ud ? (int)json_array_size(domains) : (int)((n + (size_t)per - 1) / per);
     x->rollout = json_pack(
@@ -163,9 +164,48 @@ static json_t *layout_now(const rc_ctx_t *x)
     return layout;
 }
 
+/* Domains that hold outdated replicas now and were not listed at the start
+ * (a replica re-placed on a node of another domain meanwhile) join the
+ * list, in order, so that no outdated replica is left behind. */
+static void add_new_domains(rc_ctx_t *x, const json_t *outdated)
+{
+    json_t *now = domains_of(x, outdated), *listed = json_object_get(x->rollout, "domains");
+    json_t *all = json_array();
+    size_t i;
+    json_t *d;
+    json_array_foreach(listed, i, d)
+    {
+        json_array_append(all, d);
+    }
+    json_array_foreach(now, i, d)
+    {
+        bool known = false;
+        size_t k;
+        json_t *e;
+        json_array_foreach(all, k, e) known = known || json_equal(e, d);
+        if (!known)
+            json_array_append(all, d);
+    }
+    json_decref(now);
+    size_t n = json_array_size(all);
+    json_t **names = calloc(n + 1, sizeof(*names));
+    for (i = 0; names && i < n; i++)
+        names[i] = json_array_get(all, i);
+    if (names)
+        qsort(names, n, sizeof(*names), compare_strings);
+    json_t *sorted = json_array();
+    for (i = 0; names && i < n; i++)
+        json_array_append(sorted, names[i]);
+    free(names);
+    json_decref(all);
+    json_object_set_new(x->rollout, "domains", sorted);
+    json_object_set_new(x->rollout, "steps", json_integer((json_int_t)n));
+}
+
 /* The outdated indexes on nodes of the first domain that has any. */
 static json_t *domain_batch(rc_ctx_t *x, const json_t *outdated)
 {
+    add_new_domains(x, outdated);
     size_t d;
     const json_t *name;
     json_array_foreach(json_object_get(x->rollout, "domains"), d, name)
@@ -189,7 +229,7 @@ static json_t *domain_batch(rc_ctx_t *x, const json_t *outdated)
         }
         json_decref(list);
     }
-    return json_array(); /* outdated replicas on a domain not listed: a next rollout takes them */
+    return json_array();
 }
 
 /* The lowest outdated indexes this step may take. */

@@ -216,3 +216,22 @@ test_rollout_survives_the_death_of_every_worker_mid_way() {
     assert_eq '[1]' "$(jq -c '[.[]] | unique' <<<"$starts")" "starts per replica id"
     rm -f "$samples"
 }
+
+test_rollout_rollback_command_restores_the_old_spec() {
+    local name svc before
+    svt_up rlr
+    name=$(stack_name rollout-back) && svt_stack rollout-back
+    rlt_submit "$name" -P replicas=3 -P mode=manual
+    svc=$(svc_id "$name" web) || fail "no service of $name"
+    cv_wait_until 60 "3 healthy replicas" svc_all_healthy "$svc" 3
+    before=$(rlt_spec_digest "$svc")
+    rlt_update "$name" -P version=v2
+    cv_wait_until 60 "the first step done" rlt_state_is "$name" paused
+    ctl rollout rollback "$name" web >/dev/null
+    cv_wait_until 60 "the update failed" svt_status_is "$name" UPDATE_FAILED
+    assert_match "rolling update rolled_back: asked for by convergectl rollout rollback" \
+        "$(status_json "$name" | jqr .reason)" "the stack's reason"
+    assert_eq "3 $before" "$(rlt_versions "$svc")" "replicas back on the old spec"
+    cv_wait_until 60 "3 healthy replicas" svc_all_healthy "$svc" 3
+    if ctl rollout rollback "$name" web >/dev/null 2>&1; then fail "a second rollback succeeded"; fi
+}

@@ -276,6 +276,33 @@ static void test_a_failed_step_without_rollback_stays_failed(void **state)
     json_decref(m);
 }
 
+static void test_a_rollback_asked_for_renews_the_replaced_replicas_with_the_old_spec(void **state)
+{
+    (void)state;
+    json_t *m = settled(3, false, "{\"step\": 1, \"mode\": \"manual\"}");
+    new_digest(m, "d2");
+    json_decref(round_trip(m));
+    agents(m, "healthy", NULL);
+    json_decref(round_trip(m));
+    json_t *rec = json_object_get(json_object_get(m, "services"), RX_SVC);
+    json_object_set_new(json_object_get(rec, "rollout"), "rollback", json_true());
+    json_t *p = round_trip(m);
+    assert_string_equal(rollout_str(p, "state"), "rolling_back");
+    assert_true(rx_event(p, "asked for by convergectl rollout rollback"));
+    assert_int_equal(running(m, "d1"), 3);
+    /* the old spec whole: what the replicas ran before */
+    json_t *op = json_array_get(json_object_get(p, "ops"), 1);
+    json_t *env = json_object_get(
+        json_array_get(json_object_get(json_object_get(op, "spec"), "tasks"), 0), "env");
+    assert_null(json_object_get(env, "VERSION"));
+    json_decref(p);
+    agents(m, "healthy", NULL);
+    p = round_trip(m);
+    assert_string_equal(rollout_str(p, "state"), "rolled_back");
+    json_decref(p);
+    json_decref(m);
+}
+
 static void test_an_upgrade_goes_one_upgrade_domain_at_a_time_and_keeps_every_node(void **state)
 {
     (void)state;
@@ -362,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_pause_stops_after_the_current_step),
         cmocka_unit_test(test_a_step_past_its_deadline_fails_and_rolls_back_to_the_old_spec),
         cmocka_unit_test(test_a_failed_step_without_rollback_stays_failed),
+        cmocka_unit_test(test_a_rollback_asked_for_renews_the_replaced_replicas_with_the_old_spec),
         cmocka_unit_test(test_an_upgrade_goes_one_upgrade_domain_at_a_time_and_keeps_every_node),
         cmocka_unit_test(test_a_stateful_replica_is_renewed_on_its_own_node_once_stopped),
         cmocka_unit_test(test_without_an_update_policy_every_replica_is_renewed_at_once),
