@@ -6,7 +6,9 @@
  * service behind it; the observers then watch the replicas.
  *
  * Create and update: the metrics are checked against the live cluster
- * first (an unknown one fails the resource, nothing written); a rejection
+ * first (an unknown one fails the resource, nothing written), and the
+ * stack's `upgrade` field read with them (`convergectl upgrade`: the spec's
+ * update goes by upgrade domain, docs/crm.md); a rejection
  * by the live engine (the service cannot fit) is noted in the version's
  * data, which its observer fails with that reason — the action is
  * recorded, so the stack's delete still finds the service. Delete (the

@@ -70,7 +70,8 @@ const char *cv_service_unknown_metric(const json_t *spec, const json_t *settings
  *    "unplaced": [{"index", "eliminationSequence"}],
  *    "rejected": "" or why,
  *    "nodes": {node: {"up": bool, "address": "..."}},
- *    "reports": {rid: replica report}}
+ *    "reports": {rid: replica report},
+ *    "rollout": the service's rolling update (docs/crm.md) or null}
  * `reports` holds the reports of this service's replica ids on the nodes
  * of its placement (of every node while it is being deleted).
  */

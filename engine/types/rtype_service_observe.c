@@ -5,9 +5,11 @@
  *
  * Create / update: COMPLETE when every index 0..replicas-1 is placed on a
  * node that is up and its replica reports `healthy` running the spec's
- * digest, and no higher index is still placed (a scale-down finished);
- * FAILED only when the service was rejected (it cannot fit: the live
- * engine says why) or is gone from the cluster; IN_PROGRESS otherwise —
+ * digest, no higher index is still placed (a scale-down finished) and the
+ * rolling update of that digest, if any, is complete; FAILED when the
+ * service was rejected (it cannot fit: the live engine says why), is gone
+ * from the cluster, or its rolling update failed or was rolled back;
+ * IN_PROGRESS otherwise —
  * an unplaced replica waits for capacity, with its elimination sequence
  * in the reason and the `replicas` attribute.
  * Delete: COMPLETE when no replica is placed or still runs (reported

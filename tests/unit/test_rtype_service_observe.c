@@ -2,8 +2,9 @@
  * Specification of Converge::Service's observe(): from the cluster
  * snapshot the observer hands it, a create or update is COMPLETE when
  * every index runs healthy with the spec's digest, waits (never fails)
- * while a replica is unplaced, starting or on the wrong digest, and fails
- * only when the service was rejected; a delete completes when nothing is
+ * while a replica is unplaced, starting or on the wrong digest or its
+ * rolling update goes on, and fails only when the service was rejected or
+ * its rolling update failed or was rolled back; a delete completes when nothing is
  * placed or running, a node that is down counting as gone. The
  * attributes list every replica and its endpoint.
  */
@@ -175,6 +176,59 @@ static void test_only_a_rejected_service_fails(void **state)
     tr_state_clear(&st);
 }
 
+/* Every replica healthy on d1, with the rollout `rollout_json`. */
+static cv_observed_t with_rollout(cv_rstate_t *st, const char *rollout_json)
+{
+    char text[2048];
+    snprintf(text, sizeof(text),
+             "{\"exists\": true, \"state\": \"active\", " NODES ", " PLACED_2
+             ", \"unplaced\": [], \"rejected\": \"\", \"reports\": {" HEALTHY(
+                 0, "n1", 31001) ", " HEALTHY(1, "n2", 31002) "}, \"rollout\": %s}",
+             rollout_json);
+    *st = version(text);
+    return observe(st, CV_ACTION_UPDATE);
+}
+
+static void test_an_update_completes_with_its_rolling_update_only(void **state)
+{
+    (void)state;
+    cv_rstate_t st;
+    assert_int_equal(with_rollout(&st, "{\"to\": \"d1\", \"state\": \"rolling\", \"step\": 2, "
+                                       "\"steps\": 2, \"reason\": \"\"}"),
+                     CV_OBSERVED_IN_PROGRESS);
+    assert_string_equal(st.reason, "rolling update rolling: step 2 of 2");
+    tr_state_clear(&st);
+    assert_int_equal(with_rollout(&st, "{\"to\": \"d1\", \"state\": \"complete\"}"),
+                     CV_OBSERVED_COMPLETE);
+    tr_state_clear(&st);
+    /* a rollout of another version does not hold this one back */
+    assert_int_equal(with_rollout(&st, "{\"to\": \"d0\", \"state\": \"rolling\"}"),
+                     CV_OBSERVED_COMPLETE);
+    tr_state_clear(&st);
+    assert_int_equal(with_rollout(&st, "null"), CV_OBSERVED_COMPLETE);
+    tr_state_clear(&st);
+}
+
+static void test_a_failed_or_rolled_back_rolling_update_fails_the_update(void **state)
+{
+    (void)state;
+    cv_rstate_t st;
+    assert_int_equal(with_rollout(&st, "{\"to\": \"d1\", \"state\": \"rolled_back\", "
+                                       "\"reason\": \"step 1 of 2 failed: replica web-0.demo on "
+                                       "n1 is backoff\"}"),
+                     CV_OBSERVED_FAILED);
+    assert_string_equal(st.reason,
+                        "rolling update rolled_back: step 1 of 2 failed: replica web-0.demo on "
+                        "n1 is backoff");
+    tr_state_clear(&st);
+    assert_int_equal(with_rollout(&st, "{\"to\": \"d1\", \"state\": \"failed\"}"),
+                     CV_OBSERVED_FAILED);
+    tr_state_clear(&st);
+    assert_int_equal(with_rollout(&st, "{\"to\": \"d1\", \"state\": \"rolling_back\"}"),
+                     CV_OBSERVED_IN_PROGRESS);
+    tr_state_clear(&st);
+}
+
 static void test_no_snapshot_waits(void **state)
 {
     (void)state;
@@ -259,6 +313,8 @@ int main(void)
         cmocka_unit_test(test_a_replica_on_a_down_node_is_not_healthy),
         cmocka_unit_test(test_a_scale_down_waits_for_the_higher_indexes_to_go),
         cmocka_unit_test(test_only_a_rejected_service_fails),
+        cmocka_unit_test(test_an_update_completes_with_its_rolling_update_only),
+        cmocka_unit_test(test_a_failed_or_rolled_back_rolling_update_fails_the_update),
         cmocka_unit_test(test_no_snapshot_waits),
         cmocka_unit_test(test_zero_replicas_is_complete_once_nothing_is_placed),
         cmocka_unit_test(test_a_delete_waits_for_running_processes_on_up_nodes),
