@@ -365,6 +365,35 @@ static void test_a_stateful_replica_is_renewed_on_its_own_node_once_stopped(void
     json_decref(m);
 }
 
+static void test_a_count_change_in_the_same_update_adds_new_and_removes_at_once(void **state)
+{
+    (void)state;
+    json_t *m = settled(4, false, "{\"step\": 1}");
+    new_digest(m, "d2");
+    json_object_set_new(rx_spec(m, RX_SVC), "replicas", json_integer(6));
+    json_t *p = round_trip(m);
+    /* indexes 4 and 5 start on the new version; while they are not healthy
+     * they use the unavailability bound: no old replica is renewed yet */
+    assert_int_equal(running(m, "d2"), 2);
+    assert_int_equal(running(m, "d1"), 4);
+    assert_int_equal(rollout_int(p, "steps"), 4);
+    json_decref(p);
+    agents(m, "healthy", NULL);
+    json_decref(round_trip(m));
+    assert_int_equal(running(m, "d2"), 3);
+    json_decref(m);
+    m = settled(4, false, "{\"step\": 1}");
+    new_digest(m, "d2");
+    json_object_set_new(rx_spec(m, RX_SVC), "replicas", json_integer(2));
+    p = round_trip(m);
+    /* indexes 2 and 3 go at once; of the two kept, one is renewed */
+    assert_int_equal(running(m, "d1"), 1);
+    assert_int_equal(running(m, "d2"), 1);
+    assert_int_equal(rollout_int(p, "steps"), 2);
+    json_decref(p);
+    json_decref(m);
+}
+
 static void test_without_an_update_policy_every_replica_is_renewed_at_once(void **state)
 {
     (void)state;
@@ -392,6 +421,7 @@ int main(void)
         cmocka_unit_test(test_a_rollback_asked_for_renews_the_replaced_replicas_with_the_old_spec),
         cmocka_unit_test(test_an_upgrade_goes_one_upgrade_domain_at_a_time_and_keeps_every_node),
         cmocka_unit_test(test_a_stateful_replica_is_renewed_on_its_own_node_once_stopped),
+        cmocka_unit_test(test_a_count_change_in_the_same_update_adds_new_and_removes_at_once),
         cmocka_unit_test(test_without_an_update_policy_every_replica_is_renewed_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
