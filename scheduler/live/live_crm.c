@@ -402,6 +402,7 @@ void cv_live_loop_stop(void *loop)
     if (!c)
         return;
     c->stopped = true;
+    cv__crm_lease_release(&c->lease);
     uv_timer_stop(&c->timer);
     uv_close((uv_handle_t *)&c->timer, on_timer_closed);
 }

@@ -59,6 +59,11 @@ int cv__crm_lease_renew(cv__crm_lease_t *ls, const char *fields, cv__crm_lease_c
 /* Forgets the lease at once (a fenced write showed it is no longer ours). */
 void cv__crm_lease_drop(cv__crm_lease_t *ls, const char *why);
 
+/* Gives the lease up while it is still ours (the worker stops): a
+ * successor takes the role at its next tick instead of after the lease
+ * time. */
+void cv__crm_lease_release(cv__crm_lease_t *ls);
+
 /* ---------------------------------------------------------------- status */
 
 /* What {cluster}:crm:status should say, and what was last written: only

@@ -96,3 +96,15 @@ int cv__crm_lease_renew(cv__crm_lease_t *ls, const char *fields, cv__crm_lease_c
     ls->calling = true;
     return 0;
 }
+
+void cv__crm_lease_release(cv__crm_lease_t *ls)
+{
+    if (!ls->value[0])
+        return;
+    cv_lease_release_keys_t keys = {.lease = ls->key};
+    cv_lease_release_args_t args = {.token = ls->value};
+    cv_redis_call(ls->w->redis, CV_SCRIPT_LEASE_RELEASE, keys.v, args.v, 0, NULL, NULL, NULL, NULL);
+    cv_info("crm: this worker stops: it gives the cluster resource manager's role up (%s)",
+            ls->value);
+    ls->value[0] = '\0';
+}

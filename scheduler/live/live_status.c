@@ -29,7 +29,7 @@ void cv__crm_status_set(cv__crm_status_t *st, const char *field, const json_t *v
     if (json_is_string(value)) {
         text = json_copy((json_t *)value);
     } else {
-        char *dumped = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+        char *dumped = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(13));
         text = json_string(dumped ? dumped : "null");
         free(dumped);
     }
