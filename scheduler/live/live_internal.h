@@ -34,6 +34,12 @@ void cv__live_read(cv_worker_t *w, cv__live_model_cb cb, void *arg);
  * object of strings. */
 json_t *cv__live_pairs(const redisReply *rep);
 
+/* A HGETALL of {cluster}:load:<svc> as the model's services.<svc>.loads:
+ * {"<index>": {"<metric>": number, .., "time": Unix s}}. Values that are
+ * not JSON objects, and members that are not numbers, are left out: a load
+ * the planner cannot read is no load. */
+json_t *cv__live_loads(const redisReply *rep);
+
 /* ---------------------------------------------------------------- lease */
 
 /* The manager's lease {cluster}:crm (crm_lease.lua): `value` is

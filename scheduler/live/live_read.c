@@ -83,15 +83,8 @@ static json_t *node_obj(read_state_t *st, const char *node)
     return n;
 }
 
-/* A service's reported loads: {"<index>": {"<metric>": number, ..,
- * "time": Unix s}}. A field that is not such an object (written by hand)
- * is left out: a load the planner cannot read is no load. Replies come in
- * order, so the service's record is already in the model (or it is gone
- * and its loads are dropped). */
-static void store_loads(json_t *svc, const redisReply *rep)
+json_t *cv__live_loads(const redisReply *rep)
 {
-    if (!svc)
-        return;
     json_t *pairs = cv__live_pairs(rep), *loads = json_object();
     const char *index;
     json_t *v;
@@ -113,7 +106,7 @@ static void store_loads(json_t *svc, const redisReply *rep)
             json_decref(clean);
     }
     json_decref(pairs);
-    json_object_set_new(svc, "loads", loads);
+    return loads;
 }
 
 static void store(read_state_t *st, read_kind_t kind, const char *name, const redisReply *rep)
@@ -173,9 +166,14 @@ static void store(read_state_t *st, read_kind_t kind, const char *name, const re
     case R_REPORT:
         json_object_set_new(node_obj(st, name), "report", cv__live_pairs(rep));
         break;
-    case R_LOAD:
-        store_loads(json_object_get(json_object_get(m, "services"), name), rep);
+    case R_LOAD: {
+        /* Replies come in order: the service's record is in the model
+         * already, or the service is gone and its loads go with it. */
+        json_t *svc = json_object_get(json_object_get(m, "services"), name);
+        if (svc)
+            json_object_set_new(svc, "loads", cv__live_loads(rep));
         break;
+    }
     case R_SVC: {
         json_t *h = cv__live_pairs(rep);
         if (json_object_size(h) > 0)
