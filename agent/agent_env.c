@@ -53,6 +53,8 @@ json_t *cv_env_vars(const cv_rspec_t *s, const cv_rtask_t *t, const cv_env_where
     set_str(vars, "CONVERGE_RID", s->rid);
     set_str(vars, "CONVERGE_TASK", t ? t->name : "");
     set_str(vars, "CONVERGE_ADDRESS", w->address);
+    if (w->load_file && w->load_file[0])
+        set_str(vars, "CONVERGE_LOAD_FILE", w->load_file);
     named_vars(vars, "PORT", w->ports);
     named_vars(vars, "VOLUME", w->volumes);
     return vars;

@@ -2,8 +2,9 @@
  * agent_env — the environment of a replica's task: the variables Converge
  * gives every replica (CONVERGE_INDEX, CONVERGE_NAME, CONVERGE_NODE,
  * CONVERGE_SERVICE, CONVERGE_STACK, CONVERGE_STACK_ID, CONVERGE_ROLE,
- * CONVERGE_RID, CONVERGE_TASK, CONVERGE_ADDRESS, CONVERGE_PORT_<NAME>,
- * CONVERGE_VOLUME_<NAME>; <NAME> upper-cased, other characters as '_'),
+ * CONVERGE_RID, CONVERGE_TASK, CONVERGE_ADDRESS, CONVERGE_LOAD_FILE,
+ * CONVERGE_PORT_<NAME>, CONVERGE_VOLUME_<NAME>; <NAME> upper-cased, other
+ * characters as '_'),
  * the replica's `env` and the task's `env` with ${VAR} substituted
  * (agent_subst) from those same variables, and PATH, HOME, LANG, TMPDIR and
  * USER from the agent's own environment unless the spec sets them.
@@ -21,6 +22,7 @@ typedef struct cv_env_where {
     const char *node, *address;
     const json_t *ports;   /* port name -> host port */
     const json_t *volumes; /* volume name -> directory */
+    const char *load_file; /* where the replica may report its loads; NULL: none */
 } cv_env_where_t;
 
 /* The CONVERGE_* variables of task t (a new object: name -> string). */

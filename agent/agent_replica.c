@@ -1,5 +1,6 @@
 #include "agent_replica_internal.h"
 
+#include "agent_loadfile.h"
 #include "agent_logcap.h"
 #include "agent_proc.h"
 #include "agent_state.h"
@@ -7,9 +8,12 @@
 #include "cv_log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------------ */
 /* State and reports                                                        */
@@ -45,7 +49,8 @@ json_t *cv_replica_report(const cv_replica_t *r)
                        .declared = r->spec.load,
                        .measured = r->measured,
                        .rss_mb = r->rss_mb,
-                       .cpu_cores = r->cpu_cores};
+                       .cpu_cores = r->cpu_cores,
+                       .reported = r->reported};
     return cv_report_json(&rep);
 }
 
@@ -115,6 +120,8 @@ cv_replica_t *cv_replica_new(cv_rhost_t *h, cv_rspec_t *spec)
     uv_timer_init(h->loop, &r->timer);
     uv_timer_init(h->loop, &r->htimer);
     r->timer.data = r->htimer.data = r;
+    if (!h->simulate)
+        cv_loadfile_path(r->load_file, sizeof(r->load_file), h->dir, r->spec.rid);
     return r;
 }
 
@@ -126,6 +133,7 @@ void cv__replica_release(cv_replica_t *r)
     cv_rspec_free(&r->spec);
     json_decref(r->ports);
     json_decref(r->volumes);
+    json_decref(r->reported);
     free(r->tasks);
     free(r);
 }
@@ -137,8 +145,10 @@ static void on_handle_closed(uv_handle_t *handle)
 
 void cv_replica_free(cv_replica_t *r, bool forget)
 {
-    if (forget && !r->h->simulate)
+    if (forget && !r->h->simulate) {
         cv_state_remove(r->h->dir, r->spec.rid);
+        unlink(r->load_file);
+    }
     cv_ports_release(r->h->ports, r->spec.rid);
     for (size_t i = 0; i < r->spec.ntasks; i++) {
         if (r->tasks[i].proc) {
@@ -399,6 +409,32 @@ static void measure(cv_replica_t *r)
     r->measured_at = any ? now : 0;
 }
 
+/* The loads the replica reports in its load file (agent_loadfile.h). Only
+ * a regular file is read, without blocking (a replica could name a FIFO);
+ * bad lines are warned about once until the file is clean again. */
+static void read_reported(cv_replica_t *r)
+{
+    char buf[CV_LOADFILE_MAX + 1];
+    json_decref(r->reported);
+    r->reported = NULL;
+    int fd = open(r->load_file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct stat st;
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, buf, sizeof(buf)) : -1;
+    close(fd);
+    if (n < 0)
+        return;
+    bool truncated = (size_t)n > CV_LOADFILE_MAX;
+    cv_loadfile_bad_t bad;
+    r->reported = cv_loadfile_parse(buf, truncated ? CV_LOADFILE_MAX : (size_t)n, truncated,
+                                    r->spec.load, &bad);
+    if (bad.count > 0 && !r->load_warned)
+        cv_warn("replica %s: %d bad line(s) in its load file %s ignored; %s", r->spec.rid,
+                bad.count, r->load_file, bad.first);
+    r->load_warned = bad.count > 0;
+}
+
 static void cap_logs(cv_replica_t *r)
 {
     static const char *const streams[] = {"out", "err"};
@@ -425,6 +461,7 @@ void cv_replica_tick(cv_replica_t *r, bool full)
     if (!full)
         return;
     measure(r);
+    read_reported(r);
     cap_logs(r);
     if (r->state == CV_RSTATE_HEALTHY && r->restarts > 0 &&
         cv_restart_counter(r->restarts, r->healthy_since, cv_now(), r->h->reset_s) == 0) {

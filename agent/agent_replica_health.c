@@ -78,7 +78,7 @@ static void on_health_timer(uv_timer_t *t)
     char **env = NULL, **argv = NULL;
     char *wd = NULL;
     if (hc->kind == CV_HEALTH_COMMAND) {
-        cv_env_where_t w = {r->h->node, r->h->address, r->ports, r->volumes};
+        cv_env_where_t w = {r->h->node, r->h->address, r->ports, r->volumes, r->load_file};
         json_t *vars = cv_env_vars(&r->spec, &r->spec.tasks[0], &w);
         env = cv_env_build(&r->spec, &r->spec.tasks[0], vars, environ);
         argv = cv_env_argv(hc->argv, &r->spec, &r->spec.tasks[0], vars);

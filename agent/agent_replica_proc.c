@@ -205,7 +205,7 @@ static void on_task_exit(uv_process_t *p, int64_t status, int sig)
 void cv__replica_spawn_all(cv_replica_t *r)
 {
     char why[512] = "";
-    cv_env_where_t w = {r->h->node, r->h->address, r->ports, r->volumes};
+    cv_env_where_t w = {r->h->node, r->h->address, r->ports, r->volumes, r->load_file};
     for (size_t i = 0; i < r->spec.ntasks && !why[0]; i++) {
         const cv_rtask_t *t = &r->spec.tasks[i];
         json_t *vars = cv_env_vars(&r->spec, t, &w);

@@ -42,6 +42,11 @@ json_t *cv_report_load(const cv_report_t *r)
             value = json_deep_copy(v);
         json_object_set_new(load, metric, value);
     }
+    json_object_foreach((json_t *)r->reported, metric, v)
+    {
+        if (json_is_number(v))
+            json_object_set_new(load, metric, json_deep_copy(v));
+    }
     return load;
 }
 

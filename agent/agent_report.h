@@ -7,7 +7,8 @@
  * one whose name starts with "cpu" in any case ("cpu", "CpuUtilization") is
  * the CPU time the replica used over the last interval, in cores (1.0 = one
  * core busy), with two decimals. Every other metric, and every metric before
- * its first measure, reports the spec's declared `load`.
+ * its first measure, reports the spec's declared `load`. A value the replica
+ * reported itself (its load file, agent_loadfile.h) wins over both.
  * Pure logic: no I/O.
  */
 #ifndef AGENT_REPORT_H
@@ -55,9 +56,11 @@ typedef struct cv_report {
     const json_t *declared; /* the spec's load, or NULL */
     bool measured;          /* rss_mb and cpu_cores hold a measure */
     double rss_mb, cpu_cores;
+    const json_t *reported; /* metric -> the replica's own value, or NULL */
 } cv_report_t;
 
-/* The report's load: metric -> measured or declared value (a new object). */
+/* The report's load: metric -> reported, measured or declared value (a new
+ * object). */
 json_t *cv_report_load(const cv_report_t *r);
 
 /* The report JSON (a new object), with `load` from cv_report_load. */

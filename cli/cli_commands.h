@@ -35,6 +35,9 @@ extern const char cli_nodes_usage[];
 extern const char cli_node_usage[];
 extern const char cli_replicas_usage[];
 extern const char cli_health_usage[];
+/* The cluster resource manager (issue 13). */
+extern const char cli_crm_usage[];
+extern const char cli_report_load_usage[];
 
 int cli_cmd_validate(cli_t *cli, int argc, char **argv);
 int cli_cmd_submit(cli_t *cli, int argc, char **argv);
@@ -63,5 +66,8 @@ int cli_cmd_nodes(cli_t *cli, int argc, char **argv);
 int cli_cmd_node(cli_t *cli, int argc, char **argv);
 int cli_cmd_replicas(cli_t *cli, int argc, char **argv);
 int cli_cmd_health(cli_t *cli, int argc, char **argv);
+/* The cluster resource manager (issue 13). */
+int cli_cmd_crm(cli_t *cli, int argc, char **argv);
+int cli_cmd_report_load(cli_t *cli, int argc, char **argv);
 
 #endif

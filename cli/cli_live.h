@@ -47,6 +47,12 @@ int cli_live_read_services(cli_t *cli, const json_t *svcs, json_t *into);
 int cli_live_stack_services(cli_t *cli, const char *name, const char *id, const char *only,
                             json_t **out);
 
+/* What the cluster resource manager holds, for cli_crmview.h: {"now",
+ * "lease": {cluster}:crm's value or null, "lease_ms": its PTTL (0: none),
+ * "status": {field: text} of {cluster}:crm:status} into *out: CLI_OK or
+ * CLI_SERVICE. */
+int cli_live_read_crm(cli_t *cli, json_t **out);
+
 /* The reports of {cluster}:health (field -> parsed report) into *out:
  * CLI_OK or CLI_SERVICE. */
 int cli_live_read_health(cli_t *cli, json_t **out);

@@ -3,6 +3,7 @@
  * them (docs/services.md): a table, JSON, or the FD × UD map.
  */
 #include "cli_commands.h"
+#include "cli_crmview.h"
 #include "cli_live.h"
 #include "cli_nodemap.h"
 #include "cli_output.h"
@@ -75,6 +76,24 @@ static bool want_colour(void)
     return isatty(STDOUT_FILENO) && !(no && no[0]);
 }
 
+/* Under the map: each metric's balance before and after the last
+ * balancing pass, when the cluster resource manager wrote one. */
+static int show_balance(cli_t *cli)
+{
+    json_t *raw = NULL;
+    int rc = cli_live_read_crm(cli, &raw);
+    if (rc != CLI_OK)
+        return rc;
+    json_t *doc = cli_crm_doc(raw);
+    char *text = cli_crm_balance_text(doc, json_number_value(json_object_get(raw, "now")));
+    if (text)
+        fputs(text, stdout);
+    free(text);
+    json_decref(doc);
+    json_decref(raw);
+    return CLI_OK;
+}
+
 static int show(cli_t *cli, const nodes_args_t *p)
 {
     json_t *model = NULL;
@@ -91,6 +110,8 @@ static int show(cli_t *cli, const nodes_args_t *p)
         else
             rc = cli_fail(CLI_SERVICE, "nodes: out of memory");
         free(text);
+        if (rc == CLI_OK)
+            rc = show_balance(cli);
     } else if (json_array_size(rows) == 0) {
         printf("No nodes: no converge-agent has registered one (deploy/local/up.sh --nodes N).\n");
     } else {

@@ -128,6 +128,11 @@ int cv__cluster_settings_load(cv__cluster_ld_t *ld, const json_t *manifest);
 /* The manifest's "live" object: known keys, non-negative numbers. */
 int cv__cluster_live_check(const cv__cluster_ld_t *ld, const json_t *manifest);
 
+/* The cluster resource manager's settings (our "crm" object, Service
+ * Fabric's fabricSettings sections and node type overrides), checked as
+ * cv_balance_settings checks them; the message names the setting. */
+int cv__cluster_crm_check(const cv__cluster_ld_t *ld, const json_t *manifest);
+
 /* Service Fabric's ClusterConfig.json (cluster_sf.c). */
 bool cv__cluster_is_sf(const json_t *manifest);
 int cv__cluster_load_sf(cv__cluster_ld_t *ld, const json_t *manifest);

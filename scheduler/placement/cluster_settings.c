@@ -6,6 +6,7 @@
  */
 #include "cluster_internal.h"
 
+#include "cv_balance.h"
 #include "cv_error.h"
 
 #include <stddef.h>
@@ -188,4 +189,18 @@ int cv__cluster_live_check(const cv__cluster_ld_t *ld, const json_t *manifest)
             rc = cv__cluster_err(ld, CV_EVALIDATE, path, "expected a number of 0 or more");
     }
     return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The cluster resource manager's settings                                  */
+/* ------------------------------------------------------------------------ */
+
+int cv__cluster_crm_check(const cv__cluster_ld_t *ld, const json_t *manifest)
+{
+    char err[768];
+    json_t *settings = cv_balance_settings(manifest, err, sizeof(err));
+    if (!settings)
+        return cv__cluster_err(ld, CV_EVALIDATE, "", "%s", err);
+    json_decref(settings);
+    return 0;
 }

@@ -5,9 +5,13 @@
  * "properties.fabricSettings" sections of {"name", "value"} parameters,
  * whose values are strings ("0.15", "-1.0", "1"). The sections read are
  * NodeBufferPercentage, NodeOverbookingPercentage and the constraint
- * priorities of PlacementAndLoadBalancing; every other section and
- * parameter (timers, thresholds, security, diagnostics) is not placement's
- * business and is ignored, as are the many other members of a node.
+ * priorities of PlacementAndLoadBalancing; the cluster resource manager's
+ * timers, throttles and thresholds (PlacementAndLoadBalancing,
+ * MetricBalancingThresholds, MetricActivityThresholds,
+ * DefragmentationMetrics, a node type's placementAndLoadBalancingOverrides)
+ * are checked as cv_balance_settings reads them; every other section and
+ * parameter (security, diagnostics) is not placement's business and is
+ * ignored, as are the many other members of a node.
  * The documentation's fragments put nodeTypes and fabricSettings at the top
  * level (Template.json style); those are read there when "properties" does
  * not have them. A node may also carry our format's per-node members
@@ -154,5 +158,7 @@ int cv__cluster_load_sf(cv__cluster_ld_t *ld, const json_t *manifest)
     int rc = sf_each(ld, manifest, "nodeTypes", sf_type);
     if (!rc)
         rc = cv__cluster_nodes_add(ld, manifest, &keys);
-    return rc ? rc : sf_each(ld, manifest, "fabricSettings", sf_setting);
+    if (!rc)
+        rc = sf_each(ld, manifest, "fabricSettings", sf_setting);
+    return rc ? rc : cv__cluster_crm_check(ld, manifest);
 }

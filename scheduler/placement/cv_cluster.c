@@ -109,12 +109,14 @@ static int load_ours(cv__cluster_ld_t *ld, const json_t *manifest)
     static const cv__cluster_node_keys_t keys = {"name", "type", "properties", node_keys};
     const json_t *types, *t;
     const char *name;
-    /* "live" holds the live placement engine's settings (docs/services.md):
-     * checked on their own, not among the keys a manifest names. */
+    /* "live" holds the live placement engine's settings (docs/services.md)
+     * and "crm" the cluster resource manager's (docs/crm.md): checked on
+     * their own, not among the keys a manifest names. */
     json_t *own = json_copy((json_t *)manifest);
     if (!own)
         return cv__cluster_err(ld, CV_ENOMEM, "", "out of memory");
     json_object_del(own, "live");
+    json_object_del(own, "crm");
     int rc = cv__cluster_check_keys(ld, own, "", manifest_keys);
     json_decref(own);
     if (!rc)
@@ -129,6 +131,8 @@ static int load_ours(cv__cluster_ld_t *ld, const json_t *manifest)
     rc = cv__cluster_nodes_add(ld, manifest, &keys);
     if (!rc)
         rc = cv__cluster_live_check(ld, manifest);
+    if (!rc)
+        rc = cv__cluster_crm_check(ld, manifest);
     return rc ? rc : cv__cluster_settings_load(ld, manifest);
 }
 

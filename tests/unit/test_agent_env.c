@@ -86,7 +86,7 @@ static void test_every_replica_gets_its_converge_variables(void **state)
     json_t *j = spec_json();
     assert_int_equal(cv_rspec_parse(j, &s, err, sizeof(err)), 0);
     json_t *ports = tu_json("{\"http-api\": 31005}"), *volumes = tu_json("{\"data\": \"/v/d\"}");
-    cv_env_where_t w = {"node-1", "127.0.0.1", ports, volumes};
+    cv_env_where_t w = {"node-1", "127.0.0.1", ports, volumes, NULL};
     json_t *vars = cv_env_vars(&s, &s.tasks[0], &w);
     char *inherit[] = {"PATH=/bin", "SECRET=x", NULL};
     char **env = cv_env_build(&s, &s.tasks[0], vars, inherit);
@@ -114,6 +114,27 @@ static void test_every_replica_gets_its_converge_variables(void **state)
     cv_rspec_free(&s);
 }
 
+static void test_a_replica_with_a_load_file_is_told_where_it_is(void **state)
+{
+    (void)state;
+    char err[256];
+    cv_rspec_t s;
+    json_t *j = spec_json();
+    assert_int_equal(cv_rspec_parse(j, &s, err, sizeof(err)), 0);
+    cv_env_where_t w = {"node-1", "127.0.0.1", NULL, NULL, NULL};
+    json_t *vars = cv_env_vars(&s, &s.tasks[0], &w);
+    assert_null(json_object_get(vars, "CONVERGE_LOAD_FILE"));
+    json_decref(vars);
+    w.load_file = "/a/replicas/s+2+1.load";
+    vars = cv_env_vars(&s, &s.tasks[0], &w);
+    char **env = cv_env_build(&s, &s.tasks[0], vars, NULL);
+    assert_string_equal(env_get(env, "CONVERGE_LOAD_FILE"), "/a/replicas/s+2+1.load");
+    cv_env_free(env);
+    json_decref(vars);
+    json_decref(j);
+    cv_rspec_free(&s);
+}
+
 static void test_names_are_upper_cased_with_underscores(void **state)
 {
     (void)state;
@@ -131,6 +152,7 @@ int main(void)
         cmocka_unit_test(test_a_doubled_dollar_writes_a_literal_reference),
         cmocka_unit_test(test_values_are_not_substituted_again),
         cmocka_unit_test(test_every_replica_gets_its_converge_variables),
+        cmocka_unit_test(test_a_replica_with_a_load_file_is_told_where_it_is),
         cmocka_unit_test(test_names_are_upper_cased_with_underscores),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
