@@ -50,14 +50,14 @@ typedef struct bl_service {
     cv_service_t *s; /* NULL: not loadable, never moved */
     const char *cost_name;
     double cost;
-    bool movable;    /* loaded, active, no rollout or affinity in the way */
-    int group;       /* related services (sharing a metric) share a group */
-    uint8_t *feas;   /* per node: placement constraint holds (shared by text) */
-    int *domcnt;     /* ndomains: replicas per domain */
-    uint8_t *inv;    /* ndomains: domain has a feasible node up */
-    int moves;       /* balancing moves in the throttle window, this pass's included */
-    int pass_moves;  /* balancing moves of this pass */
-    int *reps;       /* its replicas (indexes into bl_model.reps) */
+    bool movable;   /* loaded, active, no rollout or affinity in the way */
+    int group;      /* related services (sharing a metric) share a group */
+    uint8_t *feas;  /* per node: placement constraint holds (shared by text) */
+    int *domcnt;    /* ndomains: replicas per domain */
+    uint8_t *inv;   /* ndomains: domain has a feasible node up */
+    int moves;      /* balancing moves in the throttle window, this pass's included */
+    int pass_moves; /* balancing moves of this pass */
+    int *reps;      /* its replicas (indexes into bl_model.reps) */
     size_t nreps;
     bool metric[CV_MAX_METRICS];
 } bl_service_t;
@@ -78,8 +78,8 @@ typedef struct bl_scope {
     double mean[CV_MAX_METRICS];
     bool triggered[CV_MAX_METRICS]; /* out of balance (or to defragment) */
     bool scored[CV_MAX_METRICS];    /* counts in the score */
-    bool paused;   /* MinLoadBalancingIntervalPerNodeType has not passed */
-    bool balanced; /* this pass balanced it (its time goes into the state) */
+    bool paused;                    /* MinLoadBalancingIntervalPerNodeType has not passed */
+    bool balanced;                  /* this pass balanced it (its time goes into the state) */
     json_t *entries;                /* the imbalance entries of this scope, by metric */
 } bl_scope_t;
 
@@ -97,8 +97,8 @@ typedef struct bl_model {
     size_t ntypes;
     size_t ndomlevels; /* FD levels + 1 (the UD) */
     size_t ndomains;
-    int *domlevel; /* ndomains: the level of each domain */
-    int *levdom;   /* the domains ordered by level, */
+    int *domlevel;    /* ndomains: the level of each domain */
+    int *levdom;      /* the domains ordered by level, */
     size_t *levstart; /* level l's from levdom[levstart[l]] to levdom[levstart[l + 1]] */
     bl_service_t *svcs;
     size_t nsvcs;
@@ -107,19 +107,19 @@ typedef struct bl_model {
     bl_scope_t *scopes;
     size_t nscopes;
     bool per_type;
-    bool upgrade; /* an upgrade by upgrade domain runs: no balancing */
+    bool upgrade;       /* an upgrade by upgrade domain runs: no balancing */
     json_t *feas_cache; /* constraint text -> index into feas_list */
     uint8_t **feas_list;
     size_t nfeas;
     json_t *moves; /* the result's moves */
     json_t *state; /* the new state */
     long throttled;
-    int64_t global_budget; /* balancing moves left in the window, -1 unlimited */
-    int64_t svc_threshold; /* per service per window, 0 unlimited */
-    int pass_moves;           /* balancing moves of this pass */
-    const json_t *old_state;  /* the state the pass started with */
-    char why[512];            /* why nothing moved, as the phase found */
-    char quiet[512];          /* a metric out of balance below its activity threshold */
+    int64_t global_budget;   /* balancing moves left in the window, -1 unlimited */
+    int64_t svc_threshold;   /* per service per window, 0 unlimited */
+    int pass_moves;          /* balancing moves of this pass */
+    const json_t *old_state; /* the state the pass started with */
+    char why[512];           /* why nothing moved, as the phase found */
+    char quiet[512];         /* a metric out of balance below its activity threshold */
 } bl_model_t;
 
 /* ---- settings (balance_settings.c) ---- */

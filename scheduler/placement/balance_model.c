@@ -239,7 +239,8 @@ static void replica_loads(bl_model_t *m, bl_service_t *sv, const json_t *spec, b
     char key[16];
     snprintf(key, sizeof(key), "%d", r->index);
     layer(m, sv, r, set, json_object_get(reported, key));
-    const json_t *node = json_object_get(json_object_get(m->model, "nodes"), m->nodes[r->node].cn->name);
+    const json_t *node =
+        json_object_get(json_object_get(m->model, "nodes"), m->nodes[r->node].cn->name);
     json_t *report = cv__rc_json(json_object_get(json_object_get(node, "report"), rid ? rid : ""));
     layer(m, sv, r, set, json_object_get(report, "load"));
     json_decref(report);
@@ -288,15 +289,16 @@ static void load_service(bl_model_t *m, bl_service_t *sv, const json_t *rec)
     int target = json_is_integer(n) ? (int)json_integer_value(n) : 1;
     const char *name = str(rec, "resource") ? str(rec, "resource") : sv->id;
     json_t *desc = cv_reconcile_service_desc(spec, name, target);
-    if (json_is_object(spec) && target > 0 && cv_service_load(desc, "spec", &sv->s, err, sizeof(err)) == 0)
+    if (json_is_object(spec) && target > 0 &&
+        cv_service_load(desc, "spec", &sv->s, err, sizeof(err)) == 0)
         sv->s->replicas = target;
     json_decref(desc);
     sv->cost_name = str(spec, "moveCost") ? str(spec, "moveCost") : "Low";
     sv->cost = cost_of(sv->cost_name);
     const char *state = str(rec, "state");
     const json_t *rollout = json_object_get(rec, "rollout");
-    sv->movable = sv->s && !(state && strcmp(state, "deleting") == 0) && !rollout_running(rollout) &&
-                  !sv->s->affinity_service;
+    sv->movable = sv->s && !(state && strcmp(state, "deleting") == 0) &&
+                  !rollout_running(rollout) && !sv->s->affinity_service;
     if (rollout_running(rollout) && json_is_true(json_object_get(rollout, "by_upgrade_domain")))
         m->upgrade = true;
 }
@@ -349,8 +351,9 @@ static void add_service(bl_model_t *m, const char *id, const json_t *rec, json_t
         bool secondary = role && strcmp(role, "secondary") == 0;
         add_replica(m, s, spec, e, reported, movable, secondary);
         if (json_is_object(from)) { /* the old replica of a move under way still runs */
-            json_t *old = json_pack("{s:i, s:O?, s:O?}", "index", index, "node",
-                                    json_object_get(from, "node"), "rid", json_object_get(from, "rid"));
+            json_t *old =
+                json_pack("{s:i, s:O?, s:O?}", "index", index, "node",
+                          json_object_get(from, "node"), "rid", json_object_get(from, "rid"));
             int r = add_replica(m, s, spec, old, reported, false, secondary);
             if (r != BL_NONE)
                 m->reps[r].index = -1; /* not one of the service's replicas for its spread */
@@ -544,8 +547,8 @@ void cv__bl_apply(bl_model_t *m, int r, int to)
 void cv__bl_record(bl_model_t *m, int r, int from, int to, const char *reason, const char *detail)
 {
     const bl_replica_t *rp = &m->reps[r];
-    json_array_append_new(m->moves, json_pack("{s:s, s:i, s:s, s:s, s:s, s:s}", "svc",
-                                              m->svcs[rp->svc].id, "index", rp->index, "from",
-                                              m->nodes[from].cn->name, "to", m->nodes[to].cn->name,
-                                              "reason", reason, "detail", detail));
+    json_array_append_new(m->moves,
+                          json_pack("{s:s, s:i, s:s, s:s, s:s, s:s}", "svc", m->svcs[rp->svc].id,
+                                    "index", rp->index, "from", m->nodes[from].cn->name, "to",
+                                    m->nodes[to].cn->name, "reason", reason, "detail", detail));
 }

@@ -35,7 +35,7 @@ typedef struct cand {
 
 typedef struct search {
     bl_model_t *m;
-    uint8_t *active;   /* nscopes x nsvcs: the group may move in the scope */
+    uint8_t *active;    /* nscopes x nsvcs: the group may move in the scope */
     uint8_t *src, *dst; /* nnodes: node marks of this step */
     int *srcs, *dsts;
     size_t nsrc, ndst;

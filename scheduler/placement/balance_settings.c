@@ -128,9 +128,10 @@ static int set_scalar(rd_t *r, const scalar_t *k, const json_t *v, const char *p
     if (k->kind == K_INTERVAL && d < 0)
         return fail(r, path, "expected a number of seconds of 0 or more, not %g", d);
     if (k->kind == K_COUNT && (d < 0 || d != (double)(int64_t)d))
-        return fail(r, path, "expected a whole number of moves of 0 or more (0: no throttle), not %g",
-                    d);
-    json_object_set_new(r->out, k->name, k->kind == K_COUNT ? json_integer((json_int_t)d) : json_real(d));
+        return fail(r, path,
+                    "expected a whole number of moves of 0 or more (0: no throttle), not %g", d);
+    json_object_set_new(r->out, k->name,
+                        k->kind == K_COUNT ? json_integer((json_int_t)d) : json_real(d));
     return 0;
 }
 
@@ -318,9 +319,9 @@ static int sf_parameter(rd_t *r, const char *section, const json_t *p, const cha
         const scalar_t *k = scalar_named(name);
         return k ? set_scalar(r, k, v, vp) : 0; /* the section holds much else */
     }
-    mkind_t kind = strcmp(section, "MetricBalancingThresholds") == 0 ? M_THRESHOLD
+    mkind_t kind = strcmp(section, "MetricBalancingThresholds") == 0  ? M_THRESHOLD
                    : strcmp(section, "MetricActivityThresholds") == 0 ? M_ACTIVITY
-                                                                       : M_DEFRAG;
+                                                                      : M_DEFRAG;
     return set_metric(r, r->global, kind, name, v, vp);
 }
 
@@ -417,9 +418,10 @@ static void finish(rd_t *r)
     for (size_t i = 0; i < NSCALARS; i++)
         if (!json_object_get(r->out, scalars[i].name))
             json_object_set_new(r->out, scalars[i].name,
-                                scalars[i].kind == K_BOOL    ? json_boolean(scalars[i].dflt != 0)
-                                : scalars[i].kind == K_COUNT ? json_integer((json_int_t)scalars[i].dflt)
-                                                             : json_real(scalars[i].dflt));
+                                scalars[i].kind == K_BOOL ? json_boolean(scalars[i].dflt != 0)
+                                : scalars[i].kind == K_COUNT
+                                    ? json_integer((json_int_t)scalars[i].dflt)
+                                    : json_real(scalars[i].dflt));
     json_object_set_new(r->out, "metrics", complete(r->global, NULL));
     json_t *types = json_object();
     const char *type;
@@ -427,11 +429,11 @@ static void finish(rd_t *r)
     json_object_foreach(r->types, type, t)
     {
         const json_t *iv = json_object_get(t, "MinLoadBalancingInterval");
-        json_object_set_new(types, type,
-                            json_pack("{s:o, s:O}", "metrics",
-                                      complete(r->global, json_object_get(t, "metrics")),
-                                      "MinLoadBalancingInterval",
-                                      iv ? iv : json_object_get(r->out, "MinLoadBalancingInterval")));
+        json_object_set_new(
+            types, type,
+            json_pack("{s:o, s:O}", "metrics", complete(r->global, json_object_get(t, "metrics")),
+                      "MinLoadBalancingInterval",
+                      iv ? iv : json_object_get(r->out, "MinLoadBalancingInterval")));
     }
     json_object_set_new(r->out, "nodeTypes", types);
 }

@@ -32,7 +32,8 @@ void cv__bl_state_read(bl_model_t *m, const json_t *state)
     int64_t used = 0;
     in_window(json_object_get(state, "window"), m->now, iv, &used);
     m->global_budget = thr <= 0 ? -1 : (int64_t)thr - used < 0 ? 0 : (int64_t)thr - used;
-    m->svc_threshold = (int64_t)cv__bl_setting(m->settings, "MovementPerPartitionThrottleThreshold");
+    m->svc_threshold =
+        (int64_t)cv__bl_setting(m->settings, "MovementPerPartitionThrottleThreshold");
     double siv = cv__bl_setting(m->settings, "MovementPerPartitionThrottleCountingInterval");
     const json_t *svcs = json_object_get(state, "services");
     for (size_t s = 0; s < m->nsvcs; s++) {
@@ -50,9 +51,10 @@ void cv__bl_state_pause(bl_model_t *m)
         bl_scope_t *sc = &m->scopes[s];
         if (!sc->type)
             continue;
-        const json_t *iv = json_object_get(json_object_get(types, sc->type), "MinLoadBalancingInterval");
-        double interval = iv ? json_number_value(iv)
-                             : cv__bl_setting(m->settings, "MinLoadBalancingInterval");
+        const json_t *iv =
+            json_object_get(json_object_get(types, sc->type), "MinLoadBalancingInterval");
+        double interval =
+            iv ? json_number_value(iv) : cv__bl_setting(m->settings, "MinLoadBalancingInterval");
         const json_t *at = json_object_get(json_object_get(last, sc->type), "balanced");
         sc->paused = json_is_number(at) && m->now - json_number_value(at) < interval;
     }
@@ -95,9 +97,9 @@ json_t *cv__bl_state_write(bl_model_t *m, const json_t *state, cv_balance_phase_
     }
     for (size_t s = 0; s < m->nsvcs; s++)
         if (m->svcs[s].pass_moves > 0)
-            json_object_set_new(svcs, m->svcs[s].id,
-                                window_add(json_object_get(svcs, m->svcs[s].id), now, siv,
-                                           m->svcs[s].pass_moves));
+            json_object_set_new(
+                svcs, m->svcs[s].id,
+                window_add(json_object_get(svcs, m->svcs[s].id), now, siv, m->svcs[s].pass_moves));
     json_object_set_new(out, "services", svcs);
     json_t *types = json_object_get(out, "nodeTypes");
     if (!json_is_object(types)) {

@@ -24,7 +24,9 @@ json_t *cv_balance(const json_t *model, cv_balance_phase_t phase, const json_t *
     else
         cv__bl_balance(&m);
     cv__bl_stats(&m, true);
-    const char *why = json_array_size(m.moves) ? NULL : m.why[0] ? m.why : m.quiet[0] ? m.quiet : NULL;
+    /* below an activity threshold is balancing's reason, not the constraint check's */
+    const char *quiet = phase == CV_BALANCE_BALANCING && m.quiet[0] ? m.quiet : NULL;
+    const char *why = json_array_size(m.moves) ? NULL : m.why[0] ? m.why : quiet;
     json_t *new_state = cv__bl_state_write(&m, state, phase);
     json_t *result = json_pack("{s:s, s:O, s:o, s:i, s:s?, s:o}", "phase",
                                phase == CV_BALANCE_CONSTRAINT ? "constraint" : "balancing", "moves",

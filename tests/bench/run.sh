@@ -13,7 +13,9 @@
 # create, counted over every nested stack, and Redis memory per resource.
 # Last, services (tests/bench/services.sh, when converge-agent is built): the
 # time to place and start 1,000 replicas on 100 simulated nodes (--quick: 100
-# on 10; --services N R for others).
+# on 10; --services N R for others). And the cluster resource manager's
+# balancing pass (build/tests/bench/placement/bench_balance: 1,000 nodes and
+# 10,000 replicas; --quick: 100 and 1,000) beside a greedy baseline.
 #
 #   tests/bench/run.sh [--quick] [--build-dir DIR] [--dir STATE]
 #                      [--flat N] [--chain N] [--fanout N] [--update N]
@@ -22,10 +24,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 BUILD=build STATE=.local-bench FLAT=10000 CHAIN=1000 FANOUT=10000 UPDATE=10000
-GROUP_M=100 GROUP_N=1000 SVC_NODES=100 SVC_REPLICAS=1000
+GROUP_M=100 GROUP_N=1000 SVC_NODES=100 SVC_REPLICAS=1000 BALANCE_ARGS=
 while [ $# -gt 0 ]; do
     case $1 in
-    --quick) FLAT=500 CHAIN=50 FANOUT=500 UPDATE=500 GROUP_M=5 GROUP_N=100 SVC_NODES=10 SVC_REPLICAS=100 ;;
+    --quick) FLAT=500 CHAIN=50 FANOUT=500 UPDATE=500 GROUP_M=5 GROUP_N=100 SVC_NODES=10 SVC_REPLICAS=100
+        BALANCE_ARGS=--quick ;;
     --build-dir) BUILD=$2; shift ;;
     --dir) STATE=$2; shift ;;
     --flat) FLAT=$2; shift ;;
@@ -34,7 +37,7 @@ while [ $# -gt 0 ]; do
     --update) UPDATE=$2; shift ;;
     --group) GROUP_M=$2; GROUP_N=$3; shift 2 ;;
     --services) SVC_NODES=$2; SVC_REPLICAS=$3; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -161,4 +164,11 @@ if [ -x "$BUILD/converge-agent" ]; then
         --nodes "$SVC_NODES" --replicas "$SVC_REPLICAS"
 else
     echo "services: skipped, $BUILD/converge-agent is not built"
+fi
+
+if [ -x "$BUILD/tests/bench/placement/bench_balance" ]; then
+    # shellcheck disable=SC2086
+    "$BUILD/tests/bench/placement/bench_balance" $BALANCE_ARGS
+else
+    echo "balancing: skipped, $BUILD/tests/bench/placement/bench_balance is not built"
 fi

@@ -37,8 +37,8 @@ BX_FN json_t *bx_crm(json_t *m)
 
 /* A node up and enabled of `type` in fd:/<fd>, upgrade domain <ud>, with
  * capacities `caps` (JSON text of an object, or NULL: none). */
-BX_FN json_t *bx_node(json_t *m, const char *name, const char *type, const char *fd,
-                      const char *ud, const char *caps)
+BX_FN json_t *bx_node(json_t *m, const char *name, const char *type, const char *fd, const char *ud,
+                      const char *caps)
 {
     char fdu[64];
     snprintf(fdu, sizeof(fdu), "fd:/%s", fd);
@@ -65,9 +65,9 @@ BX_FN json_t *bx_service(json_t *m, const char *svc, const char *metrics, const 
         json_object_set_new(spec, "moveCost", json_string(cost));
     if (constraint)
         json_object_set_new(spec, "placementConstraints", json_string(constraint));
-    json_t *rec = json_pack("{s:o, s:s, s:i, s:s, s:s, s:s, s:[]}", "spec", spec, "state",
-                            "active", "gen", 1, "stack", "st", "stack_name", "demo", "resource",
-                            svc, "placement");
+    json_t *rec =
+        json_pack("{s:o, s:s, s:i, s:s, s:s, s:s, s:[]}", "spec", spec, "state", "active", "gen", 1,
+                  "stack", "st", "stack_name", "demo", "resource", svc, "placement");
     json_object_set_new(json_object_get(m, "services"), svc, rec);
     return rec;
 }
@@ -172,8 +172,8 @@ BX_FN void bx_apply(json_t *m, const json_t *r)
         const char *svc = json_string_value(json_object_get(mv, "svc"));
         json_t *placement =
             json_object_get(json_object_get(json_object_get(m, "services"), svc), "placement");
-        json_t *e = json_array_get(
-            placement, (size_t)json_integer_value(json_object_get(mv, "index")));
+        json_t *e =
+            json_array_get(placement, (size_t)json_integer_value(json_object_get(mv, "index")));
         json_object_set(e, "node", json_object_get(mv, "to"));
     }
 }

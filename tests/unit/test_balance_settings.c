@@ -150,8 +150,9 @@ static void test_service_fabric_sections_and_node_type_overrides_are_read(void *
 static void test_bad_values_are_errors_naming_the_setting(void **state)
 {
     (void)state;
-    settings_error("{\"crm\": {\"MetricBalancingThresholds\": {\"CPU\": 0.5}}}",
-                   "crm.MetricBalancingThresholds.CPU: expected a balancing threshold of 1 or more");
+    settings_error(
+        "{\"crm\": {\"MetricBalancingThresholds\": {\"CPU\": 0.5}}}",
+        "crm.MetricBalancingThresholds.CPU: expected a balancing threshold of 1 or more");
     settings_error("{\"crm\": {\"MetricActivityThresholds\": {\"CPU\": -1}}}",
                    "crm.MetricActivityThresholds.CPU: expected an activity threshold of 0 or more");
     settings_error("{\"crm\": {\"DefragmentationMetrics\": {\"Disk\": \"yes\"}}}",
