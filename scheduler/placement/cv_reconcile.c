@@ -162,6 +162,8 @@ json_t *cv_reconcile(const json_t *model, const char *svc, char *errstr, size_t 
     if (!x.deleting)
         cv__rc_moves(&x);
     int rc = x.deleting ? 0 : cv__rc_place(&x, errstr, errstr_size);
+    if (!rc && !x.deleting)
+        cv__rc_handovers(&x);
     json_t *plan = rc ? NULL : cv__rc_plan(&x);
     if (!rc && !plan)
         snprintf(errstr, errstr_size, "%s", cv_strerror(CV_ENOMEM));

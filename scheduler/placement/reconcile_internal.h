@@ -97,8 +97,23 @@ void cv__rc_hold(rc_ctx_t *x);
 /* ---- moves asked for by the cluster resource manager (reconcile_move.c) ---- */
 
 /* After judging: carries out x->moves (docs/crm.md "Moves"), dropping
- * those done or no longer possible. */
+ * those done or no longer possible, and moves on the handovers in progress
+ * (placement entries with "from": the old replica stays assigned until the
+ * new one is healthy). */
 void cv__rc_moves(rc_ctx_t *x);
+/* After placing: a stateless replica leaving a draining node hands over
+ * like a move (reason "drain"): its old replica stays until the new one is
+ * healthy, or stays put while no other node can take it. */
+void cv__rc_handovers(rc_ctx_t *x);
+/* Adds to the manifest's node loads the old replicas of the handovers in
+ * progress, still assigned and running beside their successors. */
+void cv__rc_handover_load(const rc_ctx_t *x, json_t *manifest);
+/* Whether replica `index` fits on `node` among the service's other
+ * replicas (reconcile_fit.c); when it fits only by relaxing a soft
+ * constraint, it fits if it would need that where it is now (`now_on`,
+ * NULL: nowhere). false with why. */
+bool cv__rc_fits(rc_ctx_t *x, int index, const char *node, const char *now_on,
+                 cv_place_action_t action, char *why, size_t size);
 
 /* ---- process changes and rolling updates (reconcile_rollout.c) ---- */
 
@@ -113,6 +128,9 @@ void cv__rc_renew(rc_ctx_t *x);
  * x->unplaced (or x->rejected). Returns 0, CV_ENOMEM, or a load error with
  * errstr. */
 int cv__rc_place(rc_ctx_t *x, char *errstr, size_t errstr_size);
+/* The layout entry of the service's affinity parent on cluster `c`, or
+ * NULL when it has none. */
+json_t *cv__rc_parent_layout(const rc_ctx_t *x, const cv_cluster_t *c);
 
 /* ---- the plan (reconcile_plan.c) ---- */
 

@@ -77,7 +77,7 @@ static json_t *own_layout(const rc_ctx_t *x, const json_t *extra)
 /* The affinity parent (another service of the same stack named by
  * affinity.service): its replicas' nodes, without its loads (they are in
  * the nodes' assigned loads already). NULL when it has none. */
-static json_t *parent_layout(const rc_ctx_t *x, const cv_cluster_t *c)
+json_t *cv__rc_parent_layout(const rc_ctx_t *x, const cv_cluster_t *c)
 {
     const char *want = x->s->affinity_service, *svc;
     json_t *rec;
@@ -125,7 +125,7 @@ static int world_load(const rc_ctx_t *x, const json_t *manifest, const json_t *e
         return rc;
     json_t *services = json_array();
     json_array_append_new(services, own_layout(x, extra));
-    json_t *parent = parent_layout(x, w->c);
+    json_t *parent = cv__rc_parent_layout(x, w->c);
     if (parent)
         json_array_append_new(services, parent);
     json_t *layout = json_pack("{s:o}", "services", services);
@@ -409,6 +409,7 @@ static void keep_all(rc_ctx_t *x)
 int cv__rc_place(rc_ctx_t *x, char *errstr, size_t errstr_size)
 {
     json_t *manifest = cv__rc_manifest(x);
+    cv__rc_handover_load(x, manifest);
     if (json_array_size(json_object_get(manifest, "nodes")) == 0) {
         keep_all(x); /* no node at all: everything waits for one to join */
         json_decref(manifest);

@@ -82,14 +82,22 @@ static const json_t *assigned(const rc_ctx_t *x, const char *node, const char *r
     return cv__rc_assigned(x, node, rid);
 }
 
+static bool same(const json_t *at, const char *node, const char *rid)
+{
+    const char *r = json_string_value(json_object_get(at, "rid"));
+    const char *n = json_string_value(json_object_get(at, "node"));
+    return r && n && strcmp(r, rid) == 0 && strcmp(n, node) == 0;
+}
+
+/* Held by the placement: its replica, or the old replica a handover keeps
+ * until its successor is healthy (reconcile_move.c). */
 static bool placed_as(const rc_ctx_t *x, const char *node, const char *rid)
 {
     size_t i;
     const json_t *e;
     json_array_foreach(x->placement, i, e)
     {
-        if (strcmp(json_string_value(json_object_get(e, "rid")), rid) == 0 &&
-            strcmp(json_string_value(json_object_get(e, "node")), node) == 0)
+        if (same(e, node, rid) || same(json_object_get(e, "from"), node, rid))
             return true;
     }
     return false;
@@ -157,6 +165,12 @@ static void summary(const json_t *seq, char *buf, size_t size)
         snprintf(buf, size, "no node in the cluster");
 }
 
+/* A replica whose leaving reconcile_move.c reports itself. */
+static bool quiet(const json_t *gone)
+{
+    return json_is_true(json_object_get(gone, "quiet"));
+}
+
 static void placed_events(rc_ctx_t *x)
 {
     size_t i;
@@ -171,6 +185,8 @@ static void placed_events(rc_ctx_t *x)
         char key[16];
         snprintf(key, sizeof(key), "%d", index);
         const json_t *gone = json_object_get(x->moved_from, key);
+        if (quiet(gone) || json_object_get(e, "from"))
+            continue; /* a move: reconcile_move.c tells it */
         char name[512];
         cv__rc_replica_name(x, index, name, sizeof(name));
         if (gone)
@@ -207,6 +223,8 @@ static void left_events(rc_ctx_t *x)
         cv__rc_replica_name(x, index, name, sizeof(name));
         const char *node = json_string_value(json_object_get(gone, "node"));
         const char *why = json_string_value(json_object_get(gone, "why"));
+        if (quiet(gone))
+            continue;
         if (index >= x->target)
             cv__rc_event(x, index, "DELETE", "COMPLETE", "replica %s removed from %s (%s)", name,
                          node ? node : "?", why);

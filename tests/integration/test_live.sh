@@ -123,8 +123,15 @@ lv_unplaced_is() { # svc count
     [ "$(redis HGET "$(lv_key "svc:$1")" unplaced | jq length)" = "$2" ]
 }
 
-test_live_an_unplaceable_replica_waits_then_lands_on_a_joining_node_and_drain_moves_it() {
-    local run="lw${RUN_ID}" nodes=("lw${RUN_ID}-a" "lw${RUN_ID}-b" "lw${RUN_ID}-c")
+# Whether service $1's index $2 waits on a draining node with nowhere to go.
+lv_drain_waiting() {
+    redis HGET "$(lv_key health)" "System.PLB:$1|ReplicaDrainWaiting_$2" | grep -q Warning
+}
+
+lv_placed_on() { [ "$(lv_node_of "$1" "$2")" = "$3" ]; }
+
+test_live_an_unplaceable_replica_waits_then_lands_on_a_joining_node_and_drain_hands_it_over() {
+    local run="lw${RUN_ID}" nodes=("lw${RUN_ID}-a" "lw${RUN_ID}-b" "lw${RUN_ID}-c" "lw${RUN_ID}-d")
     local svc="$run.web.00000002" stack="$run-stack"
     trap 'lv_cleanup '"$run"' '"${nodes[*]}"'; redis DEL "$(lv_key "svc:'"$svc"'")" >/dev/null; redis SREM "$(lv_key services)" "'"$svc"'" >/dev/null; redis DEL "${LV_PREFIX}{'"$stack"'}:stack" "${LV_PREFIX}{'"$stack"'}:res:web" >/dev/null' RETURN
     lv_node "${nodes[0]}" fd1 ud1 "$run"
@@ -149,12 +156,24 @@ test_live_an_unplaceable_replica_waits_then_lands_on_a_joining_node_and_drain_mo
     assert_eq "" "$(redis HGET "$(lv_key health)" "System.PLB:$svc|ServiceReplicaUnplacedHealth_Instance_2")" \
         "unplaced report after placement"
 
-    # drain a node: its replica leaves, and with nowhere else to go waits
+    # drain a node with nowhere else to go: its (stateless) replica stays, and says why
     local drained
     drained=$(lv_node_of "$svc" 0)
     lv_admin "$drained" draining
+    cv_wait_until 20 "a drain-waiting report" lv_drain_waiting "$svc" 0
+    assert_eq 1 "$(lv_assigned "$drained")" "replicas still on the drained node"
+    lv_unplaced_is "$svc" 0 || fail "the drained replica was unplaced"
+
+    # a node joins: the replica starts there first; the drained one stops once
+    # the new one runs (no health check: running is enough)
+    lv_node "${nodes[3]}" fd1 ud1 "$run"
+    cv_wait_until 20 "index 0 starting on the new node" lv_placed_on "$svc" 0 "${nodes[3]}"
+    assert_eq 1 "$(lv_assigned "$drained")" "the old replica during the handover"
+    local rid
+    rid=$(redis HGET "$(lv_key "svc:$svc")" placement | jq -r '.[] | select(.index == 0) | .rid')
+    redis HSET "$(lv_key "report:${nodes[3]}")" "$rid" "{\"rid\":\"$rid\",\"state\":\"running\"}" >/dev/null
     cv_wait_until 20 "the drained node emptied" lv_assigned_is 0 "$drained"
-    lv_unplaced_is "$svc" 1 || fail "the drained replica is not waiting"
-    redis XRANGE "${LV_PREFIX}{$stack}:events" - + | grep -q "replica web-0.demo left $drained (node $drained draining)" ||
+    redis XRANGE "${LV_PREFIX}{$stack}:events" - + |
+        grep -q "replica web-0.demo moved from $drained to ${nodes[3]} (drain: node $drained draining)" ||
         fail "no event for the drained replica"
 }
