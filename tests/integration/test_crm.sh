@@ -242,3 +242,122 @@ test_crm_balancing_waits_while_a_service_upgrades_by_upgrade_domain() {
     redis HSET "$(ckey "svc:$svc")" rollout '{"from":"d0","to":"d1","state":"complete","by_upgrade_domain":true}' >/dev/null
     cv_wait_until 15 "balancing to go on once the upgrade is complete" eval '! crm_paused'
 }
+
+# ---------------------------------------------------------------------------
+# End to end, with node agents and real replica processes (as in
+# test_services.sh): the constraint check and balancing of cv_balance, their
+# moves written by the manager and carried out by each service's reconcile.
+
+# crm_agents_up TAG NODE...: a cluster file whose nodes carry a prefix of
+# this test (CRM_P) and keep to the group TestGroup; starts the agents of
+# NODE... and arranges their cleanup, and CRM_STACKS', on exit.
+crm_agents_up() {
+    local tag=$1 n nodes=()
+    shift
+    CRM_P="$tag$(printf %04x $((RANDOM ^ RUN_ID % 65536)))-"
+    CRM_STACKS=()
+    CRM_CL=$(svc_cluster_file "$CRM_P")
+    trap 'svc_agents_cleanup "${CRM_STACKS[@]}"' EXIT
+    [ -x "$SVC_AGENT" ] || fail "$SVC_AGENT is not built"
+    for n; do
+        rm -rf "${STATE:?}/agents/$CRM_P$n"
+        nodes+=("$CRM_P$n")
+    done
+    svc_agents_start "$CRM_CL" "${nodes[@]}"
+}
+
+# crm_submit TAG ARGS...: a sleeper stack on this test's nodes; prints its name.
+crm_submit() {
+    local name
+    name=$(stack_name "$1")
+    shift
+    ctl submit "$name" "$DATA/services/sleeper.yaml" -P "constraint=$(svc_group_constraint "$CRM_P")" \
+        "$@" --wait --timeout 90 >/dev/null || fail "create $name: $(status_json "$name" | jqr .reason)"
+    echo "$name"
+}
+
+# crm_node_of SVC INDEX: the node INDEX is placed on.
+crm_node_of() { svc_placement "$1" | jqr --argjson i "$2" '.[] | select(.index == $i) | .node'; }
+
+# crm_on NODE SVC...: "svc index" of every replica placed on NODE.
+crm_on() {
+    local s
+    for s in "${@:2}"; do
+        svc_placement "$s" | jqr --arg n "$1" --arg s "$s" '.[] | select(.node == $n) | "\($s) \(.index)"'
+    done
+}
+
+# crm_move_of SVC INDEX: the record's move of INDEX ({} when none).
+crm_move_of() {
+    local m
+    m=$(svc_field "$1" moves)
+    [ -n "$m" ] || { echo '{}'; return; }
+    jq -c --arg i "$2" '.[$i] // {}' <<<"$m" 2>/dev/null || echo '{}'
+}
+
+test_crm_a_load_spike_moves_a_replica_off_the_node_over_capacity() {
+    local a b u sa sb su full row svc index t0 t1 placed_u moved to
+    crm_agents_up spike N1 N5 N9
+    a=$(crm_submit crm-spike-a -P replicas=2) && CRM_STACKS+=("$a")
+    b=$(crm_submit crm-spike-b -P replicas=2) && CRM_STACKS+=("$b")
+    # An unrelated service: it shares no metric with the others; it never moves.
+    u=$(crm_submit crm-spike-u -P replicas=1 -P metric=MemoryMB -P slots=1) && CRM_STACKS+=("$u")
+    sa=$(svc_id "$a" web) sb=$(svc_id "$b" web) su=$(svc_id "$u" web)
+    cv_wait_until 60 "every replica healthy" eval 'svc_all_healthy "$sa" 2 && svc_all_healthy "$sb" 2 && svc_all_healthy "$su" 1'
+    placed_u=$(svc_placement "$su" | jq -c 'map({index, node, rid})')
+    # 4 replicas of 1 Slot on 3 nodes of 4 Slots: one node holds two.
+    for full in "${CRM_P}N1" "${CRM_P}N5" "${CRM_P}N9"; do
+        [ "$(crm_on "$full" "$sa" "$sb" | grep -c .)" = 2 ] && break
+    done
+    [ "$(crm_on "$full" "$sa" "$sb" | grep -c .)" = 2 ] || fail "no node holds two replicas: $(svc_placement "$sa") $(svc_placement "$sb")"
+    index=$(crm_on "$full" "$sa" | awk '{ print $2 }')
+    # The replica of a on that node reports 3.5 Slots: the node holds 4.5 of 4.
+    t0=$(cv_now_ms)
+    ctl report-load "$a" web "$index" Slots=3.5 >/dev/null || fail "report-load failed"
+    crm_decided() {
+        local s i
+        for s in "$sa" "$sb"; do
+            for i in 0 1; do
+                moved=$(crm_move_of "$s" "$i")
+                [ "$(jqr '.from // ""' <<<"$moved")" = "$full" ] && { svc="$s" index=$i; return 0; }
+            done
+        done
+        return 1
+    }
+    cv_wait_until 10 "a move off $full" crm_decided
+    t1=$(cv_now_ms)
+    assert_eq constraint "$(jqr .reason <<<"$moved")" "the move's reason: $moved"
+    # Two constraint checks (1 s each) at most, and the refresh before them.
+    [ $((t1 - t0)) -le 2600 ] || fail "the move was decided $((t1 - t0)) ms after the report"
+    to=$(jqr .to <<<"$moved")
+    grep -q "crm: move replica $index of service $svc from $full to $to (constraint" "$STATE"/log/observer-*.log ||
+        fail "no observer logs the move of $svc $index"
+    cv_wait_until 60 "replica $index of $svc healthy on $to" eval \
+        '[ "$(crm_node_of "$svc" "$index")" = "$to" ] && svc_all_healthy "$svc" 2 && [ "$(crm_move_of "$svc" "$index")" = "{}" ]'
+    ctl events "$(svc_field "$svc" stack_name)" -o json | jq -e --arg f "$full" --arg t "$to" \
+        '[.[] | select(.reason | test("moved from " + $f + " to " + $t + " \\(constraint"))] | length >= 1' >/dev/null ||
+        fail "no 'moved' event with its reason in the stack of $svc"
+    assert_eq "$placed_u" "$(svc_placement "$su" | jq -c 'map({index, node, rid})')" "the unrelated service's placement"
+    assert_eq "" "$(svc_field "$su" moves)" "moves of the unrelated service"
+}
+
+test_crm_a_node_added_to_an_imbalanced_cluster_receives_replicas() {
+    local s1 s2 s3 ids=() s n10 on10
+    crm_agents_up grow N1 N2 N3
+    s1=$(crm_submit crm-grow-1 -P replicas=3) && CRM_STACKS+=("$s1")
+    s2=$(crm_submit crm-grow-2 -P replicas=3) && CRM_STACKS+=("$s2")
+    s3=$(crm_submit crm-grow-3 -P replicas=3) && CRM_STACKS+=("$s3")
+    for s in "$s1" "$s2" "$s3"; do ids+=("$(svc_id "$s" web)"); done
+    cv_wait_until 60 "every replica healthy" eval 'svc_all_healthy "${ids[0]}" 3 && svc_all_healthy "${ids[1]}" 3 && svc_all_healthy "${ids[2]}" 3'
+    n10="${CRM_P}N10"
+    svc_agent_start "$CRM_CL" "$n10"
+    # Three nodes with 3 Slots used of 4 and one with none: balancing moves
+    # replicas onto the new node (every 5 s), each move a handover.
+    crm_on10() { [ "$(crm_on "$n10" "${ids[@]}" | grep -c .)" -ge 2 ]; }
+    cv_wait_until 60 "two replicas or more moved onto $n10" crm_on10
+    on10=$(crm_on "$n10" "${ids[@]}")
+    cv_wait_until 60 "the moved replicas healthy" eval 'svc_all_healthy "${ids[0]}" 3 && svc_all_healthy "${ids[1]}" 3 && svc_all_healthy "${ids[2]}" 3'
+    grep -q "crm: move replica .* to $n10 (balancing" "$STATE"/log/observer-*.log ||
+        fail "no observer logs a balancing move to $n10 (on it: $on10)"
+    jq -e '.balancing | fromjson | .moves >= 0' <<<"{\"balancing\": $(crm_status balancing | jq -R .)}" >/dev/null
+}
