@@ -7,7 +7,7 @@
 # Needs a deployment with two observers or more (up.sh --observers 2).
 # Nodes and services written by hand (as in test_live.sh) are unique to the
 # run and removed at the end.
-# shellcheck shell=bash disable=SC2317 # functions defined inside tests are called by cv_wait_until
+# shellcheck shell=bash disable=SC2317,SC2016 # functions defined inside tests are called by cv_wait_until; jq programs in single quotes
 
 CRM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
@@ -172,8 +172,17 @@ crm_phase_ats() { jq -r --arg p "$1" '.[$p] | fromjson | .at' <<<"$2" | sort -un
 # crm_min_gap ATS: the smallest difference between consecutive values (s).
 crm_min_gap() { awk 'NR > 1 { d = $1 - p; if (m == "" || d < m) m = d } { p = $1 } END { print m + 0 }' <<<"$1"; }
 
+# crm_every_second PHASE ATS: 5 to 12 runs in 11 s, 1 s apart at least.
+crm_every_second() {
+    local n
+    n=$(grep -c . <<<"$2")
+    if [ "$n" -lt 5 ] || [ "$n" -gt 12 ]; then fail "$n $1 passes in 11 s (every 1 s)"; fi
+    awk -v m="$(crm_min_gap "$2")" 'BEGIN { exit !(m >= 0.95) }' ||
+        fail "$1 passes $(crm_min_gap "$2") s apart (every 1 s): $(paste -sd' ' <<<"$2")"
+}
+
 test_crm_status_fields_and_phases_advancing_at_their_intervals() {
-    local samples="" i f refresh placement constraint balancing t_end
+    local samples="" f refresh balancing t_end
     cv_wait_until 10 "an observer to hold the role" crm_held
     cv_wait_until 15 "a first balancing pass" eval '[ -n "$(crm_status balancing)" ]'
     for f in holder epoch since refresh placement constraint balancing imbalance window state; do
@@ -189,19 +198,11 @@ test_crm_status_fields_and_phases_advancing_at_their_intervals() {
         sleep 0.1
     done
     refresh=$(crm_phase_ats refresh "$samples")
-    placement=$(crm_phase_ats placement "$samples")
-    constraint=$(crm_phase_ats constraint "$samples")
-    balancing=$(crm_phase_ats balancing "$samples")
     # refresh every 0.1 s (one phase after it waits for the next): 11 s gives
     # far more refreshes than placements.
     [ "$(grep -c . <<<"$refresh")" -ge 25 ] || fail "$(grep -c . <<<"$refresh") refreshes in 11 s"
-    for i in placement constraint; do
-        f=${!i}
-        [ "$(grep -c . <<<"$f")" -ge 5 ] && [ "$(grep -c . <<<"$f")" -le 12 ] ||
-            fail "$(grep -c . <<<"$f") ${i} passes in 11 s (every 1 s)"
-        awk -v m="$(crm_min_gap "$f")" 'BEGIN { exit !(m >= 0.95) }' ||
-            fail "$i passes $(crm_min_gap "$f") s apart (every 1 s): $(paste -sd' ' <<<"$f")"
-    done
+    crm_every_second placement "$(crm_phase_ats placement "$samples")"
+    crm_every_second constraint "$(crm_phase_ats constraint "$samples")"
     [ "$(grep -c . <<<"$balancing")" -ge 2 ] || fail "$(grep -c . <<<"$balancing") balancing passes in 11 s"
     awk -v m="$(crm_min_gap "$balancing")" 'BEGIN { exit !(m >= 4.95) }' ||
         fail "balancing passes $(crm_min_gap "$balancing") s apart (every 5 s): $(paste -sd' ' <<<"$balancing")"
@@ -296,7 +297,7 @@ crm_move_of() {
 }
 
 test_crm_a_load_spike_moves_a_replica_off_the_node_over_capacity() {
-    local a b u sa sb su full row svc index t0 t1 placed_u moved to
+    local a b u sa sb su full svc index t0 t1 placed_u moved to
     crm_agents_up spike N1 N5 N9
     a=$(crm_submit crm-spike-a -P replicas=2) && CRM_STACKS+=("$a")
     b=$(crm_submit crm-spike-b -P replicas=2) && CRM_STACKS+=("$b")
