@@ -203,6 +203,7 @@ test_crm_status_fields_and_phases_advancing_at_their_intervals() {
     [ "$(grep -c . <<<"$refresh")" -ge 25 ] || fail "$(grep -c . <<<"$refresh") refreshes in 11 s"
     crm_every_second placement "$(crm_phase_ats placement "$samples")"
     crm_every_second constraint "$(crm_phase_ats constraint "$samples")"
+    balancing=$(crm_phase_ats balancing "$samples")
     [ "$(grep -c . <<<"$balancing")" -ge 2 ] || fail "$(grep -c . <<<"$balancing") balancing passes in 11 s"
     awk -v m="$(crm_min_gap "$balancing")" 'BEGIN { exit !(m >= 4.95) }' ||
         fail "balancing passes $(crm_min_gap "$balancing") s apart (every 5 s): $(paste -sd' ' <<<"$balancing")"
