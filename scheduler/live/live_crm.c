@@ -52,6 +52,7 @@ typedef struct crm {
     cv__crm_status_t status;
     json_t *settings;       /* cv_balance_settings of the cluster's settings */
     char settings_err[512]; /* the last bad settings reported, not to repeat it */
+    char balance_err[512];  /* the planner's last error reported, likewise */
     json_t *state;          /* the planner's state (cv_balance.h) */
     bool ran[P__COUNT];
     uint64_t last[P__COUNT]; /* uv_now when each phase last started */
@@ -244,12 +245,15 @@ static void run_balance(crm_t *c, cv_balance_phase_t phase)
     char err[1024] = "";
     json_t *r = cv_balance(c->model, phase, c->state, err, sizeof(err));
     if (!r) {
-        cv_warn("crm: %s: %s", phase_names[c->phase], err);
+        if (strcmp(err, c->balance_err) != 0)
+            cv_warn("crm: %s: %s", phase_names[c->phase], err);
+        snprintf(c->balance_err, sizeof(c->balance_err), "%s", err);
         if (balancing)
             set_why(c, err);
         phase_done(c, 0);
         return;
     }
+    c->balance_err[0] = '\0';
     json_t *state = json_object_get(r, "state");
     if (json_is_object(state)) {
         json_decref(c->state);
