@@ -74,8 +74,8 @@ static json_t *number(const char *s, size_t len)
 }
 
 /* One line [s, e) into `out`; bad lines are noted. */
-static void parse_line(const char *s, const char *e, int line, const json_t *declared,
-                       json_t *out, cv_loadfile_bad_t *bad)
+static void parse_line(const char *s, const char *e, int line, const json_t *declared, json_t *out,
+                       cv_loadfile_bad_t *bad)
 {
     trim(&s, &e);
     if (s == e || *s == '#')

@@ -24,7 +24,7 @@
 /* What was wrong in a file: how many lines, and the first one. */
 typedef struct cv_loadfile_bad {
     int count;
-    int first_line; /* 1-based; 0 when count is 0 */
+    int first_line;  /* 1-based; 0 when count is 0 */
     char first[192]; /* "line 3: 'CPU=x': the value is not a number" */
 } cv_loadfile_bad_t;
 

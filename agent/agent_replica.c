@@ -98,6 +98,20 @@ void cv__replica_save(cv_replica_t *r)
 /* Creating and freeing                                                     */
 /* ------------------------------------------------------------------------ */
 
+/* CONVERGE_LOAD_FILE, absolute: the replica runs in a working directory of
+ * its own, and the agent's --dir may be relative. */
+static void set_load_file(cv_replica_t *r)
+{
+    char dir[4096];
+    if (r->h->dir[0] == '/' || !getcwd(dir, sizeof(dir))) {
+        snprintf(dir, sizeof(dir), "%s", r->h->dir);
+    } else {
+        size_t n = strlen(dir);
+        snprintf(dir + n, sizeof(dir) - n, "/%s", r->h->dir);
+    }
+    cv_loadfile_path(r->load_file, sizeof(r->load_file), dir, r->spec.rid);
+}
+
 cv_replica_t *cv_replica_new(cv_rhost_t *h, cv_rspec_t *spec)
 {
     cv_replica_t *r = calloc(1, sizeof(*r));
@@ -121,7 +135,7 @@ cv_replica_t *cv_replica_new(cv_rhost_t *h, cv_rspec_t *spec)
     uv_timer_init(h->loop, &r->htimer);
     r->timer.data = r->htimer.data = r;
     if (!h->simulate)
-        cv_loadfile_path(r->load_file, sizeof(r->load_file), h->dir, r->spec.rid);
+        set_load_file(r);
     return r;
 }
 

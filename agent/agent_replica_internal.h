@@ -42,8 +42,8 @@ struct cv_replica {
     char load_file[4096]; /* CONVERGE_LOAD_FILE; "" on a simulated node */
     json_t *reported;     /* the load file's values at the last read, or NULL */
     bool load_warned;     /* its bad lines were warned about */
-    uv_timer_t timer;  /* backoff, kill grace, simulated start */
-    uv_timer_t htimer; /* health checks; the grace period without one */
+    uv_timer_t timer;     /* backoff, kill grace, simulated start */
+    uv_timer_t htimer;    /* health checks; the grace period without one */
     int open_handles;
 };
 

@@ -28,10 +28,17 @@ static field_kind_t kind_of(const char *field)
         const char *name;
         field_kind_t kind;
     } known[] = {
-        {"holder", F_TEXT},     {"why", F_TEXT},        {"epoch", F_NUMBER},
-        {"since", F_NUMBER},    {"refresh", F_OBJECT},  {"placement", F_OBJECT},
-        {"constraint", F_OBJECT}, {"balancing", F_OBJECT}, {"window", F_OBJECT},
-        {"state", F_OBJECT},    {"imbalance", F_ARRAY_OR_OBJECT},
+        {"holder", F_TEXT},
+        {"why", F_TEXT},
+        {"epoch", F_NUMBER},
+        {"since", F_NUMBER},
+        {"refresh", F_OBJECT},
+        {"placement", F_OBJECT},
+        {"constraint", F_OBJECT},
+        {"balancing", F_OBJECT},
+        {"window", F_OBJECT},
+        {"state", F_OBJECT},
+        {"imbalance", F_ARRAY_OR_OBJECT},
     };
     for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
         if (strcmp(field, known[i].name) == 0)
@@ -41,8 +48,8 @@ static field_kind_t kind_of(const char *field)
 
 static void set_error(json_t *errors, const char *field, const char *why, const char *text)
 {
-    json_object_set_new(errors, field, json_sprintf("%s: %.60s%s", why, text,
-                                                    strlen(text) > 60 ? "..." : ""));
+    json_object_set_new(errors, field,
+                        json_sprintf("%s: %.60s%s", why, text, strlen(text) > 60 ? "..." : ""));
 }
 
 /* A whole number written as text ("12", "1712345670.5" for since), or NULL. */
@@ -64,9 +71,9 @@ static json_t *number_of(const char *text)
 static void put_field(json_t *doc, json_t *errors, const char *field, const char *text)
 {
     field_kind_t kind = kind_of(field);
-    const char *key = strcmp(field, "holder") == 0   ? "status_holder"
+    const char *key = strcmp(field, "holder") == 0  ? "status_holder"
                       : strcmp(field, "epoch") == 0 ? "status_epoch"
-                                                     : field;
+                                                    : field;
     if (kind == F_TEXT) {
         json_object_set_new(doc, key, json_string(text));
         return;
@@ -120,7 +127,8 @@ json_t *cli_crm_doc(const json_t *raw)
     json_t *doc = json_object(), *errors = json_object();
     put_lease(doc, json_object_get(raw, "lease"));
     json_t *ms = json_object_get(raw, "lease_ms");
-    json_object_set_new(doc, "lease_ms", json_integer(json_is_integer(ms) ? json_integer_value(ms) : 0));
+    json_object_set_new(doc, "lease_ms",
+                        json_integer(json_is_integer(ms) ? json_integer_value(ms) : 0));
     const json_t *status = json_object_get(raw, "status");
     json_object_set_new(doc, "status", json_boolean(json_object_size(status) > 0));
     const char *field;
@@ -233,8 +241,8 @@ static void phases_table(FILE *f, const json_t *doc, double now)
         ago_text(json_object_get(p, "at"), now, ago, sizeof(ago));
         num_text(json_object_get(p, "ms"), ms, sizeof(ms));
         num_text(json_object_get(p, "moves"), moves, sizeof(moves));
-        json_array_append_new(rows, json_pack("[ssss]", phases[i], json_is_object(p) ? ago : "never",
-                                              ms, moves));
+        json_array_append_new(
+            rows, json_pack("[ssss]", phases[i], json_is_object(p) ? ago : "never", ms, moves));
     }
     fputs("Phases:\n", f);
     table(f, rows, "  ");
@@ -258,13 +266,15 @@ static void imbalance_table(FILE *f, const json_t *doc)
 {
     const json_t *list = imbalance_list(doc);
     if (json_array_size(list) == 0) {
-        fputs("Balance: no balancing pass measured yet.\n", f);
+        fputs(json_is_array(list) ? "Balance: the last balancing pass found no metric with load.\n"
+                                  : "Balance: no balancing pass measured yet.\n",
+              f);
         return;
     }
     json_t *rows = json_array();
-    json_array_append_new(rows, json_pack("[ssssssssss]", "METRIC", "NODE TYPE", "MAX", "MIN",
-                                          "RATIO", "THRESHOLD", "ACTIVITY", "STRATEGY",
-                                          "IMBALANCED", "AFTER"));
+    json_array_append_new(rows,
+                          json_pack("[ssssssssss]", "METRIC", "NODE TYPE", "MAX", "MIN", "RATIO",
+                                    "THRESHOLD", "ACTIVITY", "STRATEGY", "IMBALANCED", "AFTER"));
     size_t i;
     json_t *e;
     json_array_foreach(list, i, e)
@@ -279,12 +289,10 @@ static void imbalance_table(FILE *f, const json_t *doc)
         const json_t *im = json_object_get(e, "imbalanced");
         const char *metric = json_string_value(json_object_get(e, "metric"));
         const char *strategy = json_string_value(json_object_get(e, "strategy"));
-        json_array_append_new(rows, json_pack("[ssssssssss]", metric ? metric : "?",
-                                              node_type_text(e), max, min, ratio, thr, act,
-                                              strategy ? strategy : "-",
-                                              json_is_boolean(im) ? (json_is_true(im) ? "yes" : "no")
-                                                                  : "-",
-                                              after));
+        json_array_append_new(
+            rows, json_pack("[ssssssssss]", metric ? metric : "?", node_type_text(e), max, min,
+                            ratio, thr, act, strategy ? strategy : "-",
+                            json_is_boolean(im) ? (json_is_true(im) ? "yes" : "no") : "-", after));
     }
     fputs("Balance (last balancing pass; ratio = max/min node load):\n", f);
     table(f, rows, "  ");
@@ -349,7 +357,9 @@ static void verdict(const json_t *e, char *buf, size_t size)
     bool below = activity > 0 && json_number_value(json_object_get(e, "max")) <= activity;
     snprintf(buf, size, "threshold %s%s%s%s%s", thr, defrag ? ", defragmentation" : "",
              below ? ", below activity threshold " : "", below ? act : "",
-             json_is_true(im) ? ", imbalanced" : json_is_false(im) ? ", balanced" : "");
+             json_is_true(im)    ? ", imbalanced"
+             : json_is_false(im) ? ", balanced"
+                                 : "");
 }
 
 char *cli_crm_balance_text(const json_t *doc, double now)

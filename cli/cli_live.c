@@ -225,13 +225,13 @@ int cli_live_read_crm(cli_t *cli, json_t **out)
         {2, {"GET", lease}}, {2, {"PTTL", lease}}, {2, {"HGETALL", status}}};
     redisReply *r[3];
     int rc = cli_redis_pipeline(
-        cli, 3, cmds,
-        CLI_R_STRING_OR_NIL | CLI_R(REDIS_REPLY_INTEGER) | CLI_R(REDIS_REPLY_ARRAY), r);
+        cli, 3, cmds, CLI_R_STRING_OR_NIL | CLI_R(REDIS_REPLY_INTEGER) | CLI_R(REDIS_REPLY_ARRAY),
+        r);
     if (rc != CLI_OK)
         return rc;
     bool ok = (r[0]->type == REDIS_REPLY_STRING || r[0]->type == REDIS_REPLY_NIL) &&
-              r[1]->type == REDIS_REPLY_INTEGER &&
-              r[2]->type == REDIS_REPLY_ARRAY && cli_reply_is_hash(cli, r[2], status);
+              r[1]->type == REDIS_REPLY_INTEGER && r[2]->type == REDIS_REPLY_ARRAY &&
+              cli_reply_is_hash(cli, r[2], status);
     if (!ok && r[2]->type == REDIS_REPLY_ARRAY)
         rc = CLI_SERVICE; /* cli_reply_is_hash reported it */
     else if (!ok)
@@ -241,14 +241,13 @@ int cli_live_read_crm(cli_t *cli, json_t **out)
         clock_gettime(CLOCK_REALTIME, &ts);
         json_t *fields = json_object();
         for (size_t i = 0; i + 1 < r[2]->elements; i += 2)
-            json_object_set_new(fields, r[2]->element[i]->str,
-                                cli_json_strn(r[2]->element[i + 1]->str, r[2]->element[i + 1]->len));
-        *out = json_pack("{s:f, s:o, s:I, s:o}", "now", (double)ts.tv_sec + ts.tv_nsec / 1e9,
-                         "lease",
-                         r[0]->type == REDIS_REPLY_STRING ? cli_json_strn(r[0]->str, r[0]->len)
-                                                          : json_null(),
-                         "lease_ms", (json_int_t)(r[1]->integer > 0 ? r[1]->integer : 0),
-                         "status", fields);
+            json_object_set_new(
+                fields, r[2]->element[i]->str,
+                cli_json_strn(r[2]->element[i + 1]->str, r[2]->element[i + 1]->len));
+        *out = json_pack(
+            "{s:f, s:o, s:I, s:o}", "now", (double)ts.tv_sec + ts.tv_nsec / 1e9, "lease",
+            r[0]->type == REDIS_REPLY_STRING ? cli_json_strn(r[0]->str, r[0]->len) : json_null(),
+            "lease_ms", (json_int_t)(r[1]->integer > 0 ? r[1]->integer : 0), "status", fields);
     }
     for (int i = 0; i < 3; i++)
         freeReplyObject(r[i]);

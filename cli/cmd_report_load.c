@@ -105,7 +105,9 @@ static int parse_pair(const char *pair, json_t *changes)
         return cli_usage_error(CMD, "'%s': 'time' is the time of the report, not a metric", pair);
     const char *value = eq + 1;
     if (!value[0]) {
-        json_object_set_new(changes, metric, json_null());
+        /* jansson refuses a key that is not UTF-8: no metric is named so. */
+        if (json_object_set_new(changes, metric, json_null()) != 0)
+            return cli_usage_error(CMD, "'%s': the metric name is not UTF-8", pair);
         return CLI_OK;
     }
     char *end;
@@ -118,7 +120,8 @@ static int parse_pair(const char *pair, json_t *changes)
     if (d < 0)
         return cli_usage_error(CMD, "'%s': the value of %s must be 0 or more", pair, metric);
     bool whole = strspn(value, "0123456789") == strlen(value) && d <= 9e15;
-    json_object_set_new(changes, metric, whole ? json_integer((json_int_t)d) : json_real(d));
+    if (json_object_set_new(changes, metric, whole ? json_integer((json_int_t)d) : json_real(d)))
+        return cli_usage_error(CMD, "'%s': the metric name is not UTF-8", pair);
     return CLI_OK;
 }
 
@@ -243,9 +246,8 @@ static int check_against(const report_args_t *p, const target_t *t, long index,
  * metric is left (the field is then removed). */
 static json_t *merged(const redisReply *stored, const json_t *changes)
 {
-    json_t *loads = stored->type == REDIS_REPLY_STRING
-                        ? json_loadb(stored->str, stored->len, 0, NULL)
-                        : NULL;
+    json_t *loads =
+        stored->type == REDIS_REPLY_STRING ? json_loadb(stored->str, stored->len, 0, NULL) : NULL;
     if (!json_is_object(loads)) {
         json_decref(loads);
         loads = json_object();
@@ -266,7 +268,8 @@ static json_t *merged(const redisReply *stored, const json_t *changes)
     }
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    json_object_set_new(loads, "time", json_real(round((ts.tv_sec + ts.tv_nsec / 1e9) * 1e3) / 1e3));
+    json_object_set_new(loads, "time",
+                        json_real(round((ts.tv_sec + ts.tv_nsec / 1e9) * 1e3) / 1e3));
     return loads;
 }
 
@@ -290,9 +293,9 @@ static int try_write(cli_t *cli, const char *key, const char *field, const json_
     const char *hset[] = {"HSET", key, field, text}, *hdel[] = {"HDEL", key, field};
     r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_STATUS), 1, multi, NULL);
     freeReplyObject(r);
-    redisReply *q = r ? cli_redis_argv(cli, CLI_R(REDIS_REPLY_STATUS), text ? 4 : 3,
-                                       text ? hset : hdel, NULL)
-                      : NULL;
+    redisReply *q =
+        r ? cli_redis_argv(cli, CLI_R(REDIS_REPLY_STATUS), text ? 4 : 3, text ? hset : hdel, NULL)
+          : NULL;
     freeReplyObject(q);
     free(text);
     if (!q)
@@ -323,7 +326,9 @@ static int store(cli_t *cli, const target_t *t, long index, const json_t *change
                     WATCH_TRIES);
 }
 
-static void print_result(const report_args_t *p, long index, const json_t *loads)
+/* The answer: the replica's reported loads in the order of the service's
+ * metrics. */
+static void print_result(const report_args_t *p, const target_t *t, long index, const json_t *loads)
 {
     if (p->json) {
         json_t *doc = loads ? json_incref((json_t *)loads) : json_object();
@@ -332,13 +337,14 @@ static void print_result(const report_args_t *p, long index, const json_t *loads
         return;
     }
     printf("replica %s-%ld.%s reports", p->words[1], index, p->words[0]);
-    const char *metric;
-    json_t *v;
     int n = 0;
-    json_object_foreach((json_t *)loads, metric, v)
+    size_t i;
+    json_t *m;
+    json_array_foreach(t->metrics, i, m)
     {
-        if (strcmp(metric, "time") != 0)
-            printf("%s %s %g", n++ ? "," : "", metric, json_number_value(v));
+        const json_t *v = json_object_get(loads, json_string_value(m));
+        if (v)
+            printf("%s %s %g", n++ ? "," : "", json_string_value(m), json_number_value(v));
     }
     printf("%s\n", n ? "" : " no load of its own");
 }
@@ -361,7 +367,7 @@ static int report(cli_t *cli, const report_args_t *p)
     if (rc == CLI_OK)
         rc = store(cli, &t, index, changes, &loads);
     if (rc == CLI_OK)
-        print_result(p, index, loads);
+        print_result(p, &t, index, loads);
     json_decref(loads);
     json_decref(t.metrics);
     json_decref(changes);

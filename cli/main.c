@@ -54,8 +54,8 @@ static const cli_command_t commands[] = {
     {"replicas", "list the replicas of a stack's services", cli_replicas_usage, cli_cmd_replicas},
     {"health", "show the cluster's health reports", cli_health_usage, cli_cmd_health},
     /* The cluster resource manager (issue 13). */
-    {"crm", "show the cluster resource manager: holder, phases, balance, moves",
-     cli_crm_usage, cli_cmd_crm},
+    {"crm", "show the cluster resource manager: holder, phases, balance, moves", cli_crm_usage,
+     cli_cmd_crm},
     {"report-load", "report a replica's load for its service's metrics", cli_report_load_usage,
      cli_cmd_report_load},
 };

@@ -7,11 +7,11 @@
 -- settings give it). All of it or nothing is written: two services
 -- committed at once never overfill a node, a node that died or was disabled
 -- since the plan gets nothing, and the loser re-plans on fresh state.
--- KEYS: 1 svc, 2 services, 3 nodes, 4 settings, 5 health
+-- KEYS: 1 svc, 2 services, 3 nodes, 4 settings, 5 health, 6 load
 -- ARGV: 1 svc_id, 2 gen, 3 placement, 4 unplaced, 5 blocklist, 6 failures,
 --       7 rejected, 8 health, 9 remove, 10 alive_prefix, 11 node_prefix,
 --       12 notify_prefix, 13 health_source, 14 moves, 15 rollout
--- Variadic: KEYS from 6 are the assign hashes of the operations' nodes, ARGV
+-- Variadic: KEYS from 7 are the assign hashes of the operations' nodes, ARGV
 -- from 16 the operations, in the same order: "assign\t<node>\t<rid>\t<spec>"
 -- or "unassign\t<node>\t<rid>".
 -- gen: the generation planned on; placement, unplaced, blocklist, failures:
@@ -21,7 +21,8 @@
 -- the service's moves still to make and its rollout (JSON; '' = none: the field
 -- is removed; docs/crm.md); remove: '1'
 -- when the service is deleting and has nothing left on any node: its hash,
--- its membership in services and its reports go. The *_prefix arguments are
+-- its reported loads (load), its membership in services and its reports
+-- go. The *_prefix arguments are
 -- key prefixes made by cv_key_prefix (CV_KEY_ALIVE, CV_KEY_NODE,
 -- CV_KEY_NOTIFY): a node name appended names the node's key, in the same
 -- {cluster} slot.
@@ -44,8 +45,8 @@ end
 
 -- The operations, grouped by node.
 local nodes, order = {}, {}
-for i = 6, #KEYS do
-  local line = ARGV[10 + i]
+for i = 7, #KEYS do
+  local line = ARGV[9 + i]
   local op, node, rid, spec = string.match(line, '^(%a+)\t([^\t]+)\t([^\t]+)\t?(.*)$')
   if not nodes[node] then
     nodes[node] = {key = KEYS[i], add = {}, drop = {}}
@@ -124,7 +125,7 @@ for _, field in ipairs(redis.call('HKEYS', KEYS[5])) do
 end
 
 if ARGV[9] == '1' then
-  redis.call('DEL', svc_key)
+  redis.call('DEL', svc_key, KEYS[6])
   redis.call('SREM', KEYS[2], ARGV[1])
 else
   redis.call('HSET', svc_key, 'placement', ARGV[3], 'unplaced', ARGV[4], 'blocklist', ARGV[5],

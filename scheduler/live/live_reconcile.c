@@ -170,13 +170,14 @@ static void free_lines(char **v, size_t n)
 static void commit(reconcile_t *rc)
 {
     const json_t *p = rc->plan;
-    char k[5][CV_KEY_MAX], alive[CV_KEY_MAX], node[CV_KEY_MAX], notify[CV_KEY_MAX], gen[32],
+    char k[6][CV_KEY_MAX], alive[CV_KEY_MAX], node[CV_KEY_MAX], notify[CV_KEY_MAX], gen[32],
         source[512];
     cv_key(k[0], CV_KEY_MAX, CV_KEY_SVC, NULL, 0, rc->svc);
     cv_key(k[1], CV_KEY_MAX, CV_KEY_SERVICES, NULL, 0, NULL);
     cv_key(k[2], CV_KEY_MAX, CV_KEY_NODES, NULL, 0, NULL);
     cv_key(k[3], CV_KEY_MAX, CV_KEY_SETTINGS, NULL, 0, NULL);
     cv_key(k[4], CV_KEY_MAX, CV_KEY_HEALTH, NULL, 0, NULL);
+    cv_key(k[5], CV_KEY_MAX, CV_KEY_LOAD, NULL, 0, rc->svc);
     cv_key_prefix(alive, sizeof(alive), CV_KEY_ALIVE, NULL, 0);
     cv_key_prefix(node, sizeof(node), CV_KEY_NODE, NULL, 0);
     cv_key_prefix(notify, sizeof(notify), CV_KEY_NOTIFY, NULL, 0);
@@ -194,8 +195,12 @@ static void commit(reconcile_t *rc)
     size_t nops = json_array_size(ops);
     char **op_keys = NULL, **op_args = NULL;
     int err = op_lines(ops, &op_keys, &op_args);
-    cv_svc_commit_keys_t keys = {
-        .svc = k[0], .services = k[1], .nodes = k[2], .settings = k[3], .health = k[4]};
+    cv_svc_commit_keys_t keys = {.svc = k[0],
+                                 .services = k[1],
+                                 .nodes = k[2],
+                                 .settings = k[3],
+                                 .health = k[4],
+                                 .load = k[5]};
     cv_svc_commit_args_t args = {
         .svc_id = rc->svc,
         .gen = gen,

@@ -6,7 +6,8 @@
  * service (replica exclusion), meets its placement and Mesos constraints,
  * has room for the replica's every load — within the non-buffered
  * capacity for balancing, up to the capacity with overbooking for a
- * constraint fix (an availability action may use the buffer, seed 000) —
+ * constraint fix (an availability action may use the buffer, seed 000);
+ * and its declared loads within the capacity, as svc_commit.lua re-checks —
  * and the service's spread over fault and upgrade domains gets neither
  * worse than it was nor more than one replica apart.
  */
@@ -35,6 +36,10 @@ static bool has_room(const bl_model_t *m, const bl_replica_t *rp, int to, bl_mov
     for (size_t k = 0; k < m->nmetrics; k++) {
         double limit = kind == BL_MOVE_FIX ? b->total[k] : b->nonbuf[k];
         if (rp->load[k] > 0 && limit >= 0 && b->load[k] + rp->load[k] > limit + EPS)
+            return false;
+        /* what svc_commit.lua re-checks: the declared loads of the assigned specs */
+        if (rp->declared[k] > 0 && b->total[k] >= 0 &&
+            b->declared[k] + rp->declared[k] > b->total[k] + EPS)
             return false;
     }
     return true;

@@ -39,9 +39,10 @@ typedef struct bl_node {
     bool alive;          /* its replicas are running: may be over capacity */
     int *dom;            /* ndomlevels: domain id per FD level, then the UD */
     double load[CV_MAX_METRICS];
-    double total[CV_MAX_METRICS];  /* capacity with overbooking; < 0 unlimited */
-    double nonbuf[CV_MAX_METRICS]; /* capacity less the buffer; < 0 unlimited */
-    int *reps;                     /* replicas on the node (indexes into bl_model.reps) */
+    double declared[CV_MAX_METRICS]; /* declared loads of its assigned replica specs */
+    double total[CV_MAX_METRICS];    /* capacity with overbooking; < 0 unlimited */
+    double nonbuf[CV_MAX_METRICS];   /* capacity less the buffer; < 0 unlimited */
+    int *reps;                       /* replicas on the node (indexes into bl_model.reps) */
     size_t nreps, capreps;
 } bl_node_t;
 
@@ -67,7 +68,9 @@ typedef struct bl_replica {
     bool secondary;
     bool movable; /* a placement entry not already moving */
     bool moved;   /* moved in this pass */
+    bool held;    /* a throttle held its move back in this pass (counted once) */
     double load[CV_MAX_METRICS];
+    double declared[CV_MAX_METRICS]; /* what its replica spec declares */
 } bl_replica_t;
 
 /* One scope of balancing: the whole cluster or one node type. */

@@ -144,6 +144,7 @@ static void build_nodes(bl_model_t *m)
             int64_t cap = k < c->nmetrics ? n->cn->capacity[k] : -1;
             double over = k < c->nmetrics ? c->metrics[k].overbook : 0;
             double buf = k < c->nmetrics ? c->metrics[k].buffer : 0;
+            n->declared[k] = k < c->nmetrics ? (double)n->cn->load[k] : 0;
             n->total[k] = cap < 0 || over < 0 ? -1 : (double)cap * (1 + over);
             n->nonbuf[k] = cap < 0 ? -1 : (double)cap * (1 - buf);
         }
@@ -238,7 +239,9 @@ static void replica_loads(bl_model_t *m, bl_service_t *sv, const json_t *spec, b
     bool set[CV_MAX_METRICS] = {false};
     char key[16];
     snprintf(key, sizeof(key), "%d", r->index);
-    layer(m, sv, r, set, json_object_get(reported, key));
+    json_t *own = cv__rc_json(json_object_get(reported, key)); /* a hash field: JSON text */
+    layer(m, sv, r, set, own);
+    json_decref(own);
     const json_t *node =
         json_object_get(json_object_get(m->model, "nodes"), m->nodes[r->node].cn->name);
     json_t *report = cv__rc_json(json_object_get(json_object_get(node, "report"), rid ? rid : ""));
@@ -257,6 +260,16 @@ static void replica_loads(bl_model_t *m, bl_service_t *sv, const json_t *spec, b
             json_object_set(declared, name, (json_t *)v);
     }
     layer(m, sv, r, set, declared);
+    const char *metric;
+    const json_t *v;
+    json_object_foreach(declared, metric, v)
+    {
+        int k = metric_index(m, metric, false);
+        bool ok;
+        double d = num(v, &ok);
+        if (k != BL_NONE && ok)
+            r->declared[k] = d;
+    }
     json_decref(declared);
 }
 
@@ -533,6 +546,8 @@ void cv__bl_apply(bl_model_t *m, int r, int to)
     for (size_t k = 0; k < m->nmetrics; k++) {
         a->load[k] -= rp->load[k];
         b->load[k] += rp->load[k];
+        a->declared[k] -= rp->declared[k];
+        b->declared[k] += rp->declared[k];
     }
     for (size_t l = 0; l < m->ndomlevels; l++) {
         sv->domcnt[a->dom[l]]--;

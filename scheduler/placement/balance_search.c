@@ -204,8 +204,9 @@ static long choose(search_t *x)
         cand_t *c = &x->cands[best];
         if (svc_throttled(m, m->reps[c->r].svc)) {
             x->throttled = true;
-            m->throttled++;
-            for (size_t i = 0; i < x->ncands; i++) /* one count per replica held back */
+            m->throttled += !m->reps[c->r].held; /* one count per replica held back */
+            m->reps[c->r].held = true;
+            for (size_t i = 0; i < x->ncands; i++)
                 if (x->cands[i].r == c->r && (long)i != best)
                     x->cands[i].r = -1;
         } else if (cv__bl_allowed(m, c->r, c->to, BL_MOVE_BALANCE))

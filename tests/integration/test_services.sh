@@ -3,7 +3,8 @@
 # upgrade domains, restarted by their policy, moved and blocklisted when they
 # crash-loop, re-placed on a constraint change, scaled, refused when they
 # cannot fit, placed when a node joins, never started twice (the cluster
-# ledger) even with workers killed, and stopped by delete. Every test starts
+# ledger) even with workers killed, and stopped by delete; moved and drained
+# start-new-then-stop-old (docs/crm.md "Moves"). Every test starts
 # its own agents (tests/data/services/cluster_9nodes.json, node names
 # prefixed by the test) and stops them, their processes and its stacks on
 # exit, whatever happened. Node loss is in test_nodeloss.sh.
@@ -169,6 +170,71 @@ test_services_killed_replica_is_restarted_and_the_stack_stays_complete() {
     [ "$(jq '[.[] | select(.resource == "web" and (.reason | test("restart"; "i")))] | length' <<<"$ev")" -ge 1 ] ||
         fail "no event of web about the restart: $(jq -c '[.[] | select(.resource == "web")] | .[-3:]' <<<"$ev")"
     svt_one_proc_per_name "$name" 3
+}
+
+# svt_handing_over SVC INDEX: INDEX's placement entry keeps its old replica
+# in "from" (a stateless handover, docs/crm.md "Moves").
+svt_handing_over() {
+    svc_placement "$1" | jq -e --argjson i "$2" '.[] | select(.index == $i) | .from.rid' >/dev/null
+}
+
+svt_pid_gone() { ! kill -0 "$1" 2>/dev/null; }
+
+test_services_drained_node_starts_the_new_replica_before_it_stops_the_old() {
+    local name svc row pid node ev
+    svt_up drain N1 N2 N3 N5 N9
+    name=$(stack_name svc-drain) && svt_stack svc-drain
+    ctl submit "$name" "$DATA/services/sleeper.yaml" -P "constraint=$(svt_c)" -P replicas=2 --wait --timeout 90 >/dev/null ||
+        fail "create: $(status_json "$name" | jqr .reason)"
+    svc=$(svc_id "$name" web)
+    cv_wait_until 30 "2 healthy replicas" svc_all_healthy "$svc" 2
+    row=$(svc_replicas "$svc" | jq -c '.[] | select(.index == 0)')
+    pid=$(jqr .pid <<<"$row") node=$(jqr .node <<<"$row")
+    ctl node drain "$node" >/dev/null
+    cv_wait_until 20 "a successor of replica 0 placed while it runs" svt_handing_over "$svc" 0
+    kill -0 "$pid" 2>/dev/null || fail "the drained replica stopped before its successor ran"
+    cv_wait_until 30 "replica 0 healthy off $node" svt_moved_off "$svc" 0 "$node"
+    cv_wait_until 20 "the drained replica stopped" svt_pid_gone "$pid"
+    svt_handing_over "$svc" 0 && fail "the handover of replica 0 did not end"
+    ev=$(ctl events "$name" -o json)
+    jq -e --arg n "$node" '[.[] | select(.reason | startswith("replica web-0.") and contains("moved from \($n) to ")
+        and endswith("(drain: node \($n) draining)"))] | length == 1' \
+        <<<"$ev" >/dev/null || fail "no drain event: $(jq -c '[.[] | select(.resource == "web")] | .[-4:]' <<<"$ev")"
+    svt_one_proc_per_name "$name" 2
+}
+
+svt_no_moves() { [ -z "$(redis HGET "$(ckey "svc:$1")" moves)" ]; }
+
+# A move written into the service's record as svc_move.lua writes it (the
+# cluster resource manager's): carried out start-new-then-stop-old, then
+# removed from the record.
+test_services_a_move_starts_the_new_replica_before_it_stops_the_old() {
+    local name svc row pid node to ev
+    svt_up move N1 N5 N9 N2
+    name=$(stack_name svc-move) && svt_stack svc-move
+    ctl submit "$name" "$DATA/services/sleeper.yaml" -P "constraint=$(svt_c)" -P replicas=1 --wait --timeout 90 >/dev/null ||
+        fail "create: $(status_json "$name" | jqr .reason)"
+    svc=$(svc_id "$name" web)
+    cv_wait_until 30 "1 healthy replica" svc_all_healthy "$svc" 1
+    row=$(svc_replicas "$svc" | jq -c '.[] | select(.index == 0)')
+    pid=$(jqr .pid <<<"$row") node=$(jqr .node <<<"$row")
+    to="${SVT_P}N5"
+    [ "$node" != "$to" ] || to="${SVT_P}N9"
+    redis HSET "$(ckey "svc:$svc")" moves \
+        "{\"0\":{\"from\":\"$node\",\"to\":\"$to\",\"reason\":\"balancing\",\"detail\":\"by hand\",\"at\":1,\"epoch\":1}}" >/dev/null
+    redis HINCRBY "$(ckey "svc:$svc")" gen 1 >/dev/null
+    cv_wait_until 20 "a successor of replica 0 placed on $to while it runs" svt_handing_over "$svc" 0
+    kill -0 "$pid" 2>/dev/null || fail "the moved replica stopped before its successor ran"
+    cv_wait_until 30 "replica 0 healthy on $to" svt_moved_off "$svc" 0 "$node"
+    assert_eq "$to" "$(svc_placement "$svc" | jq -r '.[0].node')" "node of replica 0"
+    cv_wait_until 20 "the old replica stopped" svt_pid_gone "$pid"
+    cv_wait_until 20 "the move removed from the record" svt_no_moves "$svc"
+    ev=$(ctl events "$name" -o json)
+    jq -e --arg f "$node" --arg t "$to" '[.[] | select(.reason | endswith("moving from \($f) to \($t) (balancing: by hand)"))] | length == 1' \
+        <<<"$ev" >/dev/null || fail "no IN_PROGRESS event: $(jq -c '[.[] | select(.resource == "web")] | .[-4:]' <<<"$ev")"
+    jq -e --arg f "$node" --arg t "$to" '[.[] | select(.reason | endswith("moved from \($f) to \($t) (balancing: by hand)"))] | length == 1' \
+        <<<"$ev" >/dev/null || fail "no COMPLETE event: $(jq -c '[.[] | select(.resource == "web")] | .[-4:]' <<<"$ev")"
+    svt_one_proc_per_name "$name" 1
 }
 
 test_services_crash_loop_backs_off_gives_up_moves_and_blocklists() {

@@ -145,7 +145,8 @@ static void test_the_file_sits_beside_the_state_file_of_its_replica(void **state
 static void test_reported_loads_win_over_measured_and_declared_ones(void **state)
 {
     (void)state;
-    json_t *declared = tu_json(DECLARED), *reported = tu_json("{\"MemoryMB\": 500, \"Sessions\": 9}");
+    json_t *declared = tu_json(DECLARED),
+           *reported = tu_json("{\"MemoryMB\": 500, \"Sessions\": 9}");
     cv_report_t r = {.rid = "s/0/1",
                      .state = CV_RSTATE_HEALTHY,
                      .declared = declared,

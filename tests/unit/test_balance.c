@@ -240,6 +240,31 @@ static void test_a_node_type_balanced_within_its_interval_waits(void **state)
     json_decref(m);
 }
 
+/* A node joining a balanced cluster is empty: the cluster is out of balance
+ * (min 0) and the new node receives replicas. */
+static void test_a_node_added_to_the_cluster_receives_replicas(void **state)
+{
+    (void)state;
+    json_t *m = bx_model();
+    nodes(m, 2, "N");
+    bx_units(m, "u", "N1", 4, "M", 10, NULL);
+    bx_units(m, "u", "N2", 4, "M", 10, NULL);
+    json_t *r = bx_run(m, CV_BALANCE_BALANCING, NULL);
+    assert_int_equal(bx_nmoves(r), 0);
+    json_decref(r);
+    bx_node(m, "N3", "N", "fd3", "ud3", NULL);
+    r = bx_run(m, CV_BALANCE_BALANCING, NULL);
+    assert_true(bx_imbalanced(r, "M", NULL));
+    assert_true(json_is_null(json_object_get(bx_entry(r, "M", NULL), "ratio")));
+    assert_true(bx_nmoves(r) >= 2);
+    for (size_t i = 0; i < bx_nmoves(r); i++)
+        assert_string_equal(json_string_value(json_object_get(
+                                json_array_get(json_object_get(r, "moves"), i), "to")),
+                            "N3");
+    json_decref(r);
+    json_decref(m);
+}
+
 /* ---------------------------------------------------------------- related services */
 
 /*
@@ -420,11 +445,87 @@ static void test_the_per_service_throttle_holds_one_services_moves(void **state)
     bx_place(m, "pin2", "N2");
     json_t *r = bx_run(m, CV_BALANCE_BALANCING, NULL);
     assert_int_equal(bx_nmoves(r), 1);
-    assert_true(json_integer_value(json_object_get(r, "throttled")) >= 1);
+    assert_int_equal(json_integer_value(json_object_get(r, "throttled")), 1);
     const json_t *svc =
         json_object_get(json_object_get(json_object_get(r, "state"), "services"), "big");
     assert_int_equal(json_integer_value(json_object_get(svc, "moves")), 1);
     json_decref(r);
+    json_decref(m);
+}
+
+/* A stateful service's primary carries primaryLoad, a secondary secondaryLoad. */
+static void test_a_secondary_carries_its_secondary_load(void **state)
+{
+    (void)state;
+    json_t *m = bx_model();
+    nodes(m, 2, "N");
+    json_t *rec = bx_service(
+        m, "db", "[{\"name\": \"M\", \"primaryLoad\": 10, \"secondaryLoad\": 2}]", NULL, NULL);
+    json_object_set_new(json_object_get(rec, "spec"), "stateful", json_true());
+    bx_place(m, "db", "N1");
+    bx_place(m, "db", "N2");
+    json_t *placement = json_object_get(rec, "placement");
+    json_object_set_new(json_array_get(placement, 0), "role", json_string("primary"));
+    json_object_set_new(json_array_get(placement, 1), "role", json_string("secondary"));
+    json_t *r = bx_run(m, CV_BALANCE_BALANCING, NULL);
+    const json_t *e = bx_entry(r, "M", NULL);
+    assert_true(json_number_value(json_object_get(e, "max")) == 10);
+    assert_true(json_number_value(json_object_get(e, "min")) == 2);
+    json_decref(r);
+    json_decref(m);
+}
+
+/* An agent started from a ClusterConfig.json stores it without its nodes,
+ * as a JSON string: its fabricSettings are the ones that count. */
+static void test_settings_stored_from_a_cluster_config_json_are_read(void **state)
+{
+    (void)state;
+    json_t *m = bx_model();
+    nodes(m, 3, "N");
+    bx_units(m, "u", "N1", 5, "M", 1, NULL);
+    bx_units(m, "u", "N2", 4, "M", 1, NULL);
+    bx_units(m, "u", "N3", 2, "M", 1, NULL);
+    json_t *r = bx_run(m, CV_BALANCE_BALANCING, NULL);
+    assert_true(bx_imbalanced(r, "M", NULL)); /* the default threshold 1 */
+    json_decref(r);
+    json_object_set_new(
+        m, "settings",
+        json_string("{\"properties\": {\"nodeTypes\": [{\"name\": \"N\"}], \"fabricSettings\": "
+                    "[{\"name\": \"MetricBalancingThresholds\", \"parameters\": [{\"name\": "
+                    "\"M\", \"value\": \"3\"}]}]}}"));
+    r = bx_run(m, CV_BALANCE_BALANCING, NULL);
+    assert_true(json_number_value(json_object_get(bx_entry(r, "M", NULL), "threshold")) == 3);
+    assert_false(bx_imbalanced(r, "M", NULL));
+    assert_int_equal(bx_nmoves(r), 0);
+    json_decref(r);
+    json_decref(m);
+}
+
+/* ---------------------------------------------------------------- bad and empty models */
+
+static void test_a_model_with_a_bad_setting_is_an_error_naming_it(void **state)
+{
+    (void)state;
+    json_t *m = burst();
+    json_object_set_new(bx_crm(m), "MinLoadBalancingInterval", json_string("often"));
+    char err[512] = "";
+    json_t *r = cv_balance(m, CV_BALANCE_BALANCING, NULL, err, sizeof(err));
+    assert_null(r);
+    assert_non_null(strstr(err, "crm.MinLoadBalancingInterval: expected a number"));
+    json_decref(m);
+}
+
+static void test_a_cluster_without_nodes_has_nothing_to_do(void **state)
+{
+    (void)state;
+    json_t *m = bx_model();
+    for (int phase = 0; phase < 2; phase++) {
+        json_t *r = bx_run(m, (cv_balance_phase_t)phase, NULL);
+        assert_non_null(r);
+        assert_int_equal(bx_nmoves(r), 0);
+        assert_int_equal(json_array_size(json_object_get(r, "imbalance")), 0);
+        json_decref(r);
+    }
     json_decref(m);
 }
 
@@ -438,12 +539,17 @@ int main(void)
         cmocka_unit_test(test_seed_example_1_only_node_type_a_is_balanced),
         cmocka_unit_test(test_seed_example_2_only_node_type_c_is_balanced),
         cmocka_unit_test(test_a_node_type_balanced_within_its_interval_waits),
+        cmocka_unit_test(test_a_node_added_to_the_cluster_receives_replicas),
         cmocka_unit_test(test_related_services_move_together_and_an_unrelated_one_never),
         cmocka_unit_test(test_defragmentation_packs_load_and_empties_a_node),
         cmocka_unit_test(test_a_high_cost_service_is_not_moved_for_a_small_gain),
         cmocka_unit_test(test_a_zero_cost_service_is_moved_where_a_high_cost_one_is_not),
         cmocka_unit_test(test_the_global_throttle_holds_moves_per_window),
         cmocka_unit_test(test_the_per_service_throttle_holds_one_services_moves),
+        cmocka_unit_test(test_a_secondary_carries_its_secondary_load),
+        cmocka_unit_test(test_settings_stored_from_a_cluster_config_json_are_read),
+        cmocka_unit_test(test_a_model_with_a_bad_setting_is_an_error_naming_it),
+        cmocka_unit_test(test_a_cluster_without_nodes_has_nothing_to_do),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

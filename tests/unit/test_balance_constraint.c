@@ -70,6 +70,13 @@ test_the_reported_load_comes_before_the_agents_which_comes_before_the_declared(v
     r = bx_run(m, CV_BALANCE_CONSTRAINT, NULL);
     assert_int_equal(bx_nmoves(r), 0);
     json_decref(r);
+    /* as {cluster}:load:<svc> holds it: each field JSON text */
+    json_t *hi = json_object_get(json_object_get(m, "services"), "hi");
+    json_object_set_new(json_object_get(hi, "loads"), "0",
+                        json_string("{\"MemoryMB\": 95, \"time\": 1}"));
+    r = bx_run(m, CV_BALANCE_CONSTRAINT, NULL);
+    assert_int_equal(bx_nmoves(r), 1);
+    json_decref(r);
     json_decref(m);
 }
 
@@ -124,6 +131,24 @@ static void test_a_replica_already_moving_is_not_moved_again(void **state)
     json_decref(m);
 }
 
+/* svc_commit.lua re-checks the declared loads of the assigned specs: a
+ * node whose assignments declare it full takes nothing, whatever the
+ * replicas report. */
+static void test_a_node_full_by_its_declared_loads_takes_nothing(void **state)
+{
+    (void)state;
+    json_t *m = two_on_one();
+    bx_report_load(m, "hi", 0, "MemoryMB", 90);
+    json_t *n2 = json_object_get(json_object_get(m, "nodes"), "n2");
+    json_object_set_new(json_object_get(n2, "assign"), "other/0/1",
+                        json_pack("{s:s, s:{s:i}}", "rid", "other/0/1", "load", "MemoryMB", 80));
+    json_t *r = bx_run(m, CV_BALANCE_CONSTRAINT, NULL);
+    assert_int_equal(bx_nmoves(r), 0);
+    assert_non_null(strstr(bx_why(r), "a constraint would break"));
+    json_decref(r);
+    json_decref(m);
+}
+
 /* Balancing finds the empty nodes full or forbidden, and says so. */
 static void test_balancing_breaks_neither_a_capacity_nor_a_placement_constraint(void **state)
 {
@@ -144,6 +169,45 @@ static void test_balancing_breaks_neither_a_capacity_nor_a_placement_constraint(
     assert_non_null(strstr(bx_why(r), "a constraint would break"));
     json_decref(r);
     json_decref(m);
+}
+
+/*
+ * web has one replica in each fault domain (a1 in fd1, b1 in fd2, c1 in
+ * fd3); b1 and c1 also hold a replica pinned there. Moving web's b1 or c1
+ * replica to the empty a2 would even the load but put two in fd1: refused,
+ * unless the fault domain constraint is disabled (priority -1).
+ */
+static void test_balancing_never_crowds_a_fault_domain(void **state)
+{
+    (void)state;
+    for (int disabled = 0; disabled < 2; disabled++) {
+        json_t *m = bx_model();
+        bx_node(m, "a1", "T", "fd1", "ud1", NULL);
+        bx_node(m, "a2", "T", "fd1", "ud1", NULL);
+        bx_node(m, "b1", "T", "fd2", "ud1", NULL);
+        bx_node(m, "c1", "T", "fd3", "ud1", NULL);
+        if (disabled)
+            json_object_set_new(json_object_get(m, "settings"), "settings",
+                                json_pack("{s:{s:i}}", "constraintPriorities", "faultDomain", -1));
+        bx_service(m, "web", MEM(10), "Zero", NULL);
+        bx_place(m, "web", "a1");
+        bx_place(m, "web", "b1");
+        bx_place(m, "web", "c1");
+        bx_service(m, "pin2", MEM(10), "Zero", "zone == fd2");
+        bx_place(m, "pin2", "b1");
+        bx_service(m, "pin3", MEM(10), "Zero", "zone == fd3");
+        bx_place(m, "pin3", "c1");
+        json_t *r = bx_run(m, CV_BALANCE_BALANCING, NULL);
+        assert_true(bx_imbalanced(r, "MemoryMB", NULL));
+        if (disabled) {
+            assert_true(bx_nmoves(r) >= 1);
+        } else {
+            assert_int_equal(bx_nmoves(r), 0);
+            assert_non_null(strstr(bx_why(r), "a constraint would break"));
+        }
+        json_decref(r);
+        json_decref(m);
+    }
 }
 
 typedef struct rng {
@@ -241,7 +305,9 @@ int main(void)
         cmocka_unit_test(test_an_overrun_no_node_can_take_is_explained),
         cmocka_unit_test(test_a_service_crowded_into_one_fault_domain_is_spread_again),
         cmocka_unit_test(test_a_replica_already_moving_is_not_moved_again),
+        cmocka_unit_test(test_a_node_full_by_its_declared_loads_takes_nothing),
         cmocka_unit_test(test_balancing_breaks_neither_a_capacity_nor_a_placement_constraint),
+        cmocka_unit_test(test_balancing_never_crowds_a_fault_domain),
         cmocka_unit_test(test_random_balancing_moves_keep_capacity_and_placement),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -39,7 +39,8 @@ static json_t *full_raw(void)
                     " {\"metric\": \"MemoryMB\", \"nodeType\": \"A\", \"max\": 1000, \"min\": 0,"
                     "  \"ratio\": null, \"threshold\": 1, \"activity\": 1536,"
                     "  \"strategy\": \"balance\", \"imbalanced\": false, \"after\": null}]"));
-    json_object_set_new(st, "window", json_string("{\"moves\": 3, \"throttled\": 1, \"interval\": 600}"));
+    json_object_set_new(st, "window",
+                        json_string("{\"moves\": 3, \"throttled\": 1, \"interval\": 600}"));
     json_object_set_new(st, "why", json_string("MemoryMB: below activity threshold 1536"));
     json_object_set_new(st, "state", json_string("{\"windows\": {}}"));
     return raw;
@@ -87,11 +88,11 @@ static void test_every_status_field_is_parsed_into_the_document(void **state)
     assert_string_equal(json_string_value(json_object_get(doc, "status_holder")), "observer-1");
     assert_int_equal(json_integer_value(json_object_get(doc, "status_epoch")), 7);
     assert_int_equal(json_integer_value(json_object_get(doc, "since")), 870);
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "balancing"), "moves")),
-                     2);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(doc, "balancing"), "moves")), 2);
     assert_int_equal(json_array_size(json_object_get(doc, "imbalance")), 2);
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "window"), "throttled")),
-                     1);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(doc, "window"), "throttled")), 1);
     assert_string_equal(json_string_value(json_object_get(doc, "why")),
                         "MemoryMB: below activity threshold 1536");
     assert_true(json_is_object(json_object_get(doc, "state")));
@@ -154,6 +155,11 @@ static void test_a_half_written_status_shows_what_it_has(void **state)
     assert_contains(t, "  refresh     1.0s ago  1   0\n");
     assert_contains(t, "  balancing   never     -   -\n");
     assert_contains(t, "Balance: no balancing pass measured yet.\n");
+    free(t);
+    /* A pass that found nothing to measure says so. */
+    json_object_set_new(json_object_get(raw, "status"), "imbalance", json_string("[]"));
+    t = text_of(raw);
+    assert_contains(t, "Balance: the last balancing pass found no metric with load.\n");
     free(t);
     json_decref(raw);
 }

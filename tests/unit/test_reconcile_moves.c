@@ -368,6 +368,37 @@ static void test_a_stateful_replica_stops_before_it_starts_on_the_target(void **
     json_decref(m);
 }
 
+/* The target disabled while the old replica stops: the index is placed
+ * where it fits, and the event says so. */
+static void test_a_stateful_move_whose_target_no_longer_fits_is_placed_elsewhere(void **state)
+{
+    (void)state;
+    json_t *m = flat(5, 1000);
+    rx_service(m, RX_SVC, 2, true);
+    json_t *first = round_of(m);
+    report_all(m, first, "running");
+    char from[8], to[8];
+    snprintf(from, sizeof(from), "%s", rx_node_of(first, 1));
+    snprintf(to, sizeof(to), "%s", free_node(m, first, NULL));
+    ask(m, 1, from, to, "defragmentation");
+    json_decref(round_of(m));
+    json_object_set_new(rx_nodeobj(m, to), "admin", json_string("disabled"));
+    report(m, from, rx_rid_of(first, 1), "stopped");
+    json_t *p = round_of(m);
+    assert_string_not_equal(rx_node_of(p, 1), "");
+    assert_string_not_equal(rx_node_of(p, 1), to);
+    assert_false(has_move(p, 1));
+    char text[256];
+    snprintf(text, sizeof(text),
+             "move of replica web-1.demo to %s abandoned (node %s is disabled; placed where it "
+             "fits)",
+             to, to);
+    assert_event(p, text);
+    json_decref(p);
+    json_decref(first);
+    json_decref(m);
+}
+
 static const char *role_of(const json_t *plan, int index)
 {
     return json_string_value(json_object_get(entry_of(plan, index), "role"));
@@ -638,6 +669,7 @@ int main(void)
         cmocka_unit_test(test_a_handover_whose_target_goes_down_keeps_the_old_replica),
         cmocka_unit_test(test_a_handover_whose_new_replica_gave_up_keeps_the_old_replica),
         cmocka_unit_test(test_a_stateful_replica_stops_before_it_starts_on_the_target),
+        cmocka_unit_test(test_a_stateful_move_whose_target_no_longer_fits_is_placed_elsewhere),
         cmocka_unit_test(test_the_primary_moves_after_the_other_moves_of_its_service),
         cmocka_unit_test(test_stale_moves_are_abandoned_with_their_reason),
         cmocka_unit_test(test_a_move_to_a_node_that_cannot_take_it_is_abandoned),

@@ -5,7 +5,8 @@
  * a third kept to one node type, a tenth of High move cost), placed with a
  * skew so that a few nodes carry most of the load. Prints the time of one
  * balancing pass of cv_balance (model read included), the max/min node
- * load ratio per metric before and after, and the number of moves, beside
+ * load ratio per metric before and after, and the number of moves (without
+ * throttles, then with the default ones: 1,000 moves, 50 per service), beside
  * the same cluster balanced by a greedy baseline: move the largest replica
  * that fits from the most loaded to the least loaded node of a metric, as
  * long as that narrows the gap, for as many moves. Figures, not assertions.
@@ -114,6 +115,16 @@ static void build(world_t *w, size_t nnodes, size_t nsvcs, uint64_t seed)
                 w->load[w->at[s][i]][k] += w->svc_load[s][k];
         }
     }
+}
+
+static void world_free(world_t *w)
+{
+    free(w->cap);
+    free(w->load);
+    free(w->type);
+    free(w->svc_load);
+    free(w->svc_type);
+    free(w->at);
 }
 
 static json_t *model_of(const world_t *w)
@@ -238,6 +249,39 @@ static void print_ratio(double r)
         printf(" %8.2f", r);
 }
 
+/* One pass of cv_balance on `model`, printed as a row; its moves, or -1. */
+static long run_cv_balance(const json_t *model, const char *label)
+{
+    char err[512];
+    json_t *state = json_object();
+    double t0 = now();
+    json_t *r = cv_balance(model, CV_BALANCE_BALANCING, state, err, sizeof(err));
+    double t1 = now();
+    json_decref(state);
+    if (!r) {
+        fprintf(stderr, "bench_balance: %s\n", err);
+        return -1;
+    }
+    size_t moves = json_array_size(json_object_get(r, "moves"));
+    printf("%-22s %9.1f %7zu  ", label, (t1 - t0) * 1000, moves);
+    for (int k = 0; k < NMETRICS; k++) {
+        size_t i;
+        const json_t *e;
+        json_array_foreach(json_object_get(r, "imbalance"), i, e)
+        {
+            if (strcmp(json_string_value(json_object_get(e, "metric")), metric_names[k]) != 0)
+                continue;
+            const json_t *b = json_object_get(e, "ratio"), *a = json_object_get(e, "after");
+            print_ratio(json_is_number(b) ? json_number_value(b) : INFINITY);
+            printf(" ->");
+            print_ratio(json_is_number(a) ? json_number_value(a) : INFINITY);
+        }
+    }
+    printf("\n");
+    json_decref(r);
+    return (long)moves;
+}
+
 int main(int argc, char **argv)
 {
     size_t nnodes = 1000, nsvcs = 2000;
@@ -260,49 +304,33 @@ int main(int argc, char **argv)
     }
     world_t w;
     build(&w, nnodes, nsvcs, seed ? seed : 1);
-    json_t *model = model_of(&w), *state = json_object();
-    char err[512];
-    double t0 = now();
-    json_t *r = cv_balance(model, CV_BALANCE_BALANCING, state, err, sizeof(err));
-    double t1 = now();
-    if (!r) {
-        fprintf(stderr, "bench_balance: %s\n", err);
-        return 1;
-    }
-    size_t moves = json_array_size(json_object_get(r, "moves"));
+    json_t *model = model_of(&w);
     printf("balancing: %zu nodes, %zu replicas\n", nnodes, nsvcs * REPLICAS);
     printf("%-22s %9s %7s   max/min per metric (before -> after):", "planner", "pass ms", "moves");
     for (int k = 0; k < NMETRICS; k++)
         printf(" %s", metric_names[k]);
-    printf("\n%-22s %9.1f %7zu  ", "cv_balance", (t1 - t0) * 1000, moves);
-    for (int k = 0; k < NMETRICS; k++) {
-        size_t i;
-        const json_t *e;
-        json_array_foreach(json_object_get(r, "imbalance"), i, e)
-        {
-            if (strcmp(json_string_value(json_object_get(e, "metric")), metric_names[k]) != 0)
-                continue;
-            const json_t *b = json_object_get(e, "ratio"), *a = json_object_get(e, "after");
-            print_ratio(json_is_number(b) ? json_number_value(b) : INFINITY);
-            printf(" ->");
-            print_ratio(json_is_number(a) ? json_number_value(a) : INFINITY);
-        }
+    printf("\n");
+    long moves = run_cv_balance(model, "cv_balance");
+    json_object_set_new(model, "settings", json_object()); /* the default throttles */
+    if (moves < 0 || run_cv_balance(model, "cv_balance (throttled)") < 0) {
+        json_decref(model);
+        world_free(&w);
+        return 1;
     }
     double before[NMETRICS];
     for (int k = 0; k < NMETRICS; k++)
         before[k] = ratio(&w, k);
-    t0 = now();
-    size_t gmoves = greedy(&w, moves);
-    t1 = now();
-    printf("\n%-22s %9.1f %7zu  ", "greedy (same moves)", (t1 - t0) * 1000, gmoves);
+    double t0 = now();
+    size_t gmoves = greedy(&w, (size_t)moves);
+    double t1 = now();
+    printf("%-22s %9.1f %7zu  ", "greedy (same moves)", (t1 - t0) * 1000, gmoves);
     for (int k = 0; k < NMETRICS; k++) {
         print_ratio(before[k]);
         printf(" ->");
         print_ratio(ratio(&w, k));
     }
     printf("\n");
-    json_decref(r);
-    json_decref(state);
     json_decref(model);
+    world_free(&w);
     return 0;
 }
