@@ -228,6 +228,13 @@ test_crm_a_fault_domain_lost_at_once_is_seen_in_one_refresh_and_re_placed() {
     assert_eq 1 "$(grep -c . <<<"$marks")" "down marks of fd1 (one refresh sees them all): $(paste -sd' ' <<<"$marks")"
     cv_wait_until 30 "fd1's replicas re-placed" crm_assigned_is 0 "${fd1[@]}"
     assert_eq 4 "$(redis HGET "$(ckey "svc:$svc")" placement | jq length)" "replicas placed after fd1 was lost"
+    # One placement pass re-placed them all: their events carry one time.
+    local times
+    times=$(redis XRANGE "${CONVERGE_PREFIX:-cv:}{$run-stack}:events" - + |
+        awk -v p="moved from $run-n[123] to .* \\(node $run-n[123] down" '
+            $0 == "time" { getline; t = $0 } $0 ~ p { print t }' | sort -u)
+    [ -n "$times" ] || fail "no event of a replica moved off fd1"
+    assert_eq 1 "$(grep -c . <<<"$times")" "times of the moves off fd1: $(paste -sd' ' <<<"$times")"
 }
 
 test_crm_balancing_waits_while_a_service_upgrades_by_upgrade_domain() {
