@@ -115,6 +115,8 @@ CV_SCRIPT_TABLE(CV__SCRIPT_TYPES)
 #define CV__R_SVC_COMMIT(P, i) CV_SVC_COMMIT_R_##P = i,
 #define CV__R_SVC_PUT(P, i) CV_SVC_PUT_R_##P = i,
 #define CV__R_SVC_LOOK(P, i) CV_SVC_LOOK_R_##P = i,
+#define CV__R_CRM_LEASE(P, i) CV_CRM_LEASE_R_##P = i,
+#define CV__R_SVC_MOVE(P, i) CV_SVC_MOVE_R_##P = i,
 #define CV__R_ROLLOUT_CTL(P, i) CV_ROLLOUT_CTL_R_##P = i,
 CV_SCRIPT_TABLE(CV__SCRIPT_R_ROW)
 #undef CV__SCRIPT_R_ROW

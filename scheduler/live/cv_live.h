@@ -8,9 +8,13 @@
  * status and capacity; a losing commit re-plans with fresh state. Any worker
  * may reconcile any service at any time: the commit makes it safe.
  *
- * The cluster loop: one observer at a time (lease {cluster}:crm) reconciles
- * every service every second — replicas of lost nodes, replicas the restart
- * policy gave up on, unplaced ones — and keeps the health reports.
+ * The cluster resource manager (docs/crm.md): one observer at a time holds
+ * its role (lease {cluster}:crm, fenced by an epoch) and runs its phases on
+ * timers — refresh of the model, nodes and health reports; placement (every
+ * service reconciled: replicas of lost nodes, replicas the restart policy
+ * gave up on, unplaced ones); constraint check and balancing (the moves of
+ * cv_balance written into the services' records, then reconciled) — and
+ * keeps {cluster}:crm:status.
  *
  * I/O glue only: every decision is the planner's. Keys: docs/services.md.
  */
@@ -28,7 +32,8 @@ typedef void (*cv_live_done_cb)(void *arg, int rc, const char *err);
 /* Reconciles the service `svc` now; `cb` is called once, on the loop. */
 void cv_live_reconcile(cv_worker_t *w, const char *svc, cv_live_done_cb cb, void *arg);
 
-/* The cluster loop on the worker's loop (observers start it). */
+/* The cluster resource manager on the worker's loop (observers start it;
+ * stopping it gives its lease up). */
 void *cv_live_loop_start(cv_worker_t *w);
 void cv_live_loop_stop(void *loop);
 

@@ -2,8 +2,10 @@
  * live_read — the live model in two pipelined rounds: first the cluster's
  * indexes (TIME, the nodes hash, the settings, the services set, the health
  * reports), then per node its heartbeat, down mark, admin hash, assignments
- * and reports, and per service its record. Values stay the strings Redis
- * holds; the planner parses the JSON ones. One reply lost (the connection
+ * and reports, and per service its record and the loads reported for its
+ * replicas ({cluster}:load:<svc>, parsed: services.<svc>.loads, docs/crm.md
+ * "Dynamic load"). Other values stay the strings Redis holds; the planner
+ * parses the JSON ones. One reply lost (the connection
  * dropped) fails the read: a plan on a partial model could unassign what it
  * did not see.
  */
@@ -36,7 +38,8 @@ typedef enum {
     R_NODE,
     R_ASSIGN,
     R_REPORT,
-    R_SVC
+    R_SVC,
+    R_LOAD
 } read_kind_t;
 
 typedef struct read_req {
@@ -78,6 +81,32 @@ static json_t *node_obj(read_state_t *st, const char *node)
         json_object_set_new(nodes, node, n);
     }
     return n;
+}
+
+json_t *cv__live_loads(const redisReply *rep)
+{
+    json_t *pairs = cv__live_pairs(rep), *loads = json_object();
+    const char *index;
+    json_t *v;
+    json_object_foreach(pairs, index, v)
+    {
+        json_t *parsed = json_loads(json_string_value(v), 0, NULL);
+        json_t *clean = json_object();
+        const char *metric;
+        json_t *x;
+        json_object_foreach(parsed, metric, x)
+        {
+            if (json_is_number(x))
+                json_object_set(clean, metric, x);
+        }
+        json_decref(parsed);
+        if (json_object_size(clean) > 0)
+            json_object_set_new(loads, index, clean);
+        else
+            json_decref(clean);
+    }
+    json_decref(pairs);
+    return loads;
 }
 
 static void store(read_state_t *st, read_kind_t kind, const char *name, const redisReply *rep)
@@ -137,6 +166,14 @@ static void store(read_state_t *st, read_kind_t kind, const char *name, const re
     case R_REPORT:
         json_object_set_new(node_obj(st, name), "report", cv__live_pairs(rep));
         break;
+    case R_LOAD: {
+        /* Replies come in order: the service's record is in the model
+         * already, or the service is gone and its loads go with it. */
+        json_t *svc = json_object_get(json_object_get(m, "services"), name);
+        if (svc)
+            json_object_set_new(svc, "loads", cv__live_loads(rep));
+        break;
+    }
     case R_SVC: {
         json_t *h = cv__live_pairs(rep);
         if (json_object_size(h) > 0)
@@ -213,6 +250,7 @@ static void second_round(read_state_t *st)
     json_object_foreach(json_object_get(st->model, "services"), name, v)
     {
         send_key(st, R_SVC, "HGETALL", CV_KEY_SVC, name);
+        send_key(st, R_LOAD, "HGETALL", CV_KEY_LOAD, name);
     }
     if (--st->pending == 0)
         finish(st);
