@@ -403,11 +403,13 @@ void cv__rc_renew(rc_ctx_t *x)
 {
     const json_t *up = json_object_get(x->spec, "updatePolicy");
     if (x->deleting || !x->s || !json_is_object(up)) {
-        if (x->s && !x->deleting) {
-            json_decref(x->rollout); /* the policy is gone: what is left goes at once */
-            x->rollout = NULL;
-        }
         renew_all(x);
+        /* The policy is gone mid-way: what was left went at once, so the
+         * rollout of this version is over. One of another version is left
+         * as it is (the record is the operator's to read). */
+        if (x->s && !x->deleting && x->rollout && strcmp(str(x->rollout, "to"), x->digest) == 0 &&
+            (state_is(x, "rolling") || state_is(x, "paused")))
+            set_state(x, "complete", "update_policy removed: the rest renewed at once");
         return;
     }
     ro_policy_t p;

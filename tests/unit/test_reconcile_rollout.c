@@ -408,6 +408,27 @@ static void test_without_an_update_policy_every_replica_is_renewed_at_once(void 
     json_decref(m);
 }
 
+static void test_a_policy_removed_mid_way_renews_the_rest_and_completes(void **state)
+{
+    (void)state;
+    json_t *m = settled(3, false, "{\"step\": 1}");
+    new_digest(m, "d2");
+    json_decref(round_trip(m));
+    json_object_del(rx_spec(m, RX_SVC), "updatePolicy");
+    json_t *p = round_trip(m);
+    assert_int_equal(running(m, "d2"), 3);
+    assert_string_equal(rollout_str(p, "state"), "complete");
+    json_decref(p);
+    /* a rollout record of another version is left as it is */
+    json_t *rec = json_object_get(json_object_get(m, "services"), RX_SVC);
+    json_object_set_new(rec, "rollout",
+                        json_pack("{s:s, s:s, s:s}", "to", "d9", "state", "rolling", "from", "d8"));
+    p = round_trip(m);
+    assert_string_equal(rollout_str(p, "state"), "rolling");
+    json_decref(p);
+    json_decref(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -423,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_a_stateful_replica_is_renewed_on_its_own_node_once_stopped),
         cmocka_unit_test(test_a_count_change_in_the_same_update_adds_new_and_removes_at_once),
         cmocka_unit_test(test_without_an_update_policy_every_replica_is_renewed_at_once),
+        cmocka_unit_test(test_a_policy_removed_mid_way_renews_the_rest_and_completes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
