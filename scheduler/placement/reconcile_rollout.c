@@ -405,9 +405,10 @@ void cv__rc_renew(rc_ctx_t *x)
     if (x->deleting || !x->s || !json_is_object(up)) {
         renew_all(x);
         /* The policy is gone mid-way: what was left went at once, so the
-         * rollout of this version is over. One of another version is left
-         * as it is (the record is the operator's to read). */
+         * planner's rollout of this version is over. Any other record is
+         * left as it is (the cluster resource manager reads it too). */
         if (x->s && !x->deleting && x->rollout && strcmp(str(x->rollout, "to"), x->digest) == 0 &&
+            json_is_object(json_object_get(x->rollout, "from_process")) &&
             (state_is(x, "rolling") || state_is(x, "paused")))
             set_state(x, "complete", "update_policy removed: the rest renewed at once");
         return;

@@ -419,10 +419,15 @@ static void test_a_policy_removed_mid_way_renews_the_rest_and_completes(void **s
     assert_int_equal(running(m, "d2"), 3);
     assert_string_equal(rollout_str(p, "state"), "complete");
     json_decref(p);
-    /* a rollout record of another version is left as it is */
+    /* a rollout record the planner did not start is left as it is */
     json_t *rec = json_object_get(json_object_get(m, "services"), RX_SVC);
     json_object_set_new(rec, "rollout",
                         json_pack("{s:s, s:s, s:s}", "to", "d9", "state", "rolling", "from", "d8"));
+    p = round_trip(m);
+    assert_string_equal(rollout_str(p, "state"), "rolling");
+    json_decref(p);
+    json_object_set_new(rec, "rollout",
+                        json_pack("{s:s, s:s, s:s}", "to", "d2", "state", "rolling", "from", "d1"));
     p = round_trip(m);
     assert_string_equal(rollout_str(p, "state"), "rolling");
     json_decref(p);
