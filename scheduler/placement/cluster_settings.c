@@ -170,8 +170,9 @@ int cv__cluster_settings_load(cv__cluster_ld_t *ld, const json_t *manifest)
 
 int cv__cluster_live_check(const cv__cluster_ld_t *ld, const json_t *manifest)
 {
-    static const char *const keys[] = {"downGraceSeconds", "fenceMarginMs",
-                                       "blocklistAfterFailures", "blocklistMinutes", NULL};
+    static const char *const keys[] = {"downGraceSeconds",       "fenceMarginMs",
+                                       "blocklistAfterFailures", "blocklistMinutes",
+                                       "moveHandoverSeconds",    NULL};
     const json_t *live;
     int rc = cv__cluster_get_object(ld, manifest, "", "live", &live);
     if (rc || !live)

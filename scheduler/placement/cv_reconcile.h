@@ -52,6 +52,7 @@
 #define CV_RECONCILE_BLOCKLIST_N 1        /* blocklistAfterFailures */
 #define CV_RECONCILE_BLOCKLIST_MIN 10.0   /* blocklistMinutes */
 #define CV_RECONCILE_FENCE_MS 10000       /* a node that does not say its fence_ms */
+#define CV_RECONCILE_HANDOVER_S 60.0      /* moveHandoverSeconds */
 
 /* The source of the health reports a reconcile writes for service `svc`:
  * "System.PLB:<svc>" into buf. */

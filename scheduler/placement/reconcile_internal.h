@@ -22,6 +22,7 @@ typedef struct rc_settings {
     int64_t fence_margin_ms;
     int blocklist_n;
     double blocklist_min;
+    double handover_s; /* a handover's new replica has this long to come up */
 } rc_settings_t;
 
 /* What the model says of one node. */

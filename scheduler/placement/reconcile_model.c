@@ -42,6 +42,7 @@ void cv__rc_settings(const json_t *settings, rc_settings_t *out)
     out->fence_margin_ms = (int64_t)number(live, "fenceMarginMs", CV_RECONCILE_FENCE_MARGIN_MS);
     out->blocklist_n = (int)number(live, "blocklistAfterFailures", CV_RECONCILE_BLOCKLIST_N);
     out->blocklist_min = number(live, "blocklistMinutes", CV_RECONCILE_BLOCKLIST_MIN);
+    out->handover_s = number(live, "moveHandoverSeconds", CV_RECONCILE_HANDOVER_S);
     if (out->blocklist_n < 1)
         out->blocklist_n = 1;
 }

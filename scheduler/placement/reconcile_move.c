@@ -212,7 +212,9 @@ static void complete(rc_ctx_t *x, const char *key, json_t *entry)
 }
 
 /* Kept handovers: done once the new replica is up; back to the old one
- * when the new one's node is down. */
+ * when the new one's node is down or it did not come up in time (a node
+ * whose agent is gone while its heartbeat lingers must not hold a move
+ * forever). */
 static void progress(rc_ctx_t *x)
 {
     const char *key;
@@ -224,11 +226,17 @@ static void progress(rc_ctx_t *x)
             continue;
         const char *node = str(entry, "node");
         char why[512];
+        double since = json_number_value(json_object_get(entry, "since"));
         if (!cv__rc_node(x, node).alive && old_alive(x, entry)) {
             snprintf(why, sizeof(why), "node %s is down", node);
             fall_back(x, key, entry, why);
         } else if (ready(x, node, str(entry, "rid")))
             complete(x, key, entry);
+        else if (since > 0 && x->now - since > x->set.handover_s && old_alive(x, entry)) {
+            snprintf(why, sizeof(why), "the new replica on %s was not up within %g s", node,
+                     x->set.handover_s);
+            fall_back(x, key, entry, why);
+        }
     }
 }
 

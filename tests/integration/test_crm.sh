@@ -72,9 +72,14 @@ crm_cleanup() {
     done
 }
 
-crm_assigned() { # NODE...: replicas assigned over the nodes
-    local n total=0
-    for n; do total=$((total + $(redis HLEN "$(ckey "assign:$n")"))); done
+# NODE...: replicas of this run's services (their ids start with the run,
+# as the nodes' names do) assigned over the nodes; another test's service
+# balanced onto them does not count.
+crm_assigned() {
+    local n total=0 run=${1%-*}
+    for n; do
+        total=$((total + $(redis HKEYS "$(ckey "assign:$n")" | grep -c "^$run\." || true)))
+    done
     echo "$total"
 }
 crm_assigned_is() { [ "$(crm_assigned "${@:2}")" = "$1" ]; }

@@ -30,10 +30,14 @@ lv_cleanup() { # run nodes...
     done
 }
 
-# Replicas assigned over the given nodes.
+# Replicas of this run's services (their ids start with the run, as the
+# nodes' names do) assigned over the given nodes: another test's service
+# the manager balanced onto them does not count.
 lv_assigned() {
-    local n total=0
-    for n in "$@"; do total=$((total + $(redis HLEN "$(lv_key "assign:$n")"))); done
+    local n total=0 run=${1%-*}
+    for n in "$@"; do
+        total=$((total + $(redis HKEYS "$(lv_key "assign:$n")" | grep -c "^$run\." || true)))
+    done
     echo "$total"
 }
 
@@ -74,7 +78,7 @@ test_live_cluster_loop_places_replaces_scales_and_deletes_a_service() {
     local run="lv${RUN_ID}" nodes=() i
     for i in 1 2 3 4 5 6 7 8 9; do nodes+=("$run-n$i"); done
     local svc="$run.web.00000001" stack="$run-stack"
-    trap 'lv_cleanup '"$run"' '"${nodes[*]}"'; redis DEL "$(lv_key "svc:'"$svc"'")" >/dev/null; redis SREM "$(lv_key services)" "'"$svc"'" >/dev/null; redis DEL "${LV_PREFIX}{'"$stack"'}:stack" "${LV_PREFIX}{'"$stack"'}:res:web" >/dev/null' RETURN
+    trap 'lv_cleanup '"$run"' '"${nodes[*]}"'; redis DEL "$(lv_key "svc:'"$svc"'")" >/dev/null; redis SREM "$(lv_key services)" "'"$svc"'" >/dev/null; redis DEL "${LV_PREFIX}{'"$stack"'}:stack" "${LV_PREFIX}{'"$stack"'}:res:web" >/dev/null' EXIT
     for i in 1 2 3 4 5 6 7 8 9; do
         lv_node "$run-n$i" "fd$(((i - 1) / 3 + 1))" "ud$(((i - 1) % 3 + 1))" "$run"
     done
@@ -147,7 +151,7 @@ lv_placed_on() { [ "$(lv_node_of "$1" "$2")" = "$3" ]; }
 test_live_an_unplaceable_replica_waits_then_lands_on_a_joining_node_and_drain_hands_it_over() {
     local run="lw${RUN_ID}" nodes=("lw${RUN_ID}-a" "lw${RUN_ID}-b" "lw${RUN_ID}-c" "lw${RUN_ID}-d")
     local svc="$run.web.00000002" stack="$run-stack"
-    trap 'lv_cleanup '"$run"' '"${nodes[*]}"'; redis DEL "$(lv_key "svc:'"$svc"'")" >/dev/null; redis SREM "$(lv_key services)" "'"$svc"'" >/dev/null; redis DEL "${LV_PREFIX}{'"$stack"'}:stack" "${LV_PREFIX}{'"$stack"'}:res:web" >/dev/null' RETURN
+    trap 'lv_cleanup '"$run"' '"${nodes[*]}"'; redis DEL "$(lv_key "svc:'"$svc"'")" >/dev/null; redis SREM "$(lv_key services)" "'"$svc"'" >/dev/null; redis DEL "${LV_PREFIX}{'"$stack"'}:stack" "${LV_PREFIX}{'"$stack"'}:res:web" >/dev/null' EXIT
     lv_node "${nodes[0]}" fd1 ud1 "$run"
     lv_node "${nodes[1]}" fd2 ud2 "$run"
     redis HSET "$(lv_key "svc:$svc")" spec "$(lv_spec 3 "$run")" state active gen 0 \

@@ -284,6 +284,44 @@ static void test_a_handover_whose_target_goes_down_keeps_the_old_replica(void **
     json_decref(m);
 }
 
+/* The new replica does not come up within moveHandoverSeconds (a node
+ * whose agent is gone while its heartbeat lingers): the old one stays. */
+static void test_a_handover_whose_new_replica_is_not_up_in_time_keeps_the_old_replica(void **state)
+{
+    (void)state;
+    json_t *m = flat(4, 1000);
+    rx_service(m, RX_SVC, 2, false);
+    json_t *first = round_of(m);
+    char from[8], to[8];
+    snprintf(from, sizeof(from), "%s", rx_node_of(first, 0));
+    snprintf(to, sizeof(to), "%s", free_node(m, first, NULL));
+    ask(m, 0, from, to, "balancing");
+    json_t *p = round_of(m);
+    char fresh[128];
+    snprintf(fresh, sizeof(fresh), "%s", rx_rid_of(p, 0));
+    json_decref(p);
+    report(m, to, fresh, "starting");
+    json_object_set_new(m, "now", json_real(RX_NOW + CV_RECONCILE_HANDOVER_S - 1));
+    p = rx_plan(m, RX_SVC);
+    assert_string_equal(from_of(p, 0, "node"), from); /* still waiting */
+    json_decref(p);
+    json_object_set_new(m, "now", json_real(RX_NOW + CV_RECONCILE_HANDOVER_S + 1));
+    p = round_of(m);
+    assert_string_equal(rx_node_of(p, 0), from);
+    assert_string_equal(rx_rid_of(p, 0), rx_rid_of(first, 0));
+    assert_null(json_object_get(entry_of(p, 0), "from"));
+    assert_false(has_move(p, 0));
+    char text[256];
+    snprintf(text, sizeof(text),
+             "move of replica web-0.demo to %s abandoned (the new replica on %s was not up "
+             "within 60 s)",
+             to, to);
+    assert_event(p, text);
+    json_decref(p);
+    json_decref(first);
+    json_decref(m);
+}
+
 /* The restart policy gives up on the new replica: the old one stays, and
  * the target is blocklisted as for any give-up. */
 static void test_a_handover_whose_new_replica_gave_up_keeps_the_old_replica(void **state)
@@ -668,6 +706,7 @@ int main(void)
         cmocka_unit_test(test_a_stateless_move_without_health_check_is_done_when_running),
         cmocka_unit_test(test_a_handover_whose_target_goes_down_keeps_the_old_replica),
         cmocka_unit_test(test_a_handover_whose_new_replica_gave_up_keeps_the_old_replica),
+        cmocka_unit_test(test_a_handover_whose_new_replica_is_not_up_in_time_keeps_the_old_replica),
         cmocka_unit_test(test_a_stateful_replica_stops_before_it_starts_on_the_target),
         cmocka_unit_test(test_a_stateful_move_whose_target_no_longer_fits_is_placed_elsewhere),
         cmocka_unit_test(test_the_primary_moves_after_the_other_moves_of_its_service),
