@@ -8,6 +8,7 @@
 #include "cli_service.h"
 #include "cli_template.h"
 
+#include "cv_cluster.h"
 #include "cv_template.h"
 
 #include <jansson.h>
@@ -57,7 +58,9 @@ static int apply_opt(const cli_args_t *a, int id, void *ctx)
     return cli_tpl_input_option(&v->in, a, id);
 }
 
-/* The services' metrics against the manifest at `path`. */
+/* The manifest at `path` as the agents and `place` load it (nodes, live
+ * and cluster resource manager settings), then the services' metrics
+ * against it. */
 static int check_cluster(const char *path, const cli_loaded_t *t, const char *fname)
 {
     char err[1024];
@@ -67,8 +70,12 @@ static int check_cluster(const char *path, const cli_loaded_t *t, const char *fn
         return CLI_USAGE;
     json_t *manifest = cv_yaml_load(text, len, path, err, sizeof(err));
     free(text);
-    int rc = manifest ? cli_service_check_manifest(t->tree, fname, manifest)
-                      : cli_fail(CLI_USAGE, "%s", err);
+    cv_cluster_t *c = NULL;
+    int rc = !manifest ? cli_fail(CLI_USAGE, "%s", err)
+             : cv_cluster_load(manifest, path, &c, err, sizeof(err)) != 0
+                 ? cli_fail(CLI_USAGE, "%s", err)
+                 : cli_service_check_manifest(t->tree, fname, manifest);
+    cv_cluster_free(c);
     json_decref(manifest);
     return rc;
 }

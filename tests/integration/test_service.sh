@@ -177,6 +177,20 @@ test_service_unknown_metric_is_refused_by_validate_against_a_cluster_file() {
     rm -rf "$dir"
 }
 
+test_service_bad_crm_setting_is_refused_by_validate_naming_it() {
+    local dir rc=0 err
+    dir=$(mktemp -d)
+    svc_template g m 1 MemoryMB >"$dir/ok.yaml"
+    echo '{"nodes": [{"name": "n1", "faultDomain": "fd:/a", "upgradeDomain": "UD0",
+            "capacities": {"MemoryMB": 1024}}],
+           "crm": {"MetricBalancingThresholds": {"MemoryMB": 0.5}}}' >"$dir/cluster.json"
+    err=$(ctl validate "$dir/ok.yaml" --cluster "$dir/cluster.json" 2>&1) || rc=$?
+    assert_eq 2 "$rc" "exit code"
+    assert_match 'cluster.json: crm.MetricBalancingThresholds.MemoryMB: expected a balancing threshold of 1 or more' \
+        "$err" message
+    rm -rf "$dir"
+}
+
 # The node the service's index 0 is placed on.
 svc_node_of_0() { # svc
     redis hget "${CONVERGE_PREFIX:-cv:}{cluster}:svc:$1" placement |
