@@ -37,6 +37,7 @@ extern const char cli_replicas_usage[];
 extern const char cli_health_usage[];
 /* The cluster resource manager (issue 13). */
 extern const char cli_crm_usage[];
+extern const char cli_crm_settings_usage[];
 extern const char cli_report_load_usage[];
 extern const char cli_rollout_usage[];
 extern const char cli_upgrade_usage[];
@@ -70,6 +71,7 @@ int cli_cmd_replicas(cli_t *cli, int argc, char **argv);
 int cli_cmd_health(cli_t *cli, int argc, char **argv);
 /* The cluster resource manager (issue 13). */
 int cli_cmd_crm(cli_t *cli, int argc, char **argv);
+int cli_cmd_crm_settings(cli_t *cli, int argc, char **argv);
 int cli_cmd_report_load(cli_t *cli, int argc, char **argv);
 int cli_cmd_rollout(cli_t *cli, int argc, char **argv);
 int cli_cmd_upgrade(cli_t *cli, int argc, char **argv);

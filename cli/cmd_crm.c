@@ -10,9 +10,11 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char cli_crm_usage[] =
     "usage: convergectl crm [-o json]\n"
+    "       convergectl crm settings [FILE | --clear] [-o json]\n"
     "\n"
     "Shows the cluster resource manager (docs/crm.md): which process holds the\n"
     "role (the lease {cluster}:crm, '<worker id>:<epoch>') and for how long; the\n"
@@ -24,7 +26,8 @@ const char cli_crm_usage[] =
     "whether it is imbalanced and the ratio once the pass's moves are made; the\n"
     "moves made and throttled in the current throttle window; and why nothing\n"
     "moved though something is out of balance. Fields of {cluster}:crm:status\n"
-    "that cannot be read are named, never fatal.\n"
+    "that cannot be read are named, never fatal. `crm settings` sets the\n"
+    "manager's settings over the cluster file's (convergectl crm settings --help).\n"
     "\n"
     "  -o, --output FORMAT  text (default) or json: {\"holder\", \"epoch\", \"lease_ms\",\n"
     "                       \"status\" (false while no status was written),\n"
@@ -70,6 +73,8 @@ static int show(cli_t *cli, bool json)
 
 int cli_cmd_crm(cli_t *cli, int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "settings") == 0)
+        return cli_cmd_crm_settings(cli, argc - 1, argv + 1);
     bool json = false;
     int rc = cli_parse_args(argc, argv, "crm", crm_opts, apply_opt, &json);
     if (rc == CLI_HELP) {

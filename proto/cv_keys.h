@@ -58,6 +58,7 @@
     XX(CLEDGER, "{cluster}:ledger")                                                                \
     XX(CRM, "{cluster}:crm")                                                                       \
     XX(CRM_STATUS, "{cluster}:crm:status")                                                         \
+    XX(CRM_SETTINGS, "{cluster}:crm:settings")                                                     \
     XX(LOAD, "{cluster}:load:<svc>")
 
 typedef enum {

@@ -123,8 +123,12 @@ static void phase_done(crm_t *c, int moves)
 
 static void apply_settings(crm_t *c, const json_t *model)
 {
-    const char *text = json_string_value(json_object_get(model, "settings"));
-    json_t *parsed = text && text[0] ? json_loads(text, 0, NULL) : NULL;
+    /* text as Redis holds it, or an object once `crm settings` were laid over it */
+    const json_t *stored = json_object_get(model, "settings");
+    const char *text = json_string_value(stored);
+    json_t *parsed = !json_is_string(stored) ? json_incref((json_t *)stored)
+                     : text[0]               ? json_loads(text, 0, NULL)
+                                             : NULL;
     if (!json_is_object(parsed)) {
         json_decref(parsed);
         parsed = json_object();

@@ -1,6 +1,7 @@
 /*
  * live_read — the live model in two pipelined rounds: first the cluster's
- * indexes (TIME, the nodes hash, the settings, the services set, the health
+ * indexes (TIME, the nodes hash, the settings with the operator's `crm
+ * settings` laid over them, the services set, the health
  * reports), then per node its heartbeat, down mark, admin hash, assignments
  * and reports, and per service its record and the loads reported for its
  * replicas ({cluster}:load:<svc>, parsed: services.<svc>.loads, docs/crm.md
@@ -31,6 +32,7 @@ typedef enum {
     R_TIME,
     R_NODES,
     R_SETTINGS,
+    R_CRM_SETTINGS,
     R_SERVICES,
     R_HEALTH,
     R_ALIVE,
@@ -60,6 +62,34 @@ json_t *cv__live_pairs(const redisReply *rep)
 }
 
 static void second_round(read_state_t *st);
+
+/* The settings an operator set ({cluster}:crm:settings, `convergectl crm
+ * settings`) laid over the cluster file's `crm` object, key by key: the
+ * model's settings become an object. Text that is not an object is left
+ * out (the CLI stores only checked objects). */
+static void lay_over_crm(json_t *model, const char *text)
+{
+    json_t *over = json_loads(text, 0, NULL);
+    if (!json_is_object(over)) {
+        json_decref(over);
+        return;
+    }
+    const json_t *stored = json_object_get(model, "settings");
+    json_t *settings = json_is_string(stored) ? json_loads(json_string_value(stored), 0, NULL)
+                                              : json_deep_copy(stored);
+    if (!json_is_object(settings)) {
+        json_decref(settings);
+        settings = json_object();
+    }
+    json_t *crm = json_object_get(settings, "crm");
+    if (!json_is_object(crm)) {
+        crm = json_object();
+        json_object_set_new(settings, "crm", crm);
+    }
+    json_object_update(crm, over);
+    json_decref(over);
+    json_object_set_new(model, "settings", settings);
+}
 
 static void finish(read_state_t *st)
 {
@@ -133,6 +163,10 @@ static void store(read_state_t *st, read_kind_t kind, const char *name, const re
     case R_SETTINGS:
         if (rep->type == REDIS_REPLY_STRING)
             json_object_set_new(m, "settings", json_stringn(rep->str, rep->len));
+        break;
+    case R_CRM_SETTINGS: /* answered after R_SETTINGS: sent after it */
+        if (rep->type == REDIS_REPLY_STRING)
+            lay_over_crm(m, rep->str);
         break;
     case R_SERVICES:
         for (size_t i = 0; rep->type == REDIS_REPLY_ARRAY && i < rep->elements; i++)
@@ -273,6 +307,7 @@ void cv__live_read(cv_worker_t *w, cv__live_model_cb cb, void *arg)
     send_cmd(st, R_TIME, NULL, 1, time_argv);
     send_key(st, R_NODES, "HGETALL", CV_KEY_NODES, NULL);
     send_key(st, R_SETTINGS, "GET", CV_KEY_SETTINGS, NULL);
+    send_key(st, R_CRM_SETTINGS, "GET", CV_KEY_CRM_SETTINGS, NULL);
     send_key(st, R_SERVICES, "SMEMBERS", CV_KEY_SERVICES, NULL);
     send_key(st, R_HEALTH, "HGETALL", CV_KEY_HEALTH, NULL);
     if (--st->pending > 0)

@@ -306,7 +306,8 @@ static void load_service(bl_model_t *m, bl_service_t *sv, const json_t *rec)
         cv_service_load(desc, "spec", &sv->s, err, sizeof(err)) == 0)
         sv->s->replicas = target;
     json_decref(desc);
-    sv->cost_name = str(spec, "moveCost") ? str(spec, "moveCost") : "Low";
+    const char *cost = str(spec, "moveCost");
+    sv->cost_name = cost && cost[0] ? cost : "Low";
     sv->cost = cost_of(sv->cost_name);
     const char *state = str(rec, "state");
     const json_t *rollout = json_object_get(rec, "rollout");

@@ -8,7 +8,10 @@
  * scope may move, within their scope. Each step considers every eligible
  * replica of the K most and K least loaded nodes of every such metric
  * (for defragmentation: the least loaded nodes that hold some load and
- * the most loaded ones) against every such node as a target, scores each
+ * the most loaded ones) against every such node as a target — and, for a
+ * service with a placement constraint, against the K least loaded nodes
+ * where it holds, since the cluster's least loaded may all be nodes it
+ * cannot go to —, scores each
  * move by how much it improves the whole score — every metric the
  * replica carries, not just the one out of balance (balance_score.c) —
  * less the service's move cost, and makes the best move that keeps every
@@ -33,6 +36,15 @@ typedef struct cand {
     int r, to;
 } cand_t;
 
+#define OWN_CACHE 64
+
+typedef struct own {
+    const uint8_t *feas;
+    size_t scope, metric;
+    int nodes[K_NODES];
+    size_t n;
+} own_t;
+
 typedef struct search {
     bl_model_t *m;
     uint8_t *active;    /* nscopes x nsvcs: the group may move in the scope */
@@ -43,6 +55,12 @@ typedef struct search {
     size_t ncands, capcands;
     bool blocked;   /* an improving move broke a hard constraint */
     bool throttled; /* an improving move was held back by a throttle */
+    /* This step's K least loaded nodes where a placement constraint holds
+     * (the cluster's least loaded may all be nodes a constrained service
+     * cannot go to), per constraint (services share `feas` by its text),
+     * scope and metric: computed once a step, when first needed. */
+    own_t own[OWN_CACHE];
+    size_t nown;
 } search_t;
 
 static size_t scope_of(const bl_model_t *m, int node)
@@ -159,6 +177,60 @@ static void push(search_t *x, double net, int r, int to)
     x->cands[x->ncands++] = (cand_t){net, r, to};
 }
 
+/* The metric of the replica that gains most, for the move's reason. */
+static size_t main_metric(const bl_model_t *m, int r)
+{
+    const bl_scope_t *sc = cv__bl_scope_of((bl_model_t *)m, m->reps[r].node);
+    size_t best = 0;
+    for (size_t k = 0; k < m->nmetrics; k++)
+        if (sc->triggered[k] && m->reps[r].load[k] > 0 &&
+            (!sc->triggered[best] || m->reps[r].load[best] <= 0 ||
+             m->reps[r].load[k] / sc->mean[k] > m->reps[r].load[best] / sc->mean[best]))
+            best = k;
+    return best;
+}
+
+/* The K least loaded nodes of the scope (by the metric; defragmenting: the
+ * most loaded) where the placement constraint `feas` holds, into `out`. */
+static void own_targets(const search_t *x, own_t *out)
+{
+    const bl_model_t *m = x->m;
+    double keys[K_NODES], sign = m->scopes[out->scope].set[out->metric].defrag ? 1 : -1;
+    out->n = 0;
+    for (size_t node = 0; node < m->nnodes; node++)
+        if (m->nodes[node].up && out->feas[node] && scope_of(m, (int)node) == out->scope)
+            top_insert(out->nodes, keys, &out->n, (int)node,
+                       sign * m->nodes[node].load[out->metric]);
+}
+
+/* own_targets of replica r's constraint, scope and main metric, from this
+ * step's cache when another replica asked first. */
+static const own_t *targets_of(search_t *x, int r, own_t *spare)
+{
+    const bl_model_t *m = x->m;
+    own_t key = {.feas = m->svcs[m->reps[r].svc].feas,
+                 .scope = scope_of(m, m->reps[r].node),
+                 .metric = main_metric(m, r)};
+    for (size_t i = 0; i < x->nown; i++)
+        if (x->own[i].feas == key.feas && x->own[i].scope == key.scope &&
+            x->own[i].metric == key.metric)
+            return &x->own[i];
+    own_t *out = x->nown < OWN_CACHE ? &x->own[x->nown++] : spare;
+    *out = key;
+    own_targets(x, out);
+    return out;
+}
+
+static void consider(search_t *x, int r, int from, int to, double cost)
+{
+    const bl_model_t *m = x->m;
+    if (to == from || scope_of(m, to) != scope_of(m, from))
+        return;
+    double net = cv__bl_gain(m, r, to) - cost;
+    if (net > EPS)
+        push(x, net, r, to);
+}
+
 static void gather(search_t *x)
 {
     bl_model_t *m = x->m;
@@ -169,16 +241,16 @@ static void gather(search_t *x)
             int r = a->reps[j];
             if (!eligible(x, r))
                 continue;
-            size_t s = scope_of(m, x->srcs[i]);
             double cost = m->svcs[m->reps[r].svc].cost;
-            for (size_t t = 0; t < x->ndst; t++) {
-                int to = x->dsts[t];
-                if (to == x->srcs[i] || scope_of(m, to) != s)
-                    continue;
-                double net = cv__bl_gain(m, r, to) - cost;
-                if (net > EPS)
-                    push(x, net, r, to);
-            }
+            for (size_t t = 0; t < x->ndst; t++)
+                consider(x, r, x->srcs[i], x->dsts[t], cost);
+            if (!m->svcs[m->reps[r].svc].feas)
+                continue;
+            own_t spare;
+            const own_t *own = targets_of(x, r, &spare);
+            for (size_t t = 0; t < own->n; t++)
+                if (!x->dst[own->nodes[t]])
+                    consider(x, r, x->srcs[i], own->nodes[t], cost);
         }
     }
 }
@@ -215,19 +287,6 @@ static long choose(search_t *x)
             x->blocked = true;
         c->r = -1;
     }
-}
-
-/* The metric of the replica that gains most, for the move's reason. */
-static size_t main_metric(const bl_model_t *m, int r)
-{
-    const bl_scope_t *sc = cv__bl_scope_of((bl_model_t *)m, m->reps[r].node);
-    size_t best = 0;
-    for (size_t k = 0; k < m->nmetrics; k++)
-        if (sc->triggered[k] && m->reps[r].load[k] > 0 &&
-            (!sc->triggered[best] || m->reps[r].load[best] <= 0 ||
-             m->reps[r].load[k] / sc->mean[k] > m->reps[r].load[best] / sc->mean[best]))
-            best = k;
-    return best;
 }
 
 static void make(search_t *x, const cand_t *c)
@@ -302,6 +361,7 @@ void cv__bl_balance(bl_model_t *m)
     x.dsts = malloc((m->nnodes + 1) * sizeof(int));
     bool any = activate(&x);
     for (size_t step = 0; any && step < m->nreps; step++) {
+        x.nown = 0;
         pick_all(&x);
         gather(&x);
         long best = choose(&x);

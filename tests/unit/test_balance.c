@@ -265,6 +265,40 @@ static void test_a_node_added_to_the_cluster_receives_replicas(void **state)
     json_decref(m);
 }
 
+/* A constrained service's only free node among many emptier ones it may not
+ * go to: the search still finds it (the cluster's least loaded nodes are
+ * not the only targets). */
+static void test_a_constrained_service_finds_its_node_among_many_empty_others(void **state)
+{
+    (void)state;
+    json_t *m = bx_model();
+    for (int i = 0; i < 12; i++) {
+        char name[16], fd[16];
+        snprintf(name, sizeof(name), "E%02d", i);
+        snprintf(fd, sizeof(fd), "fde%d", i);
+        bx_node(m, name, "N", fd, "ud1", NULL);
+    }
+    bx_node(m, "G1", "N", "fdg1", "ud1", NULL);
+    bx_node(m, "G2", "N", "fdg2", "ud1", NULL);
+    bx_node(m, "G3", "N", "fdg3", "ud1", NULL);
+    for (int i = 0; i < 4; i++) {
+        char svc[16];
+        snprintf(svc, sizeof(svc), "g%d", i);
+        bx_service(m, svc, "[{\"name\": \"M\", \"primaryLoad\": 10}]", NULL,
+                   "zone == fdg1 || zone == fdg2 || zone == fdg3");
+        bx_place(m, svc, i < 2 ? "G1" : "G2");
+    }
+    json_t *r = bx_run(m, CV_BALANCE_BALANCING, NULL);
+    assert_true(bx_imbalanced(r, "M", NULL));
+    assert_true(bx_nmoves(r) >= 1);
+    for (size_t i = 0; i < bx_nmoves(r); i++)
+        assert_string_equal(json_string_value(json_object_get(
+                                json_array_get(json_object_get(r, "moves"), i), "to")),
+                            "G3");
+    json_decref(r);
+    json_decref(m);
+}
+
 /* ---------------------------------------------------------------- related services */
 
 /*
@@ -540,6 +574,7 @@ int main(void)
         cmocka_unit_test(test_seed_example_2_only_node_type_c_is_balanced),
         cmocka_unit_test(test_a_node_type_balanced_within_its_interval_waits),
         cmocka_unit_test(test_a_node_added_to_the_cluster_receives_replicas),
+        cmocka_unit_test(test_a_constrained_service_finds_its_node_among_many_empty_others),
         cmocka_unit_test(test_related_services_move_together_and_an_unrelated_one_never),
         cmocka_unit_test(test_defragmentation_packs_load_and_empties_a_node),
         cmocka_unit_test(test_a_high_cost_service_is_not_moved_for_a_small_gain),
