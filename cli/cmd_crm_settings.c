@@ -37,7 +37,7 @@ const char cli_crm_settings_usage[] =
 
 #define CMD "crm settings"
 
-enum { OPT_CLEAR = 1 };
+enum { OPT_CLEAR = 100 };
 
 static const cli_opt_t settings_opts[] = {
     CLI_HELP_OPT, CLI_OUTPUT_OPT, {OPT_CLEAR, "--clear", NULL, false}, CLI_OPTS_END};

@@ -91,14 +91,14 @@ bl_judged() { # metric type:threshold...
     done
 }
 
-# Services of $@ the manager asked to move (a move in their record, or a
-# handover under way) or that moved.
+# Services of $@ the manager asked to move: a move in their record, or a
+# handover under way (on these agentless nodes the new replica never runs,
+# so a handover lasts until moveHandoverSeconds, longer than the test).
 bl_moved() {
     local s
     for s; do
         if [ -n "$(redis HGET "$(bl_key "svc:$s")" moves)" ] ||
-            redis HGET "$(bl_key "svc:$s")" placement | grep -q '"from"' ||
-            redis XRANGE "${BL_PREFIX}{${s%%.*}-stack}:events" - + | grep -q "moving from .*(balancing"; then
+            redis HGET "$(bl_key "svc:$s")" placement | grep -q '"from"'; then
             echo "$s"
         fi
     done
@@ -106,11 +106,19 @@ bl_moved() {
 
 bl_some_moved() { [ -n "$(bl_moved "$@")" ]; }
 
-# bl_setup RUN TYPE:NODES:SERVICES...: nodes "<run>-<type><i>" of node type
-# "<run><type>", services "<run>.<type>s<i>", one replica each, placed.
+bl_none_moving() { [ -z "$(bl_moved "$@")" ]; }
+
+# bl_setup RUN DIR TYPE:NODES:SERVICES...: nodes "<run>-<type><i>" of node
+# type "<run><type>", services "<run>.<type>s<i>", one replica each,
+# placed. Balancing is kept off the run's node types meanwhile (a threshold
+# no layout reaches), so the replicas stay where the loads are set next.
 bl_setup() {
-    local run=$1 spec type nodes svcs i all=()
-    shift
+    local run=$1 dir=$2 spec type nodes svcs i all=() calm=""
+    shift 2
+    for spec; do
+        calm+="${calm:+, }\"$run${spec%%:*}\": {\"MetricBalancingThresholdsPerNodeType\": {\"$run\": 1000000}}"
+    done
+    bl_settings "$dir/calm.json" "{\"SeparateBalancingStrategyPerNodeType\": true, \"nodeTypes\": {$calm}}"
     for spec; do
         IFS=: read -r type nodes svcs <<<"$spec"
         for ((i = 1; i <= nodes; i++)); do bl_node "$run" "$run-$type$i" "$run$type"; done
@@ -120,6 +128,7 @@ bl_setup() {
         done
     done
     cv_wait_until 30 "every replica placed" bl_all_placed "${all[@]}"
+    cv_wait_until 30 "no replica moving" bl_none_moving "${all[@]}"
 }
 
 bl_services() { redis SMEMBERS "$(bl_key services)" | grep "^$1\\.$2s" | sort; }
@@ -138,7 +147,7 @@ test_balance_seed_per_node_type_example_2_moves_only_node_type_c() {
     local run="bl${RUN_ID}" dir
     dir=$(mktemp -d)
     trap 'bl_cleanup '"$run"'; rm -rf '"$dir" EXIT
-    bl_setup "$run" A:2:6 B:2:6 C:2:6
+    bl_setup "$run" "$dir" A:2:6 B:2:6 C:2:6
     local a b c
     mapfile -t a < <(bl_services "$run" A)
     mapfile -t b < <(bl_services "$run" B)
@@ -174,7 +183,7 @@ test_balance_seed_per_node_type_example_1_moves_only_node_type_a() {
     local run="bm${RUN_ID}" dir
     dir=$(mktemp -d)
     trap 'bl_cleanup '"$run"'; rm -rf '"$dir" EXIT
-    bl_setup "$run" A:2:6 B:2:6
+    bl_setup "$run" "$dir" A:2:6 B:2:6
     local a b
     mapfile -t a < <(bl_services "$run" A)
     mapfile -t b < <(bl_services "$run" B)
@@ -196,14 +205,24 @@ test_balance_seed_per_node_type_example_1_moves_only_node_type_a() {
     assert_eq "" "$(bl_moved "${b[@]}")" "replicas of node type B moved"
 }
 
-test_balance_crm_settings_refuses_a_bad_setting_naming_it() {
+test_balance_crm_settings_stores_shows_clears_and_refuses_a_bad_setting() {
     local dir rc=0 err
     dir=$(mktemp -d)
+    trap 'ctl crm settings --clear >/dev/null || true; rm -rf '"$dir" EXIT
+    echo '{"MinLoadBalancingInterval": 7}' >"$dir/ok.json"
+    ctl crm settings "$dir/ok.json" >/dev/null
+    assert_eq 7 "$(redis GET "$(bl_key crm:settings)" | jq .MinLoadBalancingInterval)" "stored"
+    assert_eq 7 "$(ctl crm settings -o json | jq .MinLoadBalancingInterval)" "shown"
     echo '{"MetricBalancingThresholds": {"CPU": 0.5}}' >"$dir/bad.json"
     err=$(ctl crm settings "$dir/bad.json" 2>&1) || rc=$?
     assert_eq 2 "$rc" "exit code"
     assert_match 'bad.json: crm.MetricBalancingThresholds.CPU: expected a balancing threshold of 1 or more' \
         "$err" message
-    [ -z "$(redis GET "$(bl_key crm:settings)")" ] || fail "a refused setting was stored"
-    rm -rf "$dir"
+    assert_eq 7 "$(redis GET "$(bl_key crm:settings)" | jq .MinLoadBalancingInterval)" \
+        "the stored settings after a refused file"
+    rc=0
+    ctl crm settings "$dir/ok.json" --clear >/dev/null 2>&1 || rc=$?
+    assert_eq 2 "$rc" "exit code of FILE with --clear"
+    ctl crm settings --clear >/dev/null
+    assert_eq 0 "$(redis EXISTS "$(bl_key crm:settings)")" "settings left after --clear"
 }
