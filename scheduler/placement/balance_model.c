@@ -161,15 +161,25 @@ static const char *str(const json_t *obj, const char *key)
     return json_string_value(json_object_get(obj, key));
 }
 
-static double cost_of(const char *name)
+/* The move cost named `name` (Low when unknown), its canonical name into
+ * *canon: a static string, since the spec it was read from does not outlive
+ * the model. */
+static double cost_of(const char *name, const char **canon)
 {
-    if (!name || strcasecmp(name, "Low") == 0)
-        return BL_COST_LOW;
-    if (strcasecmp(name, "Zero") == 0)
-        return BL_COST_ZERO;
-    if (strcasecmp(name, "Medium") == 0)
-        return BL_COST_MEDIUM;
-    return strcasecmp(name, "High") == 0 ? BL_COST_HIGH : BL_COST_LOW;
+    static const struct {
+        const char *name;
+        double cost;
+    } costs[] = {{"Zero", BL_COST_ZERO},
+                 {"Low", BL_COST_LOW},
+                 {"Medium", BL_COST_MEDIUM},
+                 {"High", BL_COST_HIGH}};
+    for (size_t i = 0; name && i < sizeof(costs) / sizeof(costs[0]); i++)
+        if (strcasecmp(name, costs[i].name) == 0) {
+            *canon = costs[i].name;
+            return costs[i].cost;
+        }
+    *canon = "Low";
+    return BL_COST_LOW;
 }
 
 static bool rollout_running(const json_t *rollout)
@@ -306,9 +316,7 @@ static void load_service(bl_model_t *m, bl_service_t *sv, const json_t *rec)
         cv_service_load(desc, "spec", &sv->s, err, sizeof(err)) == 0)
         sv->s->replicas = target;
     json_decref(desc);
-    const char *cost = str(spec, "moveCost");
-    sv->cost_name = cost && cost[0] ? cost : "Low";
-    sv->cost = cost_of(sv->cost_name);
+    sv->cost = cost_of(str(spec, "moveCost"), &sv->cost_name);
     const char *state = str(rec, "state");
     const json_t *rollout = json_object_get(rec, "rollout");
     sv->movable = sv->s && !(state && strcmp(state, "deleting") == 0) &&
