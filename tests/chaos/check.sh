@@ -34,6 +34,22 @@ chaos_dump() {
         "${CONVERGE_PREFIX:-cv:}" "$id" "$trav"
 }
 
+# chaos_wait_unnamed STATE ID: waits (30 s at most) until the name of the
+# deleted stack ID no longer maps to it. The worker that completes a delete
+# frees the name right after (another slot than the stack's keys: not in the
+# same script); killed in between, the reaper frees it at its next pass
+# (docs/architecture.md). The check then judges what is left.
+chaos_wait_unnamed() {
+    local port name deadline=$((SECONDS + 30))
+    port=$(sed -n 's/^REDIS_PORT=//p' "$1/ports")
+    name=$(redis-cli -h 127.0.0.1 -p "$port" hget "${CONVERGE_PREFIX:-cv:}{$2}:stack" name 2>/dev/null)
+    [[ -n $name ]] || return 0
+    while ((SECONDS < deadline)) &&
+        [[ $(redis-cli -h 127.0.0.1 -p "$port" hget "${CONVERGE_PREFIX:-cv:}stacks" "$name" 2>/dev/null) == "$2" ]]; do
+        sleep 0.2
+    done
+}
+
 # chaos_ledger_mode BUILD_DIR: required when the engine knows the ledger.
 chaos_ledger_mode() {
     if grep -q ':ledger\|ledger' "$1/converge-engine" 2>/dev/null; then echo required; else echo optional; fi
@@ -47,6 +63,7 @@ chaos_check() {
     local trav=${10:-} dump out
     [[ -n $trav ]] || trav=$(redis-cli -h 127.0.0.1 -p "$(sed -n 's/^REDIS_PORT=//p' "$state/ports")" \
         hget "${CONVERGE_PREFIX:-cv:}{$id}:stack" traversal 2>/dev/null)
+    [[ $expect != DELETE_COMPLETE ]] || chaos_wait_unnamed "$state" "$id"
     if ! dump=$(chaos_dump "$state" "$id" "$trav") || [[ -z $dump ]]; then
         echo "VIOLATION: cannot read stack $id from Redis"
         return 1
