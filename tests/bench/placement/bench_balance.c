@@ -24,31 +24,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #define NMETRICS 3
 #define REPLICAS 5
 
 static const char *const metric_names[NMETRICS] = {"CPU", "MemoryMB", "DiskGB"};
 static const double base_capacity[NMETRICS] = {64, 128000, 4000};
 static const char *const types[] = {"small", "medium", "large"};
-
-typedef struct rng {
-    uint64_t s;
-} rng_t;
-
-static uint32_t rnd(rng_t *r, uint32_t n)
-{
-    r->s ^= r->s << 13;
-    r->s ^= r->s >> 7;
-    r->s ^= r->s << 17;
-    return (uint32_t)(r->s % n);
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The bench's own view of the cluster, for the baseline and the checks. */
 typedef struct world {

@@ -18,30 +18,13 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #define NMETRICS 3
 
 static const char *const metric_names[NMETRICS] = {"CPU", "MemoryMB", "DiskGB"};
 static const int64_t base_capacity[NMETRICS] = {64, 256000, 4000};
 static const double weights[NMETRICS] = {1.0, 0.3, 0.1}; /* high, medium, low */
-
-typedef struct rng {
-    uint64_t s;
-} rng_t;
-
-static uint32_t rnd(rng_t *r, uint32_t n)
-{
-    r->s ^= r->s << 13;
-    r->s ^= r->s >> 7;
-    r->s ^= r->s << 17;
-    return (uint32_t)(r->s % n);
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* ---------------------------------------------------------------- the cluster */
 
