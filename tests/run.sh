@@ -13,17 +13,33 @@ QUICK=0
 [ "${1:-}" = "--quick" ] && QUICK=1
 
 declare -a RESULTS=()
+declare -a FAILURES=()
 FAILED=0
 PASSED=0
+LOGS=$(mktemp -d)
+trap 'rm -rf "$LOGS"' EXIT
+# Each step's output goes to the terminal and to a log, so that the summary
+# (the end of the output, which is what a CI page shows) can repeat the
+# lines that say what failed.
 step() { # name, command...
     local name=$1; shift
-    local t0=$SECONDS
+    local t0=$SECONDS log="$LOGS/$((PASSED + FAILED)).log"
     echo "=== $name"
-    if "$@"; then
+    # (a log followed by tail, not a pipe: a daemon a step leaves running
+    # would hold a pipe open, and the step must not wait for it)
+    "$@" >"$log" 2>&1 &
+    local pid=$!
+    tail -n +1 -f --pid="$pid" "$log"
+    if wait "$pid"; then
         RESULTS+=("PASS  $name ($((SECONDS - t0)) s)"); PASSED=$((PASSED + 1))
     else
         RESULTS+=("FAIL  $name ($((SECONDS - t0)) s)"); FAILED=$((FAILED + 1))
+        FAILURES+=("$name" "$log")
     fi
+}
+
+failure_lines() { # log: the lines naming a failure, at most 40
+    grep -E -i -A2 "fail|error|assert|sanitizer|timed out|stuck" "$1" | tail -n 40
 }
 
 static_checks() {
@@ -79,6 +95,10 @@ if [ $QUICK = 0 ]; then
 fi
 
 echo
+for ((i = 0; i < ${#FAILURES[@]}; i += 2)); do
+    echo "=== what failed in: ${FAILURES[i]}"
+    failure_lines "${FAILURES[i + 1]}"
+done
 echo "=== summary"
 printf '%s\n' "${RESULTS[@]}"
 echo "$PASSED passed, $FAILED failed"
