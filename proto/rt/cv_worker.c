@@ -73,9 +73,11 @@ static int connect_all(cv_worker_t *w, const cv_worker_def_t *def)
     if (!rc) {
         const char *topics[] = {def->topic};
         cv_consumer_conf_t conf = {.group = def->group,
+                                   .instance = w->id,
                                    .topics = topics,
                                    .ntopics = 1,
                                    .window = w->window,
+                                   .session_ms = w->session_ms,
                                    .handler = def->handler,
                                    .ud = w,
                                    .on_state = cv__worker_kafka_state};
@@ -126,6 +128,7 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
     w.role = def->role;
     w.window = 2048;
     w.lease_ms = 5000; /* short, because it is renewed while held (cv_lease) */
+    w.session_ms = 6000;
     w.max_attempts = 20;
     w.reap_stall_ms = 10000; /* twice the longest pause between two looks of an observer */
     w.reap_interval_ms = 2000;

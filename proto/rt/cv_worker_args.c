@@ -35,6 +35,10 @@ static void usage(FILE *f, const char *prog, const cv_worker_def_t *def)
             "  --window N         jobs in flight at most (default 2048)\n"
             "  --lease-ms MS      resource lease time, renewed while held (default 5000;\n"
             "                     $CONVERGE_LEASE_MS)\n"
+            "  --session-ms MS    Kafka group session: how long the partitions of a worker\n"
+            "                     that died wait before they move (default 6000;\n"
+            "                     $CONVERGE_SESSION_MS; the broker's\n"
+            "                     group.min.session.timeout.ms bounds it)\n"
             "  --max-attempts N   transient failures of a job, while Redis and Kafka are\n"
             "                     reachable, before it is dead-lettered and its stack failed\n"
             "                     (default 20; $CONVERGE_MAX_ATTEMPTS)\n"
@@ -71,6 +75,7 @@ typedef struct int_opt {
 static const int_opt_t int_opts[] = {
     {'w', "window", NULL, 1, 1000000, offsetof(cv_worker_t, window)},
     {'l', "lease-ms", "CONVERGE_LEASE_MS", 100, 3600000, offsetof(cv_worker_t, lease_ms)},
+    {'S', "session-ms", "CONVERGE_SESSION_MS", 100, 3600000, offsetof(cv_worker_t, session_ms)},
     {'a', "max-attempts", "CONVERGE_MAX_ATTEMPTS", 1, 1000000, offsetof(cv_worker_t, max_attempts)},
     {'s', "reap-stall-ms", "CONVERGE_REAP_STALL_MS", 100, 86400000,
      offsetof(cv_worker_t, reap_stall_ms)},

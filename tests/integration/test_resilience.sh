@@ -36,8 +36,7 @@ res_begin_lost() {
 
 # res_produce TOPIC: one Kafka message per line of stdin.
 res_produce() {
-    kcat -P -b "$CONVERGE_KAFKA" -t "$1" -X api.version.request=false \
-        -X broker.version.fallback=0.9.0.1
+    kcat -P -b "$CONVERGE_KAFKA" -t "$1"
 }
 
 # msgpack of a CHECK / OBSERVE / STACK job of stack ID (16 hex), traversal 1,
