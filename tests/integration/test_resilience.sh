@@ -572,7 +572,7 @@ test_resilience_worker_id_with_the_holder_separator_is_refused() {
 # liveness record showed), since catching a live engine inside the
 # milliseconds it holds a lease would be a race.
 test_resilience_engine_restarted_with_its_id_takes_its_dead_predecessors_lease_at_once() {
-    local id k log inc1 inc2
+    local id k log inc1 inc2 t_restart
     id=$(res_new_id) k="$RES_PREFIX{$id}" log=$(mktemp)
     trap res_child_gone_engines_back EXIT
     res_service stop engine-1 engine-2
@@ -584,12 +584,14 @@ test_resilience_engine_restarted_with_its_id_takes_its_dead_predecessors_lease_a
     res_expand_lost "$(stack_name res-restart-lease)" "$id"
     redis SET "$k:lease:a" "engine-lease@$inc1:1" PX 120000 >/dev/null
     res_check_job "$id" a | res_produce converge.check
+    t_restart=$(date +%s%N)
     res_engine_child engine-lease "$log" --lease-ms 120000
     cv_wait_until 60 "the restarted engine-lease to be ready" res_worker_ready engine-lease
     inc2=$(res_incarnation engine-lease)
     [ "$inc2" != "$inc1" ] || fail "the restart kept the incarnation $inc1"
     cv_wait_until 60 "the stack to complete, long before the lease of $inc1 would run out" \
         res_status_is "$id" CREATE_COMPLETE
+    echo "    restart to stack complete: $((($(date +%s%N) - t_restart) / 1000000)) ms (lease 120000 ms)"
     assert_eq 0 "$(redis EXISTS "$k:lease:a")" "leases left"
     res_sigterm "$RES_CHILD" engine-lease
     rm -f "$log"
