@@ -112,7 +112,8 @@ scenario_kill() {
 #    it; its stale writes must be refused (fenced), never applied.
 # ---------------------------------------------------------------------------
 
-# Prints "resource token" for every lease of stack ID held now (one round trip).
+# Prints "resource token" for every lease of stack ID held now (one round trip);
+# a token is "<worker id>@<incarnation>:<n>" (a worker id has no '@').
 LEASES_LUA="local out, c = {}, '0'
 repeat
   local r = redis.call('SCAN', c, 'MATCH', ARGV[1] .. '*', 'COUNT', 1000)
@@ -144,7 +145,7 @@ scenario_pause() {
         tries=0
         while ((tries++ < 200)); do
             stack_settled "$id" && break
-            target=$(leases_of "$id" | awk '$2 ~ /^engine-/ { split($2, a, ":"); n[a[1]]++ }
+            target=$(leases_of "$id" | awk '$2 ~ /^engine-/ { split($2, a, "@"); n[a[1]]++ }
                 END { for (w in n) if (n[w] > best) { best = n[w]; bw = w }; print bw }')
             if [[ -z $target ]]; then
                 sleep 0.01
@@ -153,7 +154,7 @@ scenario_pause() {
             pid=$(cv_alive "$target") || continue
             kill -STOP "$pid"
             sleep 0.3
-            mapfile -t held < <(leases_of "$id" | awk -v w="$target" 'index($2, w ":") == 1 { print $1 }')
+            mapfile -t held < <(leases_of "$id" | awk -v w="$target" 'index($2, w "@") == 1 { print $1 }')
             ((${#held[@]} > 0)) && break 2
             kill -CONT "$pid"
         done
