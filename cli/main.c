@@ -61,6 +61,9 @@ static const cli_command_t commands[] = {
     {"rollout", "show, pause, resume or roll back a service's rolling update", cli_rollout_usage,
      cli_cmd_rollout},
     {"upgrade", "update a stack one upgrade domain at a time", cli_upgrade_usage, cli_cmd_upgrade},
+    /* Kafka (issue 14). */
+    {"topics", "check, or --create, the Kafka topics Converge uses", cli_topics_usage,
+     cli_cmd_topics},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -1,0 +1,101 @@
+/*
+ * Specification of what `convergectl topics` wants of Kafka (cli/cli_topics.h,
+ * docs/kafka.md): the three topics and their partitions, the replication
+ * defaults by cluster size, and what is wrong with a topic as found.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "cli_topics.h"
+
+#include <string.h>
+
+static const char *const names[CLI_NTOPICS] = {"converge.check", "converge.observe",
+                                               "converge.dead"};
+
+static void found(cli_topic_t *t, int partitions, int replicas, bool leaders)
+{
+    t->exists = true;
+    t->partitions = partitions;
+    t->replicas = replicas;
+    t->leaders = leaders;
+}
+
+static void test_the_three_topics_and_their_partitions(void **state)
+{
+    (void)state;
+    cli_topic_t t[CLI_NTOPICS];
+    cli_topics_init(t, names, 0);
+    assert_string_equal(t[0].name, "converge.check");
+    assert_string_equal(t[1].name, "converge.observe");
+    assert_string_equal(t[2].name, "converge.dead");
+    /* not asked: any count is accepted, 8 are created; dead letters in one */
+    assert_int_equal(t[0].want, 0);
+    assert_int_equal(t[0].create, 8);
+    assert_int_equal(t[1].create, 8);
+    assert_int_equal(t[2].create, 1);
+    cli_topics_init(t, names, 24);
+    assert_int_equal(t[0].want, 24);
+    assert_int_equal(t[1].create, 24);
+    assert_int_equal(t[2].want, 0);
+    assert_int_equal(t[2].create, 1);
+    assert_false(t[0].exists || t[0].created);
+}
+
+static void test_replication_follows_the_cluster_size(void **state)
+{
+    (void)state;
+    assert_int_equal(cli_topics_default_replication(1), 1);
+    assert_int_equal(cli_topics_default_replication(2), 2);
+    assert_int_equal(cli_topics_default_replication(3), 3);
+    assert_int_equal(cli_topics_default_replication(7), 3);
+    assert_int_equal(cli_topics_default_min_insync(1), 1);
+    assert_int_equal(cli_topics_default_min_insync(2), 1);
+    assert_int_equal(cli_topics_default_min_insync(3), 2);
+}
+
+static void test_a_topic_as_wanted_has_no_problem(void **state)
+{
+    (void)state;
+    cli_topic_t t[CLI_NTOPICS];
+    char buf[256];
+    cli_topics_init(t, names, 8);
+    found(&t[0], 8, 3, true);
+    found(&t[2], 5, 1, true); /* dead letters: any count */
+    assert_null(cli_topic_problem(&t[0], buf, sizeof(buf)));
+    assert_null(cli_topic_problem(&t[2], buf, sizeof(buf)));
+}
+
+static void test_each_problem_is_named(void **state)
+{
+    (void)state;
+    cli_topic_t t[CLI_NTOPICS];
+    char buf[256];
+    cli_topics_init(t, names, 8);
+    assert_non_null(strstr(cli_topic_problem(&t[1], buf, sizeof(buf)),
+                           "converge.observe does not exist"));
+    found(&t[0], 4, 1, true);
+    assert_non_null(strstr(cli_topic_problem(&t[0], buf, sizeof(buf)),
+                           "converge.check has 4 partition(s), not 8"));
+    found(&t[0], 8, 1, false);
+    assert_non_null(strstr(cli_topic_problem(&t[0], buf, sizeof(buf)),
+                           "converge.check has a partition without a leader"));
+    /* any count when none was asked */
+    cli_topics_init(t, names, 0);
+    found(&t[0], 4, 1, true);
+    assert_null(cli_topic_problem(&t[0], buf, sizeof(buf)));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_the_three_topics_and_their_partitions),
+        cmocka_unit_test(test_replication_follows_the_cluster_size),
+        cmocka_unit_test(test_a_topic_as_wanted_has_no_problem),
+        cmocka_unit_test(test_each_problem_is_named),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
