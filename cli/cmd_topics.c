@@ -214,22 +214,22 @@ static int create_missing(cli_t *cli, rd_kafka_t *rk, cli_topic_t t[CLI_NTOPICS]
     return rc;
 }
 
-static bool all_ready(const cli_topic_t t[CLI_NTOPICS])
+/* A topic just created shows in the metadata, and gets its leaders, a
+ * moment later; a partition count differs for good. */
+static bool settling(const cli_topic_t t[CLI_NTOPICS])
 {
-    char buf[256];
     for (int i = 0; i < CLI_NTOPICS; i++)
-        if (cli_topic_problem(&t[i], buf, sizeof(buf)))
-            return false;
-    return true;
+        if (!t[i].exists || !t[i].leaders)
+            return true;
+    return false;
 }
 
-/* Reads the metadata until every topic is as wanted, LEADERS_S at most: a
- * topic just created has its leaders elected a moment later. */
+/* Reads the metadata until no topic is settling, LEADERS_S at most. */
 static int await_leaders(cli_t *cli, rd_kafka_t *rk, cli_topic_t t[CLI_NTOPICS])
 {
     double deadline = cli_monotonic() + LEADERS_S;
     int brokers, rc;
-    while ((rc = read_topics(cli, rk, t, &brokers)) == CLI_OK && !all_ready(t) &&
+    while ((rc = read_topics(cli, rk, t, &brokers)) == CLI_OK && settling(t) &&
            cli_monotonic() < deadline)
         rd_kafka_poll(rk, RETRY_MS);
     return rc;
