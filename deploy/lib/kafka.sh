@@ -66,6 +66,9 @@ cv_kafka_write_config() {
     # production default of 6 s trades that for tolerance of long GC or
     # network pauses: docs/kafka.md). group.initial.rebalance.delay.ms 0: the
     # first worker of a group starts at once instead of waiting 3 s for others.
+    # broker.session.timeout.ms: the controllers fence a broker that sent no
+    # heartbeat for 2 s (default 9 s) and move its partitions' leadership,
+    # so a killed broker's partitions are led again within about 2 s.
     cat >"$STATE/$name.properties" <<EOF
 process.roles=broker,controller
 node.id=$k
@@ -88,6 +91,8 @@ delete.topic.enable=true
 group.initial.rebalance.delay.ms=0
 group.min.session.timeout.ms=500
 group.max.session.timeout.ms=30000
+broker.heartbeat.interval.ms=500
+broker.session.timeout.ms=2000
 log.cleaner.dedupe.buffer.size=33554432
 EOF
 }
