@@ -41,7 +41,7 @@ extern const char cli_crm_settings_usage[];
 extern const char cli_report_load_usage[];
 extern const char cli_rollout_usage[];
 extern const char cli_upgrade_usage[];
-/* Kafka 4 and existing clusters (issue 14). */
+/* Kafka (issue 14). */
 extern const char cli_topics_usage[];
 
 int cli_cmd_validate(cli_t *cli, int argc, char **argv);
@@ -77,7 +77,7 @@ int cli_cmd_crm_settings(cli_t *cli, int argc, char **argv);
 int cli_cmd_report_load(cli_t *cli, int argc, char **argv);
 int cli_cmd_rollout(cli_t *cli, int argc, char **argv);
 int cli_cmd_upgrade(cli_t *cli, int argc, char **argv);
-/* Kafka 4 and existing clusters (issue 14). */
+/* Kafka (issue 14). */
 int cli_cmd_topics(cli_t *cli, int argc, char **argv);
 /* update, or with `by_upgrade_domain` upgrade: the same options, and the
  * update of the stack's services goes one upgrade domain at a time. */

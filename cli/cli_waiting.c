@@ -384,11 +384,14 @@ static void set_version(json_t *e, const version_t *v)
     json_object_set_new(e, "replaced", json_boolean(v->replaced));
 }
 
-/* The worker of a lease token "<worker>:<n>". */
+/* The worker of a lease token "<worker>@<incarnation>:<n>" (a worker id has
+ * no '@'), or "<worker>:<n>" as engines before incarnations wrote it. */
 static json_t *worker_of(const char *token)
 {
-    const char *colon = strrchr(token, ':');
-    return json_stringn(token, colon ? (size_t)(colon - token) : strlen(token));
+    const char *end = strchr(token, '@');
+    if (!end)
+        end = strrchr(token, ':');
+    return json_stringn(token, end ? (size_t)(end - token) : strlen(token));
 }
 
 /* An engine holds the resource's lease: it is acting now. */

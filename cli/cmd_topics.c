@@ -1,16 +1,13 @@
 /*
- * convergectl topics: checks, or with --create makes, the Kafka topics
- * Converge uses, through librdkafka's Admin API (CreateTopics) and the
- * cluster's metadata. What to create and what differs is decided by
- * cli_topics.h from a snapshot of the metadata; this file only talks to
- * Kafka and prints.
+ * convergectl topics: checks, and with --create creates, the Kafka topics
+ * Converge uses, through the Admin API of librdkafka. What is wanted and
+ * what is wrong is cli_topics.c's; this file talks to Kafka.
  *
- * The metadata is always asked for every topic, never for Converge's by
- * name: a broker with auto.create.topics.enable creates a topic that a
- * client merely asks about, with the broker's default partition count.
+ * Metadata is always asked for all topics, never for the three by name: a
+ * broker that auto-creates topics would create a named one on the spot,
+ * with its own defaults.
  */
 #include "cli_commands.h"
-#include "cli_output.h"
 #include "cli_topics.h"
 
 #include "cv_kafka.h"
@@ -22,56 +19,40 @@
 #include <string.h>
 
 #define METADATA_MS 5000
-#define CREATE_MS 15000
-#define LEADERS_DEADLINE_S 30.0
-#define LEADERS_POLL_MS 200
-
-/* Topics not as asked: exit 4, the code of "not as it should be in time"
- * that scripts already test for. */
-#define TOPICS_DIFFER CLI_TIMEOUT
+#define CREATE_MS 30000
+#define LEADERS_S 30.0
+#define RETRY_MS 200
 
 const char cli_topics_usage[] =
     "usage: convergectl topics [--create] [--partitions N] [--replication-factor R]\n"
     "                          [--min-insync-replicas M] [-o json|text]\n"
     "\n"
     "Checks the Kafka topics Converge uses: converge.check and converge.observe\n"
-    "(the jobs of the engines and observers) and converge.dead (dead letters, one\n"
-    "partition). For each: whether it exists, its partition count, its replication\n"
-    "factor (the replicas of partition 0) and whether every partition has a leader.\n"
+    "(the workers' jobs; N partitions each) and converge.dead (dead letters, 1\n"
+    "partition). Each must exist, with N partitions when --partitions is given, and\n"
+    "every partition must have a leader. With --create, the missing ones are created\n"
+    "first (existing ones are never changed) and their leaders waited for (30 s at\n"
+    "most). Run it once against a Kafka cluster of your own, before the workers.\n"
     "\n"
-    "With --create, creates those missing (never deletes nor alters one), then\n"
-    "waits up to 30 s until every partition of the three has a leader, and prints\n"
-    "the same report. Nothing is created when an existing topic differs from what\n"
-    "was asked. Run it again: a topic that exists is left alone, so a second run is\n"
-    "a no-op.\n"
+    "  --create                 create the topics that are missing\n"
+    "  --partitions N           partitions of converge.check and converge.observe\n"
+    "                           (default: any when checking, 8 when creating)\n"
+    "  --replication-factor R   replicas of each partition of a new topic (default 3\n"
+    "                           on a cluster of 3 brokers or more, else every broker)\n"
+    "  --min-insync-replicas M  min.insync.replicas of a new topic (default 2 when\n"
+    "                           R >= 3: a job acknowledged to a worker (acks=all)\n"
+    "                           survives the loss of one broker; else 1)\n"
+    "  -o, --output F           json or text (default text)\n"
+    "  -h, --help               show this help\n"
     "\n"
-    "  --create                  create the missing topics\n"
-    "  --partitions N            partitions of converge.check and converge.observe\n"
-    "                            (created with 8 when not given); when given, an\n"
-    "                            existing topic with another count is an error\n"
-    "                            (converge.dead: 1)\n"
-    "  --replication-factor R    replicas of each partition (created with min(3,\n"
-    "                            brokers) when not given); when given, an existing\n"
-    "                            topic with another factor is an error\n"
-    "  --min-insync-replicas M   min.insync.replicas of the topics created (default\n"
-    "                            2 from a replication factor of 3, else 1: with\n"
-    "                            the workers' acks=all, a job is acknowledged once\n"
-    "                            2 replicas have it, so losing one broker loses no\n"
-    "                            acknowledged job and the topic stays writable)\n"
-    "  -o, --output F            json or text (default text)\n"
-    "  -h, --help                show this help\n"
+    "Text: a line per topic. JSON: a list of {\"topic\", \"exists\", \"partitions\",\n"
+    "\"replication_factor\", \"leaders\", \"created\"}.\n"
     "\n"
-    "Text: a line per topic. JSON: a list of {\"topic\", \"partitions\",\n"
-    "\"replication_factor\" (null when missing), \"leaders\", \"exists\", \"created\"}.\n"
-    "What is not as asked is named on stderr.\n"
-    "\n"
-    "Exit status: 0 every topic exists (with the partitions and replication factor\n"
-    "asked, where given) and every partition has a leader; 2 usage error, or a\n"
-    "replication the cluster cannot meet; 3 cannot reach Kafka, or it refused to\n"
-    "create a topic; 4 a topic is missing, differs, or has a partition without a\n"
-    "leader.\n";
+    "Exit status: 0 every topic as wanted; 2 usage error; 3 cannot reach Kafka or\n"
+    "Kafka refused to create a topic; 4 a topic is missing, has another partition\n"
+    "count, or has a partition without a leader (each named on stderr).\n";
 
-enum { OPT_CREATE = 50, OPT_PARTITIONS, OPT_REPLICATION, OPT_MIN_INSYNC };
+enum { OPT_CREATE = 100, OPT_PARTITIONS, OPT_REPLICATION, OPT_MIN_INSYNC };
 
 static const cli_opt_t topics_opts[] = {
     CLI_HELP_OPT,
@@ -84,25 +65,21 @@ static const cli_opt_t topics_opts[] = {
 };
 
 typedef struct topics_args {
-    bool json;
-    bool create;
-    cli_topics_ask_t ask;
+    bool json, create;
+    int partitions, replication, min_insync; /* 0: not given */
 } topics_args_t;
 
 /* ------------------------------------------------------------------------ */
 /* Arguments                                                                */
 /* ------------------------------------------------------------------------ */
 
-/* A count from 1 to `max` (Kafka's own limits: replicas are an int16). */
-static int parse_count(const cli_args_t *a, long max, int *out)
+static int parse_count(const cli_args_t *a, const char *opt, int max, int *out)
 {
-    char *end = NULL;
-    long v = 0;
-    if (a->arg[0] >= '0' && a->arg[0] <= '9')
-        v = strtol(a->arg, &end, 10);
+    char *end;
+    long v = a->arg[0] >= '0' && a->arg[0] <= '9' ? strtol(a->arg, &end, 10) : 0;
     if (v < 1 || v > max || *end)
-        return cli_usage_error(a->cmd, "%s: expected a number from 1 to %ld, not '%s'", a->name,
-                               max, a->arg);
+        return cli_usage_error(a->cmd, "%s: expected a number from 1 to %d, not '%s'", opt, max,
+                               a->arg);
     *out = (int)v;
     return CLI_OK;
 }
@@ -111,279 +88,198 @@ static int apply_opt(const cli_args_t *a, int id, void *ctx)
 {
     topics_args_t *out = ctx;
     switch (id) {
+    case CLI_ARG_WORD:
+        return cli_usage_error(a->cmd, "unexpected argument '%s'", a->arg);
     case CLI_OPT_OUTPUT:
         return cli_parse_output(a, &out->json);
     case OPT_CREATE:
         out->create = true;
         return CLI_OK;
     case OPT_PARTITIONS:
-        return parse_count(a, 1000000, &out->ask.partitions);
+        return parse_count(a, "--partitions", 10000, &out->partitions);
     case OPT_REPLICATION:
-        return parse_count(a, 32767, &out->ask.replication_factor);
+        return parse_count(a, "--replication-factor", 100, &out->replication);
     case OPT_MIN_INSYNC:
-        return parse_count(a, 32767, &out->ask.min_insync);
+        return parse_count(a, "--min-insync-replicas", 100, &out->min_insync);
     default:
-        return cli_usage_error(a->cmd, "unexpected argument '%s'", a->arg);
+        return CLI_OK;
     }
 }
 
-/* ------------------------------------------------------------------------ */
-/* Metadata                                                                 */
-/* ------------------------------------------------------------------------ */
-
-/* The cluster's metadata and the view of it cli_topics.h reads (names and
- * errors point into `md`). */
-typedef struct snapshot {
-    const struct rd_kafka_metadata *md;
-    cli_topic_md_t *topics;
-    cli_topics_md_t view;
-} snapshot_t;
-
-static void snapshot_free(snapshot_t *s)
+static int parse_args(int argc, char **argv, topics_args_t *out)
 {
-    if (s->md)
-        rd_kafka_metadata_destroy(s->md);
-    free(s->topics);
-    memset(s, 0, sizeof(*s));
+    int rc = cli_parse_args(argc, argv, "topics", topics_opts, apply_opt, out);
+    if (rc != CLI_OK)
+        return rc;
+    if (!out->create && (out->replication || out->min_insync))
+        return cli_usage_error("topics", "--replication-factor and --min-insync-replicas are "
+                                         "settings of new topics: give them with --create");
+    if (out->replication && out->min_insync > out->replication)
+        return cli_usage_error("topics", "--min-insync-replicas %d is more than the %d replicas",
+                               out->min_insync, out->replication);
+    return CLI_OK;
 }
 
-static void view_topic(const struct rd_kafka_metadata_topic *mt, cli_topic_md_t *t)
-{
-    t->name = mt->topic;
-    t->partitions = mt->partition_cnt;
-    t->replication_factor = 0;
-    t->leaderless = 0;
-    t->error = mt->err ? rd_kafka_err2str(mt->err) : NULL;
-    for (int p = 0; p < mt->partition_cnt; p++) {
-        if (mt->partitions[p].id == 0)
-            t->replication_factor = mt->partitions[p].replica_cnt;
-        if (mt->partitions[p].leader < 0)
-            t->leaderless++;
-    }
-}
+/* ------------------------------------------------------------------------ */
+/* Kafka                                                                    */
+/* ------------------------------------------------------------------------ */
 
-/* Every topic's metadata: CLI_OK or CLI_SERVICE (reported). A topic listed
- * with UNKNOWN_TOPIC_OR_PART does not exist and is left out. */
-static int snapshot_take(cli_t *cli, rd_kafka_t *rk, snapshot_t *s)
+/* Reads the metadata of all topics into `t`; the number of brokers in
+ * *brokers. */
+static int read_topics(cli_t *cli, rd_kafka_t *rk, cli_topic_t t[CLI_NTOPICS], int *brokers)
 {
-    memset(s, 0, sizeof(*s));
-    rd_kafka_resp_err_t err = rd_kafka_metadata(rk, 1, NULL, &s->md, METADATA_MS);
-    if (err || !s->md || s->md->broker_cnt == 0) {
-        snapshot_free(s);
+    const struct rd_kafka_metadata *md = NULL;
+    rd_kafka_resp_err_t err = rd_kafka_metadata(rk, 1, NULL, &md, METADATA_MS);
+    if (err || !md || md->broker_cnt == 0) {
+        if (md)
+            rd_kafka_metadata_destroy(md);
         return cli_fail(CLI_SERVICE, "cannot reach Kafka at %s: %s", cli->opts.kafka,
                         err ? rd_kafka_err2str(err) : "no brokers");
     }
-    s->topics = calloc((size_t)s->md->topic_cnt + 1, sizeof(*s->topics));
-    if (!s->topics) {
-        snapshot_free(s);
-        return cli_fail(CLI_SERVICE, "out of memory reading Kafka's metadata");
+    *brokers = md->broker_cnt;
+    for (int i = 0; i < CLI_NTOPICS; i++) {
+        t[i].exists = false;
+        for (int k = 0; k < md->topic_cnt; k++) {
+            const struct rd_kafka_metadata_topic *mt = &md->topics[k];
+            if (strcmp(mt->topic, t[i].name) != 0 || mt->err || mt->partition_cnt == 0)
+                continue;
+            t[i].exists = true;
+            t[i].partitions = mt->partition_cnt;
+            t[i].replicas = mt->partitions[0].replica_cnt;
+            t[i].leaders = true;
+            for (int p = 0; p < mt->partition_cnt; p++)
+                if (mt->partitions[p].leader < 0)
+                    t[i].leaders = false;
+        }
     }
-    for (int i = 0; i < s->md->topic_cnt; i++) {
-        const struct rd_kafka_metadata_topic *mt = &s->md->topics[i];
-        if (mt->err != RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)
-            view_topic(mt, &s->topics[s->view.ntopics++]);
-    }
-    s->view.brokers = s->md->broker_cnt;
-    s->view.topics = s->topics;
+    rd_kafka_metadata_destroy(md);
     return CLI_OK;
 }
 
-/* Checks the topics against the cluster now; keeps the rows' created flags. */
-static int check_now(cli_t *cli, rd_kafka_t *rk, const cli_topics_ask_t *ask, int *brokers,
-                     cli_topic_row_t rows[CLI_TOPICS_COUNT])
+static int create_result(cli_t *cli, rd_kafka_event_t *ev, cli_topic_t t[CLI_NTOPICS])
 {
-    snapshot_t s;
-    int rc = snapshot_take(cli, rk, &s);
-    if (rc != CLI_OK)
-        return rc;
-    bool created[CLI_TOPICS_COUNT];
-    for (size_t i = 0; i < CLI_TOPICS_COUNT; i++)
-        created[i] = rows[i].created;
-    cli_topics_check(&s.view, ask, rows);
-    for (size_t i = 0; i < CLI_TOPICS_COUNT; i++)
-        rows[i].created = created[i];
-    *brokers = s.view.brokers;
-    snapshot_free(&s);
-    return CLI_OK;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Creating                                                                 */
-/* ------------------------------------------------------------------------ */
-
-/* Kafka refused the request itself as invalid: what was asked cannot be. */
-static bool is_invalid_request(rd_kafka_resp_err_t err)
-{
-    return err == RD_KAFKA_RESP_ERR_INVALID_PARTITIONS ||
-           err == RD_KAFKA_RESP_ERR_INVALID_REPLICATION_FACTOR ||
-           err == RD_KAFKA_RESP_ERR_INVALID_CONFIG || err == RD_KAFKA_RESP_ERR_POLICY_VIOLATION;
-}
-
-static rd_kafka_NewTopic_t *new_topic(const char *name, int partitions,
-                                      const cli_topics_create_t *set, char *err, size_t errsize)
-{
-    char value[16];
-    rd_kafka_NewTopic_t *nt =
-        rd_kafka_NewTopic_new(name, partitions, set->replication_factor, err, errsize);
-    if (!nt)
-        return NULL;
-    snprintf(value, sizeof(value), "%d", set->min_insync);
-    rd_kafka_resp_err_t e = rd_kafka_NewTopic_set_config(nt, "min.insync.replicas", value);
-    if (e) {
-        snprintf(err, errsize, "min.insync.replicas=%s: %s", value, rd_kafka_err2str(e));
-        rd_kafka_NewTopic_destroy(nt);
-        return NULL;
-    }
-    return nt;
-}
-
-/* Marks the rows of the topics created; a topic that already exists (made
- * by someone else since the check) is success too. */
-static int read_results(cli_t *cli, rd_kafka_event_t *ev, cli_topic_row_t rows[CLI_TOPICS_COUNT])
-{
+    if (rd_kafka_event_error(ev))
+        return cli_fail(CLI_SERVICE, "Kafka at %s did not create the topics: %s", cli->opts.kafka,
+                        rd_kafka_event_error_string(ev));
     size_t n = 0;
     const rd_kafka_topic_result_t **res =
         rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev), &n);
-    int rc = CLI_OK;
     for (size_t r = 0; r < n; r++) {
-        const char *name = rd_kafka_topic_result_name(res[r]);
         rd_kafka_resp_err_t err = rd_kafka_topic_result_error(res[r]);
-        for (size_t i = 0; i < CLI_TOPICS_COUNT; i++)
-            if (!err && strcmp(rows[i].topic, name) == 0)
-                rows[i].created = true;
-        if (err && err != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS && rc == CLI_OK) {
-            const char *why = rd_kafka_topic_result_error_string(res[r]);
-            rc = cli_fail(is_invalid_request(err) ? CLI_USAGE : CLI_SERVICE,
-                          "Kafka at %s refused to create %s: %s", cli->opts.kafka, name,
-                          why ? why : rd_kafka_err2str(err));
-        }
+        const char *name = rd_kafka_topic_result_name(res[r]);
+        if (err && err != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS)
+            return cli_fail(CLI_SERVICE, "Kafka at %s refused to create %s: %s", cli->opts.kafka,
+                            name, rd_kafka_topic_result_error_string(res[r]));
+        for (int i = 0; i < CLI_NTOPICS && !err; i++)
+            if (strcmp(t[i].name, name) == 0)
+                t[i].created = true;
     }
-    return rc;
+    return CLI_OK;
 }
 
-/* Sends one CreateTopics request for the `n` topics and reads its answer. */
-static int create_request(cli_t *cli, rd_kafka_t *rk, rd_kafka_NewTopic_t **nts, size_t n,
-                          cli_topic_row_t rows[CLI_TOPICS_COUNT])
+/* Asks Kafka to create the topics that do not exist. A topic that another
+ * client created meanwhile (TOPIC_ALREADY_EXISTS) is fine. */
+static int create_missing(cli_t *cli, rd_kafka_t *rk, cli_topic_t t[CLI_NTOPICS], int rf,
+                          int min_insync)
 {
-    char err[512];
-    rd_kafka_AdminOptions_t *ao = rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_CREATETOPICS);
-    rd_kafka_queue_t *q = rd_kafka_queue_new(rk);
-    /* The broker answers once the controller has made the topics. */
-    rd_kafka_AdminOptions_set_request_timeout(ao, CREATE_MS - 1000, err, sizeof(err));
-    rd_kafka_AdminOptions_set_operation_timeout(ao, CREATE_MS - 2000, err, sizeof(err));
-    rd_kafka_CreateTopics(rk, nts, n, ao, q);
-    rd_kafka_event_t *ev = rd_kafka_queue_poll(q, CREATE_MS);
-    int rc;
-    if (!ev)
-        rc = cli_fail(CLI_SERVICE, "Kafka at %s did not answer the creation of topics within %d s",
-                      cli->opts.kafka, CREATE_MS / 1000);
-    else if (rd_kafka_event_error(ev))
-        rc = cli_fail(CLI_SERVICE, "cannot create topics on Kafka at %s: %s", cli->opts.kafka,
-                      rd_kafka_event_error_string(ev));
-    else
-        rc = read_results(cli, ev, rows);
-    if (ev)
-        rd_kafka_event_destroy(ev);
-    rd_kafka_queue_destroy(q);
-    rd_kafka_AdminOptions_destroy(ao);
-    return rc;
-}
-
-static int create_missing(cli_t *cli, rd_kafka_t *rk, const topics_args_t *args, int brokers,
-                          cli_topic_row_t rows[CLI_TOPICS_COUNT])
-{
-    char err[512];
-    cli_topics_create_t set;
-    if (cli_topics_create_settings(&args->ask, brokers, &set, err, sizeof(err)) != 0)
-        return cli_usage_error("topics", "%s", err);
-    rd_kafka_NewTopic_t *nts[CLI_TOPICS_COUNT];
-    size_t n = 0;
-    int rc = CLI_OK;
-    for (size_t i = 0; i < CLI_TOPICS_COUNT && rc == CLI_OK; i++) {
-        if (rows[i].exists)
+    rd_kafka_NewTopic_t *nt[CLI_NTOPICS];
+    int n = 0, rc = CLI_OK;
+    char err[512], isr[16];
+    snprintf(isr, sizeof(isr), "%d", min_insync);
+    for (int i = 0; i < CLI_NTOPICS && rc == CLI_OK; i++) {
+        if (t[i].exists)
             continue;
-        int partitions = cli_topics_create_partitions(rows[i].topic, args->ask.partitions);
-        nts[n] = new_topic(rows[i].topic, partitions, &set, err, sizeof(err));
-        if (nts[n])
-            n++;
-        else
-            rc = cli_fail(CLI_USAGE, "cannot describe topic %s: %s", rows[i].topic, err);
+        nt[n] = rd_kafka_NewTopic_new(t[i].name, t[i].create, rf, err, sizeof(err));
+        if (!nt[n])
+            rc = cli_fail(CLI_USAGE, "topic %s: %s", t[i].name, err);
+        else if (rd_kafka_NewTopic_set_config(nt[n++], "min.insync.replicas", isr))
+            rc = cli_fail(CLI_USAGE, "topic %s: cannot set min.insync.replicas", t[i].name);
     }
-    if (rc == CLI_OK)
-        rc = create_request(cli, rk, nts, n, rows);
-    rd_kafka_NewTopic_destroy_array(nts, n);
+    if (rc == CLI_OK && n > 0) {
+        rd_kafka_AdminOptions_t *o = rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_CREATETOPICS);
+        rd_kafka_AdminOptions_set_request_timeout(o, CREATE_MS, err, sizeof(err));
+        rd_kafka_AdminOptions_set_operation_timeout(o, CREATE_MS, err, sizeof(err));
+        rd_kafka_queue_t *q = rd_kafka_queue_new(rk);
+        rd_kafka_CreateTopics(rk, nt, (size_t)n, o, q);
+        rd_kafka_event_t *ev = rd_kafka_queue_poll(q, CREATE_MS + METADATA_MS);
+        rc = ev ? create_result(cli, ev, t)
+                : cli_fail(CLI_SERVICE, "Kafka at %s did not answer the creation of the topics",
+                           cli->opts.kafka);
+        if (ev)
+            rd_kafka_event_destroy(ev);
+        rd_kafka_queue_destroy(q);
+        rd_kafka_AdminOptions_destroy(o);
+    }
+    rd_kafka_NewTopic_destroy_array(nt, (size_t)n);
     return rc;
 }
 
-/* Re-reads the metadata until every topic is listed with a leader for each
- * partition, or the deadline; the rows say what was seen last. */
-static int wait_for_leaders(cli_t *cli, rd_kafka_t *rk, const cli_topics_ask_t *ask,
-                            cli_topic_row_t rows[CLI_TOPICS_COUNT])
+/* A topic just created shows in the metadata, and gets its leaders, a
+ * moment later; a partition count differs for good. */
+static bool settling(const cli_topic_t t[CLI_NTOPICS])
 {
-    double deadline = cli_monotonic() + LEADERS_DEADLINE_S;
-    int brokers;
-    for (;;) {
-        int rc = check_now(cli, rk, ask, &brokers, rows);
-        if (rc != CLI_OK || cli_topics_all_led(rows) || cli_monotonic() >= deadline)
-            return rc;
-        cli_sleep_ms(LEADERS_POLL_MS);
-    }
+    for (int i = 0; i < CLI_NTOPICS; i++)
+        if (!t[i].exists || !t[i].leaders)
+            return true;
+    return false;
+}
+
+/* Reads the metadata until no topic is settling, LEADERS_S at most. */
+static int await_leaders(cli_t *cli, rd_kafka_t *rk, cli_topic_t t[CLI_NTOPICS])
+{
+    double deadline = cli_monotonic() + LEADERS_S;
+    int brokers, rc;
+    while ((rc = read_topics(cli, rk, t, &brokers)) == CLI_OK && settling(t) &&
+           cli_monotonic() < deadline)
+        rd_kafka_poll(rk, RETRY_MS);
+    return rc;
 }
 
 /* ------------------------------------------------------------------------ */
-/* Report                                                                   */
+/* Output                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static json_t *count_or_null(const cli_topic_row_t *row, int n)
+static void print_topics(const cli_topic_t t[CLI_NTOPICS], bool json)
 {
-    return row->exists ? json_integer(n) : json_null();
-}
-
-static void print_report(const cli_topic_row_t rows[CLI_TOPICS_COUNT], bool json)
-{
-    if (!json) {
-        for (size_t i = 0; i < CLI_TOPICS_COUNT; i++) {
-            const cli_topic_row_t *r = &rows[i];
-            const char *state = r->created ? "created" : r->exists ? "exists" : "missing";
-            if (r->exists)
-                printf("%-17s %-8s  partitions %d  replication factor %d  leaders %s\n", r->topic,
-                       state, r->partitions, r->replication_factor, r->leaders ? "yes" : "no");
-            else
-                printf("%-17s %s\n", r->topic, state);
-        }
+    if (json) {
+        json_t *a = json_array();
+        for (int i = 0; i < CLI_NTOPICS; i++)
+            json_array_append_new(
+                a, json_pack("{s:s, s:b, s:i, s:i, s:b, s:b}", "topic", t[i].name, "exists",
+                             t[i].exists, "partitions", t[i].exists ? t[i].partitions : 0,
+                             "replication_factor", t[i].exists ? t[i].replicas : 0, "leaders",
+                             t[i].exists && t[i].leaders, "created", t[i].created));
+        json_dumpf(a, stdout, JSON_INDENT(2));
+        fputc('\n', stdout);
+        json_decref(a);
         return;
     }
-    json_t *doc = json_array();
-    for (size_t i = 0; i < CLI_TOPICS_COUNT; i++) {
-        const cli_topic_row_t *r = &rows[i];
-        json_array_append_new(
-            doc, json_pack("{s:s, s:o, s:o, s:b, s:b, s:b}", "topic", r->topic, "partitions",
-                           count_or_null(r, r->partitions), "replication_factor",
-                           count_or_null(r, r->replication_factor), "leaders", r->leaders, "exists",
-                           r->exists, "created", r->created));
+    for (int i = 0; i < CLI_NTOPICS; i++) {
+        if (!t[i].exists) {
+            printf("%-17s missing\n", t[i].name);
+            continue;
+        }
+        printf("%-17s %3d partition(s)  replication factor %d  %s%s\n", t[i].name,
+               t[i].partitions, t[i].replicas,
+               t[i].leaders ? "every partition led" : "a partition without a leader",
+               t[i].created ? "  (created)" : "");
     }
-    cli_print_json(doc);
-    json_decref(doc);
 }
 
-/* Names on stderr each topic that is not as asked: TOPICS_DIFFER, or
- * CLI_OK when there is none. */
-static int report_problems(const cli_topic_row_t rows[CLI_TOPICS_COUNT])
+/* Each problem on stderr; CLI_TIMEOUT when there is one. */
+static int report_problems(const cli_topic_t t[CLI_NTOPICS])
 {
+    char buf[256];
     int rc = CLI_OK;
-    for (size_t i = 0; i < CLI_TOPICS_COUNT; i++)
-        if (rows[i].problem[0])
-            rc = cli_fail(TOPICS_DIFFER, "%s", rows[i].problem);
+    for (int i = 0; i < CLI_NTOPICS; i++)
+        if (cli_topic_problem(&t[i], buf, sizeof(buf)))
+            rc = cli_fail(CLI_TIMEOUT, "%s", buf);
     return rc;
 }
 
 /* ------------------------------------------------------------------------ */
-/* The command                                                              */
-/* ------------------------------------------------------------------------ */
 
-/* A client handle for metadata and the Admin API (a producer that never
- * produces). */
-static int new_admin(cli_t *cli, rd_kafka_t **out)
+static int new_client(cli_t *cli, rd_kafka_t **out)
 {
     char err[512];
     rd_kafka_conf_t *conf = cv_kafka_conf_new(&cli->opts, NULL, err, sizeof(err));
@@ -399,22 +295,32 @@ static int new_admin(cli_t *cli, rd_kafka_t **out)
 
 static int run_topics(cli_t *cli, const topics_args_t *args)
 {
+    static const char *const names[CLI_NTOPICS] = {CV_TOPIC_CHECK, CV_TOPIC_OBSERVE,
+                                                   CV_TOPIC_DEAD};
+    cli_topic_t t[CLI_NTOPICS];
+    cli_topics_init(t, names, args->partitions);
     rd_kafka_t *rk = NULL;
-    cli_topic_row_t rows[CLI_TOPICS_COUNT];
-    memset(rows, 0, sizeof(rows));
     int brokers = 0;
-    int rc = new_admin(cli, &rk);
+    int rc = new_client(cli, &rk);
     if (rc == CLI_OK)
-        rc = check_now(cli, rk, &args->ask, &brokers, rows);
-    if (rc == CLI_OK && args->create && !cli_topics_any_differ(rows)) {
-        if (cli_topics_should_create(rows))
-            rc = create_missing(cli, rk, args, brokers, rows);
-        if (rc == CLI_OK && !cli_topics_all_led(rows))
-            rc = wait_for_leaders(cli, rk, &args->ask, rows);
+        rc = read_topics(cli, rk, t, &brokers);
+    if (rc == CLI_OK && args->create) {
+        int rf = args->replication ? args->replication : cli_topics_default_replication(brokers);
+        int isr = args->min_insync ? args->min_insync : cli_topics_default_min_insync(rf);
+        if (rf > brokers)
+            rc = cli_fail(CLI_USAGE, "--replication-factor %d: Kafka at %s has %d broker(s)", rf,
+                          cli->opts.kafka, brokers);
+        else if (isr > rf)
+            rc = cli_fail(CLI_USAGE, "--min-insync-replicas %d is more than the %d replicas", isr,
+                          rf);
+        if (rc == CLI_OK)
+            rc = create_missing(cli, rk, t, rf, isr);
+        if (rc == CLI_OK)
+            rc = await_leaders(cli, rk, t);
     }
     if (rc == CLI_OK) {
-        print_report(rows, args->json);
-        rc = report_problems(rows);
+        print_topics(t, args->json);
+        rc = report_problems(t);
     }
     if (rk)
         rd_kafka_destroy(rk);
@@ -423,9 +329,8 @@ static int run_topics(cli_t *cli, const topics_args_t *args)
 
 int cli_cmd_topics(cli_t *cli, int argc, char **argv)
 {
-    topics_args_t args;
-    memset(&args, 0, sizeof(args));
-    int rc = cli_parse_args(argc, argv, "topics", topics_opts, apply_opt, &args);
+    topics_args_t args = {0};
+    int rc = parse_args(argc, argv, &args);
     if (rc == CLI_HELP) {
         fputs(cli_topics_usage, stdout);
         return CLI_OK;

@@ -61,7 +61,7 @@ static const cli_command_t commands[] = {
     {"rollout", "show, pause, resume or roll back a service's rolling update", cli_rollout_usage,
      cli_cmd_rollout},
     {"upgrade", "update a stack one upgrade domain at a time", cli_upgrade_usage, cli_cmd_upgrade},
-    /* Kafka 4 and existing clusters (issue 14). */
+    /* Kafka (issue 14). */
     {"topics", "check, or --create, the Kafka topics Converge uses", cli_topics_usage,
      cli_cmd_topics},
 };
@@ -91,7 +91,7 @@ static void print_usage(void)
            "Exit status: 0 success; 1 the stack ended FAILED or rolled back (place: a\n"
            "replica unplaced or the service rejected; node: no such node); 2 usage or\n"
            "validation error, or unknown stack (nothing stored); 3 cannot reach Redis or\n"
-           "Kafka; 4 timed out (topics: a topic missing or not as asked).\n"
+           "Kafka; 4 timed out.\n"
            "\n"
            "Run 'convergectl COMMAND --help' for the options of a command.\n");
 }

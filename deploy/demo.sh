@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The demo command: set everything up (packages, Kafka, build), start Redis,
-# ZooKeeper, Kafka, 2 engines, 2 observers and a cluster of 9 node agents
+# Kafka (KRaft), 2 engines, 2 observers and a cluster of 9 node agents
 # (3 fault domains x 3 upgrade domains) on loopback; submit examples/hello.yaml
 # and show the stack's status, outputs and events; then deploy the service
 # stack examples/web.yaml (3 replicas of converge-hello, real processes),

@@ -339,7 +339,8 @@ void cv__engine_check_job(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m)
     check_t *c = calloc(1, sizeof(*c));
     cv_jobrun_init(&c->run, w, job, m, check_start, check_reset);
     cv_node_name(c->node, sizeof(c->node), m->phase, m->resource);
-    /* The token names the holder, so an operator reading a lease sees who. */
-    snprintf(c->token, sizeof(c->token), "%s:%llu", w->id, ++seq);
+    /* The token names the holder, so an operator reading a lease sees who,
+     * and a successor of this process with the same id sees it is gone. */
+    snprintf(c->token, sizeof(c->token), "%s:%llu", w->holder, ++seq);
     cv_jobrun_start(&c->run);
 }

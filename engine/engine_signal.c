@@ -359,7 +359,8 @@ void cv__engine_signal_job(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m)
     static unsigned long long seq;
     signal_job_t *s = calloc(1, sizeof(*s));
     cv_jobrun_init(&s->run, w, job, m, signal_start, signal_reset);
-    /* The token names the holder, so an operator reading a lease sees who. */
-    snprintf(s->token, sizeof(s->token), "%s:s%llu", w->id, ++seq);
+    /* The token names the holder, so an operator reading a lease sees who,
+     * and a successor of this process with the same id sees it is gone. */
+    snprintf(s->token, sizeof(s->token), "%s:s%llu", w->holder, ++seq);
     cv_jobrun_start(&s->run);
 }

@@ -8,12 +8,11 @@
 
 CV_REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CV_CACHE=${CONVERGE_CACHE:-/var/cache/converge}
-CV_KAFKA_HOME=$CV_CACHE/kafka
+# The Kafka broker's jars (deploy/kafka/pom.xml), one directory per version.
+CV_KAFKA_VERSION=4.1.1
+CV_KAFKA_HOME=$CV_CACHE/kafka-$CV_KAFKA_VERSION
 # The jar whose presence says the cached Kafka distribution is complete.
-CV_KAFKA_JAR=libs/kafka_2.11-0.9.0.1.jar
-# librdkafka settings every client of the bundled 0.9 broker needs.
-CV_KAFKA_COMPAT_OPTS="api.version.request=false,broker.version.fallback=0.9.0.1"
-CV_KCAT_COMPAT=(-X api.version.request=false -X broker.version.fallback=0.9.0.1)
+CV_KAFKA_JAR=libs/kafka_2.13-$CV_KAFKA_VERSION.jar
 
 CV_TAG=${CV_TAG:-$(basename "$0" .sh)}
 CV_T0=${EPOCHREALTIME//[!0-9]/}

@@ -7,13 +7,17 @@
 #   STATE/.converge-state       marks the directory as ours (we only ever
 #                               wipe or remove paths inside such a directory)
 #   STATE/env                   the exports clients source
-#   STATE/ports                 REDIS_PORT, ZK_PORT, KAFKA_PORT of this run
+#   STATE/ports                 REDIS_PORT, KAFKA_BROKERS, KAFKA_PORT_K and
+#                               KAFKA_CTRL_PORT_K of this run (deploy/lib/kafka.sh)
 #   STATE/pids/NAME.pid         one per process we started
 #   STATE/log/NAME.log          its output
 #   STATE/redis/                Redis data (AOF), kept across restarts
-#   STATE/zk/, STATE/kafka-logs/  ZooKeeper and Kafka data, fresh every start
+#   STATE/kafka*-data/          the Kafka brokers' data, fresh every start
 #   STATE/*.properties          generated configuration
 #   STATE/cluster.json, STATE/agents/  the node agents (deploy/lib/agents.sh)
+
+# shellcheck source=SCRIPTDIR/kafka.sh
+. "$(dirname "${BASH_SOURCE[0]}")/kafka.sh"
 
 # cv_state_open DIR: sets STATE to DIR's absolute path, creates the layout,
 # and takes the directory's lock (held until the script exits) so that two
@@ -31,7 +35,7 @@ cv_state_open() {
     mkdir -p "$STATE/pids" "$STATE/log" "$STATE/redis"
     exec 8>"$STATE/.lock"
     flock -w 120 8 || cv_die "another up.sh or down.sh is working on $STATE"
-    REDIS_PORT="" ZK_PORT="" KAFKA_PORT=""
+    REDIS_PORT="" KAFKA_PORT="" KAFKA_BROKERS=""
     cv_state_load_ports
 }
 
@@ -40,17 +44,21 @@ cv_state_load_ports() {
     [[ -f $STATE/ports ]] || return 0
     while IFS='=' read -r key value; do
         [[ $value =~ ^[0-9]+$ ]] || continue
-        case $key in
-        REDIS_PORT) REDIS_PORT=$value ;;
-        ZK_PORT) ZK_PORT=$value ;;
-        KAFKA_PORT) KAFKA_PORT=$value ;;
-        esac
+        [[ $key =~ ^(REDIS_PORT|KAFKA_BROKERS|KAFKA_PORT_[0-9]+|KAFKA_CTRL_PORT_[0-9]+)$ ]] || continue
+        printf -v "$key" '%s' "$value"
     done <"$STATE/ports"
+    KAFKA_PORT=${KAFKA_PORT_0:-}
 }
 
 cv_state_save_ports() {
-    printf 'REDIS_PORT=%s\nZK_PORT=%s\nKAFKA_PORT=%s\n' \
-        "$REDIS_PORT" "$ZK_PORT" "$KAFKA_PORT" >"$STATE/ports.tmp"
+    local k
+    {
+        printf 'REDIS_PORT=%s\nKAFKA_BROKERS=%s\n' "$REDIS_PORT" "${KAFKA_BROKERS:-}"
+        for ((k = 0; k < ${KAFKA_BROKERS:-0}; k++)); do
+            printf 'KAFKA_PORT_%d=%s\nKAFKA_CTRL_PORT_%d=%s\n' "$k" "$(cv_kafka_port "$k")" \
+                "$k" "$(cv_kafka_ctrl_port "$k")"
+        done
+    } >"$STATE/ports.tmp"
     mv -f "$STATE/ports.tmp" "$STATE/ports"
 }
 
@@ -58,19 +66,20 @@ cv_state_save_ports() {
 # rewrites its title to "redis-server 127.0.0.1:PORT"; the Java processes
 # carry the path of their properties file, which is unique to this STATE.
 cv_markers_redis() { CV_MARKERS=(redis-server "127.0.0.1:${REDIS_PORT:-unknown}"); }
-cv_markers_zookeeper() { CV_MARKERS=(QuorumPeerMain "$STATE/zookeeper.properties"); }
-cv_markers_kafka() { CV_MARKERS=(kafka.Kafka "$STATE/kafka.properties"); }
+# cv_markers_kafka NAME: NAME is kafka or kafka-K (deploy/lib/kafka.sh).
+cv_markers_kafka() { CV_MARKERS=(kafka.Kafka "$STATE/$1.properties"); }
 # A node agent: its --dir is unique to STATE (deploy/lib/agents.sh); the
 # trailing space keeps node-1 from matching node-10.
 cv_markers_agent() { CV_MARKERS=("converge-agent " "--dir $STATE/agents/$1 "); }
 # cv_markers_worker NAME: NAME is engine-K or observer-K.
 cv_markers_worker() { CV_MARKERS=("converge-${1%-*} " "--id $1"); }
 
-# cv_alive NAME: prints the PID of STATE's process NAME (redis, zookeeper,
-# kafka, engine-K, observer-K, agent-NODE) if it is running.
+# cv_alive NAME: prints the PID of STATE's process NAME (redis, kafka,
+# kafka-K, engine-K, observer-K, agent-NODE) if it is running.
 cv_alive() {
     case $1 in
-    redis | zookeeper | kafka) "cv_markers_$1" ;;
+    redis) cv_markers_redis ;;
+    kafka | kafka-[0-9]*) cv_markers_kafka "$1" ;;
     agent-*) cv_markers_agent "${1#agent-}" ;;
     *) cv_markers_worker "$1" ;;
     esac

@@ -4,7 +4,8 @@
 # agents first, then every replica process they started (found by the
 # agents' state files, STATE/agents/NODE/replicas/*.json, and signalled only
 # while its /proc start time is the one recorded), then the workers
-# (SIGTERM, SIGKILL after 10 s), then Kafka, ZooKeeper and Redis. Only processes named by the directory's PID files are signalled, and
+# (SIGTERM, SIGKILL after 10 s), then the Kafka brokers and Redis. Only
+# processes named by the directory's PID files are signalled, and
 # only while their command line still matches what up.sh started, so a
 # recycled PID is never killed. Safe to run when nothing is up.
 #
@@ -51,8 +52,9 @@ status=0
 cv_agent_stop_replicas 10 || status=1
 mapfile -t workers < <(cv_worker_names)
 ((${#workers[@]} == 0)) || cv_stop_all 10 "${workers[@]}" || status=1
-cv_stop_all 20 kafka || status=1
-cv_stop_all 10 zookeeper || status=1
+# Every broker with a PID file: also those of an earlier --brokers count.
+mapfile -t brokers < <(cd "$STATE/pids" && ls kafka.pid kafka-*.pid 2>/dev/null | sed 's/\.pid$//')
+((${#brokers[@]} == 0)) || cv_stop_all 20 "${brokers[@]}" || status=1
 cv_stop_all 10 redis || status=1
 rm -f "$STATE/env"
 
@@ -62,8 +64,7 @@ fi
 cv_log "everything in $STATE is stopped"
 if $purge; then
     # Only the paths up.sh creates, never a blind rm -rf of the directory.
-    rm -rf "$STATE/pids" "$STATE/log" "$STATE/redis" "$STATE/zk" "$STATE/kafka-logs" \
-        "$STATE/agents"
+    rm -rf "$STATE/pids" "$STATE/log" "$STATE/redis" "$STATE"/kafka*-data "$STATE/agents"
     rm -f "$STATE/cluster.json" "$STATE/cluster.json.tmp" "$STATE/ports" "$STATE/ports.tmp" "$STATE/env.tmp" "$STATE"/*.properties \
         "$STATE/.converge-state" "$STATE/.lock"
     rmdir "$STATE" 2>/dev/null || cv_warn "$STATE is not empty after purging; left in place"

@@ -2,8 +2,8 @@
 #
 # service.sh — starts, stops, kills or restarts ONE process of a deployment
 # that up.sh made, leaving everything else running: Redis (its AOF data is
-# kept), the Kafka broker (its log directory and ZooKeeper are kept, so no
-# message is lost), or one worker. For fault injection (tests/chaos) and for
+# kept), one Kafka broker (its data directory is kept, so no message is
+# lost), or one worker. For fault injection (tests/chaos) and for
 # operators who need to bounce one piece. Same PID files, logs, ports and
 # command lines as up.sh; a worker's log is appended to, not rotated, so the
 # log of a worker restarted many times holds all of its runs.
@@ -13,13 +13,14 @@
 #   ACTION       start | stop (SIGTERM, SIGKILL after a grace) | kill (SIGKILL)
 #                | restart (stop, then start) | kill-restart (SIGKILL, then start)
 #                | pid (print the PID of NAME if it runs; exit 1 if not)
-#   NAME         redis | kafka | engine-K | observer-K | agent-NODE (a node agent of
+#   NAME         redis | kafka | kafka-K (the brokers of up.sh --brokers 3: kafka is
+#                broker 0, kafka-1 and kafka-2 the others) | engine-K | observer-K | agent-NODE (a node agent of
 #                up.sh --nodes/--cluster: stopping or killing it leaves its replicas
 #                running, as a lost agent does; started again, it re-adopts them)
 #   --dir STATE  state directory of up.sh (default .local in the repository)
 #   --build-dir DIR  where converge-engine / converge-observer are (default build/)
 #   --no-wait    after starting, do not wait for readiness (Redis PING, Kafka
-#                broker registered with every partition led, worker state=ready)
+#                broker listed with every partition led, worker state=ready)
 #   WORKER-ARGS  extra arguments for a worker (e.g. --lease-ms 5000); also taken
 #                from $CONVERGE_WORKER_ARGS (whitespace-separated) when none given
 # env: CONVERGE_UP_TIMEOUT  seconds each readiness wait may take (default 60)
@@ -71,8 +72,8 @@ case $action in start | stop | kill | restart | kill-restart | pid) ;; *)
     cv_usage_error "unknown action: $action"
     ;;
 esac
-case $name in redis | kafka | engine-[0-9]* | observer-[0-9]* | agent-?*) ;; *)
-    cv_usage_error "unknown process: $name (redis, kafka, engine-K, observer-K, agent-NODE)"
+case $name in redis | kafka | kafka-[0-9]* | engine-[0-9]* | observer-[0-9]* | agent-?*) ;; *)
+    cv_usage_error "unknown process: $name (redis, kafka, kafka-K, engine-K, observer-K, agent-NODE)"
     ;;
 esac
 if ((${#worker_args[@]} == 0)) && [[ -n ${CONVERGE_WORKER_ARGS:-} ]]; then
@@ -87,7 +88,7 @@ state_dir=$(cv_abspath "$state_arg")
 # never held while we merely answer "pid".
 if [[ $action == pid ]]; then
     STATE=$state_dir
-    REDIS_PORT="" ZK_PORT="" KAFKA_PORT=""
+    REDIS_PORT="" KAFKA_PORT="" KAFKA_BROKERS=""
     cv_state_load_ports
     cv_alive "$name"
     exit
@@ -99,14 +100,10 @@ redis_ping() {
     [[ $(timeout 2 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null) == PONG ]]
 }
 
-kafka_metadata() {
-    timeout 10 kcat -L -J -m 2 -b "127.0.0.1:$KAFKA_PORT" "${CV_KCAT_COMPAT[@]}" 2>/dev/null
-}
-
-# Broker 0 registered and every partition of every topic has a leader.
+# Every broker listed and every partition of every topic has a leader.
 kafka_ready() {
-    (exec 3<>"/dev/tcp/127.0.0.1/$KAFKA_PORT") 2>/dev/null || return 1
-    kafka_metadata | jq -e '(.brokers | any(.id == 0)) and (.topics | length > 0)
+    cv_kafka_brokers_listed || return 1
+    cv_kafka_metadata | jq -e '(.topics | length > 0)
         and all(.topics[].partitions[]; .leader >= 0)' >/dev/null 2>&1
 }
 
@@ -132,30 +129,16 @@ start_redis() {
     fi
 }
 
-# True when ZooKeeper holds no registration of broker 0: after a SIGKILL the
-# old registration (an ephemeral node) lives until its session times out, and
-# a broker started before that refuses to start ("already registered").
-broker_unregistered() {
-    local dump
-    dump=$( (exec 3<>"/dev/tcp/127.0.0.1/$ZK_PORT" && printf dump >&3 && timeout 2 cat <&3) 2>/dev/null) ||
-        return 1
-    [[ $dump != *"/brokers/ids/0"* ]]
-}
-
 start_kafka() {
-    [[ -n $KAFKA_PORT && -f $STATE/kafka.properties ]] || cv_die "no Kafka configuration in $STATE"
-    cv_alive zookeeper >/dev/null || cv_die "ZooKeeper is not running; use up.sh to start Kafka"
-    cv_wait_until "$TIMEOUT" "ZooKeeper to drop the old registration of broker 0" broker_unregistered ||
-        cv_die "broker 0 is still registered in ZooKeeper"
-    # As up.sh starts it, on the same properties: the same port and log directory.
-    cv_spawn "$STATE/pids/kafka.pid" "$STATE/log/kafka.log" \
-        env KAFKA_GC_LOG_OPTS=" " KAFKA_JMX_OPTS=" " LOG_DIR="$STATE/log" \
-        KAFKA_LOG4J_OPTS="-Dlog4j.configuration=file:$STATE/log4j.properties" \
-        KAFKA_HEAP_OPTS="-Xmx512m -Xms512m" \
-        "$CV_KAFKA_HOME/bin/kafka-run-class.sh" kafka.Kafka "$STATE/kafka.properties"
+    local k=0
+    [[ $name == kafka-* ]] && k=${name#kafka-}
+    [[ -n $(cv_kafka_port "$k") && -f $STATE/$name.properties ]] ||
+        cv_die "no configuration of broker $name in $STATE"
+    # As up.sh starts it, on the same properties: the same ports and data.
+    cv_kafka_spawn "$k"
     if $wait_ready; then
-        cv_wait_until "$TIMEOUT" "Kafka to register and lead every partition" kafka_ready ||
-            cv_die "Kafka did not come back; see $STATE/log/kafka.log"
+        cv_wait_until "$TIMEOUT" "Kafka to list every broker and lead every partition" kafka_ready ||
+            cv_die "Kafka did not come back; see $STATE/log/$name.log"
     fi
 }
 
@@ -163,7 +146,7 @@ start_worker() {
     local role=${name%-*} env_file=$STATE/env
     [[ -x $build_dir/converge-$role ]] || cv_die "$build_dir/converge-$role does not exist"
     [[ -f $env_file ]] || cv_die "$env_file is missing"
-    local CONVERGE_REDIS CONVERGE_KAFKA CONVERGE_KAFKA_OPTS
+    local CONVERGE_REDIS CONVERGE_KAFKA CONVERGE_KAFKA_OPTS CONVERGE_SESSION_MS
     # shellcheck disable=SC1090
     . "$env_file"
     timeout 5 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" del "${CONVERGE_PREFIX:-cv:}worker:$name" \
@@ -172,7 +155,7 @@ start_worker() {
         >>"$STATE/log/$name.log"
     cv_spawn "$STATE/pids/$name.pid" "$STATE/log/$name.log" \
         env CONVERGE_REDIS="$CONVERGE_REDIS" CONVERGE_KAFKA="$CONVERGE_KAFKA" \
-        CONVERGE_KAFKA_OPTS="$CONVERGE_KAFKA_OPTS" \
+        CONVERGE_KAFKA_OPTS="$CONVERGE_KAFKA_OPTS" CONVERGE_SESSION_MS="${CONVERGE_SESSION_MS:-6000}" \
         "$build_dir/converge-$role" --id "$name" "${worker_args[@]}"
     if $wait_ready; then
         cv_wait_until "$TIMEOUT" "$name to be ready" worker_ready ||
@@ -207,7 +190,7 @@ do_start() {
     fi
     case $name in
     redis) start_redis ;;
-    kafka) start_kafka ;;
+    kafka | kafka-*) start_kafka ;;
     agent-*) start_agent ;;
     *) start_worker ;;
     esac
@@ -216,7 +199,7 @@ do_start() {
 
 do_stop() {
     local grace=10
-    [[ $name == kafka ]] && grace=20
+    [[ $name == kafka* ]] && grace=20
     cv_stop_all "$grace" "$name"
 }
 

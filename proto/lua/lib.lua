@@ -83,3 +83,27 @@ local function begin_traversal(stack, def, events, kind, client, t, rerun)
   add_event(events, s[1], s[2], kind, 'IN_PROGRESS', reason, tostring(trav), client)
   return trav
 end
+
+-- The worker id and incarnation a lease holder names: "<id>@<incarnation>"
+-- followed by ":<n>" or nothing (docs/architecture.md "Delivery, leases,
+-- fencing"). A worker id never contains '@'; a value without one (written
+-- by an older worker) names no incarnation: nil, nil.
+local function lease_holder(value)
+  local at = string.find(value, '@', 1, true)
+  if not at then return nil, nil end
+  local colon = string.find(value, ':', at + 1, true)
+  return string.sub(value, 1, at - 1), string.sub(value, at + 1, (colon or 0) - 1)
+end
+
+-- Whether lease value `held` is a dead process's, as seen by the caller
+-- holding `token`: it names the caller's own worker id with another
+-- incarnation. Worker ids are unique among running workers, so that process
+-- has died and the caller, its restart, takes the lease over at once instead
+-- of waiting for it to run out. Should the premise be broken (two processes
+-- started with one id), the earlier one's renewals and fenced writes fail
+-- on the token compare, as after any lost lease.
+local function lease_holder_gone(held, token)
+  local held_id, held_inc = lease_holder(held)
+  local id, inc = lease_holder(token)
+  return held_id ~= nil and held_id == id and held_inc ~= inc
+end

@@ -2,7 +2,10 @@
 -- applying its pending signals needs, in one round trip.
 -- KEYS: 1 stack, 2 res, 3 lease, 4 signals
 -- ARGV: 1 token, 2 lease_ms
--- token is the caller's lease token, lease_ms its length.
+-- token is the caller's lease token ("<worker>@<incarnation>:s<n>"),
+-- lease_ms its length. A lease held by an earlier incarnation of the
+-- caller's own worker is a dead process's: taken over at once (lib.lua
+-- lease_holder_gone).
 -- Returns {'OK', record(flat), id, details, ...} with every
 -- pending signal in its order of arrival, or a reason not to act: UNKNOWN
 -- (no such stack), GONE (the resource has no record any more), DONE
@@ -22,7 +25,7 @@ end
 if #pending == 0 then return {'DONE'} end
 table.sort(pending, function(a, b) return a[2] < b[2] end)
 local holder = redis.call('GET', KEYS[3])
-if holder and holder ~= ARGV[1] then
+if holder and holder ~= ARGV[1] and not lease_holder_gone(holder, ARGV[1]) then
   return {'BUSY', tostring(redis.call('PTTL', KEYS[3]))}
 end
 redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2])

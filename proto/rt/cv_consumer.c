@@ -268,18 +268,37 @@ static void on_queue_ready(void *owner)
     drain(owner);
 }
 
-/* Explicit rebalance handling only to know when this member has joined. */
+/* Explicit rebalance handling to know when this member has joined, and to
+ * follow the cooperative protocol: a rebalance hands out or takes back only
+ * the partitions that move, so a member keeps consuming the others while a
+ * worker joins or leaves. */
 static void on_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
                          rd_kafka_topic_partition_list_t *partitions, void *opaque)
 {
     cv_consumer_t *c = opaque;
+    bool cooperative = strcmp(rd_kafka_rebalance_protocol(rk), "COOPERATIVE") == 0;
+    rd_kafka_error_t *error = NULL;
     if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
-        rd_kafka_assign(rk, partitions);
+        if (cooperative)
+            error = rd_kafka_incremental_assign(rk, partitions);
+        else
+            rd_kafka_assign(rk, partitions);
         c->joined = true;
         cv_info("assigned %d partitions", partitions->cnt);
+    } else if (cooperative) {
+        /* a lost assignment (session timed out) means rejoining, not just
+         * giving some partitions back */
+        if (rd_kafka_assignment_lost(rk))
+            c->joined = false;
+        error = rd_kafka_incremental_unassign(rk, partitions);
+        cv_info("revoked %d partitions", partitions->cnt);
     } else {
         rd_kafka_assign(rk, NULL);
         c->joined = false;
+    }
+    if (error) {
+        cv_warn("Kafka rebalance: %s", rd_kafka_error_string(error));
+        rd_kafka_error_destroy(error);
     }
 }
 
@@ -320,9 +339,12 @@ int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
      * jobs published before the first worker joined are not skipped. The
      * session timeout is how long the partitions of a worker that died
      * without leaving (kill -9, a lost host) wait for another: 6 s, the
-     * lowest a Kafka broker accepts by default (group.min.session.timeout.ms);
-     * heartbeats come from librdkafka's own thread, so a busy loop does not
-     * miss them. */
+     * lowest a Kafka broker accepts by default (group.min.session.timeout.ms;
+     * the local deployment lowers both, docs/kafka.md); heartbeats come from
+     * librdkafka's own thread, so a busy loop does not miss them. A worker
+     * restarted with its id takes its partitions back at once (static
+     * membership), and a rebalance moves only the partitions that change
+     * hands (cooperative-sticky). */
     static const char *const defaults[] = {"enable.auto.commit",
                                            "true",
                                            "auto.commit.interval.ms",
@@ -331,20 +353,27 @@ int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
                                            "false",
                                            "auto.offset.reset",
                                            "earliest",
-                                           "session.timeout.ms",
-                                           "6000",
-                                           "heartbeat.interval.ms",
-                                           "1000",
                                            "fetch.wait.max.ms",
                                            "100",
                                            "socket.nagle.disable",
                                            "true",
+                                           "partition.assignment.strategy",
+                                           "cooperative-sticky",
                                            NULL};
     rd_kafka_conf_t *kconf = cv__kafka_conf(opts, defaults, errstr, errstr_size);
     if (!kconf)
         return CV_EINVAL;
-    char err[512];
-    if (rd_kafka_conf_set(kconf, "group.id", conf->group, err, sizeof(err)) != RD_KAFKA_CONF_OK) {
+    char err[512], session[16], heartbeat[16];
+    int session_ms = conf->session_ms > 0 ? conf->session_ms : 6000;
+    snprintf(session, sizeof(session), "%d", session_ms);
+    snprintf(heartbeat, sizeof(heartbeat), "%d", session_ms / 4 > 0 ? session_ms / 4 : 1);
+    if (rd_kafka_conf_set(kconf, "group.id", conf->group, err, sizeof(err)) != RD_KAFKA_CONF_OK ||
+        rd_kafka_conf_set(kconf, "session.timeout.ms", session, err, sizeof(err)) !=
+            RD_KAFKA_CONF_OK ||
+        rd_kafka_conf_set(kconf, "heartbeat.interval.ms", heartbeat, err, sizeof(err)) !=
+            RD_KAFKA_CONF_OK ||
+        (conf->instance && rd_kafka_conf_set(kconf, "group.instance.id", conf->instance, err,
+                                             sizeof(err)) != RD_KAFKA_CONF_OK)) {
         rd_kafka_conf_destroy(kconf);
         return cv_seterr(errstr, errstr_size, CV_EINVAL, "Kafka configuration: %s", err);
     }

@@ -8,8 +8,10 @@
  * its partition is finished (cv_offsets.h) — at-least-once delivery where the
  * effect of a job is in Redis before its offset is committed.
  *
- * Every librdkafka setting can be passed through (cv_opts_t.kafka_opts), so
- * the same binaries run against a Kafka 0.9 test broker or a modern cluster.
+ * Every librdkafka setting can be passed through (cv_opts_t.kafka_opts):
+ * security (SASL, TLS), timeouts, anything a cluster needs. The defaults
+ * assume a broker of Kafka 2.4 or later: static group membership,
+ * cooperative rebalancing and the idempotent producer (docs/kafka.md).
  */
 #ifndef CV_KAFKA_H
 #define CV_KAFKA_H
@@ -89,9 +91,15 @@ typedef void (*cv_job_handler)(cv_job_t *job, const void *payload, size_t len, v
 
 typedef struct cv_consumer_conf {
     const char *group;
+    /* group.instance.id: static membership, so that a restarted worker takes
+     * its partitions back without a group rebalance (the worker id; NULL for
+     * a dynamic member). Unique among live members: the broker fences a
+     * second one with the same id. */
+    const char *instance;
     const char *const *topics;
     int ntopics;
-    int window; /* jobs in flight at most */
+    int window;     /* jobs in flight at most */
+    int session_ms; /* session.timeout.ms (0: 6000); heartbeats every quarter of it */
     cv_job_handler handler;
     void *ud;
     cv_kafka_state_cb on_state; /* may be NULL; called with ud */

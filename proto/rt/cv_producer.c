@@ -79,6 +79,10 @@ int cv_producer_new(cv_producer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
                                            "true",
                                            "acks",
                                            "all",
+                                           /* no duplicate or reordered job when a
+                                            * send is retried after a broker fails */
+                                           "enable.idempotence",
+                                           "true",
                                            "message.send.max.retries",
                                            "1000000",
                                            "retry.backoff.ms",

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #define SHUTDOWN_GRACE_S 10
@@ -73,9 +74,11 @@ static int connect_all(cv_worker_t *w, const cv_worker_def_t *def)
     if (!rc) {
         const char *topics[] = {def->topic};
         cv_consumer_conf_t conf = {.group = def->group,
+                                   .instance = w->id,
                                    .topics = topics,
                                    .ntopics = 1,
                                    .window = w->window,
+                                   .session_ms = w->session_ms,
                                    .handler = def->handler,
                                    .ud = w,
                                    .on_state = cv__worker_kafka_state};
@@ -118,6 +121,19 @@ static void log_counters(const cv_worker_t *w)
 
 /* ---- the process ---- */
 
+/* Unique per process start: two starts of one worker id differ in start
+ * time or pid (a pid is not reused within a microsecond). The lease scripts
+ * rely on it (lib.lua lease_holder_gone). */
+static void name_incarnation(cv_worker_t *w)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    unsigned long long us =
+        (unsigned long long)tv.tv_sec * 1000000ull + (unsigned long long)tv.tv_usec;
+    snprintf(w->incarnation, sizeof(w->incarnation), "%llx-%x", us, (unsigned)getpid());
+    snprintf(w->holder, sizeof(w->holder), "%s%c%s", w->id, CV_HOLDER_SEP, w->incarnation);
+}
+
 int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
 {
     static cv_worker_t w; /* one per process; signal handlers reach it */
@@ -126,6 +142,7 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
     w.role = def->role;
     w.window = 2048;
     w.lease_ms = 5000; /* short, because it is renewed while held (cv_lease) */
+    w.session_ms = 6000;
     w.max_attempts = 20;
     w.reap_stall_ms = 10000; /* twice the longest pause between two looks of an observer */
     w.reap_interval_ms = 2000;
@@ -141,6 +158,7 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
         gethostname(host, sizeof(host) - 1);
         snprintf(w.id, sizeof(w.id), "%s-%.32s-%d", def->role, host, (int)getpid());
     }
+    name_incarnation(&w);
     if (cv_keys_set_prefix(w.opts.prefix)) {
         fprintf(stderr, "%s: --prefix too long\n", argv[0]);
         return 2;
@@ -165,8 +183,10 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
     uv_signal_init(w.loop, &w.sigint);
     w.sigint.data = &w;
     uv_signal_start(&w.sigint, on_signal, SIGINT);
-    cv_info("%s started: redis %s, kafka %s, window %d, lease %d ms, max attempts %d", def->role,
-            w.opts.redis_url, w.opts.kafka, w.window, w.lease_ms, w.max_attempts);
+    cv_info("%s started: incarnation %s, redis %s, kafka %s, window %d, lease %d ms, max "
+            "attempts %d",
+            def->role, w.incarnation, w.opts.redis_url, w.opts.kafka, w.window, w.lease_ms,
+            w.max_attempts);
     uv_run(w.loop, UV_RUN_DEFAULT);
     uv_loop_close(w.loop);
     log_counters(&w);

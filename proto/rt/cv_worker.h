@@ -55,16 +55,33 @@ typedef enum {
 } cv_stat_t;
 /* clang-format on */
 
+/* A worker id's size, and an incarnation's (both with their NUL). */
+#define CV_WORKER_ID_MAX 64
+#define CV_INCARNATION_MAX 32
+
+/* What separates a worker id from its incarnation in a lease holder; a
+ * worker id never contains it (--id refuses it), so the id is what precedes
+ * the first one. */
+#define CV_HOLDER_SEP '@'
+
 typedef struct cv_worker {
     uv_loop_t *loop;
     cv_opts_t opts;
-    char id[64];
+    char id[CV_WORKER_ID_MAX];
+    /* This process start: unique per start (start time in microseconds and
+     * pid, in hex), so a worker restarted with the same --id is told apart
+     * from its predecessor. */
+    char incarnation[CV_INCARNATION_MAX];
+    /* "<id>@<incarnation>": the holder a lease taken by this process names
+     * (docs/architecture.md "Delivery, leases, fencing"). */
+    char holder[CV_WORKER_ID_MAX + CV_INCARNATION_MAX];
     const char *role; /* "engine" | "observer" */
     cv_redis_t *redis;
     cv_producer_t *producer;
     cv_consumer_t *consumer;
     int window;
     int lease_ms;
+    int session_ms; /* the Kafka group session (cv_consumer_conf_t) */
     int max_attempts;   /* transient failures of one job before it is given up */
     cv_limits_t limits; /* input limits (message size here; templates in the CLI) */
     cv_outage_t redis_outage, kafka_outage;

@@ -30,11 +30,17 @@ static void usage(FILE *f, const char *prog, const cv_worker_def_t *def)
             "  --kafka BROKERS    Kafka bootstrap servers (default $CONVERGE_KAFKA)\n"
             "  --kafka-opt K=V    librdkafka setting, repeatable (also $CONVERGE_KAFKA_OPTS,\n"
             "                     comma-separated)\n"
-            "  --id ID            worker id (default %s-<host>-<pid>)\n"
+            "  --id ID            worker id, no spaces or '@' (default %s-<host>-<pid>); unique\n"
+            "                     among running workers: a worker started with the id of\n"
+            "                     one that died takes over its leases at once\n"
             "  --prefix P         Redis key prefix (default $CONVERGE_PREFIX or cv:)\n"
             "  --window N         jobs in flight at most (default 2048)\n"
             "  --lease-ms MS      resource lease time, renewed while held (default 5000;\n"
             "                     $CONVERGE_LEASE_MS)\n"
+            "  --session-ms MS    Kafka group session: how long the partitions of a worker\n"
+            "                     that died wait before they move (default 6000;\n"
+            "                     $CONVERGE_SESSION_MS; the broker's\n"
+            "                     group.min.session.timeout.ms bounds it)\n"
             "  --max-attempts N   transient failures of a job, while Redis and Kafka are\n"
             "                     reachable, before it is dead-lettered and its stack failed\n"
             "                     (default 20; $CONVERGE_MAX_ATTEMPTS)\n"
@@ -71,6 +77,7 @@ typedef struct int_opt {
 static const int_opt_t int_opts[] = {
     {'w', "window", NULL, 1, 1000000, offsetof(cv_worker_t, window)},
     {'l', "lease-ms", "CONVERGE_LEASE_MS", 100, 3600000, offsetof(cv_worker_t, lease_ms)},
+    {'S', "session-ms", "CONVERGE_SESSION_MS", 100, 3600000, offsetof(cv_worker_t, session_ms)},
     {'a', "max-attempts", "CONVERGE_MAX_ATTEMPTS", 1, 1000000, offsetof(cv_worker_t, max_attempts)},
     {'s', "reap-stall-ms", "CONVERGE_REAP_STALL_MS", 100, 86400000,
      offsetof(cv_worker_t, reap_stall_ms)},
@@ -99,11 +106,15 @@ static int from_env(cv_worker_t *w, char *err, size_t errsz)
     return cv_limits_from_env(&w->limits, err, errsz);
 }
 
+/* A worker id names the holder of its leases ("<id>@<incarnation>:<n>"), so
+ * it may not contain the separator: the id is what precedes the first one. */
 static int set_id(cv_worker_t *w, const char *id, char *err, size_t errsz)
 {
-    if (strlen(id) >= sizeof(w->id) || strchr(id, ' '))
-        return cv_seterr(err, errsz, CV_EINVAL, "--id: at most %zu characters, no spaces",
-                         sizeof(w->id) - 1);
+    if (strlen(id) >= sizeof(w->id) || strchr(id, ' ') || strchr(id, CV_HOLDER_SEP))
+        return cv_seterr(err, errsz, CV_EINVAL,
+                         "--id \"%s\": at most %zu characters, no spaces and no '%c' (it "
+                         "separates a worker id from its incarnation in lease holders)",
+                         id, sizeof(w->id) - 1, CV_HOLDER_SEP);
     snprintf(w->id, sizeof(w->id), "%s", id);
     return 0;
 }

@@ -95,6 +95,7 @@ static void write_liveness(cv_worker_t *w, const char *state)
     f.argv[1] = key;
     add(&f, "role", w->role);
     add_u64(&f, "pid", (uint64_t)getpid());
+    add(&f, "incarnation", w->incarnation);
     add_time(&f, "started", w->started);
     add_time(&f, "last_seen", cv_now());
     add(&f, "state", state);

@@ -50,18 +50,12 @@ source "$STATE/env"
 CTL="$ROOT/$BUILD/convergectl"
 hostport=${CONVERGE_REDIS#redis://}; hostport=${hostport%%/*}
 rcli() { redis-cli -h "${hostport%%:*}" -p "${hostport##*:}" "$@"; }
-KAFKA_DIR=${CONVERGE_CACHE:-/var/cache/converge}/kafka
-
-redis_stat() { rcli info stats | tr -d '\r' | awk -F: -v k="$1" '$1 == k { print $2 }'; }
-# Commands run inside scripts included: the sum of calls over commandstats.
-redis_calls() { rcli info commandstats | tr -d '\r' | sed -n 's/^cmdstat_[^:]*:calls=\([0-9]*\),.*/\1/p' |
-    awk '{ s += $1 } END { print s }'; }
 kafka_messages() { # total messages ever produced to the converge topics
     local t total=0 n
     for t in converge.check converge.observe; do
-        n=$(KAFKA_GC_LOG_OPTS=" " "$KAFKA_DIR/bin/kafka-run-class.sh" kafka.tools.GetOffsetShell \
-            --broker-list "$CONVERGE_KAFKA" --topic "$t" --time -1 2>/dev/null |
-            awk -F: '{ s += $3 } END { print s + 0 }')
+        # the last message of each partition: its offset + 1 messages were produced there
+        n=$(timeout 30 kcat -C -b "$CONVERGE_KAFKA" -t "$t" -o -1 -e -q -f '%o\n' 2>/dev/null |
+            awk '{ s += $1 + 1 } END { print s + 0 }')
         total=$((total + n))
     done
     echo $total

@@ -30,6 +30,7 @@ CHAOS_STATE=${CHAOS_STATE:-$CHAOS_ROOT/.local-chaos}
 CHAOS_ENGINES=${CHAOS_ENGINES:-2}
 CHAOS_OBSERVERS=${CHAOS_OBSERVERS:-2}
 CHAOS_WORKER_ARGS=${CHAOS_WORKER_ARGS:-}
+CHAOS_BROKERS=${CHAOS_BROKERS:-3} # Kafka brokers (up.sh --brokers): 3, replicated
 CTL=$CHAOS_BUILD/convergectl
 SERVICE=$CHAOS_ROOT/deploy/local/service.sh
 PREFIX=${CONVERGE_PREFIX:-cv:}
@@ -73,7 +74,7 @@ chaos_workers() {
 chaos_load_env() {
     STATE=$(cv_abspath "$CHAOS_STATE")
     # shellcheck disable=SC2034 # set by cv_state_load_ports, read by state.sh
-    REDIS_PORT="" ZK_PORT="" KAFKA_PORT=""
+    REDIS_PORT="" KAFKA_PORT="" KAFKA_BROKERS=""
     cv_state_load_ports
     # shellcheck disable=SC1091
     . "$STATE/env"
@@ -105,10 +106,10 @@ chaos_workers_ready() {
     done
 }
 
-# Starts Redis, ZooKeeper, Kafka (up.sh, no workers), then the workers.
+# Starts Redis and Kafka (up.sh, no workers), then the workers.
 chaos_up() {
     "$CHAOS_ROOT/deploy/local/up.sh" --dir "$CHAOS_STATE" --build-dir "$CHAOS_BUILD" --no-build \
-        --engines 0 --observers 0 >"$CHAOS_ROOT/.chaos-up.log" 2>&1 || {
+        --engines 0 --observers 0 --brokers "$CHAOS_BROKERS" >"$CHAOS_ROOT/.chaos-up.log" 2>&1 || {
         cat "$CHAOS_ROOT/.chaos-up.log" >&2
         return 1
     }
@@ -229,26 +230,43 @@ chaos_restart_redis() {
     chaos_service start redis >/dev/null || { chaos_violation "Redis would not start again"; return 1; }
 }
 
-# chaos_restart_kafka KILL|TERM OUTAGE_SECS: the broker only (ZooKeeper and the
-# broker's logs are kept); after SIGKILL it comes back once ZooKeeper has
-# dropped its registration (session timeout).
+# chaos_restart_kafka KILL|TERM OUTAGE_SECS: every broker down at once, then
+# started again on its data (nothing acknowledged is lost).
 chaos_restart_kafka() {
-    local how=$1 pid
-    if [[ $how == KILL ]]; then
-        chaos_service kill kafka >/dev/null || { chaos_violation "Kafka would not die"; return 1; }
-    else
-        chaos_service stop kafka >/dev/null || { chaos_violation "Kafka would not stop"; return 1; }
-    fi
+    local how=$1 name
+    for name in $(cv_kafka_names); do
+        if [[ $how == KILL ]]; then
+            chaos_service kill "$name" >/dev/null || { chaos_violation "$name would not die"; return 1; }
+        else
+            chaos_service stop "$name" >/dev/null || { chaos_violation "$name would not stop"; return 1; }
+        fi
+    done
     chaos_hold "$2"
-    chaos_service start kafka >/dev/null || { chaos_violation "Kafka would not start again"; return 1; }
-    pid=$(cv_alive kafka) || chaos_violation "Kafka is not running after its restart"
+    for name in $(cv_kafka_names); do
+        chaos_service start "$name" --no-wait >/dev/null ||
+            { chaos_violation "$name would not start again"; return 1; }
+    done
+    cv_wait_until 60 "Kafka to list every broker" cv_kafka_brokers_listed ||
+        chaos_violation "Kafka is not back after its restart"
+}
+
+# The broker that leads the most partitions of the Converge job topics.
+chaos_busiest_broker() {
+    cv_kafka_metadata | jq -r '[.topics[] | select(.topic == "converge.check" or .topic == "converge.observe")
+        | .partitions[].leader] | group_by(.) | max_by(length) | "\(.[0]) \(length)"'
+}
+
+# True once every partition of the job topics has a leader other than broker $1.
+chaos_led_without() {
+    cv_kafka_metadata | jq -e --argjson gone "$1" '[.topics[] | select(.topic | startswith("converge."))
+        | .partitions[]] | length > 0 and all(.leader >= 0 and .leader != $gone)' >/dev/null 2>&1
 }
 
 # ---------------------------------------------------------------------------
 # Messages.
 # ---------------------------------------------------------------------------
 
-KCAT_OPTS=(-X api.version.request=false -X broker.version.fallback=0.9.0.1)
+KCAT_OPTS=()
 
 # chaos_produce_files TOPIC FILE...: one message per file, its exact bytes, no key.
 chaos_produce_files() {

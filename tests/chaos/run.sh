@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The chaos suite: real faults against a real deployment (Redis + ZooKeeper +
-# Kafka + 2 engines + 2 observers on loopback, deploy/local/up.sh), each
+# The chaos suite: real faults against a real deployment (Redis + three Kafka
+# brokers + 2 engines + 2 observers on loopback, deploy/local/up.sh), each
 # scenario ending in the invariants of tests/chaos/check.sh.
 #
 #   tests/chaos/run.sh [--long DURATION_SECS] [--scenario NAME]... [--build-dir DIR]
@@ -12,7 +12,9 @@
 #   pause      SIGSTOP an engine holding leases for longer than the lease, then
 #              SIGCONT: its stale writes must be refused, never applied
 #   redis      restart Redis (AOF) at 20% of a create
-#   kafka      restart the Kafka broker (SIGKILL; --long alternates SIGTERM)
+#   kafka      restart every Kafka broker at once (SIGKILL; --long alternates SIGTERM)
+#   broker-failover  SIGKILL the broker leading the most job partitions at 20%
+#              of a create; no job lost, new leaders and progress timed
 #   poison     1,000 malformed and hostile messages into converge.check and
 #              converge.observe during a create: all end in converge.dead
 #   duplicate  every message on both topics published twice, for a create,
@@ -35,6 +37,7 @@
 #      CHAOS_SETTLE (s without progress, on top of lease + session, after which
 #                    a stack counts as stuck; default 20),
 #      CHAOS_OUTAGE_S (s Redis / Kafka stay down, default 3),
+#      CHAOS_BROKERS (Kafka brokers, 1 or 3, default 3; broker-failover needs 3),
 #      CHAOS_POISON_COUNT (default 1000),
 #      CHAOS_CLUSTER_REPLICAS (stateless replicas of the cluster scenario, default 200)
 set -uo pipefail
@@ -47,7 +50,7 @@ LONG=0 SIZE=2200 KEEP=0
 CHAOS_BUILD=$CHAOS_ROOT/build
 CHAOS_STATE=$CHAOS_ROOT/.local-chaos
 ONLY=()
-usage() { sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; }
 while (($#)); do
     case $1 in
     --long) LONG=${2:?}; shift ;;

@@ -12,9 +12,9 @@
 # settle after its faults end, on top of the lease and the group session).
 
 # shellcheck disable=SC2034 # used by run.sh
-SCENARIOS=(kill pause redis kafka poison duplicate cluster)
+SCENARIOS=(kill pause redis kafka broker-failover poison duplicate cluster)
 
-SESSION_S=10 # consumer group session timeout of the workers (docs/performance.md)
+SESSION_S=2 # the workers' consumer group session (1 s locally, docs/kafka.md), and some
 
 # scen_stack TAG RUN: generates the stack (gen.sh) for a scenario run; sets
 # TPL, DEPS, CHANGES and NAME.
@@ -50,9 +50,9 @@ scen_check() {
 scen_end() {
     local name
     chaos_watch_workers
-    # After a broker restart the Kafka 0.9 group coordinator can take close to a
-    # minute to give a member its partitions again (54 s measured), during
-    # which that member is rightly "joining"; one that stays so longer is stuck.
+    # After a broker restart a member may take a while to be given its
+    # partitions again, during which it is rightly "joining"; one that stays
+    # so longer than 90 s is stuck.
     cv_wait_until 90 "every worker to report ready" chaos_workers_ready 2>/dev/null || true
     for name in $(chaos_workers); do
         cv_alive "$name" >/dev/null || continue
@@ -112,7 +112,8 @@ scenario_kill() {
 #    it; its stale writes must be refused (fenced), never applied.
 # ---------------------------------------------------------------------------
 
-# Prints "resource token" for every lease of stack ID held now (one round trip).
+# Prints "resource token" for every lease of stack ID held now (one round trip);
+# a token is "<worker id>@<incarnation>:<n>" (a worker id has no '@').
 LEASES_LUA="local out, c = {}, '0'
 repeat
   local r = redis.call('SCAN', c, 'MATCH', ARGV[1] .. '*', 'COUNT', 1000)
@@ -144,7 +145,7 @@ scenario_pause() {
         tries=0
         while ((tries++ < 200)); do
             stack_settled "$id" && break
-            target=$(leases_of "$id" | awk '$2 ~ /^engine-/ { split($2, a, ":"); n[a[1]]++ }
+            target=$(leases_of "$id" | awk '$2 ~ /^engine-/ { split($2, a, "@"); n[a[1]]++ }
                 END { for (w in n) if (n[w] > best) { best = n[w]; bw = w }; print bw }')
             if [[ -z $target ]]; then
                 sleep 0.01
@@ -153,7 +154,7 @@ scenario_pause() {
             pid=$(cv_alive "$target") || continue
             kill -STOP "$pid"
             sleep 0.3
-            mapfile -t held < <(leases_of "$id" | awk -v w="$target" 'index($2, w ":") == 1 { print $1 }')
+            mapfile -t held < <(leases_of "$id" | awk -v w="$target" 'index($2, w "@") == 1 { print $1 }')
             ((${#held[@]} > 0)) && break 2
             kill -CONT "$pid"
         done
@@ -288,13 +289,57 @@ scenario_redis() { scen_outage redis "$1" fault_redis; }
 KAFKA_HOW=KILL
 fault_kafka() {
     chaos_restart_kafka "$KAFKA_HOW" "$OUTAGE_S"
-    OUTAGE_WHAT="Kafka broker SIG$KAFKA_HOW, down ${OUTAGE_S} s+"
+    OUTAGE_WHAT="every Kafka broker SIG$KAFKA_HOW, down ${OUTAGE_S} s+"
 }
 
 scenario_kafka() {
     KAFKA_HOW=KILL
     (($1 % 2 == 0)) && KAFKA_HOW=TERM
     scen_outage kafka "$1" fault_kafka
+}
+
+# ---------------------------------------------------------------------------
+# 4b. The broker leading the most job partitions killed (SIGKILL) at 20% of a
+#     create on three brokers: its partitions get leaders among the other two,
+#     no acknowledged job is lost (replication 3, min.insync.replicas 2,
+#     acks=all) and the stack completes; then the broker is started again.
+# ---------------------------------------------------------------------------
+
+scenario_broker-failover() {
+    local run=$1 id t0 d0 t_kill t_led="" rec="" victim led name
+    if ((${KAFKA_BROKERS:-1} < 3)); then
+        chaos_violation "broker-failover needs 3 brokers (CHAOS_BROKERS=3), this deployment has ${KAFKA_BROKERS:-1}"
+        return 1
+    fi
+    scen_stack broker-failover "$run" || return 1
+    id=$(chaos_submit "$NAME" "$TPL") || { chaos_violation "submit failed"; return 1; }
+    t0=$(cv_now_ms)
+    chaos_wait_progress "$id" 20 60 ||
+        chaos_violation "the stack did not reach 20% before the fault (done $(stack_get "$id" done)/$(stack_get "$id" total), $(stack_get "$id" status))"
+    read -r victim led < <(chaos_busiest_broker)
+    [[ $victim =~ ^[0-9]+$ ]] || { chaos_violation "no leader found in the metadata"; return 1; }
+    name=$(cv_kafka_name "$victim")
+    d0=$(stack_get "$id" done)
+    t_kill=$(cv_now_ms)
+    chaos_service kill "$name" >/dev/null || { chaos_violation "$name would not die"; return 1; }
+    CHAOS_FAULTS=1
+    # New leaders, and the stack's next progress, both from the kill.
+    while (($(cv_now_ms) - t_kill < $(settle_s) * 1000)) && [[ -z $t_led || -z $rec ]]; do
+        [[ -z $t_led ]] && chaos_led_without "$victim" && t_led=$(($(cv_now_ms) - t_kill))
+        local d
+        d=$(stack_get "$id" done)
+        [[ -z $rec && $d =~ ^[0-9]+$ ]] && ((d > d0)) && rec=$(($(cv_now_ms) - t_kill))
+        stack_settled "$id" && [[ -z $rec ]] && rec=$(($(cv_now_ms) - t_kill))
+        sleep 0.05
+    done
+    [[ -n $t_led ]] || chaos_violation "the partitions $name led got no new leader within $(settle_s) s"
+    [[ -n $rec ]] && CHAOS_RECOVERY+=("$rec")
+    chaos_wait_settled "$id" "$(settle_s)"
+    SCEN_MS=$(($(cv_now_ms) - t0))
+    scen_check "$id" create
+    chaos_service start "$name" >/dev/null || chaos_violation "$name would not start again"
+    SCEN_DETAIL="$name (leader of $led job partitions) SIGKILL at ${d0:-?}/$(stack_get "$id" total) done; new leaders after ${t_led:-?} ms, progress again ${rec:-?} ms after the kill"
+    scen_end
 }
 
 # ---------------------------------------------------------------------------

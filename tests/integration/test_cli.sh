@@ -312,9 +312,10 @@ test_cli_status_names_the_worker_whose_lease_is_held() {
     ctl submit "$name" "$CLI_DATA/waiting.yaml" -P wait=20 >/dev/null
     cv_wait_until 30 "slow to wait on its type" cli_waits_on "$name" slow type
     id=$(status_json "$name" | jqr .id)
-    # A lease as engines take them (<worker id>:<n>), on the resource that
-    # waits for the others: an action of it is under way as far as Redis says.
-    redis set "$CLI_P{$id}:lease:after" "engine-test-7:42" PX 10000 >/dev/null
+    # A lease as engines take them (<worker id>@<incarnation>:<n>), on the
+    # resource that waits for the others: an action of it is under way as far
+    # as Redis says. Status shows the worker id, without the incarnation.
+    redis set "$CLI_P{$id}:lease:after" "engine-test-7@5f3c0a1b2c3d4-1f2e:42" PX 10000 >/dev/null
     e=$(cli_waiting "$name" | jq -c '.in_action[] | select(.resource == "after")')
     assert_eq "lease engine-test-7" "$(jqr '"\(.waiting_on) \(.worker)"' <<<"$e")" "the lease holder"
     assert_eq true "$(jq '.lease_ttl > 0 and .lease_ttl <= 10' <<<"$e")" "the lease's time left"

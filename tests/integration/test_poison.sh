@@ -3,8 +3,7 @@
 
 # kcat_produce TOPIC: one Kafka message per line of stdin.
 kcat_produce() {
-    kcat -P -b "$CONVERGE_KAFKA" -t "$1" \
-        -X api.version.request=false -X broker.version.fallback=0.9.0.1
+    kcat -P -b "$CONVERGE_KAFKA" -t "$1"
 }
 
 # dead_entries_since BEFORE_JSON: the entries of `ctl dead -o json` that

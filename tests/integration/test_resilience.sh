@@ -36,8 +36,7 @@ res_begin_lost() {
 
 # res_produce TOPIC: one Kafka message per line of stdin.
 res_produce() {
-    kcat -P -b "$CONVERGE_KAFKA" -t "$1" -X api.version.request=false \
-        -X broker.version.fallback=0.9.0.1
+    kcat -P -b "$CONVERGE_KAFKA" -t "$1"
 }
 
 # msgpack of a CHECK / OBSERVE / STACK job of stack ID (16 hex), traversal 1,
@@ -284,13 +283,15 @@ action_wait_secs: {create: $secs}}}"
     done
 }
 
-# res_engine_child ID LOG: starts an engine of this test's own (a child of
-# this shell, so that its exit status is seen; --verbose: it logs each job it
-# takes); its pid goes to RES_CHILD. Its liveness record of an earlier run
-# must not count for it.
+# res_engine_child ID LOG [ARGS...]: starts an engine of this test's own (a
+# child of this shell, so that its exit status is seen; --verbose: it logs
+# each job it takes) with ARGS added; its pid goes to RES_CHILD. Its liveness
+# record of an earlier run must not count for it. Appends to LOG.
 res_engine_child() {
-    redis DEL "${RES_PREFIX}worker:$1" >/dev/null
-    "$(dirname "$CONVERGECTL")/converge-engine" --id "$1" --verbose >"$2" 2>&1 &
+    local id=$1 log=$2
+    shift 2
+    redis DEL "${RES_PREFIX}worker:$id" >/dev/null
+    "$(dirname "$CONVERGECTL")/converge-engine" --id "$id" --verbose "$@" >>"$log" 2>&1 &
     RES_CHILD=$!
 }
 
@@ -489,4 +490,134 @@ test_resilience_message_over_the_size_limit_is_dead_lettered() {
 CONVERGE_MAX_MESSAGE_BYTES) (first 6016 bytes kept)" "$(jq -r '.[0].reason' <<<"$dead")" \
         "dead-letter reason"
     assert_eq 6016 "$(jq -r '.[0].original_len' <<<"$dead")" "original bytes kept"
+}
+
+# ---------------------------------------------------------------------------
+# Leases of a worker restarted with its id (docs/architecture.md "Delivery,
+# leases, fencing"): tokens are "<worker id>@<incarnation>:<n>", and a lease
+# of an earlier incarnation of the taker's own worker id is taken over at
+# once; any other holder's is waited for.
+
+res_incarnation() { redis HGET "${RES_PREFIX}worker:$1" incarnation; }
+
+# For EXIT traps: the test's own engine gone (even if a test failed
+# halfway), engine-1 and engine-2 running again.
+res_child_gone_engines_back() {
+    kill -KILL "${RES_CHILD:-0}" 2>/dev/null || true
+    res_engines_back
+}
+
+# res_begin_as TOKEN ID RESOURCE: check_begin.lua of u/RESOURCE of stack ID
+# (expanded by res_expand_lost) called with TOKEN; prints its answer.
+res_begin_as() {
+    local k="$RES_PREFIX{$2}"
+    redis EVAL "$(res_lua check_begin)" 9 "$k:stack" "$k:res:$3" "$k:lease:$3" "$k:rdef:1" \
+        "$k:sp:1:u/$3" "$k:done:1" "$k:def" "$k:graph:1" "$k:publishing:1" \
+        1 "u/$3" "$1" 60000 "$3" | head -1
+}
+
+# The rule on the scripts themselves, case by case: who may take a lease
+# another token holds.
+test_resilience_only_an_earlier_incarnation_of_the_same_worker_id_loses_its_lease() {
+    local id k held token want signals
+    id=$(res_new_id) k="$RES_PREFIX{$id}"
+    res_expand_lost "$(stack_name res-lease-rule)" "$id"
+    # held | taker's token | answer
+    while read -r held token want; do
+        redis SET "$k:lease:a" "$held" PX 60000 >/dev/null
+        assert_eq "$want" "$(res_begin_as "$token" "$id" a)" "check_begin as $token, lease $held"
+        if [ "$want" = OK ]; then
+            assert_eq "$token" "$(redis GET "$k:lease:a")" "the lease after $token took it"
+        else
+            assert_eq "$held" "$(redis GET "$k:lease:a")" "the lease $token left"
+        fi
+    done <<'EOF_CASES'
+engine-9@5f3c0a1b2c3d4-1f2e:7 engine-9@5f3c0a1b2c3d5-2a01:1 OK
+engine-9@5f3c0a1b2c3d4-1f2e:7 engine-9@5f3c0a1b2c3d4-1f2e:8 BUSY
+engine-9@5f3c0a1b2c3d4-1f2e:7 engine-8@5f3c0a1b2c3d5-2a01:1 BUSY
+engine-9@5f3c0a1b2c3d4-1f2e:7 engine-9x@5f3c0a1b2c3d5-2a01:1 BUSY
+engine-9@5f3c0a1b2c3d4-1f2e:7 engine@5f3c0a1b2c3d5-2a01:1 BUSY
+engine-9:7 engine-9@5f3c0a1b2c3d5-2a01:1 BUSY
+someone-else engine-9@5f3c0a1b2c3d5-2a01:1 BUSY
+EOF_CASES
+    # signal_begin.lua follows the same rule.
+    signals=$k:signals:a
+    redis HSET "$k:res:a" status CREATE_COMPLETE >/dev/null
+    redis HSET "$signals" s:1 pending q:1 1 d:1 null >/dev/null
+    redis SET "$k:lease:a" "engine-9@5f3c0a1b2c3d4-1f2e:s3" PX 60000 >/dev/null
+    assert_eq BUSY "$(redis EVAL "$(res_lua signal_begin)" 4 "$k:stack" "$k:res:a" "$k:lease:a" \
+        "$signals" "engine-8@5f3c0a1b2c3d5-2a01:s1" 60000 | head -1)" "signal_begin of another worker"
+    assert_eq OK "$(redis EVAL "$(res_lua signal_begin)" 4 "$k:stack" "$k:res:a" "$k:lease:a" \
+        "$signals" "engine-9@5f3c0a1b2c3d5-2a01:s1" 60000 | head -1)" "signal_begin of its restart"
+    redis DEL "$k:lease:a" "$signals" "$k:res:a" >/dev/null
+    # Left to the engines: the stack completes.
+    res_check_job "$id" a | res_produce converge.check
+    cv_wait_until 30 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
+}
+
+test_resilience_worker_id_with_the_holder_separator_is_refused() {
+    local out rc=0
+    out=$("$(dirname "$CONVERGECTL")/converge-engine" --id "engine@1" 2>&1) || rc=$?
+    assert_eq 2 "$rc" "exit status"
+    assert_match "--id \"engine@1\": .*no '@'" "$out" "the error"
+}
+
+# An engine killed (kill -9) while it held a resource's lease, restarted at
+# once with the same id: its redelivered job takes the lease over from its
+# dead predecessor at once, instead of waiting for it to run out. The
+# leases are 120 s long and the wait for the stack 60 s: had the job waited
+# for the lease, the stack could not complete in time. The lease is left as
+# the engine's check_begin.lua leaves it (its token, with the incarnation its
+# liveness record showed), since catching a live engine inside the
+# milliseconds it holds a lease would be a race.
+test_resilience_engine_restarted_with_its_id_takes_its_dead_predecessors_lease_at_once() {
+    local id k log inc1 inc2 t_restart
+    id=$(res_new_id) k="$RES_PREFIX{$id}" log=$(mktemp)
+    trap res_child_gone_engines_back EXIT
+    res_service stop engine-1 engine-2
+    res_engine_child engine-lease "$log" --lease-ms 120000
+    cv_wait_until 30 "engine-lease to be ready" res_worker_ready engine-lease
+    inc1=$(res_incarnation engine-lease)
+    assert_match '^[0-9a-f]+-[0-9a-f]+$' "$inc1" "the incarnation in the liveness record"
+    { kill -KILL "$RES_CHILD" && wait "$RES_CHILD"; } 2>/dev/null || true
+    res_expand_lost "$(stack_name res-restart-lease)" "$id"
+    redis SET "$k:lease:a" "engine-lease@$inc1:1" PX 120000 >/dev/null
+    res_check_job "$id" a | res_produce converge.check
+    t_restart=$(date +%s%N)
+    res_engine_child engine-lease "$log" --lease-ms 120000
+    cv_wait_until 60 "the restarted engine-lease to be ready" res_worker_ready engine-lease
+    inc2=$(res_incarnation engine-lease)
+    [ "$inc2" != "$inc1" ] || fail "the restart kept the incarnation $inc1"
+    cv_wait_until 60 "the stack to complete, long before the lease of $inc1 would run out" \
+        res_status_is "$id" CREATE_COMPLETE
+    echo "    restart to stack complete: $((($(date +%s%N) - t_restart) / 1000000)) ms (lease 120000 ms)"
+    assert_eq 0 "$(redis EXISTS "$k:lease:a")" "leases left"
+    res_sigterm "$RES_CHILD" engine-lease
+    rm -f "$log"
+    trap - EXIT
+    res_engines_back
+}
+
+# The same with the lease of another worker id (one that starts like it):
+# the engine waits for it — it may be alive — and acts once it is gone.
+test_resilience_engine_waits_for_the_lease_of_another_worker_id() {
+    local id k log held
+    id=$(res_new_id) k="$RES_PREFIX{$id}" log=$(mktemp)
+    trap res_child_gone_engines_back EXIT
+    res_service stop engine-1 engine-2
+    res_engine_child engine-lease "$log" --lease-ms 120000
+    cv_wait_until 30 "engine-lease to be ready" res_worker_ready engine-lease
+    res_expand_lost "$(stack_name res-other-lease)" "$id"
+    held="engine-lease-2@$(res_incarnation engine-lease):1"
+    redis SET "$k:lease:a" "$held" PX 120000 >/dev/null
+    res_check_job "$id" a | res_produce converge.check
+    cv_wait_until 30 "engine-lease to wait for the lease" res_worker_retried engine-lease
+    assert_eq "$held" "$(redis GET "$k:lease:a")" "the lease while engine-lease waits"
+    assert_eq CREATE_IN_PROGRESS "$(redis HGET "$k:stack" status)" "the stack while the lease is held"
+    redis DEL "$k:lease:a" >/dev/null
+    cv_wait_until 30 "the stack to complete once the lease is gone" res_status_is "$id" CREATE_COMPLETE
+    res_sigterm "$RES_CHILD" engine-lease
+    rm -f "$log"
+    trap - EXIT
+    res_engines_back
 }

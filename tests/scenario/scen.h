@@ -130,6 +130,9 @@ typedef struct scen_seen {
     char violation[512]; /* the first violation seen during the run */
 } scen_seen_t;
 
+/* The engine processes jobs run in, by worker id (w0, w1, w2). */
+enum { SCEN_WORKERS = 3 };
+
 typedef struct scen_world {
     const scen_def_t *def;
     uint64_t seed;
@@ -146,6 +149,12 @@ typedef struct scen_world {
     /* jobs in flight */
     scen_job_t **jobs;
     size_t njobs, jobcap;
+    /* The incarnation of each worker id: a killed job's worker restarts at
+     * once with its id and the next incarnation, whose jobs take over the
+     * leases of the earlier ones (lib.lua lease_holder_gone). The jobs of
+     * the earlier one live on in the harness: as if the premise of unique
+     * ids were broken, fencing must keep their writes out. */
+    unsigned incarnation[SCEN_WORKERS];
     /* leases of killed jobs: key, token; expired later */
     char (*dead)[2][512];
     size_t ndead, deadcap;
@@ -154,7 +163,8 @@ typedef struct scen_world {
     size_t nedges;
     json_t *uuids_before; /* name -> uuid when the last update began after settling */
     /* counters */
-    uint64_t step, deliveries, kills, losses, dups, reaps, expiries, pauses, jobs_started;
+    uint64_t step, deliveries, kills, losses, dups, reaps, expiries, pauses, takeovers,
+        jobs_started;
     bool trace;
     scen_seen_t seen;
     scen_sabotage_t sabotage;
@@ -187,6 +197,8 @@ scen_step_t scen_job_step(scen_world_t *w, scen_job_t *j);
 uint64_t scen_job_msg(const scen_job_t *j);
 /* The lease key a job holds right now ("" none), and its token. */
 const char *scen_job_lease(const scen_job_t *j, const char **token);
+/* The worker a job runs in: its index in scen_world_t.incarnation. */
+unsigned scen_job_worker(const scen_job_t *j);
 void scen_job_free(scen_job_t *j);
 
 /* stack_begin of `kind` and its STACK job: by the operator (j NULL: on the

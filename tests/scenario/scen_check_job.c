@@ -107,8 +107,17 @@ static void decided(scen_world_t *w, scen_job_t *j)
 static scen_step_t begin(scen_world_t *w, scen_job_t *j)
 {
     cv_call_t call;
+    const char *get[] = {"GET", j->lease_key};
+    redisReply *held = scen_cmd(2, get);
     cv_call_check_begin(&call, &j->msg, j->token, LEASE_MS);
     redisReply *r = scen_call(&call);
+    if (held->type == REDIS_REPLY_STRING && strcmp(held->str, j->token) != 0 &&
+        cv_reply_answer(CV_SCRIPT_CHECK_BEGIN, r) == CV_ANSWER_OK) {
+        scen_trace(w, "  %s takes over the lease %s of an earlier incarnation (%s)", j->token,
+                   j->lease_key, held->str);
+        w->takeovers++;
+    }
+    freeReplyObject(held);
     cv_answer_t a = cv_reply_answer(CV_SCRIPT_CHECK_BEGIN, r);
     scen_step_t step = SCEN_STEP_MORE;
     switch (a) {

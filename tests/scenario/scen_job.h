@@ -53,6 +53,7 @@ struct scen_job {
     scen_op_t *ops;
     size_t nops, opcap;
     char worker[32];
+    unsigned worker_no; /* index of `worker` in scen_world_t.incarnation */
     char token[64];
     bool leased;
     char lease_key[CV_KEY_MAX];

@@ -354,8 +354,10 @@ scen_job_t *scen_job_start(scen_world_t *w, uint64_t msg_id, const cv_msg_t *m)
         abort();
     j->msg_id = msg_id;
     j->msg = *m;
-    snprintf(j->worker, sizeof(j->worker), "w%u", (unsigned)(w->jobs_started % 3));
-    snprintf(j->token, sizeof(j->token), "%s:%llu", j->worker,
+    j->worker_no = (unsigned)(w->jobs_started % SCEN_WORKERS);
+    snprintf(j->worker, sizeof(j->worker), "w%u", j->worker_no);
+    /* As engine_check.c makes it: "<worker id>@<incarnation>:<n>". */
+    snprintf(j->token, sizeof(j->token), "%s@%u:%llu", j->worker, w->incarnation[j->worker_no],
              (unsigned long long)++w->jobs_started);
     if (m->type != CV_MSG_STACK)
         key(j->lease_key, CV_KEY_LEASE, m->stack, 0, m->resource);
@@ -391,6 +393,11 @@ scen_step_t scen_job_step(scen_world_t *w, scen_job_t *j)
 uint64_t scen_job_msg(const scen_job_t *j)
 {
     return j->msg_id;
+}
+
+unsigned scen_job_worker(const scen_job_t *j)
+{
+    return j->worker_no;
 }
 
 const char *scen_job_lease(const scen_job_t *j, const char **token)

@@ -221,8 +221,11 @@ static void kill_job(scen_world_t *w, size_t k)
         snprintf(w->dead[w->ndead][1], 512, "%s", token);
         w->ndead++;
     }
-    scen_trace(w, "kill the job of message %llu%s", (unsigned long long)scen_job_msg(j),
-               lease[0] ? " (holding its lease)" : "");
+    unsigned worker = scen_job_worker(j);
+    scen_trace(w, "kill the job of message %llu%s; w%u restarts as incarnation %u",
+               (unsigned long long)scen_job_msg(j), lease[0] ? " (holding its lease)" : "", worker,
+               w->incarnation[worker] + 1);
+    w->incarnation[worker]++;
     w->kills++;
     remove_job(w, k);
 }

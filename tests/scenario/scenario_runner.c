@@ -122,7 +122,7 @@ static int self_test(void)
 /* What one worker process (--jobs) found for one scenario. */
 typedef struct tally {
     unsigned long n, bad;
-    uint64_t deliveries, kills, losses, dups, reaps, pauses;
+    uint64_t deliveries, kills, losses, dups, reaps, pauses, takeovers;
     double secs;
     unsigned nshown;
     char shown[SHOWN_PER_SCENARIO][1536]; /* the first violations' reports */
@@ -177,6 +177,7 @@ static void run_share(const options_t *o, const scen_def_t *only, unsigned part,
             t->dups += w.dups;
             t->reaps += w.reaps;
             t->pauses += w.pauses;
+            t->takeovers += w.takeovers;
             scen_world_free(&w);
         }
         t->secs = now_s() - ts;
@@ -263,6 +264,7 @@ static int run_parallel(const options_t *o, const scen_def_t *only, results_t *s
             a->dups += b->dups;
             a->reaps += b->reaps;
             a->pauses += b->pauses;
+            a->takeovers += b->takeovers;
             a->secs = b->secs > a->secs ? b->secs : a->secs;
             for (unsigned k = 0; k < b->nshown; k++)
                 keep_report(a, b->shown[k]);
@@ -323,12 +325,12 @@ int main(int argc, char **argv)
         for (unsigned k = 0; k < t->nshown; k++)
             fputs(t->shown[k], stdout);
         printf("%-24s %5lu schedules, %lu violated; per schedule %.1f "
-               "deliveries; %llu kills, %llu pauses, %llu losses, %llu duplicates, %llu reaper "
-               "passes\n",
+               "deliveries; %llu kills, %llu lease takeovers, %llu pauses, %llu losses, %llu "
+               "duplicates, %llu reaper passes\n",
                def->name, t->n, t->bad, t->n ? (double)t->deliveries / (double)t->n : 0.0,
-               (unsigned long long)t->kills, (unsigned long long)t->pauses,
-               (unsigned long long)t->losses, (unsigned long long)t->dups,
-               (unsigned long long)t->reaps);
+               (unsigned long long)t->kills, (unsigned long long)t->takeovers,
+               (unsigned long long)t->pauses, (unsigned long long)t->losses,
+               (unsigned long long)t->dups, (unsigned long long)t->reaps);
         total += t->n;
         if (t->bad)
             failed++;

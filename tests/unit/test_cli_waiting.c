@@ -119,7 +119,7 @@ static void test_a_held_lease_names_the_engine_acting(void **state)
     (void)state;
     cli_wait_stack_t s = acting();
     cli_wait_node_t n = node("u/web", 0, 0);
-    n.lease = "engine-2:17";
+    n.lease = "engine-2@6610513c51590-7e2a:17";
     n.lease_ttl_ms = 4200;
     json_t *w = analyse(&s, &n, 1);
     json_t *e = json_array_get(json_object_get(w, "in_action"), 0);
@@ -131,6 +131,25 @@ static void test_a_held_lease_names_the_engine_acting(void **state)
     assert_contains(str(e, "reason"), "under the lease of worker engine-2");
     assert_true(json_is_null(json_object_get(e, "since"))); /* nothing recorded yet */
     json_decref(w);
+}
+
+/* The worker id is what precedes the first '@' (an id has none, and may
+ * have colons); a token of an engine from before incarnations has no '@'. */
+static void test_the_lease_holder_is_the_worker_id_without_the_incarnation(void **state)
+{
+    (void)state;
+    static const char *const tokens[][2] = {{"engine:eu-1@6610513c51590-7e2a:s3", "engine:eu-1"},
+                                            {"engine-1:4", "engine-1"}};
+    for (size_t i = 0; i < sizeof(tokens) / sizeof(tokens[0]); i++) {
+        cli_wait_stack_t s = acting();
+        cli_wait_node_t n = node("u/web", 0, 0);
+        n.lease = tokens[i][0];
+        json_t *w = analyse(&s, &n, 1);
+        json_t *e = json_array_get(json_object_get(w, "in_action"), 0);
+        assert_non_null(e);
+        assert_string_equal(str(e, "worker"), tokens[i][1]);
+        json_decref(w);
+    }
 }
 
 static void test_a_lease_held_on_a_blocked_node_is_an_older_action_running(void **state)
@@ -552,6 +571,7 @@ int main(void)
         cmocka_unit_test(test_a_node_whose_predecessors_are_not_done_is_blocked),
         cmocka_unit_test(test_done_nodes_wait_on_nothing),
         cmocka_unit_test(test_a_held_lease_names_the_engine_acting),
+        cmocka_unit_test(test_the_lease_holder_is_the_worker_id_without_the_incarnation),
         cmocka_unit_test(test_a_lease_held_on_a_blocked_node_is_an_older_action_running),
         cmocka_unit_test(test_a_recorded_wait_says_how_long_and_how_much_is_left),
         cmocka_unit_test(test_an_older_traversals_action_is_let_end_first),
