@@ -27,6 +27,14 @@ int cli_topics_default_min_insync(int replication)
     return replication >= 3 ? 2 : 1;
 }
 
+bool cli_topics_any_differ(const cli_topic_t t[CLI_NTOPICS])
+{
+    for (int i = 0; i < CLI_NTOPICS; i++)
+        if (t[i].exists && t[i].want > 0 && t[i].partitions != t[i].want)
+            return true;
+    return false;
+}
+
 const char *cli_topic_problem(const cli_topic_t *t, char *buf, size_t size)
 {
     if (!t->exists)

@@ -14,9 +14,9 @@ enum { CLI_NTOPICS = 3 };
 /* One of the topics, as wanted and as found. */
 typedef struct cli_topic {
     const char *name;
-    int want;     /* partitions it must have; 0: any count */
-    int create;   /* partitions it is created with */
-    bool exists;  /* in the metadata */
+    int want;    /* partitions it must have; 0: any count */
+    int create;  /* partitions it is created with */
+    bool exists; /* in the metadata */
     int partitions;
     int replicas; /* of its first partition */
     bool leaders; /* every partition has a leader */
@@ -36,6 +36,11 @@ int cli_topics_default_replication(int brokers);
 /* min.insync.replicas for that factor: 2 of 3 (an acknowledged message,
  * acks=all, survives the loss of one broker), else 1. */
 int cli_topics_default_min_insync(int replication);
+
+/* Whether a topic exists with another partition count than wanted: only
+ * a person can change that (Kafka cannot take partitions away), so
+ * --create makes nothing then, rather than half a set. */
+bool cli_topics_any_differ(const cli_topic_t t[CLI_NTOPICS]);
 
 /* What is wrong with `t` (written to buf), or NULL when it is as wanted. */
 const char *cli_topic_problem(const cli_topic_t *t, char *buf, size_t size);

@@ -31,8 +31,9 @@ const char cli_topics_usage[] =
     "(the workers' jobs; N partitions each) and converge.dead (dead letters, 1\n"
     "partition). Each must exist, with N partitions when --partitions is given, and\n"
     "every partition must have a leader. With --create, the missing ones are created\n"
-    "first (existing ones are never changed) and their leaders waited for (30 s at\n"
-    "most). Run it once against a Kafka cluster of your own, before the workers.\n"
+    "first (existing ones are never changed; nothing is created when one has\n"
+    "another partition count) and their leaders waited for (30 s at most). Run it\n"
+    "once against a Kafka cluster of your own, before the workers.\n"
     "\n"
     "  --create                 create the topics that are missing\n"
     "  --partitions N           partitions of converge.check and converge.observe\n"
@@ -259,9 +260,8 @@ static void print_topics(const cli_topic_t t[CLI_NTOPICS], bool json)
             printf("%-17s missing\n", t[i].name);
             continue;
         }
-        printf("%-17s %3d partition(s)  replication factor %d  %s%s\n", t[i].name,
-               t[i].partitions, t[i].replicas,
-               t[i].leaders ? "every partition led" : "a partition without a leader",
+        printf("%-17s %3d partition(s)  replication factor %d  %s%s\n", t[i].name, t[i].partitions,
+               t[i].replicas, t[i].leaders ? "every partition led" : "a partition without a leader",
                t[i].created ? "  (created)" : "");
     }
 }
@@ -295,8 +295,7 @@ static int new_client(cli_t *cli, rd_kafka_t **out)
 
 static int run_topics(cli_t *cli, const topics_args_t *args)
 {
-    static const char *const names[CLI_NTOPICS] = {CV_TOPIC_CHECK, CV_TOPIC_OBSERVE,
-                                                   CV_TOPIC_DEAD};
+    static const char *const names[CLI_NTOPICS] = {CV_TOPIC_CHECK, CV_TOPIC_OBSERVE, CV_TOPIC_DEAD};
     cli_topic_t t[CLI_NTOPICS];
     cli_topics_init(t, names, args->partitions);
     rd_kafka_t *rk = NULL;
@@ -304,7 +303,7 @@ static int run_topics(cli_t *cli, const topics_args_t *args)
     int rc = new_client(cli, &rk);
     if (rc == CLI_OK)
         rc = read_topics(cli, rk, t, &brokers);
-    if (rc == CLI_OK && args->create) {
+    if (rc == CLI_OK && args->create && !cli_topics_any_differ(t)) {
         int rf = args->replication ? args->replication : cli_topics_default_replication(brokers);
         int isr = args->min_insync ? args->min_insync : cli_topics_default_min_insync(rf);
         if (rf > brokers)

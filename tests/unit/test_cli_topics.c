@@ -75,8 +75,8 @@ static void test_each_problem_is_named(void **state)
     cli_topic_t t[CLI_NTOPICS];
     char buf[256];
     cli_topics_init(t, names, 8);
-    assert_non_null(strstr(cli_topic_problem(&t[1], buf, sizeof(buf)),
-                           "converge.observe does not exist"));
+    assert_non_null(
+        strstr(cli_topic_problem(&t[1], buf, sizeof(buf)), "converge.observe does not exist"));
     found(&t[0], 4, 1, true);
     assert_non_null(strstr(cli_topic_problem(&t[0], buf, sizeof(buf)),
                            "converge.check has 4 partition(s), not 8"));
@@ -89,6 +89,22 @@ static void test_each_problem_is_named(void **state)
     assert_null(cli_topic_problem(&t[0], buf, sizeof(buf)));
 }
 
+static void test_only_an_existing_topic_of_another_count_differs(void **state)
+{
+    (void)state;
+    cli_topic_t t[CLI_NTOPICS];
+    cli_topics_init(t, names, 8);
+    assert_false(cli_topics_any_differ(t)); /* missing: to be created */
+    found(&t[2], 1, 1, true);
+    found(&t[1], 8, 1, false); /* no leader yet: settles by itself */
+    assert_false(cli_topics_any_differ(t));
+    found(&t[0], 4, 1, true);
+    assert_true(cli_topics_any_differ(t));
+    cli_topics_init(t, names, 0); /* any count asked */
+    found(&t[0], 4, 1, true);
+    assert_false(cli_topics_any_differ(t));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -96,6 +112,7 @@ int main(void)
         cmocka_unit_test(test_replication_follows_the_cluster_size),
         cmocka_unit_test(test_a_topic_as_wanted_has_no_problem),
         cmocka_unit_test(test_each_problem_is_named),
+        cmocka_unit_test(test_only_an_existing_topic_of_another_count_differs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
