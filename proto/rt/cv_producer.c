@@ -70,7 +70,8 @@ int cv_producer_new(cv_producer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
     /* linger 0: a dependency hop pays no batching delay; under load librdkafka
      * still batches whatever queues while a request is in flight. Measured
      * against linger 1 ms: chain hop median 2 ms vs 4 ms, flat throughput the
-     * same (docs/performance.md). */
+     * same (docs/performance.md). Idempotence: no job duplicated or reordered
+     * when a send is retried after a broker failed. */
     static const char *const defaults[] = {"linger.ms",
                                            "0",
                                            "batch.num.messages",
@@ -79,8 +80,6 @@ int cv_producer_new(cv_producer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
                                            "true",
                                            "acks",
                                            "all",
-                                           /* no duplicate or reordered job when a
-                                            * send is retried after a broker fails */
                                            "enable.idempotence",
                                            "true",
                                            "message.send.max.retries",

@@ -81,7 +81,7 @@ typedef struct cv_worker {
     cv_consumer_t *consumer;
     int window;
     int lease_ms;
-    int session_ms; /* the Kafka group session (cv_consumer_conf_t) */
+    int session_ms;     /* the Kafka group session (cv_consumer_conf_t) */
     int max_attempts;   /* transient failures of one job before it is given up */
     cv_limits_t limits; /* input limits (message size here; templates in the CLI) */
     cv_outage_t redis_outage, kafka_outage;
