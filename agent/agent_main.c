@@ -10,6 +10,7 @@
 #include "agent_node.h"
 #include "agent_state.h"
 
+#include "cv_error.h"
 #include "cv_keys.h"
 #include "cv_log.h"
 #include "cv_outage.h"
@@ -200,7 +201,13 @@ static int run(agent_t *a)
     cv_outage_init(&a->redis_outage, "redis");
     uv_timer_init(a->loop, &a->connect_timer);
     a->connect_timer.data = a;
-    if (cv_redis_open(&a->redis, a->loop, &a->conf.opts, err, sizeof(err)) != 0) {
+    int rc = cv_redis_open(&a->redis, a->loop, &a->conf.opts, err, sizeof(err));
+    if (rc == CV_EAUTH) {
+        /* Configuration, not an outage: no retry will make the password right. */
+        cv_error("%s", err);
+        return 3;
+    }
+    if (rc != 0) {
         on_redis_state(a, false, err);
         a->redis = NULL;
         uv_timer_start(&a->connect_timer, on_connect_timer, 1000, 1000);

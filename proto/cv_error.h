@@ -30,7 +30,8 @@
     XX(EFENCED, "write refused by fencing version")                                                \
     XX(EFAILED, "action failed")                                                                   \
     XX(ETIMEDOUT, "timed out")                                                                     \
-    XX(EIO, "input/output error")
+    XX(EIO, "input/output error")                                                                  \
+    XX(EAUTH, "credentials refused")
 
 enum {
     CV_OK = 0,

@@ -6,43 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cv_opts_set_redis(cv_opts_t *o, const char *url, char *errstr, size_t errstr_size)
-{
-    const char *p = url;
-    if (strncmp(p, "redis://", 8) == 0)
-        p += 8;
-    char host[256];
-    int port = 6379, db = 0;
-    size_t hl = strcspn(p, ":/");
-    if (hl == 0 || hl >= sizeof(host))
-        return cv_seterr(errstr, errstr_size, CV_EINVAL, "bad Redis URL \"%s\": no host", url);
-    memcpy(host, p, hl);
-    host[hl] = '\0';
-    p += hl;
-    char *end;
-    if (*p == ':') {
-        long v = strtol(p + 1, &end, 10);
-        if (end == p + 1 || v <= 0 || v > 65535)
-            return cv_seterr(errstr, errstr_size, CV_EINVAL, "bad Redis URL \"%s\": bad port", url);
-        port = (int)v;
-        p = end;
-    }
-    if (*p == '/' && p[1]) {
-        long v = strtol(p + 1, &end, 10);
-        if (*end || v < 0 || v > 15)
-            return cv_seterr(errstr, errstr_size, CV_EINVAL,
-                             "bad Redis URL \"%s\": bad database number", url);
-        db = (int)v;
-    } else if (*p && strcmp(p, "/") != 0) {
-        return cv_seterr(errstr, errstr_size, CV_EINVAL, "bad Redis URL \"%s\"", url);
-    }
-    snprintf(o->redis_url, sizeof(o->redis_url), "%s", url);
-    snprintf(o->redis_host, sizeof(o->redis_host), "%s", host);
-    o->redis_port = port;
-    o->redis_db = db;
-    return 0;
-}
-
 int cv_opts_add_kafka(cv_opts_t *o, const char *list, char *errstr, size_t errstr_size)
 {
     const char *p = list;
@@ -70,7 +33,13 @@ int cv_opts_from_env(cv_opts_t *o, char *errstr, size_t errstr_size)
     const char *kafka = getenv("CONVERGE_KAFKA");
     const char *kopts = getenv("CONVERGE_KAFKA_OPTS");
     const char *prefix = getenv("CONVERGE_PREFIX");
-    int rc = cv_opts_set_redis(o, redis && *redis ? redis : "redis://127.0.0.1:6379/0", errstr,
+    const char *pass_file = getenv("CONVERGE_REDIS_PASSWORD_FILE");
+    int rc = pass_file && *pass_file
+                 ? cv_opts_read_redis_password(o, pass_file, errstr, errstr_size)
+                 : 0;
+    if (rc)
+        return rc;
+    rc = cv_opts_set_redis(o, redis && *redis ? redis : "redis://127.0.0.1:6379/0", errstr,
                                errstr_size);
     if (rc)
         return rc;

@@ -2,19 +2,30 @@
  * cv_opts — where the services are: the options every Converge program
  * shares (--redis, --kafka, --kafka-opt, --prefix), with their defaults
  * from CONVERGE_REDIS, CONVERGE_KAFKA, CONVERGE_KAFKA_OPTS, CONVERGE_PREFIX.
+ *
+ * Redis credentials come from the URL (redis://user:pass@host:port/db, user
+ * and password percent-decoded) or from CONVERGE_REDIS_PASSWORD_FILE, whose
+ * first line is the password; the file wins over a password in the URL, so
+ * that a deployment can keep every secret off command lines and out of the
+ * environment. The password lives only in redis_pass: redis_url holds the
+ * redacted form (redis://user:***@host:port/db) and is what may be printed.
  */
 #ifndef CV_OPTS_H
 #define CV_OPTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define CV_MAX_KAFKA_OPTS 64
 
 typedef struct cv_opts {
-    char redis_url[512];
+    char redis_url[512]; /* redacted: safe to print */
     char redis_host[256];
     int redis_port;
     int redis_db;
+    char redis_user[128]; /* "" for Redis's default user */
+    char redis_pass[256]; /* "" for no AUTH */
+    bool redis_pass_from_file;
     char kafka[512];
     int nkafka_opts;
     char *kafka_opts[CV_MAX_KAFKA_OPTS]; /* "key=value", owned */
@@ -24,8 +35,25 @@ typedef struct cv_opts {
 /* Fills defaults from the environment. Returns 0 or CV_EINVAL with errstr. */
 int cv_opts_from_env(cv_opts_t *o, char *errstr, size_t errstr_size);
 
-/* Parses "redis://host:port/db" (scheme optional, db optional). */
+/* Parses "redis://[user[:pass]@]host:port/db" (scheme, credentials and db
+ * optional). A password read from the password file is kept. */
 int cv_opts_set_redis(cv_opts_t *o, const char *url, char *errstr, size_t errstr_size);
+
+/* Reads the password from the first line of path; it then wins over the URL's. */
+int cv_opts_read_redis_password(cv_opts_t *o, const char *path, char *errstr,
+                                size_t errstr_size);
+
+/* url with the password of its user part replaced by "***" (unchanged
+ * when it has none). Always NUL-terminates out. */
+void cv_opts_redact_url(const char *url, char *out, size_t out_size);
+
+/* The user AUTH names: redis_user, or "default". */
+const char *cv_opts_redis_user(const cv_opts_t *o);
+
+/* The AUTH command to send first on every connection: fills argv and
+ * returns its count (0: no password, nothing to send). "AUTH pass" for the
+ * default user, so that a Redis without ACLs (before 6) accepts it too. */
+int cv_opts_redis_auth_argv(const cv_opts_t *o, const char *argv[3]);
 
 /* Adds librdkafka settings from a "k=v,k=v" list (or one "k=v"). */
 int cv_opts_add_kafka(cv_opts_t *o, const char *list, char *errstr, size_t errstr_size);

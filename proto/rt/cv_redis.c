@@ -103,7 +103,28 @@ const char *cv_redis_script_text(cv_script_t s)
     return script_texts[s];
 }
 
-redisContext *cv_redis_connect_sync(const cv_opts_t *opts, char *errstr, size_t errstr_size)
+/* AUTH first, when there is a password: CV_EAUTH naming the user when refused. */
+static int auth_sync(redisContext *c, const cv_opts_t *opts, char *errstr, size_t errstr_size)
+{
+    const char *argv[3];
+    int argc = cv_opts_redis_auth_argv(opts, argv);
+    if (argc == 0)
+        return 0;
+    redisReply *r = redisCommandArgv(c, argc, argv, NULL);
+    int rc = 0;
+    if (!r)
+        rc = cv_seterr(errstr, errstr_size, CV_EREDIS, "lost Redis at %s:%d during AUTH: %s",
+                       opts->redis_host, opts->redis_port, c->errstr);
+    else if (r->type == REDIS_REPLY_ERROR)
+        rc = cv_redis_auth_refused(opts, r->str, errstr, errstr_size);
+    freeReplyObject(r);
+    return rc;
+}
+
+/* cv_redis_connect_sync, also saying why it failed in *rcp: CV_EAUTH when
+ * the credentials were refused, CV_EREDIS otherwise. */
+static redisContext *connect_sync(const cv_opts_t *opts, int *rcp, char *errstr,
+                                  size_t errstr_size)
 {
     struct timeval tv = {3, 0};
     redisContext *c = redisConnectWithTimeout(opts->redis_host, opts->redis_port, tv);
@@ -114,6 +135,13 @@ redisContext *cv_redis_connect_sync(const cv_opts_t *opts, char *errstr, size_t 
         return NULL;
     }
     redisSetTimeout(c, (struct timeval){10, 0});
+    int rc = auth_sync(c, opts, errstr, errstr_size);
+    if (rc) {
+        if (rcp)
+            *rcp = rc;
+        redisFree(c);
+        return NULL;
+    }
     if (opts->redis_db) {
         redisReply *r = redisCommand(c, "SELECT %d", opts->redis_db);
         bool ok = r && r->type != REDIS_REPLY_ERROR;
@@ -126,6 +154,11 @@ redisContext *cv_redis_connect_sync(const cv_opts_t *opts, char *errstr, size_t 
         }
     }
     return c;
+}
+
+redisContext *cv_redis_connect_sync(const cv_opts_t *opts, char *errstr, size_t errstr_size)
+{
+    return connect_sync(opts, NULL, errstr, errstr_size);
 }
 
 /* The command vector of a script call: EVALSHA sha (or EVAL text) numkeys keys... args...
@@ -230,10 +263,11 @@ redisReply *cv_redis_script_sync(redisContext *c, cv_script_t s, const char *con
 /* SCRIPT LOAD is idempotent and returns the SHA1 the server will use. */
 static int load_scripts(cv_redis_t *r, char *errstr, size_t errstr_size)
 {
-    redisContext *c = cv_redis_connect_sync(r->opts, errstr, errstr_size);
+    int rc = CV_EREDIS;
+    redisContext *c = connect_sync(r->opts, &rc, errstr, errstr_size);
     if (!c)
-        return CV_EREDIS;
-    int rc = 0;
+        return rc;
+    rc = 0;
     for (int s = 0; s < CV_SCRIPT__COUNT && rc == 0; s++) {
         redisReply *rep = redisCommand(c, "SCRIPT LOAD %s", cv_redis_script_text((cv_script_t)s));
         if (rep && rep->type == REDIS_REPLY_STRING && rep->len == 40) {
@@ -289,6 +323,14 @@ static void on_disconnect(const redisAsyncContext *ac, int status)
     schedule_reconnect(r);
 }
 
+/* The script load just authenticated with the same credentials, so this
+ * is a password changed in between: an outage like any other until the next
+ * attempt fails at the script load, or succeeds. */
+static void on_auth_refused(void *ud, const char *why)
+{
+    report_state(ud, false, why);
+}
+
 static int connect_async(cv_redis_t *r, char *errstr, size_t errstr_size)
 {
     int rc = load_scripts(r, errstr, errstr_size);
@@ -309,6 +351,7 @@ static int connect_async(cv_redis_t *r, char *errstr, size_t errstr_size)
     }
     redisAsyncSetConnectCallback(ac, on_connect);
     redisAsyncSetDisconnectCallback(ac, on_disconnect);
+    cv_redis_auth_async(ac, r->opts, on_auth_refused, r);
     if (r->opts->redis_db)
         redisAsyncCommand(ac, NULL, NULL, "SELECT %d", r->opts->redis_db);
     r->ac = ac;

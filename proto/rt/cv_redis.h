@@ -11,6 +11,7 @@
 #ifndef CV_REDIS_H
 #define CV_REDIS_H
 
+#include <hiredis/async.h>
 #include <hiredis/hiredis.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -62,7 +63,19 @@ int cv_redis_call(cv_redis_t *r, cv_script_t s, const char *const *keys, const c
 /* Full text of a script (prelude + body). */
 const char *cv_redis_script_text(cv_script_t s);
 
-/* Connects synchronously (for the CLI and setup); NULL with errstr on failure. */
+/* Fills errstr with "Redis at host:port refused the credentials of user U:
+ * why" (never the password); returns CV_EAUTH. */
+int cv_redis_auth_refused(const cv_opts_t *opts, const char *why, char *errstr,
+                          size_t errstr_size);
+
+/* Sends AUTH (when opts has a password) as the first command of an async
+ * connection; a refusal is reported to on_refused with the sentence of
+ * cv_redis_auth_refused, and the connection is then closed. */
+void cv_redis_auth_async(redisAsyncContext *ac, const cv_opts_t *opts,
+                         void (*on_refused)(void *ud, const char *why), void *ud);
+
+/* Connects synchronously (for the CLI and setup), sending AUTH first when
+ * opts has a password; NULL with errstr on failure. */
 redisContext *cv_redis_connect_sync(const cv_opts_t *opts, char *errstr, size_t errstr_size);
 
 /* cv_redis_call on a synchronous context: EVALSHA of the script's SHA,

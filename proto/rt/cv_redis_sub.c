@@ -4,6 +4,7 @@
 
 #include "cv_error.h"
 #include "cv_log.h"
+#include "cv_redis.h"
 
 #include <hiredis/async.h>
 #include <stdbool.h>
@@ -70,6 +71,15 @@ static void on_disconnect(const redisAsyncContext *ac, int status)
     reconnect_later(s);
 }
 
+/* Warned once per outage, like an unreachable Redis. */
+static void on_auth_refused(void *ud, const char *why)
+{
+    cv_redis_sub_t *s = ud;
+    if (!s->warned)
+        cv_warn("subscribing: %s", why);
+    s->warned = true;
+}
+
 static int subscribe(cv_redis_sub_t *s)
 {
     redisAsyncContext *ac = redisAsyncConnect(s->opts->redis_host, s->opts->redis_port);
@@ -90,6 +100,7 @@ static int subscribe(cv_redis_sub_t *s)
     }
     redisAsyncSetConnectCallback(ac, on_connect);
     redisAsyncSetDisconnectCallback(ac, on_disconnect);
+    cv_redis_auth_async(ac, s->opts, on_auth_refused, s);
     if (s->opts->redis_db)
         redisAsyncCommand(ac, NULL, NULL, "SELECT %d", s->opts->redis_db);
     size_t argc = s->nchannels + 1;

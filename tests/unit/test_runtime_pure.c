@@ -3,7 +3,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <hiredis/hiredis.h>
@@ -40,6 +43,91 @@ static void test_bad_redis_urls_are_refused_with_the_reason(void **state)
     assert_non_null(strstr(err, "bad port"));
     assert_int_equal(cv_opts_set_redis(&o, "redis://h:1/x", err, sizeof(err)), CV_EINVAL);
     assert_non_null(strstr(err, "database"));
+}
+
+static void test_redis_url_credentials_are_percent_decoded(void **state)
+{
+    (void)state;
+    cv_opts_t o;
+    memset(&o, 0, sizeof(o));
+    assert_int_equal(cv_opts_set_redis(&o, "redis://converge-worker:p%40ss%3Aw@h:6390/2", NULL, 0),
+                     0);
+    assert_string_equal(o.redis_user, "converge-worker");
+    assert_string_equal(o.redis_pass, "p@ss:w");
+    assert_string_equal(o.redis_host, "h");
+    assert_int_equal(o.redis_port, 6390);
+    assert_int_equal(o.redis_db, 2);
+    assert_string_equal(o.redis_url, "redis://converge-worker:***@h:6390/2");
+    const char *argv[3];
+    assert_int_equal(cv_opts_redis_auth_argv(&o, argv), 3);
+    assert_string_equal(argv[1], "converge-worker");
+    assert_string_equal(argv[2], "p@ss:w");
+}
+
+static void test_a_password_without_user_authenticates_the_default_user(void **state)
+{
+    (void)state;
+    cv_opts_t o;
+    memset(&o, 0, sizeof(o));
+    assert_int_equal(cv_opts_set_redis(&o, "redis://:secret@h:1/0", NULL, 0), 0);
+    assert_string_equal(cv_opts_redis_user(&o), "default");
+    const char *argv[3];
+    assert_int_equal(cv_opts_redis_auth_argv(&o, argv), 2);
+    assert_string_equal(argv[1], "secret");
+    assert_int_equal(cv_opts_set_redis(&o, "redis://h:1/0", NULL, 0), 0);
+    assert_int_equal(cv_opts_redis_auth_argv(&o, argv), 0); /* no password: no AUTH */
+}
+
+static void test_bad_credentials_are_refused_without_showing_the_password(void **state)
+{
+    (void)state;
+    cv_opts_t o;
+    char err[256];
+    memset(&o, 0, sizeof(o));
+    assert_int_equal(cv_opts_set_redis(&o, "redis://u:s3cr%zzet@h:1/0", err, sizeof(err)),
+                     CV_EINVAL);
+    assert_non_null(strstr(err, "bad user or password"));
+    assert_null(strstr(err, "s3cr"));
+    assert_int_equal(cv_opts_set_redis(&o, "redis://u:s3cret@h:x/0", err, sizeof(err)), CV_EINVAL);
+    assert_non_null(strstr(err, "redis://u:***@h:x/0"));
+    assert_int_equal(cv_opts_set_redis(&o, "redis://u:%00@h:1/0", err, sizeof(err)), CV_EINVAL);
+}
+
+static void test_redaction_hides_only_the_password(void **state)
+{
+    (void)state;
+    char out[128];
+    cv_opts_redact_url("redis://u:p@w@h:1/0", out, sizeof(out));
+    assert_string_equal(out, "redis://u:***@h:1/0");
+    cv_opts_redact_url(":pw@h:1", out, sizeof(out));
+    assert_string_equal(out, ":***@h:1");
+    cv_opts_redact_url("redis://user@h:1/0", out, sizeof(out));
+    assert_string_equal(out, "redis://user@h:1/0");
+    cv_opts_redact_url("redis://h:1/a@b", out, sizeof(out));
+    assert_string_equal(out, "redis://h:1/a@b");
+}
+
+static void test_the_password_file_wins_over_the_url(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/cv-test-pass-XXXXXX", err[256];
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "from-file\nignored\n", 19), 19);
+    close(fd);
+    cv_opts_t o;
+    memset(&o, 0, sizeof(o));
+    assert_int_equal(cv_opts_read_redis_password(&o, path, err, sizeof(err)), 0);
+    assert_int_equal(cv_opts_set_redis(&o, "redis://u:from-url@h:1/0", err, sizeof(err)), 0);
+    assert_string_equal(o.redis_user, "u");
+    assert_string_equal(o.redis_pass, "from-file");
+    fd = open(path, O_WRONLY | O_TRUNC);
+    close(fd);
+    assert_int_equal(cv_opts_read_redis_password(&o, path, err, sizeof(err)), CV_EINVAL);
+    assert_non_null(strstr(err, path));
+    unlink(path);
+    assert_int_equal(cv_opts_read_redis_password(&o, path, err, sizeof(err)), CV_EINVAL);
+    assert_non_null(strstr(err, "cannot read"));
 }
 
 static void test_kafka_options_are_split_and_checked(void **state)
@@ -142,6 +230,11 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_redis_url_gives_host_port_and_database),
         cmocka_unit_test(test_bad_redis_urls_are_refused_with_the_reason),
+        cmocka_unit_test(test_redis_url_credentials_are_percent_decoded),
+        cmocka_unit_test(test_a_password_without_user_authenticates_the_default_user),
+        cmocka_unit_test(test_bad_credentials_are_refused_without_showing_the_password),
+        cmocka_unit_test(test_redaction_hides_only_the_password),
+        cmocka_unit_test(test_the_password_file_wins_over_the_url),
         cmocka_unit_test(test_kafka_options_are_split_and_checked),
         cmocka_unit_test(test_record_is_parsed_with_json_fields),
         cmocka_unit_test(test_missing_record_has_version_zero_and_does_not_exist),

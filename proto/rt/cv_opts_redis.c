@@ -1,0 +1,187 @@
+/*
+ * The Redis part of cv_opts: the URL with its credentials, the password
+ * file, the redacted form that is printed instead of the URL, and the AUTH
+ * command every connection sends first.
+ */
+#include "cv_opts.h"
+
+#include "cv_error.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Percent-decodes src[0..n) into out; -1 on a bad escape, an encoded NUL or
+ * a result that does not fit. */
+static int pct_decode(const char *src, size_t n, char *out, size_t out_size)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        int c = (unsigned char)src[i];
+        if (c == '%') {
+            if (i + 2 >= n || hex_digit(src[i + 1]) < 0 || hex_digit(src[i + 2]) < 0)
+                return -1;
+            c = hex_digit(src[i + 1]) * 16 + hex_digit(src[i + 2]);
+            if (c == 0)
+                return -1;
+            i += 2;
+        }
+        if (o + 1 >= out_size)
+            return -1;
+        out[o++] = (char)c;
+    }
+    out[o] = '\0';
+    return 0;
+}
+
+/* Length of the scheme ("redis://") at the start of url, 0 when absent. */
+static size_t scheme_len(const char *url)
+{
+    return strncmp(url, "redis://", 8) == 0 ? 8 : 0;
+}
+
+/* Where the user part of the authority ends (its '@'), or NULL. The last '@'
+ * before the path, so that an unencoded '@' in a password still parses. */
+static const char *userinfo_end(const char *authority)
+{
+    size_t n = strcspn(authority, "/");
+    const char *at = NULL;
+    for (const char *p = authority; p < authority + n; p++)
+        if (*p == '@')
+            at = p;
+    return at;
+}
+
+void cv_opts_redact_url(const char *url, char *out, size_t out_size)
+{
+    const char *auth = url + scheme_len(url), *at = userinfo_end(auth);
+    const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+    if (!colon)
+        snprintf(out, out_size, "%s", url);
+    else
+        snprintf(out, out_size, "%.*s:***%s", (int)(colon - url), url, at);
+}
+
+/* Fills user and password from the user part auth[0..n) ("user",
+ * "user:pass" or ":pass"). */
+static int parse_userinfo(cv_opts_t *o, const char *auth, size_t n, const char *shown,
+                          char *errstr, size_t errstr_size)
+{
+    const char *colon = memchr(auth, ':', n);
+    size_t ul = colon ? (size_t)(colon - auth) : n;
+    char pass[sizeof(o->redis_pass)] = "";
+    if (pct_decode(auth, ul, o->redis_user, sizeof(o->redis_user)) ||
+        (colon && pct_decode(colon + 1, n - ul - 1, pass, sizeof(pass))))
+        return cv_seterr(errstr, errstr_size, CV_EINVAL,
+                         "bad Redis URL \"%s\": bad user or password (percent-encode "
+                         "reserved characters; at most %zu bytes)",
+                         shown, sizeof(pass) - 1);
+    if (!o->redis_pass_from_file)
+        snprintf(o->redis_pass, sizeof(o->redis_pass), "%s", pass);
+    return 0;
+}
+
+/* Parses "host[:port][/db]" into o. */
+static int parse_location(cv_opts_t *o, const char *p, const char *shown, char *errstr,
+                          size_t errstr_size)
+{
+    char host[256];
+    int port = 6379, db = 0;
+    size_t hl = strcspn(p, ":/");
+    if (hl == 0 || hl >= sizeof(host))
+        return cv_seterr(errstr, errstr_size, CV_EINVAL, "bad Redis URL \"%s\": no host", shown);
+    memcpy(host, p, hl);
+    host[hl] = '\0';
+    p += hl;
+    char *end;
+    if (*p == ':') {
+        long v = strtol(p + 1, &end, 10);
+        if (end == p + 1 || v <= 0 || v > 65535)
+            return cv_seterr(errstr, errstr_size, CV_EINVAL, "bad Redis URL \"%s\": bad port",
+                             shown);
+        port = (int)v;
+        p = end;
+    }
+    if (*p == '/' && p[1]) {
+        long v = strtol(p + 1, &end, 10);
+        if (*end || v < 0 || v > 15)
+            return cv_seterr(errstr, errstr_size, CV_EINVAL,
+                             "bad Redis URL \"%s\": bad database number", shown);
+        db = (int)v;
+    } else if (*p && strcmp(p, "/") != 0) {
+        return cv_seterr(errstr, errstr_size, CV_EINVAL, "bad Redis URL \"%s\"", shown);
+    }
+    snprintf(o->redis_host, sizeof(o->redis_host), "%s", host);
+    o->redis_port = port;
+    o->redis_db = db;
+    return 0;
+}
+
+int cv_opts_set_redis(cv_opts_t *o, const char *url, char *errstr, size_t errstr_size)
+{
+    char shown[sizeof(o->redis_url)];
+    cv_opts_redact_url(url, shown, sizeof(shown));
+    const char *auth = url + scheme_len(url), *at = userinfo_end(auth);
+    o->redis_user[0] = '\0';
+    if (!o->redis_pass_from_file)
+        o->redis_pass[0] = '\0';
+    int rc = at ? parse_userinfo(o, auth, (size_t)(at - auth), shown, errstr, errstr_size) : 0;
+    if (!rc)
+        rc = parse_location(o, at ? at + 1 : auth, shown, errstr, errstr_size);
+    if (!rc)
+        snprintf(o->redis_url, sizeof(o->redis_url), "%s", shown);
+    return rc;
+}
+
+int cv_opts_read_redis_password(cv_opts_t *o, const char *path, char *errstr,
+                                size_t errstr_size)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return cv_seterr(errstr, errstr_size, CV_EINVAL, "cannot read the Redis password file %s: %s",
+                         path, strerror(errno));
+    char line[sizeof(o->redis_pass) + 2];
+    bool got = fgets(line, sizeof(line), f) != NULL;
+    fclose(f);
+    size_t n = got ? strcspn(line, "\r\n") : 0;
+    if (n == 0 || n >= sizeof(o->redis_pass))
+        return cv_seterr(errstr, errstr_size, CV_EINVAL,
+                         "the Redis password file %s does not start with a password of 1 to %zu "
+                         "bytes",
+                         path, sizeof(o->redis_pass) - 1);
+    memcpy(o->redis_pass, line, n);
+    o->redis_pass[n] = '\0';
+    o->redis_pass_from_file = true;
+    return 0;
+}
+
+const char *cv_opts_redis_user(const cv_opts_t *o)
+{
+    return o->redis_user[0] ? o->redis_user : "default";
+}
+
+int cv_opts_redis_auth_argv(const cv_opts_t *o, const char *argv[3])
+{
+    if (!o->redis_pass[0])
+        return 0;
+    argv[0] = "AUTH";
+    if (!o->redis_user[0]) {
+        argv[1] = o->redis_pass;
+        return 2;
+    }
+    argv[1] = o->redis_user;
+    argv[2] = o->redis_pass;
+    return 3;
+}
