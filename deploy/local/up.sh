@@ -26,6 +26,10 @@
 #                      with one converge-agent per node
 #   --cluster FILE     one converge-agent per node of the cluster file FILE (the
 #                      format `convergectl place` reads), copied to STATE/cluster.json
+#   --redis-acl        Redis with ACL users (docs/security.md): workers and agents
+#                      as converge-worker, STATE/env as converge-cli, the operator
+#                      as default; random passwords in STATE/redis-*.pass (0600).
+#                      Decided when Redis starts; a later run keeps what runs.
 # env: CONVERGE_UP_TIMEOUT  seconds each readiness wait may take (default 60)
 # Stop everything with deploy/local/down.sh --dir STATE.
 set -euo pipefail
@@ -35,13 +39,15 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/state.sh"
 # shellcheck source=SCRIPTDIR/../lib/agents.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/agents.sh"
+# shellcheck source=SCRIPTDIR/../lib/redis_acl.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/redis_acl.sh"
 
 TIMEOUT=${CONVERGE_UP_TIMEOUT:-60} # seconds, for every readiness wait
 
 engines=2 observers=2 partitions=8 brokers=1
 state_arg=$CV_REPO_ROOT/.local
 build_dir=""
-sanitize=false restart_workers=false build=true
+sanitize=false restart_workers=false build=true redis_acl=false
 nodes="" cluster_arg=""
 while (($#)); do
     case $1 in
@@ -62,6 +68,7 @@ while (($#)); do
     --sanitize) sanitize=true && shift ;;
     --restart-workers) restart_workers=true && shift ;;
     --no-build) build=false && shift ;;
+    --redis-acl) redis_acl=true && shift ;;
     -h | --help) cv_usage 0 ;;
     *) cv_usage_error "unknown argument: $1" ;;
     esac
@@ -162,9 +169,23 @@ redis_ping() {
     [[ $(timeout 2 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null) == PONG ]]
 }
 
+# With ACLs, the operator's password reaches redis-cli through REDISCLI_AUTH
+# (never a command line); the workers get theirs from a file (write_env).
+redis_acl_mode() {
+    if [[ -f $STATE/redis.acl ]]; then
+        redis_acl=true
+        REDISCLI_AUTH=$(head -n1 "$STATE/redis-admin.pass")
+        export REDISCLI_AUTH
+    else
+        redis_acl=false
+        unset REDISCLI_AUTH
+    fi
+}
+
 ensure_redis() {
-    local pid
+    local pid acl_args=()
     if pid=$(cv_alive redis); then
+        redis_acl_mode
         wait_alive redis "Redis on port $REDIS_PORT to answer PING" redis_ping || {
             cv_tail_log "$STATE/log/redis.log"
             fail_and_stop "Redis (pid $pid) is running but does not answer"
@@ -175,8 +196,13 @@ ensure_redis() {
     cv_pick_port REDIS_PORT
     cv_state_save_ports
     rotate_log redis
-    rm -f "$STATE/pids/redis.pid"
-    if ! redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$STATE/redis" \
+    rm -f "$STATE/pids/redis.pid" "$STATE/redis.acl"
+    if $redis_acl; then
+        cv_redis_acl_setup "${CONVERGE_PREFIX:-cv:}" "$STATE"
+        acl_args=(--aclfile "$STATE/redis.acl")
+    fi
+    redis_acl_mode
+    if ! redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$STATE/redis" "${acl_args[@]}" \
         --daemonize yes --pidfile "$STATE/pids/redis.pid" --logfile "$STATE/log/redis.log" \
         --appendonly yes --appendfsync everysec --save "" \
         >/dev/null 2>"$STATE/log/redis.start.err" 7>&- 8>&- 9>&-; then
@@ -191,7 +217,8 @@ ensure_redis() {
     fi
     rm -f "$STATE/log/redis.start.err"
     services_restarted=true
-    cv_log "redis: started on 127.0.0.1:$REDIS_PORT (pid $(cv_alive redis))"
+    cv_log "redis: started on 127.0.0.1:$REDIS_PORT (pid $(cv_alive redis))$($redis_acl &&
+        echo ", ACL users converge-worker and converge-cli")"
 }
 
 # ---------------------------------------------------------------------------
@@ -324,7 +351,16 @@ ensure_kafka() {
 # ---------------------------------------------------------------------------
 
 write_env() {
-    CONVERGE_REDIS=redis://127.0.0.1:$REDIS_PORT/0
+    local client_redis=redis://127.0.0.1:$REDIS_PORT/0 client_auth=""
+    CONVERGE_REDIS=$client_redis
+    unset CONVERGE_REDIS_PASSWORD_FILE
+    if $redis_acl; then
+        # This script's workers and agents inherit the worker user's file.
+        CONVERGE_REDIS=redis://converge-worker@127.0.0.1:$REDIS_PORT/0
+        export CONVERGE_REDIS_PASSWORD_FILE=$STATE/redis-worker.pass
+        client_redis=redis://converge-cli@127.0.0.1:$REDIS_PORT/0
+        client_auth="export CONVERGE_REDIS_PASSWORD_FILE=$STATE/redis-cli.pass"
+    fi
     CONVERGE_KAFKA=$(cv_kafka_bootstrap)
     CONVERGE_KAFKA_OPTS=""
     # The workers' Kafka session: 1 s locally, so that the partitions of a
@@ -333,7 +369,8 @@ write_env() {
     cat >"$STATE/env.tmp" <<EOF
 # Converge local services, written by deploy/local/up.sh. Use: source $STATE/env
 # Kafka: $KAFKA_BROKERS broker(s), KRaft (Kafka $CV_KAFKA_VERSION).
-export CONVERGE_REDIS=$CONVERGE_REDIS
+export CONVERGE_REDIS=$client_redis
+${client_auth:-unset CONVERGE_REDIS_PASSWORD_FILE}
 export CONVERGE_KAFKA=$CONVERGE_KAFKA
 export CONVERGE_KAFKA_OPTS="$CONVERGE_KAFKA_OPTS"
 export CONVERGE_SESSION_MS=$CONVERGE_SESSION_MS
@@ -408,7 +445,7 @@ ensure_workers() {
         timeout 5 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" del "$WORKER_KEY_PREFIX$name" >/dev/null
         rotate_log "$name"
         cv_spawn "$STATE/pids/$name.pid" "$STATE/log/$name.log" \
-            env CONVERGE_REDIS="$CONVERGE_REDIS" CONVERGE_KAFKA="$CONVERGE_KAFKA" \
+            env -u REDISCLI_AUTH CONVERGE_REDIS="$CONVERGE_REDIS" CONVERGE_KAFKA="$CONVERGE_KAFKA" \
             CONVERGE_KAFKA_OPTS="$CONVERGE_KAFKA_OPTS" CONVERGE_SESSION_MS="$CONVERGE_SESSION_MS" \
             "$build_dir/converge-${name%-*}" --id "$name"
     done

@@ -20,7 +20,7 @@ RUN_ID=${RUN_ID:-$(date +%s)$$}
 ctl() { "$CONVERGECTL" "$@"; }
 
 redis() { # redis-cli against the test Redis
-    local hostport=${CONVERGE_REDIS#redis://}; hostport=${hostport%%/*}
+    local hostport=${CONVERGE_REDIS#redis://}; hostport=${hostport#*@}; hostport=${hostport%%/*}
     redis-cli -h "${hostport%%:*}" -p "${hostport##*:}" "$@"
 }
 

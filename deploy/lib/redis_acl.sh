@@ -1,0 +1,52 @@
+# redis_acl.sh — the Redis users of a deployment started with --redis-acl
+# (sourced by deploy/local/up.sh; docs/security.md explains every rule).
+#
+# converge-worker: engines, observers and node agents; every key and channel
+# under the prefix, only the commands they send (their scripts' inner calls
+# included, since Redis 7 checks those against the caller's ACL too).
+# converge-cli: convergectl; reads every key under the prefix but writes only
+# the stack names, the stacks' keys and the cluster's keys — not the workers'
+# liveness hashes, the reaper's lease or the set of active stacks.
+# default: the operator (up.sh, redis-cli), every command, its own password.
+# Passwords are random, kept in STATE/redis-{worker,cli,admin}.pass (0600),
+# and only their SHA-256 is written to the ACL file.
+
+# Commands both kinds of client send: the connection and the scripts, and
+# what the scripts call inside (proto/lua/*.lua).
+CV_REDIS_ACL_COMMON="+auth +select +ping +evalsha +eval +script|load
+ +del +exists +get +hdel +hexists +hget +hgetall +hincrby +hkeys +hlen +hmget +hscan +hset
+ +hsetnx +pexpire +pttl +publish +rename +sadd +set +sismember +srem +time +xadd"
+# What only the workers and agents send themselves (liveness, reaper, agents).
+CV_REDIS_ACL_WORKER="+expire +hvals +smembers +sscan +unlink +subscribe"
+# What only convergectl sends (transactions, events, the watch loop).
+CV_REDIS_ACL_CLI="+hvals +smembers +type +multi +exec +watch +xrange +xread"
+
+# Makes FILE hold a new random password (0600) unless it holds one already.
+cv_redis_acl_secret() {
+    [[ -s $1 ]] && return 0
+    (umask 077 && head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$1" && echo >>"$1")
+}
+
+cv_redis_acl_hash() {
+    printf '%s' "$(head -n1 "$1")" | sha256sum | cut -d' ' -f1
+}
+
+# Writes the ACL file for prefix P to stdout; the passwords come from
+# STATE_DIR/redis-{worker,cli,admin}.pass.
+cv_redis_acl_rules() {
+    local p=$1 dir=$2
+    echo "user default on #$(cv_redis_acl_hash "$dir/redis-admin.pass") ~* &* +@all"
+    echo "user converge-worker on #$(cv_redis_acl_hash "$dir/redis-worker.pass")" \
+        "resetkeys ~$p* resetchannels &$p* -@all" $CV_REDIS_ACL_COMMON $CV_REDIS_ACL_WORKER
+    echo "user converge-cli on #$(cv_redis_acl_hash "$dir/redis-cli.pass")" \
+        "resetkeys %R~$p* ~${p}stacks ~$p{* resetchannels &$p{cluster}:notify:* -@all" \
+        $CV_REDIS_ACL_COMMON $CV_REDIS_ACL_CLI
+}
+
+# Makes the three passwords and STATE/redis.acl; prints the redis-server
+# arguments that load it.
+cv_redis_acl_setup() {
+    local p=$1 dir=$2 who
+    for who in admin worker cli; do cv_redis_acl_secret "$dir/redis-$who.pass"; done
+    (umask 077 && cv_redis_acl_rules "$p" "$dir" >"$dir/redis.acl")
+}
