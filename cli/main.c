@@ -79,8 +79,9 @@ static void print_usage(void)
         printf("  %-14s %s\n", commands[i].name, commands[i].summary);
     printf("\n"
            "Global options:\n"
-           "  --redis URL      Redis, redis://HOST:PORT/DB\n"
-           "                   (default $CONVERGE_REDIS, else redis://127.0.0.1:6379/0)\n"
+           "  --redis URL      Redis, redis://[USER@]HOST:PORT/DB\n"
+           "                   (default $CONVERGE_REDIS, else redis://127.0.0.1:6379/0;\n"
+           "                   password: first line of $CONVERGE_REDIS_PASSWORD_FILE)\n"
            "  --kafka BROKERS  Kafka bootstrap brokers, HOST:PORT,...\n"
            "                   (default $CONVERGE_KAFKA, else 127.0.0.1:9092)\n"
            "  --kafka-opt K=V  a librdkafka setting; repeatable, after those of\n"

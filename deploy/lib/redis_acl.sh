@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # redis_acl.sh — the Redis users of a deployment started with --redis-acl
 # (sourced by deploy/local/up.sh; docs/security.md explains every rule).
 #
@@ -33,6 +34,7 @@ cv_redis_acl_hash() {
 
 # Writes the ACL file for prefix P to stdout; the passwords come from
 # STATE_DIR/redis-{worker,cli,admin}.pass.
+# shellcheck disable=SC2086 # the command lists are split into words on purpose
 cv_redis_acl_rules() {
     local p=$1 dir=$2
     echo "user default on #$(cv_redis_acl_hash "$dir/redis-admin.pass") ~* &* +@all"

@@ -40,7 +40,7 @@ int cv_opts_from_env(cv_opts_t *o, char *errstr, size_t errstr_size)
     if (rc)
         return rc;
     rc = cv_opts_set_redis(o, redis && *redis ? redis : "redis://127.0.0.1:6379/0", errstr,
-                               errstr_size);
+                           errstr_size);
     if (rc)
         return rc;
     snprintf(o->kafka, sizeof(o->kafka), "%s", kafka && *kafka ? kafka : "127.0.0.1:9092");

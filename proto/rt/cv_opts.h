@@ -40,8 +40,7 @@ int cv_opts_from_env(cv_opts_t *o, char *errstr, size_t errstr_size);
 int cv_opts_set_redis(cv_opts_t *o, const char *url, char *errstr, size_t errstr_size);
 
 /* Reads the password from the first line of path; it then wins over the URL's. */
-int cv_opts_read_redis_password(cv_opts_t *o, const char *path, char *errstr,
-                                size_t errstr_size);
+int cv_opts_read_redis_password(cv_opts_t *o, const char *path, char *errstr, size_t errstr_size);
 
 /* url with the password of its user part replaced by "***" (unchanged
  * when it has none). Always NUL-terminates out. */

@@ -76,8 +76,8 @@ void cv_opts_redact_url(const char *url, char *out, size_t out_size)
 
 /* Fills user and password from the user part auth[0..n) ("user",
  * "user:pass" or ":pass"). */
-static int parse_userinfo(cv_opts_t *o, const char *auth, size_t n, const char *shown,
-                          char *errstr, size_t errstr_size)
+static int parse_userinfo(cv_opts_t *o, const char *auth, size_t n, const char *shown, char *errstr,
+                          size_t errstr_size)
 {
     const char *colon = memchr(auth, ':', n);
     size_t ul = colon ? (size_t)(colon - auth) : n;
@@ -145,13 +145,12 @@ int cv_opts_set_redis(cv_opts_t *o, const char *url, char *errstr, size_t errstr
     return rc;
 }
 
-int cv_opts_read_redis_password(cv_opts_t *o, const char *path, char *errstr,
-                                size_t errstr_size)
+int cv_opts_read_redis_password(cv_opts_t *o, const char *path, char *errstr, size_t errstr_size)
 {
     FILE *f = fopen(path, "r");
     if (!f)
-        return cv_seterr(errstr, errstr_size, CV_EINVAL, "cannot read the Redis password file %s: %s",
-                         path, strerror(errno));
+        return cv_seterr(errstr, errstr_size, CV_EINVAL,
+                         "cannot read the Redis password file %s: %s", path, strerror(errno));
     char line[sizeof(o->redis_pass) + 2];
     bool got = fgets(line, sizeof(line), f) != NULL;
     fclose(f);

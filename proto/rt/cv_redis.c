@@ -123,8 +123,7 @@ static int auth_sync(redisContext *c, const cv_opts_t *opts, char *errstr, size_
 
 /* cv_redis_connect_sync, also saying why it failed in *rcp: CV_EAUTH when
  * the credentials were refused, CV_EREDIS otherwise. */
-static redisContext *connect_sync(const cv_opts_t *opts, int *rcp, char *errstr,
-                                  size_t errstr_size)
+static redisContext *connect_sync(const cv_opts_t *opts, int *rcp, char *errstr, size_t errstr_size)
 {
     struct timeval tv = {3, 0};
     redisContext *c = redisConnectWithTimeout(opts->redis_host, opts->redis_port, tv);

@@ -65,8 +65,7 @@ const char *cv_redis_script_text(cv_script_t s);
 
 /* Fills errstr with "Redis at host:port refused the credentials of user U:
  * why" (never the password); returns CV_EAUTH. */
-int cv_redis_auth_refused(const cv_opts_t *opts, const char *why, char *errstr,
-                          size_t errstr_size);
+int cv_redis_auth_refused(const cv_opts_t *opts, const char *why, char *errstr, size_t errstr_size);
 
 /* Sends AUTH (when opts has a password) as the first command of an async
  * connection; a refusal is reported to on_refused with the sentence of

@@ -9,8 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int cv_redis_auth_refused(const cv_opts_t *opts, const char *why, char *errstr,
-                          size_t errstr_size)
+int cv_redis_auth_refused(const cv_opts_t *opts, const char *why, char *errstr, size_t errstr_size)
 {
     return cv_seterr(errstr, errstr_size, CV_EAUTH,
                      "Redis at %s:%d refused the credentials of user %s: %s", opts->redis_host,

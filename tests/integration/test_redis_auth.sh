@@ -104,6 +104,7 @@ test_redis_auth_cli_user_cannot_write_what_only_workers_write() {
 test_redis_auth_stack_completes_with_the_acl_users() {
     local dir name out
     dir=$(mktemp -d /tmp/cv-rauth-up.XXXXXX)
+    # shellcheck disable=SC2064 # dir is local: expanded now, on purpose
     trap "deploy_down '$dir'" EXIT
     "$CV_REPO_ROOT/deploy/local/up.sh" --build-dir "$RAUTH_BIN" --dir "$dir" --no-build \
         --engines 1 --observers 1 --redis-acl >"$dir.up.log" 2>&1 ||
