@@ -35,7 +35,7 @@ cv_state_open() {
     mkdir -p "$STATE/pids" "$STATE/log" "$STATE/redis"
     exec 8>"$STATE/.lock"
     flock -w 120 8 || cv_die "another up.sh or down.sh is working on $STATE"
-    REDIS_PORT="" KAFKA_PORT="" KAFKA_BROKERS=""
+    REDIS_PORT="" REDIS_TLS_PORT="" KAFKA_PORT="" KAFKA_BROKERS=""
     cv_state_load_ports
 }
 
@@ -44,7 +44,7 @@ cv_state_load_ports() {
     [[ -f $STATE/ports ]] || return 0
     while IFS='=' read -r key value; do
         [[ $value =~ ^[0-9]+$ ]] || continue
-        [[ $key =~ ^(REDIS_PORT|KAFKA_BROKERS|KAFKA_PORT_[0-9]+|KAFKA_CTRL_PORT_[0-9]+)$ ]] || continue
+        [[ $key =~ ^(REDIS_PORT|REDIS_TLS_PORT|KAFKA_BROKERS|KAFKA_PORT_[0-9]+|KAFKA_CTRL_PORT_[0-9]+)$ ]] || continue
         printf -v "$key" '%s' "$value"
     done <"$STATE/ports"
     KAFKA_PORT=${KAFKA_PORT_0:-}
@@ -54,6 +54,7 @@ cv_state_save_ports() {
     local k
     {
         printf 'REDIS_PORT=%s\nKAFKA_BROKERS=%s\n' "$REDIS_PORT" "${KAFKA_BROKERS:-}"
+        [[ -z ${REDIS_TLS_PORT:-} ]] || printf 'REDIS_TLS_PORT=%s\n' "$REDIS_TLS_PORT"
         for ((k = 0; k < ${KAFKA_BROKERS:-0}; k++)); do
             printf 'KAFKA_PORT_%d=%s\nKAFKA_CTRL_PORT_%d=%s\n' "$k" "$(cv_kafka_port "$k")" \
                 "$k" "$(cv_kafka_ctrl_port "$k")"
@@ -65,7 +66,12 @@ cv_state_save_ports() {
 # What /proc/PID/cmdline must contain for a PID file to be believed. Redis
 # rewrites its title to "redis-server 127.0.0.1:PORT"; the Java processes
 # carry the path of their properties file, which is unique to this STATE.
-cv_markers_redis() { CV_MARKERS=(redis-server "127.0.0.1:${REDIS_PORT:-unknown}"); }
+# With --redis-tls, Redis listens on REDIS_TLS_PORT only and the stunnel
+# sidecar (named by its configuration file) on REDIS_PORT.
+cv_markers_redis() {
+    CV_MARKERS=(redis-server "127.0.0.1:${REDIS_TLS_PORT:-${REDIS_PORT:-unknown}}")
+}
+cv_markers_stunnel() { CV_MARKERS=(stunnel "$STATE/stunnel.conf"); }
 # cv_markers_kafka NAME: NAME is kafka or kafka-K (deploy/lib/kafka.sh).
 cv_markers_kafka() { CV_MARKERS=(kafka.Kafka "$STATE/$1.properties"); }
 # A node agent: its --dir is unique to STATE (deploy/lib/agents.sh); the
@@ -79,6 +85,7 @@ cv_markers_worker() { CV_MARKERS=("converge-${1%-*} " "--id $1"); }
 cv_alive() {
     case $1 in
     redis) cv_markers_redis ;;
+    stunnel) cv_markers_stunnel ;;
     kafka | kafka-[0-9]*) cv_markers_kafka "$1" ;;
     agent-*) cv_markers_agent "${1#agent-}" ;;
     *) cv_markers_worker "$1" ;;

@@ -55,7 +55,7 @@ mapfile -t workers < <(cv_worker_names)
 # Every broker with a PID file: also those of an earlier --brokers count.
 mapfile -t brokers < <(cd "$STATE/pids" && ls kafka.pid kafka-*.pid 2>/dev/null | sed 's/\.pid$//')
 ((${#brokers[@]} == 0)) || cv_stop_all 20 "${brokers[@]}" || status=1
-cv_stop_all 10 redis || status=1
+cv_stop_all 10 stunnel redis || status=1
 rm -f "$STATE/env"
 
 if ((status != 0)); then
@@ -64,7 +64,8 @@ fi
 cv_log "everything in $STATE is stopped"
 if $purge; then
     # Only the paths up.sh creates, never a blind rm -rf of the directory.
-    rm -rf "$STATE/pids" "$STATE/log" "$STATE/redis" "$STATE"/kafka*-data "$STATE/agents"
+    rm -rf "$STATE/pids" "$STATE/log" "$STATE/redis" "$STATE"/kafka*-data "$STATE/agents" "$STATE/tls"
+    rm -f "$STATE"/redis-*.pass "$STATE/redis.acl" "$STATE/stunnel.conf"
     rm -f "$STATE/cluster.json" "$STATE/cluster.json.tmp" "$STATE/ports" "$STATE/ports.tmp" "$STATE/env.tmp" "$STATE"/*.properties \
         "$STATE/.converge-state" "$STATE/.lock"
     rmdir "$STATE" 2>/dev/null || cv_warn "$STATE is not empty after purging; left in place"

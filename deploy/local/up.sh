@@ -30,6 +30,9 @@
 #                      as converge-worker, STATE/env as converge-cli, the operator
 #                      as default; random passwords in STATE/redis-*.pass (0600).
 #                      Decided when Redis starts; a later run keeps what runs.
+#   --redis-tls        Redis on TLS only (plain port 0), certificates made with
+#                      openssl in STATE/tls/; clients reach it through a stunnel
+#                      sidecar on the plain port clients are given (docs/security.md)
 # env: CONVERGE_UP_TIMEOUT  seconds each readiness wait may take (default 60)
 # Stop everything with deploy/local/down.sh --dir STATE.
 set -euo pipefail
@@ -41,13 +44,15 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/agents.sh"
 # shellcheck source=SCRIPTDIR/../lib/redis_acl.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/redis_acl.sh"
+# shellcheck source=SCRIPTDIR/../lib/redis_tls.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/redis_tls.sh"
 
 TIMEOUT=${CONVERGE_UP_TIMEOUT:-60} # seconds, for every readiness wait
 
 engines=2 observers=2 partitions=8 brokers=1
 state_arg=$CV_REPO_ROOT/.local
 build_dir=""
-sanitize=false restart_workers=false build=true redis_acl=false
+sanitize=false restart_workers=false build=true redis_acl=false redis_tls=false
 nodes="" cluster_arg=""
 while (($#)); do
     case $1 in
@@ -69,6 +74,7 @@ while (($#)); do
     --restart-workers) restart_workers=true && shift ;;
     --no-build) build=false && shift ;;
     --redis-acl) redis_acl=true && shift ;;
+    --redis-tls) redis_tls=true && shift ;;
     -h | --help) cv_usage 0 ;;
     *) cv_usage_error "unknown argument: $1" ;;
     esac
@@ -182,10 +188,42 @@ redis_acl_mode() {
     fi
 }
 
+# The TLS sidecar, when Redis runs with TLS (STATE/stunnel.conf): started
+# again if it died, since every client reaches Redis through it.
+ensure_redis_sidecar() {
+    [[ -f $STATE/stunnel.conf && -n $REDIS_TLS_PORT ]] || return 0
+    cv_alive stunnel >/dev/null && return 0
+    rm -f "$STATE/pids/stunnel.pid"
+    stunnel4 "$STATE/stunnel.conf" >>"$STATE/log/stunnel.log" 2>&1 7>&- 8>&- 9>&- ||
+        fail_and_stop "stunnel did not start: $(tail -3 "$STATE/log/stunnel.log")" redis
+    cv_wait_until 10 "stunnel to write its PID file" cv_alive stunnel >/dev/null ||
+        fail_and_stop "stunnel did not come up: $(tail -3 "$STATE/log/stunnel.log")" redis
+    cv_log "redis: TLS sidecar (stunnel) on 127.0.0.1:$REDIS_PORT -> TLS 127.0.0.1:$REDIS_TLS_PORT"
+}
+
+# The redis-server arguments of this run's mode (ACL, TLS) in REDIS_MODE_ARGS.
+redis_mode_args() {
+    REDIS_MODE_ARGS=(--port "$REDIS_PORT")
+    rm -f "$STATE/redis.acl" "$STATE/stunnel.conf"
+    if $redis_acl; then
+        cv_redis_acl_setup "${CONVERGE_PREFIX:-cv:}" "$STATE"
+        REDIS_MODE_ARGS+=(--aclfile "$STATE/redis.acl")
+    fi
+    REDIS_TLS_PORT=""
+    if $redis_tls; then
+        cv_pick_port REDIS_TLS_PORT
+        cv_redis_tls_certs "$STATE/tls"
+        cv_redis_tls_stunnel_conf "$STATE" "$REDIS_PORT" "$REDIS_TLS_PORT"
+        mapfile -t REDIS_MODE_ARGS < <(cv_redis_tls_server_args "$REDIS_TLS_PORT" "$STATE/tls")
+        [[ ! -f $STATE/redis.acl ]] || REDIS_MODE_ARGS+=(--aclfile "$STATE/redis.acl")
+    fi
+}
+
 ensure_redis() {
-    local pid acl_args=()
+    local pid
     if pid=$(cv_alive redis); then
         redis_acl_mode
+        ensure_redis_sidecar
         wait_alive redis "Redis on port $REDIS_PORT to answer PING" redis_ping || {
             cv_tail_log "$STATE/log/redis.log"
             fail_and_stop "Redis (pid $pid) is running but does not answer"
@@ -194,15 +232,12 @@ ensure_redis() {
         return 0
     fi
     cv_pick_port REDIS_PORT
+    redis_mode_args
     cv_state_save_ports
     rotate_log redis
-    rm -f "$STATE/pids/redis.pid" "$STATE/redis.acl"
-    if $redis_acl; then
-        cv_redis_acl_setup "${CONVERGE_PREFIX:-cv:}" "$STATE"
-        acl_args=(--aclfile "$STATE/redis.acl")
-    fi
+    rm -f "$STATE/pids/redis.pid"
     redis_acl_mode
-    if ! redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$STATE/redis" "${acl_args[@]}" \
+    if ! redis-server --bind 127.0.0.1 --dir "$STATE/redis" "${REDIS_MODE_ARGS[@]}" \
         --daemonize yes --pidfile "$STATE/pids/redis.pid" --logfile "$STATE/log/redis.log" \
         --appendonly yes --appendfsync everysec --save "" \
         >/dev/null 2>"$STATE/log/redis.start.err" 7>&- 8>&- 9>&-; then
@@ -210,6 +245,7 @@ ensure_redis() {
         cv_tail_log "$STATE/log/redis.log"
         fail_and_stop "redis-server did not start"
     fi
+    ensure_redis_sidecar
     if ! cv_wait_until 10 "Redis to write its PID file" cv_alive redis >/dev/null ||
         ! wait_alive redis "Redis on port $REDIS_PORT to answer PING" redis_ping; then
         cv_tail_log "$STATE/log/redis.log"
@@ -218,7 +254,8 @@ ensure_redis() {
     rm -f "$STATE/log/redis.start.err"
     services_restarted=true
     cv_log "redis: started on 127.0.0.1:$REDIS_PORT (pid $(cv_alive redis))$($redis_acl &&
-        echo ", ACL users converge-worker and converge-cli")"
+        echo ", ACL users converge-worker and converge-cli")$([[ -n $REDIS_TLS_PORT ]] &&
+        echo ", TLS only on port $REDIS_TLS_PORT")"
 }
 
 # ---------------------------------------------------------------------------
