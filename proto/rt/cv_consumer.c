@@ -375,7 +375,9 @@ int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
      * librdkafka's own thread, so a busy loop does not miss them. A worker
      * restarted with its id takes its partitions back at once (static
      * membership), and a rebalance moves only the partitions that change
-     * hands (cooperative-sticky). */
+     * hands (cooperative-sticky). A worker cut off from the brokers tries
+     * them again every 2 s at most (10 s by default), so that it rejoins
+     * soon after the network heals. */
     static const char *const defaults[] = {"enable.auto.commit",
                                            "true",
                                            "auto.commit.interval.ms",
@@ -390,6 +392,8 @@ int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
                                            "true",
                                            "partition.assignment.strategy",
                                            "cooperative-sticky",
+                                           "reconnect.backoff.max.ms",
+                                           "2000",
                                            NULL};
     rd_kafka_conf_t *kconf = cv__kafka_conf(opts, defaults, errstr, errstr_size);
     if (!kconf)
