@@ -43,7 +43,7 @@
     XX(GAVE_UP, "given up", "gave_up")                                                             \
     /* jobs the reaper re-queued */                                                                \
     XX(REAPED, "reaped", "reaped")                                                                 \
-    /* jobs given back unfinished when stopping or stepping aside */                                                 \
+    /* jobs given back unfinished when stopping or stepping aside */                               \
     XX(HANDED_BACK, "handed back", NULL)
 
 /* clang-format off */
@@ -81,9 +81,9 @@ typedef struct cv_worker {
     cv_consumer_t *consumer;
     int window;
     int lease_ms;
-    int session_ms;     /* the Kafka group session (cv_consumer_conf_t) */
-    int max_attempts;   /* transient failures of one job before it is given up */
-    int isolation_ms;   /* a one-sided outage this long makes the worker step aside */
+    int session_ms;   /* the Kafka group session (cv_consumer_conf_t) */
+    int max_attempts; /* transient failures of one job before it is given up */
+    int isolation_ms; /* a one-sided outage this long makes the worker step aside */
     /* Stepped aside (cv_isolation): cut off from Redis or Kafka alone, it
      * takes no job, hands back those it had and renews no lease until both
      * answer again. */
@@ -93,7 +93,7 @@ typedef struct cv_worker {
     bool unsubscribed;   /* left the topics when stepping aside */
     double group_lost;   /* when the consumer group was seen lost (0: it is not) */
     double redis_pinged; /* when the outstanding PING probe was sent (0: none) */
-    cv_limits_t limits; /* input limits (message size here; templates in the CLI) */
+    cv_limits_t limits;  /* input limits (message size here; templates in the CLI) */
     cv_outage_t redis_outage, kafka_outage;
     double kafka_probed; /* last probe of the brokers during a Kafka outage */
     void *services;      /* the role's own services (cv_worker_def_t.start) */
