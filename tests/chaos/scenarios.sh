@@ -384,7 +384,7 @@ part_logged() { tail -c +"$(($1 + 1))" "$STATE/log/$PART_WORKER.log" | grep -aq 
 
 # scen_partition SERVICE RUN: the scenario for a cut from SERVICE (redis|kafka).
 scen_partition() {
-    local service=$1 run=$2 id t0 d0 mark t_cut t_aside="" t_clear="" rec="" t_heal t_back="" n
+    local service=$1 run=$2 id t0 d0 d_cut mark t_cut t_aside="" t_clear="" rec="" t_heal t_back="" n
     local lease_ms
     lease_ms=$(chaos_lease_ms)
     if ! command -v nft >/dev/null || [[ $(id -u) != 0 ]]; then
@@ -402,7 +402,7 @@ scen_partition() {
     t0=$(cv_now_ms)
     chaos_wait_progress "$id" 20 60 ||
         chaos_violation "the stack did not reach 20% before the cut (done $(stack_get "$id" "done")/$(stack_get "$id" total), $(stack_get "$id" status))"
-    d0=$(stack_get "$id" "done")
+    d0=$(stack_get "$id" "done") d_cut=$d0
     mark=$(stat -c %s "$STATE/log/$PART_WORKER.log")
     t_cut=$(cv_now_ms)
     part_net "cut-$service"
@@ -453,7 +453,7 @@ scen_partition() {
     crash=$(tail -c +"$((mark + 1))" "$STATE/log/$PART_WORKER.log" | grep -aE "$CHAOS_CRASH_RE" | head -1)
     [[ -z $crash ]] || chaos_violation "$PART_WORKER log has a crash report: $crash"
     part_stop
-    SCEN_DETAIL="$service cut at ${d0:-?}/$(stack_get "$id" total) done; $PART_WORKER stepped aside ${t_aside:+$((t_aside - t_cut)) ms after the cut}, progress ${rec:-?} ms after that, its leases gone ${t_clear:+$((t_clear - t_aside)) ms after it}; rejoined ${t_back:-?} ms after the heal"
+    SCEN_DETAIL="$service cut at ${d_cut:-?}/$(stack_get "$id" total) done; $PART_WORKER stepped aside ${t_aside:+$((t_aside - t_cut)) ms after the cut}, progress ${rec:-?} ms after that, its leases gone ${t_clear:+$((t_clear - t_aside)) ms after it}; rejoined ${t_back:-?} ms after the heal"
     scen_end
 }
 
