@@ -265,7 +265,7 @@ static void take_lease(check_t *c)
     c->leased = true;
     cv_key(lease, sizeof(lease), CV_KEY_LEASE, m->stack, m->traversal, m->resource);
     c->keeper = cv_lease_keep(c->run.w->loop, c->run.w->redis, lease, c->token,
-                              (unsigned)c->run.w->lease_ms);
+                              (unsigned)c->run.w->lease_ms, &c->run.w->isolated);
 }
 
 static void on_begin(cv_redis_t *r, redisReply *rep, void *ud)

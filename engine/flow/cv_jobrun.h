@@ -7,7 +7,8 @@
  * (again) the job's work from nothing, `reset` drops what one attempt loaded
  * (NULL: nothing to drop). Every path ends the job exactly once:
  *
- *   cv_jobrun_start   runs start(), or, when the worker is stopping, hands
+ *   cv_jobrun_start   runs start(), or, when the worker is stopping or has
+ *                     stepped aside (cut off from Redis or Kafka), hands
  *                     the job back unfinished (redelivered to another
  *                     worker) and frees the state
  *   cv_jobrun_end     reset, finish the job (its offset may be committed),

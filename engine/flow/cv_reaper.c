@@ -471,7 +471,7 @@ static void on_lease_set(cv_redis_t *redis, redisReply *rep, void *ud)
 static void on_tick(uv_timer_t *t)
 {
     cv_reaper_t *r = t->data;
-    if (r->busy || r->w->stopping || !cv_redis_connected(r->w->redis))
+    if (r->busy || r->w->stopping || r->w->isolated || !cv_redis_connected(r->w->redis))
         return;
     r->busy = true;
     const char *argv[] = {"SET", r->lease_key, r->w->id, "NX", "PX", r->lease_ms};

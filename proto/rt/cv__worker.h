@@ -23,4 +23,10 @@ void cv__worker_liveness_now(cv_worker_t *w);
 /* Broker reachability as the consumer sees it (a cv_kafka_state_cb, ud = w). */
 void cv__worker_kafka_state(void *ud, bool up, const char *why);
 
+/* Redis reachability as a probe of the worker's sees it (ud = w). */
+void cv__worker_redis_state(void *ud, bool up, const char *why);
+
+/* Steps aside or back (cv_worker_isolation.c); called every liveness tick. */
+void cv__worker_isolation_tick(cv_worker_t *w, double now);
+
 #endif

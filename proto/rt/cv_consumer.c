@@ -40,6 +40,7 @@ struct cv_consumer {
     int orphans;       /* jobs that outlived the close: this struct must too */
     bool watch_closed; /* the queue watch's handles are closed */
     bool joined;       /* received an assignment (possibly empty) from the group */
+    bool lost;         /* the group dropped this member (session timed out): cut off? */
     ptrack_t tracks[MAX_PARTITION_TRACKS];
     int ntracks;
 };
@@ -149,28 +150,48 @@ void cv_job_hand_back(cv_job_t *job)
 }
 
 /*
- * At close every message must be destroyed, or rd_kafka_destroy waits for
- * it forever. Jobs done or handed back are freed with theirs; a job still
- * in flight (the shutdown grace ran out) keeps its struct for its handler,
- * which may yet finish or hand it back, but loses its message.
+ * Lets go of a partition's jobs. Every message must be destroyed before
+ * rd_kafka_destroy, or it waits for it forever. Jobs done or handed back are
+ * freed with theirs; a job still in flight keeps its struct for its handler,
+ * which may yet finish or hand it back, but loses its message and no longer
+ * counts in the window: its offset will not be committed by this member.
  */
+static void release_track(cv_consumer_t *c, ptrack_t *pt)
+{
+    for (cv_offset_slot_t *s = pt->track.head, *next; s; s = next) {
+        cv_job_t *job = (cv_job_t *)s;
+        next = s->next;
+        if (s->done || job->handed_back) {
+            release_slot(s, NULL);
+            continue;
+        }
+        rd_kafka_message_destroy(job->rkm);
+        job->rkm = NULL;
+        job->orphan = true;
+        c->orphans++;
+        c->inflight--;
+    }
+    cv_track_init(&pt->track);
+    pt->dirty = false;
+}
+
+/* At close (the shutdown grace ran out, or the worker steps aside). */
 static void release_all(cv_consumer_t *c)
 {
-    for (int i = 0; i < c->ntracks; i++) {
-        for (cv_offset_slot_t *s = c->tracks[i].track.head, *next; s; s = next) {
-            cv_job_t *job = (cv_job_t *)s;
-            next = s->next;
-            if (s->done || job->handed_back) {
-                release_slot(s, NULL);
-                continue;
-            }
-            rd_kafka_message_destroy(job->rkm);
-            job->rkm = NULL;
-            job->orphan = true;
-            c->orphans++;
-        }
-        c->tracks[i].track.head = c->tracks[i].track.tail = NULL;
-    }
+    for (int i = 0; i < c->ntracks; i++)
+        release_track(c, &c->tracks[i]);
+}
+
+/* A partition taken back by the group starts afresh if it comes back: its
+ * jobs here are redelivered from the committed offset, wherever it goes. */
+static void release_revoked(cv_consumer_t *c, const rd_kafka_topic_partition_list_t *parts)
+{
+    store_offsets(c); /* librdkafka commits what was stored when the revocation ends */
+    for (int p = 0; p < parts->cnt; p++)
+        for (int i = 0; i < c->ntracks; i++)
+            if (c->tracks[i].partition == parts->elems[p].partition &&
+                strcmp(c->tracks[i].topic, parts->elems[p].topic) == 0)
+                release_track(c, &c->tracks[i]);
 }
 
 void cv_job_set_data(cv_job_t *job, void *data)
@@ -284,15 +305,20 @@ static void on_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
         else
             rd_kafka_assign(rk, partitions);
         c->joined = true;
+        c->lost = false;
         cv_info("assigned %d partitions", partitions->cnt);
     } else if (cooperative) {
         /* a lost assignment (session timed out) means rejoining, not just
          * giving some partitions back */
-        if (rd_kafka_assignment_lost(rk))
+        if (rd_kafka_assignment_lost(rk)) {
             c->joined = false;
+            c->lost = true;
+        }
+        release_revoked(c, partitions);
         error = rd_kafka_incremental_unassign(rk, partitions);
-        cv_info("revoked %d partitions", partitions->cnt);
+        cv_info("revoked %d partitions%s", partitions->cnt, c->lost ? " (group lost)" : "");
     } else {
+        release_revoked(c, partitions);
         rd_kafka_assign(rk, NULL);
         c->joined = false;
     }
@@ -307,6 +333,11 @@ bool cv_consumer_joined(const cv_consumer_t *c)
     return c->joined;
 }
 
+bool cv_consumer_lost(const cv_consumer_t *c)
+{
+    return c->lost;
+}
+
 static int setup_loop(cv_consumer_t *c, char *errstr, size_t errstr_size)
 {
     int rc = cv__queue_watch_start(&c->watch, c->loop, c->queue, 50, on_queue_ready, c, errstr,
@@ -318,7 +349,7 @@ static int setup_loop(cv_consumer_t *c, char *errstr, size_t errstr_size)
     return rc;
 }
 
-static int subscribe(cv_consumer_t *c, char *errstr, size_t errstr_size)
+int cv_consumer_subscribe(cv_consumer_t *c, char *errstr, size_t errstr_size)
 {
     rd_kafka_topic_partition_list_t *topics = rd_kafka_topic_partition_list_new(c->conf.ntopics);
     for (int i = 0; i < c->conf.ntopics; i++)
@@ -344,7 +375,9 @@ int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
      * librdkafka's own thread, so a busy loop does not miss them. A worker
      * restarted with its id takes its partitions back at once (static
      * membership), and a rebalance moves only the partitions that change
-     * hands (cooperative-sticky). */
+     * hands (cooperative-sticky). A worker cut off from the brokers tries
+     * them again every 2 s at most (10 s by default), so that it rejoins
+     * soon after the network heals. */
     static const char *const defaults[] = {"enable.auto.commit",
                                            "true",
                                            "auto.commit.interval.ms",
@@ -359,6 +392,8 @@ int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
                                            "true",
                                            "partition.assignment.strategy",
                                            "cooperative-sticky",
+                                           "reconnect.backoff.max.ms",
+                                           "2000",
                                            NULL};
     rd_kafka_conf_t *kconf = cv__kafka_conf(opts, defaults, errstr, errstr_size);
     if (!kconf)
@@ -395,7 +430,7 @@ int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
         free(c);
         return rc;
     }
-    rc = subscribe(c, errstr, errstr_size);
+    rc = cv_consumer_subscribe(c, errstr, errstr_size);
     if (rc) {
         cv_consumer_close(c); /* its loop handles exist now: closed, then freed */
         return rc;
@@ -404,8 +439,20 @@ int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
     return 0;
 }
 
+void cv_consumer_unsubscribe(cv_consumer_t *c)
+{
+    /* The revocation comes through the rebalance callback, on the loop. */
+    rd_kafka_resp_err_t err = rd_kafka_unsubscribe(c->rk);
+    if (err)
+        cv_warn("Kafka unsubscribe: %s", rd_kafka_err2str(err));
+    c->joined = false;
+    c->lost = false;
+}
+
 void cv_consumer_close(cv_consumer_t *c)
 {
+    if (!c)
+        return;
     c->closing = true;
     store_offsets(c);
     rd_kafka_consumer_close(c->rk);

@@ -111,9 +111,12 @@ int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
 /* The job is finished: its effect is recorded; its offset may be committed. */
 void cv_job_finish(cv_job_t *job);
 
-/* The handler gives the job up unfinished (the worker is stopping): it no
- * longer counts as in flight, and this process never commits its offset,
- * so the group redelivers it. The job is freed when the consumer closes. */
+/* The handler gives the job up unfinished (the worker is stopping or
+ * stepping aside): it no longer counts as in flight, and this process never
+ * commits its offset, so the group redelivers it. The job is freed when its
+ * partition is revoked or the consumer closes. A job whose partition was
+ * revoked while it ran is let go of: finishing or handing it back then only
+ * frees it. */
 void cv_job_hand_back(cv_job_t *job);
 
 /* Per-job user data slot (the handler's state). */
@@ -128,11 +131,24 @@ int64_t cv_job_offset(const cv_job_t *job);
 /* Whether the group gave this member its assignment (it may be empty). */
 bool cv_consumer_joined(const cv_consumer_t *c);
 
+/* Whether the group dropped this member (its session timed out: the
+ * coordinator did not answer) and has not assigned it partitions since —
+ * what a worker cut off from Kafka learns of it. */
+bool cv_consumer_lost(const cv_consumer_t *c);
+
+/* Leaves the topics: the partitions are revoked (the finished prefix
+ * committed) and, once the broker lets go of this member, assigned to
+ * others. A static member (conf.instance) sends no LeaveGroup: the broker
+ * lets go after the session timeout. cv_consumer_subscribe joins again
+ * (errors as cv_consumer_new's). */
+void cv_consumer_unsubscribe(cv_consumer_t *c);
+int cv_consumer_subscribe(cv_consumer_t *c, char *errstr, size_t errstr_size);
+
 /* Jobs handed out and not yet finished. */
 int cv_consumer_inflight(const cv_consumer_t *c);
 
 /* Stops consuming and commits the finished prefix; then frees. Jobs still in
- * flight are not committed (they will be redelivered). */
+ * flight are not committed (they will be redelivered). NULL is allowed. */
 void cv_consumer_close(cv_consumer_t *c);
 
 #endif

@@ -17,6 +17,7 @@ struct cv_lease_keeper {
     bool stopped;      /* cv_lease_stop was called */
     bool timer_closed; /* the timer's close callback ran */
     bool renewing;     /* a renewal's reply is outstanding */
+    const bool *hold_off;
 };
 
 /* Freed when stopped, its handle closed and no reply outstanding: a reply
@@ -47,6 +48,12 @@ static void on_renewed(cv_redis_t *r, redisReply *rep, void *ud)
 static void on_tick(uv_timer_t *t)
 {
     cv_lease_keeper_t *k = t->data;
+    if (k->hold_off && *k->hold_off) {
+        k->lost = true;
+        uv_timer_stop(&k->timer);
+        cv_debug("lease %s: stopped renewing, the worker stepped aside", k->key);
+        return;
+    }
     if (k->renewing || !cv_redis_connected(k->redis))
         return; /* the next tick tries again; the lease has two more thirds */
     cv_lease_renew_keys_t keys = {.lease = k->key};
@@ -57,12 +64,13 @@ static void on_tick(uv_timer_t *t)
 }
 
 cv_lease_keeper_t *cv_lease_keep(uv_loop_t *loop, cv_redis_t *redis, const char *key,
-                                 const char *token, unsigned lease_ms)
+                                 const char *token, unsigned lease_ms, const bool *hold_off)
 {
     cv_lease_keeper_t *k = calloc(1, sizeof(*k));
     if (!k)
         return NULL;
     k->redis = redis;
+    k->hold_off = hold_off;
     snprintf(k->key, sizeof(k->key), "%s", key);
     snprintf(k->token, sizeof(k->token), "%s", token);
     snprintf(k->ms, sizeof(k->ms), "%u", lease_ms);

@@ -23,9 +23,12 @@
 typedef struct cv_lease_keeper cv_lease_keeper_t;
 
 /* Starts renewing lease `key` held with `token` for `lease_ms` at a time.
- * NULL when out of memory (the lease then simply expires on time). */
+ * Once `*hold_off` is true (NULL: never) it renews no more, for good, as if
+ * the lease were lost: a worker stepping aside (cv_isolation) writes no
+ * lease after it has. NULL when out of memory (the lease then simply
+ * expires on time). */
 cv_lease_keeper_t *cv_lease_keep(uv_loop_t *loop, cv_redis_t *redis, const char *key,
-                                 const char *token, unsigned lease_ms);
+                                 const char *token, unsigned lease_ms, const bool *hold_off);
 
 /* Whether the last renewal found the lease no longer ours. */
 bool cv_lease_lost(const cv_lease_keeper_t *k);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 /* Generated from proto/lua by CMake (embed_lua.cmake). */
 extern const struct {
@@ -418,6 +419,28 @@ static void on_close_deadline(uv_timer_t *t)
         r->ac = NULL;
         close_timer(r);
         close_ref_drop(r);
+    }
+}
+
+/* Aborted, not closed: a connection that stopped answering may have
+ * commands written but not yet delivered, which the network could still
+ * carry to Redis when it heals; a reset discards them with the socket. */
+void cv_redis_drop(cv_redis_t *r, const char *why)
+{
+    redisAsyncContext *ac = r->ac;
+    if (!ac || r->closing)
+        return;
+    struct linger lg = {.l_onoff = 1, .l_linger = 0};
+    if (ac->c.fd >= 0)
+        setsockopt(ac->c.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+    cv_debug("dropping the Redis connection: %s", why);
+    r->connected = false;
+    uv_timer_stop(&r->reconnect_timer);
+    redisAsyncFree(ac); /* pending callbacks get no reply; on_disconnect reconnects */
+    if (r->ac == ac) {  /* it never connected: hiredis reports nothing */
+        r->ac = NULL;
+        report_state(r, false, why);
+        schedule_reconnect(r);
     }
 }
 

@@ -34,6 +34,13 @@ void cv_redis_close(cv_redis_t *r);
  * (the connection was lost under it) sees false already. */
 bool cv_redis_connected(const cv_redis_t *r);
 
+/* Drops the connection at once, discarding what was sent and not yet
+ * delivered (a reset, not a close), and reconnects as after any lost
+ * connection; pending callbacks get no reply. For a connection that stopped
+ * answering, whose queued commands must not reach Redis when the network
+ * heals. */
+void cv_redis_drop(cv_redis_t *r, const char *why);
+
 /* Connected, and the last reply was not Redis saying it cannot serve
  * (LOADING, BUSY, MASTERDOWN, TRYAGAIN, CLUSTERDOWN). */
 bool cv_redis_available(const cv_redis_t *r);

@@ -43,7 +43,7 @@
     XX(GAVE_UP, "given up", "gave_up")                                                             \
     /* jobs the reaper re-queued */                                                                \
     XX(REAPED, "reaped", "reaped")                                                                 \
-    /* jobs given back unfinished when stopping */                                                 \
+    /* jobs given back unfinished when stopping or stepping aside */                               \
     XX(HANDED_BACK, "handed back", NULL)
 
 /* clang-format off */
@@ -81,9 +81,19 @@ typedef struct cv_worker {
     cv_consumer_t *consumer;
     int window;
     int lease_ms;
-    int session_ms;     /* the Kafka group session (cv_consumer_conf_t) */
-    int max_attempts;   /* transient failures of one job before it is given up */
-    cv_limits_t limits; /* input limits (message size here; templates in the CLI) */
+    int session_ms;   /* the Kafka group session (cv_consumer_conf_t) */
+    int max_attempts; /* transient failures of one job before it is given up */
+    int isolation_ms; /* a one-sided outage this long makes the worker step aside */
+    /* Stepped aside (cv_isolation): cut off from Redis or Kafka alone, it
+     * takes no job, hands back those it had and renews no lease until both
+     * answer again. */
+    bool isolated;
+    const char *isolated_from; /* "redis" | "kafka" while isolated */
+    double isolated_at;
+    bool unsubscribed;   /* left the topics when stepping aside */
+    double group_lost;   /* when the consumer group was seen lost (0: it is not) */
+    double redis_pinged; /* when the outstanding PING probe was sent (0: none) */
+    cv_limits_t limits;  /* input limits (message size here; templates in the CLI) */
     cv_outage_t redis_outage, kafka_outage;
     double kafka_probed; /* last probe of the brokers during a Kafka outage */
     void *services;      /* the role's own services (cv_worker_def_t.start) */
@@ -94,7 +104,7 @@ typedef struct cv_worker {
     double started;
     uint64_t cv__stat[CV_STAT_MAX]; /* private: cv_worker_count / cv_worker_stat */
     uv_timer_t liveness;
-    const char *liveness_state; /* last written: "joining", "ready", "stopping" */
+    const char *liveness_state; /* last written: "joining", "ready", "isolated", "stopping" */
     double liveness_written;
     uv_timer_t shutdown_timer;
     uv_signal_t sigterm, sigint;
@@ -147,10 +157,11 @@ void cv_worker_dead_letter(cv_worker_t *w, const void *payload, size_t len, cons
 /* Calls fn(arg) once after `ms` on the worker's loop — how a job waits for a
  * lease, a backoff or an observation time without blocking anything. While
  * the worker is stopping, fn is still called: it must check w->stopping,
- * and then free its state and give the job back (cv_worker_hand_back). */
+ * and then free its state and give the job back (cv_worker_hand_back); the
+ * same while it has stepped aside (w->isolated). */
 int cv_worker_later(cv_worker_t *w, unsigned ms, void (*fn)(void *arg), void *arg);
 
-/* A job left unfinished because the worker is stopping: redelivered to
+/* A job left unfinished because the worker is stopping or stepped aside: redelivered to
  * another worker; the shutdown no longer waits for it. */
 void cv_worker_hand_back(cv_worker_t *w, cv_job_t *job);
 

@@ -111,6 +111,7 @@ static void write_liveness(cv_worker_t *w, const char *state)
     add_u64(&f, "redis_outages", w->redis_outage.count);
     add_u64(&f, "kafka_outages", w->kafka_outage.count);
     add(&f, "last_outage", last_outage);
+    add(&f, "isolated_from", w->isolated ? w->isolated_from : "");
     cv_redis_argv(w->redis, f.argc, f.argv, NULL, NULL, NULL);
     char ttl[8];
     snprintf(ttl, sizeof(ttl), "%d", LIVENESS_TTL_S);
@@ -118,13 +119,19 @@ static void write_liveness(cv_worker_t *w, const char *state)
     cv_redis_argv(w->redis, 3, expire, NULL, NULL, NULL);
 }
 
+static const char *worker_state(const cv_worker_t *w)
+{
+    return w->stopping                       ? "stopping"
+           : w->isolated                     ? "isolated"
+           : cv_consumer_joined(w->consumer) ? "ready"
+                                             : "joining";
+}
+
 void cv__worker_liveness_now(cv_worker_t *w)
 {
     if (!w->redis || !cv_redis_connected(w->redis))
         return;
-    const char *state = w->stopping                       ? "stopping"
-                        : cv_consumer_joined(w->consumer) ? "ready"
-                                                          : "joining";
+    const char *state = worker_state(w);
     w->liveness_state = state;
     w->liveness_written = cv_now();
     write_liveness(w, state);
@@ -133,7 +140,8 @@ void cv__worker_liveness_now(cv_worker_t *w)
 /* Ticks often so a change of state (joining → ready → stopping) shows at
  * once; writes only on a change or every LIVENESS_INTERVAL_MS. During a
  * Kafka outage it also asks librdkafka whether a broker is back, since a
- * worker with nothing to send would otherwise not notice. */
+ * worker with nothing to send would otherwise not notice; and it lets the
+ * worker step aside or back (cv_worker_isolation.c). */
 static void on_liveness(uv_timer_t *t)
 {
     cv_worker_t *w = t->data;
@@ -142,11 +150,10 @@ static void on_liveness(uv_timer_t *t)
         w->kafka_probed = now;
         cv_producer_probe(w->producer);
     }
+    cv__worker_isolation_tick(w, now);
     if (!w->redis || !cv_redis_connected(w->redis))
         return;
-    const char *state = w->stopping                       ? "stopping"
-                        : cv_consumer_joined(w->consumer) ? "ready"
-                                                          : "joining";
+    const char *state = worker_state(w);
     if (state == w->liveness_state && now - w->liveness_written < LIVENESS_INTERVAL_MS / 1000.0)
         return;
     cv__worker_liveness_now(w);
@@ -167,6 +174,11 @@ void cv__worker_health_stop(cv_worker_t *w)
 {
     uv_timer_stop(&w->liveness);
     uv_close((uv_handle_t *)&w->liveness, NULL);
+}
+
+void cv__worker_redis_state(void *ud, bool up, const char *why)
+{
+    on_redis_state(ud, up, why);
 }
 
 /* The consumer's view of the brokers goes to the same record. */

@@ -15,6 +15,10 @@
 #   kafka      restart every Kafka broker at once (SIGKILL; --long alternates SIGTERM)
 #   broker-failover  SIGKILL the broker leading the most job partitions at 20%
 #              of a create; no job lost, new leaders and progress timed
+#   partition-redis, partition-kafka  an extra engine in a network namespace
+#              cut off from Redis only / Kafka only at 20% of a create: it
+#              steps aside, the stack completes on the others, no lease of its
+#              after its old ones ran out; healed, it rejoins (needs root, nft)
 #   poison     1,000 malformed and hostile messages into converge.check and
 #              converge.observe during a create: all end in converge.dead
 #   duplicate  every message on both topics published twice, for a create,
@@ -50,7 +54,7 @@ LONG=0 SIZE=2200 KEEP=0
 CHAOS_BUILD=$CHAOS_ROOT/build
 CHAOS_STATE=$CHAOS_ROOT/.local-chaos
 ONLY=()
-usage() { sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,46p' "$0" | sed 's/^# \{0,1\}//'; }
 while (($#)); do
     case $1 in
     --long) LONG=${2:?}; shift ;;

@@ -12,7 +12,7 @@
 # settle after its faults end, on top of the lease and the group session).
 
 # shellcheck disable=SC2034 # used by run.sh
-SCENARIOS=(kill pause redis kafka broker-failover poison duplicate cluster)
+SCENARIOS=(kill pause redis kafka broker-failover partition-redis partition-kafka poison duplicate cluster)
 
 SESSION_S=2 # the workers' consumer group session (1 s locally, docs/kafka.md), and some
 
@@ -341,6 +341,125 @@ scenario_broker-failover() {
     SCEN_DETAIL="$name (leader of $led job partitions) SIGKILL at ${d0:-?}/$(stack_get "$id" total) done; new leaders after ${t_led:-?} ms, progress again ${rec:-?} ms after the kill"
     scen_end
 }
+
+# ---------------------------------------------------------------------------
+# 4c, 4d. Asymmetric partitions: an extra engine, engine-cut, in a network
+#     namespace of its own (tests/integration/netns.sh) is cut off from Redis
+#     only / Kafka only at 20% of a create. It must step aside (log it), the
+#     stack must complete on the other workers, no lease of engine-cut may
+#     exist once those it took before stepping aside ran out (--lease-ms),
+#     and once healed it must rejoin (ready, with partitions).
+# ---------------------------------------------------------------------------
+
+PART_NETNS=$CHAOS_ROOT/tests/integration/netns.sh
+PART_NS=cvchaos
+PART_WORKER=engine-cut
+
+part_net() { CV_NETNS_NET=10.200.1 "$PART_NETNS" "$1" "$PART_NS"; }
+
+# engine-cut in its namespace, logging to STATE/log/engine-cut.log; PART_PID.
+part_start() {
+    local worker_args=()
+    [[ -n $CHAOS_WORKER_ARGS ]] && read -r -a worker_args <<<"$CHAOS_WORKER_ARGS"
+    rcli del "${PREFIX}worker:$PART_WORKER" >/dev/null
+    part_net setup >/dev/null || return 1
+    CV_NETNS_NET=10.200.1 "$PART_NETNS" exec "$PART_NS" "$CHAOS_BUILD/converge-engine" \
+        --id "$PART_WORKER" "${worker_args[@]}" >>"$STATE/log/$PART_WORKER.log" 2>&1 &
+    PART_PID=$!
+}
+
+part_stop() {
+    if [[ -n ${PART_PID:-} ]]; then
+        kill -TERM "$PART_PID" 2>/dev/null
+        wait "$PART_PID" 2>/dev/null
+        PART_PID=""
+    fi
+    part_net teardown
+}
+
+part_ready() { [[ $(rcli hget "${PREFIX}worker:$PART_WORKER" state 2>/dev/null) == ready ]]; }
+
+# part_logged SINCE_BYTES PATTERN: engine-cut logged PATTERN after SINCE_BYTES.
+part_logged() { tail -c +"$(($1 + 1))" "$STATE/log/$PART_WORKER.log" | grep -aq "$2"; }
+
+# scen_partition SERVICE RUN: the scenario for a cut from SERVICE (redis|kafka).
+scen_partition() {
+    local service=$1 run=$2 id t0 d0 d_cut mark t_cut t_aside="" t_clear="" rec="" t_heal t_back="" n
+    local lease_ms
+    lease_ms=$(chaos_lease_ms)
+    if ! command -v nft >/dev/null || [[ $(id -u) != 0 ]]; then
+        chaos_violation "partition-$service needs root and nft (nftables): NOT TESTED"
+        return 1
+    fi
+    part_start || { chaos_violation "the network namespace could not be set up"; part_stop; return 1; }
+    if ! cv_wait_until 60 "$PART_WORKER to be ready" part_ready; then
+        chaos_violation "$PART_WORKER never became ready in its namespace: $(tail -n 3 "$STATE/log/$PART_WORKER.log" | tr '\n' '|')"
+        part_stop
+        return 1
+    fi
+    scen_stack "partition-$service" "$run" || { part_stop; return 1; }
+    id=$(chaos_submit "$NAME" "$TPL") || { chaos_violation "submit failed"; part_stop; return 1; }
+    t0=$(cv_now_ms)
+    chaos_wait_progress "$id" 20 60 ||
+        chaos_violation "the stack did not reach 20% before the cut (done $(stack_get "$id" "done")/$(stack_get "$id" total), $(stack_get "$id" status))"
+    d0=$(stack_get "$id" "done") d_cut=$d0
+    mark=$(stat -c %s "$STATE/log/$PART_WORKER.log")
+    t_cut=$(cv_now_ms)
+    part_net "cut-$service"
+    CHAOS_FAULTS=1
+    # Until the stack settles: when engine-cut steps aside, the next progress
+    # after that, and any lease of engine-cut once its old ones ran out.
+    while (($(cv_now_ms) - t_cut < ($(settle_s) + 30) * 1000)); do
+        if [[ -z $t_aside ]] && part_logged "$mark" "stepping aside"; then
+            t_aside=$(cv_now_ms) d0=$(stack_get "$id" "done")
+        fi
+        if [[ -n $t_aside && -z $rec ]]; then
+            local d
+            d=$(stack_get "$id" "done")
+            [[ $d =~ ^[0-9]+$ ]] && ((d > d0)) && rec=$(($(cv_now_ms) - t_aside))
+        fi
+        n=$(leases_of "$id" | grep -c " $PART_WORKER@" || true)
+        if [[ -n $t_aside ]] && ((n == 0)) && [[ -z $t_clear ]]; then
+            t_clear=$(cv_now_ms)
+        elif [[ -n $t_clear ]] && ((n > 0)); then
+            chaos_violation "$PART_WORKER holds $n leases of the stack $(($(cv_now_ms) - t_aside)) ms after it stepped aside"
+            break
+        fi
+        if [[ -n $t_aside ]] && stack_settled "$id"; then
+            [[ -z $rec ]] && rec=$(($(cv_now_ms) - t_aside))
+            break
+        fi
+        chaos_watch_workers
+        sleep 0.1
+    done
+    [[ -n $t_aside ]] || chaos_violation "$PART_WORKER did not step aside within $(($(cv_now_ms) - t_cut)) ms of the $service cut"
+    [[ -n $t_aside && -n $t_clear ]] && (((t_clear - t_aside) > lease_ms + 2000)) &&
+        chaos_violation "$PART_WORKER's leases outlived its step aside by $((t_clear - t_aside)) ms (lease $lease_ms ms)"
+    [[ -n $rec ]] && CHAOS_RECOVERY+=("$rec")
+    chaos_wait_settled "$id" "$(settle_s)"
+    SCEN_MS=$(($(cv_now_ms) - t0))
+    scen_check "$id" create
+    mark=$(stat -c %s "$STATE/log/$PART_WORKER.log")
+    t_heal=$(cv_now_ms)
+    part_net heal
+    if cv_wait_until 60 "$PART_WORKER to rejoin" part_logged "$mark" "rejoining" &&
+        cv_wait_until 60 "$PART_WORKER to be ready again" part_ready; then
+        t_back=$(($(cv_now_ms) - t_heal))
+    else
+        chaos_violation "$PART_WORKER did not rejoin within 60 s of the heal"
+    fi
+    kill -0 "$PART_PID" 2>/dev/null || chaos_violation "$PART_WORKER died: $(tail -n 3 "$STATE/log/$PART_WORKER.log" | tr '\n' '|')"
+    local crash
+    crash=$(tail -c +"$((mark + 1))" "$STATE/log/$PART_WORKER.log" | grep -aE "$CHAOS_CRASH_RE" | head -1)
+    [[ -z $crash ]] || chaos_violation "$PART_WORKER log has a crash report: $crash"
+    part_stop
+    SCEN_DETAIL="$service cut at ${d_cut:-?}/$(stack_get "$id" total) done; $PART_WORKER stepped aside ${t_aside:+$((t_aside - t_cut)) ms after the cut}, progress ${rec:-?} ms after that, its leases gone ${t_clear:+$((t_clear - t_aside)) ms after it}; rejoined ${t_back:-?} ms after the heal"
+    scen_end
+}
+
+scenario_partition-redis() { scen_partition redis "$1"; }
+
+scenario_partition-kafka() { scen_partition kafka "$1"; }
 
 # ---------------------------------------------------------------------------
 # 5. 1,000 malformed and hostile messages into both topics during a stack:
