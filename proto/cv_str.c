@@ -12,3 +12,14 @@ bool cv_str_starts_with(const char *s, const char *prefix)
 {
     return s && strncmp(s, prefix, strlen(prefix)) == 0;
 }
+
+int cv_hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}

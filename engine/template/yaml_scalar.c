@@ -9,6 +9,7 @@
  * such numbers.
  */
 #include "cv__template_internal.h"
+#include "cv_str.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -29,17 +30,6 @@ static const char *const true_words[] = {"true", "True", "TRUE", "yes", "Yes",
 static const char *const false_words[] = {"false", "False", "FALSE", "no",  "No",
                                           "NO",    "off",   "Off",   "OFF", NULL};
 
-static int digit_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return 99;
-}
-
 /* Digits in `base` with PyYAML's optional '_' separators; false when `s`
  * holds anything else or no digit. *overflow when it does not fit. */
 static bool parse_digits(const char *s, int base, bool negative, json_int_t *out, bool *overflow)
@@ -49,8 +39,8 @@ static bool parse_digits(const char *s, int base, bool negative, json_int_t *out
     for (; *s; s++) {
         if (*s == '_' && any)
             continue;
-        int d = digit_value(*s);
-        if (d >= base)
+        int d = cv_hex_digit(*s);
+        if (d < 0 || d >= base)
             return false;
         any = true;
         if (acc > (limit - (uint64_t)d) / (uint64_t)base)

@@ -41,6 +41,9 @@ struct cv_consumer {
     bool watch_closed; /* the queue watch's handles are closed */
     bool joined;       /* received an assignment (possibly empty) from the group */
     bool lost;         /* the group dropped this member (session timed out): cut off? */
+    /* the topics, copied: the caller's list need not outlive cv_consumer_new,
+     * and a worker that stepped aside subscribes again (cv_consumer_subscribe) */
+    rd_kafka_topic_partition_list_t *subscription;
     ptrack_t tracks[MAX_PARTITION_TRACKS];
     int ntracks;
 };
@@ -102,10 +105,17 @@ static void on_resume(uv_idle_t *h)
 
 /* A closed consumer is freed once its handles are closed and no orphaned
  * job points at it any more. */
+static void free_consumer(cv_consumer_t *c)
+{
+    if (c->subscription)
+        rd_kafka_topic_partition_list_destroy(c->subscription);
+    free(c);
+}
+
 static void free_when_unused(cv_consumer_t *c)
 {
     if (c->watch_closed && c->orphans == 0)
-        free(c);
+        free_consumer(c);
 }
 
 static void on_watch_closed(void *owner)
@@ -351,11 +361,7 @@ static int setup_loop(cv_consumer_t *c, char *errstr, size_t errstr_size)
 
 int cv_consumer_subscribe(cv_consumer_t *c, char *errstr, size_t errstr_size)
 {
-    rd_kafka_topic_partition_list_t *topics = rd_kafka_topic_partition_list_new(c->conf.ntopics);
-    for (int i = 0; i < c->conf.ntopics; i++)
-        rd_kafka_topic_partition_list_add(topics, c->conf.topics[i], RD_KAFKA_PARTITION_UA);
-    rd_kafka_resp_err_t err = rd_kafka_subscribe(c->rk, topics);
-    rd_kafka_topic_partition_list_destroy(topics);
+    rd_kafka_resp_err_t err = rd_kafka_subscribe(c->rk, c->subscription);
     if (err)
         return cv_seterr(errstr, errstr_size, CV_EKAFKA, "Kafka subscribe: %s",
                          rd_kafka_err2str(err));
@@ -421,13 +427,17 @@ int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
     }
     c->loop = loop;
     c->conf = *conf;
+    c->subscription = rd_kafka_topic_partition_list_new(conf->ntopics);
+    for (int i = 0; i < conf->ntopics; i++)
+        rd_kafka_topic_partition_list_add(c->subscription, conf->topics[i], RD_KAFKA_PARTITION_UA);
+    c->conf.topics = NULL; /* the caller's: gone once we return */
     rd_kafka_poll_set_consumer(c->rk);
     c->queue = rd_kafka_queue_get_consumer(c->rk);
     rc = setup_loop(c, errstr, errstr_size);
     if (rc) {
         rd_kafka_queue_destroy(c->queue);
         rd_kafka_destroy(c->rk);
-        free(c);
+        free_consumer(c);
         return rc;
     }
     rc = cv_consumer_subscribe(c, errstr, errstr_size);

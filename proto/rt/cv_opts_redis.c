@@ -6,22 +6,12 @@
 #include "cv_opts.h"
 
 #include "cv_error.h"
+#include "cv_str.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 /* Percent-decodes src[0..n) into out; -1 on a bad escape, an encoded NUL or
  * a result that does not fit. */
@@ -31,9 +21,9 @@ static int pct_decode(const char *src, size_t n, char *out, size_t out_size)
     for (size_t i = 0; i < n; i++) {
         int c = (unsigned char)src[i];
         if (c == '%') {
-            if (i + 2 >= n || hex_digit(src[i + 1]) < 0 || hex_digit(src[i + 2]) < 0)
+            if (i + 2 >= n || cv_hex_digit(src[i + 1]) < 0 || cv_hex_digit(src[i + 2]) < 0)
                 return -1;
-            c = hex_digit(src[i + 1]) * 16 + hex_digit(src[i + 2]);
+            c = cv_hex_digit(src[i + 1]) * 16 + cv_hex_digit(src[i + 2]);
             if (c == 0)
                 return -1;
             i += 2;

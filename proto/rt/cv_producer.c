@@ -156,6 +156,19 @@ int cv_producer_check(cv_producer_t *p, const char *brokers, int timeout_ms, cha
     return 0;
 }
 
+int cv_producer_prepare(cv_producer_t *p, const char *topic, int timeout_ms)
+{
+    rd_kafka_topic_t *rkt = rd_kafka_topic_new(p->rk, topic, NULL);
+    if (!rkt)
+        return CV_EKAFKA;
+    const struct rd_kafka_metadata *md = NULL;
+    rd_kafka_resp_err_t err = rd_kafka_metadata(p->rk, 0, rkt, &md, timeout_ms);
+    if (md)
+        rd_kafka_metadata_destroy(md);
+    rd_kafka_topic_destroy(rkt);
+    return err ? CV_EKAFKA : 0;
+}
+
 int cv_producer_outq(cv_producer_t *p)
 {
     return rd_kafka_outq_len(p->rk);

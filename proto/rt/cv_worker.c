@@ -13,6 +13,9 @@
 #include <unistd.h>
 
 #define SHUTDOWN_GRACE_S 10
+/* How long a worker waits at its start for the metadata of the topics it
+ * produces to (cv_producer_prepare). */
+#define PREPARE_MS 3000
 
 unsigned cv_backoff_ms(unsigned attempt)
 {
@@ -71,6 +74,9 @@ static int connect_all(cv_worker_t *w, const cv_worker_def_t *def)
     int rc = cv_redis_open(&w->redis, w->loop, &w->opts, err, sizeof(err));
     if (!rc)
         rc = cv_producer_new(&w->producer, w->loop, &w->opts, err, sizeof(err));
+    /* Kafka down at the start: one wait of PREPARE_MS, then on all the same */
+    if (!rc && cv_producer_prepare(w->producer, CV_TOPIC_CHECK, PREPARE_MS) == 0)
+        cv_producer_prepare(w->producer, CV_TOPIC_OBSERVE, PREPARE_MS);
     if (!rc) {
         const char *topics[] = {def->topic};
         cv_consumer_conf_t conf = {.group = def->group,

@@ -78,19 +78,10 @@ worker_rss() { # "engine-1 12.3 MB, ..." from VmHWM
 
 printf '%-8s %8s %10s %12s %12s %12s %10s   %s\n' shape resources "res/s" \
     "redis cmd/r" "redis B/r" "kafka msg/r" "hop p50/p99 ms" "peak RSS (VmHWM)"
-# Restarts the workers (so that each figure's peak RSS is its own), then
-# runs a 20-resource chain through them: the first stack after a worker
-# starts pays about 2 s once while its Kafka clients warm up (measured on
-# Kafka 4.1: a first 20-resource chain 2.2 s, the next 0.1 s), which is not
-# what the figures are about.
+# Restarts the workers, so that each figure's peak RSS is its own.
 restart_workers() {
-    local warm
     deploy/local/up.sh --build-dir "$BUILD" --dir "$STATE" --engines 2 --observers 1 \
         --restart-workers >/dev/null
-    warm="bench-warm-$(date +%s%N)"
-    tests/bench/gen_stack.sh chain 20 >"$STATE/warm.yaml"
-    "$CTL" submit "$warm" "$STATE/warm.yaml" --wait --timeout 120 >/dev/null
-    "$CTL" delete "$warm" --wait --timeout 120 >/dev/null
 }
 
 run_shape() { # shape count
