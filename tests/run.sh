@@ -88,7 +88,7 @@ if [ $QUICK = 0 ]; then
     step "setup (ASan+UBSan build)" deploy/local/setup.sh --sanitize --build-dir build-asan
     step "unit tests (ASan+UBSan)" unit_tests build-asan
     step "integration tests (ASan+UBSan workers)" integration build-asan .local-itest-asan --sanitize
-    step "chaos suite (kill, pause, redis, kafka, poison, duplicate)" \
+    step "chaos suite (kill, pause, redis, kafka, broker-failover, partitions, poison, duplicate, cluster)" \
         tests/chaos/run.sh --build-dir build --dir .local-chaos
     step "benchmark (quick)" bench_smoke
     step "fuzz (libFuzzer, 10 s per target)" tests/fuzz/run.sh --seconds 10 --build-dir build-fuzz

@@ -152,7 +152,10 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
     w.max_attempts = 20;
     w.reap_stall_ms = 10000; /* twice the longest pause between two looks of an observer */
     w.reap_interval_ms = 2000;
-    w.isolation_ms = 5000; /* longer than a Redis restart or a broker failover */
+    /* Off unless asked: a worker that stepped aside from a Kafka-side cut
+     * does not always come back after every broker restarted at once (seen
+     * once in the chaos suite's kafka scenario); docs/architecture.md. */
+    w.isolation_ms = 0;
     cv_limits_init(&w.limits);
     if (cv_opts_from_env(&w.opts, err, sizeof(err))) {
         fprintf(stderr, "%s: %s\n", argv[0], err);

@@ -52,7 +52,7 @@ static void usage(FILE *f, const char *prog, const cv_worker_def_t *def)
             "                     $CONVERGE_REAP_INTERVAL_MS)\n"
             "  --isolation-ms MS  cut off from Redis alone or Kafka alone this long, step\n"
             "                     aside: hand the jobs back, leave the group, renew no\n"
-            "                     lease until both answer (default 5000;\n"
+            "                     lease until both answer (default 0: never;\n"
             "                     $CONVERGE_ISOLATION_MS)\n"
             "%s"
             "  --verbose          debug logs\n"
@@ -88,8 +88,7 @@ static const int_opt_t int_opts[] = {
      offsetof(cv_worker_t, reap_stall_ms)},
     {'n', "reap-interval-ms", "CONVERGE_REAP_INTERVAL_MS", 100, 3600000,
      offsetof(cv_worker_t, reap_interval_ms)},
-    {'I', "isolation-ms", "CONVERGE_ISOLATION_MS", 100, 3600000,
-     offsetof(cv_worker_t, isolation_ms)},
+    {'I', "isolation-ms", "CONVERGE_ISOLATION_MS", 0, 3600000, offsetof(cv_worker_t, isolation_ms)},
 };
 enum { NINT_OPTS = sizeof(int_opts) / sizeof(int_opts[0]) };
 

@@ -106,7 +106,7 @@ static void rejoin(cv_worker_t *w, double now)
 
 void cv__worker_isolation_tick(cv_worker_t *w, double now)
 {
-    if (w->stopping)
+    if (w->stopping || w->isolation_ms == 0)
         return;
     probe_redis(w, now);
     const char *from;

@@ -364,7 +364,7 @@ part_start() {
     rcli del "${PREFIX}worker:$PART_WORKER" >/dev/null
     part_net setup >/dev/null || return 1
     CV_NETNS_NET=10.200.1 "$PART_NETNS" exec "$PART_NS" "$CHAOS_BUILD/converge-engine" \
-        --id "$PART_WORKER" "${worker_args[@]}" >>"$STATE/log/$PART_WORKER.log" 2>&1 &
+        --id "$PART_WORKER" --isolation-ms 5000 "${worker_args[@]}" >>"$STATE/log/$PART_WORKER.log" 2>&1 &
     PART_PID=$!
 }
 

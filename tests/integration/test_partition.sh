@@ -29,7 +29,7 @@ part_start() {
     redis DEL "${PART_PREFIX}worker:$PART_ID" >/dev/null
     part_net setup >/dev/null
     "$PART_NETNS" exec "$PART_NS" "$(dirname "$CONVERGECTL")/converge-engine" --id "$PART_ID" \
-        --verbose >>"$1" 2>&1 &
+        --isolation-ms 5000 --verbose >>"$1" 2>&1 &
     PART_PID=$!
 }
 
