@@ -26,6 +26,10 @@ void cv__worker_kafka_state(void *ud, bool up, const char *why);
 /* Redis reachability as a probe of the worker's sees it (ud = w). */
 void cv__worker_redis_state(void *ud, bool up, const char *why);
 
+/* Replaces a consumer librdkafka raised a fatal error on (cv_worker.c);
+ * called every liveness tick. */
+void cv__worker_consumer_renew(cv_worker_t *w);
+
 /* Steps aside or back (cv_worker_isolation.c); called every liveness tick. */
 void cv__worker_isolation_tick(cv_worker_t *w, double now);
 

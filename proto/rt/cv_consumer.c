@@ -41,6 +41,7 @@ struct cv_consumer {
     bool watch_closed; /* the queue watch's handles are closed */
     bool joined;       /* received an assignment (possibly empty) from the group */
     bool lost;         /* the group dropped this member (session timed out): cut off? */
+    bool failed;       /* librdkafka raised a fatal error: this instance is done */
     /* the topics, copied: the caller's list need not outlive cv_consumer_new,
      * and a worker that stepped aside subscribes again (cv_consumer_subscribe) */
     rd_kafka_topic_partition_list_t *subscription;
@@ -240,6 +241,11 @@ int cv_consumer_inflight(const cv_consumer_t *c)
  * transport errors of one broker are only debug lines. */
 static void consumer_error(cv_consumer_t *c, rd_kafka_resp_err_t err, const char *reason)
 {
+    if (err == RD_KAFKA_RESP_ERR__FATAL) {
+        c->failed = true; /* the owner makes a new consumer (cv_consumer_failed) */
+        cv_warn("Kafka consumer: %s", reason);
+        return;
+    }
     cv__kafka_err_t kind = cv__kafka_error_kind(err);
     if (kind == CV__KAFKA_ERR_DOWN && c->conf.on_state)
         c->conf.on_state(c->conf.ud, false, reason);
@@ -346,6 +352,11 @@ bool cv_consumer_joined(const cv_consumer_t *c)
 bool cv_consumer_lost(const cv_consumer_t *c)
 {
     return c->lost;
+}
+
+bool cv_consumer_failed(const cv_consumer_t *c)
+{
+    return c->failed;
 }
 
 static int setup_loop(cv_consumer_t *c, char *errstr, size_t errstr_size)

@@ -144,6 +144,12 @@ bool cv_consumer_joined(const cv_consumer_t *c);
  * what a worker cut off from Kafka learns of it. */
 bool cv_consumer_lost(const cv_consumer_t *c);
 
+/* Whether librdkafka raised a fatal error on this consumer (such as a
+ * static member fenced by its own earlier membership after every broker
+ * restarted): it consumes nothing more, and its owner closes it and makes
+ * a new one. */
+bool cv_consumer_failed(const cv_consumer_t *c);
+
 /* Leaves the topics: the partitions are revoked (the finished prefix
  * committed) and, once the broker lets go of this member, assigned to
  * others. A static member (conf.instance) sends no LeaveGroup: the broker

@@ -68,7 +68,45 @@ static void on_signal(uv_signal_t *s, int signum)
     uv_timer_start(&w->shutdown_timer, on_shutdown_tick, 0, 50);
 }
 
-static int connect_all(cv_worker_t *w, const cv_worker_def_t *def)
+static int consumer_open(cv_worker_t *w, cv_consumer_t **out, char *err, size_t err_size)
+{
+    const char *topics[] = {w->def->topic};
+    cv_consumer_conf_t conf = {.group = w->def->group,
+                               .instance = w->id,
+                               .topics = topics,
+                               .ntopics = 1,
+                               .window = w->window,
+                               .session_ms = w->session_ms,
+                               .handler = w->def->handler,
+                               .ud = w,
+                               .on_state = cv__worker_kafka_state};
+    return cv_consumer_new(out, w->loop, &w->opts, &conf, err, err_size);
+}
+
+/* A consumer librdkafka gave up on is replaced: its jobs in flight finish
+ * uncommitted (redelivered, their leases fence any repeat); the new one
+ * joins as the same static member, or stays out while the worker is aside
+ * from Redis. Tried again every tick until it works. */
+void cv__worker_consumer_renew(cv_worker_t *w)
+{
+    if (w->stopping || !w->consumer || !cv_consumer_failed(w->consumer))
+        return;
+    char err[512];
+    cv_consumer_t *fresh;
+    if (consumer_open(w, &fresh, err, sizeof(err)) != 0) {
+        cv_warn("cannot replace the failed Kafka consumer: %s; trying again", err);
+        return;
+    }
+    cv_warn("the Kafka consumer failed for good: replaced by a new one (%d jobs in flight "
+            "will be redelivered)",
+            cv_consumer_inflight(w->consumer));
+    cv_consumer_close(w->consumer);
+    w->consumer = fresh;
+    if (w->unsubscribed)
+        cv_consumer_unsubscribe(fresh);
+}
+
+static int connect_all(cv_worker_t *w)
 {
     char err[512];
     int rc = cv_redis_open(&w->redis, w->loop, &w->opts, err, sizeof(err));
@@ -77,19 +115,8 @@ static int connect_all(cv_worker_t *w, const cv_worker_def_t *def)
     /* Kafka down at the start: one wait of PREPARE_MS, then on all the same */
     if (!rc && cv_producer_prepare(w->producer, CV_TOPIC_CHECK, PREPARE_MS) == 0)
         cv_producer_prepare(w->producer, CV_TOPIC_OBSERVE, PREPARE_MS);
-    if (!rc) {
-        const char *topics[] = {def->topic};
-        cv_consumer_conf_t conf = {.group = def->group,
-                                   .instance = w->id,
-                                   .topics = topics,
-                                   .ntopics = 1,
-                                   .window = w->window,
-                                   .session_ms = w->session_ms,
-                                   .handler = def->handler,
-                                   .ud = w,
-                                   .on_state = cv__worker_kafka_state};
-        rc = cv_consumer_new(&w->consumer, w->loop, &w->opts, &conf, err, sizeof(err));
-    }
+    if (!rc)
+        rc = consumer_open(w, &w->consumer, err, sizeof(err));
     if (rc)
         cv_error("%s", err);
     return rc;
@@ -152,10 +179,7 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
     w.max_attempts = 20;
     w.reap_stall_ms = 10000; /* twice the longest pause between two looks of an observer */
     w.reap_interval_ms = 2000;
-    /* Off unless asked: a worker that stepped aside from a Kafka-side cut
-     * does not always come back after every broker restarted at once (seen
-     * once in the chaos suite's kafka scenario); docs/architecture.md. */
-    w.isolation_ms = 0;
+    w.isolation_ms = 5000; /* longer than a Redis restart or a broker failover */
     cv_limits_init(&w.limits);
     if (cv_opts_from_env(&w.opts, err, sizeof(err))) {
         fprintf(stderr, "%s: %s\n", argv[0], err);
@@ -177,7 +201,8 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
     srand((unsigned)getpid() ^ (unsigned)(cv_now() * 1000));
     w.loop = uv_default_loop();
     w.started = cv_now();
-    if (connect_all(&w, def)) {
+    w.def = def;
+    if (connect_all(&w)) {
         cv_opts_free(&w.opts);
         return 3;
     }

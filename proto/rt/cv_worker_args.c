@@ -52,7 +52,7 @@ static void usage(FILE *f, const char *prog, const cv_worker_def_t *def)
             "                     $CONVERGE_REAP_INTERVAL_MS)\n"
             "  --isolation-ms MS  cut off from Redis alone or Kafka alone this long, step\n"
             "                     aside: hand the jobs back, leave the group, renew no\n"
-            "                     lease until both answer (default 0: never;\n"
+            "                     lease until both answer (default 5000; 0: never;\n"
             "                     $CONVERGE_ISOLATION_MS)\n"
             "%s"
             "  --verbose          debug logs\n"

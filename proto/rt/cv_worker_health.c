@@ -150,6 +150,7 @@ static void on_liveness(uv_timer_t *t)
         w->kafka_probed = now;
         cv_producer_probe(w->producer);
     }
+    cv__worker_consumer_renew(w);
     cv__worker_isolation_tick(w, now);
     if (!w->redis || !cv_redis_connected(w->redis))
         return;

@@ -10,7 +10,9 @@
  *               check, its moves written and their services reconciled
  *               (live_moves.c);
  *   balancing   every MinLoadBalancingInterval: the same with balancing,
- *               paused while a service upgrades by upgrade domain.
+ *               paused while a service upgrades by upgrade domain; it
+ *               runs right after a constraint check that moved nothing,
+ *               in the same pass, so it may wait for the next check.
  * Each tick renews the lease (carrying the status fields that changed,
  * live_status.c) and, when the lease is ours and no pass is under way,
  * starts one pass: a refresh, then the first of the other phases that is
@@ -113,9 +115,15 @@ static void pass_end(crm_t *c)
     maybe_free(c);
 }
 
+static void start_phase(crm_t *c, phase_t p);
+
 static void phase_done(crm_t *c, int moves)
 {
     cv__crm_status_phase(&c->status, phase_names[c->phase], c->now, elapsed_ms(c), moves);
+    if (c->phase == P_CONSTRAINT && moves == 0 && go_on(c) && due(c, P_BALANCING)) {
+        start_phase(c, P_BALANCING);
+        return;
+    }
     pass_end(c);
 }
 
@@ -331,7 +339,10 @@ static void on_model(void *arg, json_t *model, int rc, const char *err)
     apply_settings(c, model);
     cv__live_refresh_nodes(c->w, model);
     cv__crm_status_phase(&c->status, "refresh", c->now, elapsed_ms(c), 0);
-    for (phase_t p = P_PLACEMENT; p < P__COUNT; p++)
+    /* Balancing only ever follows a constraint check that moved nothing, on
+     * the same model (phase_done): it never plans on a cluster with a
+     * violation to fix, such as a load reported since the last check. */
+    for (phase_t p = P_PLACEMENT; p < P_BALANCING; p++)
         if (due(c, p)) {
             start_phase(c, p);
             return;

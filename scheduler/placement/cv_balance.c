@@ -2,8 +2,7 @@
  * cv_balance — one pass of the cluster resource manager's planner: build
  * the pass's model (balance_model.c), measure the balance
  * (balance_score.c), run the phase — the constraint check
- * (balance_constraint.c), then for balancing with nothing to fix
- * the search (balance_search.c) — measure again
+ * (balance_constraint.c) or balancing (balance_search.c) — measure again
  * for "after", and say why nothing moved when something is out of balance.
  * The settings are balance_settings.c's.
  */
@@ -20,11 +19,9 @@ json_t *cv_balance(const json_t *model, cv_balance_phase_t phase, const json_t *
         return NULL;
     }
     cv__bl_stats(&m, false);
-    /* Violations come first in either phase: a balancing pass that finds a node
-     * over capacity (a load reported since the last constraint check) fixes
-     * that instead, with reason constraint, and balances on the next pass. */
-    cv__bl_constraint(&m);
-    if (phase == CV_BALANCE_BALANCING && json_array_size(m.moves) == 0)
+    if (phase == CV_BALANCE_CONSTRAINT)
+        cv__bl_constraint(&m);
+    else
         cv__bl_balance(&m);
     cv__bl_stats(&m, true);
     /* below an activity threshold is balancing's reason, not the constraint check's */

@@ -328,12 +328,20 @@ test_crm_a_load_spike_moves_a_replica_off_the_node_over_capacity() {
     # The replica of a on that node reports 3.5 Slots: the node holds 4.5 of 4.
     t0=$(cv_now_ms)
     ctl report-load "$a" web "$index" Slots=3.5 >/dev/null || fail "report-load failed"
+    # The move record lasts only until the move is done (100 ms when the
+    # new replica is healthy at once): its stack's event stays.
     crm_decided() {
-        local s i
+        local s i ev
         for s in "$sa" "$sb"; do
             for i in 0 1; do
                 moved=$(crm_move_of "$s" "$i")
                 [ "$(jqr '.from // ""' <<<"$moved")" = "$full" ] && { svc="$s" index=$i; return 0; }
+                ev=$(ctl events "$(svc_field "$s" stack_name)" -o json | jq -c --arg r "^replica web-$i[.].* moved from $full to " \
+                    '[.[] | select(.reason | test($r))] | last // empty')
+                [ -n "$ev" ] || continue
+                moved=$(jq -c '.reason | capture(" to (?<to>[^ ]+) [(](?<reason>[a-z]+)") ' <<<"$ev")
+                svc="$s" index=$i
+                return 0
             done
         done
         return 1

@@ -621,3 +621,37 @@ test_resilience_engine_waits_for_the_lease_of_another_worker_id() {
     trap - EXIT
     res_engines_back
 }
+
+res_children_gone_engines_back() {
+    kill -KILL "${RES_CHILD:-0}" "${RES_TWIN:-0}" 2>/dev/null || true
+    res_engines_back
+}
+
+# A second engine started with the same id joins the group as the same
+# static member and fences the first: librdkafka raises a fatal error, and
+# a consumer in that state never consumes again. The first replaces its
+# consumer, takes its place back once the twin is gone, and a stack
+# submitted then completes with no other engine running.
+test_resilience_engine_fenced_by_a_twin_of_its_id_replaces_its_consumer() {
+    local log twin_log name
+    log=$(mktemp) twin_log=$(mktemp) name=$(stack_name res-fenced)
+    trap res_children_gone_engines_back EXIT
+    res_service stop engine-1 engine-2
+    res_engine_child engine-fenced "$log"
+    cv_wait_until 30 "engine-fenced to be ready" res_worker_ready engine-fenced
+    local first=$RES_CHILD
+    res_engine_child engine-fenced "$twin_log"
+    RES_TWIN=$RES_CHILD RES_CHILD=$first
+    cv_wait_until 30 "the first engine-fenced to replace its fenced consumer" \
+        grep -q "the Kafka consumer failed for good: replaced by a new one" "$log"
+    grep -q "fenced" "$log" || fail "the first engine-fenced did not log why: $(tail -5 "$log")"
+    { kill -KILL "$RES_TWIN" && wait "$RES_TWIN"; } 2>/dev/null || true
+    RES_TWIN=
+    ctl submit "$name" "$DATA/stacks/chain.yaml" --wait --timeout 60 >/dev/null ||
+        fail "the stack did not complete with engine-fenced alone: $(tail -5 "$log")"
+    res_sigterm "$RES_CHILD" engine-fenced
+    assert_eq 0 "$RES_RC" "the first engine-fenced's exit status"
+    rm -f "$log" "$twin_log"
+    trap - EXIT
+    res_engines_back
+}

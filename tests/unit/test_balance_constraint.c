@@ -52,23 +52,6 @@ static void test_a_reported_load_over_capacity_moves_the_cheapest_replica(void *
     json_decref(m);
 }
 
-/* A load reported between a constraint check and a balancing pass: balancing
- * fixes the violation first, as the constraint check would, and nothing else. */
-static void test_a_balancing_pass_fixes_a_violation_first_with_reason_constraint(void **state)
-{
-    (void)state;
-    json_t *m = two_on_one();
-    bx_report_load(m, "hi", 0, "MemoryMB", 90);
-    json_t *r = bx_run(m, CV_BALANCE_BALANCING, NULL);
-    assert_string_equal(json_string_value(json_object_get(r, "phase")), "balancing");
-    assert_int_equal(bx_nmoves(r), 1);
-    const json_t *mv = json_array_get(json_object_get(r, "moves"), 0);
-    assert_string_equal(json_string_value(json_object_get(mv, "svc")), "lo");
-    assert_string_equal(json_string_value(json_object_get(mv, "reason")), "constraint");
-    json_decref(r);
-    json_decref(m);
-}
-
 static void
 test_the_reported_load_comes_before_the_agents_which_comes_before_the_declared(void **state)
 {
@@ -317,7 +300,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_reported_load_over_capacity_moves_the_cheapest_replica),
-        cmocka_unit_test(test_a_balancing_pass_fixes_a_violation_first_with_reason_constraint),
         cmocka_unit_test(
             test_the_reported_load_comes_before_the_agents_which_comes_before_the_declared),
         cmocka_unit_test(test_an_overrun_no_node_can_take_is_explained),
