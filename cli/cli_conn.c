@@ -52,8 +52,8 @@ redisReply *cli_redis_check(cli_t *cli, redisReply *r, unsigned types, const cha
     const cv_opts_t *o = &cli->opts;
     if (!r) {
         cli_fail(CLI_SERVICE, "lost Redis at %s:%d during %s: %s", o->redis_host, o->redis_port,
-                 what, cv_redis_sync_error(cli->redis)[0] ? cv_redis_sync_error(cli->redis)
-                                                          : "no reply");
+                 what,
+                 cv_redis_sync_error(cli->redis)[0] ? cv_redis_sync_error(cli->redis) : "no reply");
         return NULL;
     }
     if (types & CLI_R(r->type))

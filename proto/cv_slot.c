@@ -49,8 +49,8 @@ int cv_slot_common(const char *const *keys, size_t n)
 
 int cv_slot_key_index(int argc, const char *const *argv)
 {
-    static const char *const keyless[] = {"PING",  "TIME",    "INFO",  "SCRIPT", "CLUSTER",
-                                          "AUTH",  "SELECT",  "MULTI", "EXEC",   "DISCARD",
+    static const char *const keyless[] = {"PING",   "TIME",    "INFO",   "SCRIPT",  "CLUSTER",
+                                          "AUTH",   "SELECT",  "MULTI",  "EXEC",    "DISCARD",
                                           "ASKING", "UNWATCH", "DBSIZE", "PUBLISH", "HELLO"};
     if (argc < 2)
         return -1;

@@ -35,8 +35,8 @@ bool cv__redis_is_noscript(const redisReply *rep);
 /* A synchronous connection to host:port with opts' credentials and
  * database; NULL with errstr, and *rcp (when not NULL) CV_EAUTH when the
  * credentials were refused, CV_EREDIS otherwise. */
-redisContext *cv__redis_connect_sync_to(const cv_opts_t *opts, const char *host, int port,
-                                        int *rcp, char *errstr, size_t errstr_size);
+redisContext *cv__redis_connect_sync_to(const cv_opts_t *opts, const char *host, int port, int *rcp,
+                                        char *errstr, size_t errstr_size);
 
 /* Loads script s on c; whether it worked. */
 bool cv__redis_load_one(redisContext *c, cv_script_t s);

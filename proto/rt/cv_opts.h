@@ -25,7 +25,7 @@ typedef struct cv_redis_addr {
 } cv_redis_addr_t;
 
 typedef struct cv_opts {
-    char redis_url[512]; /* redacted: safe to print */
+    char redis_url[512];  /* redacted: safe to print */
     char redis_host[256]; /* a cluster's: its first seed */
     int redis_port;
     int redis_db;

@@ -157,8 +157,8 @@ static cv__rnode_t *node_at(cv_redis_t *r, const char *host, int port, char *err
         return NULL;
     }
     cv__rnode_owner_t owner = {on_node_state, on_node_gone, r};
-    if (cv__rnode_open(&r->nodes[free_slot], r->loop, r->opts, host, port, &owner, err,
-                       err_size) != 0)
+    if (cv__rnode_open(&r->nodes[free_slot], r->loop, r->opts, host, port, &owner, err, err_size) !=
+        0)
         return NULL;
     return r->nodes[free_slot];
 }

@@ -96,12 +96,17 @@ void cv_redis_sync_close(cv_redis_sync_t *s);
 
 /* The reply (free it with freeReplyObject), or NULL when the connection
  * failed (cv_redis_sync_error says why). */
-redisReply *cv_redis_sync_argv(cv_redis_sync_t *s, int argc, const char **argv,
-                               const size_t *lens);
+redisReply *cv_redis_sync_argv(cv_redis_sync_t *s, int argc, const char **argv, const size_t *lens);
 
 /* The connection serving `key`, to pipeline commands on keys of its slot
  * (redisAppendCommandArgv / redisGetReply); NULL when it cannot be made. */
 redisContext *cv_redis_sync_context(cv_redis_sync_t *s, const char *key);
+
+/* WAIT on the node serving `key`: how many replicas have every write made
+ * there so far, once `replicas` have it or after timeout_ms; -1 when the
+ * node cannot be reached. On a single Redis (no cluster) it answers 0 at
+ * once without asking: nothing to wait for. */
+long long cv_redis_sync_wait(cv_redis_sync_t *s, const char *key, int replicas, int timeout_ms);
 
 /* Why the last call failed ("" when it did not). */
 const char *cv_redis_sync_error(const cv_redis_sync_t *s);

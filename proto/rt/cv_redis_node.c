@@ -68,8 +68,8 @@ static void close_timer(cv__rnode_t *n)
 static int load_scripts(cv__rnode_t *n, char *errstr, size_t errstr_size)
 {
     int rc = CV_EREDIS;
-    redisContext *c = cv__redis_connect_sync_to(n->opts, n->host, n->port, &rc, errstr,
-                                                errstr_size);
+    redisContext *c =
+        cv__redis_connect_sync_to(n->opts, n->host, n->port, &rc, errstr, errstr_size);
     if (!c)
         return rc;
     rc = cv__redis_load_scripts(c, n->name, errstr, errstr_size);
@@ -283,8 +283,7 @@ int cv__rnode_send(cv__rnode_t *n, int argc, const char **argv, const size_t *le
 {
     if (!n->ac || n->closing)
         return CV_EREDIS;
-    return redisAsyncCommandArgv(n->ac, fn, privdata, argc, argv, lens) == REDIS_OK ? 0
-                                                                                    : CV_EREDIS;
+    return redisAsyncCommandArgv(n->ac, fn, privdata, argc, argv, lens) == REDIS_OK ? 0 : CV_EREDIS;
 }
 
 /* Redis answers but cannot serve: loading its AOF after a restart, a script

@@ -85,8 +85,8 @@ static bool select_db(redisContext *c, int db)
     return ok;
 }
 
-redisContext *cv__redis_connect_sync_to(const cv_opts_t *opts, const char *host, int port,
-                                        int *rcp, char *errstr, size_t errstr_size)
+redisContext *cv__redis_connect_sync_to(const cv_opts_t *opts, const char *host, int port, int *rcp,
+                                        char *errstr, size_t errstr_size)
 {
     char where[300];
     snprintf(where, sizeof(where), "%s:%d", host, port);
@@ -114,7 +114,6 @@ redisContext *cv__redis_connect_sync_to(const cv_opts_t *opts, const char *host,
     return c;
 }
 
-
 bool cv__redis_load_one(redisContext *c, cv_script_t s)
 {
     redisReply *rep = redisCommand(c, "SCRIPT LOAD %s", cv_redis_script_text(s));
@@ -131,8 +130,7 @@ int cv__redis_load_scripts(redisContext *c, const char *where, char *errstr, siz
         if (!cv__redis_load_one(c, (cv_script_t)s))
             return cv_seterr(errstr, errstr_size, CV_EREDIS,
                              "loading script %s into Redis at %s failed: %s",
-                             cv_script_name((cv_script_t)s), where,
-                             c->err ? c->errstr : "refused");
+                             cv_script_name((cv_script_t)s), where, c->err ? c->errstr : "refused");
     return 0;
 }
 
@@ -214,7 +212,7 @@ bool cv__redis_is_noscript(const redisReply *rep)
 /* One range of CLUSTER SLOTS: [start, end, [host, port, ...], replicas...].
  * An empty host means the node that answered. */
 bool cv__redis_slot_range(const redisReply *e, const char *asked, long long *lo, long long *hi,
-                     const char **host, long long *port)
+                          const char **host, long long *port)
 {
     if (e->type != REDIS_REPLY_ARRAY || e->elements < 3 ||
         e->element[0]->type != REDIS_REPLY_INTEGER || e->element[1]->type != REDIS_REPLY_INTEGER)
@@ -227,7 +225,7 @@ bool cv__redis_slot_range(const redisReply *e, const char *asked, long long *lo,
     *hi = e->element[1]->integer;
     *host = m->element[0]->str[0] ? m->element[0]->str : asked;
     *port = m->element[1]->integer;
-    return *lo >= 0 && *lo <= *hi && *hi < CV_SLOTS && *port > 0 && *port <= 65535;
+    return *lo >= 0 && *lo <= *hi && *hi<CV_SLOTS && * port> 0 && *port <= 65535;
 }
 
 redisReply *cv_redis_script_on(redisContext *c, cv_script_t s, const char *const *keys,

@@ -148,8 +148,7 @@ redisContext *cv_redis_sync_context(cv_redis_sync_t *s, const char *key)
     return node_context(s, n, NULL);
 }
 
-redisReply *cv_redis_sync_argv(cv_redis_sync_t *s, int argc, const char **argv,
-                               const size_t *lens)
+redisReply *cv_redis_sync_argv(cv_redis_sync_t *s, int argc, const char **argv, const size_t *lens)
 {
     s->err[0] = '\0';
     int k = cv_slot_key_index(argc, argv);
@@ -182,6 +181,19 @@ redisReply *cv_redis_sync_argv(cv_redis_sync_t *s, int argc, const char **argv,
             s->slots[to.slot] = (int16_t)n;
     }
     return NULL;
+}
+
+long long cv_redis_sync_wait(cv_redis_sync_t *s, const char *key, int replicas, int timeout_ms)
+{
+    if (!s->cluster)
+        return 0;
+    redisContext *c = cv_redis_sync_context(s, key);
+    redisReply *rep = c ? redisCommand(c, "WAIT %d %d", replicas, timeout_ms) : NULL;
+    long long n = rep && rep->type == REDIS_REPLY_INTEGER ? rep->integer : -1;
+    if (rep && n < 0)
+        snprintf(s->err, sizeof(s->err), "WAIT: %s", rep->str ? rep->str : "unexpected reply");
+    freeReplyObject(rep);
+    return n;
 }
 
 redisReply *cv_redis_script_sync(cv_redis_sync_t *s, cv_script_t script, const char *const *keys,

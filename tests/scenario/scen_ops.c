@@ -30,7 +30,7 @@ redisReply *scen_call(const cv_call_t *call)
 {
     scen_count_round_trip();
     redisReply *r = cv_redis_script_on(scen_redis(), call->script, call->keys, call->args,
-                                         call->nextra, call->extra_keys, call->extra_args);
+                                       call->nextra, call->extra_keys, call->extra_args);
     if (!r)
         scen_redis_lost(cv_script_name(call->script));
     return r;

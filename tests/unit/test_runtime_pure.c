@@ -36,9 +36,8 @@ static void test_a_cluster_url_gives_its_seeds_and_credentials(void **state)
     (void)state;
     cv_opts_t o;
     memset(&o, 0, sizeof(o));
-    assert_int_equal(cv_opts_set_redis(&o, "redis+cluster://u:p%40ss@h1:7001,h2,10.0.0.3:7003/0",
-                                       NULL, 0),
-                     0);
+    assert_int_equal(
+        cv_opts_set_redis(&o, "redis+cluster://u:p%40ss@h1:7001,h2,10.0.0.3:7003/0", NULL, 0), 0);
     assert_true(o.redis_cluster);
     assert_int_equal(o.nredis_seeds, 3);
     assert_string_equal(o.redis_seeds[0].host, "h1");

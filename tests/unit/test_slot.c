@@ -33,7 +33,7 @@ static void test_only_the_first_non_empty_hash_tag_counts(void **state)
     (void)state;
     assert_int_equal(slot_of("user1000"), slot_of("{user1000}.followers"));
     assert_int_equal(slot_of("{user1000}.following"), slot_of("{user1000}.followers"));
-    assert_int_equal(8363, slot_of("foo{}{bar}"));   /* empty tag: the whole key */
+    assert_int_equal(8363, slot_of("foo{}{bar}"));    /* empty tag: the whole key */
     assert_int_equal(4015, slot_of("foo{{bar}}zap")); /* the tag is "{bar" */
     assert_int_equal(5061, slot_of("foo{bar}{zap}")); /* the first tag only */
     assert_int_equal(slot_of("cv:{cluster}:crm"), slot_of("x{cluster}"));
