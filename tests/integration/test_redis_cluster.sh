@@ -8,11 +8,17 @@
 
 RC_DIR=""
 
-# rc_cli ARGS...: redis-cli on the cluster, following redirections.
+# rc_cli ARGS...: redis-cli on the cluster through a node that answers (one
+# may be the master just killed), following redirections.
 rc_cli() {
-    local port
-    port=$(sed -n 's/^REDIS_CLUSTER_PORT_1=//p' "$RC_DIR/ports")
-    redis-cli -c -p "$port" "$@" | sed '/^-> Redirected to slot/d'
+    local k port
+    for k in 1 2 3 4 5 6; do
+        port=$(rc_node_port "$k")
+        [ "$(redis-cli -p "$port" PING 2>/dev/null)" = PONG ] || continue
+        redis-cli -c -p "$port" "$@" | sed '/^-> Redirected to slot/d'
+        return
+    done
+    return 1
 }
 
 # rc_ctl ARGS...: convergectl with the cluster deployment's environment.
