@@ -7,8 +7,8 @@
 # deployment of their own (up.sh --kafka-sasl, about 10 s to come up),
 # started by the first test that needs it and stopped when run.sh exits.
 # shellcheck shell=bash
-# shellcheck source=SCRIPTDIR/../../deploy/lib/kafka_sasl.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../../deploy/lib/kafka_sasl.sh"
+# shellcheck source=SCRIPTDIR/../../deploy/lib/kafka.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../deploy/lib/kafka.sh" # and kafka_sasl.sh
 
 KAUTH_BIN=$(dirname "$CONVERGECTL")
 KAUTH_DIR=/tmp/cv-kauth-$$ # $$: run.sh's, the same in every test's subshell
@@ -124,6 +124,28 @@ test_kafka_auth_cli_principal_holds_only_what_convergectl_needs() {
         fail "convergectl topics as converge-cli: $(kauth_ctl cli "$KAUTH_DIR/kafka-sasl/cli.pass" topics 2>&1)"
     kauth_ctl cli "$KAUTH_DIR/kafka-sasl/cli.pass" dead >/dev/null 2>&1 ||
         fail "convergectl dead as converge-cli: $(kauth_ctl cli "$KAUTH_DIR/kafka-sasl/cli.pass" dead 2>&1)"
+}
+
+# A Java client (Kafka's own ConfigCommand, on the deployment's jars) logs in
+# with SCRAM-SHA-512, which librdkafka before 2.6.1 cannot do with Kafka 4.
+test_kafka_auth_brokers_authenticate_the_scram_users() {
+    kauth_up
+    local props=$KAUTH_DIR/scram-admin.properties out
+    (
+        umask 077
+        printf '%s\n' security.protocol=SASL_SSL sasl.mechanism=SCRAM-SHA-512 \
+            "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"converge-admin\" password=\"$(head -n1 "$KAUTH_DIR/kafka-sasl/admin.pass")\";" \
+            ssl.truststore.type=PEM "ssl.truststore.location=$KAUTH_DIR/kafka-sasl/ca.crt" >"$props"
+    )
+    out=$(timeout 60 "$(cv_kafka_java)" -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+        -cp "$CV_KAFKA_HOME/libs/*" kafka.admin.ConfigCommand \
+        --bootstrap-server "$(sed -n 's/^export CONVERGE_KAFKA=//p' "$KAUTH_DIR/env")" \
+        --command-config "$props" --describe --entity-type users 2>&1) ||
+        fail "ConfigCommand over SCRAM: $(tail -3 <<<"$out")"
+    local who
+    for who in admin worker cli guest; do
+        assert_match "user-principal 'converge-$who' are SCRAM-SHA-512" "$out" "converge-$who"
+    done
 }
 
 test_kafka_auth_stack_completes_over_sasl_ssl_and_no_password_leaks() {
