@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,14 +81,20 @@ void cv_guard_ensure(const char *dir, int fence_ms)
 {
     if (guard_runs(dir))
         return;
-    char ms[32], log[4096], err[256];
+    /* Absolute: the guard runs in DIR, where a relative DIR (--dir
+     * .local/agents/n1) names nothing and the guard could not start. */
+    char abs[PATH_MAX], ms[32], log[PATH_MAX + 32], err[256];
+    if (!realpath(dir, abs)) {
+        cv_warn("the fence guard of %s did not start: %s", dir, strerror(errno));
+        return;
+    }
     snprintf(ms, sizeof(ms), "%d", fence_ms);
-    path_of(log, sizeof(log), dir, "fence-guard.log");
-    const char *argv[] = {"/proc/self/exe", "--fence-guard", dir, ms, NULL};
+    path_of(log, sizeof(log), abs, "fence-guard.log");
+    const char *argv[] = {"/proc/self/exe", "--fence-guard", abs, ms, NULL};
     char *env[] = {NULL};
     cv_spawn_t s = {.argv = argv,
                     .env = env,
-                    .cwd = dir,
+                    .cwd = abs,
                     .out_path = log,
                     .err_path = log,
                     .on_exit = on_guard_exit};

@@ -42,6 +42,9 @@ struct cv_anode {
     unsigned ticks;
     int closing; /* timers not yet closed, once freed */
     double last_ok, started;
+    /* Reads of the assignments asked and answered, and the first read
+     * trusted since the fence lifted: answers come in the order asked. */
+    unsigned long reads_sent, reads_answered, reads_trusted;
     bool fenced, swept, shutting, stop_replicas;
     void (*done)(void *ud);
     void *done_ud;
@@ -92,10 +95,13 @@ static void forget(cv_anode_t *n, entry_t *e)
 /* Redis writes                                                             */
 /* ------------------------------------------------------------------------ */
 
-static void send_cmd(cv_anode_t *n, int argc, const char **argv, cv_redis_cb cb)
+static bool send_cmd(cv_anode_t *n, int argc, const char **argv, cv_redis_cb cb)
 {
-    if (!n->redis || cv_redis_argv(n->redis, argc, argv, NULL, cb, n) != 0)
+    if (!n->redis || cv_redis_argv(n->redis, argc, argv, NULL, cb, n) != 0) {
         cv_debug("node %s: Redis unreachable, %s not sent", n->conf.name, argv[0]);
+        return false;
+    }
+    return true;
 }
 
 static void on_report_written(cv_redis_t *r, redisReply *reply, void *ud)
@@ -234,6 +240,11 @@ static void on_heartbeat(cv_redis_t *r, redisReply *reply, void *ud)
     if (n->fenced) {
         cv_info("node %s: Redis answers again: the fence is lifted", n->conf.name);
         n->fenced = false;
+        /* Answers still due may have been computed before the cut (lost on
+         * the way, delivered once it heals), older than the move of a
+         * fenced replica: they would start it again beside its successor.
+         * Only reads asked from now on count. */
+        n->reads_trusted = n->reads_sent + 1;
         cv_anode_resync(n);
     }
 }
@@ -375,7 +386,8 @@ static void on_assignments(cv_redis_t *r, redisReply *reply, void *ud)
 {
     cv_anode_t *n = ud;
     (void)r;
-    if (!reply || reply->type != REDIS_REPLY_ARRAY || n->shutting)
+    bool stale = ++n->reads_answered < n->reads_trusted;
+    if (!reply || reply->type != REDIS_REPLY_ARRAY || n->shutting || stale)
         return;
     for (size_t i = 0; i < n->nentries; i++)
         n->entries[i].assigned = false;
@@ -417,7 +429,8 @@ void cv_anode_resync(cv_anode_t *n)
     if (n->shutting)
         return;
     const char *argv[] = {"HGETALL", n->k_assign};
-    send_cmd(n, 2, argv, on_assignments);
+    if (send_cmd(n, 2, argv, on_assignments))
+        n->reads_sent++;
 }
 
 /* ------------------------------------------------------------------------ */

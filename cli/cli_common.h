@@ -18,6 +18,7 @@
 #include "cv_kafka.h"
 #include "cv_msg.h"
 #include "cv_opts.h"
+#include "cv_redis.h"
 
 /* The exit codes: the contract that scripts calling convergectl rely on. */
 enum {
@@ -30,7 +31,7 @@ enum {
 
 typedef struct cli {
     cv_opts_t opts;
-    redisContext *redis;     /* NULL until cli_redis_connect */
+    cv_redis_sync_t *redis;  /* NULL until cli_redis_connect */
     cv_producer_t *producer; /* NULL until cli_kafka_connect */
     size_t queued;           /* messages queued since the last flush... */
     size_t acked;            /* ...acknowledged by Kafka... */

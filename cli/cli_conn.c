@@ -23,7 +23,7 @@
 int cli_redis_connect(cli_t *cli)
 {
     char err[512];
-    cli->redis = cv_redis_connect_sync(&cli->opts, err, sizeof(err));
+    cli->redis = cv_redis_sync_open(&cli->opts, NULL, err, sizeof(err));
     if (!cli->redis)
         return cli_fail(CLI_SERVICE, "%s", err);
     return CLI_OK;
@@ -52,7 +52,8 @@ redisReply *cli_redis_check(cli_t *cli, redisReply *r, unsigned types, const cha
     const cv_opts_t *o = &cli->opts;
     if (!r) {
         cli_fail(CLI_SERVICE, "lost Redis at %s:%d during %s: %s", o->redis_host, o->redis_port,
-                 what, cli->redis->errstr[0] ? cli->redis->errstr : "no reply");
+                 what,
+                 cv_redis_sync_error(cli->redis)[0] ? cv_redis_sync_error(cli->redis) : "no reply");
         return NULL;
     }
     if (types & CLI_R(r->type))
@@ -79,24 +80,36 @@ static redisReply *check_argv(cli_t *cli, redisReply *r, unsigned types, int arg
 redisReply *cli_redis_argv(cli_t *cli, unsigned types, int argc, const char **argv,
                            const size_t *lens)
 {
-    return check_argv(cli, redisCommandArgv(cli->redis, argc, argv, lens), types, argc, argv);
+    return check_argv(cli, cv_redis_sync_argv(cli->redis, argc, argv, lens), types, argc, argv);
 }
 
-/* Appends the commands and reads one reply per command appended (NULL
- * when the connection failed); how many were appended. */
+/* Appends each command on the connection serving its key, then reads one
+ * reply per command appended, in order: each connection answers in the
+ * order it was given, so reply i is the next one of command i's (NULL when
+ * the connection failed). A command whose slot moved meanwhile (MOVED) is
+ * sent again on its own. How many were appended. */
 static size_t pipe_round_trip(cli_t *cli, size_t n, const cli_redis_cmd_t *cmds,
                               redisReply **replies)
 {
+    redisContext **via = calloc(n ? n : 1, sizeof(*via));
     size_t sent = 0;
-    for (; sent < n; sent++) {
+    for (; via && sent < n; sent++) {
         cli_redis_cmd_t c = cmds[sent]; /* hiredis takes a non-const array */
-        if (redisAppendCommandArgv(cli->redis, c.argc, c.argv, NULL) != REDIS_OK)
+        via[sent] = cv_redis_sync_context(cli->redis, c.argc > 1 ? c.argv[1] : NULL);
+        if (!via[sent] || redisAppendCommandArgv(via[sent], c.argc, c.argv, NULL) != REDIS_OK)
             break;
     }
     for (size_t i = 0; i < sent; i++) {
         void *r = NULL;
-        replies[i] = redisGetReply(cli->redis, &r) == REDIS_OK ? r : NULL;
+        replies[i] = redisGetReply(via[i], &r) == REDIS_OK ? r : NULL;
+        if (replies[i] && replies[i]->type == REDIS_REPLY_ERROR &&
+            strncmp(replies[i]->str, "MOVED ", 6) == 0) {
+            freeReplyObject(replies[i]);
+            cli_redis_cmd_t c = cmds[i];
+            replies[i] = cv_redis_sync_argv(cli->redis, c.argc, c.argv, NULL);
+        }
     }
+    free(via);
     return sent;
 }
 
@@ -236,8 +249,7 @@ void cli_close(cli_t *cli)
 {
     if (cli->producer)
         cv_producer_free(cli->producer);
-    if (cli->redis)
-        redisFree(cli->redis);
+    cv_redis_sync_close(cli->redis);
     cli->producer = NULL;
     cli->redis = NULL;
     cv_opts_free(&cli->opts);

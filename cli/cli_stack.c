@@ -4,6 +4,7 @@
 #include "cli_stack.h"
 
 #include "cv_keys.h"
+#include "cv_redis.h"
 #include "cv_template.h"
 
 #include <stdio.h>
@@ -95,6 +96,23 @@ void cli_stack_free(cli_stack_t *s)
     json_decref(s->outputs);
     s->reason = NULL;
     s->outputs = NULL;
+}
+
+int cli_stack_unname(cli_t *cli, const char *name, const char *id, bool *removed)
+{
+    char key[CV_KEY_MAX];
+    cv_key(key, sizeof(key), CV_KEY_STACKS, NULL, 0, NULL);
+    cv_stack_unname_keys_t keys = {.stacks = key};
+    cv_stack_unname_args_t args = {.name = name, .id = id};
+    redisReply *r = cli_redis_check(
+        cli,
+        cv_redis_script_sync(cli->redis, CV_SCRIPT_STACK_UNNAME, keys.v, args.v, 0, NULL, NULL),
+        CLI_R(REDIS_REPLY_INTEGER), "stack_unname");
+    if (r && removed)
+        *removed = r->integer == 1;
+    bool answered = r != NULL;
+    freeReplyObject(r);
+    return answered ? CLI_OK : CLI_SERVICE;
 }
 
 int cli_stack_find(cli_t *cli, const char *name, cli_stack_t *s)

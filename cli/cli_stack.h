@@ -42,6 +42,10 @@ int cli_stack_resolve(cli_t *cli, const char *name_or_id, char id[CV_ID_MAX]);
  * *s with cli_stack_free in every case. */
 int cli_stack_find(cli_t *cli, const char *name, cli_stack_t *s);
 
+/* stack_unname.lua: removes name -> id only while the name maps to id
+ * (*removed, when not NULL, tells whether it did). CLI_OK or CLI_SERVICE. */
+int cli_stack_unname(cli_t *cli, const char *name, const char *id, bool *removed);
+
 /* The counts hash: resource status -> number; NULL on failure (reported). */
 json_t *cli_stack_counts(cli_t *cli, const char *id);
 

@@ -105,6 +105,10 @@ bool cli_def_has_resource(const cli_def_t *d, const char *resource)
 /* Starting a traversal                                                     */
 /* ------------------------------------------------------------------------ */
 
+/* How long a begin waits for a replica of a Redis Cluster master to have
+ * it; past that it goes on (a cluster without replicas, or one lagging). */
+#define WAIT_REPLICA_MS 1000
+
 redisReply *cli_begin_script(cli_t *cli, const cv_stack_begin_t *b)
 {
     char k[3][CV_KEY_MAX];
@@ -114,7 +118,14 @@ redisReply *cli_begin_script(cli_t *cli, const cv_stack_begin_t *b)
     cv_stack_begin_keys_t keys = {.stack = k[0], .def = k[1], .events = k[2]};
     cv_stack_begin_args_t args;
     cv_script_stack_begin_args(&args, b, "convergectl");
-    return cv_redis_script_sync(cli->redis, CV_SCRIPT_STACK_BEGIN, keys.v, args.v, 0, NULL, NULL);
+    redisReply *r =
+        cv_redis_script_sync(cli->redis, CV_SCRIPT_STACK_BEGIN, keys.v, args.v, 0, NULL, NULL);
+    /* What convergectl acknowledges must outlive the failover of its master:
+     * on a Redis Cluster, the traversal is on a replica before its job goes
+     * out and the user is told (docs/redis-cluster.md). */
+    if (r && r->type != REDIS_REPLY_ERROR)
+        cv_redis_sync_wait(cli->redis, k[0], 1, WAIT_REPLICA_MS);
+    return r;
 }
 
 /* The traversal in a reply already checked to be an array; frees it. */

@@ -41,30 +41,22 @@ static bool run(cli_t *cli, unsigned types, int argc, const char **argv, redisRe
 /* A name whose stack has no record is what a purge of the stack's keys
  * leaves (or a submit of an older convergectl, interrupted between
  * reserving the name and storing the stack; submit now stores first).
- * Release it, unless the name or the record changes meanwhile (WATCH
- * makes EXEC fail then). */
+ * Release it, unless the name changed meanwhile (stack_unname.lua is a
+ * compare-and-delete). The name and the record are in different Redis
+ * Cluster slots, so no transaction can hold both; a record of this id
+ * cannot come back, since an id is never reused. */
 static int release_orphan_name(cli_t *cli, const char *name, const char *id)
 {
-    char names[CV_KEY_MAX], skey[CV_KEY_MAX];
-    cv_key(names, sizeof(names), CV_KEY_STACKS, NULL, 0, NULL);
+    char skey[CV_KEY_MAX];
     cv_key(skey, sizeof(skey), CV_KEY_STACK, id, 0, NULL);
-    const char *watch[] = {"WATCH", names, skey}, *get[] = {"HGET", names, name},
-               *exists[] = {"EXISTS", skey}, *multi[] = {"MULTI"}, *hdel[] = {"HDEL", names, name},
-               *exec[] = {"EXEC"};
-    redisReply *g = NULL, *e = NULL, *x = NULL;
-    bool ok = run(cli, CLI_R(REDIS_REPLY_STATUS), 3, watch, NULL) &&
-              run(cli, CLI_R_STRING_OR_NIL, 3, get, &g) &&
-              run(cli, CLI_R(REDIS_REPLY_INTEGER), 2, exists, &e);
-    bool orphan = ok && g->type == REDIS_REPLY_STRING && strcmp(g->str, id) == 0 && e->integer == 0;
-    if (orphan)
-        ok = run(cli, CLI_R(REDIS_REPLY_STATUS), 1, multi, NULL) &&
-             run(cli, CLI_R(REDIS_REPLY_STATUS), 3, hdel, NULL) &&
-             run(cli, CLI_R(REDIS_REPLY_ARRAY) | CLI_R(REDIS_REPLY_NIL), 1, exec, &x);
-    bool released = ok && orphan && x->type == REDIS_REPLY_ARRAY;
-    freeReplyObject(g);
+    const char *exists[] = {"EXISTS", skey};
+    redisReply *e = NULL;
+    if (!run(cli, CLI_R(REDIS_REPLY_INTEGER), 2, exists, &e))
+        return CLI_SERVICE;
+    bool orphan = e->integer == 0;
     freeReplyObject(e);
-    freeReplyObject(x);
-    if (!ok)
+    bool released = false;
+    if (orphan && cli_stack_unname(cli, name, id, &released) != CLI_OK)
         return CLI_SERVICE;
     if (!released)
         return cli_fail(CLI_USAGE, "stack %s changed while being deleted; try again", name);

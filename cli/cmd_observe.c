@@ -75,11 +75,16 @@ static int pick_resource(cli_t *cli, const cli_stack_t *s, const char *resource,
 static int observe_batch(cli_t *cli, const cli_stack_t *s, const json_t *names, size_t from,
                          size_t n, size_t *sent, size_t *gone)
 {
+    redisContext *conn = NULL;
     for (size_t i = from; i < from + n; i++) {
         char key[CV_KEY_MAX];
         cv_key(key, sizeof(key), CV_KEY_RES, s->id, 0, json_string_value(json_array_get(names, i)));
         const char *argv[] = {"HGET", key, "version"};
-        if (redisAppendCommandArgv(cli->redis, 3, argv, NULL) != REDIS_OK)
+        /* the keys of one stack: one slot, one connection */
+        conn = cv_redis_sync_context(cli->redis, key);
+        if (!conn)
+            return cli_fail(CLI_SERVICE, "%s", cv_redis_sync_error(cli->redis));
+        if (redisAppendCommandArgv(conn, 3, argv, NULL) != REDIS_OK)
             return cli_fail(CLI_SERVICE, "out of memory queueing Redis commands");
     }
     cv_msg_t m;
@@ -91,7 +96,7 @@ static int observe_batch(cli_t *cli, const cli_stack_t *s, const json_t *names, 
     int rc = CLI_OK;
     for (size_t i = from; i < from + n; i++) {
         void *reply = NULL;
-        if (redisGetReply(cli->redis, &reply) != REDIS_OK)
+        if (redisGetReply(conn, &reply) != REDIS_OK)
             reply = NULL;
         redisReply *r = cli_redis_check(cli, reply, CLI_R_STRING_OR_NIL, "HGET res version");
         if (!r)

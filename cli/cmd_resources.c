@@ -147,18 +147,23 @@ static void append_replaced(json_t *rows, const char *name, bool removed, const 
 static int fetch_batch(cli_t *cli, const char *id, const json_t *names, const json_t *resources,
                        const json_t *children, size_t from, size_t n, json_t *rows)
 {
+    redisContext *conn = NULL;
     for (size_t i = from; i < from + n; i++) {
         char key[CV_KEY_MAX];
         cv_key(key, sizeof(key), CV_KEY_RES, id, 0, json_string_value(json_array_get(names, i)));
         const char *argv[] = {"HGETALL", key};
-        if (redisAppendCommandArgv(cli->redis, 2, argv, NULL) != REDIS_OK)
+        /* the keys of one stack: one slot, one connection */
+        conn = cv_redis_sync_context(cli->redis, key);
+        if (!conn)
+            return cli_fail(CLI_SERVICE, "%s", cv_redis_sync_error(cli->redis));
+        if (redisAppendCommandArgv(conn, 2, argv, NULL) != REDIS_OK)
             return cli_fail(CLI_SERVICE, "out of memory queueing Redis commands");
     }
     for (size_t i = from; i < from + n; i++) {
         const char *name = json_string_value(json_array_get(names, i));
         const json_t *def = json_object_get(resources, name);
         void *reply = NULL;
-        if (redisGetReply(cli->redis, &reply) != REDIS_OK)
+        if (redisGetReply(conn, &reply) != REDIS_OK)
             reply = NULL;
         redisReply *r = cli_redis_check(cli, reply, CLI_R(REDIS_REPLY_ARRAY), "HGETALL res");
         if (!r || !cli_reply_is_hash(cli, r, name)) {

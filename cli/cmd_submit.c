@@ -16,7 +16,6 @@
 #include "cli_traversal.h"
 
 #include "cv_keys.h"
-#include "cv_redis.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -134,23 +133,6 @@ static int new_stack_id(char id[CV_ID_MAX])
     return CLI_OK;
 }
 
-/* stack_unname.lua: removes name -> id only while the name maps to id.
- * Returns CLI_OK (whether or not it did) or CLI_SERVICE. */
-static int unname(cli_t *cli, const char *name, const char *id)
-{
-    char key[CV_KEY_MAX];
-    cv_key(key, sizeof(key), CV_KEY_STACKS, NULL, 0, NULL);
-    cv_stack_unname_keys_t keys = {.stacks = key};
-    cv_stack_unname_args_t args = {.name = name, .id = id};
-    redisReply *r = cli_redis_check(
-        cli,
-        cv_redis_script_sync(cli->redis, CV_SCRIPT_STACK_UNNAME, keys.v, args.v, 0, NULL, NULL),
-        CLI_R(REDIS_REPLY_INTEGER), "stack_unname");
-    bool answered = r != NULL;
-    freeReplyObject(r);
-    return answered ? CLI_OK : CLI_SERVICE;
-}
-
 /* HSETNX of name -> id; *claimed whether it was set. */
 static int set_name(cli_t *cli, const char *name, const char *id, bool *claimed)
 {
@@ -212,7 +194,7 @@ static int claim_name(cli_t *cli, const submit_t *s)
             return CLI_SERVICE;
         if (!left)
             break;
-        if (old[0] && unname(cli, name, old) != CLI_OK)
+        if (old[0] && cli_stack_unname(cli, name, old, NULL) != CLI_OK)
             return CLI_SERVICE;
     }
     return cli_fail(CLI_USAGE, "stack %s already exists", name);
@@ -270,7 +252,7 @@ static bool undo(cli_t *cli, const submit_t *s, bool remove_keys, bool named)
             return false;
         freeReplyObject(r);
     }
-    return !named || unname(cli, s->args.words[0], s->id) == CLI_OK;
+    return !named || cli_stack_unname(cli, s->args.words[0], s->id, NULL) == CLI_OK;
 }
 
 /* Store, name, publish; undo when naming, storing or publishing fails. */

@@ -2,7 +2,8 @@
 # The test command: sets everything up on a fresh Debian machine and runs the
 # whole suite — static checks, unit tests (plain and ASan+UBSan builds),
 # integration tests against real Redis + Kafka with the plain workers and
-# again with the sanitizer-built workers, the chaos suite in its CI form
+# again with the sanitizer-built workers (that time against a Redis in
+# cluster mode, which refuses what spans two slots), the chaos suite in its CI form
 # (each fault scenario once on a 2,200-resource stack), a small benchmark
 # run and a short libFuzzer run of every fuzz target.
 # Exits non-zero on any failure. Usage: tests/run.sh [--quick] (no ASan pass).
@@ -87,7 +88,10 @@ step "integration tests" integration build .local-itest
 if [ $QUICK = 0 ]; then
     step "setup (ASan+UBSan build)" deploy/local/setup.sh --sanitize --build-dir build-asan
     step "unit tests (ASan+UBSan)" unit_tests build-asan
-    step "integration tests (ASan+UBSan workers)" integration build-asan .local-itest-asan --sanitize
+    # Against a Redis in cluster mode (one master, every slot): Redis then
+    # refuses any script or transaction that spans two slots (docs/redis-cluster.md).
+    step "integration tests (ASan+UBSan workers, Redis in cluster mode)" \
+        integration build-asan .local-itest-asan --sanitize --redis-one-node-cluster
     step "chaos suite (kill, pause, redis, kafka, broker-failover, partitions, poison, duplicate, cluster)" \
         tests/chaos/run.sh --build-dir build --dir .local-chaos
     step "benchmark (quick)" bench_smoke

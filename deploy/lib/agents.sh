@@ -88,7 +88,7 @@ cv_agent_start() {
 
 # True while NODE's heartbeat key lives in Redis.
 cv_agent_up() {
-    [[ $(timeout 2 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" exists \
+    [[ $(cv_rcli exists \
         "${CONVERGE_PREFIX:-cv:}{cluster}:alive:$1" 2>/dev/null) == 1 ]]
 }
 
@@ -152,10 +152,10 @@ cv_agent_stop_replicas() {
 cv_agent_forget() {
     local p=${CONVERGE_PREFIX:-cv:}
     printf 'HDEL %s %s\nDEL %s %s\n' "${p}{cluster}:nodes" "$1" "${p}{cluster}:node:$1" \
-        "${p}{cluster}:alive:$1" | timeout 5 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" >/dev/null
+        "${p}{cluster}:alive:$1" | cv_rcli >/dev/null
 }
 
 # The nodes registered in Redis ({cluster}:nodes), one a line.
 cv_agent_registered() {
-    timeout 5 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" hkeys "${CONVERGE_PREFIX:-cv:}{cluster}:nodes" 2>/dev/null
+    cv_rcli hkeys "${CONVERGE_PREFIX:-cv:}{cluster}:nodes" 2>/dev/null
 }

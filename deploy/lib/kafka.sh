@@ -142,6 +142,12 @@ cv_kafka_spawn() {
 }
 
 # A new cluster id: 16 random bytes, base64url without padding (Kafka's Uuid).
+# Never one that starts with '-', which the storage tool would read as an
+# option (one format in 64 failed so); Kafka's own Uuid.randomUuid skips them too.
 cv_kafka_cluster_id() {
-    head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n'
+    local id=-
+    while [[ $id == -* ]]; do
+        id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')
+    done
+    echo "$id"
 }

@@ -35,7 +35,7 @@ cv_state_open() {
     mkdir -p "$STATE/pids" "$STATE/log" "$STATE/redis"
     exec 8>"$STATE/.lock"
     flock -w 120 8 || cv_die "another up.sh or down.sh is working on $STATE"
-    REDIS_PORT="" REDIS_TLS_PORT="" KAFKA_PORT="" KAFKA_BROKERS=""
+    REDIS_PORT="" REDIS_TLS_PORT="" KAFKA_PORT="" KAFKA_BROKERS="" REDIS_CLUSTER_NODES=""
     cv_state_load_ports
 }
 
@@ -44,7 +44,7 @@ cv_state_load_ports() {
     [[ -f $STATE/ports ]] || return 0
     while IFS='=' read -r key value; do
         [[ $value =~ ^[0-9]+$ ]] || continue
-        [[ $key =~ ^(REDIS_PORT|REDIS_TLS_PORT|KAFKA_BROKERS|KAFKA_PORT_[0-9]+|KAFKA_CTRL_PORT_[0-9]+)$ ]] || continue
+        [[ $key =~ ^(REDIS_PORT|REDIS_TLS_PORT|REDIS_CLUSTER_NODES|REDIS_CLUSTER_PORT_[0-9]+|KAFKA_BROKERS|KAFKA_PORT_[0-9]+|KAFKA_CTRL_PORT_[0-9]+)$ ]] || continue
         printf -v "$key" '%s' "$value"
     done <"$STATE/ports"
     KAFKA_PORT=${KAFKA_PORT_0:-}
@@ -55,6 +55,11 @@ cv_state_save_ports() {
     {
         printf 'REDIS_PORT=%s\nKAFKA_BROKERS=%s\n' "$REDIS_PORT" "${KAFKA_BROKERS:-}"
         [[ -z ${REDIS_TLS_PORT:-} ]] || printf 'REDIS_TLS_PORT=%s\n' "$REDIS_TLS_PORT"
+        [[ -z ${REDIS_CLUSTER_NODES:-} ]] || printf 'REDIS_CLUSTER_NODES=%s\n' "$REDIS_CLUSTER_NODES"
+        for ((k = 1; k <= ${REDIS_CLUSTER_NODES:-0}; k++)); do
+            local port_var=REDIS_CLUSTER_PORT_$k
+            printf 'REDIS_CLUSTER_PORT_%d=%s\n' "$k" "${!port_var}"
+        done
         for ((k = 0; k < ${KAFKA_BROKERS:-0}; k++)); do
             printf 'KAFKA_PORT_%d=%s\nKAFKA_CTRL_PORT_%d=%s\n' "$k" "$(cv_kafka_port "$k")" \
                 "$k" "$(cv_kafka_ctrl_port "$k")"
@@ -71,6 +76,11 @@ cv_state_save_ports() {
 cv_markers_redis() {
     CV_MARKERS=(redis-server "127.0.0.1:${REDIS_TLS_PORT:-${REDIS_PORT:-unknown}}")
 }
+# cv_markers_redis_node K: node K of up.sh --redis-cluster (deploy/lib/redis_cluster.sh).
+cv_markers_redis_node() {
+    local port_var=REDIS_CLUSTER_PORT_$1
+    CV_MARKERS=(redis-server "127.0.0.1:${!port_var:-unknown}")
+}
 cv_markers_stunnel() { CV_MARKERS=(stunnel "$STATE/stunnel.conf"); }
 # cv_markers_kafka NAME: NAME is kafka or kafka-K (deploy/lib/kafka.sh).
 cv_markers_kafka() { CV_MARKERS=(kafka.Kafka "$STATE/$1.properties"); }
@@ -80,11 +90,26 @@ cv_markers_agent() { CV_MARKERS=("converge-agent " "--dir $STATE/agents/$1 "); }
 # cv_markers_worker NAME: NAME is engine-K or observer-K.
 cv_markers_worker() { CV_MARKERS=("converge-${1%-*} " "--id $1"); }
 
+# redis-cli on STATE's Redis, for 5 s at most; on a cluster (up.sh
+# --redis-cluster) it follows redirections, and the lines saying so are
+# left out of its output.
+cv_rcli() {
+    if [[ -z ${REDIS_CLUSTER_NODES:-} ]]; then
+        timeout 5 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" "$@"
+        return
+    fi
+    local out rc=0
+    out=$(timeout 5 redis-cli -c -h 127.0.0.1 -p "$REDIS_PORT" "$@") || rc=$?
+    [[ -z $out ]] || sed '/^-> Redirected to slot/d' <<<"$out"
+    return $rc
+}
+
 # cv_alive NAME: prints the PID of STATE's process NAME (redis, kafka,
 # kafka-K, engine-K, observer-K, agent-NODE) if it is running.
 cv_alive() {
     case $1 in
     redis) cv_markers_redis ;;
+    redis-c[0-9]*) cv_markers_redis_node "${1#redis-c}" ;;
     stunnel) cv_markers_stunnel ;;
     kafka | kafka-[0-9]*) cv_markers_kafka "$1" ;;
     agent-*) cv_markers_agent "${1#agent-}" ;;

@@ -19,6 +19,8 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/state.sh"
 # shellcheck source=SCRIPTDIR/../lib/agents.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/agents.sh"
+# shellcheck source=SCRIPTDIR/../lib/redis_cluster.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/redis_cluster.sh"
 
 state_arg=$CV_REPO_ROOT/.local
 purge=false
@@ -55,7 +57,8 @@ mapfile -t workers < <(cv_worker_names)
 # Every broker with a PID file: also those of an earlier --brokers count.
 mapfile -t brokers < <(cd "$STATE/pids" && ls kafka.pid kafka-*.pid 2>/dev/null | sed 's/\.pid$//')
 ((${#brokers[@]} == 0)) || cv_stop_all 20 "${brokers[@]}" || status=1
-cv_stop_all 10 stunnel redis || status=1
+mapfile -t redis_nodes < <(cv_redis_cluster_names)
+cv_stop_all 10 stunnel redis "${redis_nodes[@]}" || status=1
 rm -f "$STATE/env"
 
 if ((status != 0)); then
@@ -64,7 +67,7 @@ fi
 cv_log "everything in $STATE is stopped"
 if $purge; then
     # Only the paths up.sh creates, never a blind rm -rf of the directory.
-    rm -rf "$STATE/pids" "$STATE/log" "$STATE/redis" "$STATE"/kafka*-data "$STATE/agents" "$STATE/tls" \
+    rm -rf "$STATE/pids" "$STATE/log" "$STATE/redis" "$STATE"/redis-c[0-9]* "$STATE"/kafka*-data "$STATE/agents" "$STATE/tls" \
         "$STATE/kafka-sasl"
     rm -f "$STATE"/redis-*.pass "$STATE/redis.acl" "$STATE/stunnel.conf" "$STATE/worker.env" \
         "$STATE/worker.env.tmp"

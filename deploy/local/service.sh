@@ -32,6 +32,8 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/state.sh"
 # shellcheck source=SCRIPTDIR/../lib/agents.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/agents.sh"
+# shellcheck source=SCRIPTDIR/../lib/redis_cluster.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/redis_cluster.sh"
 
 TIMEOUT=${CONVERGE_UP_TIMEOUT:-60}
 
@@ -97,7 +99,7 @@ cv_state_open "$state_dir"
 cd "$STATE"
 
 redis_ping() {
-    [[ $(timeout 2 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null) == PONG ]]
+    [[ $(cv_rcli ping 2>/dev/null) == PONG ]]
 }
 
 # Every broker listed and every partition of every topic has a leader.
@@ -109,7 +111,7 @@ kafka_ready() {
 
 worker_ready() {
     cv_alive "$name" >/dev/null || return 0 # exited: reported by the caller
-    [[ $(timeout 5 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" hget \
+    [[ $(cv_rcli hget \
         "${CONVERGE_PREFIX:-cv:}worker:$name" state 2>/dev/null) == ready ]]
 }
 
@@ -117,7 +119,9 @@ start_redis() {
     [[ -n $REDIS_PORT ]] || cv_die "no Redis port recorded in $STATE/ports"
     rm -f "$STATE/pids/redis.pid"
     # The same command line as up.sh: same port, same data directory (AOF).
-    redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$STATE/redis" \
+    local cluster_args
+    mapfile -t cluster_args < <(cv_redis_cluster_args "$STATE")
+    redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$STATE/redis" "${cluster_args[@]}" \
         --daemonize yes --pidfile "$STATE/pids/redis.pid" --logfile "$STATE/log/redis.log" \
         --appendonly yes --appendfsync everysec --save "" >/dev/null 7>&- 8>&- 9>&- ||
         cv_die "redis-server did not start (port $REDIS_PORT); see $STATE/log/redis.log"
@@ -154,7 +158,7 @@ start_worker() {
     # The workers' own users (--redis-acl, --kafka-sasl), over the clients'.
     # shellcheck disable=SC1091
     [[ ! -f $STATE/worker.env ]] || . "$STATE/worker.env"
-    timeout 5 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" del "${CONVERGE_PREFIX:-cv:}worker:$name" \
+    cv_rcli del "${CONVERGE_PREFIX:-cv:}worker:$name" \
         >/dev/null 2>&1 || true
     printf '=== service.sh: starting %s %s at %s\n' "$name" "${worker_args[*]}" "$(date -u +%FT%T.%3NZ)" \
         >>"$STATE/log/$name.log"

@@ -33,11 +33,19 @@
 #   --redis-tls        Redis on TLS only (plain port 0), certificates made with
 #                      openssl in STATE/tls/; clients reach it through a stunnel
 #                      sidecar on the plain port clients are given (docs/security.md)
-#   --kafka-sasl       Kafka clients on SASL_SSL with SCRAM-SHA-512 and topic ACLs
+#   --kafka-sasl       Kafka clients on SASL_SSL (SCRAM-SHA-512, or PLAIN for
+#                      librdkafka < 2.6.1) with topic ACLs
 #                      (docs/security.md): certificates by openssl and random
 #                      passwords in STATE/kafka-sasl/ (0600); workers as
 #                      converge-worker, STATE/env as converge-cli. Decided when
 #                      the brokers start; a later run keeps what runs.
+#   --redis-cluster    a Redis Cluster of 3 masters and 3 replicas (redis-c1..6,
+#                      `redis-cli --cluster create`); clients get
+#                      redis+cluster://... (docs/redis-cluster.md). Decided when
+#                      Redis first starts; not with --redis-acl or --redis-tls
+#   --redis-one-node-cluster  Redis in cluster mode, one master holding every
+#                      slot: no routing needed, yet every cluster rule applies (a
+#                      script or transaction across two slots is refused, CROSSSLOT)
 # env: CONVERGE_UP_TIMEOUT  seconds each readiness wait may take (default 60)
 # Stop everything with deploy/local/down.sh --dir STATE.
 set -euo pipefail
@@ -51,6 +59,8 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/redis_acl.sh"
 # shellcheck source=SCRIPTDIR/../lib/redis_tls.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/redis_tls.sh"
+# shellcheck source=SCRIPTDIR/../lib/redis_cluster.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/redis_cluster.sh"
 
 TIMEOUT=${CONVERGE_UP_TIMEOUT:-60} # seconds, for every readiness wait
 
@@ -58,6 +68,7 @@ engines=2 observers=2 partitions=8 brokers=1
 state_arg=$CV_REPO_ROOT/.local
 build_dir=""
 sanitize=false restart_workers=false build=true redis_acl=false redis_tls=false kafka_sasl=false
+redis_cluster=false redis_cluster6=false
 nodes="" cluster_arg=""
 while (($#)); do
     case $1 in
@@ -81,6 +92,8 @@ while (($#)); do
     --redis-acl) redis_acl=true && shift ;;
     --redis-tls) redis_tls=true && shift ;;
     --kafka-sasl) kafka_sasl=true && shift ;;
+    --redis-one-node-cluster) redis_cluster=true && shift ;;
+    --redis-cluster) redis_cluster6=true && shift ;;
     -h | --help) cv_usage 0 ;;
     *) cv_usage_error "unknown argument: $1" ;;
     esac
@@ -90,6 +103,9 @@ if [[ ! $partitions =~ ^[0-9]+$ ]] || ((partitions < 1)); then
     cv_die "--partitions takes a count >= 1"
 fi
 [[ $brokers == 1 || $brokers == 3 ]] || cv_usage_error "--brokers takes 1 or 3"
+if $redis_cluster6 && { $redis_acl || $redis_tls || $redis_cluster; }; then
+    cv_usage_error "--redis-cluster goes with none of --redis-acl, --redis-tls, --redis-one-node-cluster"
+fi
 build_dir=$(cv_build_dir "$build_dir" "$sanitize")
 if [[ -n $nodes ]] && { [[ ! $nodes =~ ^[0-9]+$ ]] || ((nodes < 1 || nodes > 200)); }; then
     cv_usage_error "--nodes takes a count from 1 to 200"
@@ -178,7 +194,7 @@ alive_and() {
 # ---------------------------------------------------------------------------
 
 redis_ping() {
-    [[ $(timeout 2 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null) == PONG ]]
+    [[ $(cv_rcli ping 2>/dev/null) == PONG ]]
 }
 
 # With ACLs, the operator's password reaches redis-cli through REDISCLI_AUTH
@@ -215,6 +231,11 @@ redis_mode_args() {
         cv_redis_acl_setup "${CONVERGE_PREFIX:-cv:}" "$STATE"
         REDIS_MODE_ARGS+=(--aclfile "$STATE/redis.acl")
     fi
+    rm -f "$STATE/redis.cluster"
+    if $redis_cluster; then
+        touch "$STATE/redis.cluster"
+        mapfile -t -O "${#REDIS_MODE_ARGS[@]}" REDIS_MODE_ARGS < <(cv_redis_cluster_args "$STATE")
+    fi
     REDIS_TLS_PORT=""
     if $redis_tls; then
         cv_pick_port REDIS_TLS_PORT
@@ -222,11 +243,17 @@ redis_mode_args() {
         cv_redis_tls_stunnel_conf "$STATE" "$REDIS_PORT" "$REDIS_TLS_PORT"
         mapfile -t REDIS_MODE_ARGS < <(cv_redis_tls_server_args "$REDIS_TLS_PORT" "$STATE/tls")
         [[ ! -f $STATE/redis.acl ]] || REDIS_MODE_ARGS+=(--aclfile "$STATE/redis.acl")
+        mapfile -t -O "${#REDIS_MODE_ARGS[@]}" REDIS_MODE_ARGS < <(cv_redis_cluster_args "$STATE")
     fi
 }
 
 ensure_redis() {
     local pid
+    if $redis_cluster6 || [[ -n ${REDIS_CLUSTER_NODES:-} ]]; then
+        cv_redis_cluster_ensure "$TIMEOUT"
+        cv_log "redis: a cluster of 3 masters and 3 replicas on $(cv_redis_cluster_seeds)"
+        return 0
+    fi
     if pid=$(cv_alive redis); then
         redis_acl_mode
         ensure_redis_sidecar
@@ -258,10 +285,12 @@ ensure_redis() {
         fail_and_stop "Redis did not come up" redis
     fi
     rm -f "$STATE/log/redis.start.err"
+    [[ ! -f $STATE/redis.cluster ]] || cv_redis_cluster_assign "$REDIS_PORT" "$TIMEOUT"
     services_restarted=true
     cv_log "redis: started on 127.0.0.1:$REDIS_PORT (pid $(cv_alive redis))$($redis_acl &&
         echo ", ACL users converge-worker and converge-cli")$([[ -n $REDIS_TLS_PORT ]] &&
-        echo ", TLS only on port $REDIS_TLS_PORT")"
+        echo ", TLS only on port $REDIS_TLS_PORT")$([[ -f $STATE/redis.cluster ]] &&
+        echo ", cluster mode: one master holds every slot")"
 }
 
 # ---------------------------------------------------------------------------
@@ -408,6 +437,7 @@ ensure_kafka() {
 
 write_env() {
     local client_redis=redis://127.0.0.1:$REDIS_PORT/0 client_auth=""
+    [[ -z ${REDIS_CLUSTER_NODES:-} ]] || client_redis=redis+cluster://$(cv_redis_cluster_seeds)
     CONVERGE_REDIS=$client_redis
     unset CONVERGE_REDIS_PASSWORD_FILE
     if $redis_acl; then
@@ -491,7 +521,7 @@ workers_ready() {
         fi
     done
     states=$(for name; do printf 'HGET %s state\n' "$WORKER_KEY_PREFIX$name"; done |
-        timeout 5 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" 2>/dev/null) || return 1
+        cv_rcli 2>/dev/null) || return 1
     while IFS= read -r state; do
         [[ $state == ready ]] || return 1
         i=$((i + 1))
@@ -528,7 +558,7 @@ ensure_workers() {
 
     for name in "${start[@]}"; do
         # A ready hash left by an earlier process must not count for this one.
-        timeout 5 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" del "$WORKER_KEY_PREFIX$name" >/dev/null
+        cv_rcli del "$WORKER_KEY_PREFIX$name" >/dev/null
         rotate_log "$name"
         cv_spawn "$STATE/pids/$name.pid" "$STATE/log/$name.log" \
             env -u REDISCLI_AUTH CONVERGE_REDIS="$CONVERGE_REDIS" CONVERGE_KAFKA="$CONVERGE_KAFKA" \
@@ -640,8 +670,15 @@ ensure_agents() {
 summary() {
     local name pid
     echo "Converge local services are up ($(cv_elapsed)); state in $STATE"
-    printf '  %-12s %-22s pid %s\n' redis "127.0.0.1:$REDIS_PORT" "$(cv_alive redis)"
     local k
+    if [[ -n ${REDIS_CLUSTER_NODES:-} ]]; then
+        for ((k = 1; k <= REDIS_CLUSTER_NODES; k++)); do
+            local port_var=REDIS_CLUSTER_PORT_$k
+            printf '  %-12s %-22s pid %s\n' "redis-c$k" "127.0.0.1:${!port_var}" "$(cv_alive "redis-c$k")"
+        done
+    else
+        printf '  %-12s %-22s pid %s\n' redis "127.0.0.1:$REDIS_PORT" "$(cv_alive redis)"
+    fi
     for ((k = 0; k < KAFKA_BROKERS; k++)); do
         name=$(cv_kafka_name "$k")
         printf '  %-12s %-22s pid %s\n' "$name" "127.0.0.1:$(cv_kafka_port "$k")" "$(cv_alive "$name")"

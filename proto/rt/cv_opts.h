@@ -22,12 +22,23 @@
 #include <stddef.h>
 
 #define CV_MAX_KAFKA_OPTS 64
+#define CV_REDIS_SEEDS_MAX 16
+
+typedef struct cv_redis_addr {
+    char host[256];
+    int port;
+} cv_redis_addr_t;
 
 typedef struct cv_opts {
-    char redis_url[512]; /* redacted: safe to print */
-    char redis_host[256];
+    char redis_url[512];  /* redacted: safe to print */
+    char redis_host[256]; /* a cluster's: its first seed */
     int redis_port;
     int redis_db;
+    /* redis+cluster://h1:p1,h2:p2: a Redis Cluster, found through these
+     * seeds (any one that answers tells the whole slot map) */
+    bool redis_cluster;
+    int nredis_seeds;
+    cv_redis_addr_t redis_seeds[CV_REDIS_SEEDS_MAX];
     char redis_user[128]; /* "" for Redis's default user */
     char redis_pass[256]; /* "" for no AUTH */
     bool redis_pass_from_file;
@@ -42,7 +53,9 @@ typedef struct cv_opts {
 int cv_opts_from_env(cv_opts_t *o, char *errstr, size_t errstr_size);
 
 /* Parses "redis://[user[:pass]@]host:port/db" (scheme, credentials and db
- * optional). A password read from the password file is kept. */
+ * optional), or "redis+cluster://[user[:pass]@]host:port,host:port,..."
+ * (a Redis Cluster: database 0 only). A password read from the password
+ * file is kept. */
 int cv_opts_set_redis(cv_opts_t *o, const char *url, char *errstr, size_t errstr_size);
 
 /* Reads the password from the first line of path; it then wins over the URL's. */

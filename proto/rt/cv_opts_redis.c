@@ -39,6 +39,8 @@ static int pct_decode(const char *src, size_t n, char *out, size_t out_size)
 /* Length of the scheme ("redis://") at the start of url, 0 when absent. */
 static size_t scheme_len(const char *url)
 {
+    if (strncmp(url, "redis+cluster://", 16) == 0)
+        return 16;
     return strncmp(url, "redis://", 8) == 0 ? 8 : 0;
 }
 
@@ -83,27 +85,62 @@ static int parse_userinfo(cv_opts_t *o, const char *auth, size_t n, const char *
     return 0;
 }
 
-/* Parses "host[:port][/db]" into o. */
-static int parse_location(cv_opts_t *o, const char *p, const char *shown, char *errstr,
-                          size_t errstr_size)
+/* Parses "host[:port]" at *pp into a, moving *pp past it. */
+static int parse_addr(cv_redis_addr_t *a, const char **pp, const char *shown, char *errstr,
+                      size_t errstr_size)
 {
-    char host[256];
-    int port = 6379, db = 0;
-    size_t hl = strcspn(p, ":/");
-    if (hl == 0 || hl >= sizeof(host))
+    const char *p = *pp;
+    size_t hl = strcspn(p, ":/,");
+    if (hl == 0 || hl >= sizeof(a->host))
         return cv_seterr(errstr, errstr_size, CV_EINVAL, "bad Redis URL \"%s\": no host", shown);
-    memcpy(host, p, hl);
-    host[hl] = '\0';
+    memcpy(a->host, p, hl);
+    a->host[hl] = '\0';
+    a->port = 6379;
     p += hl;
-    char *end;
     if (*p == ':') {
+        char *end;
         long v = strtol(p + 1, &end, 10);
         if (end == p + 1 || v <= 0 || v > 65535)
             return cv_seterr(errstr, errstr_size, CV_EINVAL, "bad Redis URL \"%s\": bad port",
                              shown);
-        port = (int)v;
+        a->port = (int)v;
         p = end;
     }
+    *pp = p;
+    return 0;
+}
+
+/* Parses "host[:port][,host[:port]...]" into the seeds: one for a single
+ * Redis, CV_REDIS_SEEDS_MAX at most for a cluster. */
+static int parse_seeds(cv_opts_t *o, const char **pp, const char *shown, char *errstr,
+                       size_t errstr_size)
+{
+    o->nredis_seeds = 0;
+    for (;;) {
+        if (o->nredis_seeds == (o->redis_cluster ? CV_REDIS_SEEDS_MAX : 1))
+            return cv_seterr(errstr, errstr_size, CV_EINVAL,
+                             o->redis_cluster ? "bad Redis URL \"%s\": more than 16 seeds"
+                                              : "bad Redis URL \"%s\": one host:port only "
+                                                "(redis+cluster:// takes a list)",
+                             shown);
+        int rc = parse_addr(&o->redis_seeds[o->nredis_seeds++], pp, shown, errstr, errstr_size);
+        if (rc)
+            return rc;
+        if (**pp != ',')
+            return 0;
+        (*pp)++;
+    }
+}
+
+/* Parses "host[:port][,host[:port]...][/db]" into o. */
+static int parse_location(cv_opts_t *o, const char *p, const char *shown, char *errstr,
+                          size_t errstr_size)
+{
+    int db = 0;
+    int rc = parse_seeds(o, &p, shown, errstr, errstr_size);
+    if (rc)
+        return rc;
+    char *end;
     if (*p == '/' && p[1]) {
         long v = strtol(p + 1, &end, 10);
         if (*end || v < 0 || v > 15)
@@ -113,8 +150,11 @@ static int parse_location(cv_opts_t *o, const char *p, const char *shown, char *
     } else if (*p && strcmp(p, "/") != 0) {
         return cv_seterr(errstr, errstr_size, CV_EINVAL, "bad Redis URL \"%s\"", shown);
     }
-    snprintf(o->redis_host, sizeof(o->redis_host), "%s", host);
-    o->redis_port = port;
+    if (o->redis_cluster && db != 0)
+        return cv_seterr(errstr, errstr_size, CV_EINVAL,
+                         "bad Redis URL \"%s\": a Redis Cluster has database 0 only", shown);
+    snprintf(o->redis_host, sizeof(o->redis_host), "%s", o->redis_seeds[0].host);
+    o->redis_port = o->redis_seeds[0].port;
     o->redis_db = db;
     return 0;
 }
@@ -124,6 +164,7 @@ int cv_opts_set_redis(cv_opts_t *o, const char *url, char *errstr, size_t errstr
     char shown[sizeof(o->redis_url)];
     cv_opts_redact_url(url, shown, sizeof(shown));
     const char *auth = url + scheme_len(url), *at = userinfo_end(auth);
+    o->redis_cluster = strncmp(url, "redis+cluster://", 16) == 0;
     o->redis_user[0] = '\0';
     if (!o->redis_pass_from_file)
         o->redis_pass[0] = '\0';

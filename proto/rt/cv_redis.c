@@ -1,48 +1,59 @@
-#include "cv_redis.h"
-
-#include "cv__redis_uv.h"
+/*
+ * cv_redis — a worker's Redis: one node (a single Redis) or one node per
+ * master of a Redis Cluster (cv_redis_node.c), behind one interface.
+ *
+ * In a cluster, a command goes to the master of its key's slot (cv_slot)
+ * by the slot map CLUSTER SLOTS gave. A node answering MOVED (the slot has
+ * moved: after a failover, a resharding) gets the command sent on to the
+ * named node and the map read again; ASK (a slot migrating) sends it there
+ * once, after ASKING. A lost node makes the map be read again every
+ * REFRESH_MS until every slot has a master that answers: that is how a
+ * failover to a replica is found. Until then the cluster counts as an
+ * outage for the listener, as a lost single Redis does.
+ */
+#include "cv__redis.h"
 
 #include "cv_error.h"
 #include "cv_log.h"
+#include "cv_slot.h"
 
-#include <hiredis/async.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 
-/* Generated from proto/lua by CMake (embed_lua.cmake). */
-extern const struct {
-    const char *name;
-    const char *text;
-} cv_lua_sources[];
-
-static char *script_texts[CV_SCRIPT__COUNT];
-
-/* The SHA1 of each script as SCRIPT LOAD answered it: the same on every
- * server for the same text, so one copy serves the synchronous path of the
- * whole process ("" until a first call loads it). */
-static char sync_shas[CV_SCRIPT__COUNT][41];
+#define NODES_MAX 64
+#define REFRESH_MS 250
+#define REDIRECTS_MAX 5
 
 struct cv_redis {
     uv_loop_t *loop;
     const cv_opts_t *opts;
-    redisAsyncContext *ac;
-    bool connected;
-    char shas[CV_SCRIPT__COUNT][41];
-    uv_timer_t reconnect_timer; /* also the close deadline, while closing */
-    unsigned backoff_ms;
-    bool closing;
-    bool timer_closed;
-    int close_refs; /* the timer and the hiredis context, while closing */
+    bool cluster;
+    cv__rnode_t *nodes[NODES_MAX]; /* a single Redis: nodes[0] */
+    int16_t slots[CV_SLOTS];       /* cluster: index into nodes of each slot's master, or -1 */
+    bool mapped;                   /* every slot has a master */
+    bool refreshing;               /* a CLUSTER SLOTS is under way */
+    bool up;                       /* what the listener was last told, for a cluster */
+    uv_timer_t refresh_timer;
     cv_redis_state_cb state_cb;
     void *state_ud;
-    bool unavailable; /* connected, but Redis answers that it cannot serve */
+    bool closing;
+    int live; /* while closing: nodes not yet gone, and the timer */
 };
 
-/* Every attempt is reported; the listener (the worker's outage record)
- * makes one log line of a whole outage. */
-static void report_state(cv_redis_t *r, bool up, const char *why)
+typedef struct pending {
+    cv_redis_t *r;
+    cv_redis_cb cb;
+    void *ud;
+    cv__rnode_t *node;
+    int redirects;
+    /* a cluster's command, kept to send it on after MOVED / ASK */
+    int argc;
+    const char **argv;
+    size_t *lens;
+} pending_t;
+
+static void report(cv_redis_t *r, bool up, const char *why)
 {
     if (r->state_cb)
         r->state_cb(r->state_ud, up, why);
@@ -58,331 +69,221 @@ void cv_redis_on_state(cv_redis_t *r, cv_redis_state_cb cb, void *ud)
     r->state_ud = ud;
 }
 
-/* While closing, the struct lives until both the timer handle is closed and
- * hiredis reported the disconnect (which it may do after the loop turn). */
-static void close_ref_drop(struct cv_redis *r)
+/* ---------------------------------------------------------------- nodes */
+
+static int node_index(const cv_redis_t *r, const cv__rnode_t *n)
 {
-    if (--r->close_refs == 0)
+    for (int i = 0; i < NODES_MAX; i++)
+        if (r->nodes[i] == n)
+            return i;
+    return -1;
+}
+
+static bool owns_slots(const cv_redis_t *r, int i)
+{
+    for (int s = 0; s < CV_SLOTS; s++)
+        if (r->slots[s] == i)
+            return true;
+    return false;
+}
+
+/* Every master of the map answers (a single Redis: it answers). */
+static bool all_masters(const cv_redis_t *r, bool (*ok)(const cv__rnode_t *))
+{
+    if (!r->cluster)
+        return r->nodes[0] && ok(r->nodes[0]);
+    if (!r->mapped)
+        return false;
+    for (int i = 0; i < NODES_MAX; i++)
+        if (r->nodes[i] && !ok(r->nodes[i]) && owns_slots(r, i))
+            return false;
+    return true;
+}
+
+static void refresh_soon(cv_redis_t *r);
+
+static void on_node_state(void *ud, cv__rnode_t *n, bool up, const char *why)
+{
+    cv_redis_t *r = ud;
+    if (r->closing)
+        return;
+    if (!r->cluster) {
+        report(r, up, why);
+        return;
+    }
+    if (!up) {
+        char line[512];
+        snprintf(line, sizeof(line), "cluster node %s: %s", cv__rnode_name(n), why);
+        r->up = false;
+        report(r, false, line);
+        refresh_soon(r);
+    } else if (!r->up && all_masters(r, cv__rnode_available)) {
+        r->up = true;
+        report(r, true, "");
+    }
+}
+
+static void maybe_free(cv_redis_t *r)
+{
+    if (r->closing && r->live == 0)
         free(r);
 }
 
-static void on_timer_closed(uv_handle_t *h)
+static void on_node_gone(void *ud, cv__rnode_t *n)
 {
-    close_ref_drop(h->data);
+    cv_redis_t *r = ud;
+    int i = node_index(r, n);
+    if (i >= 0)
+        r->nodes[i] = NULL;
+    if (r->closing) {
+        r->live--;
+        maybe_free(r);
+    }
 }
 
-static void close_timer(cv_redis_t *r)
+/* The node at host:port, connected to now if it is new; NULL when that
+ * fails (said) or there is no room. */
+static cv__rnode_t *node_at(cv_redis_t *r, const char *host, int port, char *err, size_t err_size)
 {
-    if (r->timer_closed)
+    int free_slot = -1;
+    for (int i = 0; i < NODES_MAX; i++) {
+        if (r->nodes[i] && cv__rnode_is(r->nodes[i], host, port))
+            return r->nodes[i];
+        if (!r->nodes[i] && free_slot < 0)
+            free_slot = i;
+    }
+    if (free_slot < 0) {
+        snprintf(err, err_size, "more than %d Redis nodes", NODES_MAX);
+        return NULL;
+    }
+    cv__rnode_owner_t owner = {on_node_state, on_node_gone, r};
+    if (cv__rnode_open(&r->nodes[free_slot], r->loop, r->opts, host, port, &owner, err, err_size) !=
+        0)
+        return NULL;
+    return r->nodes[free_slot];
+}
+
+/* ---------------------------------------------------------------- the slot map */
+
+/* Lays CLUSTER SLOTS over the map, connecting to masters not known yet and
+ * closing the nodes that no longer hold a slot. 0, or -1 with err. */
+static int apply_slots(cv_redis_t *r, const redisReply *rep, const char *asked, char *err,
+                       size_t err_size)
+{
+    if (!rep || rep->type != REDIS_REPLY_ARRAY) {
+        snprintf(err, err_size, "CLUSTER SLOTS: %s", rep && rep->str ? rep->str : "no answer");
+        return -1;
+    }
+    int16_t slots[CV_SLOTS];
+    memset(slots, 0xff, sizeof(slots));
+    size_t covered = 0;
+    for (size_t i = 0; i < rep->elements; i++) {
+        long long lo, hi, port;
+        const char *host;
+        if (!cv__redis_slot_range(rep->element[i], asked, &lo, &hi, &host, &port)) {
+            snprintf(err, err_size, "CLUSTER SLOTS: an entry is not [start, end, [host, port]]");
+            return -1;
+        }
+        cv__rnode_t *n = node_at(r, host, (int)port, err, err_size);
+        if (!n)
+            return -1;
+        for (long long s = lo; s <= hi; s++)
+            slots[s] = (int16_t)node_index(r, n);
+        covered += (size_t)(hi - lo + 1);
+    }
+    memcpy(r->slots, slots, sizeof(slots));
+    r->mapped = covered == CV_SLOTS;
+    for (int i = 0; i < NODES_MAX; i++)
+        if (r->nodes[i] && !owns_slots(r, i))
+            cv__rnode_close(r->nodes[i]); /* a failed master, or one that gave its slots away */
+    if (!r->mapped)
+        snprintf(err, err_size, "the Redis Cluster serves %zu of %d slots", covered, CV_SLOTS);
+    return r->mapped ? 0 : -1;
+}
+
+static void on_slots(redisAsyncContext *ac, void *reply, void *privdata)
+{
+    pending_t *p = privdata;
+    cv_redis_t *r = p->r;
+    (void)ac;
+    r->refreshing = false;
+    cv__rnode_note(p->node, reply);
+    char err[512] = "";
+    if (!r->closing && reply && apply_slots(r, reply, "", err, sizeof(err)) == 0 &&
+        all_masters(r, cv__rnode_available)) {
+        if (!r->up) {
+            r->up = true;
+            report(r, true, "");
+        }
+    } else if (!r->closing) {
+        if (err[0])
+            cv_debug("Redis Cluster: %s", err);
+        refresh_soon(r);
+    }
+    free(p);
+}
+
+static void refresh_now(cv_redis_t *r)
+{
+    if (r->refreshing || r->closing)
         return;
-    r->timer_closed = true;
-    uv_timer_stop(&r->reconnect_timer);
-    uv_close((uv_handle_t *)&r->reconnect_timer, on_timer_closed);
-}
-
-static const char *lua_source(const char *name)
-{
-    for (size_t i = 0; cv_lua_sources[i].name; i++)
-        if (strcmp(cv_lua_sources[i].name, name) == 0)
-            return cv_lua_sources[i].text;
-    return NULL;
-}
-
-/* Each script is the shared prelude followed by its body, built once. */
-const char *cv_redis_script_text(cv_script_t s)
-{
-    if (!script_texts[s]) {
-        const char *lib = lua_source("lib"), *body = lua_source(cv_script_name(s));
-        if (!lib || !body)
-            abort(); /* a missing script is a build error, never a runtime condition */
-        size_t n = strlen(lib) + strlen(body) + 2;
-        script_texts[s] = malloc(n);
-        if (!script_texts[s])
-            abort();
-        snprintf(script_texts[s], n, "%s\n%s", lib, body);
-    }
-    return script_texts[s];
-}
-
-/* AUTH first, when there is a password: CV_EAUTH naming the user when refused. */
-static int auth_sync(redisContext *c, const cv_opts_t *opts, char *errstr, size_t errstr_size)
-{
-    const char *argv[3];
-    int argc = cv_opts_redis_auth_argv(opts, argv);
-    if (argc == 0)
-        return 0;
-    redisReply *r = redisCommandArgv(c, argc, argv, NULL);
-    int rc = 0;
-    if (!r)
-        rc = cv_seterr(errstr, errstr_size, CV_EREDIS, "lost Redis at %s:%d during AUTH: %s",
-                       opts->redis_host, opts->redis_port, c->errstr);
-    else if (r->type == REDIS_REPLY_ERROR)
-        rc = cv_redis_auth_refused(opts, r->str, errstr, errstr_size);
-    freeReplyObject(r);
-    return rc;
-}
-
-/* cv_redis_connect_sync, also saying why it failed in *rcp: CV_EAUTH when
- * the credentials were refused, CV_EREDIS otherwise. */
-static redisContext *connect_sync(const cv_opts_t *opts, int *rcp, char *errstr, size_t errstr_size)
-{
-    struct timeval tv = {3, 0};
-    redisContext *c = redisConnectWithTimeout(opts->redis_host, opts->redis_port, tv);
-    if (!c || c->err) {
-        cv_seterr(errstr, errstr_size, CV_EREDIS, "cannot reach Redis at %s:%d: %s",
-                  opts->redis_host, opts->redis_port, c ? c->errstr : "out of memory");
-        redisFree(c);
-        return NULL;
-    }
-    redisSetTimeout(c, (struct timeval){10, 0});
-    int rc = auth_sync(c, opts, errstr, errstr_size);
-    if (rc) {
-        if (rcp)
-            *rcp = rc;
-        redisFree(c);
-        return NULL;
-    }
-    if (opts->redis_db) {
-        redisReply *r = redisCommand(c, "SELECT %d", opts->redis_db);
-        bool ok = r && r->type != REDIS_REPLY_ERROR;
-        freeReplyObject(r);
-        if (!ok) {
-            cv_seterr(errstr, errstr_size, CV_EREDIS, "Redis at %s:%d refused SELECT %d",
-                      opts->redis_host, opts->redis_port, opts->redis_db);
-            redisFree(c);
-            return NULL;
+    for (int i = 0; i < NODES_MAX; i++) {
+        cv__rnode_t *n = r->nodes[i];
+        if (!n || !cv__rnode_connected(n))
+            continue;
+        pending_t *p = calloc(1, sizeof(*p));
+        if (!p)
+            break;
+        *p = (pending_t){.r = r, .node = n};
+        const char *argv[] = {"CLUSTER", "SLOTS"};
+        if (cv__rnode_send(n, 2, argv, NULL, on_slots, p) == 0) {
+            r->refreshing = true;
+            return;
         }
+        free(p);
     }
-    return c;
+    refresh_soon(r); /* no node answers yet */
 }
 
-redisContext *cv_redis_connect_sync(const cv_opts_t *opts, char *errstr, size_t errstr_size)
+static void on_refresh_timer(uv_timer_t *t)
 {
-    return connect_sync(opts, NULL, errstr, errstr_size);
+    refresh_now(t->data);
 }
 
-/* The command vector of a script call: EVALSHA sha (or EVAL text) numkeys keys... args...
- * (with the variadic tail's keys after the fixed keys, its arguments after
- * the fixed arguments). NULL strings are sent as "". */
-typedef struct call_argv {
-    int argc;
-    const char **argv;
-    size_t *lens;
-    char numkeys[24];
-    const char *sargv[64];
-    size_t slens[64];
-} call_argv_t;
-
-static const char *or_empty(const char *s)
+static void refresh_soon(cv_redis_t *r)
 {
-    return s ? s : "";
+    if (r->cluster && !r->closing && !uv_is_active((uv_handle_t *)&r->refresh_timer))
+        uv_timer_start(&r->refresh_timer, on_refresh_timer, REFRESH_MS, 0);
 }
 
-static int call_argv_init(call_argv_t *c, cv_script_t s, const char *eval, const char *script,
-                          const char *const *keys, const char *const *args, size_t nextra,
-                          const char *const *extra_keys, const char *const *extra_args)
-{
-    size_t nkeys = cv_script_nkeys(s), nargs = cv_script_nargs(s);
-    if (!cv_script_variadic(s))
-        nextra = 0;
-    size_t argc = 3 + nkeys + nargs + 2 * nextra;
-    bool small = argc <= sizeof(c->sargv) / sizeof(c->sargv[0]);
-    c->argv = small ? c->sargv : malloc(argc * sizeof(*c->argv));
-    c->lens = small ? c->slens : malloc(argc * sizeof(*c->lens));
-    if (!c->argv || !c->lens) {
-        if (!small) {
-            free(c->argv);
-            free(c->lens);
-        }
-        return CV_ENOMEM;
-    }
-    snprintf(c->numkeys, sizeof(c->numkeys), "%zu", nkeys + nextra);
-    size_t n = 0;
-    c->argv[n++] = eval;
-    c->argv[n++] = script;
-    c->argv[n++] = c->numkeys;
-    for (size_t i = 0; i < nkeys; i++)
-        c->argv[n++] = or_empty(keys[i]);
-    for (size_t i = 0; i < nextra; i++)
-        c->argv[n++] = or_empty(extra_keys[i]);
-    for (size_t i = 0; i < nargs; i++)
-        c->argv[n++] = or_empty(args[i]);
-    for (size_t i = 0; i < nextra; i++)
-        c->argv[n++] = or_empty(extra_args[i]);
-    for (size_t i = 0; i < n; i++)
-        c->lens[i] = strlen(c->argv[i]);
-    c->argc = (int)n;
-    return 0;
-}
+/* ---------------------------------------------------------------- open, close */
 
-static void call_argv_free(call_argv_t *c)
-{
-    if (c->argv != c->sargv)
-        free(c->argv);
-    if (c->lens != c->slens)
-        free(c->lens);
-}
-
-static bool is_noscript(const redisReply *rep)
-{
-    return rep && rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "NOSCRIPT", 8) == 0;
-}
-
-static bool load_sync(redisContext *c, cv_script_t s)
-{
-    redisReply *rep = redisCommand(c, "SCRIPT LOAD %s", cv_redis_script_text(s));
-    bool ok = rep && rep->type == REDIS_REPLY_STRING && rep->len == 40;
-    if (ok)
-        memcpy(sync_shas[s], rep->str, 41);
-    freeReplyObject(rep);
-    return ok;
-}
-
-redisReply *cv_redis_script_sync(redisContext *c, cv_script_t s, const char *const *keys,
-                                 const char *const *args, size_t nextra,
-                                 const char *const *extra_keys, const char *const *extra_args)
-{
-    /* A server that refuses SCRIPT LOAD (LOADING, ...) gets EVAL: it then
-     * answers the caller with the same refusal. */
-    bool loaded = sync_shas[s][0] || load_sync(c, s);
-    call_argv_t call;
-    if (call_argv_init(&call, s, loaded ? "EVALSHA" : "EVAL",
-                       loaded ? sync_shas[s] : cv_redis_script_text(s), keys, args, nextra,
-                       extra_keys, extra_args) != 0)
-        return NULL;
-    redisReply *rep = redisCommandArgv(c, call.argc, call.argv, call.lens);
-    if (is_noscript(rep) && load_sync(c, s)) {
-        /* A server without the script (restarted, or another one): once more. */
-        freeReplyObject(rep);
-        rep = redisCommandArgv(c, call.argc, call.argv, call.lens);
-    }
-    call_argv_free(&call);
-    return rep;
-}
-
-/* SCRIPT LOAD is idempotent and returns the SHA1 the server will use. */
-static int load_scripts(cv_redis_t *r, char *errstr, size_t errstr_size)
+/* The first seed that answers CLUSTER SLOTS gives the map. */
+static int open_cluster(cv_redis_t *r, char *errstr, size_t errstr_size)
 {
     int rc = CV_EREDIS;
-    redisContext *c = connect_sync(r->opts, &rc, errstr, errstr_size);
-    if (!c)
-        return rc;
-    rc = 0;
-    for (int s = 0; s < CV_SCRIPT__COUNT && rc == 0; s++) {
-        redisReply *rep = redisCommand(c, "SCRIPT LOAD %s", cv_redis_script_text((cv_script_t)s));
-        if (rep && rep->type == REDIS_REPLY_STRING && rep->len == 40) {
-            memcpy(r->shas[s], rep->str, 41);
-            memcpy(sync_shas[s], rep->str, 41);
-        } else
-            rc = cv_seterr(errstr, errstr_size, CV_EREDIS, "loading script %s failed: %s",
-                           cv_script_name((cv_script_t)s), rep && rep->str ? rep->str : c->errstr);
+    for (int i = 0; i < r->opts->nredis_seeds; i++) {
+        const cv_redis_addr_t *seed = &r->opts->redis_seeds[i];
+        redisContext *c =
+            cv__redis_connect_sync_to(r->opts, seed->host, seed->port, &rc, errstr, errstr_size);
+        if (!c) {
+            if (rc == CV_EAUTH)
+                return rc;
+            continue;
+        }
+        redisReply *rep = redisCommand(c, "CLUSTER SLOTS");
+        char err[512];
+        int ok = apply_slots(r, rep, seed->host, err, sizeof(err));
         freeReplyObject(rep);
+        redisFree(c);
+        if (ok == 0) {
+            r->up = true;
+            return 0;
+        }
+        rc = cv_seterr(errstr, errstr_size, CV_EREDIS, "Redis Cluster seed %s:%d: %s", seed->host,
+                       seed->port, err);
     }
-    redisFree(c);
     return rc;
-}
-
-static void schedule_reconnect(cv_redis_t *r);
-
-static void on_connect(const redisAsyncContext *ac, int status)
-{
-    cv_redis_t *r = ac->data;
-    if (status != REDIS_OK && r->closing) {
-        r->ac = NULL;
-        close_timer(r);
-        close_ref_drop(r);
-        return;
-    }
-    if (status != REDIS_OK) {
-        char why[160];
-        snprintf(why, sizeof(why), "connect failed: %s", ac->errstr);
-        r->ac = NULL;
-        report_state(r, false, why);
-        schedule_reconnect(r);
-        return;
-    }
-    r->connected = true;
-    r->unavailable = false;
-    r->backoff_ms = 0;
-    report_state(r, true, "");
-}
-
-static void on_disconnect(const redisAsyncContext *ac, int status)
-{
-    cv_redis_t *r = ac->data;
-    r->connected = false;
-    r->ac = NULL;
-    if (r->closing) {
-        close_timer(r);
-        close_ref_drop(r);
-        return;
-    }
-    char why[160];
-    snprintf(why, sizeof(why), "connection lost: %s", status == REDIS_OK ? "closed" : ac->errstr);
-    report_state(r, false, why);
-    schedule_reconnect(r);
-}
-
-/* The script load just authenticated with the same credentials, so this
- * is a password changed in between: an outage like any other until the next
- * attempt fails at the script load, or succeeds. */
-static void on_auth_refused(void *ud, const char *why)
-{
-    report_state(ud, false, why);
-}
-
-static int connect_async(cv_redis_t *r, char *errstr, size_t errstr_size)
-{
-    int rc = load_scripts(r, errstr, errstr_size);
-    if (rc)
-        return rc;
-    redisAsyncContext *ac = redisAsyncConnect(r->opts->redis_host, r->opts->redis_port);
-    if (!ac || ac->err) {
-        rc = cv_seterr(errstr, errstr_size, CV_EREDIS, "cannot reach Redis at %s:%d: %s",
-                       r->opts->redis_host, r->opts->redis_port, ac ? ac->errstr : "no memory");
-        if (ac)
-            redisAsyncFree(ac);
-        return rc;
-    }
-    ac->data = r;
-    if (cv__redis_uv_attach(ac, r->loop) != REDIS_OK) {
-        redisAsyncFree(ac);
-        return cv_seterr(errstr, errstr_size, CV_ENOMEM, "cannot watch the Redis connection");
-    }
-    redisAsyncSetConnectCallback(ac, on_connect);
-    redisAsyncSetDisconnectCallback(ac, on_disconnect);
-    cv_redis_auth_async(ac, r->opts, on_auth_refused, r);
-    if (r->opts->redis_db)
-        redisAsyncCommand(ac, NULL, NULL, "SELECT %d", r->opts->redis_db);
-    r->ac = ac;
-    return 0;
-}
-
-static void on_reconnect_timer(uv_timer_t *t)
-{
-    cv_redis_t *r = t->data;
-    char err[256];
-    if (connect_async(r, err, sizeof(err)) != 0) {
-        report_state(r, false, err);
-        schedule_reconnect(r);
-    }
-}
-
-/* Capped exponential backoff with jitter, so a fleet does not reconnect in lockstep. */
-static void schedule_reconnect(cv_redis_t *r)
-{
-    if (r->closing)
-        return;
-    r->backoff_ms = r->backoff_ms ? r->backoff_ms * 2 : 100;
-    if (r->backoff_ms > 5000)
-        r->backoff_ms = 5000;
-    unsigned delay = r->backoff_ms / 2 + (unsigned)rand() % (r->backoff_ms / 2 + 1);
-    uv_timer_start(&r->reconnect_timer, on_reconnect_timer, delay, 0);
-}
-
-static void on_failed_open_closed(uv_handle_t *h)
-{
-    free(h->data);
 }
 
 int cv_redis_open(cv_redis_t **out, uv_loop_t *loop, const cv_opts_t *opts, char *errstr,
@@ -393,117 +294,137 @@ int cv_redis_open(cv_redis_t **out, uv_loop_t *loop, const cv_opts_t *opts, char
         return CV_ENOMEM;
     r->loop = loop;
     r->opts = opts;
-    uv_timer_init(loop, &r->reconnect_timer);
-    r->reconnect_timer.data = r;
-    int rc = connect_async(r, errstr, errstr_size);
+    r->cluster = opts->redis_cluster;
+    memset(r->slots, 0xff, sizeof(r->slots));
+    uv_timer_init(loop, &r->refresh_timer);
+    r->refresh_timer.data = r;
+    cv__rnode_owner_t owner = {on_node_state, on_node_gone, r};
+    int rc = r->cluster ? open_cluster(r, errstr, errstr_size)
+                        : cv__rnode_open(&r->nodes[0], loop, opts, opts->redis_host,
+                                         opts->redis_port, &owner, errstr, errstr_size);
     if (rc) {
-        /* The timer is not the struct's first member: free the struct. */
-        uv_close((uv_handle_t *)&r->reconnect_timer, on_failed_open_closed);
+        cv_redis_close(r);
         return rc;
     }
     *out = r;
     return 0;
 }
 
-/* Redis did not answer what was pending within the close deadline (it is
- * stopped, or the network is): drop the connection; pending callbacks get
- * no reply, as on any lost connection. */
-static void on_close_deadline(uv_timer_t *t)
+static void on_timer_closed(uv_handle_t *h)
 {
-    cv_redis_t *r = t->data;
-    redisAsyncContext *ac = r->ac;
-    if (!ac)
-        return;
-    redisAsyncFree(ac); /* on_disconnect closes the timer; r lives until then */
-    if (r->ac == ac) {  /* it never connected: hiredis reports nothing */
-        r->ac = NULL;
-        close_timer(r);
-        close_ref_drop(r);
-    }
+    cv_redis_t *r = h->data;
+    r->live--;
+    maybe_free(r);
 }
 
-/* Aborted, not closed: a connection that stopped answering may have
- * commands written but not yet delivered, which the network could still
- * carry to Redis when it heals; a reset discards them with the socket. */
-void cv_redis_drop(cv_redis_t *r, const char *why)
-{
-    redisAsyncContext *ac = r->ac;
-    if (!ac || r->closing)
-        return;
-    struct linger lg = {.l_onoff = 1, .l_linger = 0};
-    if (ac->c.fd >= 0)
-        setsockopt(ac->c.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-    cv_debug("dropping the Redis connection: %s", why);
-    r->connected = false;
-    uv_timer_stop(&r->reconnect_timer);
-    redisAsyncFree(ac); /* pending callbacks get no reply; on_disconnect reconnects */
-    if (r->ac == ac) {  /* it never connected: hiredis reports nothing */
-        r->ac = NULL;
-        report_state(r, false, why);
-        schedule_reconnect(r);
-    }
-}
-
-#define CLOSE_DEADLINE_MS 2000
-
-/* Graceful: replies still due are awaited (they finish jobs), but only for
- * CLOSE_DEADLINE_MS, so a stopped Redis cannot keep a worker from exiting. */
 void cv_redis_close(cv_redis_t *r)
 {
     if (!r)
         return;
     r->closing = true;
-    r->close_refs = r->ac ? 2 : 1;
-    uv_timer_stop(&r->reconnect_timer);
-    if (r->ac)
-        redisAsyncDisconnect(r->ac); /* may report the disconnect at once */
-    if (r->ac)
-        uv_timer_start(&r->reconnect_timer, on_close_deadline, CLOSE_DEADLINE_MS, 0);
-    else
-        close_timer(r);
+    r->live = 1;
+    for (int i = 0; i < NODES_MAX; i++)
+        if (r->nodes[i])
+            r->live++;
+    uv_timer_stop(&r->refresh_timer);
+    uv_close((uv_handle_t *)&r->refresh_timer, on_timer_closed);
+    for (int i = 0; i < NODES_MAX; i++)
+        if (r->nodes[i])
+            cv__rnode_close(r->nodes[i]);
+}
+
+void cv_redis_drop(cv_redis_t *r, const char *why)
+{
+    for (int i = 0; i < NODES_MAX; i++)
+        if (r->nodes[i])
+            cv__rnode_drop(r->nodes[i], why);
 }
 
 bool cv_redis_connected(const cv_redis_t *r)
 {
-    return r->connected;
+    return all_masters(r, cv__rnode_connected);
 }
 
 bool cv_redis_available(const cv_redis_t *r)
 {
-    return r->connected && !r->unavailable;
+    return all_masters(r, cv__rnode_available);
 }
 
-typedef struct pending {
-    cv_redis_t *r;
-    cv_redis_cb cb;
-    void *ud;
-} pending_t;
+/* ---------------------------------------------------------------- commands */
 
-/* Redis answers but cannot serve: loading its AOF after a restart, a script
- * running too long, a replica without its master, a cluster failing over.
- * For the listener that is as much an outage as a lost connection, over at
- * the next ordinary reply. */
-static bool cannot_serve(const redisReply *rep)
+/* The node a command goes to: the master of its key's slot, or for a
+ * command without keys any node that is connected. */
+static cv__rnode_t *route(const cv_redis_t *r, int argc, const char **argv, const size_t *lens)
 {
-    static const char *const codes[] = {"LOADING ", "BUSY ", "MASTERDOWN ", "TRYAGAIN ",
-                                        "CLUSTERDOWN "};
-    if (rep->type != REDIS_REPLY_ERROR)
-        return false;
-    for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
-        if (strncmp(rep->str, codes[i], strlen(codes[i])) == 0)
-            return true;
-    return false;
-}
-
-static void note_availability(cv_redis_t *r, const redisReply *rep)
-{
-    if (cannot_serve(rep)) {
-        r->unavailable = true;
-        report_state(r, false, rep->str);
-    } else if (r->unavailable) {
-        r->unavailable = false;
-        report_state(r, true, "");
+    if (!r->cluster)
+        return r->nodes[0];
+    int k = cv_slot_key_index(argc, argv);
+    if (k >= 0) {
+        int i = r->slots[cv_slot(argv[k], lens ? lens[k] : strlen(argv[k]))];
+        return i >= 0 ? r->nodes[i] : NULL;
     }
+    for (int i = 0; i < NODES_MAX; i++)
+        if (r->nodes[i] && cv__rnode_connected(r->nodes[i]))
+            return r->nodes[i];
+    return NULL;
+}
+
+/* A copy of the command in one block, for sending it on. */
+static bool keep_command(pending_t *p, int argc, const char **argv, const size_t *lens)
+{
+    size_t bytes = (size_t)argc * (sizeof(char *) + sizeof(size_t));
+    for (int i = 0; i < argc; i++)
+        bytes += (lens ? lens[i] : strlen(argv[i])) + 1;
+    char *block = malloc(bytes);
+    if (!block)
+        return false;
+    p->argc = argc;
+    p->argv = (const char **)block;
+    p->lens = (size_t *)(block + (size_t)argc * sizeof(char *));
+    char *data = block + (size_t)argc * (sizeof(char *) + sizeof(size_t));
+    for (int i = 0; i < argc; i++) {
+        p->lens[i] = lens ? lens[i] : strlen(argv[i]);
+        memcpy(data, argv[i], p->lens[i]);
+        data[p->lens[i]] = '\0';
+        p->argv[i] = data;
+        data += p->lens[i] + 1;
+    }
+    return true;
+}
+
+static void pending_free(pending_t *p)
+{
+    free(p->argv);
+    free(p);
+}
+
+static void on_reply(redisAsyncContext *ac, void *reply, void *privdata);
+
+/* MOVED: the slot's master is another node now; ASK: this once, there. */
+static bool redirect(pending_t *p, const redisReply *rep)
+{
+    cv_redis_t *r = p->r;
+    cv_slot_redirect_t to;
+    if (!r->cluster || r->closing || !rep || rep->type != REDIS_REPLY_ERROR ||
+        cv_slot_redirect_parse(rep->str, &to) != 0 || p->redirects >= REDIRECTS_MAX)
+        return false;
+    char err[512];
+    cv__rnode_t *n = node_at(r, to.host, to.port, err, sizeof(err));
+    if (!n) {
+        cv_warn("Redis Cluster: %s (%s)", err, rep->str);
+        return false;
+    }
+    if (!to.ask) {
+        r->slots[to.slot] = (int16_t)node_index(r, n);
+        refresh_soon(r); /* more slots may have moved with it */
+    } else {
+        const char *asking[] = {"ASKING"};
+        if (cv__rnode_send(n, 1, asking, NULL, NULL, NULL) != 0)
+            return false;
+    }
+    p->node = n;
+    p->redirects++;
+    return cv__rnode_send(n, p->argc, p->argv, p->lens, on_reply, p) == 0;
 }
 
 static void on_reply(redisAsyncContext *ac, void *reply, void *privdata)
@@ -511,36 +432,34 @@ static void on_reply(redisAsyncContext *ac, void *reply, void *privdata)
     pending_t *p = privdata;
     redisReply *rep = reply;
     (void)ac;
-    if (!rep)
-        p->r->connected = false; /* hiredis is tearing the connection down */
-    else
-        note_availability(p->r, rep);
-    if (is_noscript(rep)) {
-        /* Redis restarted without its script cache: reload, the caller retries. */
-        char err[256];
-        if (load_scripts(p->r, err, sizeof(err)) != 0)
-            cv_warn("%s", err);
-    }
+    cv__rnode_note(p->node, rep);
+    if (redirect(p, rep))
+        return;
     p->cb(p->r, rep, p->ud);
-    free(p);
+    pending_free(p);
 }
 
 int cv_redis_argv(cv_redis_t *r, int argc, const char **argv, const size_t *lens, cv_redis_cb cb,
                   void *ud)
 {
-    if (!r->ac || !r->connected)
+    cv__rnode_t *n = r->closing ? NULL : route(r, argc, argv, lens);
+    if (!n || !cv__rnode_connected(n))
         return CV_EREDIS;
-    pending_t *p = malloc(sizeof(*p));
-    if (!p)
-        return CV_ENOMEM;
-    *p = (pending_t){r, cb, ud};
-    if (redisAsyncCommandArgv(r->ac, cb ? on_reply : NULL, cb ? p : NULL, argc, argv, lens) !=
-        REDIS_OK) {
+    if (!cb) /* nobody waits for the answer: nothing to send on either */
+        return cv__rnode_send(n, argc, argv, lens, NULL, NULL);
+    pending_t *p = calloc(1, sizeof(*p));
+    if (!p || (r->cluster && !keep_command(p, argc, argv, lens))) {
         free(p);
+        return CV_ENOMEM;
+    }
+    p->r = r;
+    p->cb = cb;
+    p->ud = ud;
+    p->node = n;
+    if (cv__rnode_send(n, argc, argv, lens, on_reply, p) != 0) {
+        pending_free(p);
         return CV_EREDIS;
     }
-    if (!cb)
-        free(p);
     return 0;
 }
 
@@ -548,53 +467,12 @@ int cv_redis_call(cv_redis_t *r, cv_script_t s, const char *const *keys, const c
                   size_t nextra, const char *const *extra_keys, const char *const *extra_args,
                   cv_redis_cb cb, void *ud)
 {
-    call_argv_t call;
-    int rc =
-        call_argv_init(&call, s, "EVALSHA", r->shas[s], keys, args, nextra, extra_keys, extra_args);
+    cv__call_argv_t call;
+    int rc = cv__call_argv_init(&call, s, "EVALSHA", cv__redis_sha(s), keys, args, nextra,
+                                extra_keys, extra_args);
     if (rc)
         return rc;
     rc = cv_redis_argv(r, call.argc, call.argv, call.lens, cb, ud);
-    call_argv_free(&call);
+    cv__call_argv_free(&call);
     return rc;
-}
-
-cv_answer_t cv_reply_answer(cv_script_t s, const redisReply *rep)
-{
-    if (!rep || rep->type == REDIS_REPLY_ERROR)
-        return CV_ANSWER_INVALID;
-    const redisReply *first = rep->type == REDIS_REPLY_ARRAY ? cv_reply_at(rep, 0) : NULL;
-    cv_answer_t a = first && first->type == REDIS_REPLY_STRING ? cv_script_answer(s, first->str)
-                                                               : CV_ANSWER_INVALID;
-    if (a == CV_ANSWER_INVALID && cv_script_shape(s) == CV_SCRIPT_VALUE)
-        return CV_ANSWER_VALUE;
-    return a;
-}
-
-const redisReply *cv_reply_at(const redisReply *r, size_t i)
-{
-    if (!r || r->type != REDIS_REPLY_ARRAY || i >= r->elements)
-        return NULL;
-    return r->element[i];
-}
-
-const char *cv_reply_str(const redisReply *r, size_t i)
-{
-    if (!r || r->type != REDIS_REPLY_ARRAY || i >= r->elements)
-        return "";
-    const redisReply *e = r->element[i];
-    if (e->type == REDIS_REPLY_STRING || e->type == REDIS_REPLY_STATUS)
-        return e->str;
-    return "";
-}
-
-long long cv_reply_int(const redisReply *r, size_t i)
-{
-    if (!r || r->type != REDIS_REPLY_ARRAY || i >= r->elements)
-        return 0;
-    const redisReply *e = r->element[i];
-    if (e->type == REDIS_REPLY_INTEGER)
-        return e->integer;
-    if (e->type == REDIS_REPLY_STRING)
-        return strtoll(e->str, NULL, 10);
-    return 0;
 }

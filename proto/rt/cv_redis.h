@@ -80,15 +80,47 @@ int cv_redis_auth_refused(const cv_opts_t *opts, const char *why, char *errstr, 
 void cv_redis_auth_async(redisAsyncContext *ac, const cv_opts_t *opts,
                          void (*on_refused)(void *ud, const char *why), void *ud);
 
-/* Connects synchronously (for the CLI and setup), sending AUTH first when
- * opts has a password; NULL with errstr on failure. */
-redisContext *cv_redis_connect_sync(const cv_opts_t *opts, char *errstr, size_t errstr_size);
+/* ---- synchronous, for the CLI: a single Redis or a Redis Cluster ---- */
 
-/* cv_redis_call on a synchronous context: EVALSHA of the script's SHA,
- * loaded once (SCRIPT LOAD) and again only when the server answers
- * NOSCRIPT (another server, or one restarted). Returns the reply (free it
- * with freeReplyObject) or NULL when the connection failed. */
-redisReply *cv_redis_script_sync(redisContext *c, cv_script_t s, const char *const *keys,
+/* One connection per node, each made when first needed; in a cluster every
+ * command goes to the master of its key's slot, MOVED and ASK followed. A
+ * command without keys (MULTI, EXEC, TIME) goes where the last command with
+ * a key went, so that a transaction stays on its key's node. */
+typedef struct cv_redis_sync cv_redis_sync_t;
+
+/* NULL with errstr (and *rcp CV_EAUTH when the credentials were refused,
+ * else CV_EREDIS) on failure. */
+cv_redis_sync_t *cv_redis_sync_open(const cv_opts_t *opts, int *rcp, char *errstr,
+                                    size_t errstr_size);
+void cv_redis_sync_close(cv_redis_sync_t *s);
+
+/* The reply (free it with freeReplyObject), or NULL when the connection
+ * failed (cv_redis_sync_error says why). */
+redisReply *cv_redis_sync_argv(cv_redis_sync_t *s, int argc, const char **argv, const size_t *lens);
+
+/* The connection serving `key`, to pipeline commands on keys of its slot
+ * (redisAppendCommandArgv / redisGetReply); NULL when it cannot be made. */
+redisContext *cv_redis_sync_context(cv_redis_sync_t *s, const char *key);
+
+/* WAIT on the node serving `key`: how many replicas have every write made
+ * there so far, once `replicas` have it or after timeout_ms; -1 when the
+ * node cannot be reached. On a single Redis (no cluster) it answers 0 at
+ * once without asking: nothing to wait for. */
+long long cv_redis_sync_wait(cv_redis_sync_t *s, const char *key, int replicas, int timeout_ms);
+
+/* Why the last call failed ("" when it did not). */
+const char *cv_redis_sync_error(const cv_redis_sync_t *s);
+
+/* cv_redis_script_sync on one server's connection (a single Redis). */
+redisReply *cv_redis_script_on(redisContext *c, cv_script_t s, const char *const *keys,
+                               const char *const *args, size_t nextra,
+                               const char *const *extra_keys, const char *const *extra_args);
+
+/* cv_redis_call, synchronously: EVALSHA of the script's SHA, loaded once
+ * (SCRIPT LOAD) and again only when the server answers NOSCRIPT (another
+ * server, or one restarted). Returns the reply (free it with
+ * freeReplyObject) or NULL when the connection failed. */
+redisReply *cv_redis_script_sync(cv_redis_sync_t *s, cv_script_t script, const char *const *keys,
                                  const char *const *args, size_t nextra,
                                  const char *const *extra_keys, const char *const *extra_args);
 

@@ -95,9 +95,9 @@ typedef struct cv_worker {
     double redis_pinged; /* when the outstanding PING probe was sent (0: none) */
     cv_limits_t limits;  /* input limits (message size here; templates in the CLI) */
     cv_outage_t redis_outage, kafka_outage;
-    double kafka_probed; /* last probe of the brokers during a Kafka outage */
+    double kafka_probed;             /* last probe of the brokers during a Kafka outage */
     const struct cv_worker_def *def; /* what the role consumes (cv_worker_main's) */
-    void *services;      /* the role's own services (cv_worker_def_t.start) */
+    void *services;                  /* the role's own services (cv_worker_def_t.start) */
     void (*stop)(void *services);
     int reap_stall_ms;    /* a stack in progress is stalled after this without progress */
     int reap_interval_ms; /* how often the reaper looks */

@@ -20,8 +20,17 @@ RUN_ID=${RUN_ID:-$(date +%s)$$}
 ctl() { "$CONVERGECTL" "$@"; }
 
 redis() { # redis-cli against the test Redis
-    local hostport=${CONVERGE_REDIS#redis://}; hostport=${hostport#*@}; hostport=${hostport%%/*}
-    redis-cli -h "${hostport%%:*}" -p "${hostport##*:}" "$@"
+    # a cluster's first seed, following its redirections (not saying so)
+    local hostport=${CONVERGE_REDIS#*://}; hostport=${hostport#*@}; hostport=${hostport%%/*}
+    hostport=${hostport%%,*}
+    if [[ $CONVERGE_REDIS != redis+cluster://* ]]; then
+        redis-cli -h "${hostport%%:*}" -p "${hostport##*:}" "$@"
+        return
+    fi
+    local out rc=0
+    out=$(redis-cli -c -h "${hostport%%:*}" -p "${hostport##*:}" "$@") || rc=$?
+    [[ -z $out ]] || sed '/^-> Redirected to slot/d' <<<"$out"
+    return $rc
 }
 
 # A stack name unique to this run, so tests never see each other's stacks.

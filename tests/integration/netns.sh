@@ -8,11 +8,15 @@
 # loopback clients); route_localnet lets loopback addresses cross the veth.
 # A cut drops the packets of one service both ways inside the namespace, as a
 # failed link or firewall would: no reset, the connections only stop
-# answering. Rules are nftables tables named after the namespace, so nothing
+# answering; cut-redis-replies drops only what Redis sends back, so the
+# requests still reach it and it answers into the void (one way of losing
+# replies in flight). A cut replaces the one before it in one nftables
+# transaction: no packet passes in between. Rules are nftables tables named after the namespace, so nothing
 # else on the host is touched; teardown removes them all.
 #
 # usage: netns.sh setup NS         (needs CONVERGE_REDIS and CONVERGE_KAFKA)
-#        netns.sh cut-redis NS | cut-kafka NS | heal NS | teardown NS
+#        netns.sh cut-redis NS | cut-kafka NS | cut-redis-replies NS
+#        netns.sh heal NS | teardown NS
 #        netns.sh exec NS CMD...  (runs CMD in the namespace)
 # NS: a short name (at most 10 characters); CV_NETNS_NET (default 10.200.0)
 # chooses the /30 used: its .1 is the host end, its .2 the namespace's.
@@ -21,7 +25,7 @@ set -euo pipefail
 
 die() { echo "netns.sh: $*" >&2; exit 2; }
 
-[ $# -ge 2 ] || die "usage: netns.sh setup|cut-redis|cut-kafka|heal|teardown|exec NS [CMD...]"
+[ $# -ge 2 ] || die "usage: netns.sh setup|cut-redis|cut-kafka|cut-redis-replies|heal|teardown|exec NS [CMD...]"
 cmd=$1 ns=$2
 shift 2
 [[ $ns =~ ^[a-z0-9-]{1,10}$ ]] || die "namespace name '$ns': 1-10 of a-z, 0-9, -"
@@ -83,13 +87,18 @@ EOF
     echo "netns $ns: $ns_ip -> 127.0.0.1 ports $ports through $host_if"
 }
 
-# cut PORTS: drops the service's packets both ways inside the namespace.
+# cut PORTS [replies]: drops the service's packets both ways inside the
+# namespace (replies: only those coming in), in place of any earlier cut.
 cut_ports() {
+    local egress="ip daddr $host_ip tcp dport { $1 } drop"
+    [ "${2:-}" != replies ] || egress=""
     in_ns nft -f - <<EOF
+add table ip cvcut
+delete table ip cvcut
 table ip cvcut {
     chain out {
         type filter hook output priority 0;
-        ip daddr $host_ip tcp dport { $1 } drop
+        $egress
     }
     chain in {
         type filter hook input priority 0;
@@ -109,8 +118,9 @@ teardown() {
 
 case $cmd in
 setup) setup ;;
-cut-redis) heal; cut_ports "$(ports_of "${CONVERGE_REDIS:?}")" ;;
-cut-kafka) heal; cut_ports "$(ports_of "${CONVERGE_KAFKA:?}")" ;;
+cut-redis) cut_ports "$(ports_of "${CONVERGE_REDIS:?}")" ;;
+cut-kafka) cut_ports "$(ports_of "${CONVERGE_KAFKA:?}")" ;;
+cut-redis-replies) cut_ports "$(ports_of "${CONVERGE_REDIS:?}")" replies ;;
 heal) heal ;;
 teardown) teardown ;;
 exec) exec ip netns exec "$ns" "$@" ;;

@@ -31,6 +31,23 @@ test_deleted_name_can_be_submitted_again() {
     assert_eq CREATE_COMPLETE "$(status_json "$name" | jqr .status)" status
 }
 
+# A name left behind by a purge of its stack's keys is released by a
+# delete (a compare-and-delete of the name alone: the name and the stack's
+# keys are in different Redis Cluster slots), and may be submitted again.
+test_delete_of_a_purged_stack_releases_its_name() {
+    local name id out key
+    name=$(stack_name purged)
+    ctl submit "$name" "$DATA/stacks/flat.yaml" --wait --timeout 60 >/dev/null
+    id=$(status_json "$name" | jqr .id)
+    while read -r key; do
+        [ -z "$key" ] || redis DEL "$key" >/dev/null
+    done < <(redis --scan --pattern "${CONVERGE_PREFIX:-cv:}{$id}:*")
+    out=$(ctl delete "$name")
+    assert_match "had no status record .*its name is released" "$out" "what delete says"
+    assert_eq "" "$(redis HGET "${CONVERGE_PREFIX:-cv:}stacks" "$name")" "the name after the delete"
+    ctl submit "$name" "$DATA/stacks/flat.yaml" --wait --timeout 60 >/dev/null
+}
+
 test_submitting_an_existing_name_is_refused() {
     local name rc=0
     name=$(stack_name dup)

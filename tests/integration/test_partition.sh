@@ -8,10 +8,13 @@
 
 PART_NETNS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/netns.sh"
 PART_PREFIX=${CONVERGE_PREFIX:-cv:}
-PART_NS=cvpart
+# A namespace and a /30 of this run's own: namespaces and veths are the
+# whole machine's, and another run's setup tears down one of the same name.
+PART_NS="cvp$((RUN_ID % 1000000))"
+PART_NET="10.200.$((RUN_ID % 250 + 2))" # not the chaos suite's 10.200.1
 PART_ID=engine-cut
 
-part_net() { "$PART_NETNS" "$1" "$PART_NS"; }
+part_net() { CV_NETNS_NET=$PART_NET "$PART_NETNS" "$1" "$PART_NS"; }
 
 # Network namespaces need root, `ip` and `nft`: without them the test cannot
 # run, and says so loudly rather than passing quietly.

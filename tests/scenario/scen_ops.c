@@ -29,8 +29,8 @@ void scen_violation(scen_world_t *w, const char *fmt, ...)
 redisReply *scen_call(const cv_call_t *call)
 {
     scen_count_round_trip();
-    redisReply *r = cv_redis_script_sync(scen_redis(), call->script, call->keys, call->args,
-                                         call->nextra, call->extra_keys, call->extra_args);
+    redisReply *r = cv_redis_script_on(scen_redis(), call->script, call->keys, call->args,
+                                       call->nextra, call->extra_keys, call->extra_args);
     if (!r)
         scen_redis_lost(cv_script_name(call->script));
     return r;

@@ -31,6 +31,55 @@ static void test_redis_url_gives_host_port_and_database(void **state)
     assert_int_equal(o.redis_db, 0);
 }
 
+static void test_a_cluster_url_gives_its_seeds_and_credentials(void **state)
+{
+    (void)state;
+    cv_opts_t o;
+    memset(&o, 0, sizeof(o));
+    assert_int_equal(
+        cv_opts_set_redis(&o, "redis+cluster://u:p%40ss@h1:7001,h2,10.0.0.3:7003/0", NULL, 0), 0);
+    assert_true(o.redis_cluster);
+    assert_int_equal(o.nredis_seeds, 3);
+    assert_string_equal(o.redis_seeds[0].host, "h1");
+    assert_int_equal(o.redis_seeds[0].port, 7001);
+    assert_string_equal(o.redis_seeds[1].host, "h2");
+    assert_int_equal(o.redis_seeds[1].port, 6379);
+    assert_string_equal(o.redis_seeds[2].host, "10.0.0.3");
+    assert_int_equal(o.redis_seeds[2].port, 7003);
+    assert_string_equal(o.redis_host, "h1"); /* messages name the first seed */
+    assert_int_equal(o.redis_port, 7001);
+    assert_string_equal(o.redis_user, "u");
+    assert_string_equal(o.redis_pass, "p@ss");
+    assert_string_equal(o.redis_url, "redis+cluster://u:***@h1:7001,h2,10.0.0.3:7003/0");
+    /* and a plain URL after it is a single Redis again */
+    assert_int_equal(cv_opts_set_redis(&o, "redis://h:1", NULL, 0), 0);
+    assert_false(o.redis_cluster);
+    assert_int_equal(o.nredis_seeds, 1);
+}
+
+static void test_bad_cluster_urls_are_refused_with_the_reason(void **state)
+{
+    (void)state;
+    cv_opts_t o;
+    char err[256];
+    memset(&o, 0, sizeof(o));
+    assert_int_equal(cv_opts_set_redis(&o, "redis+cluster://h1:1,h2:2/3", err, sizeof(err)),
+                     CV_EINVAL);
+    assert_non_null(strstr(err, "database 0 only"));
+    assert_int_equal(cv_opts_set_redis(&o, "redis://h1:1,h2:2", err, sizeof(err)), CV_EINVAL);
+    assert_non_null(strstr(err, "redis+cluster://"));
+    assert_int_equal(cv_opts_set_redis(&o, "redis+cluster://h1:1,", err, sizeof(err)), CV_EINVAL);
+    assert_non_null(strstr(err, "no host"));
+    assert_int_equal(cv_opts_set_redis(&o, "redis+cluster://h1:1,h2:0", err, sizeof(err)),
+                     CV_EINVAL);
+    assert_non_null(strstr(err, "bad port"));
+    char many[512] = "redis+cluster://h:1";
+    for (int i = 0; i < 16; i++)
+        strcat(many, ",h:1");
+    assert_int_equal(cv_opts_set_redis(&o, many, err, sizeof(err)), CV_EINVAL);
+    assert_non_null(strstr(err, "more than 16 seeds"));
+}
+
 static void test_bad_redis_urls_are_refused_with_the_reason(void **state)
 {
     (void)state;
@@ -254,6 +303,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_redis_url_gives_host_port_and_database),
+        cmocka_unit_test(test_a_cluster_url_gives_its_seeds_and_credentials),
+        cmocka_unit_test(test_bad_cluster_urls_are_refused_with_the_reason),
         cmocka_unit_test(test_bad_redis_urls_are_refused_with_the_reason),
         cmocka_unit_test(test_redis_url_credentials_are_percent_decoded),
         cmocka_unit_test(test_a_password_without_user_authenticates_the_default_user),
