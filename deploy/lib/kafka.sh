@@ -9,7 +9,12 @@
 # Broker K (0-based) is the process named kafka (K = 0) or kafka-K, with
 # node.id K, its client port KAFKA_PORT_K (KAFKA_PORT = KAFKA_PORT_0), its
 # controller port KAFKA_CTRL_PORT_K, its configuration STATE/NAME.properties
-# and its data STATE/NAME-data/. KAFKA_BROKERS is their number.
+# and its data STATE/NAME-data/. KAFKA_BROKERS is their number. With
+# --kafka-sasl, clients speak SASL_SSL with SCRAM and topic ACLs apply
+# (kafka_sasl.sh).
+
+# shellcheck source=SCRIPTDIR/kafka_sasl.sh
+. "$(dirname "${BASH_SOURCE[0]}")/kafka_sasl.sh"
 
 # cv_kafka_name K: the process name of broker K.
 cv_kafka_name() { if (($1 == 0)); then echo kafka; else echo "kafka-$1"; fi; }
@@ -36,7 +41,9 @@ cv_kafka_bootstrap() {
 # Metadata for all topics, as JSON, from any broker. Never ask for named
 # topics: with auto-creation on, asking for a missing topic creates it.
 cv_kafka_metadata() {
-    timeout 10 kcat -L -J -m 2 -b "$(cv_kafka_bootstrap)" 2>/dev/null
+    local admin=()
+    if cv_kafka_sasl_on; then admin=(-F "$STATE/kafka-sasl/admin.conf"); fi
+    timeout 10 kcat -L -J -m 2 -b "$(cv_kafka_bootstrap)" "${admin[@]}" 2>/dev/null
 }
 
 # cv_kafka_port_open K: broker K accepts connections.
@@ -69,15 +76,12 @@ cv_kafka_write_config() {
     # broker.session.timeout.ms: the controllers fence a broker that sent no
     # heartbeat for 2 s (default 9 s) and move its partitions' leadership,
     # so a killed broker's partitions are led again within about 2 s.
-    cat >"$STATE/$name.properties" <<EOF
+    # With SASL the file holds the admin's password: 0600.
+    (umask 077 && cv_kafka_listeners "$k" >"$STATE/$name.properties")
+    cat >>"$STATE/$name.properties" <<EOF
 process.roles=broker,controller
 node.id=$k
 controller.quorum.voters=$voters
-listeners=PLAINTEXT://127.0.0.1:$(cv_kafka_port "$k"),CONTROLLER://127.0.0.1:$(cv_kafka_ctrl_port "$k")
-advertised.listeners=PLAINTEXT://127.0.0.1:$(cv_kafka_port "$k")
-controller.listener.names=CONTROLLER
-inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
 log.dirs=$STATE/$name-data
 num.partitions=$partitions
 default.replication.factor=$rf
@@ -97,17 +101,35 @@ log.cleaner.dedupe.buffer.size=33554432
 EOF
 }
 
+# cv_kafka_listeners K: broker K's listeners: plain text, or SASL_SSL.
+cv_kafka_listeners() {
+    if cv_kafka_sasl_on; then
+        cv_kafka_sasl_properties "$1"
+        return
+    fi
+    cat <<EOF
+listeners=PLAINTEXT://127.0.0.1:$(cv_kafka_port "$1"),CONTROLLER://127.0.0.1:$(cv_kafka_ctrl_port "$1")
+advertised.listeners=PLAINTEXT://127.0.0.1:$(cv_kafka_port "$1")
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+EOF
+}
+
 # cv_kafka_java: the java binary (JAVA_HOME's when set).
 cv_kafka_java() { if [[ -n ${JAVA_HOME:-} ]]; then echo "$JAVA_HOME/bin/java"; else echo java; fi; }
 
 # cv_kafka_format CLUSTER_ID K: formats broker K's empty data directory.
-# Short-lived JVM: its output goes to STATE/log/NAME-format.log.
+# Short-lived JVM: its output goes to STATE/log/NAME-format.log. With SASL
+# the SCRAM users are added to the first metadata (KIP-900) from an argfile,
+# so that no password is on a command line.
 cv_kafka_format() {
-    local name
+    local name scram=()
     name=$(cv_kafka_name "$2")
+    if cv_kafka_sasl_on; then scram=("@$STATE/kafka-sasl/format.args"); fi
     "$(cv_kafka_java)" -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
         -cp "$CV_KAFKA_HOME/libs/*" kafka.tools.StorageTool format \
-        -t "$1" -c "$STATE/$name.properties" >"$STATE/log/$name-format.log" 2>&1
+        -t "$1" -c "$STATE/$name.properties" "${scram[@]}" >"$STATE/log/$name-format.log" 2>&1
 }
 
 # cv_kafka_spawn K: starts broker K on its formatted data.

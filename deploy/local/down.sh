@@ -67,8 +67,10 @@ fi
 cv_log "everything in $STATE is stopped"
 if $purge; then
     # Only the paths up.sh creates, never a blind rm -rf of the directory.
-    rm -rf "$STATE/pids" "$STATE/log" "$STATE/redis" "$STATE"/redis-c[0-9]* "$STATE"/kafka*-data "$STATE/agents" "$STATE/tls"
-    rm -f "$STATE"/redis-*.pass "$STATE/redis.acl" "$STATE/stunnel.conf"
+    rm -rf "$STATE/pids" "$STATE/log" "$STATE/redis" "$STATE"/redis-c[0-9]* "$STATE"/kafka*-data "$STATE/agents" "$STATE/tls" \
+        "$STATE/kafka-sasl"
+    rm -f "$STATE"/redis-*.pass "$STATE/redis.acl" "$STATE/stunnel.conf" "$STATE/worker.env" \
+        "$STATE/worker.env.tmp"
     rm -f "$STATE/cluster.json" "$STATE/cluster.json.tmp" "$STATE/ports" "$STATE/ports.tmp" "$STATE/env.tmp" "$STATE"/*.properties \
         "$STATE/.converge-state" "$STATE/.lock"
     rmdir "$STATE" 2>/dev/null || cv_warn "$STATE is not empty after purging; left in place"

@@ -151,8 +151,13 @@ start_worker() {
     [[ -x $build_dir/converge-$role ]] || cv_die "$build_dir/converge-$role does not exist"
     [[ -f $env_file ]] || cv_die "$env_file is missing"
     local CONVERGE_REDIS CONVERGE_KAFKA CONVERGE_KAFKA_OPTS CONVERGE_SESSION_MS
+    # shellcheck disable=SC2034 # set by the env files, read by the worker
+    local CONVERGE_REDIS_PASSWORD_FILE CONVERGE_KAFKA_PASSWORD_FILE
     # shellcheck disable=SC1090
     . "$env_file"
+    # The workers' own users (--redis-acl, --kafka-sasl), over the clients'.
+    # shellcheck disable=SC1091
+    [[ ! -f $STATE/worker.env ]] || . "$STATE/worker.env"
     cv_rcli del "${CONVERGE_PREFIX:-cv:}worker:$name" \
         >/dev/null 2>&1 || true
     printf '=== service.sh: starting %s %s at %s\n' "$name" "${worker_args[*]}" "$(date -u +%FT%T.%3NZ)" \

@@ -33,6 +33,12 @@
 #   --redis-tls        Redis on TLS only (plain port 0), certificates made with
 #                      openssl in STATE/tls/; clients reach it through a stunnel
 #                      sidecar on the plain port clients are given (docs/security.md)
+#   --kafka-sasl       Kafka clients on SASL_SSL (SCRAM-SHA-512, or PLAIN for
+#                      librdkafka < 2.6.1) with topic ACLs
+#                      (docs/security.md): certificates by openssl and random
+#                      passwords in STATE/kafka-sasl/ (0600); workers as
+#                      converge-worker, STATE/env as converge-cli. Decided when
+#                      the brokers start; a later run keeps what runs.
 #   --redis-cluster    a Redis Cluster of 3 masters and 3 replicas (redis-c1..6,
 #                      `redis-cli --cluster create`); clients get
 #                      redis+cluster://... (docs/redis-cluster.md). Decided when
@@ -61,7 +67,7 @@ TIMEOUT=${CONVERGE_UP_TIMEOUT:-60} # seconds, for every readiness wait
 engines=2 observers=2 partitions=8 brokers=1
 state_arg=$CV_REPO_ROOT/.local
 build_dir=""
-sanitize=false restart_workers=false build=true redis_acl=false redis_tls=false
+sanitize=false restart_workers=false build=true redis_acl=false redis_tls=false kafka_sasl=false
 redis_cluster=false redis_cluster6=false
 nodes="" cluster_arg=""
 while (($#)); do
@@ -85,6 +91,7 @@ while (($#)); do
     --no-build) build=false && shift ;;
     --redis-acl) redis_acl=true && shift ;;
     --redis-tls) redis_tls=true && shift ;;
+    --kafka-sasl) kafka_sasl=true && shift ;;
     --redis-one-node-cluster) redis_cluster=true && shift ;;
     --redis-cluster) redis_cluster6=true && shift ;;
     -h | --help) cv_usage 0 ;;
@@ -315,7 +322,9 @@ topics_json() {
 create_topics() {
     local ctl=$build_dir/convergectl
     [[ -x $ctl ]] || cv_die "$ctl does not exist: it creates the Kafka topics; build it first"
-    if ! env CONVERGE_KAFKA="$(cv_kafka_bootstrap)" CONVERGE_KAFKA_OPTS="" \
+    local as=(env CONVERGE_KAFKA_OPTS="")
+    if cv_kafka_sasl_on; then as=(cv_kafka_sasl_as admin); fi
+    if ! CONVERGE_KAFKA="$(cv_kafka_bootstrap)" "${as[@]}" \
         "$ctl" topics --create --partitions "$partitions" >>"$STATE/log/topics.log" 2>&1; then
         cv_tail_log "$STATE/log/topics.log"
         return 1
@@ -333,6 +342,7 @@ start_kafka_cluster() {
     KAFKA_PORT=$KAFKA_PORT_0
     cv_state_save_ports
     rm -rf "$STATE"/kafka*-data
+    if $kafka_sasl; then cv_kafka_sasl_setup; else cv_kafka_sasl_off; fi
     cid=$(cv_kafka_cluster_id)
     for ((k = 0; k < brokers; k++)); do
         cv_kafka_write_config "$k" "$partitions"
@@ -354,9 +364,15 @@ start_kafka_cluster() {
     for name in "${names[@]}"; do
         cv_alive "$name" >/dev/null || kafka_start_failed "$name" "$name exited" "${names[@]}"
     done
-    cv_log "kafka: $brokers broker(s) up on $(cv_kafka_bootstrap) (KRaft, Kafka $CV_KAFKA_VERSION)"
+    cv_log "kafka: $brokers broker(s) up on $(cv_kafka_bootstrap) (KRaft, Kafka $CV_KAFKA_VERSION$(
+        cv_kafka_sasl_on && echo ", SASL_SSL: SCRAM-SHA-512 and PLAIN; clients use $(cv_kafka_sasl_mechanism)"))"
     rotate_log topics
     create_topics || kafka_start_failed topics "the topics could not be created" "${names[@]}"
+    if cv_kafka_sasl_on; then
+        cv_kafka_sasl_grant "$build_dir" >>"$STATE/log/topics.log" 2>&1 ||
+            kafka_start_failed topics "the Kafka ACLs could not be granted" "${names[@]}"
+        cv_log "kafka: ACLs granted to converge-worker and converge-cli ($(grep -c . "$STATE/kafka-sasl/acl.rules") rules)"
+    fi
     wait_alive kafka "every topic partition to have a leader" topics_ready ||
         kafka_start_failed topics "Kafka topics did not become ready" "${names[@]}"
     cv_log "kafka: topics ready: converge.check=$partitions converge.observe=$partitions converge.dead=1"
@@ -401,6 +417,10 @@ ensure_kafka() {
             cv_die "Kafka is running but not answering; run down.sh, then up.sh"
         fi
         check_running_topics
+        local running_sasl=false
+        if cv_kafka_sasl_on; then running_sasl=true; fi
+        [[ $running_sasl == "$kafka_sasl" ]] ||
+            cv_warn "kafka: keeping the running brokers, $($running_sasl || echo "not ")started with --kafka-sasl"
         cv_log "kafka: already running on $(cv_kafka_bootstrap)"
         return 0
     fi
@@ -428,7 +448,15 @@ write_env() {
         client_auth="export CONVERGE_REDIS_PASSWORD_FILE=$STATE/redis-cli.pass"
     fi
     CONVERGE_KAFKA=$(cv_kafka_bootstrap)
-    CONVERGE_KAFKA_OPTS=""
+    CONVERGE_KAFKA_OPTS="" client_kafka_opts="" client_kafka_auth=""
+    unset CONVERGE_KAFKA_PASSWORD_FILE
+    if cv_kafka_sasl_on; then
+        # As for Redis: the workers inherit the worker user's password file.
+        CONVERGE_KAFKA_OPTS=$(cv_kafka_sasl_client_opts worker)
+        export CONVERGE_KAFKA_PASSWORD_FILE=$STATE/kafka-sasl/worker.pass
+        client_kafka_opts=$(cv_kafka_sasl_client_opts cli)
+        client_kafka_auth="export CONVERGE_KAFKA_PASSWORD_FILE=$STATE/kafka-sasl/cli.pass"
+    fi
     # The workers' Kafka session: 1 s locally, so that the partitions of a
     # worker killed for good move within about a second (docs/kafka.md).
     CONVERGE_SESSION_MS=1000
@@ -438,7 +466,8 @@ write_env() {
 export CONVERGE_REDIS=$client_redis
 ${client_auth:-unset CONVERGE_REDIS_PASSWORD_FILE}
 export CONVERGE_KAFKA=$CONVERGE_KAFKA
-export CONVERGE_KAFKA_OPTS="$CONVERGE_KAFKA_OPTS"
+export CONVERGE_KAFKA_OPTS="$client_kafka_opts"
+${client_kafka_auth:-unset CONVERGE_KAFKA_PASSWORD_FILE}
 export CONVERGE_SESSION_MS=$CONVERGE_SESSION_MS
 EOF
     if [[ -f $STATE/cluster.json ]]; then
@@ -450,6 +479,27 @@ EOF
     fi
     chmod 0644 "$STATE/env.tmp"
     mv -f "$STATE/env.tmp" "$STATE/env"
+    write_worker_env
+}
+
+# STATE/worker.env: what workers use unlike clients (their Redis and Kafka
+# users), sourced after STATE/env by service.sh when it starts a worker.
+write_worker_env() {
+    {
+        echo "# The workers' own users, written by deploy/local/up.sh; sourced after $STATE/env."
+        echo "export CONVERGE_REDIS=$CONVERGE_REDIS"
+        if [[ -n ${CONVERGE_REDIS_PASSWORD_FILE:-} ]]; then
+            echo "export CONVERGE_REDIS_PASSWORD_FILE=$CONVERGE_REDIS_PASSWORD_FILE"
+        fi
+        echo "export CONVERGE_KAFKA_OPTS=\"$CONVERGE_KAFKA_OPTS\""
+        if [[ -n ${CONVERGE_KAFKA_PASSWORD_FILE:-} ]]; then
+            echo "export CONVERGE_KAFKA_PASSWORD_FILE=$CONVERGE_KAFKA_PASSWORD_FILE"
+        else
+            echo "unset CONVERGE_KAFKA_PASSWORD_FILE"
+        fi
+    } >"$STATE/worker.env.tmp"
+    chmod 0644 "$STATE/worker.env.tmp"
+    mv -f "$STATE/worker.env.tmp" "$STATE/worker.env"
 }
 
 # ---------------------------------------------------------------------------

@@ -63,8 +63,10 @@ int cv_producer_send(cv_producer_t *p, const char *topic, const char *key, size_
 /* Waits up to timeout_ms for every queued message; returns 0 or CV_ETIMEDOUT / CV_EKAFKA. */
 int cv_producer_flush(cv_producer_t *p, int timeout_ms);
 
-/* Asks the brokers for metadata: 0 when reachable within timeout_ms, else
- * CV_EKAFKA with errstr naming the brokers. */
+/* Asks the brokers for metadata: 0 when reachable within timeout_ms;
+ * CV_EAUTH as soon as a broker refused our SASL credentials (errstr names
+ * the brokers and the user, never the password); else CV_EKAFKA with errstr
+ * naming the brokers. */
 int cv_producer_check(cv_producer_t *p, const char *brokers, int timeout_ms, char *errstr,
                       size_t errstr_size);
 
@@ -72,8 +74,9 @@ int cv_producer_check(cv_producer_t *p, const char *brokers, int timeout_ms, cha
  * instead of at its first message: librdkafka looks an unknown topic up at
  * most once a second, which a worker's first jobs after its start would
  * otherwise wait for (measured: a first 20-resource chain 2.2 s, the next
- * 0.1 s). 0, or CV_EKAFKA when the metadata did not come (the first send
- * then waits as it would have). */
+ * 0.1 s). 0, CV_EAUTH when a broker refused our SASL credentials, or
+ * CV_EKAFKA when the metadata did not come (the first send then waits as it
+ * would have). */
 int cv_producer_prepare(cv_producer_t *p, const char *topic, int timeout_ms);
 
 /* Number of messages queued or awaiting acknowledgement. */

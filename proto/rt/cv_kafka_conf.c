@@ -27,7 +27,9 @@ static void on_log(const rd_kafka_t *rk, int level, const char *fac, const char 
         cv_debug("librdkafka %s: %s", fac, buf);
 }
 
-/* Our defaults first; the user's pass-through settings after, so they win. */
+/* Our defaults first; the user's pass-through settings after, so they win.
+ * librdkafka's errors name a property, never a secret's value (a string
+ * property such as sasl.password is not validated). */
 rd_kafka_conf_t *cv__kafka_conf(const cv_opts_t *opts, const char *const *defaults, char *errstr,
                                 size_t errstr_size)
 {
@@ -49,6 +51,10 @@ rd_kafka_conf_t *cv__kafka_conf(const cv_opts_t *opts, const char *const *defaul
         if (rd_kafka_conf_set(conf, key, eq + 1, err, sizeof(err)) != RD_KAFKA_CONF_OK)
             goto fail;
     }
+    /* The password file's, last: it wins (cv_opts.h). */
+    if (opts->kafka_pass[0] && rd_kafka_conf_set(conf, "sasl.password", opts->kafka_pass, err,
+                                                 sizeof(err)) != RD_KAFKA_CONF_OK)
+        goto fail;
     return conf;
 fail:
     cv_seterr(errstr, errstr_size, CV_EINVAL, "Kafka configuration: %s", err);

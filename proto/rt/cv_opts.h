@@ -9,6 +9,11 @@
  * that a deployment can keep every secret off command lines and out of the
  * environment. The password lives only in redis_pass: redis_url holds the
  * redacted form (redis://user:***@host:port/db) and is what may be printed.
+ *
+ * Kafka's SASL password likewise comes from CONVERGE_KAFKA_PASSWORD_FILE
+ * (first line): it is set as librdkafka's sasl.password after every
+ * pass-through setting, so it wins over a sasl.password in
+ * CONVERGE_KAFKA_OPTS / --kafka-opt, and never needs a command line.
  */
 #ifndef CV_OPTS_H
 #define CV_OPTS_H
@@ -40,6 +45,7 @@ typedef struct cv_opts {
     char kafka[512];
     int nkafka_opts;
     char *kafka_opts[CV_MAX_KAFKA_OPTS]; /* "key=value", owned */
+    char kafka_pass[256];                /* "" unless read from a file */
     char prefix[64];
 } cv_opts_t;
 
@@ -69,6 +75,13 @@ int cv_opts_redis_auth_argv(const cv_opts_t *o, const char *argv[3]);
 
 /* Adds librdkafka settings from a "k=v,k=v" list (or one "k=v"). */
 int cv_opts_add_kafka(cv_opts_t *o, const char *list, char *errstr, size_t errstr_size);
+
+/* Reads Kafka's SASL password from the first line of path. */
+int cv_opts_read_kafka_password(cv_opts_t *o, const char *path, char *errstr, size_t errstr_size);
+
+/* True for a librdkafka setting whose value is a secret (sasl.password,
+ * ssl.key.password, ssl.keystore.password, ...): never printed. */
+bool cv_opts_kafka_key_is_secret(const char *key, size_t keylen);
 
 void cv_opts_free(cv_opts_t *o);
 

@@ -5,6 +5,7 @@
 #include "cv_log.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct cv_producer {
     rd_kafka_t *rk;
@@ -12,7 +13,12 @@ struct cv_producer {
     cv__queue_watch_t watch; /* delivery reports, when on a loop */
     cv_kafka_state_cb on_state;
     void *state_ud;
+    char auth_failure[256]; /* librdkafka's reason of the last SASL refusal */
 };
+
+/* Metadata is asked for in steps this long, so that a refusal of our
+ * credentials ends a check at once instead of at its timeout. */
+#define CHECK_STEP_MS 250
 
 static void report_state(cv_producer_t *p, bool up, const char *why)
 {
@@ -27,7 +33,11 @@ static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
     cv_producer_t *p = opaque;
     (void)rk;
     cv__kafka_err_t kind = cv__kafka_error_kind((rd_kafka_resp_err_t)err);
-    if (kind == CV__KAFKA_ERR_DOWN && p->on_state)
+    if (err == RD_KAFKA_RESP_ERR__AUTHENTICATION)
+        snprintf(p->auth_failure, sizeof(p->auth_failure), "%s", reason);
+    if (p->auth_failure[0] && !p->on_state)
+        cv_debug("Kafka producer: %s", reason); /* the CLI's check reports the refusal */
+    else if (kind == CV__KAFKA_ERR_DOWN && p->on_state)
         report_state(p, false, reason);
     else if (kind == CV__KAFKA_ERR_OTHER || !p->on_state)
         cv_warn("Kafka producer: %s", reason);
@@ -141,11 +151,51 @@ int cv_producer_flush(cv_producer_t *p, int timeout_ms)
     return err ? CV_EKAFKA : 0;
 }
 
+/* Whether a broker refused our credentials: serves the queued errors
+ * first, as nothing else polls a producer without a loop. */
+static bool auth_refused(cv_producer_t *p)
+{
+    rd_kafka_poll(p->rk, 0);
+    return p->auth_failure[0] != '\0';
+}
+
+static int auth_error(cv_producer_t *p, const char *brokers, char *errstr, size_t errstr_size)
+{
+    char user[128] = "";
+    size_t n = sizeof(user);
+    if (rd_kafka_conf_get(rd_kafka_conf(p->rk), "sasl.username", user, &n) != RD_KAFKA_CONF_OK ||
+        !user[0])
+        snprintf(user, sizeof(user), "(none)");
+    return cv_seterr(errstr, errstr_size, CV_EAUTH,
+                     "Kafka at %s refused the credentials of user %s: %s", brokers, user,
+                     p->auth_failure);
+}
+
+/* rd_kafka_metadata in steps of CHECK_STEP_MS until it answers, the
+ * credentials are refused or timeout_ms passed; the last error. */
+static rd_kafka_resp_err_t metadata_or_refusal(cv_producer_t *p, rd_kafka_topic_t *rkt,
+                                               const struct rd_kafka_metadata **md, int timeout_ms)
+{
+    rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR__TIMED_OUT;
+    for (int waited = 0; waited < timeout_ms && !auth_refused(p); waited += CHECK_STEP_MS) {
+        int step = timeout_ms - waited < CHECK_STEP_MS ? timeout_ms - waited : CHECK_STEP_MS;
+        err = rd_kafka_metadata(p->rk, 0, rkt, md, step);
+        if (err != RD_KAFKA_RESP_ERR__TIMED_OUT && err != RD_KAFKA_RESP_ERR__TRANSPORT)
+            break;
+    }
+    return err;
+}
+
 int cv_producer_check(cv_producer_t *p, const char *brokers, int timeout_ms, char *errstr,
                       size_t errstr_size)
 {
     const struct rd_kafka_metadata *md = NULL;
-    rd_kafka_resp_err_t err = rd_kafka_metadata(p->rk, 0, NULL, &md, timeout_ms);
+    rd_kafka_resp_err_t err = metadata_or_refusal(p, NULL, &md, timeout_ms);
+    if (auth_refused(p)) {
+        if (md)
+            rd_kafka_metadata_destroy(md);
+        return auth_error(p, brokers, errstr, errstr_size);
+    }
     if (err || !md || md->broker_cnt == 0) {
         if (md)
             rd_kafka_metadata_destroy(md);
@@ -162,10 +212,14 @@ int cv_producer_prepare(cv_producer_t *p, const char *topic, int timeout_ms)
     if (!rkt)
         return CV_EKAFKA;
     const struct rd_kafka_metadata *md = NULL;
-    rd_kafka_resp_err_t err = rd_kafka_metadata(p->rk, 0, rkt, &md, timeout_ms);
+    rd_kafka_resp_err_t err = metadata_or_refusal(p, rkt, &md, timeout_ms);
     if (md)
         rd_kafka_metadata_destroy(md);
     rd_kafka_topic_destroy(rkt);
+    if (auth_refused(p)) {
+        cv_error("Kafka refused our credentials: %s", p->auth_failure);
+        return CV_EAUTH;
+    }
     return err ? CV_EKAFKA : 0;
 }
 

@@ -194,6 +194,31 @@ static void test_kafka_options_are_split_and_checked(void **state)
     assert_int_equal(o.nkafka_opts, 0);
 }
 
+static void test_kafka_password_file_is_read_and_secrets_are_not_echoed(void **state)
+{
+    (void)state;
+    cv_opts_t o;
+    char err[256], path[] = "/tmp/cv-test-kpass-XXXXXX";
+    memset(&o, 0, sizeof(o));
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "s3cr,et\nrest\n", 13), 13);
+    close(fd);
+    assert_int_equal(cv_opts_read_kafka_password(&o, path, err, sizeof(err)), 0);
+    assert_string_equal(o.kafka_pass, "s3cr,et");
+    unlink(path);
+    assert_int_equal(cv_opts_read_kafka_password(&o, path, err, sizeof(err)), CV_EINVAL);
+    assert_non_null(strstr(err, "Kafka password file"));
+    /* The rest of a password cut at a comma is not echoed in the error. */
+    assert_int_equal(cv_opts_add_kafka(&o, "sasl.password=ab,cd", err, sizeof(err)), CV_EINVAL);
+    assert_null(strstr(err, "cd"));
+    assert_true(cv_opts_kafka_key_is_secret("ssl.key.password", 16));
+    assert_true(cv_opts_kafka_key_is_secret("sasl.oauthbearer.client.secret", 30));
+    assert_false(cv_opts_kafka_key_is_secret("sasl.username", 13));
+    cv_opts_free(&o);
+    assert_string_equal(o.kafka_pass, "");
+}
+
 /* A flat HGETALL-style reply built by hand. */
 static redisReply *flat_reply(const char *const *kv, size_t n)
 {
@@ -287,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_redaction_hides_only_the_password),
         cmocka_unit_test(test_the_password_file_wins_over_the_url),
         cmocka_unit_test(test_kafka_options_are_split_and_checked),
+        cmocka_unit_test(test_kafka_password_file_is_read_and_secrets_are_not_echoed),
         cmocka_unit_test(test_record_is_parsed_with_json_fields),
         cmocka_unit_test(test_missing_record_has_version_zero_and_does_not_exist),
         cmocka_unit_test(test_uuid_is_the_same_for_the_same_version_and_differs_otherwise),
