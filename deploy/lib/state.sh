@@ -94,6 +94,12 @@ cv_markers_worker() { CV_MARKERS=("converge-${1%-*} " "--id $1"); }
 # --redis-cluster) it follows redirections, and the lines saying so are
 # left out of its output.
 cv_rcli() {
+    # with --redis-acl, as the operator (default) user, whose password only
+    # the environment carries to redis-cli (never a command line)
+    if [[ -f $STATE/redis.acl && -z ${REDISCLI_AUTH:-} ]]; then
+        REDISCLI_AUTH=$(head -n1 "$STATE/redis-admin.pass") cv_rcli "$@"
+        return
+    fi
     if [[ -z ${REDIS_CLUSTER_NODES:-} ]]; then
         timeout 5 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" "$@"
         return

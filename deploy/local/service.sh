@@ -119,9 +119,10 @@ start_redis() {
     [[ -n $REDIS_PORT ]] || cv_die "no Redis port recorded in $STATE/ports"
     rm -f "$STATE/pids/redis.pid"
     # The same command line as up.sh: same port, same data directory (AOF).
-    local cluster_args
-    mapfile -t cluster_args < <(cv_redis_cluster_args "$STATE")
-    redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$STATE/redis" "${cluster_args[@]}" \
+    local mode_args
+    mapfile -t mode_args < <(cv_redis_cluster_args "$STATE")
+    [[ ! -f $STATE/redis.acl ]] || mode_args+=(--aclfile "$STATE/redis.acl")
+    redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$STATE/redis" "${mode_args[@]}" \
         --daemonize yes --pidfile "$STATE/pids/redis.pid" --logfile "$STATE/log/redis.log" \
         --appendonly yes --appendfsync everysec --save "" >/dev/null 7>&- 8>&- 9>&- ||
         cv_die "redis-server did not start (port $REDIS_PORT); see $STATE/log/redis.log"

@@ -112,9 +112,17 @@ static int connect_all(cv_worker_t *w)
     int rc = cv_redis_open(&w->redis, w->loop, &w->opts, err, sizeof(err));
     if (!rc)
         rc = cv_producer_new(&w->producer, w->loop, &w->opts, err, sizeof(err));
-    /* Kafka down at the start: one wait of PREPARE_MS, then on all the same */
-    if (!rc && cv_producer_prepare(w->producer, CV_TOPIC_CHECK, PREPARE_MS) == 0)
-        cv_producer_prepare(w->producer, CV_TOPIC_OBSERVE, PREPARE_MS);
+    /* Kafka down at the start: one wait of PREPARE_MS, then on all the same;
+     * credentials refused are configuration, not an outage: exit 3
+     * (cv_producer_prepare has said why) */
+    if (!rc) {
+        rc = cv_producer_prepare(w->producer, CV_TOPIC_CHECK, PREPARE_MS);
+        if (rc == 0)
+            rc = cv_producer_prepare(w->producer, CV_TOPIC_OBSERVE, PREPARE_MS);
+        if (rc == CV_EAUTH)
+            return rc;
+        rc = 0;
+    }
     if (!rc)
         rc = consumer_open(w, &w->consumer, err, sizeof(err));
     if (rc)

@@ -81,6 +81,24 @@ test_kafka_auth_wrong_password_exits_3_naming_the_user_and_writes_nothing() {
     assert_eq "$before" "$(kauth_check_keys | wc -l)" "messages in converge.check"
 }
 
+# A worker given a wrong Kafka password: configuration, not an outage.
+test_kafka_auth_worker_with_a_wrong_password_exits_3_at_start() {
+    kauth_up
+    local out rc=0
+    echo not-the-password >"$KAUTH_DIR/wrong.pass"
+    out=$(
+        # shellcheck disable=SC1091
+        source "$KAUTH_DIR/env"
+        STATE=$KAUTH_DIR
+        CONVERGE_KAFKA_OPTS=$(cv_kafka_sasl_client_opts worker) \
+            CONVERGE_KAFKA_PASSWORD_FILE=$KAUTH_DIR/wrong.pass \
+            timeout 30 "$KAUTH_BIN/converge-engine" --id kauth-wrong 2>&1
+    ) || rc=$?
+    assert_eq 3 "$rc" "exit code ($(tail -3 <<<"$out"))"
+    assert_match "Kafka refused our credentials" "$out" "what the worker says"
+    [[ $out != *not-the-password* ]] || fail "the password is in the log"
+}
+
 test_kafka_auth_principal_without_acl_cannot_submit_a_job() {
     kauth_up
     local name err rc=0
