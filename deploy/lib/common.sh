@@ -232,3 +232,26 @@ cv_pids_gone() {
 cv_abspath() {
     realpath -m -- "$1"
 }
+
+# cv_tls_certs DIR NAME CA_CN SAN EKU: a local CA (DIR/ca.crt) and a
+# certificate for NAME (DIR/NAME.crt, key DIR/NAME.key, 0600) with the
+# subjectAltName SAN and extendedKeyUsage EKU, made with openssl unless
+# there; its log in DIR/openssl.log. Returns non-zero when openssl failed.
+cv_tls_certs() {
+    local dir=$1 name=$2 ca_cn=$3 san=$4 eku=$5
+    [[ -s $dir/$name.crt && -s $dir/ca.crt ]] && return 0
+    mkdir -p "$dir"
+    (
+        umask 077
+        cd "$dir" &&
+            openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 365 \
+                -subj "/CN=$ca_cn" &&
+            openssl req -newkey rsa:2048 -nodes -keyout "$name.key" -out "$name.csr" \
+                -subj "/CN=127.0.0.1" &&
+            printf '%s\n' "subjectAltName=$san" "basicConstraints=CA:FALSE" \
+                "extendedKeyUsage=$eku" >"$name.ext" &&
+            openssl x509 -req -in "$name.csr" -CA ca.crt -CAkey ca.key -CAcreateserial \
+                -out "$name.crt" -days 365 -extfile "$name.ext" && rm -f "$name.csr"
+    ) >"$dir/openssl.log" 2>&1 || return 1
+    chmod 0644 "$dir/ca.crt" "$dir/$name.crt"
+}

@@ -52,20 +52,13 @@ cv_kafka_sasl_pass() { head -n1 "$STATE/kafka-sasl/$1.pass"; }
 cv_kafka_sasl_certs() {
     local dir=$1
     [[ -s $dir/broker.pem && -s $dir/ca.crt ]] && return 0
-    (
-        umask 077
-        cd "$dir" &&
-            openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 365 \
-                -subj "/CN=Converge local Kafka CA" &&
-            openssl req -newkey rsa:2048 -nodes -keyout broker.key -out broker.csr \
-                -subj "/CN=127.0.0.1" &&
-            printf '%s\n' "subjectAltName=IP:127.0.0.1,DNS:127.0.0.1,DNS:localhost" \
-                "basicConstraints=CA:FALSE" "extendedKeyUsage=serverAuth,clientAuth" >broker.ext &&
-            openssl x509 -req -in broker.csr -CA ca.crt -CAkey ca.key -CAcreateserial \
-                -out broker.crt -days 365 -extfile broker.ext &&
-            cat broker.key broker.crt >broker.pem && rm -f broker.key broker.csr
-    ) >"$dir/openssl.log" 2>&1 || cv_die "openssl could not make the Kafka certificates: $dir/openssl.log"
-    chmod 0644 "$dir/ca.crt" "$dir/broker.crt"
+    if ! cv_tls_certs "$dir" broker "Converge local Kafka CA" \
+        "IP:127.0.0.1,DNS:127.0.0.1,DNS:localhost" serverAuth,clientAuth; then
+        cv_die "openssl could not make the Kafka certificates: $dir/openssl.log"
+    fi
+    # one PEM holding the key then the certificate: Kafka's PEM keystore
+    (umask 077 && cat "$dir/broker.key" "$dir/broker.crt" >"$dir/broker.pem")
+    rm -f "$dir/broker.key"
 }
 
 # The librdkafka settings of converge-USER without its password (that comes

@@ -9,22 +9,8 @@
 
 # Makes a CA and a server certificate for 127.0.0.1 in DIR, unless there.
 cv_redis_tls_certs() {
-    local dir=$1
-    [[ -s $dir/redis.crt && -s $dir/ca.crt ]] && return 0
-    mkdir -p "$dir"
-    (
-        umask 077
-        cd "$dir" &&
-            openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 365 \
-                -subj "/CN=Converge local CA" &&
-            openssl req -newkey rsa:2048 -nodes -keyout redis.key -out redis.csr \
-                -subj "/CN=127.0.0.1" &&
-            printf '%s\n' "subjectAltName=IP:127.0.0.1" "basicConstraints=CA:FALSE" \
-                "extendedKeyUsage=serverAuth" >redis.ext &&
-            openssl x509 -req -in redis.csr -CA ca.crt -CAkey ca.key -CAcreateserial \
-                -out redis.crt -days 365 -extfile redis.ext
-    ) >"$dir/openssl.log" 2>&1 || cv_die "openssl could not make the certificates: $dir/openssl.log"
-    chmod 0644 "$dir/ca.crt" "$dir/redis.crt"
+    cv_tls_certs "$1" redis "Converge local CA" "IP:127.0.0.1" serverAuth ||
+        cv_die "openssl could not make the certificates: $1/openssl.log"
 }
 
 # The redis-server arguments of a TLS-only Redis on TLS_PORT, certificates in DIR.

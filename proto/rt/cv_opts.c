@@ -50,24 +50,31 @@ int cv_opts_add_kafka(cv_opts_t *o, const char *list, char *errstr, size_t errst
     return 0;
 }
 
-int cv_opts_read_kafka_password(cv_opts_t *o, const char *path, char *errstr, size_t errstr_size)
+int cv_opts_read_secret(const char *service, const char *path, char *out, size_t out_size,
+                        char *errstr, size_t errstr_size)
 {
     FILE *f = fopen(path, "r");
     if (!f)
-        return cv_seterr(errstr, errstr_size, CV_EINVAL,
-                         "cannot read the Kafka password file %s: %s", path, strerror(errno));
-    char line[sizeof(o->kafka_pass) + 2];
-    bool got = fgets(line, sizeof(line), f) != NULL;
+        return cv_seterr(errstr, errstr_size, CV_EINVAL, "cannot read the %s password file %s: %s",
+                         service, path, strerror(errno));
+    char line[512];
+    bool got = out_size + 2 <= sizeof(line) && fgets(line, (int)out_size + 2, f) != NULL;
     fclose(f);
     size_t n = got ? strcspn(line, "\r\n") : 0;
-    if (n == 0 || n >= sizeof(o->kafka_pass))
+    if (n == 0 || n >= out_size)
         return cv_seterr(errstr, errstr_size, CV_EINVAL,
-                         "the Kafka password file %s does not start with a password of 1 to %zu "
+                         "the %s password file %s does not start with a password of 1 to %zu "
                          "bytes",
-                         path, sizeof(o->kafka_pass) - 1);
-    memcpy(o->kafka_pass, line, n);
-    o->kafka_pass[n] = '\0';
+                         service, path, out_size - 1);
+    memcpy(out, line, n);
+    out[n] = '\0';
     return 0;
+}
+
+int cv_opts_read_kafka_password(cv_opts_t *o, const char *path, char *errstr, size_t errstr_size)
+{
+    return cv_opts_read_secret("Kafka", path, o->kafka_pass, sizeof(o->kafka_pass), errstr,
+                               errstr_size);
 }
 
 int cv_opts_from_env(cv_opts_t *o, char *errstr, size_t errstr_size)

@@ -79,6 +79,11 @@ int cv_opts_add_kafka(cv_opts_t *o, const char *list, char *errstr, size_t errst
 /* Reads Kafka's SASL password from the first line of path. */
 int cv_opts_read_kafka_password(cv_opts_t *o, const char *path, char *errstr, size_t errstr_size);
 
+/* The first line of the password file `path` of `service` (for messages)
+ * into out (1 to out_size - 1 bytes). 0, or CV_EINVAL with errstr. */
+int cv_opts_read_secret(const char *service, const char *path, char *out, size_t out_size,
+                        char *errstr, size_t errstr_size);
+
 /* True for a librdkafka setting whose value is a secret (sasl.password,
  * ssl.key.password, ssl.keystore.password, ...): never printed. */
 bool cv_opts_kafka_key_is_secret(const char *key, size_t keylen);

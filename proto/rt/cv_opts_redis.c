@@ -178,23 +178,11 @@ int cv_opts_set_redis(cv_opts_t *o, const char *url, char *errstr, size_t errstr
 
 int cv_opts_read_redis_password(cv_opts_t *o, const char *path, char *errstr, size_t errstr_size)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return cv_seterr(errstr, errstr_size, CV_EINVAL,
-                         "cannot read the Redis password file %s: %s", path, strerror(errno));
-    char line[sizeof(o->redis_pass) + 2];
-    bool got = fgets(line, sizeof(line), f) != NULL;
-    fclose(f);
-    size_t n = got ? strcspn(line, "\r\n") : 0;
-    if (n == 0 || n >= sizeof(o->redis_pass))
-        return cv_seterr(errstr, errstr_size, CV_EINVAL,
-                         "the Redis password file %s does not start with a password of 1 to %zu "
-                         "bytes",
-                         path, sizeof(o->redis_pass) - 1);
-    memcpy(o->redis_pass, line, n);
-    o->redis_pass[n] = '\0';
-    o->redis_pass_from_file = true;
-    return 0;
+    int rc = cv_opts_read_secret("Redis", path, o->redis_pass, sizeof(o->redis_pass), errstr,
+                                 errstr_size);
+    if (rc == 0)
+        o->redis_pass_from_file = true;
+    return rc;
 }
 
 const char *cv_opts_redis_user(const cv_opts_t *o)
