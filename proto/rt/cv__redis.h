@@ -73,6 +73,7 @@ void cv__rnode_drop(cv__rnode_t *n, const char *why);
 bool cv__rnode_connected(const cv__rnode_t *n);
 bool cv__rnode_available(const cv__rnode_t *n);
 bool cv__rnode_is(const cv__rnode_t *n, const char *host, int port);
+bool cv__rnode_closing(const cv__rnode_t *n);     /* closed, waiting to be gone */
 const char *cv__rnode_name(const cv__rnode_t *n); /* "host:port" */
 
 /* Sends a command, even while the connection is being made (hiredis sends

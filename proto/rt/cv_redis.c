@@ -147,7 +147,7 @@ static cv__rnode_t *node_at(cv_redis_t *r, const char *host, int port, char *err
 {
     int free_slot = -1;
     for (int i = 0; i < NODES_MAX; i++) {
-        if (r->nodes[i] && cv__rnode_is(r->nodes[i], host, port))
+        if (r->nodes[i] && !cv__rnode_closing(r->nodes[i]) && cv__rnode_is(r->nodes[i], host, port))
             return r->nodes[i];
         if (!r->nodes[i] && free_slot < 0)
             free_slot = i;

@@ -103,9 +103,10 @@ redisReply *cv_redis_sync_argv(cv_redis_sync_t *s, int argc, const char **argv, 
 redisContext *cv_redis_sync_context(cv_redis_sync_t *s, const char *key);
 
 /* WAIT on the node serving `key`: how many replicas have every write made
- * there so far, once `replicas` have it or after timeout_ms; -1 when the
- * node cannot be reached. On a single Redis (no cluster) it answers 0 at
- * once without asking: nothing to wait for. */
+ * there so far, once `replicas` (at most as many as the master has
+ * connected) have it or after timeout_ms; -1 when the node cannot be
+ * reached. On a single Redis, or a master without replicas, it answers 0
+ * at once: nothing to wait for. */
 long long cv_redis_sync_wait(cv_redis_sync_t *s, const char *key, int replicas, int timeout_ms);
 
 /* Why the last call failed ("" when it did not). */

@@ -273,6 +273,11 @@ bool cv__rnode_is(const cv__rnode_t *n, const char *host, int port)
     return n->port == port && strcmp(n->host, host) == 0;
 }
 
+bool cv__rnode_closing(const cv__rnode_t *n)
+{
+    return n->closing;
+}
+
 const char *cv__rnode_name(const cv__rnode_t *n)
 {
     return n->name;

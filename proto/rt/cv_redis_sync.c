@@ -19,6 +19,7 @@ typedef struct snode {
     char host[256];
     int port;
     redisContext *c; /* NULL until first needed, or after it failed */
+    int replicas;    /* connected replicas, as INFO said; -1 until asked */
 } snode_t;
 
 struct cv_redis_sync {
@@ -44,6 +45,7 @@ static int node_add(cv_redis_sync_t *s, const char *host, int port)
     snprintf(n->host, sizeof(n->host), "%s", host);
     n->port = port;
     n->c = NULL;
+    n->replicas = -1;
     return s->nnodes++;
 }
 
@@ -183,11 +185,28 @@ redisReply *cv_redis_sync_argv(cv_redis_sync_t *s, int argc, const char **argv, 
     return NULL;
 }
 
+/* How many replicas the master `n` has connected (asked once). */
+static int replicas_of(snode_t *n)
+{
+    if (n->replicas < 0) {
+        redisReply *rep = redisCommand(n->c, "INFO replication");
+        const char *at =
+            rep && rep->type == REDIS_REPLY_STRING ? strstr(rep->str, "connected_slaves:") : NULL;
+        n->replicas = at ? atoi(at + strlen("connected_slaves:")) : 0;
+        freeReplyObject(rep);
+    }
+    return n->replicas;
+}
+
 long long cv_redis_sync_wait(cv_redis_sync_t *s, const char *key, int replicas, int timeout_ms)
 {
     if (!s->cluster)
         return 0;
     redisContext *c = cv_redis_sync_context(s, key);
+    if (c && replicas > replicas_of(&s->nodes[s->last]))
+        replicas = replicas_of(&s->nodes[s->last]); /* none to wait for: no wait */
+    if (c && replicas == 0)
+        return 0;
     redisReply *rep = c ? redisCommand(c, "WAIT %d %d", replicas, timeout_ms) : NULL;
     long long n = rep && rep->type == REDIS_REPLY_INTEGER ? rep->integer : -1;
     if (rep && n < 0)
