@@ -31,6 +31,7 @@ struct cv_redis {
     bool cluster;
     cv__rnode_t *nodes[NODES_MAX]; /* a single Redis: nodes[0] */
     int16_t slots[CV_SLOTS];       /* cluster: index into nodes of each slot's master, or -1 */
+    int owned[NODES_MAX];          /* how many slots each node is the master of */
     bool mapped;                   /* every slot has a master */
     bool refreshing;               /* a CLUSTER SLOTS is under way */
     bool up;                       /* what the listener was last told, for a cluster */
@@ -81,10 +82,17 @@ static int node_index(const cv_redis_t *r, const cv__rnode_t *n)
 
 static bool owns_slots(const cv_redis_t *r, int i)
 {
-    for (int s = 0; s < CV_SLOTS; s++)
-        if (r->slots[s] == i)
-            return true;
-    return false;
+    return r->owned[i] > 0;
+}
+
+/* Slot s is node i's now (-1: nobody's). */
+static void set_slot(cv_redis_t *r, unsigned s, int i)
+{
+    if (r->slots[s] >= 0)
+        r->owned[r->slots[s]]--;
+    r->slots[s] = (int16_t)i;
+    if (i >= 0)
+        r->owned[i]++;
 }
 
 /* Every master of the map answers (a single Redis: it answers). */
@@ -191,7 +199,8 @@ static int apply_slots(cv_redis_t *r, const redisReply *rep, const char *asked, 
             slots[s] = (int16_t)node_index(r, n);
         covered += (size_t)(hi - lo + 1);
     }
-    memcpy(r->slots, slots, sizeof(slots));
+    for (unsigned k = 0; k < CV_SLOTS; k++)
+        set_slot(r, k, slots[k]);
     r->mapped = covered == CV_SLOTS;
     for (int i = 0; i < NODES_MAX; i++)
         if (r->nodes[i] && !owns_slots(r, i))
@@ -415,7 +424,7 @@ static bool redirect(pending_t *p, const redisReply *rep)
         return false;
     }
     if (!to.ask) {
-        r->slots[to.slot] = (int16_t)node_index(r, n);
+        set_slot(r, to.slot, node_index(r, n));
         refresh_soon(r); /* more slots may have moved with it */
     } else {
         const char *asking[] = {"ASKING"};
