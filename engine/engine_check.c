@@ -297,6 +297,16 @@ static void on_begin(cv_redis_t *r, redisReply *rep, void *ud)
         cv_worker_count(c->run.w, CV_STAT_STALE, 1); /* done, and its successors' jobs published */
         cv_jobrun_end(&c->run);
         return;
+    case CV_ANSWER_NOTREADY:
+        /* Early: a failover lost a predecessor's completion after its
+         * successors' jobs went out. Redone, it publishes this job again. */
+        cv_info("CHECK %s/%s t%llu: %s of %s predecessors done, not run before the others",
+                c->run.msg.stack, c->run.msg.resource, (unsigned long long)c->run.msg.traversal,
+                cv_reply_str(rep, CV_CHECK_BEGIN_R_NOTREADY_SATISFIED),
+                cv_reply_str(rep, CV_CHECK_BEGIN_R_NOTREADY_PREDS));
+        cv_worker_count(c->run.w, CV_STAT_STALE, 1);
+        cv_jobrun_end(&c->run);
+        return;
     case CV_ANSWER_STALE:
     case CV_ANSWER_SETTLED:
         cv_worker_count(c->run.w, CV_STAT_STALE, 1); /* nothing to do */

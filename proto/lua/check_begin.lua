@@ -15,7 +15,11 @@
 -- not to act: UNKNOWN (no such stack: the job is dead-lettered), STALE
 -- (superseded), SETTLED (stack not in progress, e.g. FAILED), DONE (node
 -- already done; with its graph entry when an engine did it and may have died
--- before publishing its successors' jobs: the caller publishes them), BUSY
+-- before publishing its successors' jobs: the caller publishes them),
+-- NOTREADY (with the node's satisfied and required predecessors: its sync
+-- point is not complete, so the job came early — after a Redis failover
+-- lost a predecessor's completion that the successors' jobs were published
+-- for; whoever completes the sync point publishes the job again), BUSY
 -- (leased; with its PTTL).
 local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'name', 'depth', 'action',
   'cancel')
@@ -30,7 +34,14 @@ if redis.call('SISMEMBER', KEYS[6], ARGV[2]) == 1 then
 end
 -- A job for a node its traversal's graph does not have is forged or
 -- corrupt: it must neither act nor fail the stack (the caller dead-letters it).
-if redis.call('HEXISTS', KEYS[8], ARGV[2]) == 0 then return {'NONODE'} end
+local entry = redis.call('HGET', KEYS[8], ARGV[2])
+if not entry then return {'NONODE'} end
+-- The entry ends with its number of predecessors (cv_traversal_entry).
+local preds = tonumber(string.match(entry, '"p":(%d+)}$') or '0')
+if preds > 0 then
+  local satisfied = redis.call('HLEN', KEYS[5])
+  if satisfied < preds then return {'NOTREADY', tostring(satisfied), tostring(preds)} end
+end
 -- Re-entrant for the same token: a job retrying after a transient error
 -- keeps its lease instead of waiting for it to expire. A lease of an
 -- earlier incarnation of the caller's own worker is a dead process's: taken
@@ -47,4 +58,4 @@ if string.find(rdef, '"nested":true', 1, true) then
   files = redis.call('HGET', KEYS[7], 'files') or '{}'
 end
 return {'OK', rdef, params, redis.call('HGETALL', KEYS[2]), redis.call('HGETALL', KEYS[5]),
-  redis.call('HGET', KEYS[8], ARGV[2]) or '', st[3] or '', st[4] or '0', files, st[5] or ''}
+  entry, st[3] or '', st[4] or '0', files, st[5] or ''}

@@ -6,7 +6,7 @@
 #   tests/chaos/check.sh --dir STATE --stack ID --phase create|update|delete
 #        --deps FILE [--changes FILE] [--before DUMP] [--expect STATUS]
 #        [--ledger required|optional|auto] [--build-dir DIR] [--save DUMP]
-#        [--from-traversal T] [--lost-after MS]
+#        [--from-traversal T]
 #
 # --deps and --changes are the files tests/chaos/gen.sh writes; --before is
 # the dump saved (--save) at the end of the create phase, so that an update
@@ -23,10 +23,8 @@
 # deleted after its successor was created).
 # --ledger auto (default): required when the workers' binary mentions the
 # ledger (the scripts are embedded in it), otherwise only noted as missing.
-# --lost-after MS: the stack's Redis master was killed at MS (Unix ms) and its
-# replica took over; events out of dependency order that are explained by
-# writes lost with the old master are notes (check.jq). On a Redis Cluster
-# (STATE/ports lists its nodes) the stack is read from its slot's master.
+# On a Redis Cluster (STATE/ports lists its nodes) the stack is read from its
+# slot's master.
 
 CHAOS_HERE=${CHAOS_HERE:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 
@@ -115,13 +113,12 @@ chaos_ledger_mode() {
     if grep -q ':ledger\|ledger' "$1/converge-engine" 2>/dev/null; then echo required; else echo optional; fi
 }
 
-# chaos_check STATE ID PHASE DEPS CHANGES BEFORE EXPECT LEDGER [SAVE] [FROM_TRAVERSAL] [LOST_AFTER_MS]
+# chaos_check STATE ID PHASE DEPS CHANGES BEFORE EXPECT LEDGER [SAVE] [FROM_TRAVERSAL]
 # Prints the findings; returns 1 if any is a violation. The events judged are
 # those of FROM_TRAVERSAL (default: the stack's current one) and later.
-# LOST_AFTER_MS: the stack's Redis master failed over at that time (check.jq).
 chaos_check() {
     local state=$1 id=$2 phase=$3 deps=$4 changes=$5 before=$6 expect=$7 ledger=$8 save=${9:-}
-    local trav=${10:-} lost=${11:-} dump out
+    local trav=${10:-} dump out
     [[ -n $trav ]] || trav=$(chaos_redis "$state" hget "${CONVERGE_PREFIX:-cv:}{$id}:stack" traversal 2>/dev/null)
     [[ $expect != DELETE_COMPLETE ]] || chaos_wait_unnamed "$state" "$id"
     if ! dump=$(chaos_dump "$state" "$id" "$trav") || [[ -z $dump ]]; then
@@ -131,7 +128,7 @@ chaos_check() {
     [[ -n $save ]] && printf '%s\n' "$dump" >"$save"
     [[ -n $changes && -f $changes ]] || changes=/dev/null
     [[ -n $before && -f $before ]] || before=/dev/null
-    if ! out=$(jq -r --arg phase "$phase" --arg expect "$expect" --arg ledger_mode "$ledger" --arg lost_after "$lost" \
+    if ! out=$(jq -r --arg phase "$phase" --arg expect "$expect" --arg ledger_mode "$ledger" \
         --slurpfile deps "$deps" --slurpfile changes "$changes" --slurpfile before "$before" \
         -f "$CHAOS_HERE/check.jq" <<<"$dump" 2>&1); then
         echo "VIOLATION: the checker failed: $out"
@@ -143,7 +140,7 @@ chaos_check() {
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
     set -uo pipefail
-    state="" id="" phase="" deps="" changes="" before="" expect="" ledger=auto build="" save="" from="" lost=""
+    state="" id="" phase="" deps="" changes="" before="" expect="" ledger=auto build="" save="" from=""
     while (($#)); do
         case $1 in
         --dir) state=$2 ;;
@@ -157,8 +154,7 @@ if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
         --build-dir) build=$2 ;;
         --save) save=$2 ;;
         --from-traversal) from=$2 ;;
-        --lost-after) lost=$2 ;;
-        -h | --help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "unknown argument: $1" >&2; exit 2 ;;
         esac
         shift 2 || { echo "$1 needs a value" >&2; exit 2; }
@@ -168,5 +164,5 @@ if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
         case $phase in create) expect=CREATE_COMPLETE ;; update) expect=UPDATE_COMPLETE ;; *) expect=DELETE_COMPLETE ;; esac
     fi
     [[ $ledger != auto ]] || ledger=$(chaos_ledger_mode "${build:-$CHAOS_HERE/../../build}")
-    chaos_check "$state" "$id" "$phase" "$deps" "$changes" "$before" "$expect" "$ledger" "$save" "$from" "$lost"
+    chaos_check "$state" "$id" "$phase" "$deps" "$changes" "$before" "$expect" "$ledger" "$save" "$from"
 fi

@@ -73,7 +73,7 @@ rf_replica_synced() {
 # up.sh, its data and nodes.conf kept).
 rf_node_start() {
     (
-        # shellcheck source=../../deploy/lib/redis_cluster.sh
+        # shellcheck source=/dev/null
         . "$CHAOS_ROOT/deploy/lib/redis_cluster.sh"
         cv_redis_cluster_node_start "$1"
     ) >/dev/null 2>&1
@@ -301,20 +301,17 @@ rf_phase() {
     done
     SCEN_MS=$((SCEN_MS + $(cv_now_ms) - t_ph))
     RF_DETAIL+="${RF_DETAIL:+; }$phase $(chaos_secs $(($(cv_now_ms) - t_ph))): redis-c$victim (${best} of ${#RF_IDS[@]} stacks) killed at $at, redis-c${replica:-?} master after ${t_prom:+$((t_prom - t_kill))} ms, progress after ${rec_all:-?} ms"
-    # The stacks on the failed master are judged knowing when it failed
-    # (check.jq: events out of order only from writes lost with it are noted).
-    local notes0=${#CHAOS_NOTES[@]} n redone=0
+    # A failover may lose a node's completion after its successors' jobs
+    # went out: those jobs come early and are refused (check_begin.lua
+    # NOTREADY) until the lost node is redone; the order checks stay strict.
     for i in "${!RF_IDS[@]}"; do
-        DEPS=${RF_DEPS[i]} CHANGES=${RF_CHANGES[i]} PHASE_TRAV=${trav[i]} CHAOS_LOST_AFTER=""
-        [[ ${masters[i]} == "$victim" ]] && CHAOS_LOST_AFTER=$t_kill
+        DEPS=${RF_DEPS[i]} CHANGES=${RF_CHANGES[i]} PHASE_TRAV=${trav[i]}
         scen_check "${RF_IDS[i]}" "$phase" "${RF_DUMPS[i]}" "$([[ $phase == create ]] && echo "${RF_DUMPS[i]}")"
     done
-    CHAOS_LOST_AFTER=""
-    for n in "${CHAOS_NOTES[@]:notes0}"; do
-        [[ $n =~ ([0-9]+)\ [a-z]+\ out\ of\ dependency\ order\ after\ the\ Redis\ failover ]] &&
-            redone=$((redone + BASH_REMATCH[1]))
-    done
-    ((redone == 0)) || RF_DETAIL+=", $redone pairs of events out of order from lost writes"
+    local early
+    early=$(cat "$STATE"/log/engine-*.log 2>/dev/null | grep -c 'not run before the others')
+    ((early == RF_EARLY)) || RF_DETAIL+=", $((early - RF_EARLY)) early jobs refused"
+    RF_EARLY=$early
     [[ $phase != create ]] || rf_check_acks "$WORK/rf-ack-$run.log" "$t_kill" "$t_prom" "$replica"
     # The killed node back, as the new master's replica.
     rf_node_start "$victim" || chaos_violation "redis-c$victim would not start again"
@@ -325,7 +322,7 @@ rf_phase() {
 scenario_redis-failover() {
     local run=$1 i size=$((SIZE / 3)) phase
     ((size >= 110)) || size=110
-    RF_DETAIL="" RF_ACK_DETAIL="" SCEN_MS=0
+    RF_DETAIL="" RF_ACK_DETAIL="" SCEN_MS=0 RF_EARLY=0
     if ! rf_up; then
         chaos_violation "could not start the Redis Cluster deployment in $RF_STATE"
         rf_down

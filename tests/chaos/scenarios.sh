@@ -31,13 +31,12 @@ scen_stack() {
 settle_s() { echo $((SETTLE + $(chaos_lease_ms) / 1000 + SESSION_S)); }
 
 # scen_check ID PHASE [BEFORE_DUMP] [SAVE]: the invariants, into
-# CHAOS_VIOLATIONS; the events from PHASE_TRAV (set when the phase started);
-# CHAOS_LOST_AFTER: when the stack's Redis master failed over (check.jq).
+# CHAOS_VIOLATIONS; the events from PHASE_TRAV (set when the phase started).
 scen_check() {
     local id=$1 phase=$2 before=${3:-} save=${4:-} expect line out
     case $phase in create) expect=CREATE_COMPLETE ;; update) expect=UPDATE_COMPLETE ;; *) expect=DELETE_COMPLETE ;; esac
     out=$(chaos_check "$STATE" "$id" "$phase" "$DEPS" "$CHANGES" "$before" "$expect" "$LEDGER" "$save" \
-        "${PHASE_TRAV:-}" "${CHAOS_LOST_AFTER:-}")
+        "${PHASE_TRAV:-}")
     while IFS= read -r line; do
         case $line in
         VIOLATION:*) chaos_violation "$phase: ${line#VIOLATION: }" ;;

@@ -272,6 +272,25 @@ test_resilience_redelivered_check_of_a_done_node_publishes_its_lost_successor() 
     assert_eq CREATE_COMPLETE "$(redis HGET "$k:res:b" status)" "b created"
 }
 
+# A Redis failover may lose a node's completion after its successors' jobs
+# went out (docs/redis-cluster.md): such a job comes while its sync point
+# lacks that predecessor. Forged here: u/b's CHECK before u/a ran. It must
+# not act (check_begin NOTREADY), and u/a, done later, publishes it again.
+test_resilience_a_check_job_before_its_predecessors_are_done_is_not_run() {
+    local id k
+    id=$(res_new_id) k="$RES_PREFIX{$id}"
+    res_expand_lost "$(stack_name res-early)" "$id"
+    res_check_job "$id" b | res_produce converge.check
+    cv_wait_until 30 "an engine to refuse u/b's early job" \
+        grep -q "CHECK $id/b t1: 0 of 1 predecessors done, not run before the others" "$STATE"/log/engine-*.log
+    assert_eq "" "$(redis HGET "$k:res:b" status)" "b acted on before a was done"
+    assert_eq 0 "$(redis SCARD "$k:done:1")" "nodes done"
+    res_check_job "$id" a | res_produce converge.check
+    cv_wait_until 30 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
+    assert_eq "" "$(redis HGET "$k:stack" reaped)" "completed without the reaper"
+    assert_eq CREATE_COMPLETE "$(redis HGET "$k:res:b" status)" "b created"
+}
+
 # A fan of N TestResources (no dependencies), each create taking SECS.
 res_fan_template() {
     local n=$1 secs=$2 i

@@ -159,6 +159,16 @@ static scen_step_t begin(scen_world_t *w, scen_job_t *j)
                        r->type == REDIS_REPLY_ERROR ? r->str : "unexpected reply");
         j->pc = PC_END;
         break;
+    case CV_ANSWER_NOTREADY:
+        /* Only a Redis failover's lost write makes a job early; the harness
+         * loses none, so an early job is a publishing bug. */
+        scen_violation(w, "CHECK %c/%s t%llu before its sync point was complete (%s of %s)",
+                       j->msg.phase ? 'c' : 'u', j->msg.resource,
+                       (unsigned long long)j->msg.traversal,
+                       cv_reply_str(r, CV_CHECK_BEGIN_R_NOTREADY_SATISFIED),
+                       cv_reply_str(r, CV_CHECK_BEGIN_R_NOTREADY_PREDS));
+        j->pc = PC_END;
+        break;
     default: /* STALE, SETTLED */
         j->pc = PC_END;
         break;
