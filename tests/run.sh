@@ -77,7 +77,8 @@ integration() { # build dir, state dir, up.sh options (--sanitize keeps the buil
 bench_smoke() {
     tests/bench/run.sh --quick --build-dir build --dir .local-bench &&
         build/tests/bench/placement/bench_placement --quick &&
-        build/tests/bench/placement/bench_balance --quick
+        build/tests/bench/placement/bench_balance --quick &&
+        tests/bench/hotpath.sh --quick --build-dir build
 }
 
 step "setup (packages, Kafka, build)" deploy/local/setup.sh --build-dir build

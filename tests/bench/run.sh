@@ -17,14 +17,21 @@
 # balancing pass (build/tests/bench/placement/bench_balance: 1,000 nodes and
 # 10,000 replicas; --quick: 100 and 1,000) beside a greedy baseline.
 #
-#   tests/bench/run.sh [--quick] [--build-dir DIR] [--dir STATE]
-#                      [--flat N] [--chain N] [--fanout N] [--update N]
+# --redis-cluster: the same against a Redis Cluster of 3 masters and 3
+# replicas (up.sh --redis-cluster); Redis figures are summed over the
+# masters, and the group adds one line per master: its slots, commands/s
+# (scripts' inner calls included) and memory over the group's create.
+# --only LIST: some of flat,chain,fanout,update,group,services,balancing.
+#
+#   tests/bench/run.sh [--quick] [--build-dir DIR] [--dir STATE] [--redis-cluster]
+#                      [--only LIST] [--flat N] [--chain N] [--fanout N] [--update N]
 #                      [--group M N] [--services NODES REPLICAS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 BUILD=build STATE=.local-bench FLAT=10000 CHAIN=1000 FANOUT=10000 UPDATE=10000
 GROUP_M=100 GROUP_N=1000 SVC_NODES=100 SVC_REPLICAS=1000 BALANCE_ARGS=
+ONLY=flat,chain,fanout,update,group,services,balancing UP_ARGS=()
 while [ $# -gt 0 ]; do
     case $1 in
     --quick) FLAT=500 CHAIN=50 FANOUT=500 UPDATE=500 GROUP_M=5 GROUP_N=100 SVC_NODES=10 SVC_REPLICAS=100
@@ -37,23 +44,53 @@ while [ $# -gt 0 ]; do
     --update) UPDATE=$2; shift ;;
     --group) GROUP_M=$2; GROUP_N=$3; shift 2 ;;
     --services) SVC_NODES=$2; SVC_REPLICAS=$3; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    --redis-cluster) UP_ARGS=(--redis-cluster) ;;
+    --only) ONLY=$2; shift ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
     esac
     shift
 done
 
-deploy/local/up.sh --build-dir "$BUILD" --dir "$STATE" --engines 2 --observers 1 >/dev/null
+for part in ${ONLY//,/ }; do
+    case $part in flat|chain|fanout|update|group|services|balancing) ;;
+    *) echo "--only: unknown part '$part' (flat,chain,fanout,update,group,services,balancing)" >&2; exit 2 ;;
+    esac
+done
+wanted() { [[ ",$ONLY," == *",$1,"* ]]; }
+
+deploy/local/up.sh --build-dir "$BUILD" --dir "$STATE" --engines 2 --observers 1 "${UP_ARGS[@]}" >/dev/null
 trap 'deploy/local/down.sh --dir "$STATE" >/dev/null' EXIT
 # shellcheck disable=SC1091
 source "$STATE/env"
 CTL="$ROOT/$BUILD/convergectl"
-hostport=${CONVERGE_REDIS#redis://}; hostport=${hostport%%/*}
-rcli() { redis-cli -h "${hostport%%:*}" -p "${hostport##*:}" "$@"; }
-redis_stat() { rcli info stats | tr -d '\r' | awk -F: -v k="$1" '$1 == k { print $2 }'; }
+# The Redis servers that take writes: the one Redis, or every node of a
+# cluster that is a master now.
+redis_masters() {
+    local ports p
+    ports=$(sed -n 's/^REDIS_CLUSTER_PORT_[0-9]*=//p' "$STATE/ports")
+    [ -n "$ports" ] || ports=$(sed -n 's/^REDIS_PORT=//p' "$STATE/ports")
+    for p in $ports; do
+        if redis-cli -p "$p" info replication | tr -d '\r' | grep -qx 'role:master'; then echo "$p"; fi
+    done
+}
+MASTERS=$(redis_masters)
+rinfo() { redis-cli -p "$1" info "$2" | tr -d '\r'; }
+# info_sum SECTION FIELD: FIELD of INFO SECTION summed over the masters.
+info_sum() {
+    local p
+    for p in $MASTERS; do rinfo "$p" "$1"; done | awk -F: -v k="$2" '$1 == k { s += $2 } END { print s + 0 }'
+}
+redis_stat() { info_sum stats "$1"; }
+redis_used() { info_sum memory used_memory; }
 # Commands run inside scripts included: the sum of calls over commandstats.
-redis_calls() { rcli info commandstats | tr -d '\r' | sed -n 's/^cmdstat_[^:]*:calls=\([0-9]*\),.*/\1/p' |
-    awk '{ s += $1 } END { print s }'; }
+node_calls() { rinfo "$1" commandstats | sed -n 's/^cmdstat_[^:]*:calls=\([0-9]*\),.*/\1/p' |
+    awk '{ s += $1 } END { print s + 0 }'; }
+redis_calls() {
+    local p s=0
+    for p in $MASTERS; do s=$((s + $(node_calls "$p"))); done
+    echo $s
+}
 kafka_messages() { # total messages ever produced to the converge topics
     local t total=0 n
     for t in converge.check converge.observe; do
@@ -112,9 +149,9 @@ run_shape() { # shape count
     rm -f "$tpl"
     "$CTL" delete "$name" --wait --timeout 900 >/dev/null
 }
-run_shape flat "$FLAT"
-run_shape chain "$CHAIN"
-run_shape fanout "$FANOUT"
+wanted flat && run_shape flat "$FLAT"
+wanted chain && run_shape chain "$CHAIN"
+wanted fanout && run_shape fanout "$FANOUT"
 
 run_update() { # count: a flat stack, then an update changing every 10th resource
     local n=$1 tpl name t0 t1 ev
@@ -135,10 +172,33 @@ run_update() { # count: a flat stack, then an update changing every 10th resourc
     rm -f "$tpl"
     "$CTL" delete "$name" --wait --timeout 900 >/dev/null
 }
-run_update "$UPDATE"
+wanted update && run_update "$UPDATE"
+
+# node_slots PORT: the slot ranges a cluster node masters.
+node_slots() {
+    redis-cli -p "$1" cluster nodes | awk '$3 ~ /myself/ { s = ""
+        for (i = 9; i <= NF; i++) s = s (s == "" ? "" : ",") $i
+        print s }'
+}
+# Per master, "port calls used_memory", for the figures of one master each.
+master_snapshot() {
+    local p
+    for p in $MASTERS; do echo "$p $(node_calls "$p") $(rinfo "$p" memory | awk -F: '$1 == "used_memory" { print $2 }')"; done
+}
+# per_master BEFORE AFTER SECONDS TOTAL: one line per master of a cluster.
+per_master() {
+    local before=$1 after=$2 secs=$3 total=$4 p c0 m0 c1 m1
+    while read -r p c1 m1; do
+        read -r c0 m0 < <(awk -v p="$p" '$1 == p { print $2, $3 }' <<<"$before")
+        awk -v p="$p" -v slots="$(node_slots "$p")" -v dc=$((c1 - c0)) -v m1="$m1" -v dm=$((m1 - m0)) \
+            -v secs="$secs" -v total="$total" 'BEGIN {
+            printf "  master :%-6s slots %-12s %8.0f cmd/s  %6.1f cmd/r  memory %7.1f MB (+%.1f MB, %.0f B/r)\n",
+                p, slots, dc / secs, dc / total, m1 / 1048576, dm / 1048576, dm / total }'
+    done <<<"$after"
+}
 
 run_group() { # members, resources per member
-    local m=$1 n=$2 dir name s total t0 t1 mem0 mem1
+    local m=$1 n=$2 dir name s total t0 t1 mem0 mem1 snap0 snap1
     dir=$(mktemp -d)
     tests/bench/gen_stack.sh flat "$n" >"$dir/member.yaml"
     printf '%s\n' "heat_template_version: 2018-08-31" "resources:" "  group:" \
@@ -146,9 +206,9 @@ run_group() { # members, resources per member
         "      resource_def: {type: member.yaml}" >"$dir/group.yaml"
     restart_workers
     name="bench-group-$(date +%s%N)"
-    mem0=$(rcli info memory | tr -d '\r' | awk -F: '$1 == "used_memory" { print $2 }')
-    "$CTL" submit "$name" "$dir/group.yaml" --wait --timeout 1800 >/dev/null
-    mem1=$(rcli info memory | tr -d '\r' | awk -F: '$1 == "used_memory" { print $2 }')
+    mem0=$(redis_used); snap0=$(master_snapshot)
+    "$CTL" submit "$name" "$dir/group.yaml" --wait --timeout 3600 >/dev/null
+    mem1=$(redis_used); snap1=$(master_snapshot)
     s=$("$CTL" status "$name" -o json)
     total=$(jq '.resources.CREATE_COMPLETE + .nested.resources.CREATE_COMPLETE' <<<"$s")
     t0=$(jq .created <<<"$s"); t1=$(jq .updated <<<"$s")
@@ -156,19 +216,25 @@ run_group() { # members, resources per member
         -v st="$(jq .nested.stacks <<<"$s")" -v mem=$((mem1 - mem0)) -v rss="$(worker_rss)" 'BEGIN {
         printf "group    %8d %10.0f   (%d x %d, %d nested stacks, %.1f s, Redis %.0f B/resource)   %s\n",
             total, total / (t1 - t0), m, n, st, t1 - t0, mem / total, rss }'
-    "$CTL" delete "$name" --wait --timeout 1800 >/dev/null
+    [ "$(wc -w <<<"$MASTERS")" -lt 2 ] ||
+        per_master "$snap0" "$snap1" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "$total"
+    "$CTL" delete "$name" --wait --timeout 3600 >/dev/null
     rm -rf "$dir"
 }
-run_group "$GROUP_M" "$GROUP_N"
+wanted group && run_group "$GROUP_M" "$GROUP_N"
 
-if [ -x "$BUILD/converge-agent" ]; then
+if ! wanted services; then
+    :
+elif [ -x "$BUILD/converge-agent" ]; then
     tests/bench/services.sh --build-dir "$BUILD" --dir "$STATE" --reuse \
         --nodes "$SVC_NODES" --replicas "$SVC_REPLICAS"
 else
     echo "services: skipped, $BUILD/converge-agent is not built"
 fi
 
-if [ -x "$BUILD/tests/bench/placement/bench_balance" ]; then
+if ! wanted balancing; then
+    :
+elif [ -x "$BUILD/tests/bench/placement/bench_balance" ]; then
     # shellcheck disable=SC2086
     "$BUILD/tests/bench/placement/bench_balance" $BALANCE_ARGS
 else
