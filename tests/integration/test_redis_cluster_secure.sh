@@ -89,7 +89,7 @@ rcs_cli() {
     shift
     for k in 1 2 3 4 5 6; do
         [ "$(rcs_node "$dir" "$k" PING 2>/dev/null)" = PONG ] || continue
-        rcs_node "$dir" "$k" -c "$@" | sed '/^-> Redirected to slot/d'
+        rcs_node "$dir" "$k" -c "$@" 2>/dev/null | sed '/^-> Redirected to slot/d'
         return
     done
     return 1
