@@ -24,6 +24,11 @@
 # restart (service.sh) start Redis the same way; nodes.conf in STATE/redis
 # keeps the slot assignment.
 
+# shellcheck source=SCRIPTDIR/redis_acl.sh
+. "$(dirname "${BASH_SOURCE[0]}")/redis_acl.sh"
+# shellcheck source=SCRIPTDIR/redis_tls.sh
+. "$(dirname "${BASH_SOURCE[0]}")/redis_tls.sh"
+
 # The extra redis-server arguments of a cluster-mode Redis in STATE (none
 # without the marker), one per line.
 cv_redis_cluster_args() {
