@@ -6,7 +6,7 @@
 #   tests/chaos/check.sh --dir STATE --stack ID --phase create|update|delete
 #        --deps FILE [--changes FILE] [--before DUMP] [--expect STATUS]
 #        [--ledger required|optional|auto] [--build-dir DIR] [--save DUMP]
-#        [--from-traversal T]
+#        [--from-traversal T] [--lost-after MS]
 #
 # --deps and --changes are the files tests/chaos/gen.sh writes; --before is
 # the dump saved (--save) at the end of the create phase, so that an update
@@ -23,15 +23,76 @@
 # deleted after its successor was created).
 # --ledger auto (default): required when the workers' binary mentions the
 # ledger (the scripts are embedded in it), otherwise only noted as missing.
+# --lost-after MS: the stack's Redis master was killed at MS (Unix ms) and its
+# replica took over; events out of dependency order that are explained by
+# writes lost with the old master are notes (check.jq). On a Redis Cluster
+# (STATE/ports lists its nodes) the stack is read from its slot's master.
 
 CHAOS_HERE=${CHAOS_HERE:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 
-# chaos_dump STATE ID [TRAVERSAL]: the stack as JSON (dump.lua).
+# chaos_redis_ports STATE: the ports of STATE's Redis, one a line: REDIS_PORT,
+# or on a Redis Cluster (up.sh --redis-cluster) the port of every node.
+chaos_redis_ports() {
+    awk -F= '$1 ~ /^REDIS_CLUSTER_PORT_[0-9]+$/ { n++; print $2 } $1 == "REDIS_PORT" { one = $2 }
+        END { if (!n) print one }' "$1/ports"
+}
+
+# chaos_redis_on PORT... -- ARGS...: redis-cli (10 s at most) on the Redis of
+# PORT; given more ports, a Redis Cluster: through the first node that
+# answers (one may be a master just killed), following redirections (-c),
+# so that a command with a key reaches the master of its slot now. A
+# command whose master is down prints nothing and fails, and so does one
+# Redis answers with a cluster error (CLUSTERDOWN during a failover, which
+# redis-cli prints and exits 0 on: read as a status it would look settled).
+# A script reaches its slot's master only by naming a key (a keyless one
+# runs on whichever node answered).
+chaos_redis_on() {
+    local ports=() port out rc
+    while (($#)) && [[ $1 != -- ]]; do ports+=("$1"); shift; done
+    shift
+    if ((${#ports[@]} == 1)); then
+        timeout 10 redis-cli -h 127.0.0.1 -p "${ports[0]}" "$@"
+        return
+    fi
+    for port in "${ports[@]}"; do
+        out=$(timeout 10 redis-cli -c -h 127.0.0.1 -p "$port" "$@" 2>&1)
+        rc=$?
+        # Refused by the node asked: the next one. Refused by the master it
+        # was redirected to: that master is down, so is every answer.
+        if [[ $out == "Could not connect to Redis at 127.0.0.1:$port:"* ]]; then continue; fi
+        if [[ $out == "Could not connect to Redis at"* ]]; then return 1; fi
+        [[ $out =~ ^(CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING|MOVED|ASK)\  ]] && return 1
+        [[ -z $out ]] || printf '%s\n' "$out"
+        return $rc
+    done
+    return 1
+}
+
+# chaos_redis STATE ARGS...: redis-cli on STATE's Redis (chaos_redis_on).
+chaos_redis() {
+    local state=$1 ports
+    shift
+    mapfile -t ports < <(chaos_redis_ports "$state")
+    chaos_redis_on "${ports[@]}" -- "$@"
+}
+
+# chaos_dump STATE ID [TRAVERSAL]: the stack as JSON (dump.lua). The script
+# names the stack's key, so that on a Redis Cluster it runs on the master of
+# the stack's slot; the stack's name (cv:stacks, in another slot) is then
+# read by a command of its own.
 chaos_dump() {
-    local state=$1 id=$2 trav=${3:-} port
-    port=$(sed -n 's/^REDIS_PORT=//p' "$state/ports")
-    timeout 60 redis-cli -h 127.0.0.1 -p "$port" --eval "$CHAOS_HERE/dump.lua" , \
-        "${CONVERGE_PREFIX:-cv:}" "$id" "$trav"
+    local state=$1 id=$2 trav=${3:-} prefix=${CONVERGE_PREFIX:-cv:} ports dump name mapped
+    mapfile -t ports < <(chaos_redis_ports "$state")
+    if ((${#ports[@]} == 1)); then
+        chaos_redis_on "${ports[@]}" -- --eval "$CHAOS_HERE/dump.lua" "$prefix{$id}:stack" , "$prefix" "$id" "$trav"
+        return
+    fi
+    dump=$(chaos_redis_on "${ports[@]}" -- --eval "$CHAOS_HERE/dump.lua" "$prefix{$id}:stack" , \
+        "$prefix" "$id" "$trav" cluster) || return 1
+    [[ $dump == "{"* ]] || { printf '%s\n' "$dump" >&2; return 1; }
+    name=$(chaos_redis_on "${ports[@]}" -- hget "$prefix{$id}:stack" name) || return 1
+    mapped=$(chaos_redis_on "${ports[@]}" -- hget "${prefix}stacks" "$name") || return 1
+    jq -c --arg m "$mapped" '.name_mapped = $m' <<<"$dump"
 }
 
 # chaos_wait_unnamed STATE ID: waits (30 s at most) until the name of the
@@ -40,12 +101,11 @@ chaos_dump() {
 # same script); killed in between, the reaper frees it at its next pass
 # (docs/architecture.md). The check then judges what is left.
 chaos_wait_unnamed() {
-    local port name deadline=$((SECONDS + 30))
-    port=$(sed -n 's/^REDIS_PORT=//p' "$1/ports")
-    name=$(redis-cli -h 127.0.0.1 -p "$port" hget "${CONVERGE_PREFIX:-cv:}{$2}:stack" name 2>/dev/null)
+    local name deadline=$((SECONDS + 30))
+    name=$(chaos_redis "$1" hget "${CONVERGE_PREFIX:-cv:}{$2}:stack" name 2>/dev/null)
     [[ -n $name ]] || return 0
     while ((SECONDS < deadline)) &&
-        [[ $(redis-cli -h 127.0.0.1 -p "$port" hget "${CONVERGE_PREFIX:-cv:}stacks" "$name" 2>/dev/null) == "$2" ]]; do
+        [[ $(chaos_redis "$1" hget "${CONVERGE_PREFIX:-cv:}stacks" "$name" 2>/dev/null) == "$2" ]]; do
         sleep 0.2
     done
 }
@@ -55,14 +115,14 @@ chaos_ledger_mode() {
     if grep -q ':ledger\|ledger' "$1/converge-engine" 2>/dev/null; then echo required; else echo optional; fi
 }
 
-# chaos_check STATE ID PHASE DEPS CHANGES BEFORE EXPECT LEDGER [SAVE] [FROM_TRAVERSAL]
+# chaos_check STATE ID PHASE DEPS CHANGES BEFORE EXPECT LEDGER [SAVE] [FROM_TRAVERSAL] [LOST_AFTER_MS]
 # Prints the findings; returns 1 if any is a violation. The events judged are
 # those of FROM_TRAVERSAL (default: the stack's current one) and later.
+# LOST_AFTER_MS: the stack's Redis master failed over at that time (check.jq).
 chaos_check() {
     local state=$1 id=$2 phase=$3 deps=$4 changes=$5 before=$6 expect=$7 ledger=$8 save=${9:-}
-    local trav=${10:-} dump out
-    [[ -n $trav ]] || trav=$(redis-cli -h 127.0.0.1 -p "$(sed -n 's/^REDIS_PORT=//p' "$state/ports")" \
-        hget "${CONVERGE_PREFIX:-cv:}{$id}:stack" traversal 2>/dev/null)
+    local trav=${10:-} lost=${11:-} dump out
+    [[ -n $trav ]] || trav=$(chaos_redis "$state" hget "${CONVERGE_PREFIX:-cv:}{$id}:stack" traversal 2>/dev/null)
     [[ $expect != DELETE_COMPLETE ]] || chaos_wait_unnamed "$state" "$id"
     if ! dump=$(chaos_dump "$state" "$id" "$trav") || [[ -z $dump ]]; then
         echo "VIOLATION: cannot read stack $id from Redis"
@@ -71,7 +131,7 @@ chaos_check() {
     [[ -n $save ]] && printf '%s\n' "$dump" >"$save"
     [[ -n $changes && -f $changes ]] || changes=/dev/null
     [[ -n $before && -f $before ]] || before=/dev/null
-    if ! out=$(jq -r --arg phase "$phase" --arg expect "$expect" --arg ledger_mode "$ledger" \
+    if ! out=$(jq -r --arg phase "$phase" --arg expect "$expect" --arg ledger_mode "$ledger" --arg lost_after "$lost" \
         --slurpfile deps "$deps" --slurpfile changes "$changes" --slurpfile before "$before" \
         -f "$CHAOS_HERE/check.jq" <<<"$dump" 2>&1); then
         echo "VIOLATION: the checker failed: $out"
@@ -83,7 +143,7 @@ chaos_check() {
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
     set -uo pipefail
-    state="" id="" phase="" deps="" changes="" before="" expect="" ledger=auto build="" save="" from=""
+    state="" id="" phase="" deps="" changes="" before="" expect="" ledger=auto build="" save="" from="" lost=""
     while (($#)); do
         case $1 in
         --dir) state=$2 ;;
@@ -97,7 +157,8 @@ if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
         --build-dir) build=$2 ;;
         --save) save=$2 ;;
         --from-traversal) from=$2 ;;
-        -h | --help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --lost-after) lost=$2 ;;
+        -h | --help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "unknown argument: $1" >&2; exit 2 ;;
         esac
         shift 2 || { echo "$1 needs a value" >&2; exit 2; }
@@ -107,5 +168,5 @@ if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
         case $phase in create) expect=CREATE_COMPLETE ;; update) expect=UPDATE_COMPLETE ;; *) expect=DELETE_COMPLETE ;; esac
     fi
     [[ $ledger != auto ]] || ledger=$(chaos_ledger_mode "${build:-$CHAOS_HERE/../../build}")
-    chaos_check "$state" "$id" "$phase" "$deps" "$changes" "$before" "$expect" "$ledger" "$save" "$from"
+    chaos_check "$state" "$id" "$phase" "$deps" "$changes" "$before" "$expect" "$ledger" "$save" "$from" "$lost"
 fi

@@ -70,18 +70,24 @@ chaos_workers() {
     for ((k = 1; k <= CHAOS_OBSERVERS; k++)); do echo "observer-$k"; done
 }
 
-# Loads STATE, the ports and the client environment of the deployment.
+# Loads STATE, the ports and the client environment of the deployment (a
+# Redis Cluster's ports too, and none left of a deployment loaded before).
 chaos_load_env() {
     STATE=$(cv_abspath "$CHAOS_STATE")
     # shellcheck disable=SC2034 # set by cv_state_load_ports, read by state.sh
     REDIS_PORT="" KAFKA_PORT="" KAFKA_BROKERS=""
+    unset REDIS_CLUSTER_NODES "${!REDIS_CLUSTER_PORT_@}" "${!KAFKA_PORT_@}" "${!KAFKA_CTRL_PORT_@}"
     cv_state_load_ports
+    mapfile -t CHAOS_REDIS_PORTS < <(chaos_redis_ports "$STATE")
     # shellcheck disable=SC1091
     . "$STATE/env"
     export CONVERGE_REDIS CONVERGE_KAFKA CONVERGE_KAFKA_OPTS
 }
 
-rcli() { timeout 10 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" "$@"; }
+# redis-cli on the deployment's Redis; on a Redis Cluster through a node that
+# answers, following redirections (check.sh, chaos_redis_on).
+CHAOS_REDIS_PORTS=()
+rcli() { chaos_redis_on "${CHAOS_REDIS_PORTS[@]}" -- "$@"; }
 
 # chaos_service ACTION NAME [--no-wait]: deploy/local/service.sh on our deployment.
 chaos_service() {
@@ -106,10 +112,11 @@ chaos_workers_ready() {
     done
 }
 
-# Starts Redis and Kafka (up.sh, no workers), then the workers.
+# Starts Redis and Kafka (up.sh, no workers, and CHAOS_UP_ARGS), then the workers.
+CHAOS_UP_ARGS=()
 chaos_up() {
     "$CHAOS_ROOT/deploy/local/up.sh" --dir "$CHAOS_STATE" --build-dir "$CHAOS_BUILD" --no-build \
-        --engines 0 --observers 0 --brokers "$CHAOS_BROKERS" >"$CHAOS_ROOT/.chaos-up.log" 2>&1 || {
+        --engines 0 --observers 0 --brokers "$CHAOS_BROKERS" "${CHAOS_UP_ARGS[@]}" >"$CHAOS_ROOT/.chaos-up.log" 2>&1 || {
         cat "$CHAOS_ROOT/.chaos-up.log" >&2
         return 1
     }
@@ -306,8 +313,9 @@ chaos_explain_stuck() {
     trav=$(stack_get "$id" traversal)
     echo "    stack: $(rcli hmget "${PREFIX}{$id}:stack" status traversal "done" total expanded | xargs)"
     echo "    counts: $(rcli hgetall "${PREFIX}{$id}:counts" | paste -sd' ')"
-    echo "    leases: $(rcli --scan --pattern "${PREFIX}{$id}:lease:*" | wc -l) held"
-    rcli --eval "$CHAOS_HERE/stuck.lua" , "$PREFIX" "$id" "$trav" 2>/dev/null | head -8 | sed 's/^/    /'
+    echo "    leases: $(leases_of "$id" | grep -c .) held"
+    # The stack's key named, so that on a Redis Cluster it runs on its master.
+    rcli --eval "$CHAOS_HERE/stuck.lua" "${PREFIX}{$id}:stack" , "$PREFIX" "$id" "$trav" 2>/dev/null | head -8 | sed 's/^/    /'
     for name in $(chaos_workers); do
         echo "    $name: state/jobs/actions/inflight $(rcli hmget "${PREFIX}worker:$name" state jobs actions inflight | xargs)"
     done

@@ -15,6 +15,13 @@
 #   kafka      restart every Kafka broker at once (SIGKILL; --long alternates SIGTERM)
 #   broker-failover  SIGKILL the broker leading the most job partitions at 20%
 #              of a create; no job lost, new leaders and progress timed
+#   redis-failover  on a Redis Cluster deployment of its own (3 masters +
+#              3 replicas, 1 broker, in STATE-redis-cluster): three stacks of
+#              SIZE/3 through create, update and delete; in each the master
+#              holding the most of them SIGKILL at 20%, its replica takes
+#              over; small stacks submitted across the create's failover:
+#              every acknowledged one exists and completes; times to the
+#              promotion and to the stacks' next progress
 #   partition-redis, partition-kafka  an extra engine in a network namespace
 #              cut off from Redis only / Kafka only at 20% of a create: it
 #              steps aside, the stack completes on the others, no lease of its
@@ -54,7 +61,7 @@ LONG=0 SIZE=2200 KEEP=0
 CHAOS_BUILD=$CHAOS_ROOT/build
 CHAOS_STATE=$CHAOS_ROOT/.local-chaos
 ONLY=()
-usage() { sed -n '2,46p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,53p' "$0" | sed 's/^# \{0,1\}//'; }
 while (($#)); do
     case $1 in
     --long) LONG=${2:?}; shift ;;
@@ -113,6 +120,8 @@ cleanup() {
     ((${#DUP_PIDS[@]} == 0)) || dup_stop
     # The cluster scenario's agents and replica processes, if it was cut short.
     [[ -z ${CLUSTER_FILE:-} ]] || cluster_stop
+    # The redis-failover scenario's deployment, if it was cut short.
+    [[ -z ${RF_STATE:-} ]] || rf_down >/dev/null 2>&1
     local name pid
     # Never leave a worker stopped (SIGSTOP) behind.
     for name in $(chaos_workers); do

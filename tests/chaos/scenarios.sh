@@ -12,7 +12,7 @@
 # settle after its faults end, on top of the lease and the group session).
 
 # shellcheck disable=SC2034 # used by run.sh
-SCENARIOS=(kill pause redis kafka broker-failover partition-redis partition-kafka poison duplicate cluster)
+SCENARIOS=(kill pause redis kafka broker-failover redis-failover partition-redis partition-kafka poison duplicate cluster)
 
 SESSION_S=2 # the workers' consumer group session (1 s locally, docs/kafka.md), and some
 
@@ -31,11 +31,13 @@ scen_stack() {
 settle_s() { echo $((SETTLE + $(chaos_lease_ms) / 1000 + SESSION_S)); }
 
 # scen_check ID PHASE [BEFORE_DUMP] [SAVE]: the invariants, into
-# CHAOS_VIOLATIONS; the events from PHASE_TRAV (set when the phase started).
+# CHAOS_VIOLATIONS; the events from PHASE_TRAV (set when the phase started);
+# CHAOS_LOST_AFTER: when the stack's Redis master failed over (check.jq).
 scen_check() {
     local id=$1 phase=$2 before=${3:-} save=${4:-} expect line out
     case $phase in create) expect=CREATE_COMPLETE ;; update) expect=UPDATE_COMPLETE ;; *) expect=DELETE_COMPLETE ;; esac
-    out=$(chaos_check "$STATE" "$id" "$phase" "$DEPS" "$CHANGES" "$before" "$expect" "$LEDGER" "$save" "${PHASE_TRAV:-}")
+    out=$(chaos_check "$STATE" "$id" "$phase" "$DEPS" "$CHANGES" "$before" "$expect" "$LEDGER" "$save" \
+        "${PHASE_TRAV:-}" "${CHAOS_LOST_AFTER:-}")
     while IFS= read -r line; do
         case $line in
         VIOLATION:*) chaos_violation "$phase: ${line#VIOLATION: }" ;;
@@ -124,7 +126,9 @@ repeat
   end
 until c == '0'
 return out"
-leases_of() { rcli eval "$LEASES_LUA" 0 "${PREFIX}{$1}:lease:" 2>/dev/null; }
+# The stack's key is named only so that on a Redis Cluster the script runs on
+# the master of the stack's slot.
+leases_of() { rcli eval "$LEASES_LUA" 1 "${PREFIX}{$1}:stack" "${PREFIX}{$1}:lease:" 2>/dev/null; }
 
 scenario_pause() {
     local run=$1 id lease_ms target pid tries held=() r v t_stop t_resume now attempt
@@ -341,6 +345,14 @@ scenario_broker-failover() {
     SCEN_DETAIL="$name (leader of $led job partitions) SIGKILL at ${d0:-?}/$(stack_get "$id" total) done; new leaders after ${t_led:-?} ms, progress again ${rec:-?} ms after the kill"
     scen_end
 }
+
+# ---------------------------------------------------------------------------
+# 4b'. A Redis Cluster master killed under three stacks, in each of create,
+#      update and delete, on a cluster deployment of its own.
+# ---------------------------------------------------------------------------
+
+# shellcheck source=redis_failover.sh
+. "$CHAOS_HERE/redis_failover.sh"
 
 # ---------------------------------------------------------------------------
 # 4c, 4d. Asymmetric partitions: an extra engine, engine-cut, in a network

@@ -1,6 +1,8 @@
--- Where a stuck traversal waits (read only). ARGV: 1 key prefix, 2 stack id,
--- 3 traversal. Returns lines: "summary ...", then for every node that is
--- not done although all its predecessors are ("ready"), its record:
+-- Where a stuck traversal waits (read only). KEYS: 1 the stack's record,
+-- named so that on a Redis Cluster the call goes to its slot's master.
+-- ARGV: 1 key prefix, 2 stack id, 3 traversal. Returns lines: "summary ...",
+-- then for every node that is not done although all its predecessors are
+-- ("ready"), its record:
 -- "ready NODE preds=N sp=M status=... version=... traversal=... worker=... lease=...".
 -- Key names are the patterns of docs/keyspace.md (made in C by proto/cv_keys.h):
 -- this script runs outside Converge, so it spells them out from the prefix.
