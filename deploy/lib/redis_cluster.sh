@@ -84,6 +84,8 @@ cv_redis_cluster_node_start() {
     mkdir -p "$STATE/redis-c$k"
     rm -f "$STATE/pids/redis-c$k.pid"
     mapfile -t args < <(cv_redis_cluster_node_args "$k")
+    # (none yet: a deployment of an up.sh from before it had one)
+    [[ -f $STATE/redis-cluster.conf ]] || : >"$STATE/redis-cluster.conf"
     redis-server "$STATE/redis-cluster.conf" "${args[@]}" --bind 127.0.0.1 --dir "$STATE/redis-c$k" \
         --daemonize yes --pidfile "$STATE/pids/redis-c$k.pid" --logfile "$STATE/log/redis-c$k.log" \
         --appendonly yes --appendfsync everysec --save "" \
@@ -198,7 +200,6 @@ cv_redis_cluster_ensure() {
         cv_redis_cluster_setup "$acl" "$tls"
         cv_state_save_ports
     fi
-    [[ -f $STATE/redis-cluster.conf ]] || : >"$STATE/redis-cluster.conf"
     for ((k = 1; k <= REDIS_CLUSTER_NODES; k++)); do
         cv_alive "redis-c$k" >/dev/null || cv_redis_cluster_node_start "$k"
     done
