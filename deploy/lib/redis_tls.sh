@@ -6,11 +6,22 @@
 # connects with TLS, verifying the server's certificate against the local
 # CA, to Redis, which listens only on its TLS port (REDIS_TLS_PORT; its plain
 # port is 0). Certificates are made at set-up with openssl in STATE/tls/.
+# A Redis Cluster (--redis-cluster --redis-tls) has one such pair of ports
+# per node, one stunnel serving them all, and TLS on its cluster bus and
+# replication too (deploy/lib/redis_cluster.sh).
 
-# Makes a CA and a server certificate for 127.0.0.1 in DIR, unless there.
+# Makes a CA and a certificate for 127.0.0.1 in DIR, unless there. It is a
+# client certificate too: the nodes of a cluster present it to each other
+# on the cluster bus, where Redis always asks for one. One made before it
+# was (server only) is made again.
 cv_redis_tls_certs() {
-    cv_tls_certs "$1" redis "Converge local CA" "IP:127.0.0.1" serverAuth ||
-        cv_die "openssl could not make the certificates: $1/openssl.log"
+    local dir=$1
+    if [[ -s $dir/redis.crt ]] && ! openssl x509 -in "$dir/redis.crt" -noout -ext extendedKeyUsage \
+        2>/dev/null | grep -q 'Client Authentication'; then
+        rm -f "$dir/redis.crt" "$dir/ca.crt"
+    fi
+    cv_tls_certs "$dir" redis "Converge local CA" "IP:127.0.0.1" serverAuth,clientAuth ||
+        cv_die "openssl could not make the certificates: $dir/openssl.log"
 }
 
 # The redis-server arguments of a TLS-only Redis on TLS_PORT, certificates in DIR.
@@ -20,15 +31,23 @@ cv_redis_tls_server_args() {
         --tls-key-file "$dir/redis.key" --tls-ca-cert-file "$dir/ca.crt" --tls-auth-clients no
 }
 
-# Writes STATE/stunnel.conf: plain PLAIN_PORT -> TLS TLS_PORT, verified.
+# Writes STATE/stunnel.conf: plain PLAIN_PORT -> TLS TLS_PORT, verified, for
+# each pair of ports given.
 cv_redis_tls_stunnel_conf() {
-    local state=$1 plain_port=$2 tls_port=$3
-    cat >"$state/stunnel.conf" <<CONF
+    local state=$1 plain_port tls_port
+    shift
+    {
+        cat <<CONF
 ; The client side of Redis's TLS, written by deploy/local/up.sh --redis-tls.
 pid = $state/pids/stunnel.pid
 output = $state/log/stunnel.log
 foreground = no
-[redis]
+CONF
+        while (($# >= 2)); do
+            plain_port=$1 tls_port=$2
+            shift 2
+            cat <<CONF
+[redis-$tls_port]
 client = yes
 accept = 127.0.0.1:$plain_port
 connect = 127.0.0.1:$tls_port
@@ -36,4 +55,6 @@ CAfile = $state/tls/ca.crt
 verifyChain = yes
 checkIP = 127.0.0.1
 CONF
+        done
+    } >"$state/stunnel.conf"
 }

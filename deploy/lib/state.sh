@@ -8,7 +8,8 @@
 #                               wipe or remove paths inside such a directory)
 #   STATE/env                   the exports clients source
 #   STATE/ports                 REDIS_PORT, KAFKA_BROKERS, KAFKA_PORT_K and
-#                               KAFKA_CTRL_PORT_K of this run (deploy/lib/kafka.sh)
+#                               KAFKA_CTRL_PORT_K of this run (deploy/lib/kafka.sh),
+#                               REDIS_CLUSTER_{,TLS_,BUS_}PORT_K (deploy/lib/redis_cluster.sh)
 #   STATE/pids/NAME.pid         one per process we started
 #   STATE/log/NAME.log          its output
 #   STATE/redis/                Redis data (AOF), kept across restarts
@@ -36,6 +37,8 @@ cv_state_open() {
     exec 8>"$STATE/.lock"
     flock -w 120 8 || cv_die "another up.sh or down.sh is working on $STATE"
     REDIS_PORT="" REDIS_TLS_PORT="" KAFKA_PORT="" KAFKA_BROKERS="" REDIS_CLUSTER_NODES=""
+    local v
+    for v in ${!REDIS_CLUSTER_TLS_PORT_@} ${!REDIS_CLUSTER_BUS_PORT_@}; do unset "$v"; done
     cv_state_load_ports
 }
 
@@ -44,7 +47,7 @@ cv_state_load_ports() {
     [[ -f $STATE/ports ]] || return 0
     while IFS='=' read -r key value; do
         [[ $value =~ ^[0-9]+$ ]] || continue
-        [[ $key =~ ^(REDIS_PORT|REDIS_TLS_PORT|REDIS_CLUSTER_NODES|REDIS_CLUSTER_PORT_[0-9]+|KAFKA_BROKERS|KAFKA_PORT_[0-9]+|KAFKA_CTRL_PORT_[0-9]+)$ ]] || continue
+        [[ $key =~ ^(REDIS_PORT|REDIS_TLS_PORT|REDIS_CLUSTER_NODES|REDIS_CLUSTER_PORT_[0-9]+|REDIS_CLUSTER_TLS_PORT_[0-9]+|REDIS_CLUSTER_BUS_PORT_[0-9]+|KAFKA_BROKERS|KAFKA_PORT_[0-9]+|KAFKA_CTRL_PORT_[0-9]+)$ ]] || continue
         printf -v "$key" '%s' "$value"
     done <"$STATE/ports"
     KAFKA_PORT=${KAFKA_PORT_0:-}
@@ -59,6 +62,9 @@ cv_state_save_ports() {
         for ((k = 1; k <= ${REDIS_CLUSTER_NODES:-0}; k++)); do
             local port_var=REDIS_CLUSTER_PORT_$k
             printf 'REDIS_CLUSTER_PORT_%d=%s\n' "$k" "${!port_var}"
+            for port_var in REDIS_CLUSTER_TLS_PORT_$k REDIS_CLUSTER_BUS_PORT_$k; do
+                [[ -z ${!port_var:-} ]] || printf '%s=%s\n' "$port_var" "${!port_var}"
+            done
         done
         for ((k = 0; k < ${KAFKA_BROKERS:-0}; k++)); do
             printf 'KAFKA_PORT_%d=%s\nKAFKA_CTRL_PORT_%d=%s\n' "$k" "$(cv_kafka_port "$k")" \
@@ -76,9 +82,11 @@ cv_state_save_ports() {
 cv_markers_redis() {
     CV_MARKERS=(redis-server "127.0.0.1:${REDIS_TLS_PORT:-${REDIS_PORT:-unknown}}")
 }
-# cv_markers_redis_node K: node K of up.sh --redis-cluster (deploy/lib/redis_cluster.sh).
+# cv_markers_redis_node K: node K of up.sh --redis-cluster (deploy/lib/redis_cluster.sh),
+# named by its TLS port when it has one (its plain port is then the sidecar's).
 cv_markers_redis_node() {
-    local port_var=REDIS_CLUSTER_PORT_$1
+    local port_var=REDIS_CLUSTER_TLS_PORT_$1
+    [[ -n ${!port_var:-} ]] || port_var=REDIS_CLUSTER_PORT_$1
     CV_MARKERS=(redis-server "127.0.0.1:${!port_var:-unknown}")
 }
 cv_markers_stunnel() { CV_MARKERS=(stunnel "$STATE/stunnel.conf"); }
@@ -104,8 +112,12 @@ cv_rcli() {
         timeout 5 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" "$@"
         return
     fi
-    local out rc=0
-    out=$(timeout 5 redis-cli -c -h 127.0.0.1 -p "$REDIS_PORT" "$@") || rc=$?
+    # With TLS (--redis-cluster --redis-tls), to the first node's TLS port:
+    # a redirection names a node's TLS port, which no sidecar port is.
+    local out rc=0 to=(-p "$REDIS_PORT")
+    [[ -z ${REDIS_CLUSTER_TLS_PORT_1:-} ]] ||
+        to=(--tls --cacert "$STATE/tls/ca.crt" -p "$REDIS_CLUSTER_TLS_PORT_1")
+    out=$(timeout 5 redis-cli -c -h 127.0.0.1 "${to[@]}" "$@") || rc=$?
     [[ -z $out ]] || sed '/^-> Redirected to slot/d' <<<"$out"
     return $rc
 }

@@ -69,7 +69,7 @@ if $purge; then
     # Only the paths up.sh creates, never a blind rm -rf of the directory.
     rm -rf "$STATE/pids" "$STATE/log" "$STATE/redis" "$STATE"/redis-c[0-9]* "$STATE"/kafka*-data "$STATE/agents" "$STATE/tls" \
         "$STATE/kafka-sasl"
-    rm -f "$STATE"/redis-*.pass "$STATE/redis.acl" "$STATE/stunnel.conf" "$STATE/worker.env" \
+    rm -f "$STATE"/redis-*.pass "$STATE/redis.acl" "$STATE/redis-cluster.conf" "$STATE/stunnel.conf" "$STATE/worker.env" \
         "$STATE/worker.env.tmp"
     rm -f "$STATE/cluster.json" "$STATE/cluster.json.tmp" "$STATE/ports" "$STATE/ports.tmp" "$STATE/env.tmp" "$STATE"/*.properties \
         "$STATE/.converge-state" "$STATE/.lock"

@@ -42,7 +42,9 @@
 #   --redis-cluster    a Redis Cluster of 3 masters and 3 replicas (redis-c1..6,
 #                      `redis-cli --cluster create`); clients get
 #                      redis+cluster://... (docs/redis-cluster.md). Decided when
-#                      Redis first starts; not with --redis-acl or --redis-tls
+#                      Redis first starts. With --redis-acl every node has the
+#                      ACL users; with --redis-tls every node is on TLS only,
+#                      with a sidecar port per node (docs/security.md)
 #   --redis-one-node-cluster  Redis in cluster mode, one master holding every
 #                      slot: no routing needed, yet every cluster rule applies (a
 #                      script or transaction across two slots is refused, CROSSSLOT)
@@ -103,8 +105,8 @@ if [[ ! $partitions =~ ^[0-9]+$ ]] || ((partitions < 1)); then
     cv_die "--partitions takes a count >= 1"
 fi
 [[ $brokers == 1 || $brokers == 3 ]] || cv_usage_error "--brokers takes 1 or 3"
-if $redis_cluster6 && { $redis_acl || $redis_tls || $redis_cluster; }; then
-    cv_usage_error "--redis-cluster goes with none of --redis-acl, --redis-tls, --redis-one-node-cluster"
+if $redis_cluster6 && $redis_cluster; then
+    cv_usage_error "give --redis-cluster or --redis-one-node-cluster, not both"
 fi
 build_dir=$(cv_build_dir "$build_dir" "$sanitize")
 if [[ -n $nodes ]] && { [[ ! $nodes =~ ^[0-9]+$ ]] || ((nodes < 1 || nodes > 200)); }; then
@@ -212,15 +214,23 @@ redis_acl_mode() {
 
 # The TLS sidecar, when Redis runs with TLS (STATE/stunnel.conf): started
 # again if it died, since every client reaches Redis through it.
+# With a TLS cluster, one stunnel serves every node (a port for each).
 ensure_redis_sidecar() {
-    [[ -f $STATE/stunnel.conf && -n $REDIS_TLS_PORT ]] || return 0
+    [[ -f $STATE/stunnel.conf ]] && [[ -n $REDIS_TLS_PORT || -n ${REDIS_CLUSTER_TLS_PORT_1:-} ]] ||
+        return 0
     cv_alive stunnel >/dev/null && return 0
+    local servers=(redis)
+    [[ -z ${REDIS_CLUSTER_NODES:-} ]] || mapfile -t servers < <(cv_redis_cluster_names)
     rm -f "$STATE/pids/stunnel.pid"
     stunnel4 "$STATE/stunnel.conf" >>"$STATE/log/stunnel.log" 2>&1 7>&- 8>&- 9>&- ||
-        fail_and_stop "stunnel did not start: $(tail -3 "$STATE/log/stunnel.log")" redis
+        fail_and_stop "stunnel did not start: $(tail -3 "$STATE/log/stunnel.log")" "${servers[@]}"
     cv_wait_until 10 "stunnel to write its PID file" cv_alive stunnel >/dev/null ||
-        fail_and_stop "stunnel did not come up: $(tail -3 "$STATE/log/stunnel.log")" redis
-    cv_log "redis: TLS sidecar (stunnel) on 127.0.0.1:$REDIS_PORT -> TLS 127.0.0.1:$REDIS_TLS_PORT"
+        fail_and_stop "stunnel did not come up: $(tail -3 "$STATE/log/stunnel.log")" "${servers[@]}"
+    if [[ -n ${REDIS_CLUSTER_NODES:-} ]]; then
+        cv_log "redis: TLS sidecar (stunnel) on $(cv_redis_cluster_seeds), one port per node's TLS port"
+    else
+        cv_log "redis: TLS sidecar (stunnel) on 127.0.0.1:$REDIS_PORT -> TLS 127.0.0.1:$REDIS_TLS_PORT"
+    fi
 }
 
 # The redis-server arguments of this run's mode (ACL, TLS) in REDIS_MODE_ARGS.
@@ -250,8 +260,12 @@ redis_mode_args() {
 ensure_redis() {
     local pid
     if $redis_cluster6 || [[ -n ${REDIS_CLUSTER_NODES:-} ]]; then
-        cv_redis_cluster_ensure "$TIMEOUT"
-        cv_log "redis: a cluster of 3 masters and 3 replicas on $(cv_redis_cluster_seeds)"
+        cv_redis_cluster_ensure "$TIMEOUT" "$redis_acl" "$redis_tls"
+        redis_acl_mode
+        ensure_redis_sidecar
+        cv_log "redis: a cluster of 3 masters and 3 replicas on $(cv_redis_cluster_seeds)$($redis_acl &&
+            echo ", ACL users converge-worker and converge-cli")$([[ -n ${REDIS_CLUSTER_TLS_PORT_1:-} ]] &&
+            echo ", TLS only: $(cv_redis_cluster_node_addrs | tr '\n' ' ' | sed 's/ $//')")"
         return 0
     fi
     if pid=$(cv_alive redis); then
@@ -436,17 +450,22 @@ ensure_kafka() {
 # ---------------------------------------------------------------------------
 
 write_env() {
-    local client_redis=redis://127.0.0.1:$REDIS_PORT/0 client_auth=""
-    [[ -z ${REDIS_CLUSTER_NODES:-} ]] || client_redis=redis+cluster://$(cv_redis_cluster_seeds)
+    local scheme=redis:// where=127.0.0.1:$REDIS_PORT/0 client_auth="" address_map=""
+    [[ -z ${REDIS_CLUSTER_NODES:-} ]] || scheme=redis+cluster:// where=$(cv_redis_cluster_seeds)
+    local client_redis=$scheme$where
     CONVERGE_REDIS=$client_redis
-    unset CONVERGE_REDIS_PASSWORD_FILE
+    unset CONVERGE_REDIS_PASSWORD_FILE CONVERGE_REDIS_ADDRESS_MAP
     if $redis_acl; then
         # This script's workers and agents inherit the worker user's file.
-        CONVERGE_REDIS=redis://converge-worker@127.0.0.1:$REDIS_PORT/0
+        CONVERGE_REDIS=${scheme}converge-worker@$where
         export CONVERGE_REDIS_PASSWORD_FILE=$STATE/redis-worker.pass
-        client_redis=redis://converge-cli@127.0.0.1:$REDIS_PORT/0
+        client_redis=${scheme}converge-cli@$where
         client_auth="export CONVERGE_REDIS_PASSWORD_FILE=$STATE/redis-cli.pass"
     fi
+    # A TLS cluster's nodes announce their TLS ports; everyone reaches them
+    # through the sidecar's ports instead.
+    address_map=$(cv_redis_cluster_address_map)
+    [[ -z $address_map ]] || export CONVERGE_REDIS_ADDRESS_MAP=$address_map
     CONVERGE_KAFKA=$(cv_kafka_bootstrap)
     CONVERGE_KAFKA_OPTS="" client_kafka_opts="" client_kafka_auth=""
     unset CONVERGE_KAFKA_PASSWORD_FILE
@@ -465,6 +484,8 @@ write_env() {
 # Kafka: $KAFKA_BROKERS broker(s), KRaft (Kafka $CV_KAFKA_VERSION).
 export CONVERGE_REDIS=$client_redis
 ${client_auth:-unset CONVERGE_REDIS_PASSWORD_FILE}
+$([[ -n $address_map ]] && echo "export CONVERGE_REDIS_ADDRESS_MAP=$address_map" ||
+        echo "unset CONVERGE_REDIS_ADDRESS_MAP")
 export CONVERGE_KAFKA=$CONVERGE_KAFKA
 export CONVERGE_KAFKA_OPTS="$client_kafka_opts"
 ${client_kafka_auth:-unset CONVERGE_KAFKA_PASSWORD_FILE}

@@ -14,6 +14,11 @@
  * (first line): it is set as librdkafka's sasl.password after every
  * pass-through setting, so it wins over a sasl.password in
  * CONVERGE_KAFKA_OPTS / --kafka-opt, and never needs a command line.
+ *
+ * CONVERGE_REDIS_ADDRESS_MAP ("announced=reached,...", host:port each) maps
+ * the addresses a Redis Cluster announces (CLUSTER SLOTS, MOVED, ASK) to the
+ * ones this client must connect to instead: a node behind NAT, or reached
+ * through a local TLS sidecar (docs/security.md). Seeds are not mapped.
  */
 #ifndef CV_OPTS_H
 #define CV_OPTS_H
@@ -23,11 +28,18 @@
 
 #define CV_MAX_KAFKA_OPTS 64
 #define CV_REDIS_SEEDS_MAX 16
+#define CV_REDIS_MAP_MAX 32
 
 typedef struct cv_redis_addr {
     char host[256];
     int port;
 } cv_redis_addr_t;
+
+/* An address a Redis Cluster announces, and the one to connect to instead. */
+typedef struct cv_redis_addr_map {
+    cv_redis_addr_t announced;
+    cv_redis_addr_t reached;
+} cv_redis_addr_map_t;
 
 typedef struct cv_opts {
     char redis_url[512];  /* redacted: safe to print */
@@ -42,6 +54,8 @@ typedef struct cv_opts {
     char redis_user[128]; /* "" for Redis's default user */
     char redis_pass[256]; /* "" for no AUTH */
     bool redis_pass_from_file;
+    int nredis_map;
+    cv_redis_addr_map_t redis_map[CV_REDIS_MAP_MAX];
     char kafka[512];
     int nkafka_opts;
     char *kafka_opts[CV_MAX_KAFKA_OPTS]; /* "key=value", owned */
@@ -60,6 +74,15 @@ int cv_opts_set_redis(cv_opts_t *o, const char *url, char *errstr, size_t errstr
 
 /* Reads the password from the first line of path; it then wins over the URL's. */
 int cv_opts_read_redis_password(cv_opts_t *o, const char *path, char *errstr, size_t errstr_size);
+
+/* Parses CONVERGE_REDIS_ADDRESS_MAP's "host:port=host:port[,...]" (the
+ * announced address, then the reached one; ports required) into o's map,
+ * replacing it; "" empties it. 0, or CV_EINVAL naming the bad entry. */
+int cv_opts_set_redis_map(cv_opts_t *o, const char *spec, char *errstr, size_t errstr_size);
+
+/* The address to connect to for one a Redis Cluster announced: its mapped
+ * one, or itself when the map does not name it. */
+void cv_opts_redis_route(const cv_opts_t *o, const char **host, int *port);
 
 /* url with the password of its user part replaced by "***" (unchanged
  * when it has none). Always NUL-terminates out. */

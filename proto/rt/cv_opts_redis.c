@@ -1,7 +1,8 @@
 /*
  * The Redis part of cv_opts: the URL with its credentials, the password
- * file, the redacted form that is printed instead of the URL, and the AUTH
- * command every connection sends first.
+ * file, the redacted form that is printed instead of the URL, the AUTH
+ * command every connection sends first, and the map from the addresses a
+ * cluster announces to the ones to connect to.
  */
 #include "cv_opts.h"
 
@@ -202,4 +203,66 @@ int cv_opts_redis_auth_argv(const cv_opts_t *o, const char *argv[3])
     argv[1] = o->redis_user;
     argv[2] = o->redis_pass;
     return 3;
+}
+
+/* "host:port" in s[0..n), port required; -1 when it is not that. */
+static int parse_map_addr(cv_redis_addr_t *a, const char *s, size_t n)
+{
+    const char *colon = NULL;
+    for (const char *p = s; p < s + n; p++)
+        if (*p == ':')
+            colon = p;
+    size_t hl = colon ? (size_t)(colon - s) : 0;
+    if (hl == 0 || hl >= sizeof(a->host) || colon + 1 == s + n)
+        return -1;
+    long v = 0;
+    for (const char *p = colon + 1; p < s + n; p++) {
+        if (*p < '0' || *p > '9' || v > 65535)
+            return -1;
+        v = v * 10 + (*p - '0');
+    }
+    if (v <= 0 || v > 65535)
+        return -1;
+    memcpy(a->host, s, hl);
+    a->host[hl] = '\0';
+    a->port = (int)v;
+    return 0;
+}
+
+int cv_opts_set_redis_map(cv_opts_t *o, const char *spec, char *errstr, size_t errstr_size)
+{
+    o->nredis_map = 0;
+    for (const char *p = spec; *p;) {
+        size_t n = strcspn(p, ",");
+        if (o->nredis_map == CV_REDIS_MAP_MAX) {
+            o->nredis_map = 0;
+            return cv_seterr(errstr, errstr_size, CV_EINVAL,
+                             "CONVERGE_REDIS_ADDRESS_MAP: more than %d entries", CV_REDIS_MAP_MAX);
+        }
+        const char *eq = memchr(p, '=', n);
+        cv_redis_addr_map_t *m = &o->redis_map[o->nredis_map];
+        if (!eq || parse_map_addr(&m->announced, p, (size_t)(eq - p)) ||
+            parse_map_addr(&m->reached, eq + 1, n - (size_t)(eq - p) - 1)) {
+            o->nredis_map = 0;
+            return cv_seterr(errstr, errstr_size, CV_EINVAL,
+                             "CONVERGE_REDIS_ADDRESS_MAP: bad entry \"%.*s\": want "
+                             "announced-host:port=reached-host:port",
+                             (int)n, p);
+        }
+        o->nredis_map++;
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
+void cv_opts_redis_route(const cv_opts_t *o, const char **host, int *port)
+{
+    for (int i = 0; i < o->nredis_map; i++) {
+        const cv_redis_addr_map_t *m = &o->redis_map[i];
+        if (m->announced.port == *port && strcmp(m->announced.host, *host) == 0) {
+            *host = m->reached.host;
+            *port = m->reached.port;
+            return;
+        }
+    }
 }

@@ -149,11 +149,13 @@ static void on_node_gone(void *ud, cv__rnode_t *n)
     }
 }
 
-/* The node at host:port, connected to now if it is new; NULL when that
- * fails (said) or there is no room. */
+/* The node the cluster announces at host:port (reached where the address
+ * map says), connected to now if it is new; NULL when that fails (said) or
+ * there is no room. */
 static cv__rnode_t *node_at(cv_redis_t *r, const char *host, int port, char *err, size_t err_size)
 {
     int free_slot = -1;
+    cv_opts_redis_route(r->opts, &host, &port);
     for (int i = 0; i < NODES_MAX; i++) {
         if (r->nodes[i] && !cv__rnode_closing(r->nodes[i]) && cv__rnode_is(r->nodes[i], host, port))
             return r->nodes[i];

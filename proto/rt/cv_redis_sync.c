@@ -49,6 +49,13 @@ static int node_add(cv_redis_sync_t *s, const char *host, int port)
     return s->nnodes++;
 }
 
+/* A node the cluster announced: added at the address the map says. */
+static int node_add_announced(cv_redis_sync_t *s, const char *host, int port)
+{
+    cv_opts_redis_route(s->opts, &host, &port);
+    return node_add(s, host, port);
+}
+
 static redisContext *node_context(cv_redis_sync_t *s, int i, int *rcp)
 {
     snode_t *n = &s->nodes[i];
@@ -75,7 +82,7 @@ static int map_slots(cv_redis_sync_t *s, redisContext *c, const char *asked)
             const char *host;
             int n = -1;
             if (cv__redis_slot_range(rep->element[i], asked, &lo, &hi, &host, &port))
-                n = node_add(s, host, (int)port);
+                n = node_add_announced(s, host, (int)port);
             for (long long k = lo; n >= 0 && k <= hi; k++)
                 s->slots[k] = (int16_t)n;
             if (n < 0 && !s->err[0])
@@ -178,7 +185,7 @@ redisReply *cv_redis_sync_argv(cv_redis_sync_t *s, int argc, const char **argv, 
         }
         freeReplyObject(rep);
         ask = to.ask;
-        n = node_add(s, to.host, to.port);
+        n = node_add_announced(s, to.host, to.port);
         if (n >= 0 && !ask)
             s->slots[to.slot] = (int16_t)n;
     }

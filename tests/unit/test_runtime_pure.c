@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,6 +289,57 @@ static void test_uuid_is_the_same_for_the_same_version_and_differs_otherwise(voi
     assert_int_equal(a[14], '5');
 }
 
+static void test_the_address_map_routes_announced_addresses_only(void **state)
+{
+    (void)state;
+    cv_opts_t o;
+    memset(&o, 0, sizeof(o));
+    assert_int_equal(cv_opts_set_redis_map(
+                         &o, "127.0.0.1:24001=127.0.0.1:25001,node-2:6380=10.0.0.2:7380", NULL, 0),
+                     0);
+    assert_int_equal(o.nredis_map, 2);
+    const char *host = "127.0.0.1";
+    int port = 24001;
+    cv_opts_redis_route(&o, &host, &port);
+    assert_string_equal(host, "127.0.0.1");
+    assert_int_equal(port, 25001);
+    host = "node-2", port = 6380;
+    cv_opts_redis_route(&o, &host, &port);
+    assert_string_equal(host, "10.0.0.2");
+    assert_int_equal(port, 7380);
+    host = "127.0.0.1", port = 24002; /* not in the map: itself */
+    cv_opts_redis_route(&o, &host, &port);
+    assert_string_equal(host, "127.0.0.1");
+    assert_int_equal(port, 24002);
+    host = "node-2", port = 6381; /* the port counts too */
+    cv_opts_redis_route(&o, &host, &port);
+    assert_int_equal(port, 6381);
+    assert_int_equal(cv_opts_set_redis_map(&o, "", NULL, 0), 0);
+    assert_int_equal(o.nredis_map, 0);
+}
+
+static void test_a_bad_address_map_is_refused_naming_the_entry(void **state)
+{
+    (void)state;
+    cv_opts_t o;
+    memset(&o, 0, sizeof(o));
+    char err[256];
+    const char *bad[] = {"h:1",     "h:1=h",       "h=h:2",    ":1=h:2",
+                         "h:1=h:0", "h:1=h:99999", "h:1=h:2x", "a:1=b:2,h:1=:2"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(cv_opts_set_redis_map(&o, bad[i], err, sizeof(err)), CV_EINVAL);
+        assert_non_null(strstr(err, "CONVERGE_REDIS_ADDRESS_MAP: bad entry"));
+        assert_int_equal(o.nredis_map, 0); /* nothing half-applied */
+    }
+    assert_non_null(strstr(err, "\"h:1=:2\""));
+    char many[2048] = "";
+    for (int i = 1; i <= CV_REDIS_MAP_MAX + 1; i++)
+        snprintf(many + strlen(many), sizeof(many) - strlen(many), "%sh:%d=h:%d", i > 1 ? "," : "",
+                 i, i + 1000);
+    assert_int_equal(cv_opts_set_redis_map(&o, many, err, sizeof(err)), CV_EINVAL);
+    assert_non_null(strstr(err, "more than"));
+}
+
 static void test_pseudo_parameters_fill_in_but_never_override(void **state)
 {
     (void)state;
@@ -311,6 +363,8 @@ int main(void)
         cmocka_unit_test(test_bad_credentials_are_refused_without_showing_the_password),
         cmocka_unit_test(test_redaction_hides_only_the_password),
         cmocka_unit_test(test_the_password_file_wins_over_the_url),
+        cmocka_unit_test(test_the_address_map_routes_announced_addresses_only),
+        cmocka_unit_test(test_a_bad_address_map_is_refused_naming_the_entry),
         cmocka_unit_test(test_kafka_options_are_split_and_checked),
         cmocka_unit_test(test_kafka_password_file_is_read_and_secrets_are_not_echoed),
         cmocka_unit_test(test_record_is_parsed_with_json_fields),
