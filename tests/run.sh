@@ -93,7 +93,7 @@ if [ $QUICK = 0 ]; then
     # refuses any script or transaction that spans two slots (docs/redis-cluster.md).
     step "integration tests (ASan+UBSan workers, Redis in cluster mode)" \
         integration build-asan .local-itest-asan --sanitize --redis-one-node-cluster
-    step "chaos suite (kill, pause, redis, kafka, broker-failover, partitions, poison, duplicate, cluster)" \
+    step "chaos suite (kill, pause, redis, kafka, broker-failover, redis-failover, partitions, poison, duplicate, cluster)" \
         tests/chaos/run.sh --build-dir build --dir .local-chaos
     step "benchmark (quick)" bench_smoke
     step "fuzz (libFuzzer, 10 s per target)" tests/fuzz/run.sh --seconds 10 --build-dir build-fuzz
