@@ -18,10 +18,16 @@ typedef struct ptrack {
     bool dirty; /* committable advanced since the last store */
 } ptrack_t;
 
+/* A job holds a copy of its message, never librdkafka's message: a kept
+ * message pins its whole fetch buffer (up to a partition's fetch size), and
+ * a job may wait minutes (an OBSERVE watching a child stack). */
 struct cv_job {
-    cv_offset_slot_t slot; /* first: the tracker hands slots back */
+    cv_offset_slot_t slot; /* in its partition's tracker while in flight */
     cv_consumer_t *c;
-    rd_kafka_message_t *rkm;
+    char *payload; /* NULL once orphaned */
+    size_t len;
+    int32_t partition; /* -1 once orphaned */
+    int64_t offset;
     ptrack_t *pt;
     void *data;
     bool handed_back;
@@ -88,11 +94,9 @@ static void store_offsets(cv_consumer_t *c)
     rd_kafka_topic_partition_list_destroy(list);
 }
 
-static void release_slot(cv_offset_slot_t *slot, void *ud)
+static void free_job(cv_job_t *job)
 {
-    cv_job_t *job = (cv_job_t *)slot;
-    (void)ud;
-    rd_kafka_message_destroy(job->rkm);
+    free(job->payload);
     free(job);
 }
 
@@ -129,7 +133,7 @@ static void on_watch_closed(void *owner)
 static void free_orphan(cv_job_t *job)
 {
     cv_consumer_t *c = job->c;
-    free(job); /* its message went with the consumer */
+    free_job(job); /* its message went with the consumer */
     c->orphans--;
     free_when_unused(c);
 }
@@ -143,8 +147,9 @@ void cv_job_finish(cv_job_t *job)
     }
     ptrack_t *pt = job->pt;
     c->inflight--;
-    if (cv_track_done(&pt->track, &job->slot, release_slot, NULL))
+    if (cv_track_done(&pt->track, &job->slot))
         pt->dirty = true;
+    free_job(job);
     /* Resume consuming on the next loop turn, not inside the caller's stack. */
     if (!c->closing && !uv_is_active((uv_handle_t *)&c->resume))
         uv_idle_start(&c->resume, on_resume);
@@ -161,23 +166,25 @@ void cv_job_hand_back(cv_job_t *job)
 }
 
 /*
- * Lets go of a partition's jobs. Every message must be destroyed before
- * rd_kafka_destroy, or it waits for it forever. Jobs done or handed back are
- * freed with theirs; a job still in flight keeps its struct for its handler,
- * which may yet finish or hand it back, but loses its message and no longer
- * counts in the window: its offset will not be committed by this member.
+ * Lets go of a partition's jobs. Jobs handed back are freed; a job still in
+ * flight keeps its struct for its handler, which may yet finish or hand it
+ * back, but loses its message and no longer counts in the window: its
+ * offset will not be committed by this member.
  */
 static void release_track(cv_consumer_t *c, ptrack_t *pt)
 {
     for (cv_offset_slot_t *s = pt->track.head, *next; s; s = next) {
         cv_job_t *job = (cv_job_t *)s;
         next = s->next;
-        if (s->done || job->handed_back) {
-            release_slot(s, NULL);
+        if (job->handed_back) {
+            free_job(job);
             continue;
         }
-        rd_kafka_message_destroy(job->rkm);
-        job->rkm = NULL;
+        free(job->payload);
+        job->payload = NULL;
+        job->len = 0;
+        job->partition = -1;
+        job->offset = -1;
         job->orphan = true;
         c->orphans++;
         c->inflight--;
@@ -217,18 +224,18 @@ void *cv_job_data(const cv_job_t *job)
 
 const void *cv_job_payload(const cv_job_t *job, size_t *len)
 {
-    *len = job->rkm ? job->rkm->len : 0;
-    return job->rkm ? job->rkm->payload : "";
+    *len = job->len;
+    return job->payload ? job->payload : "";
 }
 
 int32_t cv_job_partition(const cv_job_t *job)
 {
-    return job->rkm ? job->rkm->partition : -1;
+    return job->partition;
 }
 
 int64_t cv_job_offset(const cv_job_t *job)
 {
-    return job->rkm ? job->rkm->offset : -1;
+    return job->offset;
 }
 
 int cv_consumer_inflight(const cv_consumer_t *c)
@@ -272,20 +279,29 @@ static void dispatch(cv_consumer_t *c, rd_kafka_message_t *rkm)
         c->conf.on_state(c->conf.ud, true, "");
     ptrack_t *pt = track_for(c, rkm->rkt, rkm->partition);
     cv_job_t *job = calloc(1, sizeof(*job));
-    if (!pt || !job) {
+    char *payload = job ? malloc(rkm->len + 1) : NULL;
+    if (!pt || !payload) {
         /* Not tracked means never committed: the message will be redelivered. */
         cv_error("cannot track message %s[%d]@%lld", rd_kafka_topic_name(rkm->rkt), rkm->partition,
                  (long long)rkm->offset);
+        free(payload);
         free(job);
         rd_kafka_message_destroy(rkm);
         return;
     }
+    if (rkm->len)
+        memcpy(payload, rkm->payload, rkm->len);
+    payload[rkm->len] = '\0';
     job->c = c;
-    job->rkm = rkm;
+    job->payload = payload;
+    job->len = rkm->len;
+    job->partition = rkm->partition;
+    job->offset = rkm->offset;
     job->pt = pt;
-    cv_track_push(&pt->track, &job->slot, rkm->offset);
+    rd_kafka_message_destroy(rkm);
+    cv_track_push(&pt->track, &job->slot, job->offset);
     c->inflight++;
-    c->conf.handler(job, rkm->payload, rkm->len, c->conf.ud);
+    c->conf.handler(job, job->payload, job->len, c->conf.ud);
 }
 
 static void drain(cv_consumer_t *c)
