@@ -28,6 +28,7 @@ step() { # name, command...
     echo "=== $name"
     # (a log followed by tail, not a pipe: a daemon a step leaves running
     # would hold a pipe open, and the step must not wait for it)
+    : >"$log" # before tail opens it, whoever runs first
     "$@" >"$log" 2>&1 &
     local pid=$!
     tail -n +1 -f --pid="$pid" "$log"

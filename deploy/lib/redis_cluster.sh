@@ -172,6 +172,18 @@ cv_redis_cluster_all_ok() {
     done
 }
 
+# Whether no node has a slot yet and each knows only itself: the cluster
+# was never made (a node of a made cluster keeps its slots and peers in
+# nodes.conf across restarts).
+cv_redis_cluster_unmade() {
+    local k info
+    for ((k = 1; k <= REDIS_CLUSTER_NODES; k++)); do
+        info=$(cv_redis_node_cli "$k" cluster info 2>/dev/null) || return 1
+        grep -q '^cluster_slots_assigned:0' <<<"$info" && grep -q '^cluster_known_nodes:1' <<<"$info" ||
+            return 1
+    done
+}
+
 # The ports of every node as `redis-cli --cluster create` takes them: the
 # nodes' own (their TLS ports with TLS).
 cv_redis_cluster_node_addrs() {
@@ -210,7 +222,9 @@ cv_redis_cluster_ensure() {
             cv_die "Redis cluster node $k does not answer; see $STATE/log/redis-c$k.log"
         }
     done
-    if $fresh; then
+    # Also when an earlier first start died before the cluster was made (its
+    # ports saved, every node still alone with no slot).
+    if $fresh || cv_redis_cluster_unmade; then
         mapfile -t addrs < <(cv_redis_cluster_node_addrs)
         mapfile -t opts < <(cv_redis_cluster_cli_opts)
         cv_redis_as_admin redis-cli "${opts[@]}" --cluster create "${addrs[@]}" --cluster-replicas 1 \
