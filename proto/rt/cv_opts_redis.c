@@ -86,28 +86,41 @@ static int parse_userinfo(cv_opts_t *o, const char *auth, size_t n, const char *
     return 0;
 }
 
-/* Parses "host[:port]" at *pp into a, moving *pp past it. */
-static int parse_addr(cv_redis_addr_t *a, const char **pp, const char *shown, char *errstr,
-                      size_t errstr_size)
+/* Scans "host[:port]" at *pp into a (the host ends at ':' or one of
+ * `stops`), moving *pp past it; the port is `port` when absent (0: it is
+ * required). Returns 0, -1 (no host) or -2 (bad or missing port). */
+static int scan_addr(cv_redis_addr_t *a, const char **pp, const char *stops, int port)
 {
     const char *p = *pp;
-    size_t hl = strcspn(p, ":/,");
+    size_t hl = strcspn(p, stops);
     if (hl == 0 || hl >= sizeof(a->host))
-        return cv_seterr(errstr, errstr_size, CV_EINVAL, "bad Redis URL \"%s\": no host", shown);
+        return -1;
     memcpy(a->host, p, hl);
     a->host[hl] = '\0';
-    a->port = 6379;
+    a->port = port;
     p += hl;
     if (*p == ':') {
         char *end;
         long v = strtol(p + 1, &end, 10);
         if (end == p + 1 || v <= 0 || v > 65535)
-            return cv_seterr(errstr, errstr_size, CV_EINVAL, "bad Redis URL \"%s\": bad port",
-                             shown);
+            return -2;
         a->port = (int)v;
         p = end;
     }
+    if (a->port == 0)
+        return -2;
     *pp = p;
+    return 0;
+}
+
+/* Parses "host[:port]" at *pp into a, moving *pp past it. */
+static int parse_addr(cv_redis_addr_t *a, const char **pp, const char *shown, char *errstr,
+                      size_t errstr_size)
+{
+    int rc = scan_addr(a, pp, ":/,", 6379);
+    if (rc)
+        return cv_seterr(errstr, errstr_size, CV_EINVAL, "bad Redis URL \"%s\": %s", shown,
+                         rc == -1 ? "no host" : "bad port");
     return 0;
 }
 
@@ -205,30 +218,6 @@ int cv_opts_redis_auth_argv(const cv_opts_t *o, const char *argv[3])
     return 3;
 }
 
-/* "host:port" in s[0..n), port required; -1 when it is not that. */
-static int parse_map_addr(cv_redis_addr_t *a, const char *s, size_t n)
-{
-    const char *colon = NULL;
-    for (const char *p = s; p < s + n; p++)
-        if (*p == ':')
-            colon = p;
-    size_t hl = colon ? (size_t)(colon - s) : 0;
-    if (hl == 0 || hl >= sizeof(a->host) || colon + 1 == s + n)
-        return -1;
-    long v = 0;
-    for (const char *p = colon + 1; p < s + n; p++) {
-        if (*p < '0' || *p > '9' || v > 65535)
-            return -1;
-        v = v * 10 + (*p - '0');
-    }
-    if (v <= 0 || v > 65535)
-        return -1;
-    memcpy(a->host, s, hl);
-    a->host[hl] = '\0';
-    a->port = (int)v;
-    return 0;
-}
-
 int cv_opts_set_redis_map(cv_opts_t *o, const char *spec, char *errstr, size_t errstr_size)
 {
     o->nredis_map = 0;
@@ -239,10 +228,10 @@ int cv_opts_set_redis_map(cv_opts_t *o, const char *spec, char *errstr, size_t e
             return cv_seterr(errstr, errstr_size, CV_EINVAL,
                              "CONVERGE_REDIS_ADDRESS_MAP: more than %d entries", CV_REDIS_MAP_MAX);
         }
-        const char *eq = memchr(p, '=', n);
         cv_redis_addr_map_t *m = &o->redis_map[o->nredis_map];
-        if (!eq || parse_map_addr(&m->announced, p, (size_t)(eq - p)) ||
-            parse_map_addr(&m->reached, eq + 1, n - (size_t)(eq - p) - 1)) {
+        const char *q = p;
+        if (scan_addr(&m->announced, &q, ":=,", 0) || *q++ != '=' ||
+            scan_addr(&m->reached, &q, ":,", 0) || (*q && *q != ',')) {
             o->nredis_map = 0;
             return cv_seterr(errstr, errstr_size, CV_EINVAL,
                              "CONVERGE_REDIS_ADDRESS_MAP: bad entry \"%.*s\": want "
@@ -250,7 +239,7 @@ int cv_opts_set_redis_map(cv_opts_t *o, const char *spec, char *errstr, size_t e
                              (int)n, p);
         }
         o->nredis_map++;
-        p += n + (p[n] == ',');
+        p = q + (*q == ',');
     }
     return 0;
 }
