@@ -24,22 +24,24 @@
 
 /* ---------------------------------------------------------------- call state */
 
+/* The per-node arrays are the placer's, clean on entry; the call's own
+ * arrays are sized by its replicas and the domains, never by the nodes. */
 static int ctx_alloc(pl_ctx_t *x)
 {
-    size_t n = x->c->nnodes + 1, reps = x->nreps + (size_t)(x->target > 0 ? x->target : 0) + 1;
-    x->mask = calloc(n, 1);
-    x->used = calloc(n, 1);
-    x->balance[0] = calloc(n, sizeof(double));
-    x->balance[1] = calloc(n, sizeof(double));
-    x->fd_count = calloc(x->ix.nfd + 1, sizeof(int));
-    x->ud_count = calloc(x->ix.nud + 1, sizeof(int));
-    x->avail = calloc(x->ix.ncells + 1, sizeof(uint32_t));
-    x->cells = malloc((x->ix.ncells + 1) * sizeof(uint32_t));
-    x->cand = malloc(n * sizeof(uint32_t));
+    cv_placer_t *p = x->p;
+    size_t reps = x->nreps + (size_t)(x->target > 0 ? x->target : 0) + 1;
+    x->mask = p->mask;
+    x->used = p->used;
+    x->balance[0] = p->balance[0];
+    x->balance[1] = p->balance[1];
+    x->fd_count = p->fd_count;
+    x->ud_count = p->ud_count;
+    x->avail = p->avail;
+    x->cells = p->cells;
+    x->cand = p->cand;
     x->reps = malloc(reps * sizeof(cv_replica_t));
     x->placed_props = malloc(reps * sizeof(json_t *));
-    if (!x->mask || !x->used || !x->balance[0] || !x->balance[1] || !x->fd_count || !x->ud_count ||
-        !x->avail || !x->cells || !x->cand || !x->reps || !x->placed_props)
+    if (!x->reps || !x->placed_props)
         return CV_ENOMEM;
     if (cv__place_spread_init(&x->inv, &x->ix) || cv__place_spread_init(&x->pack, &x->ix))
         return CV_ENOMEM;
@@ -56,16 +58,32 @@ static void add_replica(pl_ctx_t *x, int index, cv_role_t role, size_t node)
 }
 
 /* The strict spread set: every node the hard placement constraint admits,
- * whatever its status, and every node already holding a replica. */
-static void build_inventory(pl_ctx_t *x)
+ * whatever its status, and every node already holding a replica. Sampling,
+ * the admitted nodes' domains come from the memo (the unconstrained
+ * entry's when the constraint is not hard); else from the static scan. */
+int cv__place_inventory(pl_ctx_t *x)
 {
+    if (x->inv_ready)
+        return 0;
     bool narrowed = x->s->placement && cv__place_step_priority(x->c, PL_PLACEMENT) == PL_HARD;
-    for (size_t n = 0; n < x->c->nnodes; n++)
-        if (!narrowed || !(x->mask[n] & PL_F_PLACEMENT))
-            cv__place_spread_add_node(&x->inv, &x->ix, n);
+    if (x->entry) {
+        const pl_entry_t *e = narrowed ? x->entry : cv__place_entry(x->p, NULL);
+        if (!e)
+            return CV_ENOMEM;
+        memcpy(x->inv.fd_in, e->inv->fd_in, x->ix.nfd);
+        memcpy(x->inv.ud_in, e->inv->ud_in, x->ix.nud);
+    } else {
+        if (!x->full)
+            return CV_EINVAL; /* the static scan's masks are needed */
+        for (size_t n = 0; n < x->c->nnodes; n++)
+            if (!narrowed || !(x->mask[n] & PL_F_PLACEMENT))
+                cv__place_spread_add_node(&x->inv, &x->ix, n);
+    }
     for (size_t i = 0; i < x->nreps; i++)
         cv__place_spread_add_node(&x->inv, &x->ix, x->reps[i].node);
     cv__place_spread_count(&x->inv, &x->ix);
+    x->inv_ready = true;
+    return 0;
 }
 
 static bool present(const pl_ctx_t *x, int replica)
@@ -89,13 +107,16 @@ static int first_primary(const pl_ctx_t *x)
     return -1;
 }
 
-int cv__place_ctx_init(pl_ctx_t *x, const cv_cluster_t *c, const cv_service_t *s,
+int cv__place_ctx_init(pl_ctx_t *x, cv_placer_t *p, const cv_service_t *s,
                        const cv_layout_t *layout, cv_place_action_t action)
 {
-    *x = (pl_ctx_t){.c = c, .s = s, .layout = layout, .action = action, .target = s->replicas};
+    const cv_cluster_t *c = p->c;
+    *x = (pl_ctx_t){
+        .p = p, .c = c, .s = s, .layout = layout, .action = action, .target = s->replicas};
+    x->ix = p->ix; /* borrowed: the ctx never frees it */
     const cv_placed_service_t *mine = cv__place_find(layout, s->name);
     x->nreps = mine ? mine->nreplicas : 0; /* sizes the replica array */
-    if (cv__place_index_build(&x->ix, c) || ctx_alloc(x))
+    if (ctx_alloc(x))
         return CV_ENOMEM;
     x->nreps = 0;
     x->policy = cv__place_policy(&x->ix, c, s);
@@ -104,32 +125,52 @@ int cv__place_ctx_init(pl_ctx_t *x, const cv_cluster_t *c, const cv_service_t *s
     for (size_t i = 0; mine && i < mine->nreplicas; i++)
         add_replica(x, mine->replicas[i].index, mine->replicas[i].role, mine->replicas[i].node);
     x->primary = first_primary(x);
+    if (cv__place_sampling(x)) {
+        x->eligible = x->entry->eligible;
+        x->neligible = x->entry->nnodes;
+        x->eligible_borrowed = true;
+        return cv__place_inventory(x);
+    }
+    return cv__place_full(x);
+}
+
+int cv__place_full(pl_ctx_t *x)
+{
+    if (x->full)
+        return 0;
+    size_t n = x->c->nnodes + 1;
+    memset(x->mask, 0, n);
+    memset(x->balance[0], 0, n * sizeof(double));
+    memset(x->balance[1], 0, n * sizeof(double));
     if (cv__place_static_scan(x))
         return CV_ENOMEM;
     cv__place_capacity_scan(x);
-    build_inventory(x);
-    return 0;
+    x->full = true;
+    return cv__place_inventory(x);
 }
 
+/* Leaves the placer's scratch as the call found it: only the entries of
+ * the call's replicas and cells were touched (the masks and balances are
+ * rewritten before they are read). */
 void cv__place_ctx_free(pl_ctx_t *x)
 {
-    free(x->mask);
-    free(x->used);
-    free(x->balance[0]);
-    free(x->balance[1]);
-    free(x->fd_count);
-    free(x->ud_count);
-    free(x->avail);
-    free(x->cells);
-    free(x->cand);
+    for (size_t i = 0; x->reps && i < x->nreps; i++) {
+        size_t node = x->reps[i].node;
+        x->used[node] = 0;
+        for (size_t k = 0; k < x->ix.nlevels; k++)
+            x->fd_count[pl_fd(&x->ix, node, k)]--;
+        x->ud_count[x->ix.ud[node]]--;
+    }
+    for (size_t i = 0; x->avail && i < x->ncells_used; i++)
+        x->avail[x->cells[i]] = 0;
     free(x->reps);
     free(x->placed_props);
-    free(x->eligible);
+    if (!x->eligible_borrowed)
+        free(x->eligible);
     if (x->inv.fd_in)
         cv__place_spread_free(&x->inv);
     if (x->pack.fd_in)
         cv__place_spread_free(&x->pack);
-    cv__place_index_free(&x->ix);
 }
 
 /* ---------------------------------------------------------------- the mode ladder */
@@ -254,9 +295,20 @@ static void report_unplaced(pl_ctx_t *x, json_t *out, const pl_mode_t *last, int
                                            x->s->name, title, replica, summary));
 }
 
+/* Sampling tries the first mode on a sample; anything it cannot decide,
+ * and every later replica of the call, goes to the exhaustive ladder. */
 static void place_replica(pl_ctx_t *x, json_t *out, const pl_mode_t *modes, size_t nmodes,
                           int replica)
 {
+    if (x->entry && !x->full) {
+        uint32_t node = cv__place_sampled_select(x, &modes[0], replica);
+        if (node != PL_NONE) {
+            add_replica(x, replica, role_of(x, replica), node);
+            return;
+        }
+        if (cv__place_full(x))
+            return;
+    }
     for (size_t i = 0; i < nmodes; i++) {
         uint32_t node = cv__place_select(x, &modes[i], replica);
         if (node == PL_NONE)
@@ -313,6 +365,8 @@ static void emit_health(pl_ctx_t *x, json_t *out, size_t first_new)
     pl_check_t k;
     if (cv__place_check_init(&k, x->c, &x->ix))
         return;
+    k.eligible = x->eligible;
+    k.neligible = x->neligible;
     cv__place_check_service(&k, x->s, x->reps, x->nreps, x->layout, &x->inv);
     for (size_t i = first_new; i < x->nreps; i++) {
         int64_t extra[CV_MAX_METRICS] = {0};
@@ -359,25 +413,128 @@ static void place_all(pl_ctx_t *x, json_t *out)
     emit_health(x, out, first_new);
 }
 
-json_t *cv_place(const cv_cluster_t *cluster, const cv_service_t *service,
-                 const cv_layout_t *layout, cv_place_action_t action)
+/* Only a hard capacity constraint refuses a service up front: a soft one
+ * is broken when nothing fits, and reported. Sampling, the refusal is
+ * decided after the fact: replicas placed within their nodes' limits prove
+ * that the cluster's room holds them, so only a call with an unplaced
+ * replica needs the whole-cluster sums. */
+static json_t *refusal(pl_ctx_t *x)
+{
+    if (cv__place_step_priority(x->c, PL_CAPACITY) != PL_HARD || cv__place_full(x))
+        return NULL;
+    return cv__place_cluster_capacity(x);
+}
+
+json_t *cv_placer_place(cv_placer_t *p, const cv_service_t *service, const cv_layout_t *layout,
+                        cv_place_action_t action)
 {
     pl_ctx_t x;
-    if (cv__place_ctx_init(&x, cluster, service, layout, action)) {
+    if (cv__place_ctx_init(&x, p, service, layout, action)) {
         cv__place_ctx_free(&x);
         return NULL;
     }
-    json_t *out = result_skeleton(cluster, service, x.policy);
-    json_t *rejected = NULL;
-    /* Only a hard capacity constraint refuses a service up front: a soft one
-     * is broken when nothing fits, and reported. */
-    if (out && cv__place_step_priority(cluster, PL_CAPACITY) == PL_HARD)
-        rejected = cv__place_cluster_capacity(&x);
+    json_t *out = result_skeleton(p->c, service, x.policy);
+    json_t *rejected = out && !x.entry ? refusal(&x) : NULL;
+    size_t existing = x.nreps;
+    if (out && !rejected)
+        place_all(&x, out);
+    if (out && x.entry && json_array_size(json_object_get(out, "unplaced")) > 0) {
+        size_t placed = x.nreps;
+        x.nreps = existing; /* the refusal weighs the replicas missing before the call */
+        rejected = refusal(&x);
+        x.nreps = placed;
+    }
+    if (out && rejected) {
+        json_decref(out);
+        out = result_skeleton(p->c, service, x.policy);
+    }
     if (out && rejected)
         json_object_set_new(out, "rejected", rejected);
-    else if (out)
-        place_all(&x, out);
+    else
+        json_decref(rejected);
     cv__place_ctx_free(&x);
+    return out;
+}
+
+/* ---------------------------------------------------------------- the placer */
+
+/* The largest finite capacity of each metric: unlimited nodes' yardstick. */
+static void capacity_scale(cv_placer_t *p)
+{
+    for (size_t m = 0; m < p->c->nmetrics; m++) {
+        int64_t best = 0;
+        for (size_t i = 0; i < p->c->nnodes; i++)
+            if (p->c->nodes[i].capacity[m] > best)
+                best = p->c->nodes[i].capacity[m];
+        p->scale[m] = best > 0 ? (double)best : 1.0;
+    }
+}
+
+static cv_placer_t *placer_new(const cv_cluster_t *cluster, bool oneshot)
+{
+    cv_placer_t *p = calloc(1, sizeof(*p));
+    if (!p)
+        return NULL;
+    p->c = cluster;
+    p->oneshot = oneshot;
+    p->sample_min = CV_PLACE_SAMPLE_MIN_NODES;
+    if (cv__place_index_build(&p->ix, cluster)) {
+        free(p);
+        return NULL;
+    }
+    size_t n = cluster->nnodes + 1;
+    p->mask = calloc(n, 1);
+    p->used = calloc(n, 1);
+    p->balance[0] = calloc(n, sizeof(double));
+    p->balance[1] = calloc(n, sizeof(double));
+    p->fd_count = calloc(p->ix.nfd + 1, sizeof(int));
+    p->ud_count = calloc(p->ix.nud + 1, sizeof(int));
+    p->avail = calloc(p->ix.ncells + 1, sizeof(uint32_t));
+    p->cells = malloc((p->ix.ncells + 1) * sizeof(uint32_t));
+    p->cand = malloc(n * sizeof(uint32_t));
+    if (!p->mask || !p->used || !p->balance[0] || !p->balance[1] || !p->fd_count ||
+        !p->ud_count || !p->avail || !p->cells || !p->cand) {
+        cv_placer_free(p);
+        return NULL;
+    }
+    capacity_scale(p);
+    return p;
+}
+
+cv_placer_t *cv_placer_new(const cv_cluster_t *cluster)
+{
+    return placer_new(cluster, false);
+}
+
+void cv_placer_free(cv_placer_t *p)
+{
+    if (!p)
+        return;
+    cv__place_index_free(&p->ix);
+    free(p->node_class);
+    cv__place_entry_free(&p->all);
+    for (size_t i = 0; i < p->nmemo; i++)
+        cv__place_entry_free(&p->memo[i]);
+    free(p->mask);
+    free(p->used);
+    free(p->balance[0]);
+    free(p->balance[1]);
+    free(p->fd_count);
+    free(p->ud_count);
+    free(p->avail);
+    free(p->cells);
+    free(p->cand);
+    free(p);
+}
+
+json_t *cv_place(const cv_cluster_t *cluster, const cv_service_t *service,
+                 const cv_layout_t *layout, cv_place_action_t action)
+{
+    cv_placer_t *p = placer_new(cluster, true);
+    if (!p)
+        return NULL;
+    json_t *out = cv_placer_place(p, service, layout, action);
+    cv_placer_free(p);
     return out;
 }
 

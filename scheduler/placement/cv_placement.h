@@ -41,6 +41,28 @@ typedef enum {
 json_t *cv_place(const cv_cluster_t *cluster, const cv_service_t *service,
                  const cv_layout_t *layout, cv_place_action_t action);
 
+/*
+ * A placer: one cluster's domain index, memo of placement constraints
+ * (evaluated once per class of nodes with equal properties) and scratch,
+ * kept across calls. Between calls the caller may change the nodes' loads
+ * and nothing else (a node's status, properties, domains or capacity
+ * changed: make a new placer). On a cluster of PL_SAMPLE_MIN_NODES nodes or
+ * more, a replica is placed on the best of a bounded sample of the nodes
+ * that may take it (max(2, log2 n) x 4, drawn in an order seeded by the
+ * service's name and the replica, so equal input gives equal output), and
+ * by the exhaustive search whenever the sample cannot decide; every rule
+ * is checked exactly either way. cv_place is one placer's one call.
+ */
+typedef struct cv_placer cv_placer_t;
+
+#define CV_PLACE_SAMPLE_MIN_NODES 512
+
+cv_placer_t *cv_placer_new(const cv_cluster_t *cluster);
+/* cv_place on the placer's cluster. */
+json_t *cv_placer_place(cv_placer_t *p, const cv_service_t *service, const cv_layout_t *layout,
+                        cv_place_action_t action);
+void cv_placer_free(cv_placer_t *p);
+
 /* Health reports (S8) of an existing layout: a JSON array of
  * {"source", "property", "state", "description", "timeToLive", "removeWhenExpired"}. */
 json_t *cv_place_check(const cv_cluster_t *cluster, const cv_layout_t *layout);

@@ -54,36 +54,10 @@ typedef struct scan_metric {
     double buffer, over;
 } scan_metric_t;
 
-/* Where a node has no capacity for a metric, utilisation is measured
- * against the largest finite capacity in the cluster, so unlimited nodes
- * take their share instead of absorbing everything. Only computed when
- * some node is unlimited. */
-static double unlimited_scale(const cv_cluster_t *c, int m)
+/* Fit bits and balance of one node and metric with a finite capacity. */
+static void node_fit(pl_ctx_t *x, size_t node, const scan_metric_t *sm, int64_t cap, int64_t have,
+                     int64_t nonbuffered, int64_t limit)
 {
-    int64_t best = 0;
-    for (size_t i = 0; i < c->nnodes; i++)
-        if (c->nodes[i].capacity[m] > best)
-            best = c->nodes[i].capacity[m];
-    return best > 0 ? (double)best : 1.0;
-}
-
-/* Fit bits, balance and cluster room for one node and metric with a finite
- * capacity; only the room for a node that can never be a candidate. */
-static void scan_finite(pl_ctx_t *x, size_t node, const scan_metric_t *sm, int64_t cap,
-                        bool candidate)
-{
-    int64_t have = x->c->nodes[node].load[sm->m];
-    int64_t nonbuffered = nonbuffered_capacity(cap, sm->buffer);
-    int64_t total = total_capacity(cap, sm->over);
-    int64_t limit = x->action == CV_PLACE_NEW ? nonbuffered : total;
-    if (x->c->nodes[node].status == CV_NODE_UP) {
-        if (limit == INT64_MAX)
-            x->room_unlimited[sm->m] = true;
-        else if (limit > have)
-            x->room[sm->m] += limit - have;
-    }
-    if (!candidate)
-        return;
     double denom = cap > 0 ? (double)cap : 1.0;
     for (int rk = 0; rk < 2; rk++) {
         int64_t load = sm->load[rk], after = have + load;
@@ -95,26 +69,56 @@ static void scan_finite(pl_ctx_t *x, size_t node, const scan_metric_t *sm, int64
     }
 }
 
+static int64_t action_limit(const pl_ctx_t *x, int64_t nonbuffered, int64_t total)
+{
+    return x->action == CV_PLACE_NEW ? nonbuffered : total;
+}
+
+/* Fit bits, balance and cluster room for one node and metric with a finite
+ * capacity; only the room for a node that can never be a candidate. */
+static void scan_finite(pl_ctx_t *x, size_t node, const scan_metric_t *sm, int64_t cap,
+                        bool candidate)
+{
+    int64_t have = x->c->nodes[node].load[sm->m];
+    int64_t nonbuffered = nonbuffered_capacity(cap, sm->buffer);
+    int64_t limit = action_limit(x, nonbuffered, total_capacity(cap, sm->over));
+    if (x->c->nodes[node].status == CV_NODE_UP) {
+        if (limit == INT64_MAX)
+            x->room_unlimited[sm->m] = true;
+        else if (limit > have)
+            x->room[sm->m] += limit - have;
+    }
+    if (candidate)
+        node_fit(x, node, sm, cap, have, nonbuffered, limit);
+}
+
+/* Where a node has no capacity for a metric, utilisation is measured
+ * against the largest finite capacity in the cluster (the placer's
+ * yardstick), so unlimited nodes take their share instead of absorbing
+ * everything. */
+static void unlimited_balance(pl_ctx_t *x, size_t node, const scan_metric_t *sm)
+{
+    const cv_node_t *n = &x->c->nodes[node];
+    for (int rk = 0; rk < 2; rk++)
+        x->balance[rk][node] +=
+            sm->weight * (double)(n->load[sm->m] + sm->load[rk]) / x->p->scale[sm->m];
+}
+
 static void scan_unlimited(pl_ctx_t *x, const scan_metric_t *sm)
 {
-    double scale = unlimited_scale(x->c, sm->m);
     for (size_t node = 0; node < x->c->nnodes; node++) {
         const cv_node_t *n = &x->c->nodes[node];
         if (n->capacity[sm->m] >= 0)
             continue;
         if (n->status == CV_NODE_UP)
             x->room_unlimited[sm->m] = true;
-        for (int rk = 0; rk < 2; rk++)
-            x->balance[rk][node] += sm->weight * (double)(n->load[sm->m] + sm->load[rk]) / scale;
+        unlimited_balance(x, node, sm);
     }
 }
 
-/* One pass over the nodes for every metric of the service: a 10,000-node
- * placement spends most of its time here, so limits are computed once per
- * node and metric and shared by both role kinds and the cluster room. */
-void cv__place_capacity_scan(pl_ctx_t *x)
+/* The service's metrics that the cluster knows. */
+static size_t scan_metrics(const pl_ctx_t *x, scan_metric_t *sms)
 {
-    scan_metric_t sms[CV_MAX_METRICS];
     size_t n = 0;
     for (size_t i = 0; i < x->s->nmetrics; i++) {
         int m = x->cm[i];
@@ -127,6 +131,16 @@ void cv__place_capacity_scan(pl_ctx_t *x)
             x->c->metrics[m].buffer,
             x->c->metrics[m].overbook};
     }
+    return n;
+}
+
+/* One pass over the nodes for every metric of the service: a 10,000-node
+ * placement spends most of its time here, so limits are computed once per
+ * node and metric and shared by both role kinds and the cluster room. */
+void cv__place_capacity_scan(pl_ctx_t *x)
+{
+    scan_metric_t sms[CV_MAX_METRICS];
+    size_t n = scan_metrics(x, sms);
     bool unlimited[CV_MAX_METRICS] = {false};
     unsigned never = PL_F_DOWN;
     if (cv__place_step_priority(x->c, PL_PLACEMENT) == PL_HARD)
@@ -146,6 +160,25 @@ void cv__place_capacity_scan(pl_ctx_t *x)
     for (size_t j = 0; j < n; j++)
         if (unlimited[j])
             scan_unlimited(x, &sms[j]);
+}
+
+void cv__place_probe(pl_ctx_t *x, size_t node)
+{
+    scan_metric_t sms[CV_MAX_METRICS];
+    size_t n = scan_metrics(x, sms);
+    const cv_node_t *nd = &x->c->nodes[node];
+    x->mask[node] = nd->status == CV_NODE_UP ? 0 : PL_F_DOWN;
+    x->balance[0][node] = x->balance[1][node] = 0;
+    for (size_t j = 0; j < n; j++) {
+        int64_t cap = nd->capacity[sms[j].m];
+        if (cap < 0) {
+            unlimited_balance(x, node, &sms[j]);
+            continue;
+        }
+        int64_t nonbuffered = nonbuffered_capacity(cap, sms[j].buffer);
+        node_fit(x, node, &sms[j], cap, nd->load[sms[j].m], nonbuffered,
+                 action_limit(x, nonbuffered, total_capacity(cap, sms[j].over)));
+    }
 }
 
 /* ---------------------------------------------------------------- cluster capacity (S6) */

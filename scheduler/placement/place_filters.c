@@ -117,9 +117,7 @@ bool cv__place_mesos_ok(pl_ctx_t *x, size_t node)
 
 /* ---------------------------------------------------------------- the candidate pass */
 
-/* The PL_F_* bits that disqualify a node for role kind `rk` when `steps`
- * (PL_BIT of each) are filters. */
-static unsigned disqualifying(unsigned steps, int rk)
+unsigned cv__place_disqualifying(unsigned steps, int rk)
 {
     unsigned bits = 0;
     if (steps & PL_BIT(PL_STATUS))
@@ -135,7 +133,7 @@ static unsigned disqualifying(unsigned steps, int rk)
 
 bool cv__place_frees_later(const pl_ctx_t *x, const pl_mode_t *mode, size_t node)
 {
-    return !(x->mask[node] & disqualifying(mode->enforce | PL_BIT(PL_STATUS), x->s->stateful));
+    return !(x->mask[node] & cv__place_disqualifying(mode->enforce | PL_BIT(PL_STATUS), x->s->stateful));
 }
 
 /* Collects the candidates for role kind `rk` and, per (leaf FD, UD) cell,
@@ -144,8 +142,8 @@ bool cv__place_frees_later(const pl_ctx_t *x, const pl_mode_t *mode, size_t node
  * cluster, once a few replicas are placed, and not worth ranking. */
 static void candidate_pass(pl_ctx_t *x, const pl_mode_t *mode, int rk, const int *hi)
 {
-    unsigned fail = disqualifying(mode->enforce | PL_BIT(PL_STATUS), rk);
-    unsigned later = disqualifying(mode->enforce | PL_BIT(PL_STATUS), x->s->stateful);
+    unsigned fail = cv__place_disqualifying(mode->enforce | PL_BIT(PL_STATUS), rk);
+    unsigned later = cv__place_disqualifying(mode->enforce | PL_BIT(PL_STATUS), x->s->stateful);
     for (size_t i = 0; i < x->ncells_used; i++)
         x->avail[x->cells[i]] = 0;
     x->ncells_used = x->ncand = x->total_avail = 0;
@@ -184,17 +182,10 @@ static void build_pack(pl_ctx_t *x)
 
 /* ---------------------------------------------------------------- ranking */
 
-typedef struct rank {
-    int penalty;    /* optimization constraints (and relaxed soft ones) broken */
-    int buffer;     /* would eat into buffered / overbooked capacity */
-    double balance; /* weighted utilisation after placement */
-    int spread;     /* this service's replicas already in the node's domains */
-    uint32_t node;  /* nodes are sorted by name: ties go by name */
-} rank_t;
 
-static int rank_cmp(const void *pa, const void *pb)
+int cv__place_rank_cmp(const void *pa, const void *pb)
 {
-    const rank_t *a = pa, *b = pb;
+    const pl_rank_t *a = pa, *b = pb;
     if (a->penalty != b->penalty)
         return a->penalty < b->penalty ? -1 : 1;
     if (a->buffer != b->buffer)
@@ -206,10 +197,10 @@ static int rank_cmp(const void *pa, const void *pb)
     return a->node < b->node ? -1 : a->node > b->node;
 }
 
-static rank_t rank_of(const pl_ctx_t *x, const pl_mode_t *mode, uint32_t n, int rk)
+pl_rank_t cv__place_rank_of(const pl_ctx_t *x, const pl_mode_t *mode, uint32_t n, int rk)
 {
-    unsigned steer = disqualifying(mode->prefer, rk);
-    rank_t r = {.penalty = __builtin_popcount(x->mask[n] & steer),
+    unsigned steer = cv__place_disqualifying(mode->prefer, rk);
+    pl_rank_t r = {.penalty = __builtin_popcount(x->mask[n] & steer),
                 .buffer = (x->mask[n] & (rk ? PL_F_BUF_SECONDARY : PL_F_BUF_PRIMARY)) != 0,
                 .balance = x->balance[rk][n],
                 .spread = x->ud_count[x->ix.ud[n]],
@@ -241,19 +232,21 @@ static bool domain_verdict(pl_ctx_t *x, const pl_mode_t *mode, verdicts_t *cache
     return cache->v[slot] == 1;
 }
 
-static bool acceptable(pl_ctx_t *x, const pl_mode_t *mode, verdicts_t *cache, uint32_t n, int more)
+bool cv__place_acceptable(pl_ctx_t *x, const pl_mode_t *mode, int8_t *verdicts, uint32_t n,
+                          int more)
 {
-    if (!domain_verdict(x, mode, cache, n, more, true))
+    verdicts_t cache = {verdicts};
+    if (!domain_verdict(x, mode, &cache, n, more, true))
         return false;
     return !(mode->enforce & PL_BIT(PL_MESOS)) || cv__place_mesos_ok(x, n);
 }
 
 static uint32_t first_acceptable(pl_ctx_t *x, const pl_mode_t *mode, verdicts_t *cache,
-                                 rank_t *ranks, int more)
+                                 pl_rank_t *ranks, int more)
 {
     memset(cache->v, -1, x->ix.ncells * 4);
     for (size_t i = 0; i < x->ncand; i++)
-        if (acceptable(x, mode, cache, ranks[i].node, more))
+        if (cv__place_acceptable(x, mode, cache->v, ranks[i].node, more))
             return ranks[i].node;
     return PL_NONE;
 }
@@ -261,17 +254,17 @@ static uint32_t first_acceptable(pl_ctx_t *x, const pl_mode_t *mode, verdicts_t 
 /* The best candidate alone is usually acceptable: one linear minimum, and
  * the full sort only when it is not. In the last mode a shortfall of nodes
  * or domains lowers the number of replicas the domains must plan for. */
-static uint32_t choose(pl_ctx_t *x, const pl_mode_t *mode, verdicts_t *cache, rank_t *ranks,
+static uint32_t choose(pl_ctx_t *x, const pl_mode_t *mode, verdicts_t *cache, pl_rank_t *ranks,
                        int more)
 {
     size_t best = 0;
     for (size_t i = 1; i < x->ncand; i++)
-        if (rank_cmp(&ranks[i], &ranks[best]) < 0)
+        if (cv__place_rank_cmp(&ranks[i], &ranks[best]) < 0)
             best = i;
     memset(cache->v, -1, x->ix.ncells * 4);
-    if (acceptable(x, mode, cache, ranks[best].node, more))
+    if (cv__place_acceptable(x, mode, cache->v, ranks[best].node, more))
         return ranks[best].node;
-    qsort(ranks, x->ncand, sizeof(*ranks), rank_cmp);
+    qsort(ranks, x->ncand, sizeof(*ranks), cv__place_rank_cmp);
     for (int m = more; m >= (mode->best_effort ? 0 : more); m--) {
         uint32_t n = first_acceptable(x, mode, cache, ranks, m);
         if (n != PL_NONE)
@@ -292,12 +285,12 @@ uint32_t cv__place_select(pl_ctx_t *x, const pl_mode_t *mode, int replica)
         return PL_NONE;
     if (mode->packing)
         build_pack(x);
-    rank_t *ranks = malloc(x->ncand * sizeof(*ranks));
+    pl_rank_t *ranks = malloc(x->ncand * sizeof(*ranks));
     verdicts_t cache = {malloc(x->ix.ncells * 4 + 4)};
     uint32_t chosen = PL_NONE;
     if (ranks && cache.v) {
         for (size_t i = 0; i < x->ncand; i++)
-            ranks[i] = rank_of(x, mode, x->cand[i], rk);
+            ranks[i] = cv__place_rank_of(x, mode, x->cand[i], rk);
         chosen = choose(x, mode, &cache, ranks, x->pending);
     }
     free(ranks);

@@ -132,9 +132,11 @@ static void check_mesos(pl_check_t *k, const cv_service_t *s, const cv_replica_t
     if (!s->constraints || !enforced(k->c, PL_PLACEMENT) || n == 0)
         return;
     const json_t **others = malloc(n * sizeof(*others));
-    const json_t **eligible = malloc((k->c->nnodes + 1) * sizeof(*eligible));
-    size_t neligible = 0;
-    for (size_t i = 0; others && eligible && i < k->c->nnodes; i++)
+    const json_t **eligible = k->eligible, **own = NULL;
+    size_t neligible = k->neligible;
+    if (!eligible)
+        eligible = own = malloc((k->c->nnodes + 1) * sizeof(*eligible));
+    for (size_t i = 0; own && others && i < k->c->nnodes; i++)
         if (k->c->nodes[i].status == CV_NODE_UP &&
             (!s->placement || cv_pcexpr_match(s->placement, k->c->nodes[i].props)))
             eligible[neligible++] = k->c->nodes[i].props;
@@ -154,7 +156,7 @@ static void check_mesos(pl_check_t *k, const cv_service_t *s, const cv_replica_t
         violation(k, s, &reps[i], "PlacementConstraint", hard, details);
     }
     free(others);
-    free(eligible);
+    free(own);
 }
 
 static void check_affinity(pl_check_t *k, const cv_service_t *s, const cv_replica_t *reps, size_t n,

@@ -114,7 +114,10 @@ typedef struct pl_mode {
     bool best_effort; /* the last mode: place fewer replicas rather than none */
 } pl_mode_t;
 
+typedef struct pl_entry pl_entry_t; /* the placer's memo, below */
+
 typedef struct pl_ctx {
+    cv_placer_t *p; /* the cluster's index, memo and scratch arrays */
     const cv_cluster_t *c;
     const cv_service_t *s;
     const cv_layout_t *layout;
@@ -144,10 +147,22 @@ typedef struct pl_ctx {
     size_t total_avail; /* sum of avail */
     uint32_t *cand;     /* candidates of one selection */
     size_t ncand;
+    const pl_entry_t *entry; /* the sampler's universe, or NULL: exhaustive search */
+    bool full;               /* the whole-cluster scans are done (mask, balance, room) */
+    bool inv_ready;
+    bool eligible_borrowed; /* `eligible` belongs to the entry */
 } pl_ctx_t;
 
-int cv__place_ctx_init(pl_ctx_t *x, const cv_cluster_t *c, const cv_service_t *s,
+/* A call's state on the placer's index and scratch; cheap (no pass over the
+ * nodes) until cv__place_full. */
+int cv__place_ctx_init(pl_ctx_t *x, cv_placer_t *p, const cv_service_t *s,
                        const cv_layout_t *layout, cv_place_action_t action);
+/* The whole-cluster scans the exhaustive search needs (node masks, balance,
+ * the cluster's room), once per call. */
+int cv__place_full(pl_ctx_t *x);
+/* The strict spread set, from the memo when sampling, else from the scans. */
+int cv__place_inventory(pl_ctx_t *x);
+/* Resets the placer's scratch entries the call touched. */
 void cv__place_ctx_free(pl_ctx_t *x);
 
 /* The load a replica carries: 0 primary (or stateless instance), 1 secondary.
@@ -164,6 +179,65 @@ void cv__place_spread_add_node(pl_spread_t *sp, const pl_index_t *ix, size_t nod
 /* Lists and numbers the domains marked so far. */
 void cv__place_spread_count(pl_spread_t *sp, const pl_index_t *ix);
 
+/* ---------------------------------------------------------------- the placer's memo */
+
+/*
+ * What a placer remembers about one placement constraint (or about none):
+ * the up nodes it admits (the sampler's universe), their properties (the
+ * Mesos constraints' eligible nodes) and the strict spread set of every node
+ * it admits whatever its status. Nodes of one class (equal properties,
+ * NodeName aside) answer a constraint alike, so it is evaluated once per
+ * class. Valid while the cluster's nodes change only in load.
+ */
+struct pl_entry {
+    char *text;       /* the constraint as written; NULL: the unconstrained entry */
+    uint32_t *nodes;  /* up nodes admitted, in name order */
+    size_t nnodes;
+    const json_t **eligible; /* their properties */
+    pl_spread_t *inv; /* every node admitted, any status */
+};
+
+#define PL_MEMO_MAX 64 /* constraints remembered; the table is cleared when full */
+
+struct cv_placer {
+    const cv_cluster_t *c;
+    pl_index_t ix;
+    bool oneshot;        /* one cv_place call: no class memo (it would not pay) */
+    size_t sample_min;   /* clusters with fewer nodes are searched exhaustively */
+    uint32_t *node_class; /* nnodes, or NULL until the first constraint is memoized */
+    size_t nclasses;
+    pl_entry_t all;      /* no constraint */
+    pl_entry_t memo[PL_MEMO_MAX];
+    size_t nmemo;
+    double scale[CV_MAX_METRICS]; /* largest finite capacity: unlimited nodes' yardstick */
+    /* Scratch reused by every call, left clean by each (only the entries a
+     * call touched are reset): nnodes + 1 or per-domain sized. */
+    uint8_t *mask, *used;
+    double *balance[2];
+    int *fd_count, *ud_count;
+    uint32_t *avail, *cells, *cand;
+};
+
+/* Node classes: nodes with equal properties (NodeName aside) get one id. */
+int cv__place_classes(cv_placer_t *p);
+/* The entry of `s`'s placement constraint (the unconstrained one when `s`
+ * is NULL, has none or it is disabled), built on first use; NULL when out
+ * of memory. */
+const pl_entry_t *cv__place_entry(cv_placer_t *p, const cv_service_t *s);
+void cv__place_entry_free(pl_entry_t *e);
+
+/* ---------------------------------------------------------------- sampling */
+
+/* How many nodes a sampled selection ranks on a cluster of `nnodes`:
+ * Nomad's max(2, log2 n) per replica, times PL_SAMPLE_FACTOR. */
+#define PL_SAMPLE_FACTOR 4
+size_t cv__place_sample_bound(size_t nnodes);
+/* Visits min(k, n) distinct indices of [0, n) in an order fixed by `seed`
+ * (a start and a stride coprime with n): out receives them. */
+size_t cv__place_sample_walk(uint64_t seed, size_t n, size_t k, uint32_t *out);
+/* The seed of a service's replica: the same input samples the same nodes. */
+uint64_t cv__place_sample_seed(const cv_service_t *s, int replica, unsigned round);
+
 /* ---------------------------------------------------------------- capacity and score */
 
 /* The capacity a node may carry for cluster metric m at most in any case
@@ -173,6 +247,9 @@ int64_t cv__place_replica_load(const cv_service_t *s, size_t metric, int rolekin
 /* Sets the PL_F_CAP_* / PL_F_BUF_* bits and the balance scores of every
  * node, and sums the room left in the cluster. */
 void cv__place_capacity_scan(pl_ctx_t *x);
+/* The same bits (and PL_F_DOWN) and balance scores for one node, from its
+ * load now: what the sampler computes for the nodes it draws. */
+void cv__place_probe(pl_ctx_t *x, size_t node);
 /* Null when the cluster can hold the service, else the rejection (S6). */
 json_t *cv__place_cluster_capacity(const pl_ctx_t *x);
 
@@ -191,6 +268,34 @@ bool cv__place_mesos_ok(pl_ctx_t *x, size_t node);
 bool cv__place_frees_later(const pl_ctx_t *x, const pl_mode_t *mode, size_t node);
 /* The chosen node for `replica` under `mode`, or PL_NONE. */
 uint32_t cv__place_select(pl_ctx_t *x, const pl_mode_t *mode, int replica);
+/* The PL_F_* bits that disqualify a node for role kind `rk` when `steps`
+ * (PL_BIT of each) are filters. */
+unsigned cv__place_disqualifying(unsigned steps, int rk);
+
+/* How a candidate ranks: lower is better, field by field. */
+typedef struct pl_rank {
+    int penalty;    /* optimization constraints (and relaxed soft ones) broken */
+    int buffer;     /* would eat into buffered / overbooked capacity */
+    double balance; /* weighted utilisation after placement */
+    int spread;     /* this service's replicas already in the node's domains */
+    uint32_t node;  /* nodes are sorted by name: ties go by name */
+} pl_rank_t;
+pl_rank_t cv__place_rank_of(const pl_ctx_t *x, const pl_mode_t *mode, uint32_t n, int rk);
+int cv__place_rank_cmp(const void *pa, const void *pb);
+/* Whether the domains (and the Mesos constraints) accept `n` with `more`
+ * replicas to follow, given the free nodes counted in x->avail. `verdicts`
+ * caches the domain answers per cell: ncells * 4 entries, -1 when unknown. */
+bool cv__place_acceptable(pl_ctx_t *x, const pl_mode_t *mode, int8_t *verdicts, uint32_t n,
+                          int more);
+
+/* Whether this call may sample: a large cluster, and no constraint the
+ * sampler cannot draw from (affinity, an optimization-priority placement
+ * constraint). Sets x->entry. */
+bool cv__place_sampling(pl_ctx_t *x);
+/* The best node of a bounded sample for `replica` under the first mode, or
+ * PL_NONE when the sample cannot decide (the caller searches exhaustively).
+ * A node it returns satisfies everything cv__place_select would check. */
+uint32_t cv__place_sampled_select(pl_ctx_t *x, const pl_mode_t *mode, int replica);
 /* The elimination sequence of `replica` under `mode` (S9). */
 json_t *cv__place_eliminations(pl_ctx_t *x, const pl_mode_t *mode, int replica);
 
@@ -225,6 +330,8 @@ typedef struct pl_check {
     pl_spread_t scratch;      /* a service's inventory, cleared before reuse */
     const char *scratch_text; /* the placement constraint it was computed for */
     pl_spread_t all;          /* every domain of the cluster */
+    const json_t **eligible;  /* the Mesos check's eligible nodes when the caller has them */
+    size_t neligible;
 } pl_check_t;
 
 int cv__place_check_init(pl_check_t *k, const cv_cluster_t *c, const pl_index_t *ix);

@@ -160,10 +160,10 @@ typedef struct totals {
     double seconds, worst;
 } totals_t;
 
-static void place_one(cv_cluster_t *c, const cv_service_t *s, totals_t *t)
+static void place_one(cv_placer_t *placer, cv_cluster_t *c, const cv_service_t *s, totals_t *t)
 {
     double t0 = now();
-    json_t *r = cv_place(c, s, NULL, CV_PLACE_NEW);
+    json_t *r = cv_placer_place(placer, s, NULL, CV_PLACE_NEW);
     double dt = now() - t0;
     t->seconds += dt;
     t->worst = fmax(t->worst, dt);
@@ -231,12 +231,16 @@ int main(int argc, char **argv)
     rng_t r = {o.seed * 2654435761u + 1};
     totals_t t = {0};
     size_t naive_placed = 0;
+    double t0 = now();
+    cv_placer_t *placer = cv_placer_new(c);
+    t.seconds += now() - t0; /* the placer's index counts against the placements */
     for (size_t i = 0; i < o.services; i++) {
         cv_service_t *s = build_service(&r, i);
-        place_one(c, s, &t);
+        place_one(placer, c, s, &t);
         naive_placed += first_fit(naive, s);
         fx_service_free(s);
     }
+    cv_placer_free(placer);
     report(&o, &t);
     print_ratios("placement", c);
     printf("  first-fit placed %zu replicas\n", naive_placed);
