@@ -176,9 +176,17 @@ static uint32_t best_of_sample(pl_ctx_t *x, const pl_mode_t *mode, int rk, pl_ra
     relative_balance(x, x->cand, x->ncand);
     for (size_t i = 0; i < x->ncand; i++)
         ranks[i] = cv__place_rank_of(x, mode, x->cand[i], rk);
-    qsort(ranks, x->ncand, sizeof(*ranks), cv__place_rank_cmp);
     memset(verdicts, -1, x->ix.ncells * 4);
+    /* Best first by selection: the best is nearly always accepted, so
+     * sorting the whole sample would be wasted. */
     for (size_t i = 0; i < x->ncand; i++) {
+        size_t best = i;
+        for (size_t j = i + 1; j < x->ncand; j++)
+            if (cv__place_rank_cmp(&ranks[j], &ranks[best]) < 0)
+                best = j;
+        pl_rank_t t = ranks[i];
+        ranks[i] = ranks[best];
+        ranks[best] = t;
         uint32_t n = ranks[i].node;
         int free_later = (int)x->total_avail - cv__place_frees_later(x, mode, n);
         if (free_later >= x->pending && cv__place_acceptable(x, mode, verdicts, n, x->pending))
