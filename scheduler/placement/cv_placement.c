@@ -122,6 +122,7 @@ int cv__place_ctx_init(pl_ctx_t *x, cv_placer_t *p, const cv_service_t *s,
     x->policy = cv__place_policy(&x->ix, c, s);
     for (size_t i = 0; i < s->nmetrics; i++)
         x->cm[i] = cv_cluster_metric(c, s->metrics[i].name);
+    x->nsms = cv__place_metrics(x, x->sms);
     for (size_t i = 0; mine && i < mine->nreplicas; i++)
         add_replica(x, mine->replicas[i].index, mine->replicas[i].role, mine->replicas[i].node);
     x->primary = first_primary(x);

@@ -46,13 +46,7 @@ int64_t cv__place_replica_load(const cv_service_t *s, size_t metric, int rolekin
 
 /* ---------------------------------------------------------------- per-node scan */
 
-/* One service metric as the scan needs it. */
-typedef struct scan_metric {
-    int m;           /* cluster metric */
-    int64_t load[2]; /* primary (or instance), secondary */
-    double weight;
-    double buffer, over;
-} scan_metric_t;
+typedef pl_metric_t scan_metric_t;
 
 /* Fit bits and balance of one node and metric with a finite capacity. */
 static void node_fit(pl_ctx_t *x, size_t node, const scan_metric_t *sm, int64_t cap, int64_t have,
@@ -117,7 +111,7 @@ static void scan_unlimited(pl_ctx_t *x, const scan_metric_t *sm)
 }
 
 /* The service's metrics that the cluster knows. */
-static size_t scan_metrics(const pl_ctx_t *x, scan_metric_t *sms)
+size_t cv__place_metrics(const pl_ctx_t *x, pl_metric_t *sms)
 {
     size_t n = 0;
     for (size_t i = 0; i < x->s->nmetrics; i++) {
@@ -139,8 +133,8 @@ static size_t scan_metrics(const pl_ctx_t *x, scan_metric_t *sms)
  * node and metric and shared by both role kinds and the cluster room. */
 void cv__place_capacity_scan(pl_ctx_t *x)
 {
-    scan_metric_t sms[CV_MAX_METRICS];
-    size_t n = scan_metrics(x, sms);
+    const scan_metric_t *sms = x->sms;
+    size_t n = x->nsms;
     bool unlimited[CV_MAX_METRICS] = {false};
     unsigned never = PL_F_DOWN;
     if (cv__place_step_priority(x->c, PL_PLACEMENT) == PL_HARD)
@@ -164,8 +158,8 @@ void cv__place_capacity_scan(pl_ctx_t *x)
 
 void cv__place_probe(pl_ctx_t *x, size_t node)
 {
-    scan_metric_t sms[CV_MAX_METRICS];
-    size_t n = scan_metrics(x, sms);
+    const scan_metric_t *sms = x->sms;
+    size_t n = x->nsms;
     const cv_node_t *nd = &x->c->nodes[node];
     x->mask[node] = nd->status == CV_NODE_UP ? 0 : PL_F_DOWN;
     x->balance[0][node] = x->balance[1][node] = 0;

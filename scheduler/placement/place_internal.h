@@ -116,6 +116,14 @@ typedef struct pl_mode {
 
 typedef struct pl_entry pl_entry_t; /* the placer's memo, below */
 
+/* One service metric the cluster knows, as the capacity scans need it. */
+typedef struct pl_metric {
+    int m;           /* cluster metric */
+    int64_t load[2]; /* primary (or instance), secondary */
+    double weight;
+    double buffer, over;
+} pl_metric_t;
+
 typedef struct pl_ctx {
     cv_placer_t *p; /* the cluster's index, memo and scratch arrays */
     const cv_cluster_t *c;
@@ -125,6 +133,8 @@ typedef struct pl_ctx {
     cv_distribution_t policy;
     pl_index_t ix;
     int cm[CV_MAX_METRICS]; /* cluster metric of each service metric, or -1 */
+    pl_metric_t sms[CV_MAX_METRICS]; /* the service's metrics the cluster knows */
+    size_t nsms;
     uint8_t *mask;          /* nnodes: PL_F_* */
     uint8_t *used;          /* nnodes: holds a replica of this service */
     double *balance[2];     /* nnodes: weighted utilisation after adding a primary / secondary */
@@ -244,6 +254,9 @@ uint64_t cv__place_sample_seed(const cv_service_t *s, int replica, unsigned roun
  * (capacity plus overbooking), INT64_MAX when unlimited. */
 int64_t cv__place_total_limit(const cv_cluster_t *c, size_t node, int m);
 int64_t cv__place_replica_load(const cv_service_t *s, size_t metric, int rolekind);
+/* Fills `sms` with the service's metrics that the cluster knows; returns
+ * how many. */
+size_t cv__place_metrics(const pl_ctx_t *x, pl_metric_t *sms);
 /* Sets the PL_F_CAP_* / PL_F_BUF_* bits and the balance scores of every
  * node, and sums the room left in the cluster. */
 void cv__place_capacity_scan(pl_ctx_t *x);

@@ -132,37 +132,36 @@ static void draw(pl_ctx_t *x, const pl_mode_t *mode, int rk, const int *hi, size
  * (CPU 1.07 but memory 3.9 and disk 2.9 max/min); relative to each metric's
  * own mean, squared sums did better (2.0) and the maximum best (1.14, 1.23,
  * 1.20 at 10,000 nodes): the node chosen is low in every metric at once. */
-static void relative_balance(pl_ctx_t *x, const uint32_t *nodes, size_t n)
+/* What a node's load of metric m is measured against, as the exhaustive
+ * score does: its capacity, the placer's yardstick when unlimited. */
+static double capacity_of(const pl_ctx_t *x, const cv_node_t *nd, int m)
+{
+    int64_t cap = nd->capacity[m];
+    return cap > 0 ? (double)cap : cap == 0 ? 1.0 : x->p->scale[m];
+}
+
+static void relative_balance(pl_ctx_t *x, const uint32_t *nodes, size_t n, int rk)
 {
     const cv_cluster_t *c = x->c;
-    double mean[CV_MAX_METRICS] = {0};
-    for (size_t j = 0; j < x->s->nmetrics; j++) {
-        int m = x->cm[j];
-        size_t count = 0;
-        for (size_t i = 0; m >= 0 && i < n; i++) {
-            int64_t cap = c->nodes[nodes[i]].capacity[m];
-            if (cap > 0) {
-                mean[j] += (double)c->nodes[nodes[i]].load[m] / (double)cap;
-                count++;
-            }
-        }
-        mean[j] = count ? mean[j] / (double)count : 0;
+    double mean[CV_MAX_METRICS];
+    for (size_t j = 0; j < x->nsms; j++) {
+        int m = x->sms[j].m;
+        double sum = 0;
+        for (size_t i = 0; i < n; i++)
+            sum += (double)c->nodes[nodes[i]].load[m] / capacity_of(x, &c->nodes[nodes[i]], m);
+        mean[j] = sum > 0 ? sum / (double)n : 1;
     }
     for (size_t i = 0; i < n; i++) {
         const cv_node_t *nd = &c->nodes[nodes[i]];
-        for (int rk = 0; rk < 2; rk++) {
-            double worst = 0;
-            for (size_t j = 0; j < x->s->nmetrics; j++) {
-                int m = x->cm[j];
-                int64_t cap = m >= 0 ? nd->capacity[m] : 0;
-                if (cap <= 0 || x->s->metrics[j].weight <= 0)
-                    continue;
-                double load = (double)cv__place_replica_load(x->s, j, rk);
-                double r = ((double)nd->load[m] + load) / (double)cap / (mean[j] > 0 ? mean[j] : 1);
-                worst = r > worst ? r : worst;
-            }
-            x->balance[rk][nodes[i]] = worst;
+        double worst = 0;
+        for (size_t j = 0; j < x->nsms; j++) {
+            const pl_metric_t *sm = &x->sms[j];
+            if (sm->weight <= 0)
+                continue;
+            double u = (double)(nd->load[sm->m] + sm->load[rk]) / capacity_of(x, nd, sm->m);
+            worst = u / mean[j] > worst ? u / mean[j] : worst;
         }
+        x->balance[rk][nodes[i]] = worst;
     }
 }
 
@@ -173,7 +172,7 @@ static void relative_balance(pl_ctx_t *x, const uint32_t *nodes, size_t n)
 static uint32_t best_of_sample(pl_ctx_t *x, const pl_mode_t *mode, int rk, pl_rank_t *ranks,
                                int8_t *verdicts)
 {
-    relative_balance(x, x->cand, x->ncand);
+    relative_balance(x, x->cand, x->ncand, rk);
     for (size_t i = 0; i < x->ncand; i++)
         ranks[i] = cv__place_rank_of(x, mode, x->cand[i], rk);
     memset(verdicts, -1, x->ix.ncells * 4);
