@@ -493,12 +493,14 @@ static cv_placer_t *placer_new(const cv_cluster_t *cluster, bool oneshot)
     p->avail = calloc(p->ix.ncells + 1, sizeof(uint32_t));
     p->cells = malloc((p->ix.ncells + 1) * sizeof(uint32_t));
     p->cand = malloc(n * sizeof(uint32_t));
-    if (!p->mask || !p->used || !p->balance[0] || !p->balance[1] || !p->fd_count ||
+    p->limits = malloc((n * (cluster->nmetrics + 1)) * 2 * sizeof(int64_t));
+    if (!p->limits || !p->mask || !p->used || !p->balance[0] || !p->balance[1] || !p->fd_count ||
         !p->ud_count || !p->avail || !p->cells || !p->cand) {
         cv_placer_free(p);
         return NULL;
     }
     capacity_scale(p);
+    cv__place_limits(p);
     return p;
 }
 
@@ -525,6 +527,7 @@ void cv_placer_free(cv_placer_t *p)
     free(p->avail);
     free(p->cells);
     free(p->cand);
+    free(p->limits);
     free(p);
 }
 

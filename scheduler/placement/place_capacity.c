@@ -156,23 +156,38 @@ void cv__place_capacity_scan(pl_ctx_t *x)
             scan_unlimited(x, &sms[j]);
 }
 
+void cv__place_limits(cv_placer_t *p)
+{
+    const cv_cluster_t *c = p->c;
+    for (size_t n = 0; n < c->nnodes; n++)
+        for (size_t m = 0; m < c->nmetrics; m++) {
+            int64_t cap = c->nodes[n].capacity[m];
+            int64_t *at = &p->limits[(n * c->nmetrics + m) * 2];
+            at[0] = cap < 0 ? INT64_MAX : nonbuffered_capacity(cap, c->metrics[m].buffer);
+            at[1] = cap < 0 ? INT64_MAX : total_capacity(cap, c->metrics[m].overbook);
+        }
+}
+
 void cv__place_probe(pl_ctx_t *x, size_t node)
 {
-    const scan_metric_t *sms = x->sms;
-    size_t n = x->nsms;
     const cv_node_t *nd = &x->c->nodes[node];
-    x->mask[node] = nd->status == CV_NODE_UP ? 0 : PL_F_DOWN;
-    x->balance[0][node] = x->balance[1][node] = 0;
-    for (size_t j = 0; j < n; j++) {
-        int64_t cap = nd->capacity[sms[j].m];
-        if (cap < 0) {
-            unlimited_balance(x, node, &sms[j]);
+    const int64_t *limits = &x->p->limits[node * x->c->nmetrics * 2];
+    uint8_t mask = nd->status == CV_NODE_UP ? 0 : PL_F_DOWN;
+    for (size_t j = 0; j < x->nsms; j++) {
+        const pl_metric_t *sm = &x->sms[j];
+        if (nd->capacity[sm->m] < 0)
             continue;
+        int64_t have = nd->load[sm->m], nonbuffered = limits[sm->m * 2];
+        int64_t limit = action_limit(x, nonbuffered, limits[sm->m * 2 + 1]);
+        for (int rk = 0; rk < 2; rk++) {
+            int64_t load = sm->load[rk], after = have + load;
+            if (load > 0 && after > limit)
+                mask |= rk ? PL_F_CAP_SECONDARY : PL_F_CAP_PRIMARY;
+            else if (load > 0 && after > nonbuffered)
+                mask |= rk ? PL_F_BUF_SECONDARY : PL_F_BUF_PRIMARY;
         }
-        int64_t nonbuffered = nonbuffered_capacity(cap, sms[j].buffer);
-        node_fit(x, node, &sms[j], cap, nd->load[sms[j].m], nonbuffered,
-                 action_limit(x, nonbuffered, total_capacity(cap, sms[j].over)));
     }
+    x->mask[node] = mask;
 }
 
 /* ---------------------------------------------------------------- cluster capacity (S6) */

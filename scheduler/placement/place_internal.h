@@ -220,6 +220,7 @@ struct cv_placer {
     pl_entry_t memo[PL_MEMO_MAX];
     size_t nmemo;
     double scale[CV_MAX_METRICS]; /* largest finite capacity: unlimited nodes' yardstick */
+    int64_t *limits;              /* nnodes x nmetrics x (non-buffered, total) */
     /* Scratch reused by every call, left clean by each (only the entries a
      * call touched are reset): nnodes + 1 or per-domain sized. */
     uint8_t *mask, *used;
@@ -260,9 +261,13 @@ size_t cv__place_metrics(const pl_ctx_t *x, pl_metric_t *sms);
 /* Sets the PL_F_CAP_* / PL_F_BUF_* bits and the balance scores of every
  * node, and sums the room left in the cluster. */
 void cv__place_capacity_scan(pl_ctx_t *x);
-/* The same bits (and PL_F_DOWN) and balance scores for one node, from its
- * load now: what the sampler computes for the nodes it draws. */
+/* The same bits (and PL_F_DOWN) for one node, from its load now, against
+ * the placer's limits: what the sampler computes for the nodes it draws
+ * (it ranks them with a balance of its own). */
 void cv__place_probe(pl_ctx_t *x, size_t node);
+/* Fills p->limits: per node and cluster metric, the non-buffered and the
+ * total capacity (INT64_MAX when unlimited). */
+void cv__place_limits(cv_placer_t *p);
 /* Null when the cluster can hold the service, else the rejection (S6). */
 json_t *cv__place_cluster_capacity(const pl_ctx_t *x);
 

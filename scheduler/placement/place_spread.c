@@ -162,6 +162,97 @@ static void add_cell_edges(pl_flow_t *f, const pl_ctx_t *x, const pl_spread_t *s
     }
 }
 
+/* ---------------------------------------------------------------- a greedy witness */
+
+/* Adds `by` replicas to every domain of a (leaf FD, UD) pair. */
+static void bump(pl_ctx_t *x, uint32_t leaf, uint32_t ud, int by)
+{
+    for (uint32_t d = leaf; d != PL_NONE; d = x->ix.fd_parent[d])
+        x->fd_count[d] += by;
+    x->ud_count[ud] += by;
+}
+
+/* How much the cell helps (domains under their lower bound it would add
+ * to), or -1 when one more replica would take one of its domains over
+ * its upper bound. The flow counts a cell for its FD levels only when its
+ * leaf is in the spread set, and for its UD only when that is. */
+static int cell_gain(const pl_ctx_t *x, const pl_spread_t *sp, uint32_t cell, const bounds_t *b)
+{
+    const pl_index_t *ix = &x->ix;
+    uint32_t leaf = ix->cell_leaf[cell], ud = ix->cell_ud[cell];
+    int gain = 0;
+    for (uint32_t d = leaf; sp->fd_in[leaf] && d != PL_NONE; d = ix->fd_parent[d]) {
+        size_t level = ix->fd_level[d];
+        if (x->fd_count[d] + 1 > b->hi[level])
+            return -1;
+        gain += x->fd_count[d] < b->lo[level];
+    }
+    if (sp->ud_in[ud]) {
+        if (x->ud_count[ud] + 1 > b->hi[ix->nlevels])
+            return -1;
+        gain += x->ud_count[ud] < b->lo[ix->nlevels];
+    }
+    return gain;
+}
+
+static bool lower_bounds_met(const pl_ctx_t *x, const pl_spread_t *sp, const bounds_t *b)
+{
+    for (size_t i = 0; i < sp->nfd_list; i++) {
+        uint32_t d = sp->fd_list[i];
+        if (x->fd_count[d] < b->lo[x->ix.fd_level[d]])
+            return false;
+    }
+    for (size_t i = 0; i < sp->nud_list; i++)
+        if (x->ud_count[sp->ud_list[i]] < b->lo[x->ix.nlevels])
+            return false;
+    return true;
+}
+
+#define PL_WITNESS_CELLS 256
+
+/*
+ * Places the `more` replicas to come greedily, one at a time on the free
+ * cell that helps most without breaking an upper bound, and checks the
+ * lower bounds at the end. Success is a witness: an integral flow the
+ * bounded-flow check would find, so the answer is exact when it is yes.
+ * A no proves nothing (greedy can strand a domain) and the flow decides.
+ * Nearly every candidate on a large cluster is a yes, for a fraction of
+ * the flow's cost.
+ */
+static bool greedy_witness(pl_ctx_t *x, const pl_spread_t *sp, size_t node, bool cand_secondary,
+                           const bounds_t *b, int more)
+{
+    const pl_index_t *ix = &x->ix;
+    if (x->ncells_used > PL_WITNESS_CELLS)
+        return false;
+    int taken[PL_WITNESS_CELLS] = {0};
+    uint32_t placed[PL_WITNESS_CELLS];
+    int nplaced = 0;
+    bump(x, pl_fd(ix, node, ix->nlevels - 1), ix->ud[node], 1);
+    for (; nplaced < more; nplaced++) {
+        int best = -1, best_gain = -1;
+        for (size_t i = 0; i < x->ncells_used; i++) {
+            uint32_t cell = x->cells[i];
+            int left = (int)x->avail[cell] - taken[i] - (cand_secondary && ix->cell[node] == cell);
+            int gain = left > 0 ? cell_gain(x, sp, cell, b) : -1;
+            if (gain > best_gain) {
+                best = (int)i;
+                best_gain = gain;
+            }
+        }
+        if (best < 0)
+            break;
+        taken[best]++;
+        placed[nplaced] = x->cells[best];
+        bump(x, ix->cell_leaf[placed[nplaced]], ix->cell_ud[placed[nplaced]], 1);
+    }
+    bool ok = nplaced == more && lower_bounds_met(x, sp, b);
+    for (int i = 0; i < nplaced; i++)
+        bump(x, ix->cell_leaf[placed[i]], ix->cell_ud[placed[i]], -1);
+    bump(x, pl_fd(ix, node, ix->nlevels - 1), ix->ud[node], -1);
+    return ok;
+}
+
 bool cv__place_domains_ok(pl_ctx_t *x, const pl_mode_t *mode, size_t node, bool cand_secondary,
                           bool use_fd, bool use_ud, int more)
 {
@@ -176,6 +267,8 @@ bool cv__place_domains_ok(pl_ctx_t *x, const pl_mode_t *mode, size_t node, bool 
     compute_bounds(x, sp, total, use_fd, use_ud, &b);
     if (!under_ceilings(x, sp, node, b.hi))
         return false;
+    if (more <= PL_WITNESS_CELLS && greedy_witness(x, sp, node, cand_secondary, &b, more))
+        return true;
     size_t nv = FIRST_VERTEX + sp->nfd_list + sp->nud_list + x->ncells_used;
     pl_flow_t *f = cv__place_flow_new(nv, sp->nfd_list + sp->nud_list + 2 * x->ncells_used + 1);
     if (!f)
