@@ -39,13 +39,11 @@ static int ctx_alloc(pl_ctx_t *x)
     x->avail = p->avail;
     x->cells = p->cells;
     x->cand = p->cand;
+    x->inv = p->inv;
+    x->pack = p->pack;
     x->reps = malloc(reps * sizeof(cv_replica_t));
     x->placed_props = malloc(reps * sizeof(json_t *));
-    if (!x->reps || !x->placed_props)
-        return CV_ENOMEM;
-    if (cv__place_spread_init(&x->inv, &x->ix) || cv__place_spread_init(&x->pack, &x->ix))
-        return CV_ENOMEM;
-    return 0;
+    return x->reps && x->placed_props ? 0 : CV_ENOMEM;
 }
 
 static void add_replica(pl_ctx_t *x, int index, cv_role_t role, size_t node)
@@ -75,6 +73,8 @@ int cv__place_inventory(pl_ctx_t *x)
     } else {
         if (!x->full)
             return CV_EINVAL; /* the static scan's masks are needed */
+        memset(x->inv.fd_in, 0, x->ix.nfd);
+        memset(x->inv.ud_in, 0, x->ix.nud);
         for (size_t n = 0; n < x->c->nnodes; n++)
             if (!narrowed || !(x->mask[n] & PL_F_PLACEMENT))
                 cv__place_spread_add_node(&x->inv, &x->ix, n);
@@ -168,10 +168,6 @@ void cv__place_ctx_free(pl_ctx_t *x)
     free(x->placed_props);
     if (!x->eligible_borrowed)
         free(x->eligible);
-    if (x->inv.fd_in)
-        cv__place_spread_free(&x->inv);
-    if (x->pack.fd_in)
-        cv__place_spread_free(&x->pack);
 }
 
 /* ---------------------------------------------------------------- the mode ladder */
@@ -494,7 +490,12 @@ static cv_placer_t *placer_new(const cv_cluster_t *cluster, bool oneshot)
     p->cells = malloc((p->ix.ncells + 1) * sizeof(uint32_t));
     p->cand = malloc(n * sizeof(uint32_t));
     p->limits = malloc((n * (cluster->nmetrics + 1)) * 2 * sizeof(int64_t));
-    if (!p->limits || !p->mask || !p->used || !p->balance[0] || !p->balance[1] || !p->fd_count ||
+    size_t most = cv__place_sample_most(cluster->nnodes);
+    p->picks = malloc(most * sizeof(uint32_t));
+    p->ranks = malloc(most * sizeof(pl_rank_t));
+    p->verdicts = malloc(p->ix.ncells * 4 + 4);
+    if (!p->picks || !p->ranks || !p->verdicts || cv__place_spread_init(&p->inv, &p->ix) ||
+        cv__place_spread_init(&p->pack, &p->ix) || !p->limits || !p->mask || !p->used || !p->balance[0] || !p->balance[1] || !p->fd_count ||
         !p->ud_count || !p->avail || !p->cells || !p->cand) {
         cv_placer_free(p);
         return NULL;
@@ -528,6 +529,13 @@ void cv_placer_free(cv_placer_t *p)
     free(p->cells);
     free(p->cand);
     free(p->limits);
+    free(p->picks);
+    free(p->ranks);
+    free(p->verdicts);
+    if (p->inv.fd_in)
+        cv__place_spread_free(&p->inv);
+    if (p->pack.fd_in)
+        cv__place_spread_free(&p->pack);
     free(p);
 }
 

@@ -227,6 +227,10 @@ struct cv_placer {
     double *balance[2];
     int *fd_count, *ud_count;
     uint32_t *avail, *cells, *cand;
+    pl_spread_t inv, pack; /* a call's spread sets, rewritten by each call */
+    uint32_t *picks;       /* the sampler's: sized for its largest sample */
+    struct pl_rank *ranks;
+    int8_t *verdicts; /* ncells * 4 */
 };
 
 /* Node classes: nodes with equal properties (NodeName aside) get one id. */
@@ -246,6 +250,8 @@ size_t cv__place_sample_bound(size_t nnodes);
 /* Visits min(k, n) distinct indices of [0, n) in an order fixed by `seed`
  * (a start and a stride coprime with n): out receives them. */
 size_t cv__place_sample_walk(uint64_t seed, size_t n, size_t k, uint32_t *out);
+/* The largest sample a selection draws (the bound grown each round). */
+size_t cv__place_sample_most(size_t nnodes);
 /* The seed of a service's replica: the same input samples the same nodes. */
 uint64_t cv__place_sample_seed(const cv_service_t *s, int replica, unsigned round);
 

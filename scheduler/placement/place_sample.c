@@ -66,6 +66,14 @@ size_t cv__place_sample_walk(uint64_t seed, size_t n, size_t k, uint32_t *out)
     return k;
 }
 
+size_t cv__place_sample_most(size_t nnodes)
+{
+    size_t most = cv__place_sample_bound(nnodes);
+    for (unsigned r = 1; r < PL_SAMPLE_ROUNDS; r++)
+        most *= 4;
+    return most;
+}
+
 uint64_t cv__place_sample_seed(const cv_service_t *s, int replica, unsigned round)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
@@ -201,14 +209,12 @@ uint32_t cv__place_sampled_select(pl_ctx_t *x, const pl_mode_t *mode, int replic
     bool domains = mode->enforce & (PL_BIT(PL_FAULT_DOMAIN) | PL_BIT(PL_UPGRADE_DOMAIN));
     if (domains)
         cv__place_ceilings(x, mode, x->pending, hi);
-    size_t k = cv__place_sample_bound(x->c->nnodes), most = k;
-    for (unsigned r = 1; r < PL_SAMPLE_ROUNDS; r++)
-        most *= 4;
-    uint32_t *picks = malloc(most * sizeof(uint32_t));
-    pl_rank_t *ranks = malloc(most * sizeof(pl_rank_t));
-    int8_t *verdicts = malloc(x->ix.ncells * 4 + 4);
+    size_t k = cv__place_sample_bound(x->c->nnodes);
+    uint32_t *picks = x->p->picks;
+    pl_rank_t *ranks = x->p->ranks;
+    int8_t *verdicts = x->p->verdicts;
     uint32_t chosen = PL_NONE;
-    for (unsigned r = 0; picks && ranks && verdicts && r < PL_SAMPLE_ROUNDS; r++, k *= 4) {
+    for (unsigned r = 0; r < PL_SAMPLE_ROUNDS; r++, k *= 4) {
         if (k >= x->entry->nnodes)
             break; /* the whole universe: the exhaustive search is as cheap */
         draw(x, mode, rk, domains ? hi : NULL, k, cv__place_sample_seed(x->s, replica, r), picks);
@@ -217,8 +223,5 @@ uint32_t cv__place_sampled_select(pl_ctx_t *x, const pl_mode_t *mode, int replic
             break;
     }
     clear_avail(x);
-    free(picks);
-    free(ranks);
-    free(verdicts);
     return chosen;
 }
