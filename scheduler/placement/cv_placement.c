@@ -495,8 +495,9 @@ static cv_placer_t *placer_new(const cv_cluster_t *cluster, bool oneshot)
     p->ranks = malloc(most * sizeof(pl_rank_t));
     p->verdicts = malloc(p->ix.ncells * 4 + 4);
     if (!p->picks || !p->ranks || !p->verdicts || cv__place_spread_init(&p->inv, &p->ix) ||
-        cv__place_spread_init(&p->pack, &p->ix) || !p->limits || !p->mask || !p->used || !p->balance[0] || !p->balance[1] || !p->fd_count ||
-        !p->ud_count || !p->avail || !p->cells || !p->cand) {
+        cv__place_spread_init(&p->pack, &p->ix) || !p->limits || !p->mask || !p->used ||
+        !p->balance[0] || !p->balance[1] || !p->fd_count || !p->ud_count || !p->avail ||
+        !p->cells || !p->cand) {
         cv_placer_free(p);
         return NULL;
     }

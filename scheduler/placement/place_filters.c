@@ -133,7 +133,8 @@ unsigned cv__place_disqualifying(unsigned steps, int rk)
 
 bool cv__place_frees_later(const pl_ctx_t *x, const pl_mode_t *mode, size_t node)
 {
-    return !(x->mask[node] & cv__place_disqualifying(mode->enforce | PL_BIT(PL_STATUS), x->s->stateful));
+    return !(x->mask[node] &
+             cv__place_disqualifying(mode->enforce | PL_BIT(PL_STATUS), x->s->stateful));
 }
 
 /* Collects the candidates for role kind `rk` and, per (leaf FD, UD) cell,
@@ -182,7 +183,6 @@ static void build_pack(pl_ctx_t *x)
 
 /* ---------------------------------------------------------------- ranking */
 
-
 int cv__place_rank_cmp(const void *pa, const void *pb)
 {
     const pl_rank_t *a = pa, *b = pb;
@@ -201,10 +201,10 @@ pl_rank_t cv__place_rank_of(const pl_ctx_t *x, const pl_mode_t *mode, uint32_t n
 {
     unsigned steer = cv__place_disqualifying(mode->prefer, rk);
     pl_rank_t r = {.penalty = __builtin_popcount(x->mask[n] & steer),
-                .buffer = (x->mask[n] & (rk ? PL_F_BUF_SECONDARY : PL_F_BUF_PRIMARY)) != 0,
-                .balance = x->balance[rk][n],
-                .spread = x->ud_count[x->ix.ud[n]],
-                .node = n};
+                   .buffer = (x->mask[n] & (rk ? PL_F_BUF_SECONDARY : PL_F_BUF_PRIMARY)) != 0,
+                   .balance = x->balance[rk][n],
+                   .spread = x->ud_count[x->ix.ud[n]],
+                   .node = n};
     for (size_t k = 0; k < x->ix.nlevels; k++)
         r.spread += x->fd_count[pl_fd(&x->ix, n, k)];
     return r;

@@ -132,12 +132,12 @@ typedef struct pl_ctx {
     cv_place_action_t action;
     cv_distribution_t policy;
     pl_index_t ix;
-    int cm[CV_MAX_METRICS]; /* cluster metric of each service metric, or -1 */
+    int cm[CV_MAX_METRICS];          /* cluster metric of each service metric, or -1 */
     pl_metric_t sms[CV_MAX_METRICS]; /* the service's metrics the cluster knows */
     size_t nsms;
-    uint8_t *mask;          /* nnodes: PL_F_* */
-    uint8_t *used;          /* nnodes: holds a replica of this service */
-    double *balance[2];     /* nnodes: weighted utilisation after adding a primary / secondary */
+    uint8_t *mask;      /* nnodes: PL_F_* */
+    uint8_t *used;      /* nnodes: holds a replica of this service */
+    double *balance[2]; /* nnodes: weighted utilisation after adding a primary / secondary */
     int64_t room[CV_MAX_METRICS]; /* left on up nodes under the action's limit (S6) */
     bool room_unlimited[CV_MAX_METRICS];
     int *fd_count, *ud_count;
@@ -200,11 +200,11 @@ void cv__place_spread_count(pl_spread_t *sp, const pl_index_t *ix);
  * class. Valid while the cluster's nodes change only in load.
  */
 struct pl_entry {
-    char *text;       /* the constraint as written; NULL: the unconstrained entry */
-    uint32_t *nodes;  /* up nodes admitted, in name order */
+    char *text;      /* the constraint as written; NULL: the unconstrained entry */
+    uint32_t *nodes; /* up nodes admitted, in name order */
     size_t nnodes;
     const json_t **eligible; /* their properties */
-    pl_spread_t *inv; /* every node admitted, any status */
+    pl_spread_t *inv;        /* every node admitted, any status */
 };
 
 #define PL_MEMO_MAX 64 /* constraints remembered; the table is cleared when full */
@@ -212,11 +212,11 @@ struct pl_entry {
 struct cv_placer {
     const cv_cluster_t *c;
     pl_index_t ix;
-    bool oneshot;        /* one cv_place call: no class memo (it would not pay) */
-    size_t sample_min;   /* clusters with fewer nodes are searched exhaustively */
+    bool oneshot;         /* one cv_place call: no class memo (it would not pay) */
+    size_t sample_min;    /* clusters with fewer nodes are searched exhaustively */
     uint32_t *node_class; /* nnodes, or NULL until the first constraint is memoized */
     size_t nclasses;
-    pl_entry_t all;      /* no constraint */
+    pl_entry_t all; /* no constraint */
     pl_entry_t memo[PL_MEMO_MAX];
     size_t nmemo;
     double scale[CV_MAX_METRICS]; /* largest finite capacity: unlimited nodes' yardstick */

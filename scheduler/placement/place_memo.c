@@ -225,7 +225,8 @@ static int entry_build(cv_placer_t *p, pl_entry_t *e, const cv_service_t *s)
 
 const pl_entry_t *cv__place_entry(cv_placer_t *p, const cv_service_t *s)
 {
-    bool constrained = s && s->placement && cv__place_step_priority(p->c, PL_PLACEMENT) != PL_OFF && s->placement_text;
+    bool constrained = s && s->placement && cv__place_step_priority(p->c, PL_PLACEMENT) != PL_OFF &&
+                       s->placement_text;
     if (!constrained) {
         if (!p->all.nodes && entry_build(p, &p->all, NULL)) {
             cv__place_entry_free(&p->all);

@@ -108,8 +108,8 @@ static void clear_avail(pl_ctx_t *x)
 /* Draws up to `k` nodes of the universe: the free ones counted in the
  * cells as the flow reads them, the candidates (the node-local filters
  * passed, domains not yet full) in x->cand. */
-static void draw(pl_ctx_t *x, const pl_mode_t *mode, int rk, const int *hi, size_t k,
-                 uint64_t seed, uint32_t *picks)
+static void draw(pl_ctx_t *x, const pl_mode_t *mode, int rk, const int *hi, size_t k, uint64_t seed,
+                 uint32_t *picks)
 {
     unsigned fail = cv__place_disqualifying(mode->enforce | PL_BIT(PL_STATUS), rk);
     unsigned later = cv__place_disqualifying(mode->enforce | PL_BIT(PL_STATUS), x->s->stateful);

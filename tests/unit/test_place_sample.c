@@ -174,7 +174,7 @@ static void test_domain_counts_are_a_recount_and_the_scratch_is_left_clean(void 
     fx_metric(s, "M", 2, 1, 1.0);
     cv_layout_t *l = fx_layout();
     const char *const on[] = {"n0000", "n0007", "n0014"}; /* distinct FDs and UDs */
-    fx_layout_add(l, c, s, on, 3); /* svc's own replicas 0-2 */
+    fx_layout_add(l, c, s, on, 3);                        /* svc's own replicas 0-2 */
     fx_layout_add(l, c, old, on, 2);
     cv_placer_t *p = cv_placer_new(c);
     pl_ctx_t x;

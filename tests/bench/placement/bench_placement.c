@@ -2,8 +2,10 @@
  * Placement benchmark: a cluster of 10,000 nodes (10 FDs over two levels x
  * 10 UDs, 3 metrics, 3 node types with different capacities, properties
  * for constraints) receives 100,000 services of 3–5 replicas one after
- * another, with placement constraints, Mesos constraints on some, and
- * loads that accumulate. Prints placements per second, peak RSS, and the
+ * another through one placer (cv_placer_place: the cluster's index and
+ * constraint memo are built once, the loads change between calls), with
+ * placement constraints, Mesos constraints on some, and loads that
+ * accumulate. Prints placements per second, peak RSS, and the
  * final max/min node load ratio per metric (raw, as Service Fabric's
  * balancing threshold defines it, and per unit of capacity) beside the same
  * ratios after a naive first-fit placement of the same services. Figures,
