@@ -93,6 +93,7 @@ CV_SCRIPT_TABLE(CV__SCRIPT_TYPES)
 #define CV__R_STACK_EXPANDED(P, i) CV_STACK_EXPANDED_R_##P = i,
 #define CV__R_CHECK_BEGIN(P, i) CV_CHECK_BEGIN_R_##P = i,
 #define CV__R_CHECK_FINISH(P, i) CV_CHECK_FINISH_R_##P = i,
+#define CV__R_CHECK_DONE(P, i) CV_CHECK_DONE_R_##P = i,
 #define CV__R_LEASE_RELEASE(P, i) CV_LEASE_RELEASE_R_##P = i,
 #define CV__R_OBSERVE_LOAD(P, i) CV_OBSERVE_LOAD_R_##P = i,
 #define CV__R_NODE_DONE(P, i) CV_NODE_DONE_R_##P = i,
@@ -130,6 +131,13 @@ typedef enum {
 } cv_node_done_succ_t;
 #define CV_NODE_DONE_R_SUCC(k, what)                                                               \
     (CV_NODE_DONE_R_FIRST_SUCCESSOR + CV_NODE_DONE_R_SUCCESSOR_STRIDE * (k) + (what))
+/* check_done answers as node_done does: one reader serves both. */
+_Static_assert((int)CV_CHECK_DONE_R_ADDED == (int)CV_NODE_DONE_R_ADDED &&
+                   (int)CV_CHECK_DONE_R_DONE == (int)CV_NODE_DONE_R_DONE &&
+                   (int)CV_CHECK_DONE_R_TOTAL == (int)CV_NODE_DONE_R_TOTAL &&
+                   (int)CV_CHECK_DONE_R_FIRST_SUCCESSOR == (int)CV_NODE_DONE_R_FIRST_SUCCESSOR &&
+                   (int)CV_CHECK_DONE_R_SUCCESSOR_STRIDE == (int)CV_NODE_DONE_R_SUCCESSOR_STRIDE,
+               "check_done's reply is node_done's");
 
 /* stack_reap_nodes: node j's three elements: "CHECK" or "OBSERVE", the node,
  * and (OBSERVE) the record version its action wrote. */

@@ -245,6 +245,61 @@ void cv_call_check_finish(cv_call_t *call, const cv_check_finish_t *f, const cha
 }
 
 /* ------------------------------------------------------------------------
+ * check_done
+ * ------------------------------------------------------------------------ */
+
+/* A look's text, or the action's when the look kept it (""). */
+static const char *looked(const char *look, const char *acted)
+{
+    return look && look[0] ? look : or_empty(acted);
+}
+
+int cv_call_check_done(cv_call_t *call, const cv_check_finish_t *f, const cv_node_done_t *d,
+                       const char *worker_id)
+{
+    const cv_msg_t *j = f->job;
+    begin(call, CV_SCRIPT_CHECK_DONE);
+    job_strings(call, j);
+    call->k.check_done = (cv_check_done_keys_t){
+        .stack = key(call, 0, CV_KEY_STACK, j, NULL),
+        .res = key(call, 1, CV_KEY_RES, j, j->resource),
+        .lease = key(call, 2, CV_KEY_LEASE, j, j->resource),
+        .events = key(call, 3, CV_KEY_EVENTS, j, NULL),
+        .counts = key(call, 4, CV_KEY_COUNTS, j, NULL),
+        .index = key(call, 5, CV_KEY_INDEX, j, NULL),
+        .ledger = key(call, 6, CV_KEY_LEDGER, j, NULL),
+        .done = key(call, 7, CV_KEY_DONE, j, NULL),
+        .publishing = key(call, 8, CV_KEY_PUBLISHING, j, NULL),
+    };
+    call->a.check_done = (cv_check_done_args_t){
+        .traversal = call->traversal,
+        .node = call->node,
+        .resource = j->resource,
+        .version = or_empty(f->version),
+        .token = or_empty(f->token),
+        .worker = worker_id,
+        .action = or_empty(f->action),
+        .reason = or_empty(f->reason),
+        .status = or_empty(d->status),
+        .done_reason = or_empty(d->reason),
+        .physical_id = or_empty(f->physical_id),
+        .uuid = or_empty(f->uuid),
+        .type = or_empty(f->type),
+        .props = or_empty(f->props),
+        .attrs = looked(d->attrs, f->attrs),
+        .data = looked(d->data, f->data),
+        .dependencies = or_empty(f->dependencies),
+        .policy = or_empty(f->policy),
+        .old = or_empty(f->old),
+        .events = or_empty(f->events),
+        .pass = or_empty(d->pass),
+    };
+    call->keys = call->k.check_done.v;
+    call->args = call->a.check_done.v;
+    return node_done_tail(call, j, or_empty(d->graph_entry));
+}
+
+/* ------------------------------------------------------------------------
  * stack_begin
  * ------------------------------------------------------------------------ */
 

@@ -47,6 +47,7 @@ typedef struct cv_call {
         cv_node_failed_keys_t node_failed;
         cv_check_begin_keys_t check_begin;
         cv_check_finish_keys_t check_finish;
+        cv_check_done_keys_t check_done;
         cv_stack_begin_keys_t stack_begin;
     } k;
     union {
@@ -54,6 +55,7 @@ typedef struct cv_call {
         cv_node_failed_args_t node_failed;
         cv_check_begin_args_t check_begin;
         cv_check_finish_args_t check_finish;
+        cv_check_done_args_t check_done;
         cv_stack_begin_args_t stack_begin;
     } a;
     char key[CV_CALL_KEYS_MAX][CV_KEY_MAX];
@@ -132,6 +134,16 @@ typedef struct cv_check_finish {
 } cv_check_finish_t;
 
 void cv_call_check_finish(cv_call_t *call, const cv_check_finish_t *f, const char *worker_id);
+
+/* ---- check_done ---- */
+
+/* The write of `f` (its status and event_status are left out: the action is
+ * recorded IN_PROGRESS in the event stream only) and then the node done as
+ * `d` says (status, attrs and data as the look left them, reason, pass,
+ * successors from d->graph_entry), in one step. Returns 0, or CV_ENOMEM
+ * (nothing to free). */
+int cv_call_check_done(cv_call_t *call, const cv_check_finish_t *f, const cv_node_done_t *d,
+                       const char *worker_id);
 
 /* ---- stack_begin ---- */
 

@@ -84,6 +84,23 @@ void cv_check_finish_of(cv_check_finish_t *f, cv_check_written_t *w, const cv_ms
 void cv_check_written_clear(cv_check_written_t *w);
 
 /*
+ * Whether the action just carried out settled at once: the observer's own
+ * decision (cv_observe_decide), on the record as the write of `out` would
+ * leave it and on the type's look at it now, is COMPLETE. Then *obs holds
+ * that outcome (clear it with cv_observe_outcome_clear) and the engine
+ * records the action and the node done in one step (check_done.lua,
+ * cv_call_check_done with cv_observe_done_of) instead of handing the
+ * version to the observers: OS::Heat::None, Value, RandomString and the
+ * like cost one job instead of two. Only the CREATE, UPDATE or REPLACE of
+ * an update node (not a watch, not an adoption), by a type whose look needs
+ * nothing read first (no child stack, watched resource or cluster state);
+ * `st` is the state cv_check_act left. Otherwise false, *obs empty.
+ */
+bool cv_check_settled(const cv_msg_t *job, const cv_check_loaded_t *l,
+                      const cv_check_outcome_t *out, const cv_rstate_t *st, double now,
+                      cv_observe_outcome_t *obs);
+
+/*
  * The node_done.lua fields of an outcome that ends the node without an
  * action to watch (DONE, RETAIN_CURRENT, NOTHING), fenced by the loaded
  * record's version, releasing the lease `token`, publishing (an engine has

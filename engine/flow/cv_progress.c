@@ -96,11 +96,12 @@ static int status_of(cv_script_t script, const redisReply *rep)
     }
 }
 
+/* node_done's reply, or check_done's: the same shape. */
 static void on_node_done(cv_redis_t *r, redisReply *rep, void *ud)
 {
     done_ctx_t *ctx = ud;
     (void)r;
-    ctx->rc = status_of(CV_SCRIPT_NODE_DONE, rep);
+    ctx->rc = status_of(ctx->call.script, rep);
     ctx->recorded = ctx->rc == 0;
     if (ctx->rc == 0) {
         bool redelivery = cv_reply_int(rep, CV_NODE_DONE_R_ADDED) == 0;
@@ -127,23 +128,27 @@ static void on_node_done(cv_redis_t *r, redisReply *rep, void *ud)
     done_release(ctx);
 }
 
-int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_cb cb, void *ud)
+static done_ctx_t *done_ctx_new(cv_worker_t *w, const cv_node_done_t *d, cv_progress_cb cb,
+                                void *ud)
 {
     done_ctx_t *ctx = calloc(1, sizeof(*ctx));
     if (!ctx)
-        return CV_ENOMEM;
+        return NULL;
     ctx->w = w;
     ctx->job = *d->job;
     ctx->cb = cb;
     ctx->ud = ud;
     ctx->pending = 1;
     ctx->publishing = d->publishing;
-    cv_node_done_t own = *d;
-    own.job = &ctx->job;
-    int rc = cv_call_node_done(&ctx->call, &own, w->id);
+    return ctx;
+}
+
+/* Sends the call built into ctx (rc: the builder's); frees ctx when not sent. */
+static int done_send(done_ctx_t *ctx, int rc)
+{
     if (rc == 0) {
         cv_call_t *c = &ctx->call;
-        rc = cv_redis_call(w->redis, c->script, c->keys, c->args, c->nextra, c->extra_keys,
+        rc = cv_redis_call(ctx->w->redis, c->script, c->keys, c->args, c->nextra, c->extra_keys,
                            c->extra_args, on_node_done, ctx);
         if (rc)
             cv_call_free(c);
@@ -151,6 +156,27 @@ int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_c
     if (rc)
         free(ctx);
     return rc;
+}
+
+int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_cb cb, void *ud)
+{
+    done_ctx_t *ctx = done_ctx_new(w, d, cb, ud);
+    if (!ctx)
+        return CV_ENOMEM;
+    cv_node_done_t own = *d;
+    own.job = &ctx->job;
+    return done_send(ctx, cv_call_node_done(&ctx->call, &own, w->id));
+}
+
+int cv_progress_check_done(cv_worker_t *w, const cv_check_finish_t *f, const cv_node_done_t *d,
+                           cv_progress_cb cb, void *ud)
+{
+    done_ctx_t *ctx = done_ctx_new(w, d, cb, ud);
+    if (!ctx)
+        return CV_ENOMEM;
+    cv_check_finish_t own = *f;
+    own.job = &ctx->job;
+    return done_send(ctx, cv_call_check_done(&ctx->call, &own, d, w->id));
 }
 
 /* ------------------------------------------------------------------------

@@ -26,6 +26,12 @@ typedef void (*cv_progress_cb)(void *ud, int rc);
  * the successors it made ready. */
 int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_cb cb, void *ud);
 
+/* Records the action `f` and marks d's node done in one step
+ * (cv_call_check_done: an action that settled at once), then as
+ * cv_progress_node_done; CV_EFENCED: nothing was written. */
+int cv_progress_check_done(cv_worker_t *w, const cv_check_finish_t *f, const cv_node_done_t *d,
+                           cv_progress_cb cb, void *ud);
+
 /* Records a failed action and fails the traversal (cv_call_node_failed);
  * a stack that asks for it is rolling back in the same step, and the
  * rollback's STACK job is published. */

@@ -14,6 +14,13 @@ local function now_us_str()
   return string.format('%d.%06d', t[1], tonumber(t[2]))
 end
 
+-- Both of the above from one TIME: a script that writes several times uses one.
+local function now_strs()
+  local t = redis.call('TIME')
+  return string.format('%d.%03d', t[1], math.floor(tonumber(t[2]) / 1000)),
+    string.format('%d.%06d', t[1], tonumber(t[2]))
+end
+
 local function set_status(res, counts, status)
   local old = redis.call('HGET', res, 'status')
   if old == status then return false end
@@ -28,9 +35,11 @@ local function set_status(res, counts, status)
 end
 
 -- One event: fields are the documented events schema (docs/keyspace.md).
-local function add_event(stream, resource, physical_id, action, status, reason, traversal, worker)
+-- t: its time (now_str(); nil reads the clock).
+local function add_event(stream, resource, physical_id, action, status, reason, traversal, worker,
+                         t)
   redis.call('XADD', stream, 'MAXLEN', '~', 200000, '*',
-    'time', now_str(), 'resource', resource, 'physical_id', physical_id or '',
+    'time', t or now_str(), 'resource', resource, 'physical_id', physical_id or '',
     'action', action, 'status', status, 'reason', reason or '',
     'traversal', traversal, 'worker', worker or '')
 end

@@ -2,7 +2,9 @@
  * CHECK jobs, as engine/engine_check.c runs them: check_begin.lua (lease and
  * load), the real decision (cv_check_decide), the type's operation the
  * outcome names (engine_converge.c), then one of: the fenced write
- * (check_finish.lua) and the OBSERVE job; node_done.lua and the successors;
+ * (check_finish.lua) and the OBSERVE job; when the action settled at once
+ * (cv_check_settled), the write and the node done in one step
+ * (check_done.lua) and the successors; node_done.lua and the successors;
  * node_failed.lua and maybe a rollback; the lease released. Each script
  * call is a step of its own.
  */
@@ -177,26 +179,52 @@ static scen_step_t begin(scen_world_t *w, scen_job_t *j)
     return step;
 }
 
+/* An action is started only by a job whose traversal was current when it
+ * took the lease (check_begin): never one superseded. */
+static void check_not_superseded(scen_world_t *w, const scen_job_t *j)
+{
+    uint64_t next = j->msg.traversal + 1;
+    if (next < SCEN_MAX_TRAV && w->seen.trav_began[next] && w->seen.trav_began[next] <= j->began_at)
+        scen_violation(w, "%s of %s started for traversal %llu after %llu began", j->out.action,
+                       j->msg.resource, (unsigned long long)j->msg.traversal,
+                       (unsigned long long)next);
+}
+
+/* As the engine: the observers' look taken at once, written with the action. */
+static bool settle_at_once(scen_world_t *w, scen_job_t *j, const cv_check_loaded_t *l,
+                           const cv_check_finish_t *f)
+{
+    cv_observe_outcome_t seen;
+    if (!j->have_st || !cv_check_settled(&j->msg, l, &j->out, &j->st, SCEN_NOW, &seen))
+        return false;
+    cv_node_done_t d = cv_observe_done_of(&j->msg, &seen, j->graph_entry, j->st.physical_id);
+    d.publishing = true;
+    scen_trace(w, "  %s settled at once", j->msg.resource);
+    cv_answer_t a = scen_check_done(w, j, f, &d);
+    if (a != CV_ANSWER_FENCED && a != CV_ANSWER_INVALID)
+        check_not_superseded(w, j);
+    cv_observe_outcome_clear(&seen);
+    return true;
+}
+
 static scen_step_t record(scen_world_t *w, scen_job_t *j)
 {
     cv_check_loaded_t l = loaded(j);
     cv_check_finish_t f;
     cv_check_written_t written;
     cv_check_finish_of(&f, &written, &j->msg, &l, &j->out, j->have_st ? &j->st : NULL, j->token);
+    j->leased = false; /* check_finish or check_done released it */
+    if (settle_at_once(w, j, &l, &f)) {
+        cv_check_written_clear(&written);
+        j->pc = PC_END;
+        return SCEN_STEP_MORE;
+    }
     cv_call_t call;
     cv_call_check_finish(&call, &f, j->worker);
     redisReply *r = scen_call(&call);
     cv_answer_t a = cv_reply_answer(CV_SCRIPT_CHECK_FINISH, r);
-    j->leased = false; /* check_finish released it */
     if (a == CV_ANSWER_OK) {
-        /* An action is started only by a job whose traversal was current
-         * when it took the lease (check_begin): never one superseded. */
-        uint64_t next = j->msg.traversal + 1;
-        if (next < SCEN_MAX_TRAV && w->seen.trav_began[next] &&
-            w->seen.trav_began[next] <= j->began_at)
-            scen_violation(w, "%s of %s started for traversal %llu after %llu began", j->out.action,
-                           j->msg.resource, (unsigned long long)j->msg.traversal,
-                           (unsigned long long)next);
+        check_not_superseded(w, j);
         scen_op_publish_observe(j, cv_reply_str(r, CV_CHECK_FINISH_R_VERSION), false);
     } else if (a != CV_ANSWER_FENCED) {
         scen_violation(w, "check_finish of %s: %s", j->msg.resource,

@@ -96,6 +96,9 @@ scen_step_t scen_observe_step(scen_world_t *w, scen_job_t *j);
 /* node_done (shared by CHECK and OBSERVE): the call, the publishes
  * cv_sp_should_publish asks for, the stack's end when every node is done. */
 void scen_node_done(scen_world_t *w, scen_job_t *j, const cv_node_done_t *d);
+/* check_done (an action that settled at once): as node_done; returns the answer. */
+cv_answer_t scen_check_done(scen_world_t *w, scen_job_t *j, const cv_check_finish_t *f,
+                            const cv_node_done_t *d);
 /* node_failed: the call, and the rollback it may ask for. */
 void scen_node_failed(scen_world_t *w, scen_job_t *j, const cv_node_failed_t *f);
 

@@ -278,46 +278,66 @@ scen_step_t scen_op_run(scen_world_t *w, scen_job_t *j, const scen_op_t *op)
 
 /* ---- node done, node failed ---- */
 
-void scen_node_done(scen_world_t *w, scen_job_t *j, const cv_node_done_t *d)
+/* Sends a built node_done or check_done (the same reply) and queues what
+ * its answer makes the job do next. Returns the answer. */
+static cv_answer_t done_call(scen_world_t *w, scen_job_t *j, cv_call_t *call, bool publishing)
 {
-    cv_call_t call;
-    if (cv_call_node_done(&call, d, j->worker) != 0)
-        abort();
-    if (w->sabotage == SCEN_SABOTAGE_SYNC_POINT && call.nextra > 0 && !w->sabotaged) {
+    const cv_msg_t *m = &j->msg;
+    if (w->sabotage == SCEN_SABOTAGE_SYNC_POINT && call->nextra > 0 && !w->sabotaged) {
         /* Self-test: the first successor's sync point never hears of us. */
         w->sabotaged = true;
-        call.nextra = 0;
+        call->nextra = 0;
     }
-    redisReply *r = scen_call(&call);
-    cv_answer_t a = cv_reply_answer(CV_SCRIPT_NODE_DONE, r);
+    redisReply *r = scen_call(call);
+    cv_answer_t a = cv_reply_answer(call->script, r);
     if (a == CV_ANSWER_INVALID || a == CV_ANSWER_NONODE)
-        scen_violation(w, "node_done of %c/%s: %s", d->job->phase ? 'c' : 'u', d->job->resource,
-                       r->type == REDIS_REPLY_ERROR ? r->str : cv_reply_str(r, 0));
+        scen_violation(w, "%s of %c/%s: %s", cv_script_name(call->script), m->phase ? 'c' : 'u',
+                       m->resource, r->type == REDIS_REPLY_ERROR ? r->str : cv_reply_str(r, 0));
     if (a == CV_ANSWER_OK) {
         bool redelivery = cv_reply_int(r, CV_NODE_DONE_R_ADDED) == 0;
         long long done = cv_reply_int(r, CV_NODE_DONE_R_DONE);
         long long total = cv_reply_int(r, CV_NODE_DONE_R_TOTAL);
         if (done > total)
             scen_violation(w, "traversal %llu: done %lld > total %lld",
-                           (unsigned long long)d->job->traversal, done, total);
-        for (size_t i = 0; i < call.nextra; i++) {
+                           (unsigned long long)m->traversal, done, total);
+        for (size_t i = 0; i < call->nextra; i++) {
             cv_sp_answer_t ans = {
-                call.successor_preds[i],
+                call->successor_preds[i],
                 (size_t)cv_reply_int(r, CV_NODE_DONE_R_SUCC(i, CV_NODE_DONE_SUCC_SIZE)),
                 cv_reply_int(r, CV_NODE_DONE_R_SUCC(i, CV_NODE_DONE_SUCC_ADDED)) == 1,
                 cv_reply_int(r, CV_NODE_DONE_R_SUCC(i, CV_NODE_DONE_SUCC_IS_DONE)) == 1};
             if (cv_sp_should_publish(&ans, redelivery))
-                scen_op_publish_node(j, call.extra_args[i]);
+                scen_op_publish_node(j, call->extra_args[i]);
         }
         if (done >= total)
             scen_op_finish(j);
-        if (d->publishing) {
+        if (publishing) {
             scen_op_t op = {.kind = OP_SREM};
             scen_op_push(j, &op);
         }
     }
     freeReplyObject(r);
+    return a;
+}
+
+void scen_node_done(scen_world_t *w, scen_job_t *j, const cv_node_done_t *d)
+{
+    cv_call_t call;
+    if (cv_call_node_done(&call, d, j->worker) != 0)
+        abort();
+    done_call(w, j, &call, d->publishing);
     cv_call_free(&call);
+}
+
+cv_answer_t scen_check_done(scen_world_t *w, scen_job_t *j, const cv_check_finish_t *f,
+                            const cv_node_done_t *d)
+{
+    cv_call_t call;
+    if (cv_call_check_done(&call, f, d, j->worker) != 0)
+        abort();
+    cv_answer_t a = done_call(w, j, &call, d->publishing);
+    cv_call_free(&call);
+    return a;
 }
 
 void scen_node_failed(scen_world_t *w, scen_job_t *j, const cv_node_failed_t *f)
