@@ -2,10 +2,11 @@
  * Specification of the placer's pure pieces: the sample bound and walk,
  * the per-class constraint memo (a memoized answer is the recomputed one),
  * the incremental domain counts (always a recount, and left clean), and
- * sampled placement on a large cluster: it keeps every domain rule, places
- * the same way for the same input, and whatever it cannot decide (a
- * refusal, an unplaceable replica) comes out exactly as the exhaustive
- * search says.
+ * sampled placement on a large cluster: it keeps every domain rule and
+ * every hard rule until the cluster is full, places the same way for the
+ * same input (a long-lived placer as a one-shot cv_place), and whatever it
+ * cannot decide (a refusal, an unplaceable replica) comes out exactly as
+ * the exhaustive search says.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -251,6 +252,97 @@ static void test_what_the_sample_cannot_decide_is_the_exhaustive_answer(void **s
     fx_cluster_free(c);
 }
 
+/* ---------------------------------------------------------------- random services */
+
+static uint32_t next(uint64_t *r, uint32_t n)
+{
+    *r ^= *r << 13;
+    *r ^= *r >> 7;
+    *r ^= *r << 17;
+    return (uint32_t)(*r % n);
+}
+
+/* Capacities 10-59 with a buffer, loads up to three quarters, a few nodes
+ * down or disabled, two FD levels and 7 UDs. */
+static cv_cluster_t *random_cluster(uint64_t *r, size_t n)
+{
+    cv_cluster_t *c = fx_cluster("M");
+    c->metrics[0].buffer = 0.1;
+    static const char *const colors[] = {"red", "blue", "green"};
+    for (size_t i = 0; i < n; i++) {
+        char name[16], fd[32], ud[8];
+        snprintf(name, sizeof(name), "n%04zu", i);
+        snprintf(fd, sizeof(fd), "fd:/d%u/r%u", next(r, 4), next(r, 3));
+        snprintf(ud, sizeof(ud), "UD%u", next(r, 7));
+        cv_node_t *node = fx_node(c, name, fd, ud);
+        json_object_set_new(node->props, "Color", json_string(colors[next(r, 3)]));
+        int64_t cap = 10 + next(r, 50);
+        fx_cap(c, node, "M", cap, next(r, (uint32_t)(cap * 3 / 4 + 1)));
+        uint32_t st = next(r, 30);
+        node->status = st == 0 ? CV_NODE_DOWN : st == 1 ? CV_NODE_DISABLED : CV_NODE_UP;
+    }
+    fx_done(c);
+    return c;
+}
+
+static int64_t placed_load(const cv_service_t *s, const char *role)
+{
+    return strcmp(role, "secondary") == 0 ? s->metrics[0].secondary_load
+                                          : s->metrics[0].primary_load;
+}
+
+/* Every placement on an up node the constraint admits, within the node's
+ * non-buffered capacity, one replica a node; and the loads added. */
+static void assert_hard_rules_and_load(cv_cluster_t *c, const cv_service_t *s, const json_t *r)
+{
+    uint8_t *seen = calloc(c->nnodes, 1);
+    json_t *p;
+    size_t i;
+    json_array_foreach(json_object_get(r, "placements"), i, p)
+    {
+        long n = cv_cluster_node(c, json_string_value(json_object_get(p, "node")));
+        assert_true(n >= 0);
+        cv_node_t *node = &c->nodes[n];
+        int64_t load = placed_load(s, json_string_value(json_object_get(p, "role")));
+        assert_int_equal(node->status, CV_NODE_UP);
+        assert_false(seen[n]);
+        seen[n] = 1;
+        assert_true(!s->placement || cv_pcexpr_match(s->placement, node->props));
+        assert_true(load == 0 || node->load[0] + load <= node->capacity[0] * 9 / 10);
+        node->load[0] += load;
+    }
+    free(seen);
+}
+
+static void test_sampled_placements_keep_every_hard_rule_and_repeat(void **state)
+{
+    (void)state;
+    uint64_t r = 0x9e3779b97f4a7c15ULL;
+    cv_cluster_t *c = random_cluster(&r, 700);
+    static const char *const texts[] = {NULL, "Color == blue", "Color != red"};
+    cv_placer_t *p = cv_placer_new(c);
+    for (int i = 0; i < 1500; i++) { /* until the cluster is full */
+        char name[16];
+        snprintf(name, sizeof(name), "s%04d", i);
+        cv_service_t *s = fx_service(name, 1 + (int)next(&r, 6), next(&r, 2));
+        if (texts[next(&r, 3)])
+            fx_placement(s, texts[next(&r, 3) % 2 + 1]);
+        int64_t primary = next(&r, 9);
+        fx_metric(s, "M", primary, next(&r, (uint32_t)primary + 1), 1.0);
+        s->distribution = (cv_distribution_t)next(&r, 3);
+        s->require_domain_distribution = next(&r, 4) == 0;
+        json_t *a = cv_placer_place(p, s, NULL, CV_PLACE_NEW);
+        json_t *b = cv_place(c, s, NULL, CV_PLACE_NEW); /* a fresh placer, the same answer */
+        assert_true(json_equal(a, b));
+        assert_hard_rules_and_load(c, s, a);
+        json_decref(a);
+        json_decref(b);
+        fx_service_free(s);
+    }
+    cv_placer_free(p);
+    fx_cluster_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -262,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_domain_counts_are_a_recount_and_the_scratch_is_left_clean),
         cmocka_unit_test(test_sampled_placement_spreads_over_the_domains_and_repeats),
         cmocka_unit_test(test_what_the_sample_cannot_decide_is_the_exhaustive_answer),
+        cmocka_unit_test(test_sampled_placements_keep_every_hard_rule_and_repeat),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
