@@ -13,6 +13,11 @@
  * no mode can place is reported with the elimination sequence of the last
  * mode tried. The result is re-validated by the same checker that
  * cv_place_check uses, which produces the health reports.
+ *
+ * A call runs on a placer (the domain index, constraint memo and scratch
+ * kept across calls, below): on a large cluster the first mode samples
+ * (place_sample.c) and the whole-cluster scans run only when the sample
+ * cannot decide.
  */
 #include "place_internal.h"
 

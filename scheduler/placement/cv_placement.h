@@ -46,12 +46,14 @@ json_t *cv_place(const cv_cluster_t *cluster, const cv_service_t *service,
  * (evaluated once per class of nodes with equal properties) and scratch,
  * kept across calls. Between calls the caller may change the nodes' loads
  * and nothing else (a node's status, properties, domains or capacity
- * changed: make a new placer). On a cluster of PL_SAMPLE_MIN_NODES nodes or
- * more, a replica is placed on the best of a bounded sample of the nodes
- * that may take it (max(2, log2 n) x 4, drawn in an order seeded by the
- * service's name and the replica, so equal input gives equal output), and
- * by the exhaustive search whenever the sample cannot decide; every rule
- * is checked exactly either way. cv_place is one placer's one call.
+ * changed: make a new placer). On a cluster of CV_PLACE_SAMPLE_MIN_NODES
+ * nodes or more, a replica is placed on the best of a bounded sample of the
+ * nodes that may take it (max(2, log2 n) x 4, drawn in an order seeded by
+ * the service's name and the replica, so equal input gives equal output;
+ * balance there is each metric's utilisation relative to the sample's mean,
+ * the highest of them), and by the exhaustive search whenever the sample
+ * cannot decide; every rule is checked exactly either way. cv_place is one
+ * placer's one call (docs/placement.md).
  */
 typedef struct cv_placer cv_placer_t;
 

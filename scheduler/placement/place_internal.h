@@ -300,7 +300,7 @@ unsigned cv__place_disqualifying(unsigned steps, int rk);
 typedef struct pl_rank {
     int penalty;    /* optimization constraints (and relaxed soft ones) broken */
     int buffer;     /* would eat into buffered / overbooked capacity */
-    double balance; /* weighted utilisation after placement */
+    double balance; /* weighted utilisation after placement (sampled: place_sample.c's) */
     int spread;     /* this service's replicas already in the node's domains */
     uint32_t node;  /* nodes are sorted by name: ties go by name */
 } pl_rank_t;
