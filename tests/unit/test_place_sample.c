@@ -335,6 +335,10 @@ static void test_sampled_placements_keep_every_hard_rule_and_repeat(void **state
         json_t *b = cv_place(c, s, NULL, CV_PLACE_NEW); /* a fresh placer, the same answer */
         assert_true(json_equal(a, b));
         assert_hard_rules_and_load(c, s, a);
+        /* Placed without relaxing anything: no constraint is reported broken. */
+        if (json_array_size(json_object_get(a, "warnings")) == 0 &&
+            json_array_size(json_object_get(a, "unplaced")) == 0)
+            assert_int_equal(json_array_size(json_object_get(a, "health")), 0);
         json_decref(a);
         json_decref(b);
         fx_service_free(s);
