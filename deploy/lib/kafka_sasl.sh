@@ -69,15 +69,16 @@ cv_kafka_sasl_client_opts() {
 }
 
 # The ACLs, one per line (deploy/tools/converge_kafka_acl.c reads them).
-# converge-worker: consumes converge.check/observe in its groups, produces
-# to all three topics. converge-cli: produces jobs (submit, delete, signal,
-# hooks: converge.check; mark, observe: converge.observe), reads
+# converge-worker: consumes converge.check/observe and their express twins
+# in its groups, produces to every topic. converge-cli: produces jobs
+# (submit, delete, signal, hooks: converge.check[.express]; mark, observe:
+# converge.observe[.express]), reads
 # converge.dead (`convergectl dead`, assigned partitions under a throwaway
 # convergectl-* group) and describes the topics (`convergectl topics`).
 # Nobody but the admin creates, deletes or alters topics or ACLs.
 cv_kafka_sasl_acl_rules() {
     local t op
-    for t in converge.check converge.observe; do
+    for t in converge.check converge.observe converge.check.express converge.observe.express; do
         for op in read write describe; do echo "User:converge-worker topic literal $t $op"; done
         for op in write describe; do echo "User:converge-cli topic literal $t $op"; done
     done

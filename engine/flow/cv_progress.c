@@ -68,7 +68,7 @@ static int publish_check(done_ctx_t *ctx, const char *node)
 {
     ctx->pending++;
     int rc = cv_worker_publish_node(ctx->w, ctx->job.stack, ctx->job.traversal, node,
-                                    on_successor_delivered, ctx);
+                                    ctx->job.express, on_successor_delivered, ctx);
     if (rc) {
         ctx->pending--;
         ctx->rc = rc;
@@ -186,6 +186,7 @@ int cv_progress_check_done(cv_worker_t *w, const cv_check_finish_t *f, const cv_
 typedef struct fail_ctx {
     cv_worker_t *w;
     char stack[CV_ID_MAX];
+    bool express; /* the failed job's lane: the rollback's */
     cv_progress_cb cb;
     void *ud;
 } fail_ctx_t;
@@ -208,7 +209,7 @@ static int publish_rollback(fail_ctx_t *ctx, uint64_t traversal)
             (unsigned long long)traversal);
     /* Nested stacks have no name: the reaper finds a lost STACK job of one here. */
     cv_reaper_watch(ctx->w, ctx->stack);
-    return cv_worker_publish_stack(ctx->w, ctx->stack, CV_TRAV_ROLLBACK, traversal,
+    return cv_worker_publish_stack(ctx->w, ctx->stack, CV_TRAV_ROLLBACK, traversal, ctx->express,
                                    on_rollback_published, ctx);
 }
 
@@ -233,6 +234,7 @@ int cv_progress_node_failed(cv_worker_t *w, const cv_node_failed_t *f, cv_progre
         return CV_ENOMEM;
     ctx->w = w;
     snprintf(ctx->stack, sizeof(ctx->stack), "%s", f->job->stack);
+    ctx->express = f->job->express;
     ctx->cb = cb;
     ctx->ud = ud;
     cv_call_t call;

@@ -68,14 +68,21 @@ static void on_signal(uv_signal_t *s, int signum)
     uv_timer_start(&w->shutdown_timer, on_shutdown_tick, 0, 50);
 }
 
+/* Jobs of the express lane in flight at most, besides the window: small
+ * stacks' jobs, a few at a time each. */
+#define EXPRESS_WINDOW 256
+
 static int consumer_open(cv_worker_t *w, cv_consumer_t **out, char *err, size_t err_size)
 {
-    const char *topics[] = {w->def->topic};
+    const char *express = cv_topic_lane(w->def->topic, true);
+    const char *topics[] = {w->def->topic, express};
     cv_consumer_conf_t conf = {.group = w->def->group,
                                .instance = w->id,
                                .topics = topics,
-                               .ntopics = 1,
+                               .ntopics = 2,
                                .window = w->window,
+                               .express_topic = express,
+                               .express_window = EXPRESS_WINDOW,
                                .session_ms = w->session_ms,
                                .handler = w->def->handler,
                                .ud = w,
@@ -257,7 +264,7 @@ int cv_worker_publish(cv_worker_t *w, const char *topic, const cv_msg_t *m, cv_d
 {
     char key[CV_ID_MAX + CV_NAME_MAX + 2];
     size_t klen = cv_msg_key(m, key, sizeof(key));
-    return send_msg(w, topic, m, key, klen, cb, ud);
+    return send_msg(w, cv_topic_lane(topic, m->express), m, key, klen, cb, ud);
 }
 
 /* Without a key: a dead letter belongs to no stack's partition. */
@@ -349,20 +356,24 @@ int cv_worker_accept(cv_worker_t *w, cv_job_t *job, const void *payload, size_t 
 }
 
 int cv_worker_publish_node(cv_worker_t *w, const char *stack, uint64_t traversal, const char *node,
-                           cv_delivery_cb cb, void *ud)
+                           bool express, cv_delivery_cb cb, void *ud)
 {
     cv_msg_t m = {.type = CV_MSG_CHECK,
                   .traversal = traversal,
-                  .phase = node[0] == 'c' ? CV_PHASE_CLEANUP : CV_PHASE_UPDATE};
+                  .phase = node[0] == 'c' ? CV_PHASE_CLEANUP : CV_PHASE_UPDATE,
+                  .express = express};
     snprintf(m.stack, sizeof(m.stack), "%s", stack);
     snprintf(m.resource, sizeof(m.resource), "%s", node + 2);
     return cv_worker_publish(w, CV_TOPIC_CHECK, &m, cb, ud);
 }
 
 int cv_worker_publish_stack(cv_worker_t *w, const char *stack, int kind, uint64_t traversal,
-                            cv_delivery_cb cb, void *ud)
+                            bool express, cv_delivery_cb cb, void *ud)
 {
-    cv_msg_t m = {.type = CV_MSG_STACK, .kind = (uint8_t)kind, .traversal = traversal};
+    cv_msg_t m = {.type = CV_MSG_STACK,
+                  .kind = (uint8_t)kind,
+                  .traversal = traversal,
+                  .express = express};
     snprintf(m.stack, sizeof(m.stack), "%s", stack);
     return cv_worker_publish(w, CV_TOPIC_CHECK, &m, cb, ud);
 }

@@ -128,7 +128,8 @@ typedef struct cv_worker_def {
 /* Parses argv, connects and runs the loop until SIGTERM/SIGINT. Returns the exit code. */
 int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def);
 
-/* Sends a message to a topic, keyed by stack/resource; cb may be NULL. */
+/* Sends a message to a topic (its express twin when m->express), keyed by
+ * stack/resource; cb may be NULL. */
 int cv_worker_publish(cv_worker_t *w, const char *topic, const cv_msg_t *m, cv_delivery_cb cb,
                       void *ud);
 
@@ -142,14 +143,15 @@ int cv_worker_publish(cv_worker_t *w, const char *topic, const cv_msg_t *m, cv_d
 int cv_worker_accept(cv_worker_t *w, cv_job_t *job, const void *payload, size_t len,
                      unsigned accepted, cv_msg_t *m);
 
-/* Publishes the CHECK job of graph node `node` ("u/<resource>" or "c/<resource>"). */
+/* Publishes the CHECK job of graph node `node` ("u/<resource>" or
+ * "c/<resource>"), in the express lane or not (cv_msg_t.express). */
 int cv_worker_publish_node(cv_worker_t *w, const char *stack, uint64_t traversal, const char *node,
-                           cv_delivery_cb cb, void *ud);
+                           bool express, cv_delivery_cb cb, void *ud);
 
 /* Publishes the STACK job of traversal `traversal` (of `kind`, a
  * cv_trav_kind_t) of `stack`: expand it. */
 int cv_worker_publish_stack(cv_worker_t *w, const char *stack, int kind, uint64_t traversal,
-                            cv_delivery_cb cb, void *ud);
+                            bool express, cv_delivery_cb cb, void *ud);
 
 /* Sends an undecodable or unhandleable message to converge.dead with the reason. */
 void cv_worker_dead_letter(cv_worker_t *w, const void *payload, size_t len, const char *reason,
