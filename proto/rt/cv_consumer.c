@@ -31,8 +31,7 @@ struct cv_job {
     ptrack_t *pt;
     void *data;
     bool handed_back;
-    bool orphan;  /* still its handler's when the consumer closed */
-    bool express; /* from the express topic: counts in its window */
+    bool orphan; /* still its handler's when the consumer closed */
 };
 
 struct cv_consumer {
@@ -41,19 +40,11 @@ struct cv_consumer {
     uv_loop_t *loop;
     cv_consumer_conf_t conf;
     cv__queue_watch_t watch;
-    /* The express lane (conf.express_topic): its partitions' messages are
-     * forwarded to a queue of their own, drained before the consumer queue
-     * with a window of their own, so that they never wait behind the
-     * other topic's backlog. NULL without an express topic. */
-    rd_kafka_queue_t *express_q;
-    cv__queue_watch_t express_watch;
-    char express_topic[128];
     uv_idle_t resume;
-    int inflight; /* both lanes */
-    int express_inflight;
+    int inflight;
     bool closing;
-    int orphans;      /* jobs that outlived the close: this struct must too */
-    int watches_open; /* queue watches whose handles are not closed yet */
+    int orphans;       /* jobs that outlived the close: this struct must too */
+    bool watch_closed; /* the queue watch's handles are closed */
     bool joined;       /* received an assignment (possibly empty) from the group */
     bool lost;         /* the group dropped this member (session timed out): cut off? */
     bool failed;       /* librdkafka raised a fatal error: this instance is done */
@@ -128,23 +119,15 @@ static void free_consumer(cv_consumer_t *c)
 
 static void free_when_unused(cv_consumer_t *c)
 {
-    if (c->watches_open == 0 && c->orphans == 0)
+    if (c->watch_closed && c->orphans == 0)
         free_consumer(c);
 }
 
 static void on_watch_closed(void *owner)
 {
     cv_consumer_t *c = owner;
-    c->watches_open--;
+    c->watch_closed = true;
     free_when_unused(c);
-}
-
-/* A job leaves the window it counted in. */
-static void leave_window(cv_job_t *job)
-{
-    job->c->inflight--;
-    if (job->express)
-        job->c->express_inflight--;
 }
 
 static void free_orphan(cv_job_t *job)
@@ -163,7 +146,7 @@ void cv_job_finish(cv_job_t *job)
         return;
     }
     ptrack_t *pt = job->pt;
-    leave_window(job);
+    c->inflight--;
     if (cv_track_done(&pt->track, &job->slot))
         pt->dirty = true;
     free_job(job);
@@ -178,7 +161,7 @@ void cv_job_hand_back(cv_job_t *job)
         free_orphan(job);
         return;
     }
-    leave_window(job);
+    job->c->inflight--;
     job->handed_back = true;
 }
 
@@ -202,9 +185,9 @@ static void release_track(cv_consumer_t *c, ptrack_t *pt)
         job->len = 0;
         job->partition = -1;
         job->offset = -1;
-        leave_window(job);
         job->orphan = true;
         c->orphans++;
+        c->inflight--;
     }
     cv_track_init(&pt->track);
     pt->dirty = false;
@@ -315,52 +298,22 @@ static void dispatch(cv_consumer_t *c, rd_kafka_message_t *rkm)
     job->partition = rkm->partition;
     job->offset = rkm->offset;
     job->pt = pt;
-    /* By its topic, whichever queue it came through. */
-    job->express = c->express_q && strcmp(pt->topic, c->express_topic) == 0;
     rd_kafka_message_destroy(rkm);
     cv_track_push(&pt->track, &job->slot, job->offset);
     c->inflight++;
-    c->express_inflight += job->express;
     c->conf.handler(job, job->payload, job->len, c->conf.ud);
 }
 
 static void drain(cv_consumer_t *c)
 {
     cv__queue_watch_clear(&c->watch);
-    if (c->express_q) {
-        cv__queue_watch_clear(&c->express_watch);
-        while (!c->closing && c->express_inflight < c->conf.express_window) {
-            rd_kafka_message_t *rkm = rd_kafka_consume_queue(c->express_q, 0);
-            if (!rkm)
-                break;
-            dispatch(c, rkm);
-        }
-    }
-    while (!c->closing && c->inflight - c->express_inflight < c->conf.window) {
+    while (!c->closing && c->inflight < c->conf.window) {
         rd_kafka_message_t *rkm = rd_kafka_consume_queue(c->queue, 0);
         if (!rkm)
             break;
         dispatch(c, rkm);
     }
     store_offsets(c);
-}
-
-/* The express topic's partitions just assigned deliver into the express
- * queue. Done before each assignment: stopping a partition's fetch (a
- * revocation) undoes it, and librdkafka keeps an application's forward
- * when the fetch starts. */
-static void route_express(cv_consumer_t *c, const rd_kafka_topic_partition_list_t *parts)
-{
-    for (int i = 0; c->express_q && i < parts->cnt; i++) {
-        if (strcmp(parts->elems[i].topic, c->express_topic) != 0)
-            continue;
-        rd_kafka_queue_t *pq =
-            rd_kafka_queue_get_partition(c->rk, parts->elems[i].topic, parts->elems[i].partition);
-        if (!pq)
-            continue;
-        rd_kafka_queue_forward(pq, c->express_q);
-        rd_kafka_queue_destroy(pq);
-    }
 }
 
 static void on_queue_ready(void *owner)
@@ -379,7 +332,6 @@ static void on_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
     bool cooperative = strcmp(rd_kafka_rebalance_protocol(rk), "COOPERATIVE") == 0;
     rd_kafka_error_t *error = NULL;
     if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
-        route_express(c, partitions);
         if (cooperative)
             error = rd_kafka_incremental_assign(rk, partitions);
         else
@@ -423,26 +375,15 @@ bool cv_consumer_failed(const cv_consumer_t *c)
     return c->failed;
 }
 
-/* The queue watches and the resume idler. On failure nothing is left open. */
 static int setup_loop(cv_consumer_t *c, char *errstr, size_t errstr_size)
 {
     int rc = cv__queue_watch_start(&c->watch, c->loop, c->queue, 50, on_queue_ready, c, errstr,
                                    errstr_size);
-    if (rc)
-        return rc;
-    c->watches_open = 1;
-    if (c->express_q) {
-        rc = cv__queue_watch_start(&c->express_watch, c->loop, c->express_q, 50, on_queue_ready, c,
-                                   errstr, errstr_size);
-        if (rc) {
-            cv__queue_watch_close(&c->watch, on_watch_closed);
-            return rc;
-        }
-        c->watches_open = 2;
+    if (rc == 0) {
+        uv_idle_init(c->loop, &c->resume);
+        c->resume.data = c;
     }
-    uv_idle_init(c->loop, &c->resume);
-    c->resume.data = c;
-    return 0;
+    return rc;
 }
 
 int cv_consumer_subscribe(cv_consumer_t *c, char *errstr, size_t errstr_size)
@@ -528,20 +469,11 @@ int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
     c->conf.topics = NULL; /* the caller's: gone once we return */
     rd_kafka_poll_set_consumer(c->rk);
     c->queue = rd_kafka_queue_get_consumer(c->rk);
-    if (conf->express_topic) {
-        snprintf(c->express_topic, sizeof(c->express_topic), "%s", conf->express_topic);
-        c->express_q = rd_kafka_queue_new(c->rk);
-    }
-    c->conf.express_topic = NULL; /* the caller's: copied above */
     rc = setup_loop(c, errstr, errstr_size);
     if (rc) {
-        /* A watch setup_loop had to close frees c once closed; else now. */
-        if (c->express_q)
-            rd_kafka_queue_destroy(c->express_q);
         rd_kafka_queue_destroy(c->queue);
         rd_kafka_destroy(c->rk);
-        if (c->watches_open == 0 && c->orphans == 0)
-            free_consumer(c);
+        free_consumer(c);
         return rc;
     }
     rc = cv_consumer_subscribe(c, errstr, errstr_size);
@@ -571,13 +503,9 @@ void cv_consumer_close(cv_consumer_t *c)
     store_offsets(c);
     rd_kafka_consumer_close(c->rk);
     release_all(c);
-    if (c->express_q)
-        rd_kafka_queue_destroy(c->express_q);
     rd_kafka_queue_destroy(c->queue);
     rd_kafka_destroy(c->rk);
     uv_idle_stop(&c->resume);
     uv_close((uv_handle_t *)&c->resume, NULL);
     cv__queue_watch_close(&c->watch, on_watch_closed);
-    if (c->express_q)
-        cv__queue_watch_close(&c->express_watch, on_watch_closed);
 }

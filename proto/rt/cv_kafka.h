@@ -117,12 +117,7 @@ typedef struct cv_consumer_conf {
     const char *instance;
     const char *const *topics; /* copied: needed only during cv_consumer_new */
     int ntopics;
-    int window; /* jobs in flight at most, besides the express lane's */
-    /* One of `topics` whose jobs are taken first, with a window of their
-     * own (express_window), so that they never wait behind the others'
-     * backlog (copied; NULL: none). */
-    const char *express_topic;
-    int express_window;
+    int window; /* jobs in flight at most */
     int session_ms; /* session.timeout.ms (0: 6000); heartbeats every quarter of it */
     cv_job_handler handler;
     void *ud;
@@ -174,7 +169,7 @@ bool cv_consumer_failed(const cv_consumer_t *c);
 void cv_consumer_unsubscribe(cv_consumer_t *c);
 int cv_consumer_subscribe(cv_consumer_t *c, char *errstr, size_t errstr_size);
 
-/* Jobs handed out and not yet finished (both lanes). */
+/* Jobs handed out and not yet finished. */
 int cv_consumer_inflight(const cv_consumer_t *c);
 
 /* Stops consuming and commits the finished prefix; then frees. Jobs still in

@@ -55,6 +55,11 @@ typedef enum {
 } cv_stat_t;
 /* clang-format on */
 
+enum { CV_LANE_BULK, CV_LANE_EXPRESS, CV_LANES };
+/* Jobs of the express lane in flight at most: small stacks' jobs, beside
+ * the window of the bulk lane. */
+#define CV_EXPRESS_WINDOW 256
+
 /* A worker id's size, and an incarnation's (both with their NUL). */
 #define CV_WORKER_ID_MAX 64
 #define CV_INCARNATION_MAX 32
@@ -78,7 +83,11 @@ typedef struct cv_worker {
     const char *role; /* "engine" | "observer" */
     cv_redis_t *redis;
     cv_producer_t *producer;
-    cv_consumer_t *consumer;
+    /* One consumer per lane (cv_msg_t.express), each in a group of its own
+     * so that each lane's partitions are spread evenly over the workers:
+     * [CV_LANE_BULK] the role's topic, [CV_LANE_EXPRESS] its express twin,
+     * consumed with a window of its own (CV_EXPRESS_WINDOW). */
+    cv_consumer_t *lanes[CV_LANES];
     int window;
     int lease_ms;
     int session_ms;   /* the Kafka group session (cv_consumer_conf_t) */
