@@ -22,6 +22,7 @@ typedef struct done_ctx {
     cv_call_t call;  /* node_done: its successors are call.extra_args */
     bool publishing; /* leave the publishing set once every job is out */
     bool recorded;   /* node_done answered OK */
+    bool last;       /* the traversal's last node done: its end is ours */
     int pending;     /* deliveries and the stack finish still outstanding */
     int rc;
 } done_ctx_t;
@@ -41,7 +42,8 @@ static void done_release(done_ctx_t *ctx)
 {
     if (--ctx->pending > 0)
         return;
-    if (ctx->publishing && ctx->recorded && ctx->rc == 0)
+    /* The script put the node there only with successors or as the last. */
+    if (ctx->publishing && ctx->recorded && ctx->rc == 0 && (ctx->call.nextra > 0 || ctx->last))
         leave_publishing_set(ctx);
     ctx->cb(ctx->ud, ctx->rc);
     cv_call_free(&ctx->call);
@@ -117,6 +119,7 @@ static void on_node_done(cv_redis_t *r, redisReply *rep, void *ud)
                 publish_check(ctx, ctx->call.extra_args[i]);
         }
         if (done >= total) {
+            ctx->last = true;
             ctx->pending++;
             if (cv_progress_finish_stack(ctx->w, ctx->job.stack, ctx->job.traversal,
                                          on_stack_finished, ctx) != 0) {
