@@ -207,7 +207,8 @@ int cli_publish_queue(cli_t *cli, const char *topic, const cv_msg_t *m)
     if (rc)
         return cli_fail(CLI_SERVICE, "cannot encode the %s job: %s", cv_msg_type_name(m->type),
                         cv_strerror(rc));
-    rc = cv_producer_send(cli->producer, topic, key, keylen, buf, len, on_delivery, cli);
+    rc = cv_producer_send(cli->producer, cv_topic_lane(topic, m->express), key, keylen, buf, len,
+                          on_delivery, cli);
     free(buf);
     if (rc)
         return publish_failed(cli, topic, cv_strerror(rc));
@@ -238,6 +239,7 @@ int cli_publish_stack(cli_t *cli, const char *id, uint64_t traversal, cv_trav_ki
     cv_msg_t m;
     memset(&m, 0, sizeof(m));
     m.type = CV_MSG_STACK;
+    m.express = 1; /* a user's action: the expansion leaves the lane when the stack is big */
     snprintf(m.stack, sizeof(m.stack), "%s", id);
     m.traversal = traversal;
     m.kind = (uint8_t)kind;

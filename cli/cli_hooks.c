@@ -36,6 +36,7 @@ static int publish_check(cli_t *cli, const char *id, const char *traversal, cons
     cv_msg_t m;
     memset(&m, 0, sizeof(m));
     m.type = CV_MSG_CHECK;
+    m.express = 1;
     m.traversal = strtoull(traversal, NULL, 10);
     m.phase = node[0] == 'c' ? CV_PHASE_CLEANUP : CV_PHASE_UPDATE;
     snprintf(m.stack, sizeof(m.stack), "%s", id);

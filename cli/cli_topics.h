@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum { CLI_NTOPICS = 3 };
+enum { CLI_NTOPICS = 5 };
 
 /* One of the topics, as wanted and as found. */
 typedef struct cli_topic {
@@ -23,9 +23,10 @@ typedef struct cli_topic {
     bool created; /* by this run */
 } cli_topic_t;
 
-/* The three topics `names`: the two job topics (converge.check and
- * converge.observe) with `partitions` each (0 when not asked: any count is
- * accepted, 8 when created), then the dead letters (converge.dead) with 1. */
+/* The topics `names`: the four job topics (converge.check,
+ * converge.observe and their express twins) with `partitions` each (0 when
+ * not asked: any count is accepted, 8 when created), then the dead letters
+ * (converge.dead, last) with 1. */
 void cli_topics_init(cli_topic_t t[CLI_NTOPICS], const char *const names[CLI_NTOPICS],
                      int partitions);
 

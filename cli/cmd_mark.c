@@ -74,7 +74,7 @@ static int observe_now(cli_t *cli, const cli_stack_t *s, const char *resource, c
     const char *trav = cv_reply_str(r, CV_RESOURCE_MARK_R_OBSERVE_TRAVERSAL);
     if (!trav[0])
         return CLI_OK;
-    cv_msg_t m = {.type = CV_MSG_OBSERVE, .phase = CV_PHASE_UPDATE};
+    cv_msg_t m = {.type = CV_MSG_OBSERVE, .phase = CV_PHASE_UPDATE, .express = 1};
     snprintf(m.stack, sizeof(m.stack), "%s", s->id);
     snprintf(m.resource, sizeof(m.resource), "%s", resource);
     m.traversal = strtoull(trav, NULL, 10);

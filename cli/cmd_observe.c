@@ -91,6 +91,7 @@ static int observe_batch(cli_t *cli, const cli_stack_t *s, const json_t *names, 
     memset(&m, 0, sizeof(m));
     m.type = CV_MSG_OBSERVE;
     m.phase = CV_PHASE_UPDATE;
+    m.express = json_array_size(names) <= CV_EXPRESS_NODES_MAX; /* a big stack's go in bulk */
     m.traversal = (uint64_t)s->traversal;
     snprintf(m.stack, sizeof(m.stack), "%s", s->id);
     int rc = CLI_OK;

@@ -235,6 +235,7 @@ static int queue_job(cli_t *cli, const char *id, const char *resource, const cha
     cv_msg_t m;
     memset(&m, 0, sizeof(m));
     m.type = CV_MSG_SIGNAL;
+    m.express = 1;
     snprintf(m.stack, sizeof(m.stack), "%s", id);
     snprintf(m.resource, sizeof(m.resource), "%s", resource);
     snprintf(m.signal, sizeof(m.signal), "%s", signal_id);

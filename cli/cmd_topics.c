@@ -28,15 +28,16 @@ const char cli_topics_usage[] =
     "                          [--min-insync-replicas M] [-o json|text]\n"
     "\n"
     "Checks the Kafka topics Converge uses: converge.check and converge.observe\n"
-    "(the workers' jobs; N partitions each) and converge.dead (dead letters, 1\n"
-    "partition). Each must exist, with N partitions when --partitions is given, and\n"
-    "every partition must have a leader. With --create, the missing ones are created\n"
-    "first (existing ones are never changed; nothing is created when one has\n"
-    "another partition count) and their leaders waited for (30 s at most). Run it\n"
-    "once against a Kafka cluster of your own, before the workers.\n"
+    "(the workers' jobs), converge.check.express and converge.observe.express (the\n"
+    "jobs of small stacks, taken first; N partitions each) and converge.dead (dead\n"
+    "letters, 1 partition). Each must exist, with N partitions when --partitions is\n"
+    "given, and every partition must have a leader. With --create, the missing ones\n"
+    "are created first (existing ones are never changed; nothing is created when one\n"
+    "has another partition count) and their leaders waited for (30 s at most). Run\n"
+    "it once against a Kafka cluster of your own, before the workers.\n"
     "\n"
     "  --create                 create the topics that are missing\n"
-    "  --partitions N           partitions of converge.check and converge.observe\n"
+    "  --partitions N           partitions of each job topic\n"
     "                           (default: any when checking, 8 when creating)\n"
     "  --replication-factor R   replicas of each partition of a new topic (default 3\n"
     "                           on a cluster of 3 brokers or more, else every broker)\n"
@@ -257,10 +258,10 @@ static void print_topics(const cli_topic_t t[CLI_NTOPICS], bool json)
     }
     for (int i = 0; i < CLI_NTOPICS; i++) {
         if (!t[i].exists) {
-            printf("%-17s missing\n", t[i].name);
+            printf("%-25s missing\n", t[i].name);
             continue;
         }
-        printf("%-17s %3d partition(s)  replication factor %d  %s%s\n", t[i].name, t[i].partitions,
+        printf("%-25s %3d partition(s)  replication factor %d  %s%s\n", t[i].name, t[i].partitions,
                t[i].replicas, t[i].leaders ? "every partition led" : "a partition without a leader",
                t[i].created ? "  (created)" : "");
     }
@@ -295,7 +296,9 @@ static int new_client(cli_t *cli, rd_kafka_t **out)
 
 static int run_topics(cli_t *cli, const topics_args_t *args)
 {
-    static const char *const names[CLI_NTOPICS] = {CV_TOPIC_CHECK, CV_TOPIC_OBSERVE, CV_TOPIC_DEAD};
+    static const char *const names[CLI_NTOPICS] = {CV_TOPIC_CHECK, CV_TOPIC_OBSERVE,
+                                                   CV_TOPIC_CHECK_EXPRESS,
+                                                   CV_TOPIC_OBSERVE_EXPRESS, CV_TOPIC_DEAD};
     cli_topic_t t[CLI_NTOPICS];
     cli_topics_init(t, names, args->partitions);
     rd_kafka_t *rk = NULL;

@@ -116,12 +116,24 @@ void cv__check_fail(check_t *c, const char *status, const char *action, const ch
         cv__check_backoff(c);
 }
 
+/* node_done released the lease once it answered OK (it answers FENCED and
+ * NONODE before releasing it): no lease_release then. */
+static void on_done(void *ud, int rc)
+{
+    check_t *c = ud;
+    if (rc == 0) {
+        c->leased = false;
+        stop_renewing(c);
+    }
+    on_progress(c, rc);
+}
+
 static void done(check_t *c)
 {
     cv_node_done_t d;
     cv_check_written_t written;
     cv_check_done_of(&d, &written, &c->run.msg, &c->in, &c->out, c->token);
-    int rc = cv_progress_node_done(c->run.w, &d, on_progress, c);
+    int rc = cv_progress_node_done(c->run.w, &d, on_done, c);
     cv_check_written_clear(&written);
     if (rc)
         cv__check_backoff(c);

@@ -143,7 +143,7 @@ static int begin_child(check_t *c, const json_t *entry)
                           .parent = parent_text,
                           .env = env_text,
                           .token = json_string_value(json_object_get(entry, "token"))};
-    int rc = cv_progress_begin_stack(c->run.w, &b, on_child_begun, c);
+    int rc = cv_progress_begin_stack(c->run.w, &b, c->run.msg.express, on_child_begun, c);
     json_decref(parent);
     free(tpl);
     free(params);

@@ -168,6 +168,7 @@ static void publish_observe(signal_job_t *s, const char *resource, const char *t
     cv_msg_t m;
     memset(&m, 0, sizeof(m));
     m.type = CV_MSG_OBSERVE;
+    m.express = s->run.msg.express;
     snprintf(m.stack, sizeof(m.stack), "%s", s->run.msg.stack);
     snprintf(m.resource, sizeof(m.resource), "%s", resource);
     m.phase = CV_PHASE_UPDATE;

@@ -110,6 +110,7 @@ static void on_forwarded(cv_redis_t *r, redisReply *rep, void *ud)
     cv_msg_t m;
     memset(&m, 0, sizeof(m));
     m.type = CV_MSG_SIGNAL;
+    m.express = s->run.msg.express;
     snprintf(m.stack, sizeof(m.stack), "%s", s->run.msg.stack);
     snprintf(m.resource, sizeof(m.resource), "%s", target);
     forward_id(m.signal, sizeof(m.signal), s->run.msg.resource,
@@ -171,7 +172,7 @@ static void on_stack_action(cv_redis_t *r, redisReply *rep, void *ud)
         return;
     }
     cv_stack_begin_t b = {.kind = CV_TRAV_UPDATE, .stack = s->run.msg.stack};
-    if (cv_progress_begin_stack(s->run.w, &b, on_begun, s) != 0)
+    if (cv_progress_begin_stack(s->run.w, &b, s->run.msg.express, on_begun, s) != 0)
         cv_jobrun_retry(&s->run);
 }
 

@@ -31,6 +31,13 @@
 
 #define HSET_BATCH 500
 #define DRAFT_TTL_S "3600" /* drafts of an expansion that died are dropped */
+/* Root jobs of one expansion handed to Kafka and not yet acknowledged: the
+ * rest wait here, so that a burst of big expansions is never a burst of
+ * messages queued in this process (each ~350 bytes in librdkafka). */
+#define ROOTS_IN_FLIGHT 512
+/* Expansions running at once in one engine: each holds its template and
+ * graph, and a 1,000-member group begins 1,000 of them together. */
+#define EXPANSIONS_MAX 2
 
 enum { RDEF, GRAPH };
 
@@ -42,9 +49,68 @@ typedef struct expand {
     json_t *index; /* resources with records: name -> dependencies (JSON text) */
     cv_graph_t *graph;
     char draft[2][CV_KEY_MAX]; /* this expansion's rdef and graph hashes */
-    int pending;               /* root deliveries outstanding */
+    char **roots;              /* the root nodes whose jobs are to be published */
+    size_t nroots, next_root;
+    /* The roots' lane: the STACK job's, unless the traversal is too big
+     * for the express lane (CV_EXPRESS_NODES_MAX); all below them follow. */
+    bool express;
+    int pending; /* root deliveries outstanding */
     int rc;
+    bool gated;          /* holds one of the EXPANSIONS_MAX places */
+    struct expand *wait; /* the next one waiting for a place */
 } expand_t;
+
+/* The expansions waiting for a place, first come first served. */
+static struct {
+    int running;
+    expand_t *head, *tail;
+} gate;
+
+static void expand_start(cv_jobrun_t *run);
+
+/* Gives up x's place: the first one waiting takes it. */
+static void gate_leave(expand_t *x)
+{
+    if (!x->gated)
+        return;
+    x->gated = false;
+    gate.running--;
+    expand_t *next = gate.head;
+    if (!next)
+        return;
+    gate.head = next->wait;
+    if (!gate.head)
+        gate.tail = NULL;
+    next->wait = NULL;
+    cv_jobrun_start(&next->run); /* hands it back when the worker is stopping */
+}
+
+/* Whether x may run now; if not it waits in line and gate_leave starts it. */
+static bool gate_enter(expand_t *x)
+{
+    if (x->gated)
+        return true;
+    if (gate.running >= EXPANSIONS_MAX) {
+        if (gate.tail)
+            gate.tail->wait = x;
+        else
+            gate.head = x;
+        gate.tail = x;
+        return false;
+    }
+    gate.running++;
+    x->gated = true;
+    return true;
+}
+
+static void free_roots(expand_t *x)
+{
+    for (size_t i = 0; i < x->nroots; i++)
+        free(x->roots[i]);
+    free(x->roots);
+    x->roots = NULL;
+    x->nroots = x->next_root = 0;
+}
 
 /* What one attempt loaded: dropped before a retry and at the end. */
 static void expand_reset(cv_jobrun_t *run)
@@ -60,8 +126,10 @@ static void expand_reset(cv_jobrun_t *run)
     x->graph = NULL;
     x->index = NULL;
     x->env = NULL;
+    free_roots(x);
     x->pending = 0;
     x->rc = 0;
+    gate_leave(x);
 }
 
 static void expand_end(expand_t *x)
@@ -76,12 +144,31 @@ static void expand_retry(expand_t *x)
     cv_jobrun_retry(&x->run);
 }
 
+static void publish_more(expand_t *x);
+
 static void on_root_delivered(void *ud, int err)
 {
     expand_t *x = ud;
     if (err)
         x->rc = err;
-    if (--x->pending > 0)
+    x->pending--;
+    publish_more(x);
+}
+
+/* Keeps ROOTS_IN_FLIGHT root jobs on their way until every one is out;
+ * after a failure none more, and the whole job is tried again. */
+static void publish_more(expand_t *x)
+{
+    while (x->rc == 0 && x->next_root < x->nroots && x->pending < ROOTS_IN_FLIGHT) {
+        x->pending++;
+        if (cv_worker_publish_node(x->run.w, x->run.msg.stack, x->run.msg.traversal,
+                                   x->roots[x->next_root++], x->express, on_root_delivered,
+                                   x) != 0) {
+            x->pending--;
+            x->rc = CV_EKAFKA;
+        }
+    }
+    if (x->pending > 0 || (x->rc == 0 && x->next_root < x->nroots))
         return;
     if (x->rc)
         expand_retry(x);
@@ -89,36 +176,62 @@ static void on_root_delivered(void *ud, int err)
         expand_end(x);
 }
 
-static void publish_root(expand_t *x, const char *node)
+/* Room for `n` root names; false when out of memory. */
+static bool roots_alloc(expand_t *x, size_t n)
 {
-    x->pending++;
-    if (cv_worker_publish_node(x->run.w, x->run.msg.stack, x->run.msg.traversal, node,
-                               on_root_delivered, x) != 0) {
-        x->pending--;
-        x->rc = CV_EKAFKA;
+    x->roots = calloc(n ? n : 1, sizeof(*x->roots));
+    return x->roots != NULL;
+}
+
+static bool root_add(expand_t *x, const char *node)
+{
+    char *copy = strdup(node);
+    if (!copy)
+        return false;
+    x->roots[x->nroots++] = copy;
+    return true;
+}
+
+/* Publishes the roots listed (`complete`: every name was copied). The
+ * template and the graph are no longer needed: only the names are kept. */
+static void publish_listed(expand_t *x, bool complete)
+{
+    if (!complete) {
+        expand_retry(x);
+        return;
     }
+    cv_template_free(x->tpl);
+    cv_graph_free(x->graph);
+    x->tpl = NULL;
+    x->graph = NULL;
+    publish_more(x);
 }
 
 static void publish_roots(expand_t *x)
 {
-    size_t n = cv_graph_count(x->graph), npreds;
-    x->pending = 1;
+    size_t n = cv_graph_count(x->graph), nroots = 0, npreds;
     for (size_t i = 0; i < n; i++) {
         cv_graph_preds(x->graph, (int)i, &npreds);
-        if (npreds == 0)
-            publish_root(x, cv_graph_name(x->graph, (int)i));
+        nroots += npreds == 0;
     }
-    on_root_delivered(x, 0);
+    bool ok = roots_alloc(x, nroots);
+    for (size_t i = 0; ok && i < n; i++) {
+        cv_graph_preds(x->graph, (int)i, &npreds);
+        if (npreds == 0)
+            ok = root_add(x, cv_graph_name(x->graph, (int)i));
+    }
+    publish_listed(x, ok);
 }
 
 /* Another expansion of this traversal stands: its roots, as stack_expanded
  * listed them, get their jobs again (none: the graph is empty). */
 static void publish_standing_roots(expand_t *x, const redisReply *rep)
 {
-    x->pending = 1;
-    for (size_t i = CV_STACK_EXPANDED_R_DUP_FIRST_ROOT; i < rep->elements; i++)
-        publish_root(x, cv_reply_str(rep, i));
-    on_root_delivered(x, 0);
+    size_t first = CV_STACK_EXPANDED_R_DUP_FIRST_ROOT;
+    bool ok = roots_alloc(x, rep->elements - first);
+    for (size_t i = first; ok && i < rep->elements; i++)
+        ok = root_add(x, cv_reply_str(rep, i));
+    publish_listed(x, ok);
 }
 
 static void on_empty_finished(void *ud, int rc)
@@ -146,6 +259,7 @@ static void on_expanded(cv_redis_t *r, redisReply *rep, void *ud)
         return;
     }
     cv_reaper_watch(x->run.w, x->run.msg.stack); /* nested stacks have no name to be found by */
+    x->express = x->run.msg.express && cv_graph_count(x->graph) <= CV_EXPRESS_NODES_MAX;
     if (dup && rep->elements > CV_STACK_EXPANDED_R_DUP_FIRST_ROOT) {
         cv_worker_count(x->run.w, CV_STAT_STALE, 1);
         publish_standing_roots(x, rep);
@@ -413,6 +527,8 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
 static void expand_start(cv_jobrun_t *run)
 {
     expand_t *x = (expand_t *)run;
+    if (!gate_enter(x))
+        return;
     char k[3][CV_KEY_MAX];
     cv_key(k[0], CV_KEY_MAX, CV_KEY_STACK, x->run.msg.stack, 0, NULL);
     cv_key(k[1], CV_KEY_MAX, CV_KEY_DEF, x->run.msg.stack, 0, NULL);

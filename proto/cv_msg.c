@@ -33,6 +33,7 @@ enum {
     F_ORIG = 1u << 10,
     F_W = 1u << 11,
     F_SIG = 1u << 12,
+    F_X = 1u << 13,
 };
 
 typedef enum { FT_UINT, FT_STR, FT_BIN } field_type_t;
@@ -62,6 +63,7 @@ static const field_t fields[] = {
     {"orig", F_ORIG, FT_BIN, offsetof(cv_msg_t, original), 0, 0},
     {"w", F_W, FT_UINT, MEMBER(watch), 1},
     {"sig", F_SIG, FT_STR, MEMBER(signal), 0},
+    {"x", F_X, FT_UINT, MEMBER(express), 1},
 };
 
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
@@ -77,11 +79,11 @@ typedef struct kind {
 } kind_t;
 
 static const kind_t kinds[] = {
-    {CV_MSG_STACK, "STACK", F_S | F_TR | F_K, F_AT},
-    {CV_MSG_CHECK, "CHECK", F_S | F_TR | F_R | F_P, F_AT},
-    {CV_MSG_OBSERVE, "OBSERVE", F_S | F_TR | F_R | F_P | F_VER, F_AT | F_W},
+    {CV_MSG_STACK, "STACK", F_S | F_TR | F_K, F_AT | F_X},
+    {CV_MSG_CHECK, "CHECK", F_S | F_TR | F_R | F_P, F_AT | F_X},
+    {CV_MSG_OBSERVE, "OBSERVE", F_S | F_TR | F_R | F_P | F_VER, F_AT | F_W | F_X},
     {CV_MSG_DEAD, "DEAD", F_WHY | F_ORIG, F_S | F_TR | F_R | F_AT},
-    {CV_MSG_SIGNAL, "SIGNAL", F_S | F_R | F_SIG, F_AT},
+    {CV_MSG_SIGNAL, "SIGNAL", F_S | F_R | F_SIG, F_AT | F_X},
 };
 
 static const kind_t *find_kind(uint64_t type)

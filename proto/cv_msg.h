@@ -26,6 +26,8 @@
 #define CV_ID_MAX 64    /* stack ids, worker ids (with the NUL) */
 #define CV_NAME_MAX 256 /* resource names (with the NUL) */
 #define CV_REASON_MAX 512
+/* The most graph nodes of a traversal whose jobs stay in the express lane. */
+#define CV_EXPRESS_NODES_MAX 200
 
 typedef enum {
     CV_MSG_STACK = 1,
@@ -66,6 +68,12 @@ typedef struct cv_msg {
     /* OBSERVE: 1 when the job watches an older traversal's action still in
      * flight for its own traversal, which then checks the node again. */
     uint8_t watch;
+    /* STACK, CHECK, OBSERVE, SIGNAL: 1 when the job rides the express lane
+     * (the topics' ".express" twins, consumed ahead of the others): a small
+     * stack's jobs never queue behind a big one's. Jobs a job publishes
+     * inherit it; an expansion of more than CV_EXPRESS_NODES_MAX nodes
+     * publishes its roots, and so all below them, in the bulk lane. */
+    uint8_t express;
     char signal[CV_ID_MAX]; /* SIGNAL: the signal's id */
     /* DEAD only */
     char reason[CV_REASON_MAX];

@@ -69,22 +69,25 @@ cv_kafka_sasl_client_opts() {
 }
 
 # The ACLs, one per line (deploy/tools/converge_kafka_acl.c reads them).
-# converge-worker: consumes converge.check/observe in its groups, produces
-# to all three topics. converge-cli: produces jobs (submit, delete, signal,
-# hooks: converge.check; mark, observe: converge.observe), reads
+# converge-worker: consumes converge.check/observe in its groups and their
+# express twins in the -express groups, produces to every topic. converge-cli: produces jobs
+# (submit, delete, signal, hooks: converge.check[.express]; mark, observe:
+# converge.observe[.express]), reads
 # converge.dead (`convergectl dead`, assigned partitions under a throwaway
 # convergectl-* group) and describes the topics (`convergectl topics`).
 # Nobody but the admin creates, deletes or alters topics or ACLs.
 cv_kafka_sasl_acl_rules() {
     local t op
-    for t in converge.check converge.observe; do
+    for t in converge.check converge.observe converge.check.express converge.observe.express; do
         for op in read write describe; do echo "User:converge-worker topic literal $t $op"; done
         for op in write describe; do echo "User:converge-cli topic literal $t $op"; done
     done
     for op in write describe; do echo "User:converge-worker topic literal converge.dead $op"; done
     for op in read describe; do echo "User:converge-cli topic literal converge.dead $op"; done
-    echo "User:converge-worker group literal converge-engine read"
-    echo "User:converge-worker group literal converge-observer read"
+    local g
+    for g in converge-engine converge-observer converge-engine-express converge-observer-express; do
+        echo "User:converge-worker group literal $g read"
+    done
     echo "User:converge-cli group prefixed convergectl- read"
     # Kafka 3+ grants an idempotent producer's InitProducerId on Write to
     # any topic; granted explicitly for brokers that still ask for it.

@@ -16,7 +16,8 @@
 #   --dir STATE        state directory (default .local in the repository)
 #   --build-dir DIR    where the binaries are built (default build/, build-asan/ with --sanitize)
 #   --sanitize         build and run the ASan+UBSan binaries
-#   --partitions P     partitions of converge.check and converge.observe (default 8)
+#   --partitions P     partitions of each job topic (converge.check, converge.observe and
+#                      their .express twins; default 8)
 #   --brokers B        Kafka brokers: 1 (default) or 3 (replication factor 3,
 #                      min.insync.replicas 2; every broker is also a controller)
 #   --restart-workers  stop all workers and start them again (after a rebuild)
@@ -314,7 +315,9 @@ ensure_redis() {
 # the way an operator creates them on a cluster of their own.
 # ---------------------------------------------------------------------------
 
-declare -A TOPIC_PARTITIONS=([converge.check]=$partitions [converge.observe]=$partitions [converge.dead]=1)
+JOB_TOPICS=(converge.check converge.observe converge.check.express converge.observe.express)
+declare -A TOPIC_PARTITIONS=([converge.dead]=1)
+for t in "${JOB_TOPICS[@]}"; do TOPIC_PARTITIONS[$t]=$partitions; done
 
 # True once every Converge topic has all its partitions and each has a leader.
 topics_ready() {
@@ -326,7 +329,7 @@ topics_ready() {
 
 topics_json() {
     local t
-    for t in converge.check converge.observe converge.dead; do
+    for t in "${JOB_TOPICS[@]}" converge.dead; do
         printf '{"%s": %d}\n' "$t" "${TOPIC_PARTITIONS[$t]}"
     done | jq -s add
 }
@@ -389,7 +392,7 @@ start_kafka_cluster() {
     fi
     wait_alive kafka "every topic partition to have a leader" topics_ready ||
         kafka_start_failed topics "Kafka topics did not become ready" "${names[@]}"
-    cv_log "kafka: topics ready: converge.check=$partitions converge.observe=$partitions converge.dead=1"
+    cv_log "kafka: topics ready: ${JOB_TOPICS[*]} ($partitions partitions each), converge.dead=1"
 }
 
 # kafka_start_failed LOG MESSAGE NAME...: the end of a failed start.
@@ -406,7 +409,7 @@ kafka_start_failed() {
 check_running_topics() {
     local t have metadata
     metadata=$(cv_kafka_metadata) || metadata='{"topics":[]}'
-    for t in converge.check converge.observe; do
+    for t in "${JOB_TOPICS[@]}"; do
         have=$(jq -r --arg t "$t" '.topics[] | select(.topic == $t) | .partitions | length' <<<"$metadata")
         if [[ -n $have && $have != 0 && $have != "$partitions" ]]; then
             cv_die "topic $t has $have partitions, not $partitions; run down.sh first to change --partitions"

@@ -22,6 +22,7 @@ typedef struct done_ctx {
     cv_call_t call;  /* node_done: its successors are call.extra_args */
     bool publishing; /* leave the publishing set once every job is out */
     bool recorded;   /* node_done answered OK */
+    bool last;       /* the traversal's last node done: its end is ours */
     int pending;     /* deliveries and the stack finish still outstanding */
     int rc;
 } done_ctx_t;
@@ -41,7 +42,8 @@ static void done_release(done_ctx_t *ctx)
 {
     if (--ctx->pending > 0)
         return;
-    if (ctx->publishing && ctx->recorded && ctx->rc == 0)
+    /* The script put the node there only with successors or as the last. */
+    if (ctx->publishing && ctx->recorded && ctx->rc == 0 && (ctx->call.nextra > 0 || ctx->last))
         leave_publishing_set(ctx);
     ctx->cb(ctx->ud, ctx->rc);
     cv_call_free(&ctx->call);
@@ -68,7 +70,7 @@ static int publish_check(done_ctx_t *ctx, const char *node)
 {
     ctx->pending++;
     int rc = cv_worker_publish_node(ctx->w, ctx->job.stack, ctx->job.traversal, node,
-                                    on_successor_delivered, ctx);
+                                    ctx->job.express, on_successor_delivered, ctx);
     if (rc) {
         ctx->pending--;
         ctx->rc = rc;
@@ -117,6 +119,7 @@ static void on_node_done(cv_redis_t *r, redisReply *rep, void *ud)
                 publish_check(ctx, ctx->call.extra_args[i]);
         }
         if (done >= total) {
+            ctx->last = true;
             ctx->pending++;
             if (cv_progress_finish_stack(ctx->w, ctx->job.stack, ctx->job.traversal,
                                          on_stack_finished, ctx) != 0) {
@@ -186,6 +189,7 @@ int cv_progress_check_done(cv_worker_t *w, const cv_check_finish_t *f, const cv_
 typedef struct fail_ctx {
     cv_worker_t *w;
     char stack[CV_ID_MAX];
+    bool express; /* the failed job's lane: the rollback's */
     cv_progress_cb cb;
     void *ud;
 } fail_ctx_t;
@@ -208,7 +212,7 @@ static int publish_rollback(fail_ctx_t *ctx, uint64_t traversal)
             (unsigned long long)traversal);
     /* Nested stacks have no name: the reaper finds a lost STACK job of one here. */
     cv_reaper_watch(ctx->w, ctx->stack);
-    return cv_worker_publish_stack(ctx->w, ctx->stack, CV_TRAV_ROLLBACK, traversal,
+    return cv_worker_publish_stack(ctx->w, ctx->stack, CV_TRAV_ROLLBACK, traversal, ctx->express,
                                    on_rollback_published, ctx);
 }
 
@@ -233,6 +237,7 @@ int cv_progress_node_failed(cv_worker_t *w, const cv_node_failed_t *f, cv_progre
         return CV_ENOMEM;
     ctx->w = w;
     snprintf(ctx->stack, sizeof(ctx->stack), "%s", f->job->stack);
+    ctx->express = f->job->express;
     ctx->cb = cb;
     ctx->ud = ud;
     cv_call_t call;

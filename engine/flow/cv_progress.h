@@ -38,13 +38,15 @@ int cv_progress_check_done(cv_worker_t *w, const cv_check_finish_t *f, const cv_
 int cv_progress_node_failed(cv_worker_t *w, const cv_node_failed_t *f, cv_progress_cb cb, void *ud);
 
 /* Begins the traversal b (cv_stack_begin_t, proto/cv_script.h): nested
- * stacks are begun this way by their parent. */
+ * stacks are begun this way by their parent, in the parent job's lane
+ * (`express`, cv_msg_t.express). */
 /* rc: 0 begun (or begun already with this token) and its STACK job
  * acknowledged; CV_ENOENT no such stack; CV_EEXIST (CREATE of an existing
  * stack under another token); CV_EREDIS / CV_EKAFKA transient. */
 typedef void (*cv_begin_cb)(void *ud, int rc, uint64_t traversal);
 
-int cv_progress_begin_stack(cv_worker_t *w, const cv_stack_begin_t *b, cv_begin_cb cb, void *ud);
+int cv_progress_begin_stack(cv_worker_t *w, const cv_stack_begin_t *b, bool express,
+                            cv_begin_cb cb, void *ud);
 
 /* stack_finish.lua: a stack still in progress on `traversal` becomes
  * <ACTION>_<status> (status "COMPLETE" or "FAILED") with reason and

@@ -129,7 +129,7 @@ static void publish_observe(stack_pass_t *p, const char *node, const char *versi
 static void publish_check(stack_pass_t *p, const char *node)
 {
     p->pending++;
-    if (cv_worker_publish_node(p->r->w, p->id, strtoull(p->traversal, NULL, 10), node,
+    if (cv_worker_publish_node(p->r->w, p->id, strtoull(p->traversal, NULL, 10), node, false,
                                on_job_delivered, p) != 0)
         p->pending--;
 }
@@ -176,7 +176,8 @@ static void requeue_stack_job(stack_pass_t *p, const char *traversal, const char
     cv_info("reaper: stack %s traversal %s was never expanded; re-queued its STACK job (%s)", p->id,
             traversal, action);
     if (cv_worker_publish_stack(p->r->w, p->id, kind < 0 ? CV_TRAV_CREATE : kind,
-                                strtoull(traversal, NULL, 10), on_stack_job_delivered, p) != 0)
+                                strtoull(traversal, NULL, 10), false, on_stack_job_delivered,
+                                p) != 0)
         stack_done(p);
 }
 

@@ -123,7 +123,9 @@ static int publish_rerun(finish_ctx_t *ctx, uint64_t traversal)
             ctx->stack, ctx->action, (unsigned long long)ctx->traversal,
             (unsigned long long)traversal);
     cv_reaper_watch(ctx->w, ctx->stack);
-    return cv_worker_publish_stack(ctx->w, ctx->stack, kind, traversal, on_rerun_published, ctx);
+    /* The bulk lane, as the reaper's: who began the stack is not known here. */
+    return cv_worker_publish_stack(ctx->w, ctx->stack, kind, traversal, false, on_rerun_published,
+                                   ctx);
 }
 
 static void on_stack_finish(cv_redis_t *r, redisReply *rep, void *ud)

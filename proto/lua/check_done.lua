@@ -21,14 +21,16 @@
 -- events of the action, a json list of {"physical_id", "action",
 -- "status", "reason"} ('' = none); pass: data passed to the successors.
 -- The node joins the publishing set (node_done.lua's publishing '1'): the
--- caller has no other job that would publish its successors again.
+-- caller has no other job that would publish its successors again (or end
+-- the traversal: a node without successors joins only when it is the last).
 -- Returns node_done.lua's answers: {'OK', added, done, total, a1, n1, d1,
 -- ...}, STALE or SETTLED (the record is written, as check_finish.lua
 -- would have), or {'FENCED', current version} (nothing written).
 local function release()
   if redis.call('GET', KEYS[3]) == ARGV[5] then redis.call('DEL', KEYS[3]) end
 end
-local ver = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
+local cur = redis.call('HMGET', KEYS[2], 'version', 'status')
+local ver = tonumber(cur[1] or '0')
 if ver ~= tonumber(ARGV[4]) then
   release()
   return {'FENCED', tostring(ver)}
@@ -38,8 +40,14 @@ local t, t_us = now_strs()
 if ARGV[7] == 'CREATE' and ARGV[12] ~= '' then
   redis.call('HINCRBY', KEYS[7], 'create:' .. ARGV[12], 1)
 end
-set_status(KEYS[2], KEYS[5], ARGV[9])
-redis.call('HSET', KEYS[2], 'version', ver + 1, 'updated', t, 'worker', ARGV[6],
+-- set_status's count, with the status read above and written below.
+if cur[2] ~= ARGV[9] then
+  if cur[2] and redis.call('HINCRBY', KEYS[5], cur[2], -1) <= 0 then
+    redis.call('HDEL', KEYS[5], cur[2])
+  end
+  redis.call('HINCRBY', KEYS[5], ARGV[9], 1)
+end
+redis.call('HSET', KEYS[2], 'status', ARGV[9], 'version', ver + 1, 'updated', t, 'worker', ARGV[6],
   'action', ARGV[7], 'reason', ARGV[10], 'physical_id', ARGV[11], 'uuid', ARGV[12],
   'type', ARGV[13], 'props', ARGV[14], 'attrs', ARGV[15], 'data', ARGV[16],
   'traversal', ARGV[1], 'started', t_us, 'policy', ARGV[18])
@@ -51,19 +59,23 @@ for _, e in ipairs(extra) do
 end
 add_event(KEYS[4], ARGV[3], ARGV[11], ARGV[7], 'COMPLETE', ARGV[10], ARGV[1], ARGV[6], t)
 release()
-local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'total')
+local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'total', 'progress')
 if not st[1] and not st[2] then return {'STALE', ''} end
-redis.call('HSET', KEYS[1], 'progress', t)
+-- The reaper's sign of life, kept to a tenth of a second: thousands of
+-- resources a second need not each rewrite it.
+if not tonumber(st[4]) or tonumber(t) - tonumber(st[4]) >= 0.1 then
+  redis.call('HSET', KEYS[1], 'progress', t)
+end
 if st[1] ~= ARGV[1] then return {'STALE', st[1]} end
 if not ends_with(st[2], '_IN_PROGRESS') then return {'SETTLED', st[2] or ''} end
 local added = redis.call('SADD', KEYS[8], ARGV[2])
-redis.call('SADD', KEYS[9], ARGV[2])
 local done
 if added == 1 then
   done = redis.call('HINCRBY', KEYS[1], 'done', 1)
 else
   done = tonumber(redis.call('HGET', KEYS[1], 'done'))
 end
+if #KEYS >= 10 or done >= tonumber(st[3]) then redis.call('SADD', KEYS[9], ARGV[2]) end
 local out = {'OK', added, done, tonumber(st[3])}
 for i = 10, #KEYS do
   out[#out + 1] = redis.call('HSETNX', KEYS[i], ARGV[2], ARGV[21])

@@ -17,7 +17,9 @@
 -- (such as this resource's cleanup) is told; publishing: '1' when the
 -- caller (an engine) has no other job that would do this again should it
 -- die before its successors' jobs are published: the node joins the
--- publishing set until the caller says they are.
+-- publishing set until the caller says they are (a node without
+-- successors only when it is the last one done: its caller ends the
+-- traversal).
 -- Returns {'OK', added, done, total, a1, n1, d1, a2, n2, d2, ...} (aK: this
 -- call added to successor K's set, nK: its size now, dK: 1 when successor K
 -- is itself done already), or FENCED / STALE / SETTLED, or NONODE: the
@@ -59,13 +61,17 @@ local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'total')
 if st[1] ~= ARGV[1] then return {'STALE', st[1] or ''} end
 if not ends_with(st[2], '_IN_PROGRESS') then return {'SETTLED', st[2] or ''} end
 local added = redis.call('SADD', KEYS[3], ARGV[2])
-if ARGV[16] == '1' then redis.call('SADD', KEYS[9], ARGV[2]) end
 redis.call('HSET', KEYS[1], 'progress', now_str())
 local done
 if added == 1 then
   done = redis.call('HINCRBY', KEYS[1], 'done', 1)
 else
   done = tonumber(redis.call('HGET', KEYS[1], 'done'))
+end
+-- Nothing to publish again for a node without successors, unless it ends
+-- the traversal.
+if ARGV[16] == '1' and (#KEYS >= 10 or done >= tonumber(st[3])) then
+  redis.call('SADD', KEYS[9], ARGV[2])
 end
 local out = {'OK', added, done, tonumber(st[3])}
 for i = 10, #KEYS do

@@ -30,6 +30,15 @@ void cv__worker_redis_state(void *ud, bool up, const char *why);
  * called every liveness tick. */
 void cv__worker_consumer_renew(cv_worker_t *w);
 
+/* Over both lanes' consumers (cv_worker.c): jobs in flight; whether each
+ * has joined its group; whether a group dropped this member; leaving and
+ * joining the topics again (errors as cv_consumer_subscribe). */
+int cv__worker_inflight(const cv_worker_t *w);
+bool cv__worker_joined(const cv_worker_t *w);
+bool cv__worker_group_lost(const cv_worker_t *w);
+void cv__worker_unsubscribe(cv_worker_t *w);
+int cv__worker_subscribe(cv_worker_t *w, char *errstr, size_t errstr_size);
+
 /* Steps aside or back (cv_worker_isolation.c); called every liveness tick. */
 void cv__worker_isolation_tick(cv_worker_t *w, double now);
 

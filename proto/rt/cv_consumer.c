@@ -410,8 +410,17 @@ int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
      * membership), and a rebalance moves only the partitions that change
      * hands (cooperative-sticky). A worker cut off from the brokers tries
      * them again every 2 s at most (10 s by default), so that it rejoins
-     * soon after the network heals. */
-    static const char *const defaults[] = {"enable.auto.commit",
+     * soon after the network heals. Prefetch is kept to a few thousand jobs
+     * (librdkafka's defaults hold up to 64 MB and 100,000 messages per
+     * partition): what the window has not taken waits in Kafka, not in
+     * this process, so a worker's memory does not follow the backlog. */
+    static const char *const defaults[] = {"queued.min.messages",
+                                           "2000",
+                                           "queued.max.messages.kbytes",
+                                           "1024",
+                                           "fetch.max.bytes",
+                                           "1048576",
+                                           "enable.auto.commit",
                                            "true",
                                            "auto.commit.interval.ms",
                                            "200",

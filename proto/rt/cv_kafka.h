@@ -27,6 +27,14 @@
 #define CV_TOPIC_CHECK "converge.check"
 #define CV_TOPIC_OBSERVE "converge.observe"
 #define CV_TOPIC_DEAD "converge.dead"
+/* The express lane (cv_msg_t.express): twins of the job topics that the
+ * workers consume ahead of them, with a window of their own. */
+#define CV_TOPIC_CHECK_EXPRESS "converge.check.express"
+#define CV_TOPIC_OBSERVE_EXPRESS "converge.observe.express"
+
+/* The topic a job for `topic` (CV_TOPIC_CHECK or CV_TOPIC_OBSERVE) goes to:
+ * its express twin when `express`; any other topic is itself. */
+const char *cv_topic_lane(const char *topic, bool express);
 
 /*
  * A librdkafka configuration with the brokers and pass-through settings of
@@ -109,7 +117,7 @@ typedef struct cv_consumer_conf {
     const char *instance;
     const char *const *topics; /* copied: needed only during cv_consumer_new */
     int ntopics;
-    int window;     /* jobs in flight at most */
+    int window; /* jobs in flight at most */
     int session_ms; /* session.timeout.ms (0: 6000); heartbeats every quarter of it */
     cv_job_handler handler;
     void *ud;

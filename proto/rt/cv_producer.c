@@ -124,6 +124,17 @@ int cv_producer_new(cv_producer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
     return 0;
 }
 
+const char *cv_topic_lane(const char *topic, bool express)
+{
+    if (!express)
+        return topic;
+    if (strcmp(topic, CV_TOPIC_CHECK) == 0)
+        return CV_TOPIC_CHECK_EXPRESS;
+    if (strcmp(topic, CV_TOPIC_OBSERVE) == 0)
+        return CV_TOPIC_OBSERVE_EXPRESS;
+    return topic;
+}
+
 int cv_producer_send(cv_producer_t *p, const char *topic, const char *key, size_t keylen,
                      const void *payload, size_t len, cv_delivery_cb cb, void *ud)
 {

@@ -39,14 +39,16 @@ static void stop_loop_handles(cv_worker_t *w)
 static void on_shutdown_tick(uv_timer_t *t)
 {
     cv_worker_t *w = t->data;
-    int inflight = cv_consumer_inflight(w->consumer);
+    int inflight = cv__worker_inflight(w);
     if (inflight > 0 && cv_now() < w->shutdown_deadline)
         return;
     if (inflight > 0)
         cv_warn("stopping with %d jobs in flight; they will be redelivered", inflight);
     cv__worker_liveness_now(w);
-    cv_consumer_close(w->consumer);
-    w->consumer = NULL;
+    for (int l = 0; l < CV_LANES; l++) {
+        cv_consumer_close(w->lanes[l]);
+        w->lanes[l] = NULL;
+    }
     cv_producer_free(w->producer);
     w->producer = NULL;
     cv_redis_close(w->redis);
@@ -68,14 +70,19 @@ static void on_signal(uv_signal_t *s, int signum)
     uv_timer_start(&w->shutdown_timer, on_shutdown_tick, 0, 50);
 }
 
-static int consumer_open(cv_worker_t *w, cv_consumer_t **out, char *err, size_t err_size)
+/* The lane's consumer: the bulk lane in the role's group, the express lane
+ * in a group of its own ("<group>-express"). */
+static int consumer_open(cv_worker_t *w, int lane, cv_consumer_t **out, char *err,
+                         size_t err_size)
 {
-    const char *topics[] = {w->def->topic};
-    cv_consumer_conf_t conf = {.group = w->def->group,
+    char group[128];
+    snprintf(group, sizeof(group), "%s%s", w->def->group, lane == CV_LANE_EXPRESS ? "-express" : "");
+    const char *topics[] = {cv_topic_lane(w->def->topic, lane == CV_LANE_EXPRESS)};
+    cv_consumer_conf_t conf = {.group = group,
                                .instance = w->id,
                                .topics = topics,
                                .ntopics = 1,
-                               .window = w->window,
+                               .window = lane == CV_LANE_EXPRESS ? CV_EXPRESS_WINDOW : w->window,
                                .session_ms = w->session_ms,
                                .handler = w->def->handler,
                                .ud = w,
@@ -89,21 +96,61 @@ static int consumer_open(cv_worker_t *w, cv_consumer_t **out, char *err, size_t 
  * from Redis. Tried again every tick until it works. */
 void cv__worker_consumer_renew(cv_worker_t *w)
 {
-    if (w->stopping || !w->consumer || !cv_consumer_failed(w->consumer))
-        return;
-    char err[512];
-    cv_consumer_t *fresh;
-    if (consumer_open(w, &fresh, err, sizeof(err)) != 0) {
-        cv_warn("cannot replace the failed Kafka consumer: %s; trying again", err);
-        return;
+    for (int l = 0; l < CV_LANES && !w->stopping; l++) {
+        if (!w->lanes[l] || !cv_consumer_failed(w->lanes[l]))
+            continue;
+        char err[512];
+        cv_consumer_t *fresh;
+        if (consumer_open(w, l, &fresh, err, sizeof(err)) != 0) {
+            cv_warn("cannot replace the failed Kafka consumer: %s; trying again", err);
+            continue;
+        }
+        cv_warn("the Kafka consumer failed for good: replaced by a new one (%d jobs in flight "
+                "will be redelivered)",
+                cv_consumer_inflight(w->lanes[l]));
+        cv_consumer_close(w->lanes[l]);
+        w->lanes[l] = fresh;
+        if (w->unsubscribed)
+            cv_consumer_unsubscribe(fresh);
     }
-    cv_warn("the Kafka consumer failed for good: replaced by a new one (%d jobs in flight "
-            "will be redelivered)",
-            cv_consumer_inflight(w->consumer));
-    cv_consumer_close(w->consumer);
-    w->consumer = fresh;
-    if (w->unsubscribed)
-        cv_consumer_unsubscribe(fresh);
+}
+
+int cv__worker_inflight(const cv_worker_t *w)
+{
+    int n = 0;
+    for (int l = 0; l < CV_LANES; l++)
+        n += w->lanes[l] ? cv_consumer_inflight(w->lanes[l]) : 0;
+    return n;
+}
+
+bool cv__worker_joined(const cv_worker_t *w)
+{
+    for (int l = 0; l < CV_LANES; l++)
+        if (!w->lanes[l] || !cv_consumer_joined(w->lanes[l]))
+            return false;
+    return true;
+}
+
+bool cv__worker_group_lost(const cv_worker_t *w)
+{
+    for (int l = 0; l < CV_LANES; l++)
+        if (w->lanes[l] && cv_consumer_lost(w->lanes[l]))
+            return true;
+    return false;
+}
+
+void cv__worker_unsubscribe(cv_worker_t *w)
+{
+    for (int l = 0; l < CV_LANES; l++)
+        cv_consumer_unsubscribe(w->lanes[l]);
+}
+
+int cv__worker_subscribe(cv_worker_t *w, char *errstr, size_t errstr_size)
+{
+    int rc = 0;
+    for (int l = 0; l < CV_LANES && rc == 0; l++)
+        rc = cv_consumer_subscribe(w->lanes[l], errstr, errstr_size);
+    return rc;
 }
 
 static int connect_all(cv_worker_t *w)
@@ -123,8 +170,8 @@ static int connect_all(cv_worker_t *w)
             return rc;
         rc = 0;
     }
-    if (!rc)
-        rc = consumer_open(w, &w->consumer, err, sizeof(err));
+    for (int l = 0; l < CV_LANES && !rc; l++)
+        rc = consumer_open(w, l, &w->lanes[l], err, sizeof(err));
     if (rc)
         cv_error("%s", err);
     return rc;
@@ -257,7 +304,7 @@ int cv_worker_publish(cv_worker_t *w, const char *topic, const cv_msg_t *m, cv_d
 {
     char key[CV_ID_MAX + CV_NAME_MAX + 2];
     size_t klen = cv_msg_key(m, key, sizeof(key));
-    return send_msg(w, topic, m, key, klen, cb, ud);
+    return send_msg(w, cv_topic_lane(topic, m->express), m, key, klen, cb, ud);
 }
 
 /* Without a key: a dead letter belongs to no stack's partition. */
@@ -349,20 +396,24 @@ int cv_worker_accept(cv_worker_t *w, cv_job_t *job, const void *payload, size_t 
 }
 
 int cv_worker_publish_node(cv_worker_t *w, const char *stack, uint64_t traversal, const char *node,
-                           cv_delivery_cb cb, void *ud)
+                           bool express, cv_delivery_cb cb, void *ud)
 {
     cv_msg_t m = {.type = CV_MSG_CHECK,
                   .traversal = traversal,
-                  .phase = node[0] == 'c' ? CV_PHASE_CLEANUP : CV_PHASE_UPDATE};
+                  .phase = node[0] == 'c' ? CV_PHASE_CLEANUP : CV_PHASE_UPDATE,
+                  .express = express};
     snprintf(m.stack, sizeof(m.stack), "%s", stack);
     snprintf(m.resource, sizeof(m.resource), "%s", node + 2);
     return cv_worker_publish(w, CV_TOPIC_CHECK, &m, cb, ud);
 }
 
 int cv_worker_publish_stack(cv_worker_t *w, const char *stack, int kind, uint64_t traversal,
-                            cv_delivery_cb cb, void *ud)
+                            bool express, cv_delivery_cb cb, void *ud)
 {
-    cv_msg_t m = {.type = CV_MSG_STACK, .kind = (uint8_t)kind, .traversal = traversal};
+    cv_msg_t m = {.type = CV_MSG_STACK,
+                  .kind = (uint8_t)kind,
+                  .traversal = traversal,
+                  .express = express};
     snprintf(m.stack, sizeof(m.stack), "%s", stack);
     return cv_worker_publish(w, CV_TOPIC_CHECK, &m, cb, ud);
 }

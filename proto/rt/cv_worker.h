@@ -55,6 +55,11 @@ typedef enum {
 } cv_stat_t;
 /* clang-format on */
 
+enum { CV_LANE_BULK, CV_LANE_EXPRESS, CV_LANES };
+/* Jobs of the express lane in flight at most: small stacks' jobs, beside
+ * the window of the bulk lane. */
+#define CV_EXPRESS_WINDOW 256
+
 /* A worker id's size, and an incarnation's (both with their NUL). */
 #define CV_WORKER_ID_MAX 64
 #define CV_INCARNATION_MAX 32
@@ -78,7 +83,11 @@ typedef struct cv_worker {
     const char *role; /* "engine" | "observer" */
     cv_redis_t *redis;
     cv_producer_t *producer;
-    cv_consumer_t *consumer;
+    /* One consumer per lane (cv_msg_t.express), each in a group of its own
+     * so that each lane's partitions are spread evenly over the workers:
+     * [CV_LANE_BULK] the role's topic, [CV_LANE_EXPRESS] its express twin,
+     * consumed with a window of its own (CV_EXPRESS_WINDOW). */
+    cv_consumer_t *lanes[CV_LANES];
     int window;
     int lease_ms;
     int session_ms;   /* the Kafka group session (cv_consumer_conf_t) */
@@ -128,7 +137,8 @@ typedef struct cv_worker_def {
 /* Parses argv, connects and runs the loop until SIGTERM/SIGINT. Returns the exit code. */
 int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def);
 
-/* Sends a message to a topic, keyed by stack/resource; cb may be NULL. */
+/* Sends a message to a topic (its express twin when m->express), keyed by
+ * stack/resource; cb may be NULL. */
 int cv_worker_publish(cv_worker_t *w, const char *topic, const cv_msg_t *m, cv_delivery_cb cb,
                       void *ud);
 
@@ -142,14 +152,15 @@ int cv_worker_publish(cv_worker_t *w, const char *topic, const cv_msg_t *m, cv_d
 int cv_worker_accept(cv_worker_t *w, cv_job_t *job, const void *payload, size_t len,
                      unsigned accepted, cv_msg_t *m);
 
-/* Publishes the CHECK job of graph node `node` ("u/<resource>" or "c/<resource>"). */
+/* Publishes the CHECK job of graph node `node` ("u/<resource>" or
+ * "c/<resource>"), in the express lane or not (cv_msg_t.express). */
 int cv_worker_publish_node(cv_worker_t *w, const char *stack, uint64_t traversal, const char *node,
-                           cv_delivery_cb cb, void *ud);
+                           bool express, cv_delivery_cb cb, void *ud);
 
 /* Publishes the STACK job of traversal `traversal` (of `kind`, a
  * cv_trav_kind_t) of `stack`: expand it. */
 int cv_worker_publish_stack(cv_worker_t *w, const char *stack, int kind, uint64_t traversal,
-                            cv_delivery_cb cb, void *ud);
+                            bool express, cv_delivery_cb cb, void *ud);
 
 /* Sends an undecodable or unhandleable message to converge.dead with the reason. */
 void cv_worker_dead_letter(cv_worker_t *w, const void *payload, size_t len, const char *reason,

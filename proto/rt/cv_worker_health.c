@@ -107,7 +107,7 @@ static void write_liveness(cv_worker_t *w, const char *state)
     for (int s = 0; s < CV_STAT_MAX; s++)
         if (counter_fields[s])
             add_u64(&f, counter_fields[s], cv_worker_stat(w, (cv_stat_t)s));
-    add_u64(&f, "inflight", (uint64_t)(w->consumer ? cv_consumer_inflight(w->consumer) : 0));
+    add_u64(&f, "inflight", (uint64_t)cv__worker_inflight(w));
     add_u64(&f, "redis_outages", w->redis_outage.count);
     add_u64(&f, "kafka_outages", w->kafka_outage.count);
     add(&f, "last_outage", last_outage);
@@ -123,7 +123,7 @@ static const char *worker_state(const cv_worker_t *w)
 {
     return w->stopping                       ? "stopping"
            : w->isolated                     ? "isolated"
-           : cv_consumer_joined(w->consumer) ? "ready"
+           : cv__worker_joined(w) ? "ready"
                                              : "joining";
 }
 

@@ -56,7 +56,7 @@ static void probe_redis(cv_worker_t *w, double now)
 
 static double kafka_down_since(cv_worker_t *w, double now)
 {
-    if (w->consumer && cv_consumer_lost(w->consumer)) {
+    if (cv__worker_group_lost(w)) {
         if (!w->group_lost)
             w->group_lost = now;
     } else
@@ -73,12 +73,12 @@ static void step_aside(cv_worker_t *w, const char *from, double now)
     cv_warn("cut off from %s for %d ms or more while %s answers: stepping aside (%d jobs handed "
             "back, no lease renewed, partitions left to the group) until both answer",
             from[0] == 'r' ? "Redis" : "Kafka", w->isolation_ms, other,
-            w->consumer ? cv_consumer_inflight(w->consumer) : 0);
+            cv__worker_inflight(w));
     w->isolated = true;
     w->isolated_from = from;
     w->isolated_at = now;
     if (from[0] == 'r') {
-        cv_consumer_unsubscribe(w->consumer);
+        cv__worker_unsubscribe(w);
         w->unsubscribed = true;
         w->redis_pinged = 0;
         cv_redis_drop(w->redis, "stepping aside: Redis stopped answering");
@@ -93,7 +93,7 @@ static void rejoin(cv_worker_t *w, double now)
     w->isolated_from = NULL;
     if (w->unsubscribed) {
         char err[256];
-        if (cv_consumer_subscribe(w->consumer, err, sizeof(err)) != 0) {
+        if (cv__worker_subscribe(w, err, sizeof(err)) != 0) {
             cv_warn("%s; trying again", err);
             w->isolated = true; /* the next tick tries again */
             w->isolated_from = "kafka";

@@ -114,7 +114,7 @@ redis_calls() {
 }
 kafka_messages() { # total messages ever produced to the converge topics
     local t total=0 n
-    for t in converge.check converge.observe; do
+    for t in converge.check converge.observe converge.check.express converge.observe.express; do
         # the last message of each partition: its offset + 1 messages were produced there
         n=$(timeout 30 kcat -C -b "$CONVERGE_KAFKA" -t "$t" -o -1 -e -q -f '%o\n' 2>/dev/null |
             awk '{ s += $1 + 1 } END { print s + 0 }')

@@ -257,9 +257,10 @@ chaos_restart_kafka() {
         chaos_violation "Kafka is not back after its restart"
 }
 
-# The broker that leads the most partitions of the Converge job topics.
+# The broker that leads the most partitions of the Converge job topics
+# (both lanes).
 chaos_busiest_broker() {
-    cv_kafka_metadata | jq -r '[.topics[] | select(.topic == "converge.check" or .topic == "converge.observe")
+    cv_kafka_metadata | jq -r '[.topics[] | select(.topic | test("^converge[.](check|observe)"))
         | .partitions[].leader] | group_by(.) | max_by(length) | "\(.[0]) \(length)"'
 }
 

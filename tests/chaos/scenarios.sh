@@ -559,12 +559,15 @@ scenario_poison() {
 # ---------------------------------------------------------------------------
 
 DUP_PIDS=()
+# The job topics: both lanes (a stack of the chaos suite's size expands in
+# the bulk lane; its submit and small stacks ride the express one).
+JOB_TOPICS=(converge.check converge.observe converge.check.express converge.observe.express)
 # Starts one consumer -> dup.pl -> producer pipe per topic; returns once each
 # consumer has reached the end of every partition.
 dup_start() {
     local topic
     DUP_PIDS=()
-    for topic in converge.check converge.observe; do
+    for topic in "${JOB_TOPICS[@]}"; do
         : >"$WORK/dup-$topic.err"
         kcat -C -u -b "$CONVERGE_KAFKA" "${KCAT_OPTS[@]}" -t "$topic" -o end -f '%p %K %S\n%k%s' \
             2>"$WORK/dup-$topic.err" |
@@ -575,7 +578,7 @@ dup_start() {
     done
     dup_ready() {
         local t parts
-        for t in converge.check converge.observe; do
+        for t in "${JOB_TOPICS[@]}"; do
             parts=$(grep -c "Reached end of topic $t" "$WORK/dup-$t.err" 2>/dev/null)
             ((parts >= 8)) || return 1
         done
@@ -622,7 +625,7 @@ scenario_duplicate() {
     done
     # Let the last duplicates be consumed before stopping.
     dup_stop
-    for t in converge.check converge.observe; do
+    for t in "${JOB_TOPICS[@]}"; do
         read -r _ s _ d _ _ _ f <"$WORK/dup-$t.stats" 2>/dev/null || continue
         seen=$((seen + s)) dups=$((dups + d)) failed=$((failed + f))
     done

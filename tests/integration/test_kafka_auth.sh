@@ -60,9 +60,13 @@ kauth_kcat() {
     timeout 20 kcat -b "$(sed -n 's/^export CONVERGE_KAFKA=//p' "$KAUTH_DIR/env")" -F "$conf" "$@"
 }
 
-# The keys of every message in converge.check, one a line (read as admin).
+# The keys of every message in converge.check and its express twin (where
+# convergectl's jobs go), one a line (read as admin).
 kauth_check_keys() {
-    kauth_kcat admin -C -t converge.check -o beginning -e -q -f '%k\n' 2>/dev/null
+    local t
+    for t in converge.check converge.check.express; do
+        kauth_kcat admin -C -t "$t" -o beginning -e -q -f '%k\n' 2>/dev/null
+    done
 }
 
 test_kafka_auth_wrong_password_exits_3_naming_the_user_and_writes_nothing() {

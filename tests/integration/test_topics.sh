@@ -2,17 +2,17 @@
 # convergectl topics against the deployment's Kafka (docs/kafka.md): up.sh
 # created the topics with it; checking and creating again change nothing.
 
-test_topics_check_finds_the_three_topics_led() {
+test_topics_check_finds_the_five_topics_led() {
     local out rc=0
     out=$(ctl topics -o json) || rc=$?
     assert_eq 0 "$rc" "exit code"
-    assert_eq "converge.check converge.observe converge.dead" \
+    assert_eq "converge.check converge.observe converge.check.express converge.observe.express converge.dead" \
         "$(jq -r '[.[].topic] | join(" ")' <<<"$out")" "topics"
     assert_eq true "$(jq 'all(.[]; .exists and .leaders and (.created | not))' <<<"$out")" \
         "every topic exists, led, none created by a check"
     assert_eq 1 "$(jq '.[] | select(.topic == "converge.dead") | .partitions' <<<"$out")" \
         "converge.dead partitions"
-    assert_eq true "$(jq '[.[] | select(.topic != "converge.dead") | .partitions] | .[0] == .[1] and .[0] > 1' <<<"$out")" \
+    assert_eq true "$(jq '[.[] | select(.topic != "converge.dead") | .partitions] | (unique | length) == 1 and .[0] > 1' <<<"$out")" \
         "the job topics have one partition count"
 }
 

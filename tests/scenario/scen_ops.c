@@ -311,7 +311,7 @@ static cv_answer_t done_call(scen_world_t *w, scen_job_t *j, cv_call_t *call, bo
         }
         if (done >= total)
             scen_op_finish(j);
-        if (publishing) {
+        if (publishing && (call->nextra > 0 || done >= total)) {
             scen_op_t op = {.kind = OP_SREM};
             scen_op_push(j, &op);
         }

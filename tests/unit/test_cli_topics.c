@@ -14,7 +14,9 @@
 #include <string.h>
 
 static const char *const names[CLI_NTOPICS] = {"converge.check", "converge.observe",
-                                               "converge.dead"};
+                                               "converge.check.express",
+                                               "converge.observe.express", "converge.dead"};
+enum { DEAD = CLI_NTOPICS - 1 };
 
 static void found(cli_topic_t *t, int partitions, int replicas, bool leaders)
 {
@@ -31,17 +33,20 @@ static void test_the_three_topics_and_their_partitions(void **state)
     cli_topics_init(t, names, 0);
     assert_string_equal(t[0].name, "converge.check");
     assert_string_equal(t[1].name, "converge.observe");
-    assert_string_equal(t[2].name, "converge.dead");
+    assert_string_equal(t[2].name, "converge.check.express");
+    assert_string_equal(t[3].name, "converge.observe.express");
+    assert_string_equal(t[DEAD].name, "converge.dead");
     /* not asked: any count is accepted, 8 are created; dead letters in one */
     assert_int_equal(t[0].want, 0);
     assert_int_equal(t[0].create, 8);
     assert_int_equal(t[1].create, 8);
-    assert_int_equal(t[2].create, 1);
+    assert_int_equal(t[3].create, 8); /* the express twins as the others */
+    assert_int_equal(t[DEAD].create, 1);
     cli_topics_init(t, names, 24);
     assert_int_equal(t[0].want, 24);
     assert_int_equal(t[1].create, 24);
-    assert_int_equal(t[2].want, 0);
-    assert_int_equal(t[2].create, 1);
+    assert_int_equal(t[DEAD].want, 0);
+    assert_int_equal(t[DEAD].create, 1);
     assert_false(t[0].exists || t[0].created);
 }
 
@@ -64,9 +69,9 @@ static void test_a_topic_as_wanted_has_no_problem(void **state)
     char buf[256];
     cli_topics_init(t, names, 8);
     found(&t[0], 8, 3, true);
-    found(&t[2], 5, 1, true); /* dead letters: any count */
+    found(&t[DEAD], 5, 1, true); /* dead letters: any count */
     assert_null(cli_topic_problem(&t[0], buf, sizeof(buf)));
-    assert_null(cli_topic_problem(&t[2], buf, sizeof(buf)));
+    assert_null(cli_topic_problem(&t[DEAD], buf, sizeof(buf)));
 }
 
 static void test_each_problem_is_named(void **state)
@@ -95,7 +100,7 @@ static void test_only_an_existing_topic_of_another_count_differs(void **state)
     cli_topic_t t[CLI_NTOPICS];
     cli_topics_init(t, names, 8);
     assert_false(cli_topics_any_differ(t)); /* missing: to be created */
-    found(&t[2], 1, 1, true);
+    found(&t[DEAD], 1, 1, true);
     found(&t[1], 8, 1, false); /* no leader yet: settles by itself */
     assert_false(cli_topics_any_differ(t));
     found(&t[0], 4, 1, true);

@@ -274,6 +274,29 @@ static void test_only_the_fields_a_type_uses_are_encoded(void **state)
     free(w.buf);
 }
 
+static void test_the_express_lane_travels_only_when_set(void **state)
+{
+    (void)state;
+    char keys[128];
+    cv_msg_t msgs[] = {stack_msg(), check_msg(), observe_msg(), signal_msg()};
+    for (size_t i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++) {
+        msgs[i].express = 1;
+        round_trip(&msgs[i]);
+    }
+    cv_msg_t m = check_msg();
+    m.express = 1;
+    wire_t w = encode(&m);
+    wire_keys(&w, keys, sizeof(keys));
+    assert_string_equal(keys, "v t s tr r p x");
+    free(w.buf);
+    m = dead_msg();
+    m.express = 1; /* a dead letter rides no lane */
+    w = encode(&m);
+    wire_keys(&w, keys, sizeof(keys));
+    assert_string_equal(keys, "v t why orig");
+    free(w.buf);
+}
+
 static void test_a_signal_id_of_the_maximum_length_round_trips(void **state)
 {
     (void)state;
@@ -529,6 +552,12 @@ static void add_huge_attempt(msgpack_packer *pk)
     msgpack_pack_uint64(pk, (uint64_t)UINT32_MAX + 1);
 }
 
+static void add_express_2(msgpack_packer *pk)
+{
+    pack_key(pk, "x");
+    msgpack_pack_uint64(pk, 2);
+}
+
 static void test_out_of_range_enums_are_eproto(void **state)
 {
     (void)state;
@@ -537,6 +566,7 @@ static void test_out_of_range_enums_are_eproto(void **state)
     cv_msg_t s = stack_msg();
     expect_error(rebuild(&s, "k", add_kind_4, 1), CV_EPROTO, "field k: 4 is out of range");
     expect_error(rebuild(&c, "at", add_huge_attempt, 1), CV_EPROTO, "field at");
+    expect_error(rebuild(&c, "x", add_express_2, 1), CV_EPROTO, "field x: 2 is out of range");
 }
 
 static size_t long_len;
@@ -932,6 +962,7 @@ int main(void)
         cmocka_unit_test(test_the_key_of_a_resource_job_is_stack_slash_resource),
         cmocka_unit_test(test_a_short_key_buffer_truncates_and_returns_what_was_written),
         cmocka_unit_test(test_names_of_types_phases_and_kinds),
+        cmocka_unit_test(test_the_express_lane_travels_only_when_set),
         cmocka_unit_test(test_a_signal_id_of_the_maximum_length_round_trips),
         cmocka_unit_test(test_a_signal_without_its_id_is_not_encoded),
         cmocka_unit_test(test_every_traversal_kind_name_parses_back_to_its_kind),
