@@ -2,10 +2,9 @@
 
 #include "cv_error.h"
 #include "cv_msg.h"
+#include "cv_str.h"
 
-#include <inttypes.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <string.h>
 
 static char key_prefix[64] = "cv:";
@@ -15,14 +14,6 @@ static const char *const patterns[CV_KEY__COUNT] = {
     CV_KEY_KIND_MAP(CV_KEY_KIND_PATTERN)
 #undef CV_KEY_KIND_PATTERN
 };
-
-/* snprintf's return value is what it wanted to write; callers want what fits. */
-static size_t clamp(int n, size_t size)
-{
-    if (n < 0)
-        return 0;
-    return (size_t)n < size ? (size_t)n : size - 1;
-}
 
 int cv_keys_set_prefix(const char *prefix)
 {
@@ -71,15 +62,19 @@ static size_t format(char *buf, size_t size, cv_key_kind_t kind, const char *sta
     for (const char *p = cv_key_pattern(kind); *p;) {
         const char *end = *p == '<' ? strchr(p, '>') : NULL;
         if (!end) {
-            put(&o, p++, 1);
+            /* the literal text up to the next placeholder, at once */
+            const char *next = strchr(p + 1, '<');
+            size_t n = next ? (size_t)(next - p) : strlen(p);
+            put(&o, p, n);
+            p += n;
             continue;
         }
         size_t n = (size_t)(end - p + 1);
         if (n == sizeof("<stack>") - 1 && strncmp(p, "<stack>", n) == 0) {
             put(&o, stack ? stack : "", stack ? strlen(stack) : 0);
         } else if (n == sizeof("<traversal>") - 1 && strncmp(p, "<traversal>", n) == 0) {
-            char t[24];
-            put(&o, t, clamp(snprintf(t, sizeof(t), "%" PRIu64, traversal), sizeof(t)));
+            char t[CV_U64_DIGITS + 1];
+            put(&o, t, cv_u64_str(t, traversal));
         } else if (!whole) {
             break;
         } else {
@@ -104,6 +99,10 @@ size_t cv_key_prefix(char *buf, size_t size, cv_key_kind_t kind, const char *sta
 
 size_t cv_node_name(char *buf, size_t size, int phase, const char *resource)
 {
-    return clamp(snprintf(buf, size, "%c/%s", phase == CV_PHASE_CLEANUP ? 'c' : 'u', resource),
-                 size);
+    out_t o = {buf, size, 0};
+    if (size)
+        buf[0] = '\0';
+    put(&o, phase == CV_PHASE_CLEANUP ? "c/" : "u/", 2);
+    put(&o, resource, strlen(resource));
+    return o.len;
 }

@@ -23,3 +23,17 @@ int cv_hex_digit(char c)
         return c - 'A' + 10;
     return -1;
 }
+
+size_t cv_u64_str(char *out, uint64_t v)
+{
+    char rev[CV_U64_DIGITS];
+    size_t n = 0;
+    do {
+        rev[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        out[i] = rev[n - 1 - i];
+    out[n] = '\0';
+    return n;
+}

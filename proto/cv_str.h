@@ -1,11 +1,14 @@
 /*
  * cv_str — the string tests that statuses need everywhere ("…_IN_PROGRESS",
- * "CREATE_…"), and the value of a hexadecimal digit. Pure.
+ * "CREATE_…"), the value of a hexadecimal digit, and a number in decimal.
+ * Pure.
  */
 #ifndef CV_STR_H
 #define CV_STR_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /* Whether `s` ends with `suffix` / starts with `prefix`; false for a NULL `s`. */
 bool cv_str_ends_with(const char *s, const char *suffix);
@@ -13,5 +16,11 @@ bool cv_str_starts_with(const char *s, const char *prefix);
 
 /* The value of `c` as a hexadecimal digit (0-9, a-f, A-F), or -1. */
 int cv_hex_digit(char c);
+
+/* `v` in decimal into `out` (room for CV_U64_DIGITS + 1), NUL-terminated;
+ * returns its length. What a key or an argument needs per job, without
+ * snprintf's format parsing. */
+#define CV_U64_DIGITS 20
+size_t cv_u64_str(char *out, uint64_t v);
 
 #endif

@@ -1,6 +1,7 @@
 #include "cv_calls.h"
 
 #include "cv_error.h"
+#include "cv_str.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@ static const char *or_empty(const char *s)
 /* The call's own copies of the job's traversal and node name. */
 static void job_strings(cv_call_t *call, const cv_msg_t *job)
 {
-    snprintf(call->traversal, sizeof(call->traversal), "%llu", (unsigned long long)job->traversal);
+    cv_u64_str(call->traversal, job->traversal);
     cv_node_name(call->node, sizeof(call->node), job->phase, job->resource);
 }
 

@@ -48,15 +48,16 @@ instructions() {
 }
 
 echo "hot path, instructions (valgrind --tool=callgrind; deterministic):"
-for part in codec check observe syncpoint; do
+for part in codec check settle observe syncpoint; do
     one=$(instructions "hot_$part" "$WORK/one.log" "$HOT" "$part" "$N")
     two=$(instructions "hot_$part" "$WORK/two.log" "$HOT" "$part" $((2 * N)))
     awk -v part="$part" -v n="$N" -v one="$one" -v two="$two" -v what="$(cat "$WORK/two.log")" 'BEGIN {
         printf "  %-10s %10.0f per resource   (%s)\n", part, (two - one) / n, what }'
 done
-ir=$(instructions cv_place "$WORK/place.log" "$PLACE" --nodes "$NODES" --services "$SERVICES")
+ir=$(instructions cv_placer_place "$WORK/place.log" "$PLACE" --nodes "$NODES" --services "$SERVICES")
 placed=$(sed -n 's/^ *placed \([0-9]*\) replicas.*/\1/p' "$WORK/place.log")
+[[ $ir =~ ^[1-9][0-9]*$ ]] || { echo "hotpath.sh: no instructions counted in cv_placer_place" >&2; exit 1; }
 [[ $placed =~ ^[1-9][0-9]*$ ]] || { echo "hotpath.sh: bench_placement placed nothing" >&2; cat "$WORK/place.log" >&2; exit 1; }
 awk -v ir="$ir" -v placed="$placed" -v nodes="$NODES" -v svc="$SERVICES" 'BEGIN {
-    printf "  %-10s %10.0f per replica    (cv_place, %d nodes, %d services, %d replicas)\n",
+    printf "  %-10s %10.0f per replica    (cv_placer_place, %d nodes, %d services, %d replicas)\n",
         "placement", ir / placed, nodes, svc, placed }'

@@ -10,6 +10,8 @@
 #include <cmocka.h>
 
 #include "cv_keys.h"
+#include "cv_msg.h"
+#include "cv_str.h"
 #include "test_util.h"
 
 #include <stdio.h>
@@ -104,6 +106,22 @@ static void test_stack_keys_share_the_stack_hash_tag(void **state)
     }
 }
 
+static void test_traversals_and_node_names_are_written_in_full(void **state)
+{
+    (void)state;
+    char k[CV_KEY_MAX], n[8], d[CV_U64_DIGITS + 1];
+    cv_key(k, sizeof(k), CV_KEY_SP, "s1", UINT64_MAX, "u/a");
+    assert_non_null(strstr(k, ":18446744073709551615:"));
+    cv_key(k, sizeof(k), CV_KEY_SP, "s1", 0, "u/a");
+    assert_non_null(strstr(k, ":0:"));
+    assert_int_equal(cv_u64_str(d, 1000), 4);
+    assert_string_equal(d, "1000");
+    assert_int_equal(cv_node_name(n, sizeof(n), CV_PHASE_CLEANUP, "abc"), 5);
+    assert_string_equal(n, "c/abc");
+    assert_int_equal(cv_node_name(n, sizeof(n), CV_PHASE_UPDATE, "abcdefgh"), 7);
+    assert_string_equal(n, "u/abcde"); /* cut to the buffer, terminated */
+}
+
 static void test_long_keys_are_truncated_not_overflowed(void **state)
 {
     (void)state;
@@ -137,6 +155,7 @@ int main(void)
         cmocka_unit_test(test_the_prefix_applies_to_every_kind),
         cmocka_unit_test(test_a_key_prefix_and_a_name_make_the_key),
         cmocka_unit_test(test_stack_keys_share_the_stack_hash_tag),
+        cmocka_unit_test(test_traversals_and_node_names_are_written_in_full),
         cmocka_unit_test(test_long_keys_are_truncated_not_overflowed),
         cmocka_unit_test(test_the_keyspace_document_lists_every_kind),
     };

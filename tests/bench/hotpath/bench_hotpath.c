@@ -17,6 +17,12 @@
  *              record parsed, the decision before and after the look
  *              (COMPLETE), node_done's call built, the child's CHECK job
  *              encoded
+ *   settle     what an engine does with that CHECK job now that the
+ *              resource settles at once (it replaces check + observe for
+ *              such types): decoded, check_begin's call built, the load
+ *              parsed, the decision, the type's create, the observer's
+ *              decision taken in place (cv_check_settled), check_done's
+ *              call built, the child's CHECK job encoded
  *   syncpoint  a two-parent sync point satisfied by both, and the
  *              decision to publish
  * Each PART runs COUNT times in a function named hot_<part>, which the
@@ -24,6 +30,7 @@
  * round, so that a broken path shows as a wrong kind, not as a fast one.
  */
 #include "cv_calls.h"
+#include "cv_checkjob.h"
 #include "cv_decide.h"
 #include "cv_msg.h"
 #include "cv_record.h"
@@ -202,6 +209,65 @@ NOINLINE cv_check_kind_t hot_check(const check_io_t *io, size_t count)
     return kind;
 }
 
+/* ---- settle: the CHECK of a resource that settles at once ---- */
+
+static bool settle_round(const check_io_t *io)
+{
+    cv_msg_t m;
+    char err[128];
+    if (cv_msg_decode(io->wire, io->wire_len, &m, err, sizeof(err)))
+        return false;
+    cv_call_t begin;
+    cv_call_check_begin(&begin, &m, "engine-1@1:42", 5000);
+    cv_call_free(&begin);
+
+    cv_check_loaded_t l = {.rdef = json_loads(RDEF, 0, NULL),
+                           .params = json_object(),
+                           .sp = json_loads(SP, 0, NULL),
+                           .graph_entry = strdup(ENTRY),
+                           .stack_action = "CREATE"};
+    cv_record_parse(&l.rec, &io->fresh.top);
+    cv_check_input_t in = cv_check_input(&l, &m, 1700000000.0, NULL);
+    cv_check_outcome_t out;
+    cv_check_decide(&in, &out);
+    cv_rstate_t st;
+    memset(&st, 0, sizeof(st));
+    bool settled = false;
+    if (cv_check_act(&m, &l.rec, &out, in.now, &st, NULL, NULL) == 0) {
+        cv_observe_outcome_t seen;
+        settled = cv_check_settled(&m, &l, &out, &st, in.now, &seen);
+        cv_check_finish_t f;
+        cv_check_written_t written;
+        cv_check_finish_of(&f, &written, &m, &l, &out, &st, "engine-1@1:42");
+        cv_node_done_t d = cv_observe_done_of(&m, &seen, l.graph_entry, st.physical_id);
+        d.publishing = true;
+        cv_call_t call;
+        if (settled && cv_call_check_done(&call, &f, &d, "engine-1") == 0) {
+            cv_msg_t child = m;
+            snprintf(child.resource, sizeof(child.resource), "%s", call.extra_args[0] + 2);
+            char *buf = NULL;
+            size_t len = 0;
+            cv_msg_encode(&child, &buf, &len);
+            free(buf);
+            cv_call_free(&call);
+        }
+        cv_check_written_clear(&written);
+        cv_observe_outcome_clear(&seen);
+    }
+    cv_record_state_clear(&st);
+    cv_check_outcome_clear(&out);
+    cv_check_loaded_clear(&l);
+    return settled;
+}
+
+NOINLINE size_t hot_settle(const check_io_t *io, size_t count)
+{
+    size_t settled = 0;
+    for (size_t i = 0; i < count; i++)
+        settled += settle_round(io);
+    return settled;
+}
+
 /* ---- observe ---- */
 
 typedef struct observe_io {
@@ -297,6 +363,17 @@ static int run(const char *part, size_t count)
         printf("check: %zu rounds, decision %s\n", count, cv_check_kind_name(k));
         return k != CV_CHECK_CREATE;
     }
+    if (strcmp(part, "settle") == 0) {
+        check_io_t io;
+        cv_msg_t m = job(CV_MSG_CHECK, "resource-000042");
+        flat_init(&io.fresh, FIELDS_NEW, sizeof(FIELDS_NEW) / sizeof(*FIELDS_NEW));
+        if (cv_msg_encode(&m, &io.wire, &io.wire_len))
+            return 1;
+        size_t n = hot_settle(&io, count);
+        free(io.wire);
+        printf("settle: %zu rounds, %zu settled at once\n", count, n);
+        return n != count;
+    }
     if (strcmp(part, "observe") == 0) {
         observe_io_t io;
         cv_msg_t m = job(CV_MSG_OBSERVE, "resource-000042");
@@ -314,7 +391,8 @@ static int run(const char *part, size_t count)
         printf("syncpoint: %zu rounds, %zu published\n", count, n);
         return n != count;
     }
-    fprintf(stderr, "bench_hotpath: unknown part \"%s\" (codec, check, observe, syncpoint)\n",
+    fprintf(stderr,
+            "bench_hotpath: unknown part \"%s\" (codec, check, settle, observe, syncpoint)\n",
             part);
     return 2;
 }
@@ -324,7 +402,7 @@ int main(int argc, char **argv)
     char *end = NULL;
     unsigned long long count = argc == 3 ? strtoull(argv[2], &end, 10) : 0;
     if (argc != 3 || !end || *end || count == 0) {
-        fprintf(stderr, "usage: %s codec|check|observe|syncpoint COUNT\n", argv[0]);
+        fprintf(stderr, "usage: %s codec|check|settle|observe|syncpoint COUNT\n", argv[0]);
         return 2;
     }
     json_object_seed(1); /* the same hash tables every run: instruction counts repeat */
