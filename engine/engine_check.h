@@ -9,6 +9,7 @@
 
 #include "cv_checkjob.h"
 #include "cv_decide.h"
+#include "cv_gate.h"
 #include "cv_jobrun.h"
 #include "cv_kafka.h"
 #include "cv_lease.h"
@@ -33,6 +34,9 @@ typedef struct check {
     cv_rstate_t st;   /* the version acted on, after the type's operation */
     json_t *children; /* child-stack traversals to begin before recording */
     json_t *services; /* Converge::Service puts and deletes to do before recording */
+    /* A nested resource's job loads its stack's template files and builds
+     * its child's definition: a place among NESTED_MAX of its lane first. */
+    cv_gate_waiter_t nested;
 } check_t;
 
 /* Carrying out the outcome; each ends the job exactly once. */

@@ -13,6 +13,7 @@
 #include "cv_env.h"
 #include "cv_error.h"
 #include "cv_expand.h"
+#include "cv_gate.h"
 #include "cv_jobrun.h"
 #include "cv_keys.h"
 #include "cv_log.h"
@@ -56,51 +57,21 @@ typedef struct expand {
     bool express;
     int pending; /* root deliveries outstanding */
     int rc;
-    bool gated;          /* holds one of the EXPANSIONS_MAX places */
-    struct expand *wait; /* the next one waiting for a place */
+    cv_gate_waiter_t waiter; /* a place among EXPANSIONS_MAX of its lane */
 } expand_t;
 
-/* The expansions waiting for a place, first come first served. */
-static struct {
-    int running;
-    expand_t *head, *tail;
-} gate;
+/* Per lane: an express stack's expansion never waits behind a big one's. */
+static cv_gate_t gates[2] = {CV_GATE_INIT(EXPANSIONS_MAX), CV_GATE_INIT(EXPANSIONS_MAX)};
 
-static void expand_start(cv_jobrun_t *run);
-
-/* Gives up x's place: the first one waiting takes it. */
-static void gate_leave(expand_t *x)
+static cv_gate_t *gate_of(expand_t *x)
 {
-    if (!x->gated)
-        return;
-    x->gated = false;
-    gate.running--;
-    expand_t *next = gate.head;
-    if (!next)
-        return;
-    gate.head = next->wait;
-    if (!gate.head)
-        gate.tail = NULL;
-    next->wait = NULL;
-    cv_jobrun_start(&next->run); /* hands it back when the worker is stopping */
+    return &gates[x->run.msg.express ? 1 : 0];
 }
 
-/* Whether x may run now; if not it waits in line and gate_leave starts it. */
-static bool gate_enter(expand_t *x)
+static void expand_admitted(cv_gate_waiter_t *w)
 {
-    if (x->gated)
-        return true;
-    if (gate.running >= EXPANSIONS_MAX) {
-        if (gate.tail)
-            gate.tail->wait = x;
-        else
-            gate.head = x;
-        gate.tail = x;
-        return false;
-    }
-    gate.running++;
-    x->gated = true;
-    return true;
+    expand_t *x = (expand_t *)((char *)w - offsetof(expand_t, waiter));
+    cv_jobrun_start(&x->run); /* hands it back when the worker is stopping */
 }
 
 static void free_roots(expand_t *x)
@@ -129,7 +100,7 @@ static void expand_reset(cv_jobrun_t *run)
     free_roots(x);
     x->pending = 0;
     x->rc = 0;
-    gate_leave(x);
+    cv_gate_leave(gate_of(x), &x->waiter);
 }
 
 static void expand_end(expand_t *x)
@@ -527,7 +498,7 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
 static void expand_start(cv_jobrun_t *run)
 {
     expand_t *x = (expand_t *)run;
-    if (!gate_enter(x))
+    if (!cv_gate_enter(gate_of(x), &x->waiter))
         return;
     char k[3][CV_KEY_MAX];
     cv_key(k[0], CV_KEY_MAX, CV_KEY_STACK, x->run.msg.stack, 0, NULL);
@@ -558,6 +529,7 @@ void cv__engine_stack_job(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m)
 {
     expand_t *x = calloc(1, sizeof(*x));
     cv_jobrun_init(&x->run, w, job, m, expand_start, expand_reset);
+    x->waiter.start = expand_admitted;
     name_drafts(x);
     cv_info("expanding stack %s traversal %llu (%s)", m->stack, (unsigned long long)m->traversal,
             cv_trav_kind_name(m->kind));

@@ -32,6 +32,7 @@ static void start_again(void *arg)
 void cv_jobrun_start(cv_jobrun_t *run)
 {
     if (run->w->stopping || run->w->isolated) {
+        reset(run); /* what it holds, a place in a gate (cv_gate) included */
         cv_worker_hand_back(run->w, run->job); /* another worker takes it up */
         free(run);
         return;

@@ -5,11 +5,12 @@
  * A handler keeps a cv_jobrun_t as the FIRST member of its state (so that
  * the state is freed through it) and supplies two functions: `start` begins
  * (again) the job's work from nothing, `reset` drops what one attempt loaded
- * (NULL: nothing to drop). Every path ends the job exactly once:
+ * (NULL: nothing to drop; it may run on a state it already dropped, or on
+ * one that never started). Every path ends the job exactly once:
  *
  *   cv_jobrun_start   runs start(), or, when the worker is stopping or has
- *                     stepped aside (cut off from Redis or Kafka), hands
- *                     the job back unfinished (redelivered to another
+ *                     stepped aside (cut off from Redis or Kafka), resets,
+ *                     hands the job back unfinished (redelivered to another
  *                     worker) and frees the state
  *   cv_jobrun_end     reset, finish the job (its offset may be committed),
  *                     free the state
