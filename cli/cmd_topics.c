@@ -297,8 +297,8 @@ static int new_client(cli_t *cli, rd_kafka_t **out)
 static int run_topics(cli_t *cli, const topics_args_t *args)
 {
     static const char *const names[CLI_NTOPICS] = {CV_TOPIC_CHECK, CV_TOPIC_OBSERVE,
-                                                   CV_TOPIC_CHECK_EXPRESS,
-                                                   CV_TOPIC_OBSERVE_EXPRESS, CV_TOPIC_DEAD};
+                                                   CV_TOPIC_CHECK_EXPRESS, CV_TOPIC_OBSERVE_EXPRESS,
+                                                   CV_TOPIC_DEAD};
     cli_topic_t t[CLI_NTOPICS];
     cli_topics_init(t, names, args->partitions);
     rd_kafka_t *rk = NULL;

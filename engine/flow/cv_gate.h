@@ -29,7 +29,10 @@ typedef struct cv_gate {
     cv_gate_waiter_t *head, *tail;
 } cv_gate_t;
 
-#define CV_GATE_INIT(n) {.max = (n)}
+#define CV_GATE_INIT(n)                                                                            \
+    {                                                                                              \
+        .max = (n)                                                                                 \
+    }
 
 /* True when w holds a place (now, or already); false when it joined the
  * line: start(w) runs once a place frees (inside cv_gate_leave). */

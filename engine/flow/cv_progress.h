@@ -45,8 +45,8 @@ int cv_progress_node_failed(cv_worker_t *w, const cv_node_failed_t *f, cv_progre
  * stack under another token); CV_EREDIS / CV_EKAFKA transient. */
 typedef void (*cv_begin_cb)(void *ud, int rc, uint64_t traversal);
 
-int cv_progress_begin_stack(cv_worker_t *w, const cv_stack_begin_t *b, bool express,
-                            cv_begin_cb cb, void *ud);
+int cv_progress_begin_stack(cv_worker_t *w, const cv_stack_begin_t *b, bool express, cv_begin_cb cb,
+                            void *ud);
 
 /* stack_finish.lua: a stack still in progress on `traversal` becomes
  * <ACTION>_<status> (status "COMPLETE" or "FAILED") with reason and

@@ -55,8 +55,8 @@ static void on_begun(cv_redis_t *r, redisReply *rep, void *ud)
         on_stack_job_delivered(ctx, CV_EKAFKA);
 }
 
-int cv_progress_begin_stack(cv_worker_t *w, const cv_stack_begin_t *b, bool express,
-                            cv_begin_cb cb, void *ud)
+int cv_progress_begin_stack(cv_worker_t *w, const cv_stack_begin_t *b, bool express, cv_begin_cb cb,
+                            void *ud)
 {
     begin_ctx_t *ctx = calloc(1, sizeof(*ctx));
     if (!ctx)

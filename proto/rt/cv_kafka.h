@@ -117,7 +117,7 @@ typedef struct cv_consumer_conf {
     const char *instance;
     const char *const *topics; /* copied: needed only during cv_consumer_new */
     int ntopics;
-    int window; /* jobs in flight at most */
+    int window;     /* jobs in flight at most */
     int session_ms; /* session.timeout.ms (0: 6000); heartbeats every quarter of it */
     cv_job_handler handler;
     void *ud;

@@ -72,11 +72,11 @@ static void on_signal(uv_signal_t *s, int signum)
 
 /* The lane's consumer: the bulk lane in the role's group, the express lane
  * in a group of its own ("<group>-express"). */
-static int consumer_open(cv_worker_t *w, int lane, cv_consumer_t **out, char *err,
-                         size_t err_size)
+static int consumer_open(cv_worker_t *w, int lane, cv_consumer_t **out, char *err, size_t err_size)
 {
     char group[128];
-    snprintf(group, sizeof(group), "%s%s", w->def->group, lane == CV_LANE_EXPRESS ? "-express" : "");
+    snprintf(group, sizeof(group), "%s%s", w->def->group,
+             lane == CV_LANE_EXPRESS ? "-express" : "");
     const char *topics[] = {cv_topic_lane(w->def->topic, lane == CV_LANE_EXPRESS)};
     cv_consumer_conf_t conf = {.group = group,
                                .instance = w->id,
@@ -410,10 +410,8 @@ int cv_worker_publish_node(cv_worker_t *w, const char *stack, uint64_t traversal
 int cv_worker_publish_stack(cv_worker_t *w, const char *stack, int kind, uint64_t traversal,
                             bool express, cv_delivery_cb cb, void *ud)
 {
-    cv_msg_t m = {.type = CV_MSG_STACK,
-                  .kind = (uint8_t)kind,
-                  .traversal = traversal,
-                  .express = express};
+    cv_msg_t m = {
+        .type = CV_MSG_STACK, .kind = (uint8_t)kind, .traversal = traversal, .express = express};
     snprintf(m.stack, sizeof(m.stack), "%s", stack);
     return cv_worker_publish(w, CV_TOPIC_CHECK, &m, cb, ud);
 }

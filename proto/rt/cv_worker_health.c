@@ -121,10 +121,10 @@ static void write_liveness(cv_worker_t *w, const char *state)
 
 static const char *worker_state(const cv_worker_t *w)
 {
-    return w->stopping                       ? "stopping"
-           : w->isolated                     ? "isolated"
+    return w->stopping            ? "stopping"
+           : w->isolated          ? "isolated"
            : cv__worker_joined(w) ? "ready"
-                                             : "joining";
+                                  : "joining";
 }
 
 void cv__worker_liveness_now(cv_worker_t *w)

@@ -72,8 +72,7 @@ static void step_aside(cv_worker_t *w, const char *from, double now)
     const char *other = from[0] == 'r' ? "Kafka" : "Redis";
     cv_warn("cut off from %s for %d ms or more while %s answers: stepping aside (%d jobs handed "
             "back, no lease renewed, partitions left to the group) until both answer",
-            from[0] == 'r' ? "Redis" : "Kafka", w->isolation_ms, other,
-            cv__worker_inflight(w));
+            from[0] == 'r' ? "Redis" : "Kafka", w->isolation_ms, other, cv__worker_inflight(w));
     w->isolated = true;
     w->isolated_from = from;
     w->isolated_at = now;

@@ -14,8 +14,8 @@
 #include <string.h>
 
 static const char *const names[CLI_NTOPICS] = {"converge.check", "converge.observe",
-                                               "converge.check.express",
-                                               "converge.observe.express", "converge.dead"};
+                                               "converge.check.express", "converge.observe.express",
+                                               "converge.dead"};
 enum { DEAD = CLI_NTOPICS - 1 };
 
 static void found(cli_topic_t *t, int partitions, int replicas, bool leaders)
