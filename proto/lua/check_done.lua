@@ -68,18 +68,4 @@ if not tonumber(st[4]) or tonumber(t) - tonumber(st[4]) >= 0.1 then
 end
 if st[1] ~= ARGV[1] then return {'STALE', st[1]} end
 if not ends_with(st[2], '_IN_PROGRESS') then return {'SETTLED', st[2] or ''} end
-local added = redis.call('SADD', KEYS[8], ARGV[2])
-local done
-if added == 1 then
-  done = redis.call('HINCRBY', KEYS[1], 'done', 1)
-else
-  done = tonumber(redis.call('HGET', KEYS[1], 'done'))
-end
-if #KEYS >= 10 or done >= tonumber(st[3]) then redis.call('SADD', KEYS[9], ARGV[2]) end
-local out = {'OK', added, done, tonumber(st[3])}
-for i = 10, #KEYS do
-  out[#out + 1] = redis.call('HSETNX', KEYS[i], ARGV[2], ARGV[21])
-  out[#out + 1] = redis.call('HLEN', KEYS[i])
-  out[#out + 1] = redis.call('SISMEMBER', KEYS[8], ARGV[12 + i])
-end
-return out
+return mark_done(KEYS[1], KEYS[8], KEYS[9], ARGV[2], ARGV[21], true, tonumber(st[3]), 22)

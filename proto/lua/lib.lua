@@ -116,3 +116,29 @@ local function lease_holder_gone(held, token)
   local id, inc = lease_holder(token)
   return held_id ~= nil and held_id == id and held_inc ~= inc
 end
+
+-- A node done for its traversal (node_done.lua, check_done.lua): in the done
+-- set and counted once; in the publishing set when the caller asks and there
+-- is anything to publish again (successors, or the traversal's end); each
+-- successor's sync point satisfied with `pass` (KEYS from 10, their node
+-- names in ARGV from `names_at`). Returns node_done's OK reply: {'OK',
+-- added, done, total, a1, n1, d1, ...}.
+local function mark_done(stack, done_key, publishing_key, node, pass, publishing, total, names_at)
+  local added = redis.call('SADD', done_key, node)
+  local done
+  if added == 1 then
+    done = redis.call('HINCRBY', stack, 'done', 1)
+  else
+    done = tonumber(redis.call('HGET', stack, 'done'))
+  end
+  if publishing and (#KEYS >= 10 or done >= total) then
+    redis.call('SADD', publishing_key, node)
+  end
+  local out = {'OK', added, done, total}
+  for i = 10, #KEYS do
+    out[#out + 1] = redis.call('HSETNX', KEYS[i], node, pass)
+    out[#out + 1] = redis.call('HLEN', KEYS[i])
+    out[#out + 1] = redis.call('SISMEMBER', done_key, ARGV[names_at + i - 10])
+  end
+  return out
+end

@@ -60,23 +60,5 @@ if ARGV[15] ~= '' and redis.call('GET', KEYS[7]) == ARGV[15] then redis.call('DE
 local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'total')
 if st[1] ~= ARGV[1] then return {'STALE', st[1] or ''} end
 if not ends_with(st[2], '_IN_PROGRESS') then return {'SETTLED', st[2] or ''} end
-local added = redis.call('SADD', KEYS[3], ARGV[2])
 redis.call('HSET', KEYS[1], 'progress', now_str())
-local done
-if added == 1 then
-  done = redis.call('HINCRBY', KEYS[1], 'done', 1)
-else
-  done = tonumber(redis.call('HGET', KEYS[1], 'done'))
-end
--- Nothing to publish again for a node without successors, unless it ends
--- the traversal.
-if ARGV[16] == '1' and (#KEYS >= 10 or done >= tonumber(st[3])) then
-  redis.call('SADD', KEYS[9], ARGV[2])
-end
-local out = {'OK', added, done, tonumber(st[3])}
-for i = 10, #KEYS do
-  out[#out + 1] = redis.call('HSETNX', KEYS[i], ARGV[2], ARGV[7])
-  out[#out + 1] = redis.call('HLEN', KEYS[i])
-  out[#out + 1] = redis.call('SISMEMBER', KEYS[3], ARGV[7 + i])
-end
-return out
+return mark_done(KEYS[1], KEYS[3], KEYS[9], ARGV[2], ARGV[7], ARGV[16] == '1', tonumber(st[3]), 17)
