@@ -17,7 +17,7 @@
 #              of a create; no job lost, new leaders and progress timed
 #   redis-failover  on a Redis Cluster deployment of its own (3 masters +
 #              3 replicas, 1 broker, in STATE-redis-cluster): three stacks of
-#              SIZE/3 through create, update and delete; in each the master
+#              SIZE each through create, update and delete; in each the master
 #              holding the most of them SIGKILL at 20%, its replica takes
 #              over; small stacks submitted across the create's failover:
 #              every acknowledged one exists and completes; times to the
