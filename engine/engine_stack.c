@@ -35,7 +35,7 @@
 /* Root jobs of one expansion handed to Kafka and not yet acknowledged: the
  * rest wait here, so that a burst of big expansions is never a burst of
  * messages queued in this process (each ~350 bytes in librdkafka). */
-#define ROOTS_IN_FLIGHT 512
+#define ROOTS_IN_FLIGHT 4096
 /* Expansions running at once in one engine: each holds its template and
  * graph, and a 1,000-member group begins 1,000 of them together. */
 #define EXPANSIONS_MAX 2
