@@ -329,7 +329,10 @@ static void on_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
                          rd_kafka_topic_partition_list_t *partitions, void *opaque)
 {
     cv_consumer_t *c = opaque;
-    bool cooperative = strcmp(rd_kafka_rebalance_protocol(rk), "COOPERATIVE") == 0;
+    /* No protocol (NULL) while the consumer closes: the revocation of a
+     * close is then that of the strategy set below, cooperative-sticky. */
+    const char *protocol = rd_kafka_rebalance_protocol(rk);
+    bool cooperative = !protocol || strcmp(protocol, "COOPERATIVE") == 0;
     rd_kafka_error_t *error = NULL;
     if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
         if (cooperative)
