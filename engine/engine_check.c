@@ -44,6 +44,13 @@ static cv_gate_t *nested_gate(check_t *c)
     return &nested_gates[c->run.msg.express ? 1 : 0];
 }
 
+/* A script released the lease (check_finish, check_done, node_done). */
+static void lease_released(check_t *c)
+{
+    c->leased = false;
+    stop_renewing(c);
+}
+
 static void check_reset(cv_jobrun_t *run)
 {
     check_t *c = (check_t *)run;
@@ -134,10 +141,8 @@ void cv__check_fail(check_t *c, const char *status, const char *action, const ch
 static void on_done(void *ud, int rc)
 {
     check_t *c = ud;
-    if (rc == 0) {
-        c->leased = false;
-        stop_renewing(c);
-    }
+    if (rc == 0)
+        lease_released(c);
     on_progress(c, rc);
 }
 
@@ -161,8 +166,7 @@ static void on_settled(void *ud, int rc)
         cv__check_backoff(c);
         return;
     }
-    c->leased = false; /* check_done released it */
-    stop_renewing(c);
+    lease_released(c); /* check_done released it */
     if (rc == CV_EFENCED) {
         cv_worker_count(c->run.w, CV_STAT_FENCED, 1);
         cv_warn("stack %s resource %s: write refused (the record moved on)", c->run.msg.stack,
@@ -204,8 +208,7 @@ static void on_recorded(cv_redis_t *r, redisReply *rep, void *ud)
         cv__check_backoff(c);
         return;
     }
-    c->leased = false; /* check_finish released it */
-    stop_renewing(c);
+    lease_released(c); /* check_finish released it */
     const char *version = cv_reply_str(rep, CV_CHECK_FINISH_R_VERSION);
     if (answer != CV_ANSWER_OK) {
         cv_worker_count(c->run.w, CV_STAT_FENCED, 1);
