@@ -424,7 +424,7 @@ static void nested_admitted(cv_gate_waiter_t *w)
     cv_jobrun_start(&c->run); /* hands it back when the worker is stopping */
 }
 
-void cv__engine_check_job(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m)
+static void check_node(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m)
 {
     static unsigned long long seq;
     check_t *c = calloc(1, sizeof(*c));
@@ -435,4 +435,18 @@ void cv__engine_check_job(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m)
      * and a successor of this process with the same id sees it is gone. */
     snprintf(c->token, sizeof(c->token), "%s:%llu", w->holder, ++seq);
     cv_jobrun_start(&c->run);
+}
+
+/* A message carrying several nodes' jobs runs them side by side, each as if
+ * it had come alone; its offset is committed once all of them finished. */
+void cv__engine_check_job(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m)
+{
+    int parts = 0;
+    cv_msg_t one;
+    for (size_t pos = 0; cv_msg_next_node(m, &pos, &one);)
+        parts++;
+    if (parts > 1)
+        cv_job_split(job, parts);
+    for (size_t pos = 0; cv_msg_next_node(m, &pos, &one);)
+        check_node(w, job, &one);
 }

@@ -55,7 +55,7 @@ typedef struct expand {
     /* The roots' lane: the STACK job's, unless the traversal is too big
      * for the express lane (CV_EXPRESS_NODES_MAX); all below them follow. */
     bool express;
-    int pending; /* root deliveries outstanding */
+    int pending; /* root messages not yet acknowledged */
     int rc;
     cv_gate_waiter_t waiter; /* a place among EXPANSIONS_MAX of its lane */
 } expand_t;
@@ -126,18 +126,24 @@ static void on_root_delivered(void *ud, int err)
     publish_more(x);
 }
 
-/* Keeps ROOTS_IN_FLIGHT root jobs on their way until every one is out;
- * after a failure none more, and the whole job is tried again. */
+/* Keeps ROOTS_IN_FLIGHT root jobs on their way, up to CV_MSG_NODES_MAX to
+ * a message (cv_msg_batch_size), until every one is out; after a failure none more, and the
+ * whole job is tried again. */
 static void publish_more(expand_t *x)
 {
-    while (x->rc == 0 && x->next_root < x->nroots && x->pending < ROOTS_IN_FLIGHT) {
+    while (x->rc == 0 && x->next_root < x->nroots &&
+           x->pending < ROOTS_IN_FLIGHT / CV_MSG_NODES_MAX) {
+        size_t n = cv_msg_batch_size(x->nroots);
+        if (n > x->nroots - x->next_root)
+            n = x->nroots - x->next_root;
         x->pending++;
-        if (cv_worker_publish_node(x->run.w, x->run.msg.stack, x->run.msg.traversal,
-                                   x->roots[x->next_root++], x->express, on_root_delivered,
-                                   x) != 0) {
+        if (cv_worker_publish_nodes(x->run.w, x->run.msg.stack, x->run.msg.traversal,
+                                    (const char *const *)&x->roots[x->next_root], n, x->express,
+                                    on_root_delivered, x) != 0) {
             x->pending--;
             x->rc = CV_EKAFKA;
         }
+        x->next_root += n;
     }
     if (x->pending > 0 || (x->rc == 0 && x->next_root < x->nroots))
         return;

@@ -34,9 +34,11 @@ enum {
     F_W = 1u << 11,
     F_SIG = 1u << 12,
     F_X = 1u << 13,
+    F_NS = 1u << 14,
 };
 
-typedef enum { FT_UINT, FT_STR, FT_BIN } field_type_t;
+/* FT_NODES: a string of node names joined by '/', kept where it was decoded. */
+typedef enum { FT_UINT, FT_STR, FT_BIN, FT_NODES } field_type_t;
 
 typedef struct field {
     const char *key;
@@ -64,6 +66,7 @@ static const field_t fields[] = {
     {"w", F_W, FT_UINT, MEMBER(watch), 1},
     {"sig", F_SIG, FT_STR, MEMBER(signal), 0},
     {"x", F_X, FT_UINT, MEMBER(express), 1},
+    {"ns", F_NS, FT_NODES, offsetof(cv_msg_t, nodes), 0, 0},
 };
 
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
@@ -80,7 +83,7 @@ typedef struct kind {
 
 static const kind_t kinds[] = {
     {CV_MSG_STACK, "STACK", F_S | F_TR | F_K, F_AT | F_X},
-    {CV_MSG_CHECK, "CHECK", F_S | F_TR | F_R | F_P, F_AT | F_X},
+    {CV_MSG_CHECK, "CHECK", F_S | F_TR | F_R | F_P, F_AT | F_X | F_NS},
     {CV_MSG_OBSERVE, "OBSERVE", F_S | F_TR | F_R | F_P | F_VER, F_AT | F_W | F_X},
     {CV_MSG_DEAD, "DEAD", F_WHY | F_ORIG, F_S | F_TR | F_R | F_AT},
     {CV_MSG_SIGNAL, "SIGNAL", F_S | F_R | F_SIG, F_AT | F_X},
@@ -127,6 +130,43 @@ static const char *get_str(const cv_msg_t *m, const field_t *f)
     return (const char *)m + f->offset;
 }
 
+/* Whether s[0, len) is a graph node name (cv_node_name): "u/" or "c/",
+ * then a resource name of 1 to CV_NAME_MAX - 1 bytes without NUL or '/'. */
+static bool is_node(const char *s, size_t len)
+{
+    return len > 2 && len - 2 < CV_NAME_MAX && (s[0] == 'u' || s[0] == 'c') && s[1] == '/' &&
+           !memchr(s, '\0', len) && !memchr(s + 2, '/', len - 2);
+}
+
+/* The end of the node name starting at s[at] in a `nodes` list: its
+ * resource name runs to the next '/' after the "u/" or "c/". */
+static size_t node_end(const char *s, size_t len, size_t at)
+{
+    if (len - at <= 2)
+        return len;
+    const char *slash = memchr(s + at + 2, '/', len - at - 2);
+    return slash ? (size_t)(slash - s) : len;
+}
+
+/* Checks a `nodes` list: 1 to CV_MSG_NODES_MAX - 1 node names joined by '/'. */
+static int check_nodes(const char *s, size_t len, char *errstr, size_t errstr_size)
+{
+    size_t n = 0;
+    for (size_t at = 0; at <= len; n++) {
+        size_t end = node_end(s, len, at);
+        if (n + 1 >= CV_MSG_NODES_MAX)
+            return cv_seterr(errstr, errstr_size, CV_ETOOBIG,
+                             "field ns: more than %d nodes in one message", CV_MSG_NODES_MAX - 1);
+        if (!is_node(s + at, end - at))
+            return cv_seterr(errstr, errstr_size, CV_EPROTO,
+                             "field ns: node %zu (\"%.*s\") is not a graph node name "
+                             "(\"u/<resource>\" or \"c/<resource>\")",
+                             n + 1, (int)(end - at < 64 ? end - at : 64), s + at);
+        at = end + 1;
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- encoding */
 
 static bool is_set(const cv_msg_t *m, const field_t *f)
@@ -136,6 +176,8 @@ static bool is_set(const cv_msg_t *m, const field_t *f)
         return get_uint(m, f) != 0;
     case FT_STR:
         return get_str(m, f)[0] != '\0';
+    case FT_NODES:
+        return m->nodes_len > 0;
     case FT_BIN:
         break;
     }
@@ -163,6 +205,8 @@ static int check_encodable(const cv_msg_t *m, const kind_t *k, unsigned present)
         return CV_EINVAL;
     if ((present & F_ORIG) && !m->original && m->original_len > 0)
         return CV_EINVAL;
+    if ((present & F_NS) && (!m->nodes || check_nodes(m->nodes, m->nodes_len, NULL, 0) != 0))
+        return CV_EINVAL;
     return 0;
 }
 
@@ -178,6 +222,8 @@ static int pack_field(msgpack_packer *pk, const cv_msg_t *m, const field_t *f)
         const char *s = get_str(m, f);
         return msgpack_pack_str_with_body(pk, s, strlen(s));
     }
+    case FT_NODES:
+        return msgpack_pack_str_with_body(pk, m->nodes, m->nodes_len);
     case FT_BIN:
         break;
     }
@@ -383,7 +429,7 @@ static const char *object_type_name(msgpack_object_type t)
 
 static const char *field_type_name(field_type_t t)
 {
-    return t == FT_UINT ? "unsigned integer" : t == FT_STR ? "string" : "binary";
+    return t == FT_UINT ? "unsigned integer" : t == FT_BIN ? "binary" : "string";
 }
 
 static const field_t *find_field(const msgpack_object *key)
@@ -420,6 +466,7 @@ static int decode_field(cv_msg_t *m, const field_t *f, const msgpack_object *v, 
         [FT_UINT] = MSGPACK_OBJECT_POSITIVE_INTEGER,
         [FT_STR] = MSGPACK_OBJECT_STR,
         [FT_BIN] = MSGPACK_OBJECT_BIN,
+        [FT_NODES] = MSGPACK_OBJECT_STR,
     };
     if (v->type != wanted[f->ftype])
         return cv_seterr(errstr, errstr_size, CV_EPROTO, "field %s: expected %s, got %s", f->key,
@@ -434,6 +481,14 @@ static int decode_field(cv_msg_t *m, const field_t *f, const msgpack_object *v, 
         return 0;
     case FT_STR:
         return decode_str(m, f, &v->via.str, errstr, errstr_size);
+    case FT_NODES: {
+        int rc = check_nodes(v->via.str.ptr, v->via.str.size, errstr, errstr_size);
+        if (rc == 0) {
+            m->nodes = v->via.str.ptr;
+            m->nodes_len = v->via.str.size;
+        }
+        return rc;
+    }
     case FT_BIN:
         break;
     }
@@ -523,6 +578,9 @@ static void drop_foreign_fields(cv_msg_t *m)
             set_uint(m, f, 0);
         } else if (f->ftype == FT_STR) {
             memset((char *)m + f->offset, 0, f->size);
+        } else if (f->ftype == FT_NODES) {
+            m->nodes = NULL;
+            m->nodes_len = 0;
         } else {
             m->original = NULL;
             m->original_len = 0;
@@ -568,6 +626,43 @@ int cv_msg_decode(const char *buf, size_t len, cv_msg_t *m, char *errstr, size_t
     if (rc != 0)
         memset(m, 0, sizeof(*m));
     return rc;
+}
+
+/* ---------------------------------------------------------------- batches of nodes */
+
+size_t cv_msg_batch_size(size_t n)
+{
+    size_t per = (n + CV_MSG_SPREAD - 1) / CV_MSG_SPREAD;
+    return per < 1 ? 1 : per > CV_MSG_NODES_MAX ? CV_MSG_NODES_MAX : per;
+}
+
+int cv_msg_set_node(cv_msg_t *m, const char *node, size_t len)
+{
+    if (!is_node(node, len))
+        return CV_EINVAL;
+    m->phase = node[0] == 'c' ? CV_PHASE_CLEANUP : CV_PHASE_UPDATE;
+    memcpy(m->resource, node + 2, len - 2);
+    m->resource[len - 2] = '\0';
+    return 0;
+}
+
+int cv_msg_next_node(const cv_msg_t *m, size_t *pos, cv_msg_t *out)
+{
+    /* *pos: 0 before the message's own job, then 1 + the offset in `nodes`
+     * of the next node name. */
+    if (*pos > m->nodes_len || (*pos > 0 && m->nodes_len == 0))
+        return 0;
+    *out = *m;
+    out->nodes = NULL;
+    out->nodes_len = 0;
+    if (*pos == 0) {
+        *pos = 1;
+        return 1;
+    }
+    size_t at = *pos - 1;
+    size_t end = node_end(m->nodes, m->nodes_len, at);
+    *pos = end + 2;
+    return cv_msg_set_node(out, m->nodes + at, end - at) == 0;
 }
 
 /* ---------------------------------------------------------------- names and keys */

@@ -28,6 +28,12 @@
 #define CV_REASON_MAX 512
 /* The most graph nodes of a traversal whose jobs stay in the express lane. */
 #define CV_EXPRESS_NODES_MAX 200
+/* The most graph nodes one CHECK message carries: its own and `nodes`. */
+#define CV_MSG_NODES_MAX 64
+/* The fewest messages n jobs published together go out in, while that
+ * leaves each more than one: every partition, and so every engine, gets
+ * some of a small stack's jobs. */
+#define CV_MSG_SPREAD 16
 
 typedef enum {
     CV_MSG_STACK = 1,
@@ -75,11 +81,33 @@ typedef struct cv_msg {
      * publishes its roots, and so all below them, in the bulk lane. */
     uint8_t express;
     char signal[CV_ID_MAX]; /* SIGNAL: the signal's id */
+    /* CHECK: the jobs of more graph nodes of the same stack and traversal,
+     * carried by one Kafka message (an expansion's roots, the successors one
+     * node made ready): their node names ("u/<resource>", "c/<resource>",
+     * cv_node_name) joined by '/' (no resource name has one); at most
+     * CV_MSG_NODES_MAX - 1 of them. Not owned; decoded, it points into the
+     * decoded buffer. cv_msg_next_node hands them out one job at a time. */
+    const char *nodes;
+    size_t nodes_len;
     /* DEAD only */
     char reason[CV_REASON_MAX];
     const char *original; /* DEAD: the original bytes (not owned; points into the decoded buffer) */
     size_t original_len;
 } cv_msg_t;
+
+/* Sets m's phase and resource from a graph node name ("u/web", "c/db").
+ * CV_EINVAL when it is not one. */
+int cv_msg_set_node(cv_msg_t *m, const char *node, size_t len);
+
+/* The jobs of a CHECK message one at a time: *pos starts at 0; each call
+ * fills `out` with the message's own job first, then one per node of
+ * `nodes` (out's `nodes` empty), and returns 1, or 0 when there is no more.
+ * A decoded message's nodes were checked by the decoder. */
+int cv_msg_next_node(const cv_msg_t *m, size_t *pos, cv_msg_t *out);
+
+/* How many of n CHECK jobs published together go in one message: n spread
+ * over CV_MSG_SPREAD messages, at least 1, at most CV_MSG_NODES_MAX. */
+size_t cv_msg_batch_size(size_t n);
 
 /* Encodes into a new malloc'd buffer; returns 0 or CV_EINVAL / CV_ENOMEM. */
 int cv_msg_encode(const cv_msg_t *m, char **buf, size_t *len);

@@ -66,16 +66,18 @@ static void on_stack_finished(void *ud, int rc)
     done_release(ctx);
 }
 
-static int publish_check(done_ctx_t *ctx, const char *node)
+/* The CHECK jobs of n successors, in one message. */
+static void publish_checks(done_ctx_t *ctx, const char *const *nodes, size_t n)
 {
+    if (n == 0)
+        return;
     ctx->pending++;
-    int rc = cv_worker_publish_node(ctx->w, ctx->job.stack, ctx->job.traversal, node,
-                                    ctx->job.express, on_successor_delivered, ctx);
+    int rc = cv_worker_publish_nodes(ctx->w, ctx->job.stack, ctx->job.traversal, nodes, n,
+                                     ctx->job.express, on_successor_delivered, ctx);
     if (rc) {
         ctx->pending--;
         ctx->rc = rc;
     }
-    return rc;
 }
 
 /* What a node_done or node_failed answer means for the job. */
@@ -109,15 +111,23 @@ static void on_node_done(cv_redis_t *r, redisReply *rep, void *ud)
         bool redelivery = cv_reply_int(rep, CV_NODE_DONE_R_ADDED) == 0;
         long long done = cv_reply_int(rep, CV_NODE_DONE_R_DONE);
         long long total = cv_reply_int(rep, CV_NODE_DONE_R_TOTAL);
+        const char *ready[CV_MSG_NODES_MAX];
+        size_t nready = 0, per = cv_msg_batch_size(ctx->call.nextra);
         for (size_t i = 0; i < ctx->call.nextra; i++) {
             cv_sp_answer_t ans = {
                 ctx->call.successor_preds[i],
                 (size_t)cv_reply_int(rep, CV_NODE_DONE_R_SUCC(i, CV_NODE_DONE_SUCC_SIZE)),
                 cv_reply_int(rep, CV_NODE_DONE_R_SUCC(i, CV_NODE_DONE_SUCC_ADDED)) == 1,
                 cv_reply_int(rep, CV_NODE_DONE_R_SUCC(i, CV_NODE_DONE_SUCC_IS_DONE)) == 1};
-            if (cv_sp_should_publish(&ans, redelivery))
-                publish_check(ctx, ctx->call.extra_args[i]);
+            if (!cv_sp_should_publish(&ans, redelivery))
+                continue;
+            ready[nready++] = ctx->call.extra_args[i];
+            if (nready == per) {
+                publish_checks(ctx, ready, nready);
+                nready = 0;
+            }
         }
+        publish_checks(ctx, ready, nready);
         if (done >= total) {
             ctx->last = true;
             ctx->pending++;

@@ -30,6 +30,7 @@ struct cv_job {
     int64_t offset;
     ptrack_t *pt;
     void *data;
+    int parts; /* the handler's parts of it not ended yet (cv_job_split) */
     bool handed_back;
     bool orphan; /* still its handler's when the consumer closed */
 };
@@ -138,31 +139,53 @@ static void free_orphan(cv_job_t *job)
     free_when_unused(c);
 }
 
-void cv_job_finish(cv_job_t *job)
+static void resume_soon(cv_consumer_t *c)
 {
-    cv_consumer_t *c = job->c;
-    if (job->orphan) {
-        free_orphan(job);
-        return;
-    }
-    ptrack_t *pt = job->pt;
-    c->inflight--;
-    if (cv_track_done(&pt->track, &job->slot))
-        pt->dirty = true;
-    free_job(job);
     /* Resume consuming on the next loop turn, not inside the caller's stack. */
     if (!c->closing && !uv_is_active((uv_handle_t *)&c->resume))
         uv_idle_start(&c->resume, on_resume);
 }
 
-void cv_job_hand_back(cv_job_t *job)
+void cv_job_split(cv_job_t *job, int parts)
+{
+    if (!job->orphan)
+        job->c->inflight += parts - job->parts;
+    job->parts = parts;
+}
+
+/* One part of the job ended (the job itself when it was not split): it no
+ * longer counts in the window, and a finished one makes room for more.
+ * Whether it was the last part. */
+static bool part_ended(cv_job_t *job, bool finished)
 {
     if (job->orphan) {
-        free_orphan(job);
-        return;
+        if (--job->parts == 0)
+            free_orphan(job);
+        return false;
     }
     job->c->inflight--;
-    job->handed_back = true;
+    if (finished)
+        resume_soon(job->c);
+    return --job->parts == 0;
+}
+
+void cv_job_finish(cv_job_t *job)
+{
+    if (!part_ended(job, true))
+        return;
+    /* A part handed back leaves the whole message to be redelivered. */
+    if (job->handed_back)
+        return;
+    if (cv_track_done(&job->pt->track, &job->slot))
+        job->pt->dirty = true;
+    free_job(job);
+}
+
+void cv_job_hand_back(cv_job_t *job)
+{
+    if (!job->orphan)
+        job->handed_back = true;
+    part_ended(job, false);
 }
 
 /*
@@ -176,7 +199,7 @@ static void release_track(cv_consumer_t *c, ptrack_t *pt)
     for (cv_offset_slot_t *s = pt->track.head, *next; s; s = next) {
         cv_job_t *job = (cv_job_t *)s;
         next = s->next;
-        if (job->handed_back) {
+        if (job->parts == 0) { /* handed back, and no part of it still running */
             free_job(job);
             continue;
         }
@@ -187,7 +210,7 @@ static void release_track(cv_consumer_t *c, ptrack_t *pt)
         job->offset = -1;
         job->orphan = true;
         c->orphans++;
-        c->inflight--;
+        c->inflight -= job->parts;
     }
     cv_track_init(&pt->track);
     pt->dirty = false;
@@ -298,6 +321,7 @@ static void dispatch(cv_consumer_t *c, rd_kafka_message_t *rkm)
     job->partition = rkm->partition;
     job->offset = rkm->offset;
     job->pt = pt;
+    job->parts = 1;
     rd_kafka_message_destroy(rkm);
     cv_track_push(&pt->track, &job->slot, job->offset);
     c->inflight++;

@@ -138,6 +138,13 @@ void cv_job_finish(cv_job_t *job);
  * frees it. */
 void cv_job_hand_back(cv_job_t *job);
 
+/* The handler runs the job as `parts` independent parts (the jobs of the
+ * nodes one CHECK message carries), each ending with cv_job_finish or
+ * cv_job_hand_back; each counts in the window as a job. The offset may be
+ * committed once every part finished; one part handed back leaves the
+ * message to be redelivered whole. Call it before any part ends. */
+void cv_job_split(cv_job_t *job, int parts);
+
 /* Per-job user data slot (the handler's state). */
 void cv_job_set_data(cv_job_t *job, void *data);
 void *cv_job_data(const cv_job_t *job);

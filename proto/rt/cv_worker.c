@@ -395,16 +395,34 @@ int cv_worker_accept(cv_worker_t *w, cv_job_t *job, const void *payload, size_t 
     return CV_EPROTO;
 }
 
+int cv_worker_publish_nodes(cv_worker_t *w, const char *stack, uint64_t traversal,
+                            const char *const *nodes, size_t n, bool express, cv_delivery_cb cb,
+                            void *ud)
+{
+    char list[(CV_MSG_NODES_MAX - 1) * (CV_NAME_MAX + 2)];
+    cv_msg_t m = {.type = CV_MSG_CHECK, .traversal = traversal, .express = express};
+    snprintf(m.stack, sizeof(m.stack), "%s", stack);
+    if (n == 0 || n > CV_MSG_NODES_MAX || cv_msg_set_node(&m, nodes[0], strlen(nodes[0])) != 0)
+        return CV_EINVAL;
+    size_t len = 0;
+    for (size_t i = 1; i < n; i++) {
+        size_t k = strlen(nodes[i]);
+        if (k > CV_NAME_MAX + 1)
+            return CV_EINVAL;
+        if (i > 1)
+            list[len++] = '/';
+        memcpy(list + len, nodes[i], k);
+        len += k;
+    }
+    m.nodes = list;
+    m.nodes_len = len;
+    return cv_worker_publish(w, CV_TOPIC_CHECK, &m, cb, ud);
+}
+
 int cv_worker_publish_node(cv_worker_t *w, const char *stack, uint64_t traversal, const char *node,
                            bool express, cv_delivery_cb cb, void *ud)
 {
-    cv_msg_t m = {.type = CV_MSG_CHECK,
-                  .traversal = traversal,
-                  .phase = node[0] == 'c' ? CV_PHASE_CLEANUP : CV_PHASE_UPDATE,
-                  .express = express};
-    snprintf(m.stack, sizeof(m.stack), "%s", stack);
-    snprintf(m.resource, sizeof(m.resource), "%s", node + 2);
-    return cv_worker_publish(w, CV_TOPIC_CHECK, &m, cb, ud);
+    return cv_worker_publish_nodes(w, stack, traversal, &node, 1, express, cb, ud);
 }
 
 int cv_worker_publish_stack(cv_worker_t *w, const char *stack, int kind, uint64_t traversal,

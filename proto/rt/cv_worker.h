@@ -157,6 +157,13 @@ int cv_worker_accept(cv_worker_t *w, cv_job_t *job, const void *payload, size_t 
 int cv_worker_publish_node(cv_worker_t *w, const char *stack, uint64_t traversal, const char *node,
                            bool express, cv_delivery_cb cb, void *ud);
 
+/* Publishes the CHECK jobs of n (1 to CV_MSG_NODES_MAX) graph nodes of one
+ * traversal in one message (cv_msg_t.nodes): one delivery, one cb.
+ * CV_EINVAL for n out of range or a name that is no node's. */
+int cv_worker_publish_nodes(cv_worker_t *w, const char *stack, uint64_t traversal,
+                            const char *const *nodes, size_t n, bool express, cv_delivery_cb cb,
+                            void *ud);
+
 /* Publishes the STACK job of traversal `traversal` (of `kind`, a
  * cv_trav_kind_t) of `stack`: expand it. */
 int cv_worker_publish_stack(cv_worker_t *w, const char *stack, int kind, uint64_t traversal,

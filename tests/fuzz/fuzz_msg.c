@@ -55,7 +55,9 @@ static bool same_msg(const cv_msg_t *a, const cv_msg_t *b)
            strcmp(a->resource, b->resource) == 0 && a->phase == b->phase && a->kind == b->kind &&
            a->version == b->version && a->attempt == b->attempt &&
            strcmp(a->reason, b->reason) == 0 && a->original_len == b->original_len &&
-           (a->original_len == 0 || memcmp(a->original, b->original, a->original_len) == 0);
+           (a->original_len == 0 || memcmp(a->original, b->original, a->original_len) == 0) &&
+           a->nodes_len == b->nodes_len &&
+           (a->nodes_len == 0 || memcmp(a->nodes, b->nodes, a->nodes_len) == 0);
 }
 
 /* cv_msg_key never writes past `size` and returns the length it wrote. */

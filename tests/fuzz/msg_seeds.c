@@ -51,6 +51,10 @@ int main(int argc, char **argv)
     cleanup.phase = CV_PHASE_CLEANUP;
     cleanup.traversal = 1ULL << 40;
     cleanup.attempt = 70000;
+    cv_msg_t batch = check; /* the jobs of three more nodes in one message */
+    batch.express = 1;
+    batch.nodes = "u/db/c/old server/u/lb";
+    batch.nodes_len = strlen(batch.nodes);
 
     cv_msg_t observe = {.type = CV_MSG_OBSERVE, .traversal = 3, .phase = CV_PHASE_UPDATE};
     strcpy(observe.stack, "st-1");
@@ -81,8 +85,9 @@ int main(int argc, char **argv)
     int rc = write_seed(dir, "stack_create", &stack) |
              write_seed(dir, "stack_rollback", &rollback) |
              write_seed(dir, "check_update", &check) | write_seed(dir, "check_cleanup", &cleanup) |
-             write_seed(dir, "observe", &observe) | write_seed(dir, "dead_check", &dead) |
-             write_seed(dir, "dead_poison", &poison) | write_seed(dir, "signal", &signal);
+             write_seed(dir, "check_batch", &batch) | write_seed(dir, "observe", &observe) |
+             write_seed(dir, "dead_check", &dead) | write_seed(dir, "dead_poison", &poison) |
+             write_seed(dir, "signal", &signal);
     free(orig);
     return rc;
 }

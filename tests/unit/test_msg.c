@@ -94,6 +94,9 @@ static void assert_same_msg(const cv_msg_t *a, const cv_msg_t *b)
     assert_int_equal(a->original_len, b->original_len);
     if (a->original_len)
         assert_memory_equal(a->original, b->original, a->original_len);
+    assert_int_equal(a->nodes_len, b->nodes_len);
+    if (a->nodes_len)
+        assert_memory_equal(a->nodes, b->nodes, a->nodes_len);
 }
 
 static void round_trip(const cv_msg_t *m)
@@ -925,6 +928,180 @@ static void test_an_unknown_traversal_kind_name_is_einval(void **state)
     assert_int_equal(cv_trav_kind_parse("CREAT"), CV_EINVAL);
 }
 
+/* ---------------------------------------------------------------- batches of nodes */
+
+/* The jobs cv_msg_next_node hands out, as "u/web c/db ...". */
+static void jobs_of(const cv_msg_t *m, char *out, size_t size)
+{
+    cv_msg_t one;
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t pos = 0; cv_msg_next_node(m, &pos, &one);) {
+        assert_null(one.nodes);
+        assert_int_equal(one.nodes_len, 0);
+        assert_string_equal(one.stack, m->stack);
+        assert_true(one.traversal == m->traversal);
+        assert_int_equal(one.express, m->express);
+        len += (size_t)snprintf(out + len, size - len, "%s%c/%s", len ? " " : "",
+                                one.phase == CV_PHASE_CLEANUP ? 'c' : 'u', one.resource);
+    }
+}
+
+static void test_a_check_carrying_more_nodes_round_trips_and_hands_out_each_job(void **state)
+{
+    (void)state;
+    cv_msg_t m = check_msg();
+    m.express = 1;
+    static const char list[] = "u/db/c/old server/u/x";
+    m.nodes = list;
+    m.nodes_len = strlen(list);
+    wire_t w = encode(&m);
+    cv_msg_t out;
+    char err[256] = "", jobs[512];
+    assert_int_equal(decode(&w, &out, err, sizeof(err)), 0);
+    assert_same_msg(&m, &out);
+    /* decoded, the list points into the buffer it came in */
+    assert_true(out.nodes > w.buf && out.nodes < w.buf + w.len);
+    jobs_of(&out, jobs, sizeof(jobs));
+    assert_string_equal(jobs, "c/web_server u/db c/old server u/x");
+    free(w.buf);
+}
+
+static void test_a_check_alone_is_one_job(void **state)
+{
+    (void)state;
+    cv_msg_t m = check_msg();
+    char jobs[512];
+    jobs_of(&m, jobs, sizeof(jobs));
+    assert_string_equal(jobs, "c/web_server");
+    cv_msg_t s = stack_msg(), one;
+    size_t pos = 0;
+    assert_int_equal(cv_msg_next_node(&s, &pos, &one), 1); /* any message is its own job */
+    assert_int_equal(cv_msg_next_node(&s, &pos, &one), 0);
+}
+
+static void test_the_most_nodes_a_message_carries_round_trip(void **state)
+{
+    (void)state;
+    cv_msg_t m = check_msg();
+    char list[(CV_MSG_NODES_MAX - 1) * (CV_NAME_MAX + 2)];
+    size_t len = 0;
+    for (int i = 0; i < CV_MSG_NODES_MAX - 1; i++) {
+        if (i)
+            list[len++] = '/';
+        list[len++] = 'u';
+        list[len++] = '/';
+        memset(list + len, 'a' + i % 26, CV_NAME_MAX - 1); /* the longest resource name */
+        len += CV_NAME_MAX - 1;
+    }
+    m.nodes = list;
+    m.nodes_len = len;
+    round_trip(&m);
+    wire_t w = encode(&m);
+    cv_msg_t out, one;
+    char err[256] = "";
+    assert_int_equal(decode(&w, &out, err, sizeof(err)), 0);
+    int n = 0;
+    for (size_t pos = 0; cv_msg_next_node(&out, &pos, &one); n++)
+        assert_int_equal(strlen(one.resource), n ? CV_NAME_MAX - 1 : strlen("web_server"));
+    assert_int_equal(n, CV_MSG_NODES_MAX);
+    free(w.buf);
+}
+
+static const char *bad_nodes;
+
+static void add_bad_nodes(msgpack_packer *pk)
+{
+    pack_kv_str(pk, "ns", bad_nodes, strlen(bad_nodes));
+}
+
+static void add_nodes_as_array(msgpack_packer *pk)
+{
+    pack_key(pk, "ns");
+    msgpack_pack_array(pk, 1);
+    msgpack_pack_str_with_body(pk, "u/a", 3);
+}
+
+static void expect_bad_nodes(const char *list, int err, const char *reason)
+{
+    cv_msg_t c = check_msg();
+    bad_nodes = list;
+    expect_error(rebuild(&c, NULL, add_bad_nodes, 1), err, reason);
+    c.nodes = list;
+    c.nodes_len = strlen(list);
+    char *buf;
+    size_t len;
+    assert_int_equal(cv_msg_encode(&c, &buf, &len), CV_EINVAL); /* nor would it be sent */
+}
+
+static void test_a_nodes_list_that_is_not_one_of_node_names_is_refused(void **state)
+{
+    (void)state;
+    expect_bad_nodes("web", CV_EPROTO, "field ns: node 1 (\"web\") is not a graph node name");
+    expect_bad_nodes("u/a/x/b", CV_EPROTO, "field ns: node 2 (\"x/b\")");
+    expect_bad_nodes("u/a/", CV_EPROTO, "field ns: node 2 (\"\")");
+    expect_bad_nodes("u/", CV_EPROTO, "field ns: node 1 (\"u/\")");
+    expect_bad_nodes("u/a//u/b", CV_EPROTO, "field ns: node 2");
+    cv_msg_t c = check_msg();
+    expect_error(rebuild(&c, NULL, add_nodes_as_array, 1), CV_EPROTO,
+                 "field ns: expected string, got array");
+}
+
+static char many_nodes[CV_MSG_NODES_MAX * 4];
+
+static void test_more_nodes_than_a_message_carries_are_etoobig(void **state)
+{
+    (void)state;
+    size_t len = 0;
+    for (int i = 0; i < CV_MSG_NODES_MAX; i++) /* one more than the message's own */
+        len += (size_t)snprintf(many_nodes + len, sizeof(many_nodes) - len, "%su/%c", i ? "/" : "",
+                                'a' + i % 26);
+    expect_bad_nodes(many_nodes, CV_ETOOBIG, "field ns: more than 63 nodes in one message");
+}
+
+static void test_nodes_travel_only_on_a_check(void **state)
+{
+    (void)state;
+    cv_msg_t o = observe_msg();
+    o.nodes = "u/a";
+    o.nodes_len = 3;
+    wire_t w = encode(&o);
+    cv_msg_t out;
+    char err[256] = "";
+    assert_int_equal(decode(&w, &out, err, sizeof(err)), 0);
+    assert_null(out.nodes);
+    assert_int_equal(out.nodes_len, 0);
+    free(w.buf);
+}
+
+static void test_jobs_published_together_spread_over_16_messages_of_at_most_64(void **state)
+{
+    (void)state;
+    assert_int_equal(cv_msg_batch_size(0), 1);
+    assert_int_equal(cv_msg_batch_size(1), 1);
+    assert_int_equal(cv_msg_batch_size(16), 1);   /* 16 messages of one */
+    assert_int_equal(cv_msg_batch_size(17), 2);   /* 9 messages */
+    assert_int_equal(cv_msg_batch_size(201), 13); /* 16 messages */
+    assert_int_equal(cv_msg_batch_size(1024), 64);
+    assert_int_equal(cv_msg_batch_size(10000), CV_MSG_NODES_MAX); /* 157 messages */
+}
+
+static void test_a_node_name_sets_phase_and_resource(void **state)
+{
+    (void)state;
+    cv_msg_t m = check_msg();
+    assert_int_equal(cv_msg_set_node(&m, "u/app", 5), 0);
+    assert_int_equal(m.phase, CV_PHASE_UPDATE);
+    assert_string_equal(m.resource, "app");
+    assert_int_equal(cv_msg_set_node(&m, "c/db", 4), 0);
+    assert_int_equal(m.phase, CV_PHASE_CLEANUP);
+    assert_string_equal(m.resource, "db");
+    assert_int_equal(cv_msg_set_node(&m, "x/db", 4), CV_EINVAL);
+    assert_int_equal(cv_msg_set_node(&m, "u/", 2), CV_EINVAL);
+    assert_int_equal(cv_msg_set_node(&m, "u/a/b", 5), CV_EINVAL);
+    assert_string_equal(m.resource, "db"); /* untouched when refused */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -967,6 +1144,14 @@ int main(void)
         cmocka_unit_test(test_a_signal_without_its_id_is_not_encoded),
         cmocka_unit_test(test_every_traversal_kind_name_parses_back_to_its_kind),
         cmocka_unit_test(test_an_unknown_traversal_kind_name_is_einval),
+        cmocka_unit_test(test_a_check_carrying_more_nodes_round_trips_and_hands_out_each_job),
+        cmocka_unit_test(test_a_check_alone_is_one_job),
+        cmocka_unit_test(test_the_most_nodes_a_message_carries_round_trip),
+        cmocka_unit_test(test_a_nodes_list_that_is_not_one_of_node_names_is_refused),
+        cmocka_unit_test(test_more_nodes_than_a_message_carries_are_etoobig),
+        cmocka_unit_test(test_nodes_travel_only_on_a_check),
+        cmocka_unit_test(test_a_node_name_sets_phase_and_resource),
+        cmocka_unit_test(test_jobs_published_together_spread_over_16_messages_of_at_most_64),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
