@@ -42,15 +42,18 @@ if preds > 0 then
   local satisfied = redis.call('HLEN', KEYS[5])
   if satisfied < preds then return {'NOTREADY', tostring(satisfied), tostring(preds)} end
 end
--- Re-entrant for the same token: a job retrying after a transient error
+-- A free lease, the usual case, is taken in one command. A held one is
+-- re-entrant for the same token: a job retrying after a transient error
 -- keeps its lease instead of waiting for it to expire. A lease of an
 -- earlier incarnation of the caller's own worker is a dead process's: taken
 -- over at once (lib.lua lease_holder_gone).
-local holder = redis.call('GET', KEYS[3])
-if holder and holder ~= ARGV[3] and not lease_holder_gone(holder, ARGV[3]) then
-  return {'BUSY', tostring(redis.call('PTTL', KEYS[3]))}
+if not redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4], 'NX') then
+  local holder = redis.call('GET', KEYS[3])
+  if holder and holder ~= ARGV[3] and not lease_holder_gone(holder, ARGV[3]) then
+    return {'BUSY', tostring(redis.call('PTTL', KEYS[3]))}
+  end
+  redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4])
 end
-redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4])
 local rdef = redis.call('HGET', KEYS[4], ARGV[5]) or ''
 local params = redis.call('HGET', KEYS[7], 'params') or '{}'
 local files = ''
