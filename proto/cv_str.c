@@ -37,3 +37,11 @@ size_t cv_u64_str(char *out, uint64_t v)
     out[n] = '\0';
     return n;
 }
+
+size_t cv_str_copy(char *dst, size_t size, const char *src)
+{
+    size_t n = strnlen(src, size - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+    return n;
+}

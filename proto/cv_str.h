@@ -1,6 +1,7 @@
 /*
  * cv_str — the string tests that statuses need everywhere ("…_IN_PROGRESS",
- * "CREATE_…"), the value of a hexadecimal digit, and a number in decimal.
+ * "CREATE_…"), the value of a hexadecimal digit, a number in decimal, and a
+ * bounded copy.
  * Pure.
  */
 #ifndef CV_STR_H
@@ -22,5 +23,10 @@ int cv_hex_digit(char c);
  * snprintf's format parsing. */
 #define CV_U64_DIGITS 20
 size_t cv_u64_str(char *out, uint64_t v);
+
+/* Copies `src` into `dst` of `size` bytes (size > 0), cut to fit and
+ * NUL-terminated, as snprintf(dst, size, "%s", src) without its format
+ * parsing; returns the length copied. */
+size_t cv_str_copy(char *dst, size_t size, const char *src);
 
 #endif

@@ -195,7 +195,7 @@ void cv_check_act_failed(cv_check_outcome_t *out, const cv_msg_t *job, const cha
 
 static char *dump_or_empty(const json_t *j)
 {
-    return j ? json_dumps(j, JSON_COMPACT) : strdup("");
+    return j ? cv_record_json(j) : strdup("");
 }
 
 /* The resource's dependencies as recorded in the index, for cleanup order. */
@@ -215,9 +215,9 @@ void cv_check_finish_of(cv_check_finish_t *f, cv_check_written_t *w, const cv_ms
              json_number_value(json_object_get(out->restored, "started")));
     const json_t *attrs = st && st->attrs ? st->attrs : l->rec.attrs;
     const json_t *data = st && st->data ? st->data : l->rec.data;
-    w->props = json_dumps(out->props ? out->props : l->rec.props, JSON_COMPACT);
-    w->attrs = json_dumps(attrs, JSON_COMPACT);
-    w->data = json_dumps(data, JSON_COMPACT);
+    w->props = cv_record_json(out->props ? out->props : l->rec.props);
+    w->attrs = cv_record_json(attrs);
+    w->data = cv_record_json(data);
     w->dependencies =
         current && job->phase == CV_PHASE_UPDATE ? dependencies_of(l->rdef) : strdup("");
     w->old = dump_or_empty(out->old);
@@ -288,12 +288,12 @@ static cv_record_t record_written(const cv_check_loaded_t *l, const cv_check_out
 {
     cv_record_t rec = l->rec;
     rec.exists = true;
-    snprintf(rec.status, sizeof(rec.status), "%s", out->status);
-    snprintf(rec.action, sizeof(rec.action), "%s", out->action);
-    snprintf(rec.type, sizeof(rec.type), "%.*s", (int)sizeof(rec.type) - 1, out->type_name);
-    snprintf(rec.physical_id, sizeof(rec.physical_id), "%s", st->physical_id);
-    snprintf(rec.uuid, sizeof(rec.uuid), "%s", out->uuid);
-    snprintf(rec.version, sizeof(rec.version), "%llu", strtoull(l->rec.version, NULL, 10) + 1);
+    cv_str_copy(rec.status, sizeof(rec.status), out->status);
+    cv_str_copy(rec.action, sizeof(rec.action), out->action);
+    cv_str_copy(rec.type, sizeof(rec.type), out->type_name);
+    cv_str_copy(rec.physical_id, sizeof(rec.physical_id), st->physical_id);
+    cv_str_copy(rec.uuid, sizeof(rec.uuid), out->uuid);
+    cv_u64_str(rec.version, strtoull(l->rec.version, NULL, 10) + 1);
     rec.traversal = job->traversal;
     rec.started = now;
     rec.props = out->props;

@@ -2,6 +2,7 @@
 
 #include "cv_error.h"
 #include "cv_hash.h"
+#include "cv_str.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,16 +82,45 @@ static uint64_t fnv1a(uint64_t h, const char *s)
     return cv_hash_more(cv_hash_more(h, s), "\xff");
 }
 
+/* `width` hexadecimal digits of v, most significant first. */
+static char *put_hex(char *out, uint64_t v, int width)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (int i = width - 1; i >= 0; i--, v >>= 4)
+        out[i] = digits[v & 0xf];
+    return out + width;
+}
+
 void cv_record_uuid(char out[37], const char *stack, const char *resource, uint64_t traversal)
 {
-    char trav[24];
-    snprintf(trav, sizeof(trav), "%llu", (unsigned long long)traversal);
+    char trav[CV_U64_DIGITS + 1];
+    cv_u64_str(trav, traversal);
     uint64_t a = fnv1a(fnv1a(fnv1a(CV_HASH_SEED, stack), resource), trav);
     uint64_t b = fnv1a(fnv1a(fnv1a(0x84222325cbf29ce4ULL, trav), resource), stack);
-    /* Version 5 layout bits, so tools accept it as a UUID. */
-    snprintf(out, 37, "%08x-%04x-5%03x-%04x-%012llx", (unsigned)(a >> 32),
-             (unsigned)(a >> 16) & 0xffff, (unsigned)a & 0xfff,
-             (unsigned)((b >> 48) & 0x3fff) | 0x8000, (unsigned long long)(b & 0xffffffffffffULL));
+    /* Version 5 layout bits, so tools accept it as a UUID:
+     * xxxxxxxx-xxxx-5xxx-Yxxx-xxxxxxxxxxxx. */
+    char *p = put_hex(out, a >> 32, 8);
+    *p++ = '-';
+    p = put_hex(p, (a >> 16) & 0xffff, 4);
+    *p++ = '-';
+    *p++ = '5';
+    p = put_hex(p, a & 0xfff, 3);
+    *p++ = '-';
+    p = put_hex(p, ((b >> 48) & 0x3fff) | 0x8000, 4);
+    *p++ = '-';
+    p = put_hex(p, b & 0xffffffffffffULL, 12);
+    *p = '\0';
+}
+
+char *cv_record_json(const json_t *v)
+{
+    if (!v)
+        return NULL;
+    if (json_is_object(v) && json_object_size(v) == 0)
+        return strdup("{}");
+    if (json_is_array(v) && json_array_size(v) == 0)
+        return strdup("[]");
+    return json_dumps(v, JSON_COMPACT);
 }
 
 void cv_record_pseudo_params(json_t *params, const char *stack_id, const char *stack_name)

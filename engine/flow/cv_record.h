@@ -36,6 +36,11 @@ typedef struct cv_record {
 int cv_record_parse(cv_record_t *rec, const redisReply *flat);
 void cv_record_clear(cv_record_t *rec);
 
+/* The compact JSON text of a record's field (json_dumps JSON_COMPACT, to
+ * free()): an empty object or array, what most records hold, without
+ * jansson's encoder. NULL for NULL. */
+char *cv_record_json(const json_t *v);
+
 /* Parses a flat [field, value, ...] reply into an object of strings. */
 json_t *cv_reply_to_object(const redisReply *flat);
 

@@ -51,7 +51,7 @@ cv_action_t cv_observe_action(const cv_msg_t *job, const cv_record_t *rec)
 
 static char *dump(const json_t *v)
 {
-    return json_dumps(v, JSON_COMPACT);
+    return cv_record_json(v);
 }
 
 /* node_done's fields; NULL texts count as "". */
@@ -59,9 +59,9 @@ static void complete(cv_observe_outcome_t *out, const char *status, const char *
                      char *data, char *pass, char *old, char *events)
 {
     out->kind = CV_OBSERVE_COMPLETE;
-    snprintf(out->status, sizeof(out->status), "%s", status);
-    snprintf(out->action, sizeof(out->action), "%s", action);
-    snprintf(out->reason, sizeof(out->reason), "%s", "state changed");
+    cv_str_copy(out->status, sizeof(out->status), status);
+    cv_str_copy(out->action, sizeof(out->action), action);
+    cv_str_copy(out->reason, sizeof(out->reason), "state changed");
     out->attrs = attrs ? attrs : strdup("");
     out->data = data ? data : strdup("");
     out->pass = pass;
@@ -286,7 +286,7 @@ void cv_observe_decide(const cv_msg_t *job, const cv_record_t *rec, const cv_obs
                        double now, cv_observe_outcome_t *out)
 {
     memset(out, 0, sizeof(*out));
-    snprintf(out->version, sizeof(out->version), "%llu", (unsigned long long)job->version);
+    cv_u64_str(out->version, job->version);
     if (!looks)
         classify(job, rec, out);
     else if (job->watch)

@@ -287,6 +287,9 @@ static void test_uuid_is_the_same_for_the_same_version_and_differs_otherwise(voi
     assert_string_not_equal(a, d);
     assert_int_equal(strlen(a), 36);
     assert_int_equal(a[14], '5');
+    /* An idempotency key kept in records: the same across releases. */
+    cv_record_uuid(a, "a", "web_server", 1);
+    assert_string_equal(a, "caf5937e-7717-5caa-9f02-4337979b0109");
 }
 
 static void test_the_address_map_routes_announced_addresses_only(void **state)
