@@ -60,5 +60,7 @@ local files = ''
 if string.find(rdef, '"nested":true', 1, true) then
   files = redis.call('HGET', KEYS[7], 'files') or '{}'
 end
-return {'OK', rdef, params, redis.call('HGETALL', KEYS[2]), redis.call('HGETALL', KEYS[5]),
-  entry, st[3] or '', st[4] or '0', files, st[5] or ''}
+-- A root's sync point holds nothing: nobody passes it data.
+local sp = preds > 0 and redis.call('HGETALL', KEYS[5]) or {}
+return {'OK', rdef, params, redis.call('HGETALL', KEYS[2]), sp, entry, st[3] or '', st[4] or '0',
+  files, st[5] or ''}

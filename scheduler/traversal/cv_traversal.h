@@ -41,9 +41,11 @@ cv_graph_t *cv_traversal_build(int kind, const cv_trav_resource_t *def, size_t n
  * "p": npreds}, its successors with the number of predecessors each must
  * hear from, and its own number of predecessors (so that the reaper can
  * tell a ready node from its entry alone). The text always ends with
- * "p":npreds}, where check_begin.lua reads it without decoding the rest.
- * Returns a malloc'd JSON string or NULL.
+ * "p":npreds}, where check_begin.lua reads it without decoding the rest;
+ * the entry of a node without successors starts with
+ * CV_TRAVERSAL_NO_SUCCESSORS. Returns a malloc'd JSON string or NULL.
  */
 char *cv_traversal_entry(const cv_graph_t *g, int node);
+#define CV_TRAVERSAL_NO_SUCCESSORS "{\"s\":[],"
 
 #endif

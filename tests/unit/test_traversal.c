@@ -67,6 +67,7 @@ static void test_entry_lists_successors_with_their_predecessor_counts_and_its_ow
     free(text);
     text = cv_traversal_entry(g, cv_graph_find(g, "c/a"));
     assert_string_equal(text, "{\"s\":[],\"p\":2}");
+    assert_memory_equal(text, CV_TRAVERSAL_NO_SUCCESSORS, strlen(CV_TRAVERSAL_NO_SUCCESSORS));
     free(text);
     cv_graph_free(g);
 }
