@@ -76,7 +76,7 @@ integration() { # build dir, state dir, up.sh options (--sanitize keeps the buil
 }
 
 bench_smoke() {
-    tests/bench/run.sh --quick --build-dir build --dir .local-bench &&
+    tests/bench/run.sh --quick --ceiling --build-dir build --dir .local-bench &&
         build/tests/bench/placement/bench_placement --quick &&
         build/tests/bench/placement/bench_balance --quick &&
         tests/bench/hotpath.sh --quick --build-dir build

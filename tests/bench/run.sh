@@ -27,8 +27,10 @@
 # --ceiling: first measures what the machine can do at most: Redis script
 # calls per second (redis-benchmark, one client unpipelined, 50 clients, and
 # pipelined 16 deep) and Kafka small messages per second (kcat producing
-# and consuming a batch); the summary then gives the resources/s those
-# ceilings allow with the Redis calls and Kafka messages a resource costs.
+# and consuming a batch), and the floor of Redis CPU and memory per
+# resource with the keyspace as documented (tests/bench/floor.sh); the
+# summary then gives the resources/s those ceilings allow with the Redis
+# calls and Kafka messages a resource costs.
 # --redis-cluster: the same against a Redis Cluster of 3 masters and 3
 # replicas (up.sh --redis-cluster); Redis figures are summed over the
 # masters, and the group adds one line per master: its slots, commands/s
@@ -44,10 +46,11 @@ ROOT=$PWD
 BUILD=build STATE=.local-bench FLAT=10000 CHAIN=1000 FANOUT=10000 UPDATE=10000
 GROUP_M=100 GROUP_N=1000 SVC_NODES=100 SVC_REPLICAS=1000 BALANCE_ARGS=
 ONLY=flat,chain,fanout,update,group,services,balancing,placement UP_ARGS=() CEILING=0 PLACE_ARGS=()
+CEIL_N=1000000 FLOOR_N=64000
 while [ $# -gt 0 ]; do
     case $1 in
     --quick) FLAT=500 CHAIN=50 FANOUT=500 UPDATE=500 GROUP_M=5 GROUP_N=100 SVC_NODES=10 SVC_REPLICAS=100
-        BALANCE_ARGS=--quick PLACE_ARGS=(--quick) ;;
+        BALANCE_ARGS=--quick PLACE_ARGS=(--quick) CEIL_N=100000 FLOOR_N=6400 ;;
     --build-dir) BUILD=$2; shift ;;
     --dir) STATE=$2; shift ;;
     --flat) FLAT=$2; shift ;;
@@ -142,15 +145,15 @@ rps() { sed -n 's/.*: \([0-9.]*\) requests per second.*/\1/p' | tail -1; }
 
 # What the machine can do at most, measured before the shapes: a trivial
 # script on one master (one client unpipelined: the serial round trip; 50
-# clients; 50 clients pipelined 16 deep) and a million 48-byte Kafka
+# clients; 50 clients pipelined 16 deep) and a million (--quick: 100,000) 48-byte Kafka
 # messages produced in batches by kcat (librdkafka) and consumed back.
 ceiling() {
-    local p sha one many piped n=1000000 t0 t1 t2 got
+    local p sha one many piped n=$CEIL_N t0 t1 t2 got
     p=$(head -n1 <<<"$MASTERS")
     sha=$(redis-cli -p "$p" script load "return 1")
-    one=$(redis-benchmark -p "$p" -c 1 -n 20000 -q evalsha "$sha" 0 | rps)
-    many=$(redis-benchmark -p "$p" -c 50 -n 200000 -q evalsha "$sha" 0 | rps)
-    piped=$(redis-benchmark -p "$p" -c 50 -P 16 -n 1000000 -q evalsha "$sha" 0 | rps)
+    one=$(redis-benchmark -p "$p" -c 1 -n $((n / 50)) -q evalsha "$sha" 0 | rps)
+    many=$(redis-benchmark -p "$p" -c 50 -n $((n / 5)) -q evalsha "$sha" 0 | rps)
+    piped=$(redis-benchmark -p "$p" -c 50 -P 16 -n "$n" -q evalsha "$sha" 0 | rps)
     FIG[ceil.redis]=$piped
     awk -v one="$one" -v many="$many" -v piped="$piped" 'BEGIN {
         printf "ceiling  Redis script calls/s: %.0f unpipelined from one client (round trip %.0f µs), %.0f from 50 clients, %.0f pipelined 16 deep\n",
@@ -167,6 +170,12 @@ ceiling() {
     awk -v n="$n" -v got="$got" -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {
         printf "ceiling  Kafka 48-byte messages/s: %.0f produced (batched), %.0f consumed (%d of %d back)\n",
             n / ((b - a) / 1e9), got / ((c - b) / 1e9), got, n }'
+    # The least a resource can cost Redis with the keyspace as documented.
+    local floor
+    floor=$(tests/bench/floor.sh "$p" "$FLOOR_N")
+    echo "$floor"
+    FIG[floor.cpu]=$(sed -n 's/^ *\([0-9.]*\) µs in Lua.*/\1/p' <<<"$floor")
+    FIG[floor.mem]=$(sed -n 's/^ *memory \([0-9]*\) B.*/\1/p' <<<"$floor")
 }
 [ "$CEILING" = 0 ] || ceiling
 
@@ -405,6 +414,8 @@ summary() {
     [ -z "${FIG[group.mem]:-}" ] || row "Redis memory per resource (group), B" "${FIG[group.mem]}" "<= 600"
     [ -z "${FIG[flat.cmd]:-}" ] || row "Redis commands per resource (flat)" "${FIG[flat.cmd]} (${FIG[flat.scripts]} script calls)" "<= 16"
     [ -z "${FIG[flat.cpu]:-}" ] || row "Redis CPU per resource (flat), µs" "${FIG[flat.cpu]}" "<= 10"
+    [ -z "${FIG[floor.cpu]:-}" ] || row "  its floor with the documented keyspace, µs" "${FIG[floor.cpu]} (tests/bench/floor.sh)" ""
+    [ -z "${FIG[floor.mem]:-}" ] || row "Redis memory per resource: the floor, B" "${FIG[floor.mem]} (record, events, ledger, done)" "<= 600"
     [ -z "${FIG[fair]:-}" ] || row "10 resources while the group runs, s" "${FIG[fair]}" "<= 2"
     [ -z "${FIG[place.rate]:-}" ] || row "placement (${FIG[place.size]}), replicas/s" "${FIG[place.rate]}" ">= 100,000"
     [ -z "${FIG[place.util]:-}" ] || row "placement max/min utilisation" "${FIG[place.util]}" "<= 1.25 each"
