@@ -424,7 +424,7 @@ static void nested_admitted(cv_gate_waiter_t *w)
     cv_jobrun_start(&c->run); /* hands it back when the worker is stopping */
 }
 
-static void check_node(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m)
+static check_t *check_new(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m)
 {
     static unsigned long long seq;
     check_t *c = calloc(1, sizeof(*c));
@@ -434,19 +434,70 @@ static void check_node(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m)
     /* The token names the holder, so an operator reading a lease sees who,
      * and a successor of this process with the same id sees it is gone. */
     snprintf(c->token, sizeof(c->token), "%s:%llu", w->holder, ++seq);
-    cv_jobrun_start(&c->run);
+    return c;
+}
+
+/* The first start of the jobs one message carried: one check_begin for all
+ * of them (the stack read once), each job then going on with its own
+ * answer as if it had asked alone. Starting again later, each asks alone. */
+typedef struct begin_many {
+    size_t n;
+    check_t *c[CV_MSG_NODES_MAX];
+} begin_many_t;
+
+static void on_begin_many(cv_redis_t *r, redisReply *rep, void *ud)
+{
+    begin_many_t *b = ud;
+    /* An error or a lost connection is every job's answer. */
+    bool each = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == b->n &&
+                rep->element[0]->type == REDIS_REPLY_ARRAY;
+    for (size_t i = 0; i < b->n; i++)
+        on_begin(r, each ? rep->element[i] : rep, b->c[i]);
+    free(b);
+}
+
+static void begin_together(cv_worker_t *w, begin_many_t *b)
+{
+    const cv_msg_t *jobs[CV_MSG_NODES_MAX];
+    const char *tokens[CV_MSG_NODES_MAX];
+    for (size_t i = 0; i < b->n; i++) {
+        jobs[i] = &b->c[i]->run.msg;
+        tokens[i] = b->c[i]->token;
+    }
+    cv_call_t call;
+    int rc = cv_call_check_begin_many(&call, jobs, tokens, b->n, (unsigned)w->lease_ms);
+    if (rc == 0)
+        rc = cv_redis_call(w->redis, call.script, call.keys, call.args, call.nextra,
+                           call.extra_keys, call.extra_args, on_begin_many, b);
+    cv_call_free(&call);
+    if (rc == 0)
+        return;
+    for (size_t i = 0; i < b->n; i++)
+        cv__check_backoff(b->c[i]);
+    free(b);
 }
 
 /* A message carrying several nodes' jobs runs them side by side, each as if
  * it had come alone; its offset is committed once all of them finished. */
 void cv__engine_check_job(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m)
 {
-    int parts = 0;
+    begin_many_t *b = calloc(1, sizeof(*b));
+    if (!b) {
+        cv_worker_hand_back(w, job); /* redelivered whole */
+        return;
+    }
     cv_msg_t one;
     for (size_t pos = 0; cv_msg_next_node(m, &pos, &one);)
-        parts++;
-    if (parts > 1)
-        cv_job_split(job, parts);
-    for (size_t pos = 0; cv_msg_next_node(m, &pos, &one);)
-        check_node(w, job, &one);
+        b->c[b->n++] = check_new(w, job, &one);
+    if (b->n > 1) {
+        cv_job_split(job, (int)b->n);
+        if (!w->stopping && !w->isolated) {
+            begin_together(w, b);
+            return;
+        }
+    }
+    /* One job, or a worker handing its jobs back (cv_jobrun_start). */
+    for (size_t i = 0; i < b->n; i++)
+        cv_jobrun_start(&b->c[i]->run);
+    free(b);
 }

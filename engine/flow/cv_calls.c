@@ -209,6 +209,42 @@ void cv_call_check_begin(cv_call_t *call, const cv_msg_t *job, const char *token
     call->args = call->a.check_begin.v;
 }
 
+int cv_call_check_begin_many(cv_call_t *call, const cv_msg_t *const *jobs,
+                             const char *const *tokens, size_t n, unsigned lease_ms)
+{
+    cv_call_check_begin(call, jobs[0], tokens[0], lease_ms);
+    if (n < 2)
+        return 0;
+    /* Per further node: its res, lease and sp keys, then its node name. */
+    size_t more = n - 1, strings = 3 * CV_KEY_MAX + CV_NAME_MAX + 2;
+    char *mem = malloc(2 * 3 * more * sizeof(const char *) + more * strings);
+    if (!mem)
+        return CV_ENOMEM;
+    const char **keys = (const char **)mem, **args = keys + 3 * more;
+    char *p = mem + 2 * 3 * more * sizeof(const char *);
+    for (size_t i = 0; i < more; i++) {
+        const cv_msg_t *j = jobs[i + 1];
+        static const cv_key_kind_t kinds[] = {CV_KEY_RES, CV_KEY_LEASE, CV_KEY_SP};
+        char *node = p + 3 * CV_KEY_MAX;
+        cv_node_name(node, CV_NAME_MAX + 2, j->phase, j->resource);
+        for (int k = 0; k < 3; k++) {
+            keys[3 * i + (size_t)k] = p;
+            cv_key(p, CV_KEY_MAX, kinds[k], j->stack, j->traversal,
+                   kinds[k] == CV_KEY_SP ? node : j->resource);
+            p += CV_KEY_MAX;
+        }
+        args[3 * i] = node;
+        args[3 * i + 1] = tokens[i + 1];
+        args[3 * i + 2] = j->resource;
+        p += CV_NAME_MAX + 2;
+    }
+    call->tail = mem;
+    call->nextra = 3 * more;
+    call->extra_keys = keys;
+    call->extra_args = args;
+    return 0;
+}
+
 void cv_call_check_finish(cv_call_t *call, const cv_check_finish_t *f, const char *worker_id)
 {
     const cv_msg_t *j = f->job;

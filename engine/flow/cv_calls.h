@@ -115,6 +115,13 @@ void cv_call_node_failed(cv_call_t *call, const cv_node_failed_t *f, const char 
 void cv_call_check_begin(cv_call_t *call, const cv_msg_t *job, const char *token,
                          unsigned lease_ms);
 
+/* check_begin for the n (1 to CV_MSG_NODES_MAX) nodes of one stack and
+ * traversal that one message carried: jobs[0] as cv_call_check_begin, the
+ * others in the variadic tail; tokens[i] is jobs[i]'s lease token. The
+ * reply is then a list of n check_begin replies. 0 or CV_ENOMEM. */
+int cv_call_check_begin_many(cv_call_t *call, const cv_msg_t *const *jobs,
+                             const char *const *tokens, size_t n, unsigned lease_ms);
+
 /* ---- check_finish ---- */
 
 /* Every string left NULL counts as "" (see check_finish.lua). */

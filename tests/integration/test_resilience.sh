@@ -48,6 +48,16 @@ res_check_job() { # id [resource]
     res_fixstr "${2:-x}"
     printf '\xa1p\x00\n'
 }
+# res_check_jobs ID RESOURCE NODES: one CHECK message carrying the job of
+# RESOURCE and those of NODES ("u/a/u/b": node names joined by '/', under
+# 32 bytes), as an expansion or a finished node publishes several.
+res_check_jobs() {
+    printf '\x87\xa1v\x01\xa1t\x02\xa1s\xb0%s\xa2tr\x01\xa1r' "$1"
+    res_fixstr "$2"
+    printf '\xa1p\x00\xa2ns'
+    res_fixstr "$3"
+    printf '\n'
+}
 res_observe_job() { # id [resource [phase]]
     printf '\x87\xa1v\x01\xa1t\x03\xa1s\xb0%s\xa2tr\x01\xa1r' "$1"
     res_fixstr "${2:-x}"
@@ -291,6 +301,23 @@ test_resilience_a_check_job_before_its_predecessors_are_done_is_not_run() {
     assert_eq CREATE_COMPLETE "$(redis HGET "$k:res:b" status)" "b created"
 }
 
+# The jobs one message carries are each answered as if they came alone: b,
+# first and not ready, is refused while a, after it, acts; a done then
+# publishes b's job again.
+test_resilience_the_jobs_of_one_message_are_each_answered_on_their_own() {
+    local id k
+    id=$(res_new_id) k="$RES_PREFIX{$id}"
+    res_expand_lost "$(stack_name res-batch)" "$id"
+    res_check_jobs "$id" b u/a | res_produce converge.check
+    cv_wait_until 30 "an engine to refuse u/b's early job" \
+        grep -q "CHECK $id/b t1: 0 of 1 predecessors done, not run before the others" "$STATE"/log/engine-*.log
+    cv_wait_until 30 "the stack to complete" res_status_is "$id" CREATE_COMPLETE
+    assert_eq "" "$(redis HGET "$k:stack" reaped)" "completed without the reaper"
+    assert_eq CREATE_COMPLETE "$(redis HGET "$k:res:a" status)" "a created"
+    assert_eq CREATE_COMPLETE "$(redis HGET "$k:res:b" status)" "b created"
+    assert_eq 1 "$(redis HGET "$k:ledger" "create:$(redis HGET "$k:res:a" uuid)")" "creates of a"
+}
+
 # A fan of N TestResources (no dependencies), each create taking SECS.
 res_fan_template() {
     local n=$1 secs=$2 i
@@ -481,7 +508,8 @@ test_resilience_job_failing_repeatedly_is_dead_lettered_and_fails_its_stack() {
     trap res_workers EXIT
     res_workers CONVERGE_MAX_ATTEMPTS=3
     res_expand_lost "$name" "$id"
-    redis SET "$k:sp:1:u/a" "not a hash" >/dev/null # every check_begin now fails: WRONGTYPE
+    # Every check_begin now fails: the lease is no string (WRONGTYPE).
+    redis HSET "$k:lease:a" not a-string >/dev/null
     res_check_job "$id" a | res_produce converge.check
     cv_wait_until 30 "the job to be dead-lettered" res_dead_count_is "gave up: stack $id" 1
     reason=$(res_dead_about "gave up: stack $id" | jq -r '.[0].reason')
