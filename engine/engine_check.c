@@ -177,22 +177,65 @@ static void on_settled(void *ud, int rc)
     cv_jobrun_end(&c->run);
 }
 
+/* While the answers of one check_begin for a message's jobs are handed
+ * out, the jobs that settle at once wait here to be recorded together
+ * (settle_together); NULL otherwise. */
+typedef struct settling {
+    size_t n;
+    check_t *c[CV_MSG_NODES_MAX];
+} settling_t;
+static settling_t *settling;
+
+static void settled_clear(check_t *c)
+{
+    cv_check_written_clear(&c->settled.written);
+    cv_observe_outcome_clear(&c->settled.seen);
+}
+
 /* The observers' look, taken here: nothing to hand them. */
 static bool settle_at_once(check_t *c)
 {
-    cv_observe_outcome_t seen;
-    if (!cv_check_settled(&c->run.msg, &c->in, &c->out, &c->st, c->now, &seen))
+    cv_observe_outcome_t *seen = &c->settled.seen;
+    if (!cv_check_settled(&c->run.msg, &c->in, &c->out, &c->st, c->now, seen))
         return false;
-    cv_check_finish_t f;
-    cv_check_written_t written;
-    cv_check_finish_of(&f, &written, &c->run.msg, &c->in, &c->out, &c->st, c->token);
-    cv_node_done_t d = cv_observe_done_of(&c->run.msg, &seen, c->in.graph_entry, c->st.physical_id);
-    d.publishing = true; /* this CHECK job, redelivered, publishes them again */
-    if (cv_progress_check_done(c->run.w, &f, &d, on_settled, c) != 0)
+    cv_check_finish_of(&c->settled.f, &c->settled.written, &c->run.msg, &c->in, &c->out, &c->st,
+                       c->token);
+    c->settled.d = cv_observe_done_of(&c->run.msg, seen, c->in.graph_entry, c->st.physical_id);
+    c->settled.d.publishing = true; /* this CHECK job, redelivered, publishes them again */
+    if (settling) {
+        settling->c[settling->n++] = c;
+        return true;
+    }
+    int rc = cv_progress_check_done(c->run.w, &c->settled.f, &c->settled.d, on_settled, c);
+    settled_clear(c); /* sent: the call held its own copy */
+    if (rc != 0)
         cv__check_backoff(c);
-    cv_check_written_clear(&written);
-    cv_observe_outcome_clear(&seen);
     return true;
+}
+
+/* Records the actions that settled while a message's jobs were answered. */
+static void settle_together(cv_worker_t *w, settling_t *s)
+{
+    const cv_check_finish_t *f[CV_MSG_NODES_MAX];
+    const cv_node_done_t *d[CV_MSG_NODES_MAX];
+    void *ud[CV_MSG_NODES_MAX];
+    for (size_t i = 0; i < s->n; i++) {
+        f[i] = &s->c[i]->settled.f;
+        d[i] = &s->c[i]->settled.d;
+        ud[i] = s->c[i];
+    }
+    /* Each callback may end its job: the strings go first. */
+    cv_check_written_t written[CV_MSG_NODES_MAX];
+    cv_observe_outcome_t seen[CV_MSG_NODES_MAX];
+    for (size_t i = 0; i < s->n; i++) {
+        written[i] = s->c[i]->settled.written;
+        seen[i] = s->c[i]->settled.seen;
+    }
+    cv_progress_check_done_many(w, f, d, s->n, on_settled, ud);
+    for (size_t i = 0; i < s->n; i++) {
+        cv_check_written_clear(&written[i]);
+        cv_observe_outcome_clear(&seen[i]);
+    }
 }
 
 /* ---- recording an action ---- */
@@ -448,12 +491,18 @@ typedef struct begin_many {
 static void on_begin_many(cv_redis_t *r, redisReply *rep, void *ud)
 {
     begin_many_t *b = ud;
+    cv_worker_t *w = b->c[0]->run.w;
     /* An error or a lost connection is every job's answer. */
     bool each = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == b->n &&
                 rep->element[0]->type == REDIS_REPLY_ARRAY;
+    settling_t s = {0};
+    settling = &s;
     for (size_t i = 0; i < b->n; i++)
         on_begin(r, each ? rep->element[i] : rep, b->c[i]);
+    settling = NULL;
     free(b);
+    if (s.n > 0)
+        settle_together(w, &s);
 }
 
 static void begin_together(cv_worker_t *w, begin_many_t *b)

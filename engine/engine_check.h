@@ -37,6 +37,14 @@ typedef struct check {
     /* A nested resource's job loads its stack's template files and builds
      * its child's definition: a place among NESTED_MAX of its lane first. */
     cv_gate_waiter_t nested;
+    /* An action that settled at once, kept while the other jobs of its
+     * message are answered, to be recorded with theirs (engine_check.c). */
+    struct {
+        cv_check_finish_t f;
+        cv_check_written_t written;
+        cv_node_done_t d;
+        cv_observe_outcome_t seen;
+    } settled;
 } check_t;
 
 /* Carrying out the outcome; each ends the job exactly once. */

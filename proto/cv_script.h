@@ -94,6 +94,7 @@ CV_SCRIPT_TABLE(CV__SCRIPT_TYPES)
 #define CV__R_CHECK_BEGIN(P, i) CV_CHECK_BEGIN_R_##P = i,
 #define CV__R_CHECK_FINISH(P, i) CV_CHECK_FINISH_R_##P = i,
 #define CV__R_CHECK_DONE(P, i) CV_CHECK_DONE_R_##P = i,
+#define CV__R_CHECK_DONE_MANY(P, i) CV_CHECK_DONE_MANY_R_##P = i,
 #define CV__R_LEASE_RELEASE(P, i) CV_LEASE_RELEASE_R_##P = i,
 #define CV__R_OBSERVE_LOAD(P, i) CV_OBSERVE_LOAD_R_##P = i,
 #define CV__R_NODE_DONE(P, i) CV_NODE_DONE_R_##P = i,

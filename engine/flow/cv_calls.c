@@ -217,11 +217,12 @@ int cv_call_check_begin_many(cv_call_t *call, const cv_msg_t *const *jobs,
         return 0;
     /* Per further node: its res, lease and sp keys, then its node name. */
     size_t more = n - 1, strings = 3 * CV_KEY_MAX + CV_NAME_MAX + 2;
-    char *mem = malloc(2 * 3 * more * sizeof(const char *) + more * strings);
+    size_t ptrs = 2 * 3 * more * sizeof(const char *);
+    char *mem = malloc(ptrs + more * strings);
     if (!mem)
         return CV_ENOMEM;
     const char **keys = (const char **)mem, **args = keys + 3 * more;
-    char *p = mem + 2 * 3 * more * sizeof(const char *);
+    char *p = mem + ptrs;
     for (size_t i = 0; i < more; i++) {
         const cv_msg_t *j = jobs[i + 1];
         static const cv_key_kind_t kinds[] = {CV_KEY_RES, CV_KEY_LEASE, CV_KEY_SP};
@@ -338,6 +339,60 @@ int cv_call_check_done(cv_call_t *call, const cv_check_finish_t *f, const cv_nod
     call->keys = call->k.check_done.v;
     call->args = call->a.check_done.v;
     return node_done_tail(call, j, or_empty(d->graph_entry));
+}
+
+/* Between the fields of one node in check_done_many: no UTF-8 text has it. */
+#define FIELD_SEP 0xff
+
+int cv_call_check_done_many(cv_call_t *call, const cv_call_t *const *items, size_t n)
+{
+    size_t text = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (items[i]->script != CV_SCRIPT_CHECK_DONE || items[i]->nextra > 0)
+            return CV_EINVAL;
+        for (size_t f = 0; f < CV_CHECK_DONE_NARGS; f++) {
+            if (strchr(or_empty(items[i]->args[f]), FIELD_SEP))
+                return CV_EINVAL;
+            text += strlen(or_empty(items[i]->args[f])) + 1;
+        }
+    }
+    size_t ptrs = 4 * n * sizeof(const char *);
+    char *mem = malloc(ptrs + text);
+    if (!mem)
+        return CV_ENOMEM;
+    const char *const *k0 = items[0]->keys;
+    begin(call, CV_SCRIPT_CHECK_DONE_MANY);
+    call->k.check_done_many = (cv_check_done_many_keys_t){
+        .stack = k0[0],
+        .events = k0[3],
+        .counts = k0[4],
+        .index = k0[5],
+        .ledger = k0[6],
+        .done = k0[7],
+        .publishing = k0[8],
+    };
+    call->a.check_done_many = (cv_check_done_many_args_t){.traversal = items[0]->args[0]};
+    call->keys = call->k.check_done_many.v;
+    call->args = call->a.check_done_many.v;
+    const char **keys = (const char **)mem, **args = keys + 2 * n;
+    char *p = mem + ptrs;
+    for (size_t i = 0; i < n; i++) {
+        keys[2 * i] = items[i]->keys[1];     /* res */
+        keys[2 * i + 1] = items[i]->keys[2]; /* lease */
+        args[2 * i] = items[i]->args[1];     /* node */
+        args[2 * i + 1] = p;
+        for (size_t f = 0; f < CV_CHECK_DONE_NARGS; f++) {
+            size_t len = strlen(or_empty(items[i]->args[f]));
+            memcpy(p, or_empty(items[i]->args[f]), len);
+            p += len;
+            *p++ = f + 1 < CV_CHECK_DONE_NARGS ? (char)FIELD_SEP : '\0';
+        }
+    }
+    call->tail = mem;
+    call->nextra = 2 * n;
+    call->extra_keys = keys;
+    call->extra_args = args;
+    return 0;
 }
 
 /* ------------------------------------------------------------------------

@@ -48,6 +48,7 @@ typedef struct cv_call {
         cv_check_begin_keys_t check_begin;
         cv_check_finish_keys_t check_finish;
         cv_check_done_keys_t check_done;
+        cv_check_done_many_keys_t check_done_many;
         cv_stack_begin_keys_t stack_begin;
     } k;
     union {
@@ -56,6 +57,7 @@ typedef struct cv_call {
         cv_check_begin_args_t check_begin;
         cv_check_finish_args_t check_finish;
         cv_check_done_args_t check_done;
+        cv_check_done_many_args_t check_done_many;
         cv_stack_begin_args_t stack_begin;
     } a;
     char key[CV_CALL_KEYS_MAX][CV_KEY_MAX];
@@ -151,6 +153,14 @@ void cv_call_check_finish(cv_call_t *call, const cv_check_finish_t *f, const cha
  * (nothing to free). */
 int cv_call_check_done(cv_call_t *call, const cv_check_finish_t *f, const cv_node_done_t *d,
                        const char *worker_id);
+
+/* check_done for the n check_done calls `items` (built by
+ * cv_call_check_done, of one stack and traversal) in one step: the reply
+ * is a list of their replies. Only for nodes without successors, whose
+ * strings hold no byte 0xff (the separator of their fields): CV_EINVAL
+ * otherwise (send those alone); CV_ENOMEM. The call refers to items'
+ * strings. */
+int cv_call_check_done_many(cv_call_t *call, const cv_call_t *const *items, size_t n);
 
 /* ---- stack_begin ---- */
 

@@ -192,6 +192,91 @@ int cv_progress_check_done(cv_worker_t *w, const cv_check_finish_t *f, const cv_
     return done_send(ctx, cv_call_check_done(&ctx->call, &own, d, w->id));
 }
 
+typedef struct done_many {
+    size_t n;
+    done_ctx_t *ctx[CV_MSG_NODES_MAX];
+} done_many_t;
+
+static void on_done_many(cv_redis_t *r, redisReply *rep, void *ud)
+{
+    done_many_t *m = ud;
+    /* An error or a lost connection is every node's answer. */
+    bool each = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == m->n &&
+                rep->element[0]->type == REDIS_REPLY_ARRAY;
+    for (size_t i = 0; i < m->n; i++)
+        on_node_done(r, each ? rep->element[i] : rep, m->ctx[i]);
+    free(m);
+}
+
+/* Sends one item alone; when it cannot be sent, its callback says so. */
+static void send_alone(done_ctx_t *ctx)
+{
+    cv_progress_cb cb = ctx->cb;
+    void *ud = ctx->ud;
+    int rc = done_send(ctx, 0); /* frees ctx when not sent */
+    if (rc)
+        cb(ud, rc);
+}
+
+/* One check_done_many for the items of m (two or more), or each alone when
+ * they cannot go together. */
+static void send_many(cv_worker_t *w, done_many_t *m)
+{
+    const cv_call_t *calls[CV_MSG_NODES_MAX];
+    for (size_t i = 0; i < m->n; i++)
+        calls[i] = &m->ctx[i]->call;
+    cv_call_t call;
+    if (cv_call_check_done_many(&call, calls, m->n) != 0) {
+        for (size_t i = 0; i < m->n; i++)
+            send_alone(m->ctx[i]);
+        free(m);
+        return;
+    }
+    int rc = cv_redis_call(w->redis, call.script, call.keys, call.args, call.nextra,
+                           call.extra_keys, call.extra_args, on_done_many, m);
+    cv_call_free(&call);
+    if (rc == 0)
+        return;
+    for (size_t i = 0; i < m->n; i++) {
+        done_ctx_t *ctx = m->ctx[i];
+        ctx->cb(ctx->ud, rc);
+        cv_call_free(&ctx->call);
+        free(ctx);
+    }
+    free(m);
+}
+
+void cv_progress_check_done_many(cv_worker_t *w, const cv_check_finish_t *const *f,
+                                 const cv_node_done_t *const *d, size_t n, cv_progress_cb cb,
+                                 void *const *ud)
+{
+    done_many_t *m = calloc(1, sizeof(*m));
+    for (size_t i = 0; i < n; i++) {
+        done_ctx_t *ctx = done_ctx_new(w, d[i], cb, ud[i]);
+        cv_check_finish_t own = *f[i];
+        int rc = CV_ENOMEM;
+        if (ctx) {
+            own.job = &ctx->job;
+            rc = cv_call_check_done(&ctx->call, &own, d[i], w->id);
+        }
+        if (rc) {
+            free(ctx);
+            cb(ud[i], rc);
+        } else if (m && ctx->call.nextra == 0) {
+            m->ctx[m->n++] = ctx; /* no successors: together */
+        } else {
+            send_alone(ctx);
+        }
+    }
+    if (m && m->n > 1) {
+        send_many(w, m);
+        return;
+    }
+    if (m && m->n == 1)
+        send_alone(m->ctx[0]);
+    free(m);
+}
+
 /* ------------------------------------------------------------------------
  * Node failed
  * ------------------------------------------------------------------------ */

@@ -32,6 +32,15 @@ int cv_progress_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_progress_c
 int cv_progress_check_done(cv_worker_t *w, const cv_check_finish_t *f, const cv_node_done_t *d,
                            cv_progress_cb cb, void *ud);
 
+/* cv_progress_check_done for n actions of one stack and traversal that
+ * settled together: those of nodes without successors in one step
+ * (cv_call_check_done_many), the others each alone. Each item's cb[i]
+ * runs exactly once with its own outcome, at once when it could not be
+ * sent. */
+void cv_progress_check_done_many(cv_worker_t *w, const cv_check_finish_t *const *f,
+                                 const cv_node_done_t *const *d, size_t n, cv_progress_cb cb,
+                                 void *const *ud);
+
 /* Records a failed action and fails the traversal (cv_call_node_failed);
  * a stack that asks for it is rolling back in the same step, and the
  * rollback's STACK job is published. */

@@ -26,39 +26,11 @@
 -- Returns node_done.lua's answers: {'OK', added, done, total, a1, n1, d1,
 -- ...}, STALE or SETTLED (the record is written, as check_finish.lua
 -- would have), or {'FENCED', current version} (nothing written).
-local function release()
-  if redis.call('GET', KEYS[3]) == ARGV[5] then redis.call('DEL', KEYS[3]) end
-end
-local cur = redis.call('HMGET', KEYS[2], 'version', 'status')
-local ver = tonumber(cur[1] or '0')
-if ver ~= tonumber(ARGV[4]) then
-  release()
-  return {'FENCED', tostring(ver)}
-end
-local extra = ARGV[20] ~= '' and cjson.decode(ARGV[20]) or {}
 local t, t_us = now_strs()
-if ARGV[7] == 'CREATE' and ARGV[12] ~= '' then
-  redis.call('HINCRBY', KEYS[7], 'create:' .. ARGV[12], 1)
-end
--- set_status's count, with the status read above and written below.
-if cur[2] ~= ARGV[9] then
-  if cur[2] and redis.call('HINCRBY', KEYS[5], cur[2], -1) <= 0 then
-    redis.call('HDEL', KEYS[5], cur[2])
-  end
-  redis.call('HINCRBY', KEYS[5], ARGV[9], 1)
-end
-redis.call('HSET', KEYS[2], 'status', ARGV[9], 'version', ver + 1, 'updated', t, 'worker', ARGV[6],
-  'action', ARGV[7], 'reason', ARGV[10], 'physical_id', ARGV[11], 'uuid', ARGV[12],
-  'type', ARGV[13], 'props', ARGV[14], 'attrs', ARGV[15], 'data', ARGV[16],
-  'traversal', ARGV[1], 'started', t_us, 'policy', ARGV[18])
-if ARGV[19] ~= '' then redis.call('HSET', KEYS[2], 'old', ARGV[19]) end
-if ARGV[17] ~= '' then redis.call('HSET', KEYS[6], ARGV[3], ARGV[17]) end
-add_event(KEYS[4], ARGV[3], ARGV[11], ARGV[7], 'IN_PROGRESS', ARGV[8], ARGV[1], ARGV[6], t)
-for _, e in ipairs(extra) do
-  add_event(KEYS[4], ARGV[3], e.physical_id, e.action, e.status, e.reason, ARGV[1], ARGV[6], t)
-end
-add_event(KEYS[4], ARGV[3], ARGV[11], ARGV[7], 'COMPLETE', ARGV[10], ARGV[1], ARGV[6], t)
-release()
+local deltas = {}
+local fenced = record_settled(KEYS[2], KEYS[3], KEYS[4], KEYS[6], KEYS[7], ARGV, t, t_us, deltas)
+if fenced then return {'FENCED', fenced} end
+apply_counts(KEYS[5], deltas)
 local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'total', 'progress')
 if not st[1] and not st[2] then return {'STALE', ''} end
 -- The reaper's sign of life, kept to a tenth of a second: thousands of

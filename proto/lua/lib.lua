@@ -142,3 +142,56 @@ local function mark_done(stack, done_key, publishing_key, node, pass, publishing
   end
   return out
 end
+
+-- The record of an action that settled at once, with both events and the
+-- lease released (check_done.lua, check_done_many.lua). A is check_done's
+-- ARGV for the node (traversal, node, resource, version, token, worker,
+-- action, reason, status, done_reason, physical_id, uuid, type, props, attrs,
+-- data, dependencies, policy, old, events, pass); t, t_us: now_strs(). The
+-- status counts move in `deltas` (apply_counts writes them). Fenced by the
+-- version read under the lease: returns the record's version, nothing
+-- written, when it moved on; nil when written.
+local function record_settled(res, lease, events, index, ledger, A, t, t_us, deltas)
+  local cur = redis.call('HMGET', res, 'version', 'status')
+  local ver = tonumber(cur[1] or '0')
+  if ver == tonumber(A[4]) then
+    if A[7] == 'CREATE' and A[12] ~= '' then
+      redis.call('HINCRBY', ledger, 'create:' .. A[12], 1)
+    end
+    if cur[2] ~= A[9] then
+      if cur[2] then deltas[#deltas + 1] = {cur[2], -1} end
+      deltas[#deltas + 1] = {A[9], 1}
+    end
+    redis.call('HSET', res, 'status', A[9], 'version', ver + 1, 'updated', t, 'worker', A[6],
+      'action', A[7], 'reason', A[10], 'physical_id', A[11], 'uuid', A[12], 'type', A[13],
+      'props', A[14], 'attrs', A[15], 'data', A[16], 'traversal', A[1], 'started', t_us,
+      'policy', A[18])
+    if A[19] ~= '' then redis.call('HSET', res, 'old', A[19]) end
+    if A[17] ~= '' then redis.call('HSET', index, A[3], A[17]) end
+    add_event(events, A[3], A[11], A[7], 'IN_PROGRESS', A[8], A[1], A[6], t)
+    if A[20] ~= '' then
+      for _, e in ipairs(cjson.decode(A[20])) do
+        add_event(events, A[3], e.physical_id, e.action, e.status, e.reason, A[1], A[6], t)
+      end
+    end
+    add_event(events, A[3], A[11], A[7], 'COMPLETE', A[10], A[1], A[6], t)
+  end
+  if redis.call('GET', lease) == A[5] then redis.call('DEL', lease) end
+  if ver ~= tonumber(A[4]) then return tostring(ver) end
+  return nil
+end
+
+-- Writes the status counts record_settled moved: net per status, in the
+-- order they came; a count that reaches 0 is removed.
+local function apply_counts(counts, deltas)
+  local net, order = {}, {}
+  for _, d in ipairs(deltas) do
+    if not net[d[1]] then order[#order + 1] = d[1] end
+    net[d[1]] = (net[d[1]] or 0) + d[2]
+  end
+  for _, status in ipairs(order) do
+    if net[status] ~= 0 and redis.call('HINCRBY', counts, status, net[status]) <= 0 then
+      redis.call('HDEL', counts, status)
+    end
+  end
+end
