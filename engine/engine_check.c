@@ -492,13 +492,10 @@ static void on_begin_many(cv_redis_t *r, redisReply *rep, void *ud)
 {
     begin_many_t *b = ud;
     cv_worker_t *w = b->c[0]->run.w;
-    /* An error or a lost connection is every job's answer. */
-    bool each = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == b->n &&
-                rep->element[0]->type == REDIS_REPLY_ARRAY;
     settling_t s = {0};
     settling = &s;
     for (size_t i = 0; i < b->n; i++)
-        on_begin(r, each ? rep->element[i] : rep, b->c[i]);
+        on_begin(r, cv_reply_part(rep, i, b->n), b->c[i]);
     settling = NULL;
     free(b);
     if (s.n > 0)

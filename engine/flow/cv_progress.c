@@ -200,11 +200,8 @@ typedef struct done_many {
 static void on_done_many(cv_redis_t *r, redisReply *rep, void *ud)
 {
     done_many_t *m = ud;
-    /* An error or a lost connection is every node's answer. */
-    bool each = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == m->n &&
-                rep->element[0]->type == REDIS_REPLY_ARRAY;
     for (size_t i = 0; i < m->n; i++)
-        on_node_done(r, each ? rep->element[i] : rep, m->ctx[i]);
+        on_node_done(r, cv_reply_part(rep, i, m->n), m->ctx[i]);
     free(m);
 }
 

@@ -139,4 +139,10 @@ long long cv_reply_int(const redisReply *r, size_t i);
 /* Element i itself; NULL when absent. */
 const redisReply *cv_reply_at(const redisReply *r, size_t i);
 
+/* The answer of part i of a script call made for n parts at once (the
+ * nodes of one message): element i when the reply is a list of n lists;
+ * the reply itself otherwise, so that an error or a lost connection (NULL)
+ * is every part's answer. */
+redisReply *cv_reply_part(redisReply *rep, size_t i, size_t n);
+
 #endif

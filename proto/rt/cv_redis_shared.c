@@ -290,3 +290,10 @@ long long cv_reply_int(const redisReply *r, size_t i)
         return strtoll(e->str, NULL, 10);
     return 0;
 }
+
+redisReply *cv_reply_part(redisReply *rep, size_t i, size_t n)
+{
+    bool split = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == n && n > 0 &&
+                 rep->element[0]->type == REDIS_REPLY_ARRAY;
+    return split ? rep->element[i] : rep;
+}
