@@ -44,8 +44,9 @@ local function begin(res, lease, sp, node, token, resource)
   -- dead-letters it).
   local entry = redis.call('HGET', KEYS[8], node)
   if not entry then return {'NONODE'} end
-  -- The entry ends with its number of predecessors (cv_traversal_entry).
-  local preds = tonumber(string.match(entry, '"p":(%d+)}$') or '0')
+  -- The entry's number of predecessors (cv_traversal_entry): its one "p"
+  -- key; no string in it can hold a bare '"p":'.
+  local preds = tonumber(string.match(entry, '"p":(%d+)') or '0')
   if preds > 0 then
     local satisfied = redis.call('HLEN', sp)
     if satisfied < preds then return {'NOTREADY', tostring(satisfied), tostring(preds)} end

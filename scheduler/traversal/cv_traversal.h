@@ -40,8 +40,9 @@ cv_graph_t *cv_traversal_build(int kind, const cv_trav_resource_t *def, size_t n
  * The graph entry of a node as stored in Redis: {"s":[[succ, npreds], ...],
  * "p": npreds}, its successors with the number of predecessors each must
  * hear from, and its own number of predecessors (so that the reaper can
- * tell a ready node from its entry alone). The text always ends with
- * "p":npreds}, where check_begin.lua reads it without decoding the rest;
+ * tell a ready node from its entry alone). The text holds "p":npreds once,
+ * where check_begin.lua reads it without decoding the rest (the expansion
+ * may add the node's hooks, "h", after it);
  * the entry of a node without successors starts with
  * CV_TRAVERSAL_NO_SUCCESSORS. Returns a malloc'd JSON string or NULL.
  */
