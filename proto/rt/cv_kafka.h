@@ -98,6 +98,13 @@ void cv_producer_on_state(cv_producer_t *p, cv_kafka_state_cb cb, void *ud);
  * worker that has nothing to send. */
 void cv_producer_probe(cv_producer_t *p);
 
+/* librdkafka gave up on this producer for good (a fatal error: the
+ * idempotent producer was refused its id, e.g. before its ACLs took
+ * effect): nothing it sends will go out. The owner makes a new one. */
+bool cv_producer_failed(const cv_producer_t *p);
+
+/* Flushes what is queued (at most 5 s; a failed producer's messages fail
+ * at once, their callbacks run here) and frees the producer. */
 void cv_producer_free(cv_producer_t *p);
 
 /* ---- consumer ---- */

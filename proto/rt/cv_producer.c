@@ -14,6 +14,7 @@ struct cv_producer {
     cv_kafka_state_cb on_state;
     void *state_ud;
     char auth_failure[256]; /* librdkafka's reason of the last SASL refusal */
+    bool failed;            /* librdkafka raised a fatal error: this instance is done */
 };
 
 /* Metadata is asked for in steps this long, so that a refusal of our
@@ -33,6 +34,8 @@ static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
     cv_producer_t *p = opaque;
     (void)rk;
     cv__kafka_err_t kind = cv__kafka_error_kind((rd_kafka_resp_err_t)err);
+    if (err == RD_KAFKA_RESP_ERR__FATAL)
+        p->failed = true; /* the owner makes a new producer (cv_producer_failed) */
     if (err == RD_KAFKA_RESP_ERR__AUTHENTICATION)
         snprintf(p->auth_failure, sizeof(p->auth_failure), "%s", reason);
     if (p->auth_failure[0] && !p->on_state)
@@ -257,6 +260,11 @@ void cv_producer_probe(cv_producer_t *p)
         rd_kafka_metadata_destroy(md);
     if (err != RD_KAFKA_RESP_ERR__TRANSPORT)
         report_state(p, true, "");
+}
+
+bool cv_producer_failed(const cv_producer_t *p)
+{
+    return p->failed;
 }
 
 void cv_producer_free(cv_producer_t *p)

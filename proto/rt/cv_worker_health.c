@@ -137,6 +137,25 @@ void cv__worker_liveness_now(cv_worker_t *w)
     write_liveness(w, state);
 }
 
+/* A producer librdkafka gave up on is replaced; what it held fails back to
+ * its jobs, which send again through the new one. Tried every tick. */
+static void producer_renew(cv_worker_t *w)
+{
+    if (!w->producer || !cv_producer_failed(w->producer) || w->stopping)
+        return;
+    char err[512];
+    cv_producer_t *fresh;
+    if (cv_producer_new(&fresh, w->loop, &w->opts, err, sizeof(err)) != 0) {
+        cv_warn("cannot replace the failed Kafka producer: %s; trying again", err);
+        return;
+    }
+    cv_producer_on_state(fresh, on_kafka_state, w);
+    cv_warn("the Kafka producer failed for good: replaced by a new one");
+    cv_producer_t *old = w->producer;
+    w->producer = fresh;
+    cv_producer_free(old);
+}
+
 /* Ticks often so a change of state (joining → ready → stopping) shows at
  * once; writes only on a change or every LIVENESS_INTERVAL_MS. During a
  * Kafka outage it also asks librdkafka whether a broker is back, since a
@@ -151,6 +170,7 @@ static void on_liveness(uv_timer_t *t)
         cv_producer_probe(w->producer);
     }
     cv__worker_consumer_renew(w);
+    producer_renew(w);
     cv__worker_isolation_tick(w, now);
     if (!w->redis || !cv_redis_connected(w->redis))
         return;
