@@ -203,6 +203,31 @@ static int render_svg(const char *text)
     return CLI_OK;
 }
 
+/* Reads the stack and prints its graph: the exit code. */
+static int graph(cli_t *cli, const graph_args_t *g)
+{
+    char id[CV_ID_MAX];
+    cv_template_t *tpl = NULL;
+    int rc = cli_stack_resolve(cli, g->name, id);
+    if (rc == CLI_OK)
+        rc = load_template(cli, g->name, id, &tpl);
+    if (rc != CLI_OK)
+        return rc;
+    json_t *statuses = json_array();
+    char *dot = NULL;
+    rc = read_statuses(cli, id, tpl, statuses);
+    if (rc == CLI_OK && !(dot = draw(g->name, tpl, statuses)))
+        rc = CLI_SERVICE;
+    if (rc == CLI_OK && g->svg)
+        rc = render_svg(dot);
+    else if (rc == CLI_OK)
+        fputs(dot, stdout);
+    free(dot);
+    json_decref(statuses);
+    cv_template_free(tpl);
+    return rc;
+}
+
 int cli_cmd_graph(cli_t *cli, int argc, char **argv)
 {
     graph_args_t g = {0};
@@ -215,25 +240,5 @@ int cli_cmd_graph(cli_t *cli, int argc, char **argv)
         rc = cli_usage_error(argv[0], "no stack name given");
     if (rc == CLI_OK)
         rc = cli_redis_connect(cli);
-    char id[CV_ID_MAX];
-    if (rc == CLI_OK)
-        rc = cli_stack_resolve(cli, g.name, id);
-    cv_template_t *tpl = NULL;
-    if (rc == CLI_OK)
-        rc = load_template(cli, g.name, id, &tpl);
-    json_t *statuses = json_array();
-    if (rc == CLI_OK)
-        rc = read_statuses(cli, id, tpl, statuses);
-    char *dot = rc == CLI_OK ? draw(g.name, tpl, statuses) : NULL;
-    if (rc == CLI_OK && !dot)
-        rc = CLI_SERVICE;
-    if (rc == CLI_OK && g.svg)
-        rc = render_svg(dot);
-    else if (rc == CLI_OK)
-        fputs(dot, stdout);
-    free(dot);
-    json_decref(statuses);
-    if (tpl)
-        cv_template_free(tpl);
-    return rc;
+    return rc == CLI_OK ? graph(cli, &g) : rc;
 }
