@@ -56,7 +56,11 @@ void cv_agent_usage(FILE *out)
         "                         file's first N nodes\n"
         "  --nodes-prefix P       simulated node names P0..P(N-1) over 3 FDs x 3 UDs (default "
         "sim-)\n"
-        "  -v, --verbose          debug logs\n"
+        "  --log-format F         text (default) or json: one JSON object a line, keys time,\n"
+        "                         level, process, id, msg ($CONVERGE_LOG_FORMAT)\n"
+        "  --log-level L          debug, info (default), warn or error: the least severe\n"
+        "                         level logged ($CONVERGE_LOG_LEVEL)\n"
+        "  -v, --verbose          the same as --log-level debug\n"
         "  -h, --help             this text\n"
         "Exit status: 0 stopped by a signal, 2 bad options or node description. Redis\n"
         "unreachable at start is waited for (replicas keep running, the fence applies).\n",
@@ -83,7 +87,9 @@ enum {
     O_LOGCAP,
     O_STOP,
     O_SIMULATE,
-    O_NODES_PREFIX
+    O_NODES_PREFIX,
+    O_LOG_FORMAT,
+    O_LOG_LEVEL
 };
 
 static const struct option options[] = {{"redis", required_argument, NULL, O_REDIS},
@@ -107,6 +113,8 @@ static const struct option options[] = {{"redis", required_argument, NULL, O_RED
                                         {"simulate", required_argument, NULL, O_SIMULATE},
                                         {"nodes-prefix", required_argument, NULL, O_NODES_PREFIX},
                                         {"verbose", no_argument, NULL, 'v'},
+                                        {"log-format", required_argument, NULL, O_LOG_FORMAT},
+                                        {"log-level", required_argument, NULL, O_LOG_LEVEL},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
 
@@ -203,8 +211,12 @@ static int apply(cv_agent_conf_t *c, int opt, const char *arg, char *errstr, siz
         c->nodes_prefix = arg;
         return 0;
     case 'v':
-        c->verbose = true;
+        c->log.level = CV_LOG_DEBUG;
         return 0;
+    case O_LOG_FORMAT:
+        return cv_log_opts_set(&c->log, "log-format", arg, errstr, errstr_size);
+    case O_LOG_LEVEL:
+        return cv_log_opts_set(&c->log, "log-level", arg, errstr, errstr_size);
     case 'h':
         c->help = true;
         return 0;
@@ -238,6 +250,8 @@ int cv_agent_conf_parse(cv_agent_conf_t *c, int argc, char **argv, char *errstr,
 {
     memset(c, 0, sizeof(*c));
     int rc = cv_opts_from_env(&c->opts, errstr, errstr_size);
+    if (rc == 0)
+        rc = cv_log_opts_from_env(&c->log, errstr, errstr_size);
     if (rc)
         return rc;
     c->address = "127.0.0.1";

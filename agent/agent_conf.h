@@ -6,6 +6,7 @@
 #ifndef AGENT_CONF_H
 #define AGENT_CONF_H
 
+#include "cv_log.h"
 #include "cv_opts.h"
 
 #include <stdbool.h>
@@ -27,7 +28,8 @@ typedef struct cv_agent_conf {
     int heartbeat_ttl_ms, fence_ms;
     double reset_s;
     long log_cap;
-    bool stop_on_exit, verbose, help;
+    cv_log_opts_t log; /* --log-format, --log-level, --verbose */
+    bool stop_on_exit, help;
     int simulate; /* nodes to simulate; 0: a real node */
     const char *nodes_prefix;
 } cv_agent_conf_t;

@@ -297,7 +297,7 @@ int main(int argc, char **argv)
                           : json_string_value(json_object_get(json_array_get(a.descs, 0), "name"));
     char tag[160];
     snprintf(tag, sizeof(tag), "agent-%s", who);
-    cv_log_init(a.conf.simulate ? who : tag, a.conf.verbose ? CV_LOG_DEBUG : CV_LOG_INFO);
+    cv_log_start("agent", a.conf.simulate ? who : tag, &a.conf.log);
     signal(SIGPIPE, SIG_IGN);
     srand((unsigned)getpid());
     int rc = run(&a);

@@ -43,6 +43,8 @@ extern const char cli_rollout_usage[];
 extern const char cli_upgrade_usage[];
 /* Kafka (issue 14). */
 extern const char cli_topics_usage[];
+/* Drawing a stack. */
+extern const char cli_graph_usage[];
 
 int cli_cmd_validate(cli_t *cli, int argc, char **argv);
 int cli_cmd_submit(cli_t *cli, int argc, char **argv);
@@ -79,6 +81,8 @@ int cli_cmd_rollout(cli_t *cli, int argc, char **argv);
 int cli_cmd_upgrade(cli_t *cli, int argc, char **argv);
 /* Kafka (issue 14). */
 int cli_cmd_topics(cli_t *cli, int argc, char **argv);
+/* Drawing a stack. */
+int cli_cmd_graph(cli_t *cli, int argc, char **argv);
 /* update, or with `by_upgrade_domain` upgrade: the same options, and the
  * update of the stack's services goes one upgrade domain at a time. */
 int cli_update_run(cli_t *cli, int argc, char **argv, bool by_upgrade_domain);

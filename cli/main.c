@@ -40,6 +40,8 @@ static const cli_command_t commands[] = {
     {"resource-show", "show one resource: properties, attributes, data, status",
      cli_resource_show_usage, cli_cmd_resource_show},
     {"resources", "list a stack's resources", cli_resources_usage, cli_cmd_resources},
+    {"graph", "draw a stack's dependency graph (Graphviz dot or SVG)", cli_graph_usage,
+     cli_cmd_graph},
     {"events", "list (and follow) a stack's events", cli_events_usage, cli_cmd_events},
     {"watch", "show a stack's progress until it settles", cli_watch_usage, cli_cmd_watch},
     {"delete", "delete a stack", cli_delete_usage, cli_cmd_delete},

@@ -5,13 +5,14 @@
 #ifndef CV__WORKER_H
 #define CV__WORKER_H
 
+#include "cv_log.h"
 #include "cv_worker.h"
 
 /* Defaults, then the environment (CONVERGE_LEASE_MS, CONVERGE_MAX_ATTEMPTS,
- * CONVERGE_MAX_*), then argv. Returns 0, or CV_EINVAL after printing why;
- * exits 0 after --help. */
+ * CONVERGE_MAX_*, CONVERGE_LOG_*), then argv; the log options into *log. Returns 0, or CV_EINVAL
+ * after printing why; exits 0 after --help. */
 int cv__worker_args(cv_worker_t *w, int argc, char **argv, const cv_worker_def_t *def,
-                    int *verbose);
+                    cv_log_opts_t *log);
 
 /* Starts the liveness record and outage reporting; stops them. */
 void cv__worker_health_start(cv_worker_t *w);

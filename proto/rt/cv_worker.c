@@ -226,7 +226,7 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
 {
     static cv_worker_t w; /* one per process; signal handlers reach it */
     char err[512];
-    int verbose = 0;
+    cv_log_opts_t log;
     w.role = def->role;
     w.window = 2048;
     w.lease_ms = 5000; /* short, because it is renewed while held (cv_lease) */
@@ -240,7 +240,7 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
         fprintf(stderr, "%s: %s\n", argv[0], err);
         return 2;
     }
-    if (cv__worker_args(&w, argc, argv, def, &verbose))
+    if (cv__worker_args(&w, argc, argv, def, &log))
         return 2;
     if (!w.id[0]) {
         char host[64] = "host";
@@ -252,7 +252,7 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
         fprintf(stderr, "%s: --prefix too long\n", argv[0]);
         return 2;
     }
-    cv_log_init(w.id, verbose ? CV_LOG_DEBUG : CV_LOG_INFO);
+    cv_log_start(def->role, w.id, &log);
     srand((unsigned)getpid() ^ (unsigned)(cv_now() * 1000));
     w.loop = uv_default_loop();
     w.started = cv_now();

@@ -8,6 +8,7 @@
 
 #include "cv_error.h"
 #include "cv_limits.h"
+#include "cv_log.h"
 
 #include <getopt.h>
 #include <stdbool.h>
@@ -55,9 +56,7 @@ static void usage(FILE *f, const char *prog, const cv_worker_def_t *def)
             "                     aside: hand the jobs back, leave the group, renew no\n"
             "                     lease until both answer (default 5000; 0: never;\n"
             "                     $CONVERGE_ISOLATION_MS)\n"
-            "%s"
-            "  --verbose          debug logs\n"
-            "  --help             this text\n%s",
+            "%s" CV_LOG_OPTS_USAGE "  --help             this text\n%s",
             prog, def->role, def->topic, def->role, limits,
             def->usage_extra ? def->usage_extra : "");
 }
@@ -127,7 +126,8 @@ static int set_id(cv_worker_t *w, const char *id, char *err, size_t errsz)
 }
 
 /* One option; 1 for an unknown one (usage is printed). */
-static int parse_one(cv_worker_t *w, int c, const char *arg, int *verbose, char *err, size_t errsz)
+static int parse_one(cv_worker_t *w, int c, const char *arg, cv_log_opts_t *log, char *err,
+                     size_t errsz)
 {
     switch (c) {
     case 'r':
@@ -143,8 +143,12 @@ static int parse_one(cv_worker_t *w, int c, const char *arg, int *verbose, char 
         snprintf(w->opts.prefix, sizeof(w->opts.prefix), "%s", arg);
         return 0;
     case 'v':
-        *verbose = 1;
+        log->level = CV_LOG_DEBUG;
         return 0;
+    case 'F':
+        return cv_log_opts_set(log, "log-format", arg, err, errsz);
+    case 'L':
+        return cv_log_opts_set(log, "log-level", arg, err, errsz);
     default:
         for (int i = 0; i < NINT_OPTS; i++)
             if (int_opts[i].id == c)
@@ -156,7 +160,8 @@ static int parse_one(cv_worker_t *w, int c, const char *arg, int *verbose, char 
     }
 }
 
-int cv__worker_args(cv_worker_t *w, int argc, char **argv, const cv_worker_def_t *def, int *verbose)
+int cv__worker_args(cv_worker_t *w, int argc, char **argv, const cv_worker_def_t *def,
+                    cv_log_opts_t *log)
 {
     static const struct option fixed[] = {{"redis", required_argument, 0, 'r'},
                                           {"kafka", required_argument, 0, 'k'},
@@ -164,6 +169,8 @@ int cv__worker_args(cv_worker_t *w, int argc, char **argv, const cv_worker_def_t
                                           {"id", required_argument, 0, 'i'},
                                           {"prefix", required_argument, 0, 'p'},
                                           {"verbose", no_argument, 0, 'v'},
+                                          {"log-format", required_argument, 0, 'F'},
+                                          {"log-level", required_argument, 0, 'L'},
                                           {"help", no_argument, 0, 'h'}};
     enum { NFIXED = sizeof(fixed) / sizeof(fixed[0]) };
     struct option longopts[NFIXED + NINT_OPTS + CV_LIMIT__COUNT + 1], *o = longopts;
@@ -176,7 +183,7 @@ int cv__worker_args(cv_worker_t *w, int argc, char **argv, const cv_worker_def_t
                                OPT_LIMIT_BASE + i};
     *o = (struct option){0, 0, 0, 0};
     char err[512] = "";
-    if (from_env(w, err, sizeof(err))) {
+    if (from_env(w, err, sizeof(err)) || cv_log_opts_from_env(log, err, sizeof(err))) {
         fprintf(stderr, "%s: %s\n", argv[0], err);
         return CV_EINVAL;
     }
@@ -186,7 +193,7 @@ int cv__worker_args(cv_worker_t *w, int argc, char **argv, const cv_worker_def_t
             usage(stdout, argv[0], def);
             exit(0);
         }
-        int rc = parse_one(w, c, optarg, verbose, err, sizeof(err));
+        int rc = parse_one(w, c, optarg, log, err, sizeof(err));
         if (rc == 1) {
             usage(stderr, argv[0], def);
             return CV_EINVAL;
