@@ -13,7 +13,8 @@
 #      Containerfile's USER, through its ENTRYPOINT, with ids rootfs-*;
 #      a stack converges; the liveness records name those workers; the
 #      Containerfile's HEALTHCHECK command passes in the chroot, then fails
-#      once the engine is stopped. The web console too when it is built.
+#      once the engine is stopped. The same for a node agent, and for the
+#      web console when it is built.
 #   3. the compose file, the Kubernetes manifests and the Containerfiles
 #      (tests/packaging/manifests.py).
 # Everything it starts, mounts and creates is undone on exit, failed or not.
@@ -315,7 +316,29 @@ check_rootfs() {
     cv_log "after SIGTERM the engine's HEALTHCHECK fails: $out"
     out=$(health observer CONVERGE_WORKER_ID="$observer_id" 2>&1) || fail "observer health check failed: $out" || return 1
 
-    check_web_in_rootfs
+    check_agent_in_rootfs && check_web_in_rootfs
+}
+
+agent_healthy() { health agent CONVERGE_NODE="$1" >/dev/null 2>&1; }
+agent_unhealthy() { ! agent_healthy "$1"; }
+
+# The node agent from the tree: its heartbeat makes its HEALTHCHECK pass; once
+# it is stopped, the heartbeat lapses (its TTL, 3 s) and the check fails.
+check_agent_in_rootfs() {
+    local node=rootfs-node-$$ pid out
+    start_in_image agent CONVERGE_NODE="$node"
+    pid=$LAST_PID
+    cv_wait_until 30 "the agent's HEALTHCHECK to pass" agent_healthy "$node" || {
+        cv_tail_log "$TMP/agent.log"
+        fail "the agent from the tree never became healthy"
+        return 1
+    }
+    cv_log "agent of node $node: HEALTHCHECK passes"
+    kill -TERM "$pid"
+    cv_wait_until 20 "the agent to exit" cv_pid_gone_ "$pid" || return 1
+    cv_wait_until 15 "the agent's HEALTHCHECK to fail" agent_unhealthy "$node" || return 1
+    out=$(health agent CONVERGE_NODE="$node" 2>&1) || true
+    cv_log "agent: after SIGTERM its HEALTHCHECK fails: $out"
 }
 
 web_healthy() { health web CONVERGE_WEB_LISTEN="$1" >/dev/null 2>&1; }
@@ -355,7 +378,7 @@ check_manifests() {
 cd "$CV_REPO_ROOT"
 $WEB || cv_log "note: $BUILD/converge-web is not built: the web console's unit, image and health check are skipped"
 section "systemd units (systemd-analyze verify)" check_units
-section "image root filesystem under chroot (engine, observer$($WEB && echo ", web"))" check_rootfs
+section "image root filesystem under chroot (engine, observer, agent$($WEB && echo ", web"))" check_rootfs
 section "compose, Kubernetes manifests, Containerfiles" check_manifests
 cv_log "=== summary"
 printf '  %s\n' "${TIMINGS[@]}"
