@@ -27,7 +27,8 @@
 #     runs beside the worker: same container, same PID namespace).
 #     joining, isolated (cut off from Redis or Kafka) and stopping are not ready.
 #   agent: the node's heartbeat <prefix>{cluster}:alive:<node> exists.
-#   web: an HTTP GET / on the listen port answers 2xx or 3xx.
+#   web: an HTTP GET / on the listen port answers 2xx, 3xx or 401 (a console
+#     that wants its bearer token is up).
 #   Redis is reached as the workers reach it: $CONVERGE_REDIS (redis:// or
 #   redis+cluster://, whose seeds are tried in turn), $CONVERGE_PREFIX,
 #   $CONVERGE_REDIS_PASSWORD_FILE. Not supported: TLS and
@@ -165,7 +166,8 @@ web_health() {
         exec 3<>"/dev/tcp/$1/$2" || exit 1
         printf "GET / HTTP/1.0\r\nHost: localhost\r\n\r\n" >&3
         head -n1 <&3' _ "$host" "$port" 2>/dev/null) || unhealthy "nothing answers on $host:$port"
-    [[ $status =~ ^HTTP/[0-9.]+\ [23][0-9][0-9] ]] ||
+    # 401: a console started with --token-file, answering.
+    [[ $status =~ ^HTTP/[0-9.]+\ ([23][0-9][0-9]|401) ]] ||
         unhealthy "GET http://$host:$port/ answered: ${status:-nothing}"
 }
 

@@ -348,19 +348,19 @@ check_web_in_rootfs() {
         cv_log "web console: skipped, $BUILD/converge-web is not built"
         return 0
     fi
-    local port pid out
-    cv_pick_port port
-    start_in_image web CONVERGE_WEB_LISTEN="127.0.0.1:$port"
+    local WEB_PORT pid out
+    cv_pick_port WEB_PORT
+    start_in_image web CONVERGE_WEB_LISTEN="127.0.0.1:$WEB_PORT"
     pid=$LAST_PID
-    cv_wait_until 30 "the web console's HEALTHCHECK to pass" web_healthy "127.0.0.1:$port" || {
+    cv_wait_until 30 "the web console's HEALTHCHECK to pass" web_healthy "127.0.0.1:$WEB_PORT" || {
         cv_tail_log "$TMP/web.log"
         fail "the web console from the tree never became healthy"
         return 1
     }
-    cv_log "web console: HEALTHCHECK passes on 127.0.0.1:$port"
+    cv_log "web console: HEALTHCHECK passes on 127.0.0.1:$WEB_PORT"
     kill -TERM "$pid"
     cv_wait_until 20 "the web console to exit" cv_pid_gone_ "$pid" || return 1
-    if out=$(health web CONVERGE_WEB_LISTEN="127.0.0.1:$port" 2>&1); then
+    if out=$(health web CONVERGE_WEB_LISTEN="127.0.0.1:$WEB_PORT" 2>&1); then
         fail "the web console's health check passes after it stopped"
         return 1
     fi
