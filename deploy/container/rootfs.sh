@@ -182,6 +182,8 @@ make_base() {
     rm -rf "$WORK/root/var/cache/apt/archives/"*.deb
     tar -C "$WORK/root" --numeric-owner -cf "$WORK/base.tar" .
     mv -f "$WORK/base.tar" "$tarball"
+    # Bases of an older install.sh or another mirror are of no more use.
+    find "$CV_CACHE" -maxdepth 1 -name "rootfs-$SUITE-*.tar" ! -path "$tarball" -delete
     rm -rf --one-file-system "$WORK"
     WORK=""
 }
