@@ -24,6 +24,9 @@ CONVERGE_UID=10001
 if [[ ${1:-} == --print-packages ]]; then
     printf '%s\n' "${PACKAGES[@]}"
     exit 0
+elif [[ ${1:-} == -h || ${1:-} == --help ]]; then
+    sed -n '/^# usage:/,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+    exit 0
 elif (($#)); then
     echo "install.sh: unknown argument: $1 (usage: install.sh [--print-packages])" >&2
     exit 2
