@@ -19,11 +19,14 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 
 # Everything the build, the tests and deploy/local need from Debian (clang and
-# its runtime libraries, which hold libFuzzer, for tests/fuzz/run.sh).
+# its runtime libraries, which hold libFuzzer, for tests/fuzz/run.sh;
+# debootstrap, systemd's systemd-analyze and python3-yaml for
+# tests/packaging/run.sh).
 PACKAGES=(build-essential cmake pkg-config librdkafka-dev libhiredis-dev libuv1-dev
     libmsgpack-dev libcmocka-dev libyaml-dev libjansson-dev redis-server
     openjdk-17-jre-headless maven kcat jq clang-format cppcheck procps clang libclang-rt-14-dev
-    curl python3 nftables stunnel4 valgrind graphviz libxml2-utils)
+    curl python3 nftables stunnel4 valgrind graphviz libxml2-utils debootstrap systemd
+    python3-yaml)
 
 build_dir=""
 sanitize=false
