@@ -135,7 +135,7 @@ static int setup(int argc, char **argv, cli_t *cli, web_server_t *s, web_args_t 
     int port;
     if (cv_httpreq_addr(args->listen, host, sizeof(host), &port, err, sizeof(err)))
         return bad("--listen %s: %s", args->listen, err);
-    if (args->token_file && cv_opts_read_secret("the console", args->token_file, s->token,
+    if (args->token_file && cv_opts_read_secret("console token", args->token_file, s->token,
                                                 sizeof(s->token), err, sizeof(err)))
         return bad("--token-file %s: %s", args->token_file, err);
     if (args->convergectl)

@@ -16,7 +16,7 @@
 typedef struct web_server {
     uv_loop_t *loop;
     cli_t *cli;             /* its Redis connection, made at the first request */
-    char token[512];        /* "" when no --token-file */
+    char token[256];        /* "" when no --token-file */
     char convergectl[4096]; /* the program `dead` runs: convergectl */
     int stream_interval_ms; /* how often a stack stream looks for changes */
 } web_server_t;
