@@ -170,10 +170,11 @@ test_web_never_writes_to_redis() {
     name=$(stack_name webro)
     ctl submit "$name" "$DATA/stacks/chain.yaml" --wait >/dev/null
     # A user allowed to read every key and nothing else (no write command,
-    # no script, no admin command); the console then runs as that user.
+    # no script, no admin command; a Redis Cluster's slot map); the console
+    # then runs as that user.
     while read -r server; do
         redis-cli -h "${server%:*}" -p "${server##*:}" ACL SETUSER "$user" on ">$pass" '~*' \
-            resetchannels -@all +@read +@connection >/dev/null
+            resetchannels -@all +@read +@connection '+cluster|slots' '+cluster|shards' >/dev/null
         redis-cli -h "${server%:*}" -p "${server##*:}" ACL LOG RESET >/dev/null
     done < <(web_redis_servers)
     local dir
