@@ -114,7 +114,7 @@ static json_t *map_node(const json_t *row, const json_t *buffers)
 {
     json_t *list = json_object_get(row, "replica_list");
     json_t *n =
-        json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:O, s:o}", "name",
+        json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "name",
                   cli__nodemap_str(row, "name", ""), "type", cli__nodemap_str(row, "type", ""),
                   "fault_domain", cli__nodemap_str(row, "fault_domain", ""), "upgrade_domain",
                   cli__nodemap_str(row, "upgrade_domain", ""), "status", map_status(row), "admin",
