@@ -698,7 +698,7 @@ ensure_agents() {
 
 web_alive() { cv_pid_alive "$STATE/pids/web.pid" "converge-web" "--listen 127.0.0.1:$1"; }
 
-web_answers() { curl -fsS -o /dev/null "http://127.0.0.1:$1/api/stacks" 2>/dev/null; }
+web_answers() { curl -fsS -o /dev/null "http://127.0.0.1:$1/" 2>/dev/null; }
 
 # Answers, or has exited (no use waiting then: its log says why).
 web_settled() { web_answers "$1" || ! web_alive "$1" >/dev/null; }

@@ -74,6 +74,8 @@ async function stackGraphTurnsGreen(page) {
     () => document.querySelector("#s-status")?.textContent === "CREATE_COMPLETE", null, 10);
   await waitFor(page, "the output url",
     () => /http:\/\//.test(document.querySelector("#s-outputs")?.textContent || ""), null, 10);
+  await waitFor(page, "the stack's last event in the events table",
+    () => /Stack CREATE completed/.test(document.querySelector("#s-events")?.textContent || ""), null, 10);
   await shot(page, "stack.png", "console-stack.png");
   await page.goto(`${WEB}/#/stacks`);
   await waitFor(page, "the stack in the list",
