@@ -286,8 +286,7 @@ function nodeHtml(n) {
 
 function pageCluster() {
   main().innerHTML = '<h1>Cluster <span id="c-summary" class="muted"></span></h1><div id="c-map"></div>' +
-    '<div class="cols wide"><div><h2>Health reports</h2><div id="c-health"></div></div>' +
-    '<div><h2>Services</h2><div id="c-services"></div></div></div>';
+    '<h2>Services</h2><div id="c-services"></div><h2>Health reports</h2><div id="c-health"></div>';
   every(1000, function () {
     api("/api/cluster").then(function (doc) {
       var s = doc.summary;
