@@ -2,11 +2,13 @@
 // Playwright drives Debian's Chromium, headless, against a live local
 // deployment. (1) A stack's page shows its graph turning green as it
 // converges; (2) the cluster map shows a killed node going down and its
-// replicas moving to other nodes. Screenshots go to $ARTIFACTS, and the two
+// replicas moving to other nodes; (3) a console with a bearer token works
+// once opened with ?token=. Screenshots go to $ARTIFACTS, and the two
 // the README shows to $IMAGES when it is set. Every wait has a deadline.
 import { chromium } from "playwright-core";
-import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -56,6 +58,8 @@ async function stackGraphTurnsGreen(page) {
     `(${states})`, 10);
   await waitFor(page, "a node in progress",
     (fn) => eval(fn)().includes("in_progress"), `(${states})`, 15);
+  await waitFor(page, "the panel saying what the stack waits on",
+    () => /Waiting/.test(document.querySelector("#s-waiting")?.textContent || ""), null, 10);
   await shot(page, "stack-converging.png");
   const seen = await page.evaluate(`(${states})()`);
   log(`converging: ${seen.join(" ")}`);
@@ -138,6 +142,37 @@ async function clusterMapShowsNodeLoss(page, program) {
   return name;
 }
 
+/* A console with a bearer token: the page opened once with ?token= loads its
+   script and style sheet and lists the stacks; without the token it cannot. */
+async function tokenProtectedConsole(page, stack) {
+  const dir = mkdtempSync(join(tmpdir(), "cv-webtok-"));
+  const token = `tok-${RUN_ID}`;
+  writeFileSync(join(dir, "token"), `${token}\n`);
+  const web = spawn(join(BUILD, "converge-web"), ["--listen", "127.0.0.1:0", "--token-file", join(dir, "token")],
+    { stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    const url = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("converge-web --token-file did not listen in 10 s")), 10000);
+      let out = "";
+      web.stdout.on("data", (d) => {
+        out += d;
+        const m = /^listening on (\S+)$/m.exec(out);
+        if (m) { clearTimeout(timer); resolve(`http://${m[1]}`); }
+      });
+      web.on("exit", (code) => reject(new Error(`converge-web exited with status ${code}`)));
+    });
+    const denied = await page.goto(`${url}/`);
+    if (denied.status() !== 401) throw new Error(`without the token: status ${denied.status()}, expected 401`);
+    await page.goto(`${url}/?token=${token}#/stacks`);
+    await waitFor(page, "the stack list behind the token",
+      (n) => !!document.querySelector(`tr[data-stack="${n}"]`), stack, 15);
+    await shot(page, "stacks-token.png");
+  } finally {
+    web.kill("SIGTERM");
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function deadLettersPage(page) {
   await page.goto(`${WEB}/#/dead`);
   await waitFor(page, "the dead letters page to load",
@@ -160,6 +195,7 @@ try {
   for (const [title, run] of [
     ["stack graph turns green", async () => stacks.push(await stackGraphTurnsGreen(page))],
     ["cluster map shows a node lost", async () => stacks.push(await clusterMapShowsNodeLoss(page, join(BUILD, "converge-hello")))],
+    ["a console with a bearer token", async () => tokenProtectedConsole(page, stacks[0])],
     ["dead letters page", async () => deadLettersPage(page)],
   ]) {
     console.log(`browser: ${title}`);
