@@ -47,4 +47,7 @@ echo "\$ convergectl nodes --map"
 build/convergectl nodes --map
 echo
 echo "Services are still up. Try:  source .local/env; build/convergectl place --explain $web web"
+if [[ -n ${CONVERGE_WEB_URL:-} ]]; then
+    echo "The web console (docs/web.md): $CONVERGE_WEB_URL/#/stack/$name, the cluster map: $CONVERGE_WEB_URL/#/cluster"
+fi
 echo "Stop them (and every replica) with:  deploy/local/down.sh"

@@ -88,6 +88,7 @@ step "unit tests" unit_tests build
 step "scenario harness (10,000 random schedules)" tests/scenario/run.sh --build-dir build
 step "integration tests" integration build .local-itest
 step "packaging (systemd units, image root filesystem under chroot, manifests)" tests/packaging/run.sh --build-dir build
+step "web console (API, browser)" tests/web/run.sh --build-dir build
 if [ $QUICK = 0 ]; then
     step "setup (ASan+UBSan build)" deploy/local/setup.sh --sanitize --build-dir build-asan
     step "unit tests (ASan+UBSan)" unit_tests build-asan

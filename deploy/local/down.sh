@@ -46,6 +46,14 @@ if [[ ! -e $state_dir/.converge-state ]]; then
 fi
 cv_state_open "$state_dir"
 
+# The web console (up.sh's ensure_web): it only reads, so it goes first.
+if web_port=$(cat "$STATE/web.port" 2>/dev/null) &&
+    web_pid=$(cv_pid_alive "$STATE/pids/web.pid" "converge-web" "--listen 127.0.0.1:$web_port"); then
+    kill -TERM "$web_pid" 2>/dev/null || true
+    cv_wait_until 10 "converge-web to exit" cv_pid_gone "$web_pid" && cv_log "stopped web (pid $web_pid)"
+fi
+rm -f "$STATE/pids/web.pid"
+
 mapfile -t agents < <(cv_agent_names)
 status=0
 # Agents before their replicas (an agent alive would restart them), and
@@ -72,7 +80,7 @@ if $purge; then
     rm -f "$STATE"/redis-*.pass "$STATE/redis.acl" "$STATE/redis-cluster.conf" "$STATE/stunnel.conf" "$STATE/worker.env" \
         "$STATE/worker.env.tmp"
     rm -f "$STATE/cluster.json" "$STATE/cluster.json.tmp" "$STATE/ports" "$STATE/ports.tmp" "$STATE/env.tmp" "$STATE"/*.properties \
-        "$STATE/.converge-state" "$STATE/.lock"
+        "$STATE/.converge-state" "$STATE/.lock" "$STATE/web.port"
     rmdir "$STATE" 2>/dev/null || cv_warn "$STATE is not empty after purging; left in place"
     cv_log "purged $STATE"
 fi

@@ -690,6 +690,45 @@ ensure_agents() {
 }
 
 # ---------------------------------------------------------------------------
+# The web console (converge-web, docs/web.md): one per state directory, on a
+# free loopback port kept in STATE/web.port, reading Redis as STATE/env's
+# client does; CONVERGE_WEB_URL in STATE/env says where. Skipped when the
+# build has no converge-web. Self-contained: down.sh stops it (web.pid).
+# ---------------------------------------------------------------------------
+
+web_alive() { cv_pid_alive "$STATE/pids/web.pid" "converge-web" "--listen 127.0.0.1:$1"; }
+
+web_answers() { curl -fsS -o /dev/null "http://127.0.0.1:$1/" 2>/dev/null; }
+
+# Answers, or has exited (no use waiting then: its log says why).
+web_settled() { web_answers "$1" || ! web_alive "$1" >/dev/null; }
+
+ensure_web() {
+    [[ -x $build_dir/converge-web ]] || return 0
+    local pid
+    WEB_PORT="" # not local: cv_pick_port sets it by name
+    [[ -f $STATE/web.port ]] && read -r WEB_PORT <"$STATE/web.port"
+    if [[ -n $WEB_PORT ]] && pid=$(web_alive "$WEB_PORT"); then
+        cv_log "web: already running (pid $pid)"
+    else
+        cv_pick_port WEB_PORT
+        echo "$WEB_PORT" >"$STATE/web.port"
+        rotate_log web
+        # shellcheck disable=SC2016 # $1..$3 belong to the inner shell.
+        cv_spawn "$STATE/pids/web.pid" "$STATE/log/web.log" \
+            bash -c 'source "$1" && exec "$2" --listen "$3"' web "$STATE/env" \
+            "$build_dir/converge-web" "127.0.0.1:$WEB_PORT"
+        cv_wait_until "$TIMEOUT" "the web console on port $WEB_PORT" web_settled "$WEB_PORT" || true
+        if ! web_answers "$WEB_PORT"; then
+            cv_tail_log "$STATE/log/web.log"
+            cv_die "converge-web did not come up"
+        fi
+        cv_log "web: http://127.0.0.1:$WEB_PORT"
+    fi
+    echo "export CONVERGE_WEB_URL=http://127.0.0.1:$WEB_PORT" >>"$STATE/env"
+}
+
+# ---------------------------------------------------------------------------
 
 summary() {
     local name pid
@@ -723,4 +762,5 @@ ensure_kafka
 write_env
 ensure_workers
 ensure_agents
+ensure_web
 summary

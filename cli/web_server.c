@@ -1,0 +1,92 @@
+/*
+ * converge-web's request handler (web_server.h).
+ */
+#include "web_server.h"
+
+#include "web_api.h"
+#include "web_assets.h"
+#include "web_route.h"
+
+#include "cv_error.h"
+#include "cv_log.h"
+
+#include <string.h>
+
+void web_server_json(cv_http_conn_t *c, int status, json_t *doc)
+{
+    char *text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(15));
+    json_decref(doc);
+    if (!text) {
+        cv_http_respond_text(c, 500, "out of memory\n");
+        return;
+    }
+    cv_http_respond(c, status, "application/json", "Cache-Control: no-store\r\n", text,
+                    strlen(text));
+    free(text);
+}
+
+static void answer_asset(cv_http_conn_t *c, const char *path)
+{
+    for (const web_asset_t *a = web_assets; a->path; a++) {
+        if (strcmp(a->path, path) == 0) {
+            cv_http_respond(c, 200, a->content_type, "Cache-Control: no-cache\r\n", a->bytes,
+                            a->len);
+            return;
+        }
+    }
+    cv_http_respond_text(c, 404, "not found: %s\n", path);
+}
+
+/* A Redis connection, made when first needed and again after one failed. */
+static bool connected(web_server_t *s)
+{
+    return s->cli->redis || cli_redis_connect(s->cli) == CLI_OK;
+}
+
+void web_server_handle(cv_http_conn_t *c, const cv_http_req_t *req, void *ud)
+{
+    web_server_t *s = ud;
+    if (strcmp(req->method, "GET") != 0 && strcmp(req->method, "HEAD") != 0) {
+        cv_http_respond(c, 405, "application/json", "Allow: GET, HEAD\r\n",
+                        "{\"error\":\"read-only: GET and HEAD only\"}", 39);
+        return;
+    }
+    if (!web_route_authorized(s->token, req->authorization, req->query)) {
+        web_server_json(c, 401,
+                        web_api_error("a bearer token is required (Authorization: "
+                                      "Bearer TOKEN, or ?token=TOKEN)"));
+        return;
+    }
+    web_route_t route;
+    char why[256];
+    int rc = web_route_match(req->path, &route, why, sizeof(why));
+    if (rc == CV_ENOENT && strncmp(req->path, "/api", 4) != 0) {
+        cv_http_respond_text(c, 404, "not found: %s\n", req->path);
+        return;
+    }
+    if (rc != 0) {
+        web_server_json(c, rc == CV_ENOENT ? 404 : 400,
+                        rc == CV_ENOENT ? web_api_error("no such API call: %s", req->path)
+                                        : web_api_error("%s", why));
+        return;
+    }
+    if (route.kind == WEB_ROUTE_ASSET) {
+        answer_asset(c, route.asset);
+        return;
+    }
+    if (route.kind == WEB_ROUTE_DEAD) {
+        web_dead_answer(s, c, req->query);
+        return;
+    }
+    if (!connected(s)) {
+        web_server_json(c, 503, web_api_error("cannot reach Redis at %s", s->cli->opts.redis_url));
+        return;
+    }
+    if (route.kind == WEB_ROUTE_STACK_STREAM) {
+        web_stream_start(s, c, route.stack);
+        return;
+    }
+    int status = 200;
+    json_t *doc = web_api_get(s->cli, &route, req->query, &status);
+    web_server_json(c, status, doc);
+}
