@@ -6,9 +6,7 @@
  * console as a Redis user allowed nothing else).
  *
  * The reads are convergectl's synchronous ones, a few pipelined round
- * trips per document, made on the server's loop: a local Redis answers in
- * well under a millisecond each, and a console is not a hot path. A Redis
- * that stops answering holds the loop until hiredis's timeout.
+ * trips per document; web_reads.h runs them off the loop.
  */
 #ifndef WEB_API_H
 #define WEB_API_H

@@ -6,6 +6,7 @@
 #include "web_server.h"
 
 #include "cli_common.h"
+#include "web_reads.h"
 
 #include "cv_http.h"
 #include "cv_keys.h"
@@ -172,6 +173,7 @@ int main(int argc, char **argv)
         return rc == CLI_HELP ? 0 : CLI_USAGE;
     }
     s.loop = uv_default_loop();
+    s.reads = web_reads_new(s.loop, &cli);
     char err[512];
     if (cv_http_start(s.loop, args.listen, web_server_handle, &s, &server, err, sizeof(err))) {
         fprintf(stderr, "converge-web: %s\n", err);
@@ -189,8 +191,9 @@ int main(int argc, char **argv)
     uv_signal_init(s.loop, &sigterm);
     uv_signal_start(&sigint, on_signal, SIGINT);
     uv_signal_start(&sigterm, on_signal, SIGTERM);
-    uv_run(s.loop, UV_RUN_DEFAULT);
+    uv_run(s.loop, UV_RUN_DEFAULT); /* until the reads still out came back */
     uv_loop_close(s.loop);
+    web_reads_free(s.reads);
     cli_close(&cli);
     return 0;
 }

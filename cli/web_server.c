@@ -5,11 +5,14 @@
 
 #include "web_api.h"
 #include "web_assets.h"
+#include "web_reads.h"
 #include "web_route.h"
 
 #include "cv_error.h"
 #include "cv_log.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void web_server_json(cv_http_conn_t *c, int status, json_t *doc)
@@ -37,10 +40,37 @@ static void answer_asset(cv_http_conn_t *c, const char *path)
     cv_http_respond_text(c, 404, "not found: %s\n", path);
 }
 
-/* A Redis connection, made when first needed and again after one failed. */
-static bool connected(web_server_t *s)
+/* An API call waiting for its read (web_reads.h). */
+typedef struct api_call {
+    cv_http_conn_t *conn;
+    web_route_t route;
+    char query[sizeof(((cv_http_req_t *)0)->query)];
+} api_call_t;
+
+static json_t *read_api(cli_t *cli, void *arg, int *status)
 {
-    return s->cli->redis || cli_redis_connect(s->cli) == CLI_OK;
+    api_call_t *call = arg;
+    return web_api_get(cli, &call->route, call->query, status);
+}
+
+static void answer_api(json_t *doc, int status, void *arg)
+{
+    api_call_t *call = arg;
+    web_server_json(call->conn, status, doc);
+    free(call);
+}
+
+static void ask_api(web_server_t *s, cv_http_conn_t *c, const web_route_t *route, const char *query)
+{
+    api_call_t *call = malloc(sizeof(*call));
+    if (!call) {
+        cv_http_respond_text(c, 503, "out of memory\n");
+        return;
+    }
+    call->conn = c;
+    call->route = *route;
+    snprintf(call->query, sizeof(call->query), "%s", query);
+    web_reads_ask(s->reads, read_api, answer_api, call);
 }
 
 void web_server_handle(cv_http_conn_t *c, const cv_http_req_t *req, void *ud)
@@ -78,15 +108,8 @@ void web_server_handle(cv_http_conn_t *c, const cv_http_req_t *req, void *ud)
         web_dead_answer(s, c, req->query);
         return;
     }
-    if (!connected(s)) {
-        web_server_json(c, 503, web_api_error("cannot reach Redis at %s", s->cli->opts.redis_url));
-        return;
-    }
-    if (route.kind == WEB_ROUTE_STACK_STREAM) {
+    if (route.kind == WEB_ROUTE_STACK_STREAM)
         web_stream_start(s, c, route.stack);
-        return;
-    }
-    int status = 200;
-    json_t *doc = web_api_get(s->cli, &route, req->query, &status);
-    web_server_json(c, status, doc);
+    else
+        ask_api(s, c, &route, req->query);
 }

@@ -15,10 +15,11 @@
 
 typedef struct web_server {
     uv_loop_t *loop;
-    cli_t *cli;             /* its Redis connection, made at the first request */
-    char token[256];        /* "" when no --token-file */
-    char convergectl[4096]; /* the program `dead` runs: convergectl */
-    int stream_interval_ms; /* how often a stack stream looks for changes */
+    cli_t *cli;              /* the options; its connection is the reads' */
+    struct web_reads *reads; /* every Redis read, off the loop (web_reads.h) */
+    char token[256];         /* "" when no --token-file */
+    char convergectl[4096];  /* the program `dead` runs: convergectl */
+    int stream_interval_ms;  /* how often a stack stream looks for changes */
 } web_server_t;
 
 /* The cv_http handler; ud is the web_server_t. */

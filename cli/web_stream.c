@@ -1,16 +1,18 @@
 /*
  * The stack page's live graph: a server-sent event stream per open page
  * (web_server.h). Each stream reads the stack's graph document every
- * stream_interval_ms and sends it when it changed, so a page sees every
+ * stream_interval_ms (off the loop, web_reads.h) and sends it when it changed, so a page sees every
  * resource turn green without asking; a comment line every 15 s keeps
  * proxies from closing a quiet stream.
  */
 #include "web_server.h"
 
 #include "web_api.h"
+#include "web_reads.h"
 
 #include "cv_log.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,23 +23,34 @@ typedef struct web_stream {
     web_server_t *server;
     cv_http_conn_t *conn;
     uv_timer_t timer;
-    char stack[WEB_NAME_MAX];
-    char *last;            /* the document last sent */
-    uint64_t last_sent_ms; /* when anything was last sent */
-    unsigned long seq;     /* the id of the next event */
+    char stack[WEB_NAME_MAX]; /* read by the pool thread: never changed */
+    char *last;               /* the document last sent */
+    uint64_t last_sent_ms;    /* when anything was last sent */
+    unsigned long seq;        /* the id of the next event */
+    bool reading;             /* a read of the graph is out (web_reads.h) */
+    bool ended, timer_closed; /* freed when both, and no read is out */
     struct web_stream *next;
 } web_stream_t;
 
 static web_stream_t *streams;
 
+static void maybe_free(web_stream_t *st)
+{
+    if (st->ended && st->timer_closed && !st->reading) {
+        free(st->last);
+        free(st);
+    }
+}
+
 static void on_closed(uv_handle_t *h)
 {
     web_stream_t *st = h->data;
-    free(st->last);
-    free(st);
+    st->timer_closed = true;
+    maybe_free(st);
 }
 
-/* Ends the stream: the connection now, the memory once the timer closed. */
+/* Ends the stream: the connection now, the memory once the timer closed
+ * and the read out (if any) came back. */
 static void stream_end(web_stream_t *st)
 {
     for (web_stream_t **p = &streams; *p; p = &(*p)->next) {
@@ -46,6 +59,7 @@ static void stream_end(web_stream_t *st)
             break;
         }
     }
+    st->ended = true;
     uv_timer_stop(&st->timer);
     cv_http_stream_end(st->conn);
     uv_close((uv_handle_t *)&st->timer, on_closed);
@@ -60,6 +74,8 @@ static int send_event(web_stream_t *st, const char *event, const char *data)
 {
     size_t n = strlen(data) + strlen(event) + 64;
     char *buf = malloc(n);
+    if (!buf)
+        return -1;
     int len = snprintf(buf, n, "id: %lu\nevent: %s\ndata: %s\n\n", st->seq++, event, data);
     int rc = cv_http_stream_send(st->conn, buf, (size_t)len);
     free(buf);
@@ -67,13 +83,17 @@ static int send_event(web_stream_t *st, const char *event, const char *data)
     return rc;
 }
 
-/* One look at the stack: the graph when it changed, "gone" when the
- * stack is; a keepalive comment when nothing was sent for a while. */
-static void on_tick(uv_timer_t *t)
+static json_t *read_graph(cli_t *cli, void *arg, int *status)
 {
-    web_stream_t *st = t->data;
-    int status = 200;
-    json_t *doc = web_api_stack_graph(st->server->cli, st->stack, &status);
+    web_stream_t *st = arg;
+    return web_api_stack_graph(cli, st->stack, status);
+}
+
+/* What one look at the stack found: the graph when it changed, "gone"
+ * when the stack is; a keepalive comment when nothing was sent for a
+ * while. Ends the stream when it cannot go on. */
+static void send_look(web_stream_t *st, json_t *doc, int status)
+{
     char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
     json_decref(doc);
     int rc = 0;
@@ -94,34 +114,68 @@ static void on_tick(uv_timer_t *t)
         stream_end(st);
 }
 
-void web_stream_start(web_server_t *s, cv_http_conn_t *c, const char *stack)
+static void on_look(json_t *doc, int status, void *arg)
 {
-    int status = 200;
-    json_t *doc = web_api_stack_graph(s->cli, stack, &status);
-    if (!doc) {
-        web_server_json(c, status,
-                        status == 404 ? web_api_error("stack %s not found", stack)
-                                      : web_api_error("Redis did not answer as expected"));
+    web_stream_t *st = arg;
+    st->reading = false;
+    if (st->ended) {
+        json_decref(doc);
+        maybe_free(st);
         return;
     }
-    json_decref(doc);
-    web_stream_t *st = calloc(1, sizeof(*st));
-    st->server = s;
-    st->conn = c;
-    snprintf(st->stack, sizeof(st->stack), "%s", stack);
+    send_look(st, doc, status);
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    web_stream_t *st = t->data;
+    if (st->reading)
+        return; /* Redis is slower than the interval: one read at a time */
+    st->reading = true;
+    web_reads_ask(st->server->reads, read_graph, on_look, st);
+}
+
+/* The first look decides between a stream and an error document. */
+static void on_first_look(json_t *doc, int status, void *arg)
+{
+    web_stream_t *st = arg;
+    web_server_t *s = st->server;
+    st->reading = false;
+    if (!doc) {
+        web_server_json(st->conn, status,
+                        status == 404 ? web_api_error("stack %s not found", st->stack)
+                                      : web_api_error("Redis did not answer as expected"));
+        free(st);
+        return;
+    }
     uv_timer_init(s->loop, &st->timer);
     st->timer.data = st;
     st->next = streams;
     streams = st;
-    if (cv_http_stream_start(c, "text/event-stream", on_gone, st) != 0) {
+    if (cv_http_stream_start(st->conn, "text/event-stream", on_gone, st) != 0 ||
+        cv_http_stream_send(st->conn, "retry: 2000\n\n", 13) != 0) {
+        json_decref(doc);
         stream_end(st);
         return;
     }
-    cv_http_stream_send(c, "retry: 2000\n\n", 13);
-    on_tick(&st->timer);
-    if (!uv_is_closing((uv_handle_t *)&st->timer))
+    send_look(st, doc, status);
+    if (!st->ended)
         uv_timer_start(&st->timer, on_tick, (uint64_t)s->stream_interval_ms,
                        (uint64_t)s->stream_interval_ms);
+}
+
+void web_stream_start(web_server_t *s, cv_http_conn_t *c, const char *stack)
+{
+    web_stream_t *st = calloc(1, sizeof(*st));
+    if (!st) {
+        cv_http_respond_text(c, 503, "out of memory\n");
+        return;
+    }
+    st->server = s;
+    st->conn = c;
+    snprintf(st->stack, sizeof(st->stack), "%s", stack);
+    st->reading = true;
+    web_reads_ask(s->reads, read_graph, on_first_look, st);
 }
 
 void web_stream_close_all(void)

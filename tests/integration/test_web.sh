@@ -165,6 +165,39 @@ test_web_bad_options_exit_2_naming_them() {
     "$WEB_BIN" --help | grep -q -- --token-file || fail "--help names --token-file"
 }
 
+# web_connected_to PORT: a connection to 127.0.0.1:PORT is established.
+web_connected_to() { ss -Htn state established "( dport = :$1 )" | grep -q .; }
+
+# A Redis that does not answer holds only the reads (web_reads.h): pages
+# and other requests are still served at once. The "Redis" here is a
+# listener that accepts connections and never replies.
+test_web_pages_are_served_while_redis_does_not_answer() {
+    local hole_out hole_pid port t0 code
+    hole_out=$(mktemp)
+    # (stderr closed: the runner's pipe must not wait for this process)
+    python3 -c 'import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
+print(s.getsockname()[1], flush=True)
+held = []
+while True: held.append(s.accept())' >"$hole_out" 2>/dev/null &
+    hole_pid=$!
+    cv_wait_until 10 "the silent listener to start" test -s "$hole_out"
+    port=$(head -1 "$hole_out")
+    web_start --redis "redis://127.0.0.1:$port/0"
+    curl -sS -o /dev/null --max-time 30 "$WEB_URL/api/stacks" &
+    local api_pid=$!
+    cv_wait_until 10 "the console to hold a connection to the silent Redis" \
+        web_connected_to "$port"
+    t0=$(cv_now_ms)
+    code=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 5 "$WEB_URL/")
+    assert_eq 200 "$code" "the console page while Redis is silent"
+    echo "    page served in $(($(cv_now_ms) - t0)) ms while a read waits on Redis"
+    kill "$hole_pid"
+    wait "$hole_pid" 2>/dev/null || true
+    wait "$api_pid" 2>/dev/null || true
+    rm -f "$hole_out"
+}
+
 # The Redis servers of the deployment: its seeds (every node of a cluster).
 web_redis_servers() {
     local hosts=${CONVERGE_REDIS#*://}
