@@ -23,7 +23,7 @@ set -euo pipefail
 PACKAGES=(build-essential cmake pkg-config librdkafka-dev libhiredis-dev libuv1-dev
     libmsgpack-dev libcmocka-dev libyaml-dev libjansson-dev redis-server
     openjdk-17-jre-headless maven kcat jq clang-format cppcheck procps clang libclang-rt-14-dev
-    curl python3 nftables stunnel4 valgrind)
+    curl python3 nftables stunnel4 valgrind prometheus)
 
 build_dir=""
 sanitize=false
