@@ -4,6 +4,7 @@
 #include "agent_ports.h"
 
 #include "cv_error.h"
+#include "cv_metrics.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -56,6 +57,9 @@ void cv_agent_usage(FILE *out)
         "                         file's first N nodes\n"
         "  --nodes-prefix P       simulated node names P0..P(N-1) over 3 FDs x 3 UDs (default "
         "sim-)\n"
+        "  --metrics-addr A       serve Prometheus metrics on http://A/metrics: HOST:PORT\n"
+        "                         (port 0: a free one, written to the node record), or none\n"
+        "                         (default $CONVERGE_METRICS_ADDR or 127.0.0.1:0)\n"
         "  -v, --verbose          debug logs\n"
         "  -h, --help             this text\n"
         "Exit status: 0 stopped by a signal, 2 bad options or node description. Redis\n"
@@ -83,7 +87,8 @@ enum {
     O_LOGCAP,
     O_STOP,
     O_SIMULATE,
-    O_NODES_PREFIX
+    O_NODES_PREFIX,
+    O_METRICS_ADDR
 };
 
 static const struct option options[] = {{"redis", required_argument, NULL, O_REDIS},
@@ -107,6 +112,7 @@ static const struct option options[] = {{"redis", required_argument, NULL, O_RED
                                         {"simulate", required_argument, NULL, O_SIMULATE},
                                         {"nodes-prefix", required_argument, NULL, O_NODES_PREFIX},
                                         {"verbose", no_argument, NULL, 'v'},
+                                        {"metrics-addr", required_argument, NULL, O_METRICS_ADDR},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
 
@@ -205,6 +211,9 @@ static int apply(cv_agent_conf_t *c, int opt, const char *arg, char *errstr, siz
     case 'v':
         c->verbose = true;
         return 0;
+    case O_METRICS_ADDR: /* checked when served (agent_main.c) */
+        c->metrics_addr = arg;
+        return 0;
     case 'h':
         c->help = true;
         return 0;
@@ -248,6 +257,9 @@ int cv_agent_conf_parse(cv_agent_conf_t *c, int argc, char **argv, char *errstr,
     c->reset_s = 1800;
     c->log_cap = CV_LOG_CAP_DEFAULT;
     c->nodes_prefix = "sim-";
+    c->metrics_addr = getenv(CV_METRICS_ADDR_ENV) && *getenv(CV_METRICS_ADDR_ENV)
+                          ? getenv(CV_METRICS_ADDR_ENV)
+                          : CV_METRICS_ADDR_DEFAULT;
     optind = 1;
     opterr = 0;
     int opt;
