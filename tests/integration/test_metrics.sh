@@ -1,7 +1,8 @@
 # Prometheus metrics (docs/metrics.md): every process's /metrics is valid
 # exposition text with the contract names; a real Prometheus scrapes the
 # deployment and sees the series move as a stack converges; a bad
-# --metrics-addr and a port in use are refused with exit 2.
+# --metrics-addr and a port in use are refused with exit 2; the cluster
+# resource manager counts placements and agents count replica restarts.
 # shellcheck shell=bash
 
 # The deployment's metrics addresses (up.sh writes them to STATE/env).
@@ -89,6 +90,46 @@ test_metrics_prometheus_sees_the_series_move_as_a_stack_converges() {
     cv_wait_until 30 "a converge_kafka_consumer_lag series" prom_above 'count(converge_kafka_consumer_lag)' 0 ||
         fail "no converge_kafka_consumer_lag series"
     assert_eq "$n" "$(prom_value 'count(converge_worker_info == 1)')" "converge_worker_info, one per process"
+}
+
+# metrics_sum NAME ADDRESS...: the sum of the unlabelled sample NAME over
+# the /metrics of each ADDRESS (one that does not answer counts 0).
+metrics_sum() {
+    local name=$1 addr
+    shift
+    for addr; do curl -sf "http://$addr/metrics" || true; done |
+        awk -v n="$name" '$1 == n { s += $2 } END { printf "%d\n", s }'
+}
+metrics_sum_above() { # THRESHOLD NAME ADDRESS...
+    local threshold=$1
+    shift
+    (($(metrics_sum "$@") > threshold))
+}
+
+test_metrics_placements_and_replica_restarts_are_counted() {
+    local p cl name workers=() agents=() node before
+    p="met$(printf %04x $((RANDOM ^ RUN_ID % 65536)))-"
+    cl=$(svc_cluster_file "$p")
+    name=$(stack_name metrics-crash)
+    # shellcheck disable=SC2064 # expanded now: the trap runs after this function returns
+    trap "svc_agents_cleanup '$name'" EXIT
+    svc_agents_start "$cl" "${p}N1" "${p}N2" "${p}N3"
+    mapfile -t workers < <(metrics_targets)
+    for node in "${p}N1" "${p}N2" "${p}N3"; do
+        agents+=("$(redis HGET "$(ckey "node:$node")" metrics)")
+        [[ ${agents[-1]} =~ ^127\.0\.0\.1:[1-9][0-9]*$ ]] ||
+            fail "node $node's record names no metrics address: '${agents[-1]}'"
+    done
+    assert_eq 0 "$(metrics_sum converge_replica_restarts_total "${agents[@]}")" "restarts of new agents"
+    before=$(metrics_sum converge_placements_total "${workers[@]}")
+    # one replica whose process exits at once: placed, then restarted by its policy
+    ctl submit "$name" "$DATA/services/crashloop.yaml" -P "constraint=$(svc_group_constraint "$p")" >/dev/null
+    cv_wait_until 30 "converge_placements_total of the workers to grow past $before" \
+        metrics_sum_above "$before" converge_placements_total "${workers[@]}" ||
+        fail "no placement counted"
+    cv_wait_until 30 "an agent to count a replica restart" \
+        metrics_sum_above 0 converge_replica_restarts_total "${agents[@]}" ||
+        fail "no replica restart counted"
 }
 
 test_metrics_a_bad_address_or_a_port_in_use_exits_2_naming_it() {
