@@ -8,6 +8,7 @@
 
 #include "cv_error.h"
 #include "cv_limits.h"
+#include "cv_metrics.h"
 
 #include <getopt.h>
 #include <stdbool.h>
@@ -60,6 +61,20 @@ static void usage(FILE *f, const char *prog, const cv_worker_def_t *def)
             "  --help             this text\n%s",
             prog, def->role, def->topic, def->role, limits,
             def->usage_extra ? def->usage_extra : "");
+    fputs("metrics (docs/metrics.md):\n" CV_METRICS_USAGE, f);
+}
+
+static const struct option metrics_addr_option = {"metrics-addr", required_argument, 0, 'M'};
+
+/* --metrics-addr: checked when the endpoint starts (cv_metrics_serve), so
+ * that a bad address and a port in use are told alike. */
+static int set_metrics_addr(cv_worker_t *w, const char *addr, char *err, size_t errsz)
+{
+    if (strlen(addr) >= sizeof(w->metrics_addr))
+        return cv_seterr(err, errsz, CV_EINVAL, "--metrics-addr: at most %zu characters",
+                         sizeof(w->metrics_addr) - 1);
+    snprintf(w->metrics_addr, sizeof(w->metrics_addr), "%s", addr);
+    return 0;
 }
 
 static int parse_int(const char *s, int lo, int hi, int *out)
@@ -145,6 +160,8 @@ static int parse_one(cv_worker_t *w, int c, const char *arg, int *verbose, char 
     case 'v':
         *verbose = 1;
         return 0;
+    case 'M':
+        return set_metrics_addr(w, arg, err, errsz);
     default:
         for (int i = 0; i < NINT_OPTS; i++)
             if (int_opts[i].id == c)
@@ -166,9 +183,10 @@ int cv__worker_args(cv_worker_t *w, int argc, char **argv, const cv_worker_def_t
                                           {"verbose", no_argument, 0, 'v'},
                                           {"help", no_argument, 0, 'h'}};
     enum { NFIXED = sizeof(fixed) / sizeof(fixed[0]) };
-    struct option longopts[NFIXED + NINT_OPTS + CV_LIMIT__COUNT + 1], *o = longopts;
+    struct option longopts[NFIXED + NINT_OPTS + CV_LIMIT__COUNT + 2], *o = longopts;
     memcpy(o, fixed, sizeof(fixed));
     o += NFIXED;
+    *o++ = metrics_addr_option;
     for (int i = 0; i < NINT_OPTS; i++)
         *o++ = (struct option){int_opts[i].name, required_argument, 0, int_opts[i].id};
     for (int i = 0; i < CV_LIMIT__COUNT; i++)
@@ -176,6 +194,12 @@ int cv__worker_args(cv_worker_t *w, int argc, char **argv, const cv_worker_def_t
                                OPT_LIMIT_BASE + i};
     *o = (struct option){0, 0, 0, 0};
     char err[512] = "";
+    const char *metrics_env = getenv(CV_METRICS_ADDR_ENV);
+    if (set_metrics_addr(w, metrics_env && *metrics_env ? metrics_env : CV_METRICS_ADDR_DEFAULT,
+                         err, sizeof(err))) {
+        fprintf(stderr, "%s: $%s: %s\n", argv[0], CV_METRICS_ADDR_ENV, err);
+        return CV_EINVAL;
+    }
     if (from_env(w, err, sizeof(err))) {
         fprintf(stderr, "%s: %s\n", argv[0], err);
         return CV_EINVAL;
