@@ -148,8 +148,9 @@ typedef struct cv_consumer_conf {
     int session_ms; /* session.timeout.ms (0: 6000); heartbeats every quarter of it */
     cv_job_handler handler;
     void *ud;
-    cv_kafka_state_cb on_state;                            /* may be NULL; called with ud */
-    void (*on_job_end)(void *ud, const cv_job_end_t *end); /* may be NULL */
+    cv_kafka_state_cb on_state; /* may be NULL; called with ud */
+    /* Called with ud as each job ends (the metrics); may be NULL. */
+    void (*on_job_end)(void *ud, const cv_job_end_t *end);
 } cv_consumer_conf_t;
 
 int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
