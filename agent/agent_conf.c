@@ -4,6 +4,7 @@
 #include "agent_ports.h"
 
 #include "cv_error.h"
+#include "cv_metrics.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -60,6 +61,9 @@ void cv_agent_usage(FILE *out)
         "                         level, process, id, msg ($CONVERGE_LOG_FORMAT)\n"
         "  --log-level L          debug, info (default), warn or error: the least severe\n"
         "                         level logged ($CONVERGE_LOG_LEVEL)\n"
+        "  --metrics-addr A       serve Prometheus metrics on http://A/metrics: HOST:PORT\n"
+        "                         (port 0: a free one, written to the node record), or none\n"
+        "                         (default $CONVERGE_METRICS_ADDR or 127.0.0.1:0)\n"
         "  -v, --verbose          the same as --log-level debug\n"
         "  -h, --help             this text\n"
         "Exit status: 0 stopped by a signal, 2 bad options or node description. Redis\n"
@@ -89,7 +93,8 @@ enum {
     O_SIMULATE,
     O_NODES_PREFIX,
     O_LOG_FORMAT,
-    O_LOG_LEVEL
+    O_LOG_LEVEL,
+    O_METRICS_ADDR
 };
 
 static const struct option options[] = {{"redis", required_argument, NULL, O_REDIS},
@@ -115,6 +120,7 @@ static const struct option options[] = {{"redis", required_argument, NULL, O_RED
                                         {"verbose", no_argument, NULL, 'v'},
                                         {"log-format", required_argument, NULL, O_LOG_FORMAT},
                                         {"log-level", required_argument, NULL, O_LOG_LEVEL},
+                                        {"metrics-addr", required_argument, NULL, O_METRICS_ADDR},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
 
@@ -217,6 +223,9 @@ static int apply(cv_agent_conf_t *c, int opt, const char *arg, char *errstr, siz
         return cv_log_opts_set(&c->log, "log-format", arg, errstr, errstr_size);
     case O_LOG_LEVEL:
         return cv_log_opts_set(&c->log, "log-level", arg, errstr, errstr_size);
+    case O_METRICS_ADDR: /* checked when served (agent_main.c) */
+        c->metrics_addr = arg;
+        return 0;
     case 'h':
         c->help = true;
         return 0;
@@ -262,6 +271,9 @@ int cv_agent_conf_parse(cv_agent_conf_t *c, int argc, char **argv, char *errstr,
     c->reset_s = 1800;
     c->log_cap = CV_LOG_CAP_DEFAULT;
     c->nodes_prefix = "sim-";
+    c->metrics_addr = getenv(CV_METRICS_ADDR_ENV) && *getenv(CV_METRICS_ADDR_ENV)
+                          ? getenv(CV_METRICS_ADDR_ENV)
+                          : CV_METRICS_ADDR_DEFAULT;
     optind = 1;
     opterr = 0;
     int opt;

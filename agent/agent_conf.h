@@ -32,6 +32,7 @@ typedef struct cv_agent_conf {
     bool stop_on_exit, help;
     int simulate; /* nodes to simulate; 0: a real node */
     const char *nodes_prefix;
+    const char *metrics_addr; /* --metrics-addr: HOST:PORT or "none" (docs/metrics.md) */
 } cv_agent_conf_t;
 
 /* Reads argv into c (defaults first). 0, or CV_EINVAL with errstr naming

@@ -11,6 +11,7 @@
 #include "agent_state.h"
 
 #include "cv_error.h"
+#include "cv_metrics.h"
 #include "cv_keys.h"
 #include "cv_log.h"
 #include "cv_outage.h"
@@ -174,6 +175,7 @@ static void on_node_stopped(void *ud)
     if (a->redis)
         cv_redis_close(a->redis);
     a->redis = NULL;
+    cv_metrics_stop();
     for (size_t i = 0; i < a->nnodes; i++)
         cv_anode_free(a->nodes[i]);
     a->nnodes = 0;
@@ -198,6 +200,15 @@ static int run(agent_t *a)
 {
     char err[512];
     a->loop = uv_default_loop();
+    /* converge_worker_info's id: the node's name (simulated: "sim") */
+    const char *node =
+        a->conf.simulate ? "sim"
+                         : json_string_value(json_object_get(json_array_get(a->descs, 0), "name"));
+    if (cv_metrics_serve(a->loop, a->conf.metrics_addr, CV_METRICS_AGENT, node ? node : a->id,
+                         "agent", err, sizeof(err))) {
+        fprintf(stderr, "converge-agent: %s\n", err);
+        return 2;
+    }
     cv_outage_init(&a->redis_outage, "redis");
     uv_timer_init(a->loop, &a->connect_timer);
     a->connect_timer.data = a;

@@ -9,6 +9,7 @@
 
 #include "cv_keys.h"
 #include "cv_log.h"
+#include "cv_metrics.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,7 +282,8 @@ static void heartbeat(cv_anode_t *n)
                             "ports",     ports,
                             "fence_ms",  fence,
                             "load",      load_text ? load_text : "{}",
-                            "replicas",  count};
+                            "replicas",  count,
+                            "metrics",   cv_metrics_address()};
     const char *alive[] = {"SET", n->k_alive, n->conf.agent_id, "PX", ttl};
     send_cmd(n, 4, nodes, NULL);
     send_cmd(n, 4, admin, NULL);

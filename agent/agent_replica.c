@@ -6,6 +6,7 @@
 #include "agent_state.h"
 
 #include "cv_log.h"
+#include "cv_metrics.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -256,6 +257,7 @@ static void on_backoff_done(uv_timer_t *t)
     cv_replica_t *r = t->data;
     char reason[768];
     r->restarts++;
+    cv_metrics_add(CV_METRIC_REPLICA_RESTARTS, 1);
     if (r->spec.restart.max_times > 0)
         snprintf(reason, sizeof(reason), "replica %s restarted (%s), restart %d of %d",
                  r->spec.name, r->cause, r->restarts, r->spec.restart.max_times);

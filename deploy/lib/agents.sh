@@ -15,6 +15,9 @@
 
 CV_AGENT_PORTS=50
 
+# shellcheck source=SCRIPTDIR/metrics.sh
+. "$(dirname "${BASH_SOURCE[0]}")/metrics.sh"
+
 # The nodes of STATE/cluster.json in file order (our format's "name" or
 # Service Fabric's "nodeName").
 cv_agent_nodes() {
@@ -83,7 +86,8 @@ cv_agent_start() {
         env CONVERGE_REDIS="$CONVERGE_REDIS" "$build_dir/converge-agent" \
         --redis "$CONVERGE_REDIS" --prefix "${CONVERGE_PREFIX:-cv:}" \
         --cluster "$STATE/cluster.json" --node "$node" \
-        --dir "$STATE/agents/$node" --ports "$lo-$((lo + CV_AGENT_PORTS - 1))"
+        --dir "$STATE/agents/$node" --ports "$lo-$((lo + CV_AGENT_PORTS - 1))" \
+        --metrics-addr "$(cv_metrics_addr "agent-$node")"
 }
 
 # True while NODE's heartbeat key lives in Redis.

@@ -166,7 +166,8 @@ start_worker() {
     cv_spawn "$STATE/pids/$name.pid" "$STATE/log/$name.log" \
         env CONVERGE_REDIS="$CONVERGE_REDIS" CONVERGE_KAFKA="$CONVERGE_KAFKA" \
         CONVERGE_KAFKA_OPTS="$CONVERGE_KAFKA_OPTS" CONVERGE_SESSION_MS="${CONVERGE_SESSION_MS:-6000}" \
-        "$build_dir/converge-$role" --id "$name" "${worker_args[@]}"
+        "$build_dir/converge-$role" --id "$name" --metrics-addr "$(cv_metrics_addr "$name")" \
+        "${worker_args[@]}"
     if $wait_ready; then
         cv_wait_until "$TIMEOUT" "$name to be ready" worker_ready ||
             cv_die "$name did not become ready; see $STATE/log/$name.log"

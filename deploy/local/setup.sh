@@ -26,7 +26,7 @@ PACKAGES=(build-essential cmake pkg-config librdkafka-dev libhiredis-dev libuv1-
     libmsgpack-dev libcmocka-dev libyaml-dev libjansson-dev redis-server
     openjdk-17-jre-headless maven kcat jq clang-format cppcheck procps clang libclang-rt-14-dev
     curl python3 nftables stunnel4 valgrind graphviz libxml2-utils debootstrap systemd
-    python3-yaml
+    python3-yaml prometheus
     nodejs chromium) # nodejs, chromium (and npm): the web console's browser tests (tests/web)
 # Debian's npm conflicts with a nodejs that bundles its own (NodeSource's).
 command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)

@@ -527,6 +527,28 @@ write_worker_env() {
 }
 
 # ---------------------------------------------------------------------------
+# Metrics: a loopback port per worker and agent (deploy/lib/metrics.sh), and
+# their addresses in STATE/env: CONVERGE_METRICS_<NAME> each and
+# CONVERGE_METRICS_TARGETS, all of them comma-separated (docs/metrics.md).
+# ---------------------------------------------------------------------------
+
+write_metrics_env() {
+    local names=() node k
+    for ((k = 1; k <= engines; k++)); do names+=("engine-$k"); done
+    for ((k = 1; k <= observers; k++)); do names+=("observer-$k"); done
+    [[ ! -f $STATE/cluster.json ]] || while read -r node; do
+        names+=("agent-$node")
+    done < <(cv_agent_nodes)
+    cv_metrics_assign "${names[@]}"
+    {
+        cat "$STATE/env"
+        echo "# Prometheus metrics of each process (docs/metrics.md)."
+        cv_metrics_env "${names[@]}"
+    } >"$STATE/env.tmp"
+    mv -f "$STATE/env.tmp" "$STATE/env"
+}
+
+# ---------------------------------------------------------------------------
 # Workers. Each keeps the hash <prefix>worker:<id> with state=ready while it
 # is connected to Redis and Kafka.
 # ---------------------------------------------------------------------------
@@ -587,7 +609,7 @@ ensure_workers() {
         cv_spawn "$STATE/pids/$name.pid" "$STATE/log/$name.log" \
             env -u REDISCLI_AUTH CONVERGE_REDIS="$CONVERGE_REDIS" CONVERGE_KAFKA="$CONVERGE_KAFKA" \
             CONVERGE_KAFKA_OPTS="$CONVERGE_KAFKA_OPTS" CONVERGE_SESSION_MS="$CONVERGE_SESSION_MS" \
-            "$build_dir/converge-${name%-*}" --id "$name"
+            "$build_dir/converge-${name%-*}" --id "$name" --metrics-addr "$(cv_metrics_addr "$name")"
     done
     cv_log "workers: started ${start[*]}; waiting for them to be ready"
     if ! cv_wait_until "$TIMEOUT" "${start[*]} to be ready" workers_ready "${start[@]}" ||
@@ -760,6 +782,7 @@ summary() {
 ensure_redis
 ensure_kafka
 write_env
+write_metrics_env
 ensure_workers
 ensure_agents
 ensure_web

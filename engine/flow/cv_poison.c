@@ -31,6 +31,7 @@ static void dead_letter_job(cv_worker_t *w, cv_job_t *job, const char *reason, c
 {
     size_t len;
     const void *payload = cv_job_payload(job, &len);
+    cv_job_set_dead(job);
     cv_worker_dead_letter(w, payload, len, reason, cb, ud);
 }
 

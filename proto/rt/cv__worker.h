@@ -40,6 +40,13 @@ bool cv__worker_group_lost(const cv_worker_t *w);
 void cv__worker_unsubscribe(cv_worker_t *w);
 int cv__worker_subscribe(cv_worker_t *w, char *errstr, size_t errstr_size);
 
+/* Serves the worker's metrics (cv_worker_metrics.c): 0, or 2 after
+ * printing why (a bad --metrics-addr, a port in use). */
+int cv__worker_metrics_start(cv_worker_t *w, const char *prog);
+
+/* A job's end, counted (a cv_consumer_conf_t.on_job_end, ud = w). */
+void cv__worker_job_end(void *ud, const cv_job_end_t *end);
+
 /* Steps aside or back (cv_worker_isolation.c); called every liveness tick. */
 void cv__worker_isolation_tick(cv_worker_t *w, double now);
 

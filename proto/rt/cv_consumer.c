@@ -5,6 +5,7 @@
 #include "cv_log.h"
 #include "cv_offsets.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,10 @@ struct cv_job {
     void *data;
     int parts; /* the handler's parts of it not ended yet (cv_job_split) */
     bool handed_back;
-    bool orphan; /* still its handler's when the consumer closed */
+    bool orphan;         /* still its handler's when the consumer closed */
+    bool dead;           /* cv_job_set_dead */
+    int kind;            /* cv_job_set_kind */
+    double started, hop; /* dispatched at; hop latency (< 0: unknown) */
 };
 
 struct cv_consumer {
@@ -54,6 +58,8 @@ struct cv_consumer {
     rd_kafka_topic_partition_list_t *subscription;
     ptrack_t tracks[MAX_PARTITION_TRACKS];
     int ntracks;
+    cv_kafka_lag_t lag[CV_KAFKA_LAG_MAX]; /* at the last statistics */
+    int nlag;
 };
 
 static ptrack_t *track_for(cv_consumer_t *c, rd_kafka_topic_t *rkt, int32_t partition)
@@ -131,9 +137,24 @@ static void on_watch_closed(void *owner)
     free_when_unused(c);
 }
 
+/* The message's last part ended: its owner hears how (the metrics). */
+static void report_end(cv_job_t *job)
+{
+    cv_consumer_t *c = job->c;
+    if (!c->conf.on_job_end)
+        return;
+    cv_job_end_t end = {.kind = job->kind,
+                        .dead = job->dead,
+                        .handed_back = job->handed_back || job->orphan,
+                        .seconds = cv_now() - job->started,
+                        .hop_seconds = job->hop};
+    c->conf.on_job_end(c->conf.ud, &end);
+}
+
 static void free_orphan(cv_job_t *job)
 {
     cv_consumer_t *c = job->c;
+    report_end(job);
     free_job(job); /* its message went with the consumer */
     c->orphans--;
     free_when_unused(c);
@@ -166,7 +187,10 @@ static bool part_ended(cv_job_t *job, bool finished)
     job->c->inflight--;
     if (finished)
         resume_soon(job->c);
-    return --job->parts == 0;
+    if (--job->parts > 0)
+        return false;
+    report_end(job);
+    return true;
 }
 
 void cv_job_finish(cv_job_t *job)
@@ -235,6 +259,16 @@ static void release_revoked(cv_consumer_t *c, const rd_kafka_topic_partition_lis
                 release_track(c, &c->tracks[i]);
 }
 
+void cv_job_set_kind(cv_job_t *job, int kind)
+{
+    job->kind = kind;
+}
+
+void cv_job_set_dead(cv_job_t *job)
+{
+    job->dead = true;
+}
+
 void cv_job_set_data(cv_job_t *job, void *data)
 {
     job->data = data;
@@ -264,6 +298,25 @@ int64_t cv_job_offset(const cv_job_t *job)
 int cv_consumer_inflight(const cv_consumer_t *c)
 {
     return c->inflight;
+}
+
+int cv_consumer_lag(const cv_consumer_t *c, cv_kafka_lag_t *out, int max)
+{
+    int n = c->nlag < max ? c->nlag : max;
+    memcpy(out, c->lag, (size_t)n * sizeof(*out));
+    return n;
+}
+
+/* librdkafka's statistics, served on the loop like every callback of the
+ * consumer's queue: only the lag is kept. */
+static int on_stats(rd_kafka_t *rk, char *json, size_t len, void *opaque)
+{
+    (void)rk;
+    cv_consumer_t *c = opaque;
+    int n = cv__kafka_stats_lag(json, len, c->lag, CV_KAFKA_LAG_MAX);
+    if (n >= 0)
+        c->nlag = n;
+    return 0; /* librdkafka frees the text */
 }
 
 /* Consumer errors arrive as messages or through the error callback.
@@ -322,6 +375,12 @@ static void dispatch(cv_consumer_t *c, rd_kafka_message_t *rkm)
     job->offset = rkm->offset;
     job->pt = pt;
     job->parts = 1;
+    job->started = cv_now();
+    rd_kafka_timestamp_type_t tstype;
+    int64_t produced_ms = rd_kafka_message_timestamp(rkm, &tstype);
+    job->hop = -1;
+    if (produced_ms > 0) /* clocks apart: never a negative latency */
+        job->hop = fmax(0, job->started - (double)produced_ms / 1000.0);
     rd_kafka_message_destroy(rkm);
     cv_track_push(&pt->track, &job->slot, job->offset);
     c->inflight++;
@@ -463,6 +522,8 @@ int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
                                            "cooperative-sticky",
                                            "reconnect.backoff.max.ms",
                                            "2000",
+                                           "statistics.interval.ms",
+                                           "5000",
                                            NULL};
     rd_kafka_conf_t *kconf = cv__kafka_conf(opts, defaults, errstr, errstr_size);
     if (!kconf)
@@ -483,6 +544,7 @@ int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
     }
     cv_consumer_t *c = calloc(1, sizeof(*c));
     rd_kafka_conf_set_rebalance_cb(kconf, on_rebalance);
+    rd_kafka_conf_set_stats_cb(kconf, on_stats);
     int rc = cv__kafka_new(&c->rk, RD_KAFKA_CONSUMER, kconf, on_error, c, errstr, errstr_size);
     if (rc) {
         free(c);

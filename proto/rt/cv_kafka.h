@@ -115,6 +115,26 @@ typedef struct cv_job cv_job_t;
 /* A job: one consumed message. Handlers call cv_job_finish exactly once. */
 typedef void (*cv_job_handler)(cv_job_t *job, const void *payload, size_t len, void *ud);
 
+/* How a job ended, told to cv_consumer_conf_t.on_job_end once per message
+ * (a split job when its last part ends). */
+typedef struct cv_job_end {
+    int kind;           /* cv_job_set_kind's; 0 when never set */
+    bool dead;          /* cv_job_set_dead was called */
+    bool handed_back;   /* a part was handed back, or the partition revoked under it */
+    double seconds;     /* from its dispatch to its end */
+    double hop_seconds; /* from the message's Kafka timestamp to its dispatch; < 0: none */
+} cv_job_end_t;
+
+/* The consumer lag of one assigned partition: messages between the
+ * consumer's position and the partition's end, as librdkafka's statistics
+ * last reported it. */
+typedef struct cv_kafka_lag {
+    char topic[64];
+    int32_t partition;
+    int64_t lag;
+} cv_kafka_lag_t;
+#define CV_KAFKA_LAG_MAX 256
+
 typedef struct cv_consumer_conf {
     const char *group;
     /* group.instance.id: static membership, so that a restarted worker takes
@@ -129,6 +149,8 @@ typedef struct cv_consumer_conf {
     cv_job_handler handler;
     void *ud;
     cv_kafka_state_cb on_state; /* may be NULL; called with ud */
+    /* Called with ud as each job ends (the metrics); may be NULL. */
+    void (*on_job_end)(void *ud, const cv_job_end_t *end);
 } cv_consumer_conf_t;
 
 int cv_consumer_new(cv_consumer_t **out, uv_loop_t *loop, const cv_opts_t *opts,
@@ -151,6 +173,11 @@ void cv_job_hand_back(cv_job_t *job);
  * committed once every part finished; one part handed back leaves the
  * message to be redelivered whole. Call it before any part ends. */
 void cv_job_split(cv_job_t *job, int parts);
+
+/* What the job is (its message type, reported in cv_job_end_t.kind), and
+ * that it was dead-lettered. */
+void cv_job_set_kind(cv_job_t *job, int kind);
+void cv_job_set_dead(cv_job_t *job);
 
 /* Per-job user data slot (the handler's state). */
 void cv_job_set_data(cv_job_t *job, void *data);
@@ -185,6 +212,11 @@ int cv_consumer_subscribe(cv_consumer_t *c, char *errstr, size_t errstr_size);
 
 /* Jobs handed out and not yet finished. */
 int cv_consumer_inflight(const cv_consumer_t *c);
+
+/* The lag of the consumer's assigned partitions at librdkafka's last
+ * statistics (statistics.interval.ms, 5000 by default here): copies up to
+ * max of them into out and returns how many. */
+int cv_consumer_lag(const cv_consumer_t *c, cv_kafka_lag_t *out, int max);
 
 /* Stops consuming and commits the finished prefix; then frees. Jobs still in
  * flight are not committed (they will be redelivered). NULL is allowed. */

@@ -26,6 +26,13 @@ int cv__kafka_new(rd_kafka_t **out, rd_kafka_type_t type, rd_kafka_conf_t *conf,
 
 #include <uv.h>
 
+#include "cv_kafka.h"
+
+/* The consumer lag of every partition with one (consumer_lag >= 0) in a
+ * librdkafka statistics JSON (topics -> partitions -> consumer_lag), up to
+ * max; returns how many, or -1 when the text is not such JSON. */
+int cv__kafka_stats_lag(const char *json, size_t len, cv_kafka_lag_t *out, int max);
+
 /*
  * A librdkafka queue signalled into a libuv loop: librdkafka writes to a pipe
  * when the queue goes from empty to non-empty, the loop polls the pipe, and a

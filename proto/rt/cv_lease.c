@@ -2,6 +2,7 @@
 
 #include "cv_keys.h"
 #include "cv_log.h"
+#include "cv_metrics.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@ static void on_renewed(cv_redis_t *r, redisReply *rep, void *ud)
         /* Expired while we could not renew it (a pause, a Redis outage), or
          * released under us: renewing someone else's lease would be wrong. */
         k->lost = true;
+        cv_metrics_add(CV_METRIC_LEASES_LOST, 1);
         uv_timer_stop(&k->timer);
         cv_debug("lease %s is no longer held by %s; stopped renewing", k->key, k->token);
     }
@@ -79,6 +81,7 @@ cv_lease_keeper_t *cv_lease_keep(uv_loop_t *loop, cv_redis_t *redis, const char 
     k->timer.data = k;
     uv_timer_start(&k->timer, on_tick, every, every);
     uv_unref((uv_handle_t *)&k->timer);
+    cv_metrics_add(CV_METRIC_LEASES_HELD, 1);
     return k;
 }
 
@@ -99,6 +102,7 @@ void cv_lease_stop(cv_lease_keeper_t *k)
     if (!k || k->stopped)
         return;
     k->stopped = true;
+    cv_metrics_add(CV_METRIC_LEASES_HELD, (uint64_t)-1);
     uv_timer_stop(&k->timer);
     uv_close((uv_handle_t *)&k->timer, on_closed);
 }

@@ -3,6 +3,7 @@
 #include "cv_error.h"
 #include "cv_keys.h"
 #include "cv_log.h"
+#include "cv_metrics.h"
 #include "cv_msg.h"
 
 #include <assert.h>
@@ -53,6 +54,7 @@ static void on_shutdown_tick(uv_timer_t *t)
     w->producer = NULL;
     cv_redis_close(w->redis);
     w->redis = NULL;
+    cv_metrics_stop();
     stop_loop_handles(w);
 }
 
@@ -86,7 +88,8 @@ static int consumer_open(cv_worker_t *w, int lane, cv_consumer_t **out, char *er
                                .session_ms = w->session_ms,
                                .handler = w->def->handler,
                                .ud = w,
-                               .on_state = cv__worker_kafka_state};
+                               .on_state = cv__worker_kafka_state,
+                               .on_job_end = cv__worker_job_end};
     return cv_consumer_new(out, w->loop, &w->opts, &conf, err, err_size);
 }
 
@@ -257,6 +260,11 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
     w.loop = uv_default_loop();
     w.started = cv_now();
     w.def = def;
+    int rc = cv__worker_metrics_start(&w, argv[0]);
+    if (rc) {
+        cv_opts_free(&w.opts);
+        return rc;
+    }
     if (connect_all(&w)) {
         cv_opts_free(&w.opts);
         return 3;
@@ -372,12 +380,15 @@ int cv_worker_accept(cv_worker_t *w, cv_job_t *job, const void *payload, size_t 
     char err[256], reason[320];
     cv_worker_count(w, CV_STAT_JOBS, 1);
     if (cv_limits_check(&w->limits, CV_LIMIT_MESSAGE_BYTES, len, w->role, err, sizeof(err))) {
+        cv_job_set_dead(job);
         size_t keep = len < OVERSIZE_KEEP_BYTES ? len : OVERSIZE_KEEP_BYTES;
         snprintf(reason, sizeof(reason), "%s (first %zu bytes kept)", err, keep);
         cv_worker_dead_letter(w, payload, keep, reason, on_dead_delivered, job);
         return CV_ETOOBIG;
     }
     int rc = cv_msg_decode(payload, len, m, err, sizeof(err));
+    if (rc == 0)
+        cv_job_set_kind(job, m->type);
     if (rc == 0 && !(accepted & (1u << m->type))) {
         snprintf(err, sizeof(err), "message type %s does not belong on the topic this %s reads",
                  cv_msg_type_name(m->type), w->role);
@@ -391,6 +402,7 @@ int cv_worker_accept(cv_worker_t *w, cv_job_t *job, const void *payload, size_t 
         return 0;
     }
     snprintf(reason, sizeof(reason), "%s: %s", w->role, err);
+    cv_job_set_dead(job);
     cv_worker_dead_letter(w, payload, len, reason, on_dead_delivered, job);
     return CV_EPROTO;
 }

@@ -112,6 +112,7 @@ typedef struct cv_worker {
     int reap_interval_ms; /* how often the reaper looks */
     bool stopping;
     double started;
+    char metrics_addr[256];         /* --metrics-addr: where /metrics is served, or "none" */
     uint64_t cv__stat[CV_STAT_MAX]; /* private: cv_worker_count / cv_worker_stat */
     uv_timer_t liveness;
     const char *liveness_state; /* last written: "joining", "ready", "isolated", "stopping" */

@@ -9,6 +9,7 @@
 #include "cv_error.h"
 #include "cv_limits.h"
 #include "cv_log.h"
+#include "cv_metrics.h"
 
 #include <getopt.h>
 #include <stdbool.h>
@@ -59,6 +60,18 @@ static void usage(FILE *f, const char *prog, const cv_worker_def_t *def)
             "%s" CV_LOG_OPTS_USAGE "  --help             this text\n%s",
             prog, def->role, def->topic, def->role, limits,
             def->usage_extra ? def->usage_extra : "");
+    fputs("metrics (docs/metrics.md):\n" CV_METRICS_USAGE, f);
+}
+
+/* --metrics-addr: checked when the endpoint starts (cv_metrics_serve), so
+ * that a bad address and a port in use are told alike. */
+static int set_metrics_addr(cv_worker_t *w, const char *addr, char *err, size_t errsz)
+{
+    if (strlen(addr) >= sizeof(w->metrics_addr))
+        return cv_seterr(err, errsz, CV_EINVAL, "--metrics-addr: at most %zu characters",
+                         sizeof(w->metrics_addr) - 1);
+    snprintf(w->metrics_addr, sizeof(w->metrics_addr), "%s", addr);
+    return 0;
 }
 
 static int parse_int(const char *s, int lo, int hi, int *out)
@@ -149,6 +162,8 @@ static int parse_one(cv_worker_t *w, int c, const char *arg, cv_log_opts_t *log,
         return cv_log_opts_set(log, "log-format", arg, err, errsz);
     case 'L':
         return cv_log_opts_set(log, "log-level", arg, err, errsz);
+    case 'M':
+        return set_metrics_addr(w, arg, err, errsz);
     default:
         for (int i = 0; i < NINT_OPTS; i++)
             if (int_opts[i].id == c)
@@ -171,6 +186,7 @@ int cv__worker_args(cv_worker_t *w, int argc, char **argv, const cv_worker_def_t
                                           {"verbose", no_argument, 0, 'v'},
                                           {"log-format", required_argument, 0, 'F'},
                                           {"log-level", required_argument, 0, 'L'},
+                                          {"metrics-addr", required_argument, 0, 'M'},
                                           {"help", no_argument, 0, 'h'}};
     enum { NFIXED = sizeof(fixed) / sizeof(fixed[0]) };
     struct option longopts[NFIXED + NINT_OPTS + CV_LIMIT__COUNT + 1], *o = longopts;
@@ -183,6 +199,12 @@ int cv__worker_args(cv_worker_t *w, int argc, char **argv, const cv_worker_def_t
                                OPT_LIMIT_BASE + i};
     *o = (struct option){0, 0, 0, 0};
     char err[512] = "";
+    const char *metrics_env = getenv(CV_METRICS_ADDR_ENV);
+    if (set_metrics_addr(w, metrics_env && *metrics_env ? metrics_env : CV_METRICS_ADDR_DEFAULT,
+                         err, sizeof(err))) {
+        fprintf(stderr, "%s: $%s: %s\n", argv[0], CV_METRICS_ADDR_ENV, err);
+        return CV_EINVAL;
+    }
     if (from_env(w, err, sizeof(err)) || cv_log_opts_from_env(log, err, sizeof(err))) {
         fprintf(stderr, "%s: %s\n", argv[0], err);
         return CV_EINVAL;

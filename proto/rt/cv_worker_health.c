@@ -9,6 +9,7 @@
 
 #include "cv_keys.h"
 #include "cv_log.h"
+#include "cv_metrics.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -85,6 +86,17 @@ static void add_time(fields_t *f, const char *name, double t)
     add(f, name, f->buf[f->nbuf++]);
 }
 
+/* When the liveness record's HSET was sent: one at a time is enough for a
+ * sample (a reply that crosses a newer write measures from the newer). */
+static double sent_at;
+
+static void on_liveness_written(cv_redis_t *r, redisReply *rep, void *ud)
+{
+    (void)r;
+    if (rep && rep->type != REDIS_REPLY_ERROR)
+        cv_metrics_redis_roundtrip(cv_now() - *(double *)ud);
+}
+
 static void write_liveness(cv_worker_t *w, const char *state)
 {
     char key[CV_KEY_MAX], last_outage[256];
@@ -112,7 +124,10 @@ static void write_liveness(cv_worker_t *w, const char *state)
     add_u64(&f, "kafka_outages", w->kafka_outage.count);
     add(&f, "last_outage", last_outage);
     add(&f, "isolated_from", w->isolated ? w->isolated_from : "");
-    cv_redis_argv(w->redis, f.argc, f.argv, NULL, NULL, NULL);
+    add(&f, "metrics", cv_metrics_address());
+    /* the record's write is also the sample of Redis round trips */
+    sent_at = cv_now();
+    cv_redis_argv(w->redis, f.argc, f.argv, NULL, on_liveness_written, &sent_at);
     char ttl[8];
     snprintf(ttl, sizeof(ttl), "%d", LIVENESS_TTL_S);
     const char *expire[] = {"EXPIRE", key, ttl};

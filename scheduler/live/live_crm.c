@@ -28,6 +28,7 @@
 #include "cv_balance.h"
 #include "cv_error.h"
 #include "cv_log.h"
+#include "cv_metrics.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -367,8 +368,10 @@ static void on_lease(void *arg, bool held, bool taken, const char *state)
         }
         c->window_since = 0;
     }
-    if (!held)
-        cv__crm_status_forget(&c->status); /* written again whole by a next holding */
+    if (!held) {
+        cv__crm_status_forget(&c->status);  /* written again whole by a next holding */
+        cv_metrics_health_reports(0, 0, 0); /* counted by the holder alone */
+    }
     if (!held || c->busy || c->stopped || c->w->stopping || !due(c, P_REFRESH)) {
         maybe_free(c);
         return;

@@ -11,6 +11,7 @@
 
 #include "cv_error.h"
 #include "cv_keys.h"
+#include "cv_metrics.h"
 #include "cv_log.h"
 
 #include <stdio.h>
@@ -69,6 +70,7 @@ static void on_moved(cv_redis_t *redis, redisReply *rep, void *ud)
                     "the node planned on, or already moving)",
                     svc, planned - (size_t)n, planned);
         m->written += (int)n;
+        cv_metrics_add(CV_METRIC_MOVES, (uint64_t)n);
         if (n > 0) {
             cv_live_reconcile(m->w, svc, on_reconciled, m);
             return;

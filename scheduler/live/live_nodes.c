@@ -10,12 +10,14 @@
 #include "live_internal.h"
 
 #include "cv_keys.h"
+#include "cv_metrics.h"
 #include "cv_log.h"
 #include "cv_reconcile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* A node down is an Error report of System.FM on the node (Service
  * Fabric's failover manager reports a node's state), kept from the first
@@ -154,8 +156,31 @@ static void node_reports(cv_worker_t *w, const json_t *model)
     json_decref(now);
 }
 
+/* converge_health_reports{state}: the reports of the model by their state
+ * ("Ok", "Warning", "Error"; anything else is left out). */
+static void count_health(const json_t *model)
+{
+    uint64_t n[3] = {0, 0, 0};
+    const char *field;
+    json_t *v;
+    json_object_foreach(json_object_get(model, "health"), field, v)
+    {
+        json_t *r = json_loads(json_string_value(v), 0, NULL);
+        const char *state = json_string_value(json_object_get(r, "state"));
+        if (state && strcasecmp(state, "ok") == 0)
+            n[0]++;
+        else if (state && strcasecmp(state, "warning") == 0)
+            n[1]++;
+        else if (state && strcasecmp(state, "error") == 0)
+            n[2]++;
+        json_decref(r);
+    }
+    cv_metrics_health_reports(n[0], n[1], n[2]);
+}
+
 void cv__live_refresh_nodes(cv_worker_t *w, const json_t *model)
 {
+    count_health(model);
     mark_nodes(w, model);
     prune_health(w, model);
     node_reports(w, model);

@@ -12,6 +12,7 @@
 
 #include "cv_error.h"
 #include "cv_keys.h"
+#include "cv_metrics.h"
 #include "cv_log.h"
 #include "cv_reconcile.h"
 
@@ -90,6 +91,19 @@ static void add_events(reconcile_t *rc)
 
 /* ---------------------------------------------------------------- commit */
 
+/* converge_placements_total: the replicas a committed plan assigned. */
+static void count_placements(const json_t *plan)
+{
+    size_t i;
+    const json_t *op;
+    json_array_foreach(json_object_get(plan, "ops"), i, op)
+    {
+        if (json_is_string(json_object_get(op, "op")) &&
+            strcmp(json_string_value(json_object_get(op, "op")), "assign") == 0)
+            cv_metrics_add(CV_METRIC_PLACEMENTS, 1);
+    }
+}
+
 static void on_commit(cv_redis_t *r, redisReply *rep, void *ud)
 {
     reconcile_t *rc = ud;
@@ -97,6 +111,7 @@ static void on_commit(cv_redis_t *r, redisReply *rep, void *ud)
     cv_answer_t answer = cv_reply_answer(CV_SCRIPT_SVC_COMMIT, rep);
     switch (answer) {
     case CV_ANSWER_OK:
+        count_placements(rc->plan);
         add_events(rc);
         done_with_plan(rc);
         return;
