@@ -178,16 +178,12 @@ static int parse_one(cv_worker_t *w, int c, const char *arg, cv_log_opts_t *log,
 int cv__worker_args(cv_worker_t *w, int argc, char **argv, const cv_worker_def_t *def,
                     cv_log_opts_t *log)
 {
-    static const struct option fixed[] = {{"redis", required_argument, 0, 'r'},
-                                          {"kafka", required_argument, 0, 'k'},
-                                          {"kafka-opt", required_argument, 0, 'o'},
-                                          {"id", required_argument, 0, 'i'},
-                                          {"prefix", required_argument, 0, 'p'},
-                                          {"verbose", no_argument, 0, 'v'},
-                                          {"log-format", required_argument, 0, 'F'},
-                                          {"log-level", required_argument, 0, 'L'},
-                                          {"metrics-addr", required_argument, 0, 'M'},
-                                          {"help", no_argument, 0, 'h'}};
+    static const struct option fixed[] = {
+        {"redis", required_argument, 0, 'r'},        {"kafka", required_argument, 0, 'k'},
+        {"kafka-opt", required_argument, 0, 'o'},    {"id", required_argument, 0, 'i'},
+        {"prefix", required_argument, 0, 'p'},       {"verbose", no_argument, 0, 'v'},
+        {"log-format", required_argument, 0, 'F'},   {"log-level", required_argument, 0, 'L'},
+        {"metrics-addr", required_argument, 0, 'M'}, {"help", no_argument, 0, 'h'}};
     enum { NFIXED = sizeof(fixed) / sizeof(fixed[0]) };
     struct option longopts[NFIXED + NINT_OPTS + CV_LIMIT__COUNT + 1], *o = longopts;
     memcpy(o, fixed, sizeof(fixed));
