@@ -80,7 +80,7 @@ if $purge; then
     rm -f "$STATE"/redis-*.pass "$STATE/redis.acl" "$STATE/redis-cluster.conf" "$STATE/stunnel.conf" "$STATE/worker.env" \
         "$STATE/worker.env.tmp"
     rm -f "$STATE/cluster.json" "$STATE/cluster.json.tmp" "$STATE/ports" "$STATE/ports.tmp" "$STATE/env.tmp" "$STATE"/*.properties \
-        "$STATE/.converge-state" "$STATE/.lock" "$STATE/web.port"
+        "$STATE/.converge-state" "$STATE/.lock" "$STATE/web.port" "$STATE/metrics"
     rmdir "$STATE" 2>/dev/null || cv_warn "$STATE is not empty after purging; left in place"
     cv_log "purged $STATE"
 fi

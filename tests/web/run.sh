@@ -5,10 +5,11 @@
 # Chromium, headless), against a live local deployment — its own, started
 # with up.sh --nodes 4 in .local-webtest and stopped at the end, or the one
 # given with --state (which must have node agents and CONVERGE_WEB_URL).
-# Screenshots land in tests/web/artifacts/; the README's two are copied to
-# docs/images/ (console-stack.png, console-cluster.png).
+# Screenshots land in tests/web/artifacts/; with --update-docs the README's
+# two are also copied to docs/images/ (console-stack.png,
+# console-cluster.png), so that a test run leaves the tree as it was.
 #
-# usage: tests/web/run.sh [--build-dir DIR] [--state DIR] [--no-api]
+# usage: tests/web/run.sh [--build-dir DIR] [--state DIR] [--no-api] [--update-docs]
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
@@ -17,7 +18,7 @@ CV_TAG="web-test"
 # shellcheck source=SCRIPTDIR/../../deploy/lib/common.sh
 . "$REPO/deploy/lib/common.sh"
 
-build_dir="" state="" api=true
+build_dir="" state="" api=true images=""
 while (($#)); do
     case $1 in
     --build-dir | --state)
@@ -26,6 +27,7 @@ while (($#)); do
         shift 2
         ;;
     --no-api) api=false && shift ;;
+    --update-docs) images=$REPO/docs/images && shift ;;
     -h | --help) cv_usage 0 ;;
     *) cv_usage_error "unknown argument: $1" ;;
     esac
@@ -66,7 +68,7 @@ if $api; then
     CONVERGECTL=$build_dir/convergectl STATE=$state "$REPO/tests/integration/run.sh" test_web_ || status=1
 fi
 cv_log "browser tests against $CONVERGE_WEB_URL (Chromium $("$chromium" --version 2>/dev/null | awk '{print $2}'))"
-mkdir -p "$HERE/artifacts" "$REPO/docs/images"
+mkdir -p "$HERE/artifacts"
 CONVERGECTL=$build_dir/convergectl STATE=$state BUILD_DIR=$build_dir ARTIFACTS=$HERE/artifacts \
-    IMAGES=$REPO/docs/images CHROMIUM=$chromium node "$HERE/console.test.mjs" || status=1
+    IMAGES=$images CHROMIUM=$chromium node "$HERE/console.test.mjs" || status=1
 exit $status
