@@ -18,6 +18,7 @@
 #include "cv_error.h"
 #include "cv_keys.h"
 #include "cv_log.h"
+#include "cv_metrics.h"
 #include "cv_poison.h"
 #include "cv_progress.h"
 
@@ -439,6 +440,9 @@ static void on_begin(cv_redis_t *r, redisReply *rep, void *ud)
         !cv_gate_enter(nested_gate(c), &c->nested))
         return;
     take_lease(c);
+    if (rep->elements == CV_CHECK_BEGIN_R_OK_ELEMENTS &&
+        cv_reply_str(rep, CV_CHECK_BEGIN_R_TOOK_OVER)[0])
+        cv_metrics_add(CV_METRIC_LEASE_TAKEOVERS, 1);
     if (cv_check_load(&c->in, &c->run.msg, rep) != 0) {
         char err[CV_REASON_MAX];
         snprintf(err, sizeof(err), "resources.%s: malformed check_begin reply",

@@ -15,7 +15,8 @@
 -- stack name, stack depth, template files (only for a nested resource,
 -- whose rdef is marked "nested":true; else ''), the stack's action (CREATE,
 -- UPDATE, DELETE, ROLLBACK; CANCEL for the rollback of a cancel: a delete
--- and a cancel do not wait for actions in flight)}
+-- and a cancel do not wait for actions in flight), '1' when the lease was
+-- taken over from a dead incarnation of the caller's worker, else ''}
 -- or a reason
 -- not to act: UNKNOWN (no such stack: the job is dead-lettered), STALE
 -- (superseded), SETTLED (stack not in progress, e.g. FAILED), DONE (node
@@ -56,10 +57,14 @@ local function begin(res, lease, sp, node, token, resource)
   -- keeps its lease instead of waiting for it to expire. A lease of an
   -- earlier incarnation of the caller's own worker is a dead process's:
   -- taken over at once (lib.lua lease_holder_gone).
+  local took_over = ''
   if not redis.call('SET', lease, token, 'PX', ARGV[4], 'NX') then
     local holder = redis.call('GET', lease)
-    if holder and holder ~= token and not lease_holder_gone(holder, token) then
-      return {'BUSY', tostring(redis.call('PTTL', lease))}
+    if holder and holder ~= token then
+      if not lease_holder_gone(holder, token) then
+        return {'BUSY', tostring(redis.call('PTTL', lease))}
+      end
+      took_over = '1'
     end
     redis.call('SET', lease, token, 'PX', ARGV[4])
   end
@@ -72,7 +77,7 @@ local function begin(res, lease, sp, node, token, resource)
   -- A root's sync point holds nothing: nobody passes it data.
   local spv = preds > 0 and redis.call('HGETALL', sp) or {}
   return {'OK', rdef, params, redis.call('HGETALL', res), spv, entry, st[3] or '',
-    st[4] or '0', files, st[5] or ''}
+    st[4] or '0', files, st[5] or '', took_over}
 end
 local first = begin(KEYS[2], KEYS[3], KEYS[5], ARGV[2], ARGV[3], ARGV[5])
 if #KEYS == 9 then return first end

@@ -46,7 +46,10 @@ enum {
        "Resource leases this worker holds and renews now.")                                        \
     XX(LEASES_LOST, CV_METRICS_WORKER, "counter", "converge_leases_lost_total",                    \
        "Leases this worker held that a renewal found no longer its own (expired during a pause "   \
-       "or an outage, possibly taken over by another worker).")
+       "or an outage, possibly taken over by another worker).")                                    \
+    XX(LEASE_TAKEOVERS, CV_METRICS_ENGINE, "counter", "converge_lease_takeovers_total",            \
+       "Resource leases this engine took over from a dead earlier process of its own worker id "   \
+       "(restarted with the same --id) instead of waiting for them to run out.")
 
 /* clang-format off */
 typedef enum {

@@ -24,6 +24,7 @@ test_metrics_every_process_serves_valid_text_with_the_contract_names() {
                 converge_jobs_in_flight converge_redis_roundtrip_seconds converge_leases_held
                 converge_kafka_consumer_lag converge_fenced_writes_total converge_reaped_total
                 converge_dead_letters_total converge_outages_total converge_placements_total) ;;&
+        engine) names+=(converge_lease_takeovers_total) ;;
         observer) names+=(converge_moves_total converge_health_reports) ;;
         agent) names+=(converge_replica_restarts_total) ;;
         esac

@@ -639,10 +639,19 @@ test_resilience_engine_restarted_with_its_id_takes_its_dead_predecessors_lease_a
         res_status_is "$id" CREATE_COMPLETE
     echo "    restart to stack complete: $((($(date +%s%N) - t_restart) / 1000000)) ms (lease 120000 ms)"
     assert_eq 0 "$(redis EXISTS "$k:lease:a")" "leases left"
+    assert_eq 1 "$(res_metric engine-lease converge_lease_takeovers_total)" "lease takeovers counted"
     res_sigterm "$RES_CHILD" engine-lease
     rm -f "$log"
     trap - EXIT
     res_engines_back
+}
+
+# res_metric WORKER NAME: the value of an unlabelled metric on the /metrics
+# of the worker (its address from its liveness record).
+res_metric() {
+    local addr
+    addr=$(redis HGET "${RES_PREFIX}worker:$1" metrics)
+    curl -sf "http://$addr/metrics" | awk -v n="$2" '$1 == n { print $2 }'
 }
 
 # The same with the lease of another worker id (one that starts like it):
@@ -663,6 +672,7 @@ test_resilience_engine_waits_for_the_lease_of_another_worker_id() {
     assert_eq CREATE_IN_PROGRESS "$(redis HGET "$k:stack" status)" "the stack while the lease is held"
     redis DEL "$k:lease:a" >/dev/null
     cv_wait_until 30 "the stack to complete once the lease is gone" res_status_is "$id" CREATE_COMPLETE
+    assert_eq 0 "$(res_metric engine-lease converge_lease_takeovers_total)" "lease takeovers counted"
     res_sigterm "$RES_CHILD" engine-lease
     rm -f "$log"
     trap - EXIT
