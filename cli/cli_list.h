@@ -39,4 +39,10 @@ bool cli_list_filter_match(const cli_list_filter_t *f, const json_t *row);
  * children by name, depth first. A new array holding the same rows. */
 json_t *cli_list_order(const json_t *rows);
 
+/* A listing row ({"name", "id", "status", "reason", "traversal", "done",
+ * "total", "created", "updated", "age" (seconds since created, at `now`),
+ * "depth", "parent", "parent_resource"}) from the fields of a stack hash
+ * (an object of strings, as Redis holds them). */
+json_t *cli_list_row(const char *id, const json_t *rec, double now);
+
 #endif

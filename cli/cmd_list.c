@@ -16,7 +16,6 @@
 #include "cv_keys.h"
 #include "cv_template.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,38 +118,10 @@ static int read_names(cli_t *cli, json_t *ids)
     return CLI_OK;
 }
 
-static double num_field(const json_t *rec, const char *f)
-{
-    const char *s = json_string_value(json_object_get(rec, f));
-    return s ? strtod(s, NULL) : 0;
-}
-
 static const char *str_field(const json_t *rec, const char *f)
 {
     const char *s = json_string_value(json_object_get(rec, f));
     return s ? s : "";
-}
-
-/* A listing row from a stack hash (an object of its fields). */
-static json_t *row_of(const char *id, const json_t *rec, double now)
-{
-    double created = num_field(rec, "created");
-    json_t *row = json_object();
-    json_object_set_new(row, "name", cli_json_str(str_field(rec, "name")));
-    json_object_set_new(row, "id", cli_json_str(id));
-    json_object_set_new(row, "status", cli_json_str(str_field(rec, "status")));
-    json_object_set_new(row, "reason", cli_json_str(str_field(rec, "reason")));
-    json_object_set_new(row, "traversal", json_integer((json_int_t)num_field(rec, "traversal")));
-    json_object_set_new(row, "done", json_integer((json_int_t)num_field(rec, "done")));
-    json_object_set_new(row, "total", json_integer((json_int_t)num_field(rec, "total")));
-    json_object_set_new(row, "created", json_real(created));
-    json_object_set_new(row, "updated", json_real(num_field(rec, "updated")));
-    double age = created > 0 && now > created ? now - created : 0;
-    json_object_set_new(row, "age", json_real(round(age * 1000) / 1000));
-    json_object_set_new(row, "depth", json_integer((json_int_t)num_field(rec, "depth")));
-    json_object_set_new(row, "parent", cli_json_str(str_field(rec, "parent")));
-    json_object_set_new(row, "parent_resource", cli_json_str(str_field(rec, "parent_resource")));
-    return row;
 }
 
 static json_t *hash_object(const redisReply *r)
@@ -207,7 +178,7 @@ static int read_level(cli_t *cli, const json_t *ids, double now, json_t *rows, j
             const char *status = str_field(rec, "status");
             if (status[0] && !json_object_get(seen, id)) {
                 json_object_set_new(seen, id, json_true());
-                json_array_append_new(rows, row_of(id, rec, now));
+                json_array_append_new(rows, cli_list_row(id, rec, now));
                 if (strcmp(status, "DELETE_COMPLETE") != 0)
                     json_array_append_new(parents, json_string(id));
             }

@@ -17,7 +17,6 @@
 #include "cv_keys.h"
 #include "cv_template.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,17 +89,12 @@ static const char *str(const json_t *rec, const char *f)
     return s ? s : "";
 }
 
+/* `convergectl list -o json`'s row, and the state the page colours by. */
 static json_t *list_row(const char *id, const json_t *rec, double now)
 {
-    double created = num(rec, "created");
-    double age = created > 0 && now > created ? now - created : 0;
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:f, s:f, s:f, s:I}", "name",
-                     str(rec, "name"), "id", id, "status", str(rec, "status"), "state",
-                     web_view_state(str(rec, "status")), "reason", str(rec, "reason"), "traversal",
-                     (json_int_t)num(rec, "traversal"), "done", (json_int_t)num(rec, "done"),
-                     "total", (json_int_t)num(rec, "total"), "created", created, "updated",
-                     num(rec, "updated"), "age", round(age * 1000) / 1000, "depth",
-                     (json_int_t)num(rec, "depth"));
+    json_t *row = cli_list_row(id, rec, now);
+    json_object_set_new(row, "state", json_string(web_view_state(str(rec, "status"))));
+    return row;
 }
 
 /* ?status=S1,S2 and ?name=PATTERN as `convergectl list` reads them. */

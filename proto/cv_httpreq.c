@@ -1,6 +1,7 @@
 #include "cv_httpreq.h"
 
 #include "cv_error.h"
+#include "cv_str.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,25 +138,14 @@ int cv_httpreq_parse(const char *buf, size_t len, cv_http_req_t *req, char *why,
     return (int)head;
 }
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static bool unescape(const char *src, size_t len, bool plus_is_space, char *out, size_t out_size)
 {
     size_t o = 0;
     for (size_t i = 0; i < len; i++) {
         char c = src[i];
         if (c == '%') {
-            int hi = i + 2 < len ? hex_digit(src[i + 1]) : -1;
-            int lo = i + 2 < len ? hex_digit(src[i + 2]) : -1;
+            int hi = i + 2 < len ? cv_hex_digit(src[i + 1]) : -1;
+            int lo = i + 2 < len ? cv_hex_digit(src[i + 2]) : -1;
             if (hi < 0 || lo < 0)
                 return false;
             c = (char)(hi * 16 + lo);

@@ -212,6 +212,26 @@ static void test_records_that_loop_end_the_walk(void **state)
     json_decref(rows);
 }
 
+static void test_a_row_is_read_from_the_stack_hash_fields(void **state)
+{
+    (void)state;
+    json_t *rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "name", "web", "status",
+                            "CREATE_IN_PROGRESS", "traversal", "3", "done", "2", "total", "5",
+                            "created", "1000.5", "depth", "1");
+    json_t *r = cli_list_row("a1", rec, 1010.25);
+    assert_string_equal(json_string_value(json_object_get(r, "id")), "a1");
+    assert_string_equal(json_string_value(json_object_get(r, "name")), "web");
+    assert_int_equal(json_integer_value(json_object_get(r, "traversal")), 3);
+    assert_int_equal(json_integer_value(json_object_get(r, "total")), 5);
+    assert_true(json_real_value(json_object_get(r, "age")) == 9.75);
+    assert_int_equal(json_integer_value(json_object_get(r, "depth")), 1);
+    /* fields the hash lacks: empty, or 0 */
+    assert_string_equal(json_string_value(json_object_get(r, "reason")), "");
+    assert_true(json_real_value(json_object_get(r, "updated")) == 0);
+    json_decref(r);
+    json_decref(rec);
+}
+
 static void test_durations_read_at_a_glance(void **state)
 {
     (void)state;
@@ -246,6 +266,7 @@ int main(void)
         cmocka_unit_test(test_nested_stacks_follow_their_parent_by_name),
         cmocka_unit_test(test_a_stack_whose_parent_is_not_listed_stands_alone),
         cmocka_unit_test(test_records_that_loop_end_the_walk),
+        cmocka_unit_test(test_a_row_is_read_from_the_stack_hash_fields),
         cmocka_unit_test(test_durations_read_at_a_glance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
