@@ -144,6 +144,18 @@ static void write_table(cv_prom_buf_t *b)
     }
 }
 
+/* A histogram per job kind. Not for a message that did not decode, nor for
+ * a dead letter (no worker consumes converge.dead): no time worth a series. */
+static void write_kind_hists(cv_prom_buf_t *b, const char *name, const char *help,
+                             const cv_prom_hist_t *hists)
+{
+    cv_prom_family(b, name, "histogram", help);
+    for (int k = 1; k < CV_METRICS_KINDS; k++)
+        if (k != KIND_DEAD)
+            cv_prom_hist_write(b, name, (const char *const[]){"kind", kind_names[k], NULL},
+                               &hists[k]);
+}
+
 static void write_jobs(cv_prom_buf_t *b)
 {
     cv_prom_family(b, "converge_jobs_total", "counter",
@@ -154,23 +166,14 @@ static void write_jobs(cv_prom_buf_t *b)
                 b, "converge_jobs_total",
                 (const char *const[]){"kind", kind_names[k], "outcome", outcome_names[o], NULL},
                 reg.jobs[k][o]);
-    /* Not for a message that did not decode, nor for a dead letter (no
-     * worker consumes converge.dead): no duration worth a series. */
-    cv_prom_family(b, "converge_job_duration_seconds", "histogram",
-                   "Time from a job's start (its message handed to the worker) to its end, "
-                   "for jobs done.");
-    for (int k = 1; k < CV_METRICS_KINDS; k++)
-        if (k != KIND_DEAD)
-            cv_prom_hist_write(b, "converge_job_duration_seconds",
-                               (const char *const[]){"kind", kind_names[k], NULL},
-                               &reg.duration[k]);
-    cv_prom_family(b, "converge_hop_latency_seconds", "histogram",
-                   "Time from a job's message being produced (its Kafka timestamp) to the job "
-                   "starting in this worker.");
-    for (int k = 1; k < CV_METRICS_KINDS; k++)
-        if (k != KIND_DEAD)
-            cv_prom_hist_write(b, "converge_hop_latency_seconds",
-                               (const char *const[]){"kind", kind_names[k], NULL}, &reg.hop[k]);
+    write_kind_hists(b, "converge_job_duration_seconds",
+                     "Time from a job's start (its message handed to the worker) to its end, "
+                     "for jobs done.",
+                     reg.duration);
+    write_kind_hists(b, "converge_hop_latency_seconds",
+                     "Time from a job's message being produced (its Kafka timestamp) to the job "
+                     "starting in this worker.",
+                     reg.hop);
     cv_prom_family(b, "converge_redis_roundtrip_seconds", "histogram",
                    "Round trips to Redis of the liveness record's write, every 2 s.");
     cv_prom_hist_write(b, "converge_redis_roundtrip_seconds", NULL, &reg.rtt);
