@@ -8,6 +8,20 @@
 # The deployment's metrics addresses (up.sh writes them to STATE/env).
 metrics_targets() { tr ',' '\n' <<<"${CONVERGE_METRICS_TARGETS:?up.sh wrote no CONVERGE_METRICS_TARGETS}"; }
 
+# What deploy/prometheus ships: promtool accepts the scrape config (with
+# its rule file) and the alert rules, and the rules' unit tests
+# (alerts_test.yml) show each alert firing when it should and not before.
+test_metrics_shipped_config_and_alerts_pass_promtool() {
+    local dir="$CV_REPO_ROOT/deploy/prometheus" out
+    command -v promtool >/dev/null || fail "promtool is not installed (deploy/local/setup.sh)"
+    out=$(cd "$dir" && promtool check config prometheus.yml 2>&1) ||
+        fail "promtool check config prometheus.yml: $out"
+    out=$(cd "$dir" && promtool check rules alerts.yml 2>&1) || fail "promtool check rules: $out"
+    assert_match "4 rules found" "$out" "alert rules"
+    out=$(cd "$dir" && promtool test rules alerts_test.yml 2>&1) ||
+        fail "promtool test rules alerts_test.yml: $out"
+}
+
 test_metrics_every_process_serves_valid_text_with_the_contract_names() {
     local target text n=0
     command -v promtool >/dev/null || fail "promtool is not installed (deploy/local/setup.sh)"
