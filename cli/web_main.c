@@ -24,6 +24,7 @@
 static const char usage[] =
     "usage: converge-web [--redis URL] [--prefix P] [--listen HOST:PORT]\n"
     "                    [--token-file PATH] [--convergectl PATH]\n"
+    "                    [--log-format text|json] [--log-level LEVEL]\n"
     "\n"
     "Serves Converge's read-only web console: pages for the stacks, a stack's\n"
     "dependency graph (live while it converges), the cluster map, a service and\n"
@@ -43,6 +44,9 @@ static const char usage[] =
     "  --convergectl PATH  the convergectl that lists the dead letters from Kafka\n"
     "                      (default: the one beside converge-web; it reads\n"
     "                      $CONVERGE_KAFKA and $CONVERGE_KAFKA_OPTS)\n"
+    "  --log-format F      text (default) or json: one JSON object a line, keys time,\n"
+    "                      level, process, id, msg ($CONVERGE_LOG_FORMAT)\n"
+    "  --log-level L       debug, info (default), warn or error ($CONVERGE_LOG_LEVEL)\n"
     "  -h, --help          show this help\n"
     "\n"
     "Exit status: 0 stopped by SIGINT or SIGTERM; 2 bad option; 3 cannot listen.\n";
@@ -51,9 +55,18 @@ typedef struct web_args {
     const char *listen;
     const char *token_file;
     const char *convergectl;
+    cv_log_opts_t log;
 } web_args_t;
 
-enum { OPT_REDIS = 10, OPT_PREFIX, OPT_LISTEN, OPT_TOKEN_FILE, OPT_CONVERGECTL };
+enum {
+    OPT_REDIS = 10,
+    OPT_PREFIX,
+    OPT_LISTEN,
+    OPT_TOKEN_FILE,
+    OPT_CONVERGECTL,
+    OPT_LOG_FORMAT,
+    OPT_LOG_LEVEL
+};
 
 static const cli_opt_t web_opts[] = {
     CLI_HELP_OPT,
@@ -62,6 +75,8 @@ static const cli_opt_t web_opts[] = {
     {OPT_LISTEN, "--listen", NULL, true},
     {OPT_TOKEN_FILE, "--token-file", NULL, true},
     {OPT_CONVERGECTL, "--convergectl", NULL, true},
+    {OPT_LOG_FORMAT, "--log-format", NULL, true},
+    {OPT_LOG_LEVEL, "--log-level", NULL, true},
     CLI_OPTS_END,
 };
 
@@ -99,6 +114,12 @@ static int apply(const cli_args_t *a, int id, void *ctx)
     case OPT_CONVERGECTL:
         p->args->convergectl = a->arg;
         return CLI_OK;
+    case OPT_LOG_FORMAT:
+    case OPT_LOG_LEVEL:
+        return cv_log_opts_set(&p->args->log, id == OPT_LOG_FORMAT ? "log-format" : "log-level",
+                               a->arg, err, sizeof(err))
+                   ? bad("%s%s", err, "")
+                   : CLI_OK;
     default:
         return bad("unexpected argument '%s'%s", a->arg, "");
     }
@@ -124,6 +145,8 @@ static int setup(int argc, char **argv, cli_t *cli, web_server_t *s, web_args_t 
         return bad("%s%s", err, "");
     if (cv_keys_set_prefix(cli->opts.prefix))
         return bad("CONVERGE_PREFIX %s: %s", cli->opts.prefix, "too long");
+    if (cv_log_opts_from_env(&args->log, err, sizeof(err)))
+        return bad("%s%s", err, "");
     parse_ctx_t ctx = {cli, args};
     int rc = cli_parse_args(argc, argv, NULL, web_opts, apply, &ctx);
     if (rc == CLI_HELP) {
@@ -172,6 +195,7 @@ int main(int argc, char **argv)
         cli_close(&cli);
         return rc == CLI_HELP ? 0 : CLI_USAGE;
     }
+    cv_log_start("web", "converge-web", &args.log);
     s.loop = uv_default_loop();
     s.reads = web_reads_new(s.loop, &cli);
     char err[512];

@@ -120,4 +120,24 @@ test_logs_bad_values_exit_2_naming_the_option() {
     rc=0 && out=$("$LOGS_BIN/converge-agent" --simulate 1 --log-format yaml 2>&1) || rc=$?
     assert_eq 2 "$rc" "agent --log-format yaml: exit status"
     assert_match '--log-format "yaml": expected text or json' "$out" "agent --log-format yaml"
+    rc=0 && out=$("$LOGS_BIN/converge-web" --log-level noisy 2>&1) || rc=$?
+    assert_eq 2 "$rc" "web --log-level noisy: exit status"
+    assert_match '--log-level "noisy": expected debug, info, warn or error' "$out" \
+        "web --log-level noisy"
+}
+
+# The console logs JSON lines too (process "web").
+test_logs_web_console_writes_json_lines() {
+    local dir pid line
+    dir=$(mktemp -d)
+    "$LOGS_BIN/converge-web" --listen 127.0.0.1:0 --log-format json >"$dir/out" 2>"$dir/err" &
+    pid=$!
+    cv_wait_until 10 "converge-web to log that it serves" grep -qs serving "$dir/err"
+    kill "$pid" && wait "$pid" 2>/dev/null || true
+    while IFS= read -r line; do
+        assert_eq '["id","level","msg","process","time"]' "$(jq -c 'keys' <<<"$line")" "keys of: $line"
+        assert_eq web "$(jq -r .process <<<"$line")" "process of: $line"
+    done <"$dir/err"
+    grep -q '"msg":"signal 15: stopping"' "$dir/err" || fail "no JSON line for the stop: $(cat "$dir/err")"
+    rm -rf "$dir"
 }
