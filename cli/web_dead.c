@@ -54,8 +54,12 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     dead_run_t *d = h->data;
     if (d->cap - d->len < suggested && d->cap < DEAD_OUT_MAX) {
-        d->cap = d->cap * 2 + suggested;
-        d->buf = realloc(d->buf, d->cap);
+        size_t cap = d->cap * 2 + suggested;
+        char *grown = realloc(d->buf, cap);
+        if (grown) { /* else the read gets no room: the output ends there (503) */
+            d->buf = grown;
+            d->cap = cap;
+        }
     }
     *buf = uv_buf_init(d->buf + d->len, (unsigned)(d->cap - d->len));
 }
@@ -87,6 +91,10 @@ void web_dead_answer(web_server_t *s, cv_http_conn_t *c, const char *query)
         return;
     }
     dead_run_t *d = calloc(1, sizeof(*d));
+    if (!d) {
+        web_server_json(c, 503, web_api_error("out of memory"));
+        return;
+    }
     d->conn = c;
     uv_pipe_init(s->loop, &d->out, 0);
     d->out.data = d->proc.data = d;
