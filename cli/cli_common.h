@@ -11,6 +11,7 @@
 #define CLI_COMMON_H
 
 #include <hiredis/hiredis.h>
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -217,6 +218,10 @@ bool cli_reply_is_hash(cli_t *cli, const redisReply *r, const char *key);
 /* The id of the stack called `name`: CLI_OK, CLI_USAGE ("stack NAME not
  * found") or CLI_SERVICE. */
 int cli_lookup(cli_t *cli, const char *name, char id[CV_ID_MAX]);
+
+/* An HGETALL reply as {field: value}, values as valid UTF-8 strings
+ * (NULL: {}). */
+json_t *cli_reply_hash(const redisReply *r);
 
 /* Whether `s` can be a stack id: what keys may safely embed. */
 bool cli_valid_id(const char *s);

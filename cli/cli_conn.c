@@ -4,6 +4,7 @@
  * treat a non-NULL reply as well formed at the top level.
  */
 #include "cli_common.h"
+#include "cli_output.h"
 
 #include "cv_error.h"
 #include "cv_keys.h"
@@ -255,4 +256,13 @@ void cli_close(cli_t *cli)
     cli->producer = NULL;
     cli->redis = NULL;
     cv_opts_free(&cli->opts);
+}
+
+json_t *cli_reply_hash(const redisReply *r)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; r && i + 1 < r->elements; i += 2)
+        json_object_set_new(o, r->element[i]->str,
+                            cli_json_strn(r->element[i + 1]->str, r->element[i + 1]->len));
+    return o;
 }

@@ -192,35 +192,25 @@ json_t *cli_list_order(const json_t *rows)
     return out;
 }
 
-static double num_field(const json_t *rec, const char *f)
-{
-    const char *s = json_string_value(json_object_get(rec, f));
-    return s ? strtod(s, NULL) : 0;
-}
-
-static const char *str_field(const json_t *rec, const char *f)
-{
-    const char *s = json_string_value(json_object_get(rec, f));
-    return s ? s : "";
-}
-
 json_t *cli_list_row(const char *id, const json_t *rec, double now)
 {
-    double created = num_field(rec, "created");
+    double created = cli_field_num(rec, "created");
     json_t *row = json_object();
-    json_object_set_new(row, "name", cli_json_str(str_field(rec, "name")));
+    json_object_set_new(row, "name", cli_json_str(cli_field_str(rec, "name")));
     json_object_set_new(row, "id", cli_json_str(id));
-    json_object_set_new(row, "status", cli_json_str(str_field(rec, "status")));
-    json_object_set_new(row, "reason", cli_json_str(str_field(rec, "reason")));
-    json_object_set_new(row, "traversal", json_integer((json_int_t)num_field(rec, "traversal")));
-    json_object_set_new(row, "done", json_integer((json_int_t)num_field(rec, "done")));
-    json_object_set_new(row, "total", json_integer((json_int_t)num_field(rec, "total")));
+    json_object_set_new(row, "status", cli_json_str(cli_field_str(rec, "status")));
+    json_object_set_new(row, "reason", cli_json_str(cli_field_str(rec, "reason")));
+    json_object_set_new(row, "traversal",
+                        json_integer((json_int_t)cli_field_num(rec, "traversal")));
+    json_object_set_new(row, "done", json_integer((json_int_t)cli_field_num(rec, "done")));
+    json_object_set_new(row, "total", json_integer((json_int_t)cli_field_num(rec, "total")));
     json_object_set_new(row, "created", json_real(created));
-    json_object_set_new(row, "updated", json_real(num_field(rec, "updated")));
+    json_object_set_new(row, "updated", json_real(cli_field_num(rec, "updated")));
     double age = created > 0 && now > created ? now - created : 0;
     json_object_set_new(row, "age", json_real(round(age * 1000) / 1000));
-    json_object_set_new(row, "depth", json_integer((json_int_t)num_field(rec, "depth")));
-    json_object_set_new(row, "parent", cli_json_str(str_field(rec, "parent")));
-    json_object_set_new(row, "parent_resource", cli_json_str(str_field(rec, "parent_resource")));
+    json_object_set_new(row, "depth", json_integer((json_int_t)cli_field_num(rec, "depth")));
+    json_object_set_new(row, "parent", cli_json_str(cli_field_str(rec, "parent")));
+    json_object_set_new(row, "parent_resource",
+                        cli_json_str(cli_field_str(rec, "parent_resource")));
     return row;
 }

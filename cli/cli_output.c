@@ -59,6 +59,18 @@ json_t *cli_json_str(const char *s)
     return cli_json_strn(s, strlen(s));
 }
 
+const char *cli_field_str(const json_t *rec, const char *field)
+{
+    const char *s = json_string_value(json_object_get(rec, field));
+    return s ? s : "";
+}
+
+double cli_field_num(const json_t *rec, const char *field)
+{
+    const char *s = json_string_value(json_object_get(rec, field));
+    return s ? strtod(s, NULL) : 0;
+}
+
 json_t *cli_json_parse(const char *text, json_t *fallback)
 {
     json_t *v = text[0] ? json_loads(text, JSON_DECODE_ANY, NULL) : NULL;

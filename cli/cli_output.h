@@ -13,6 +13,11 @@
 json_t *cli_json_strn(const char *s, size_t len);
 json_t *cli_json_str(const char *s);
 
+/* A field of a record read from a Redis hash (an object of strings): its
+ * text, "" when absent; its number, 0 when absent. */
+const char *cli_field_str(const json_t *rec, const char *field);
+double cli_field_num(const json_t *rec, const char *field);
+
 /* A JSON value stored as text (attributes, outputs): the parsed value, or
  * `fallback` (a new reference is taken) when the text is empty or not JSON. */
 json_t *cli_json_parse(const char *text, json_t *fallback);

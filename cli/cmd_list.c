@@ -118,21 +118,6 @@ static int read_names(cli_t *cli, json_t *ids)
     return CLI_OK;
 }
 
-static const char *str_field(const json_t *rec, const char *f)
-{
-    const char *s = json_string_value(json_object_get(rec, f));
-    return s ? s : "";
-}
-
-static json_t *hash_object(const redisReply *r)
-{
-    json_t *o = json_object();
-    for (size_t i = 0; i + 1 < r->elements; i += 2)
-        json_object_set_new(o, r->element[i]->str,
-                            cli_json_strn(r->element[i + 1]->str, r->element[i + 1]->len));
-    return o;
-}
-
 /* One round trip: `verb` on the key of `kind` of each of ids[from, to). */
 static int read_batch(cli_t *cli, const json_t *ids, size_t from, size_t to, const char *verb,
                       cv_key_kind_t kind, redisReply **replies)
@@ -174,8 +159,8 @@ static int read_level(cli_t *cli, const json_t *ids, double now, json_t *rows, j
         rc = read_batch(cli, ids, at, end, "HGETALL", CV_KEY_STACK, replies);
         for (size_t i = 0; rc == CLI_OK && i < end - at; i++) {
             const char *id = json_string_value(json_array_get(ids, at + i));
-            json_t *rec = hash_object(replies[i]);
-            const char *status = str_field(rec, "status");
+            json_t *rec = cli_reply_hash(replies[i]);
+            const char *status = cli_field_str(rec, "status");
             if (status[0] && !json_object_get(seen, id)) {
                 json_object_set_new(seen, id, json_true());
                 json_array_append_new(rows, cli_list_row(id, rec, now));
@@ -257,8 +242,8 @@ static void print_text(const json_t *rows, bool nested)
         cli_format_duration(json_real_value(json_object_get(r, "age")), age, sizeof(age));
         json_int_t depth = json_integer_value(json_object_get(r, "depth"));
         json_t *line = json_array();
-        json_array_append_new(line,
-                              json_sprintf("%*s%s", (int)(2 * depth), "", str_field(r, "name")));
+        json_array_append_new(
+            line, json_sprintf("%*s%s", (int)(2 * depth), "", cli_field_str(r, "name")));
         json_array_append(line, json_object_get(r, "id"));
         json_array_append(line, json_object_get(r, "status"));
         json_array_append_new(

@@ -49,15 +49,6 @@ double web__now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-json_t *web__hash_object(const redisReply *r)
-{
-    json_t *o = json_object();
-    for (size_t i = 0; r && i + 1 < r->elements; i += 2)
-        json_object_set_new(o, r->element[i]->str,
-                            cli_json_strn(r->element[i + 1]->str, r->element[i + 1]->len));
-    return o;
-}
-
 /* The id of the stack a path names: 0, or *status 404 / 503 with *err. */
 int web__resolve(cli_t *cli, const char *stack, char id[CV_ID_MAX], int *status, json_t **err)
 {
@@ -77,23 +68,11 @@ int web__resolve(cli_t *cli, const char *stack, char id[CV_ID_MAX], int *status,
 /* /api/stacks                                                              */
 /* ------------------------------------------------------------------------ */
 
-static double num(const json_t *rec, const char *f)
-{
-    const char *s = json_string_value(json_object_get(rec, f));
-    return s ? strtod(s, NULL) : 0;
-}
-
-static const char *str(const json_t *rec, const char *f)
-{
-    const char *s = json_string_value(json_object_get(rec, f));
-    return s ? s : "";
-}
-
 /* `convergectl list -o json`'s row, and the state the page colours by. */
 static json_t *list_row(const char *id, const json_t *rec, double now)
 {
     json_t *row = cli_list_row(id, rec, now);
-    json_object_set_new(row, "state", json_string(web_view_state(str(rec, "status"))));
+    json_object_set_new(row, "state", json_string(web_view_state(cli_field_str(rec, "status"))));
     return row;
 }
 
@@ -126,7 +105,7 @@ static json_t *read_list(cli_t *cli, const redisReply *names, const cli_list_fil
         rows = json_array();
         double now = web__now();
         for (size_t i = 0; i < n; i++) {
-            json_t *rec = web__hash_object(replies[i]);
+            json_t *rec = cli_reply_hash(replies[i]);
             json_t *row = list_row(names->element[2 * i + 1]->str, rec, now);
             if (json_object_size(rec) && cli_list_filter_match(f, row))
                 json_array_append(rows, row);
@@ -143,7 +122,8 @@ static json_t *read_list(cli_t *cli, const redisReply *names, const cli_list_fil
 
 static int by_name(const void *a, const void *b)
 {
-    return strcmp(str(*(json_t *const *)a, "name"), str(*(json_t *const *)b, "name"));
+    return strcmp(cli_field_str(*(json_t *const *)a, "name"),
+                  cli_field_str(*(json_t *const *)b, "name"));
 }
 
 static json_t *stacks(cli_t *cli, const char *query, int *status)
@@ -253,8 +233,8 @@ static json_t *graph_resources(const cli_def_t *d)
     const char *name;
     json_object_foreach(res, name, v)
     {
-        json_array_append_new(
-            out, json_pack("{s:s, s:s, s:[]}", "name", name, "type", str(v, "type"), "depends"));
+        json_array_append_new(out, json_pack("{s:s, s:s, s:[]}", "name", name, "type",
+                                             cli_field_str(v, "type"), "depends"));
     }
     json_decref(res);
     return out;
@@ -271,7 +251,8 @@ static json_t *read_records(cli_t *cli, const char *id, const json_t *resources)
     redisReply **replies = calloc(n, sizeof(*replies));
     char(*keys)[CV_KEY_MAX] = calloc(n, sizeof(*keys));
     for (size_t i = 0; i < n; i++) {
-        cv_key(keys[i], CV_KEY_MAX, CV_KEY_RES, id, 0, str(json_array_get(resources, i), "name"));
+        cv_key(keys[i], CV_KEY_MAX, CV_KEY_RES, id, 0,
+               cli_field_str(json_array_get(resources, i), "name"));
         cmds[i] = (cli_redis_cmd_t){2, {"HGETALL", keys[i]}};
     }
     json_t *out = NULL;
@@ -279,8 +260,8 @@ static json_t *read_records(cli_t *cli, const char *id, const json_t *resources)
         out = json_object();
         for (size_t i = 0; i < n; i++) {
             if (replies[i]->elements)
-                json_object_set_new(out, str(json_array_get(resources, i), "name"),
-                                    web__hash_object(replies[i]));
+                json_object_set_new(out, cli_field_str(json_array_get(resources, i), "name"),
+                                    cli_reply_hash(replies[i]));
             freeReplyObject(replies[i]);
         }
     }
@@ -344,13 +325,14 @@ json_t *web_api_stack_graph(cli_t *cli, const char *stack, int *status)
 
 static json_t *resource_row(const json_t *res, const json_t *rec)
 {
-    const char *status = str(rec, "status");
-    json_t *attrs = cli_json_parse(str(rec, "attrs"), NULL);
-    json_t *row = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:f}", "name", str(res, "name"), "type",
-                            str(rec, "type")[0] ? str(rec, "type") : str(res, "type"), "status",
-                            status[0] ? status : "INIT_COMPLETE", "state", web_view_state(status),
-                            "reason", str(rec, "reason"), "physical_id", str(rec, "physical_id"),
-                            "updated", num(rec, "updated"));
+    const char *status = cli_field_str(rec, "status");
+    json_t *attrs = cli_json_parse(cli_field_str(rec, "attrs"), NULL);
+    json_t *row = json_pack(
+        "{s:s, s:s, s:s, s:s, s:s, s:s, s:f}", "name", cli_field_str(res, "name"), "type",
+        cli_field_str(rec, "type")[0] ? cli_field_str(rec, "type") : cli_field_str(res, "type"),
+        "status", status[0] ? status : "INIT_COMPLETE", "state", web_view_state(status), "reason",
+        cli_field_str(rec, "reason"), "physical_id", cli_field_str(rec, "physical_id"), "updated",
+        cli_field_num(rec, "updated"));
     json_object_set_new(row, "attributes", attrs ? attrs : json_object());
     return row;
 }
@@ -365,7 +347,8 @@ static json_t *resources_doc(cli_t *cli, const char *stack, int *status)
     size_t i;
     json_array_foreach(resources, i, res)
     {
-        json_array_append_new(rows, resource_row(res, json_object_get(records, str(res, "name"))));
+        json_array_append_new(
+            rows, resource_row(res, json_object_get(records, cli_field_str(res, "name"))));
     }
     json_decref(resources);
     json_decref(records);

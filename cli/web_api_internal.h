@@ -15,9 +15,6 @@ json_t *web__unavailable(int *status);
 /* Unix seconds now. */
 double web__now(void);
 
-/* An HGETALL reply as {field: value} (NULL: {}). */
-json_t *web__hash_object(const redisReply *r);
-
 /* The id of the stack a path names: 0, or -1 with *status 404 / 503 and
  * *err its document. */
 int web__resolve(cli_t *cli, const char *stack, char id[CV_ID_MAX], int *status, json_t **err);
