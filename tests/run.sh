@@ -4,7 +4,8 @@
 # integration tests against real Redis + Kafka with the plain workers and
 # again with the sanitizer-built workers (that time against a Redis in
 # cluster mode, which refuses what spans two slots), the chaos suite in its CI form
-# (each fault scenario once on a 2,200-resource stack), a small benchmark
+# (each fault scenario once on a 2,200-resource stack), the security suite
+# (tests/security: every attack of docs/security.md), a small benchmark
 # run and a short libFuzzer run of every fuzz target.
 # Exits non-zero on any failure. Usage: tests/run.sh [--quick] (no ASan pass).
 set -uo pipefail
@@ -87,6 +88,7 @@ step "static checks (module layers, clang-format, cppcheck)" static_checks
 step "unit tests" unit_tests build
 step "scenario harness (10,000 random schedules)" tests/scenario/run.sh --build-dir build
 step "integration tests" integration build .local-itest
+step "security suite (limits, replicas, secrets, defaults, purge)" tests/security/run.sh --build-dir build --dir .local-security
 step "packaging (systemd units, image root filesystem under chroot, manifests)" tests/packaging/run.sh --build-dir build
 step "web console (API, browser)" tests/web/run.sh --build-dir build
 if [ $QUICK = 0 ]; then
