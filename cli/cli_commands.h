@@ -45,6 +45,8 @@ extern const char cli_upgrade_usage[];
 extern const char cli_topics_usage[];
 /* Drawing a stack. */
 extern const char cli_graph_usage[];
+/* Nothing kept forever (issue 26). */
+extern const char cli_purge_usage[];
 
 int cli_cmd_validate(cli_t *cli, int argc, char **argv);
 int cli_cmd_submit(cli_t *cli, int argc, char **argv);
@@ -53,6 +55,7 @@ int cli_cmd_resources(cli_t *cli, int argc, char **argv);
 int cli_cmd_events(cli_t *cli, int argc, char **argv);
 int cli_cmd_watch(cli_t *cli, int argc, char **argv);
 int cli_cmd_delete(cli_t *cli, int argc, char **argv);
+int cli_cmd_purge(cli_t *cli, int argc, char **argv);
 int cli_cmd_place(cli_t *cli, int argc, char **argv);
 int cli_cmd_update(cli_t *cli, int argc, char **argv);
 int cli_cmd_rollback(cli_t *cli, int argc, char **argv);

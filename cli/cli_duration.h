@@ -13,4 +13,10 @@
  * span is "-". */
 void cli_format_duration(double seconds, char *buf, size_t size);
 
+/* Reads a span of time as an operator writes one: a whole number followed
+ * by s, m, h or d ("30s", "2h", "7d"; a bare number is seconds), or a
+ * sequence of such ("1h30m"). 0 and *seconds set, or -1 for anything else
+ * (empty, a sign, a fraction, an unknown unit, a span past 100 years). */
+int cli_parse_duration(const char *text, long long *seconds);
+
 #endif

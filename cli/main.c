@@ -45,6 +45,8 @@ static const cli_command_t commands[] = {
     {"events", "list (and follow) a stack's events", cli_events_usage, cli_cmd_events},
     {"watch", "show a stack's progress until it settles", cli_watch_usage, cli_cmd_watch},
     {"delete", "delete a stack", cli_delete_usage, cli_cmd_delete},
+    {"purge", "purge now the stacks deleted longer ago than a span", cli_purge_usage,
+     cli_cmd_purge},
     {"place", "dry-run placement of a service (no service contacted), or --explain a live one",
      cli_place_usage, cli_cmd_place},
     {"dead", "list the messages the workers dead-lettered, and why", cli_dead_usage, cli_cmd_dead},
@@ -206,6 +208,10 @@ static int run(cli_t *cli, int argc, char **argv)
         return -at;
     if (cv_keys_set_prefix(cli->opts.prefix) != 0)
         return cli_usage_error(NULL, "key prefix '%s' is too long", cli->opts.prefix);
+    /* The events the CLI's scripts write keep the workers' bound. */
+    const char *events_max = getenv("CONVERGE_MAX_EVENTS_PER_STACK");
+    if (events_max && *events_max)
+        cv_redis_set_events_max(strtol(events_max, NULL, 10));
     if (strcmp(argv[at], "help") == 0)
         return run_help(argc - at, argv + at);
     const cli_command_t *cmd = find_command(argv[at]);

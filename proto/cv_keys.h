@@ -23,6 +23,7 @@
     XX(STACKS, "stacks")                                                                           \
     XX(ACTIVE, "active")                                                                           \
     XX(REAPER, "reaper")                                                                           \
+    XX(DELETED, "deleted")                                                                         \
     XX(WORKER, "worker:<worker>")                                                                  \
     XX(STACK, "{<stack>}:stack")                                                                   \
     XX(DEF, "{<stack>}:def")                                                                       \
@@ -32,6 +33,7 @@
     XX(LEDGER, "{<stack>}:ledger")                                                                 \
     XX(CHILDREN, "{<stack>}:children")                                                             \
     XX(HOOKS, "{<stack>}:hooks")                                                                   \
+    XX(GC, "{<stack>}:gc")                                                                         \
     XX(RES, "{<stack>}:res:<resource>")                                                            \
     XX(LEASE, "{<stack>}:lease:<resource>")                                                        \
     XX(SIGNALS, "{<stack>}:signals:<resource>")                                                    \

@@ -6,8 +6,9 @@
 # under the prefix, only the commands they send (their scripts' inner calls
 # included, since Redis 7 checks those against the caller's ACL too).
 # converge-cli: convergectl; reads every key under the prefix but writes only
-# the stack names, the stacks' keys and the cluster's keys — not the workers'
-# liveness hashes, the reaper's lease or the set of active stacks.
+# the stack names, the index of deleted stacks (purge), the stacks' keys and
+# the cluster's keys — not the workers' liveness hashes, the reaper's lease
+# or the set of active stacks.
 # default: the operator (up.sh, redis-cli), every command, its own password.
 # On a Redis Cluster (up.sh --redis-cluster --redis-acl) the clients also send
 # what the cluster client sends, and a fourth user, converge-replica, is what
@@ -19,11 +20,11 @@
 # what the scripts call inside (proto/lua/*.lua).
 CV_REDIS_ACL_COMMON="+auth +select +ping +evalsha +eval +script|load
  +del +exists +get +hdel +hexists +hget +hgetall +hincrby +hkeys +hlen +hmget +hscan +hset
- +hsetnx +pexpire +pttl +publish +rename +sadd +set +sismember +srem +time +xadd"
+ +hsetnx +pexpire +pttl +publish +rename +sadd +scard +set +sismember +srem +time +unlink +xadd"
 # What only the workers and agents send themselves (liveness, reaper, agents).
-CV_REDIS_ACL_WORKER="+expire +hvals +smembers +sscan +unlink +subscribe"
+CV_REDIS_ACL_WORKER="+expire +hvals +smembers +sscan +subscribe +zadd +zrangebyscore +zrem"
 # What only convergectl sends (transactions, events, the watch loop).
-CV_REDIS_ACL_CLI="+hvals +smembers +type +multi +exec +watch +xrange +xread"
+CV_REDIS_ACL_CLI="+hvals +smembers +type +multi +exec +watch +xrange +xread +zrangebyscore +zrem"
 
 # What the cluster client sends (proto/rt/cv_redis.c, cv_redis_sync.c): the
 # slot map and ASK's ASKING, for both; INFO replication and WAIT, for the
@@ -54,7 +55,7 @@ cv_redis_acl_rules() {
     echo "user converge-worker on #$(cv_redis_acl_hash "$dir/redis-worker.pass")" \
         "resetkeys ~$p* resetchannels &$p* -@all" $CV_REDIS_ACL_COMMON $CV_REDIS_ACL_WORKER $cluster
     echo "user converge-cli on #$(cv_redis_acl_hash "$dir/redis-cli.pass")" \
-        "resetkeys %R~$p* ~${p}stacks ~$p{* resetchannels &$p{cluster}:notify:* -@all" \
+        "resetkeys %R~$p* ~${p}stacks ~${p}deleted ~$p{* resetchannels &$p{cluster}:notify:* -@all" \
         $CV_REDIS_ACL_COMMON $CV_REDIS_ACL_CLI $cluster $cluster_cli
     [[ -z $cluster ]] ||
         echo "user converge-replica on #$(cv_redis_acl_hash "$dir/redis-replica.pass")" \

@@ -4,15 +4,17 @@
 #include "cv_keys.h"
 #include "cv_log.h"
 #include "cv_progress.h"
+#include "cv_purge.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define STACKS_PER_SCAN 100  /* stack ids read per HSCAN of <prefix>stacks */
-#define ENTRIES_PER_CALL 256 /* graph entries one stack_reap_nodes.lua call looks at */
-#define JOBS_PER_STACK 1000  /* jobs re-queued for one stack in one pass, at most */
-#define NAMES_LOGGED 5       /* nodes named in the log line of a stack */
+#define STACKS_PER_SCAN 100   /* stack ids read per HSCAN of <prefix>stacks */
+#define ENTRIES_PER_CALL 256  /* graph entries one stack_reap_nodes.lua call looks at */
+#define JOBS_PER_STACK 1000   /* jobs re-queued for one stack in one pass, at most */
+#define NAMES_LOGGED 5        /* nodes named in the log line of a stack */
+#define PURGES_PER_PASS "100" /* deleted stacks purged in one pass, at most */
 
 struct cv_reaper {
     cv_worker_t *w;
@@ -89,9 +91,14 @@ static void note_name(stack_pass_t *p, const char *node)
 }
 
 /* Not in progress (or gone): nothing to re-queue; a stack found in
- * <prefix>active is forgotten there. */
-static void settle(stack_pass_t *p)
+ * <prefix>active is forgotten there (its retired traversals were swept
+ * before its look: reap_stack). A deleted one is noted for its purge:
+ * every stack that settles passes here, so the note is never lost for
+ * good with the worker that finished the delete. */
+static void settle(stack_pass_t *p, const char *status)
 {
+    if (status && strcmp(status, "DELETE_COMPLETE") == 0)
+        cv_purge_note_deleted(p->r->w, p->id);
     if (p->active)
         forget(p->r->w, p->id);
     stack_done(p);
@@ -210,8 +217,10 @@ static bool on_common_answer(stack_pass_t *p, cv_answer_t answer, const redisRep
         return true;
     }
     case CV_ANSWER_GONE:
+        settle(p, NULL);
+        return true;
     case CV_ANSWER_SETTLED:
-        settle(p);
+        settle(p, cv_reply_str(rep, CV_STACK_REAP_R_STATUS));
         return true;
     default:
         return false;
@@ -224,6 +233,7 @@ typedef struct unname_ctx {
     stack_pass_t *p; /* NULL: the fast path after a delete, nobody waits */
     char name[CV_NAME_MAX];
     char id[CV_ID_MAX];
+    char status[32]; /* the stack's, for settle */
 } unname_ctx_t;
 
 static void on_unnamed(cv_redis_t *redis, redisReply *rep, void *ud)
@@ -234,19 +244,21 @@ static void on_unnamed(cv_redis_t *redis, redisReply *rep, void *ud)
         rep->type == REDIS_REPLY_INTEGER && rep->integer == 1)
         cv_info("reaper: stack %s (%s) is deleted or gone; its name is free again", u->name, u->id);
     if (u->p)
-        settle(u->p);
+        settle(u->p, u->status);
     free(u);
 }
 
 /* stack_unname.lua: the compare-and-delete of name -> stack; p (may be
  * NULL) is settled once it answered. Returns 0, or CV_ENOMEM / CV_EREDIS
  * (nothing sent, p untouched). */
-static int unname(cv_worker_t *w, const char *name, const char *stack, stack_pass_t *p)
+static int unname(cv_worker_t *w, const char *name, const char *stack, stack_pass_t *p,
+                  const char *status)
 {
     unname_ctx_t *u = calloc(1, sizeof(*u));
     if (!u)
         return CV_ENOMEM;
     u->p = p;
+    snprintf(u->status, sizeof(u->status), "%s", status);
     snprintf(u->name, sizeof(u->name), "%s", name);
     snprintf(u->id, sizeof(u->id), "%s", stack);
     char key[CV_KEY_MAX];
@@ -262,7 +274,7 @@ static int unname(cv_worker_t *w, const char *name, const char *stack, stack_pas
 
 void cv_reaper_unname(cv_worker_t *w, const char *name, const char *stack)
 {
-    unname(w, name, stack, NULL);
+    unname(w, name, stack, NULL, "");
 }
 
 /* A named stack that is gone (purged) or DELETE_COMPLETE keeps no name: the
@@ -331,8 +343,10 @@ static void on_reap(cv_redis_t *redis, redisReply *rep, void *ud)
                  cv_reply_str(rep, CV_STACK_REAP_R_STALLED_SECONDS));
         nodes_call(p);
     } else if (frees_name(p, answer, rep)) {
-        if (unname(p->r->w, p->name, p->id, p) != 0)
-            settle(p);
+        const char *status =
+            answer == CV_ANSWER_SETTLED ? cv_reply_str(rep, CV_STACK_REAP_R_STATUS) : "";
+        if (unname(p->r->w, p->name, p->id, p, status) != 0)
+            settle(p, status);
     } else if (!on_common_answer(p, answer, rep)) {
         stack_done(p); /* MOVING, or Redis failed: the next pass looks again */
     }
@@ -351,6 +365,17 @@ static void stack_call(stack_pass_t *p)
         stack_done(p);
 }
 
+/* A stack the reaper watches has its retired traversals swept before it
+ * is looked at, so that it is forgotten only once they are (settle). */
+static void on_swept(void *ud, int rc, cv_answer_t answer)
+{
+    stack_pass_t *p = ud;
+    (void)answer;
+    if (rc) /* Redis failed: not forgotten, swept again on the next pass */
+        p->active = false;
+    stack_call(p);
+}
+
 /* name: the stack's name when found in <prefix>stacks, else NULL. */
 static void reap_stack(cv_reaper_t *r, const char *id, const char *name)
 {
@@ -363,7 +388,8 @@ static void reap_stack(cv_reaper_t *r, const char *id, const char *name)
     snprintf(p->name, sizeof(p->name), "%s", name ? name : "");
     snprintf(p->cursor, sizeof(p->cursor), "0");
     r->pending++;
-    stack_call(p);
+    if (!p->active || cv_purge_sweep(r->w, p->id, on_swept, p) != 0)
+        stack_call(p);
 }
 
 /* ---- a pass over every stack ---- */
@@ -394,7 +420,49 @@ static void on_stacks(cv_redis_t *redis, redisReply *rep, void *ud)
         pass_next_batch(r);
 }
 
-/* Next batch of the scan under way; then <prefix>active; then the end. */
+/* ---- deleted stacks past their retention ---- */
+
+static void on_purged(void *ud, int rc, cv_answer_t answer)
+{
+    cv_reaper_t *r = ud;
+    (void)rc; /* a failure is tried again on the next pass */
+    (void)answer;
+    if (--r->pending == 0)
+        pass_end(r);
+}
+
+/* Ids of <prefix>deleted noted before the retention began: each is purged
+ * if stack_purge.lua, on Redis' clock, agrees it is old enough. */
+static void on_deleted(cv_redis_t *redis, redisReply *rep, void *ud)
+{
+    cv_reaper_t *r = ud;
+    (void)redis;
+    r->pending = 1; /* held while the purges are being started */
+    for (size_t i = 0; rep && rep->type == REDIS_REPLY_ARRAY && i < rep->elements && !r->stopped;
+         i++) {
+        if (rep->element[i]->type != REDIS_REPLY_STRING)
+            continue;
+        r->pending++;
+        if (cv_purge_stack(r->w, rep->element[i]->str, r->w->deleted_retention_s, on_purged, r) !=
+            0)
+            r->pending--;
+    }
+    if (--r->pending == 0)
+        pass_end(r);
+}
+
+static void purge_pass(cv_reaper_t *r)
+{
+    char key[CV_KEY_MAX], before[32];
+    cv_key(key, sizeof(key), CV_KEY_DELETED, NULL, 0, NULL);
+    snprintf(before, sizeof(before), "%.3f", cv_now() - r->w->deleted_retention_s);
+    const char *argv[] = {"ZRANGEBYSCORE", key, "-inf", before, "LIMIT", "0", PURGES_PER_PASS};
+    if (cv_redis_argv(r->w->redis, 7, argv, NULL, on_deleted, r) != 0)
+        pass_end(r);
+}
+
+/* Next batch of the scan under way; then <prefix>active; then the purge of
+ * deleted stacks; then the end. */
 static void pass_next_batch(cv_reaper_t *r)
 {
     if (!r->stopped && strcmp(r->cursor, "0") == 0 && !r->active) {
@@ -402,8 +470,12 @@ static void pass_next_batch(cv_reaper_t *r)
         scan(r);
         return;
     }
-    if (r->stopped || strcmp(r->cursor, "0") == 0) {
+    if (r->stopped) {
         pass_end(r);
+        return;
+    }
+    if (strcmp(r->cursor, "0") == 0) {
+        purge_pass(r);
         return;
     }
     scan(r);

@@ -1,19 +1,22 @@
 /*
  * Ending a traversal: resolve the stack's outputs against the records of the
  * resources they reference, set <ACTION>_COMPLETE, free the name after a
- * delete, and drop the traversal's graph, sync points and done set. A
+ * delete (and note the stack for its purge), and sweep the traversal's
+ * graph, sync points and done set (cv_purge). A
  * traversal that finds records made behind its back (stack_finish.lua
  * AGAIN) is re-run instead: the script began another traversal of the same
  * kind, whose STACK job is published here. One that finds an older
  * traversal's action still to be recorded (BUSY) stays in progress, and the
  * reaper ends it once the stack's progress stalled.
- * Work here is O(outputs + graph size) once per traversal, never per resource.
+ * Work here is O(outputs) once per traversal, never per resource; the sweep's
+ * O(graph size) runs in bounded batches after the job.
  */
 #include "cv_progress.h"
 
 #include "cv_error.h"
 #include "cv_keys.h"
 #include "cv_log.h"
+#include "cv_purge.h"
 #include "cv_reaper.h"
 #include "cv_record.h"
 #include "cv_template.h"
@@ -47,52 +50,14 @@ static void finish_free(finish_ctx_t *ctx, int rc)
     free(ctx);
 }
 
-static void on_unlinked(cv_redis_t *r, redisReply *rep, void *ud)
-{
-    (void)r;
-    (void)rep;
-    (void)ud;
-}
-
-/* Traversal bookkeeping is garbage once the traversal ended. */
-static void on_graph_nodes(cv_redis_t *r, redisReply *rep, void *ud)
-{
-    finish_ctx_t *ctx = ud;
-    if (rep && rep->type == REDIS_REPLY_ARRAY) {
-        enum { BATCH = 256 };
-        char(*keys)[CV_KEY_MAX] = malloc((BATCH + 1) * CV_KEY_MAX);
-        const char *argv[BATCH + 1];
-        argv[0] = "UNLINK";
-        for (size_t i = 0; i < rep->elements;) {
-            int n = 0;
-            for (; n < BATCH && i < rep->elements; n++, i++) {
-                cv_key(keys[n], CV_KEY_MAX, CV_KEY_SP, ctx->stack, ctx->traversal,
-                       rep->element[i]->str);
-                argv[n + 1] = keys[n];
-            }
-            cv_redis_argv(r, n + 1, argv, NULL, on_unlinked, NULL);
-        }
-        free(keys);
-    }
-    static const cv_key_kind_t kinds[] = {CV_KEY_GRAPH, CV_KEY_RDEF, CV_KEY_DONE,
-                                          CV_KEY_PUBLISHING};
-    char k[4][CV_KEY_MAX];
-    const char *argv[5] = {"UNLINK"};
-    for (int i = 0; i < 4; i++) {
-        cv_key(k[i], CV_KEY_MAX, kinds[i], ctx->stack, ctx->traversal, NULL);
-        argv[i + 1] = k[i];
-    }
-    cv_redis_argv(r, 5, argv, NULL, on_unlinked, NULL);
-    finish_free(ctx, ctx->rc);
-}
-
+/* The ended (or re-run) traversal's bookkeeping is garbage: stack_finish.lua
+ * listed it in the stack's gc set, and the sweep removes it in bounded
+ * batches after this job is done (the reaper sweeps again should this
+ * worker die first). */
 static void collect_garbage(finish_ctx_t *ctx)
 {
-    char gkey[CV_KEY_MAX];
-    cv_key(gkey, sizeof(gkey), CV_KEY_GRAPH, ctx->stack, ctx->traversal, NULL);
-    const char *argv[] = {"HKEYS", gkey};
-    if (cv_redis_argv(ctx->w->redis, 2, argv, NULL, on_graph_nodes, ctx) != 0)
-        finish_free(ctx, ctx->rc);
+    cv_purge_sweep(ctx->w, ctx->stack, NULL, NULL);
+    finish_free(ctx, ctx->rc);
 }
 
 /* The re-run's STACK job is acknowledged: the superseded traversal's keys
@@ -159,9 +124,12 @@ static void on_stack_finish(cv_redis_t *r, redisReply *rep, void *ud)
     cv_info("stack %s (%s) %s_COMPLETE, traversal %llu", ctx->name, ctx->stack, ctx->action,
             (unsigned long long)ctx->traversal);
     /* Compare-and-delete: the name may be another stack's by now. The
-     * reaper frees it should this be lost. */
-    if (strcmp(ctx->action, "DELETE") == 0)
+     * reaper frees it should this be lost, and notes the stack deleted (to
+     * be purged after the retention) as this does. */
+    if (strcmp(ctx->action, "DELETE") == 0) {
+        cv_purge_note_deleted(ctx->w, ctx->stack);
         cv_reaper_unname(ctx->w, ctx->name, ctx->stack);
+    }
     ctx->rc = 0;
     collect_garbage(ctx);
 }

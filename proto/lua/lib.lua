@@ -35,13 +35,39 @@ local function set_status(res, counts, status)
 end
 
 -- One event: fields are the documented events schema (docs/keyspace.md).
--- t: its time (now_str(); nil reads the clock).
+-- t: its time (now_str(); nil reads the clock). The stream keeps about the
+-- last `events_max` events (--max-events-per-stack, Heat's
+-- max_events_per_stack; 0: all of them): the loader defines that number
+-- in a line of its own before this prelude (cv_redis_script_text). `~`
+-- trims whole stream nodes, so the stream holds at least that many and a
+-- trim costs O(1) amortised.
 local function add_event(stream, resource, physical_id, action, status, reason, traversal, worker,
                          t)
-  redis.call('XADD', stream, 'MAXLEN', '~', 200000, '*',
-    'time', t or now_str(), 'resource', resource, 'physical_id', physical_id or '',
-    'action', action, 'status', status, 'reason', reason or '',
-    'traversal', traversal, 'worker', worker or '')
+  local fields = {'*', 'time', t or now_str(), 'resource', resource,
+    'physical_id', physical_id or '', 'action', action, 'status', status, 'reason', reason or '',
+    'traversal', traversal, 'worker', worker or ''}
+  if events_max > 0 then
+    redis.call('XADD', stream, 'MAXLEN', '~', events_max, unpack(fields))
+  else
+    redis.call('XADD', stream, unpack(fields))
+  end
+end
+
+-- Another key of the stack whose `stack` key is given: '<prefix>{<id>}:' ..
+-- suffix (cv_keys.h), in the same Redis Cluster slot.
+local function stack_key(stack, suffix)
+  return string.sub(stack, 1, -6) .. suffix
+end
+
+-- A traversal that ended or was superseded: its keys (rdef, graph, done,
+-- publishing, sync points) are garbage from now on, and `gc` lists it
+-- until a worker's sweep (traversal_sweep.lua) removed them in bounded
+-- batches. Jobs of the traversal still under way answer STALE or SETTLED
+-- before they read or write any of those keys.
+local function retire_traversal(stack, traversal)
+  if tonumber(traversal) and tonumber(traversal) > 0 then
+    redis.call('SADD', stack_key(stack, 'gc'), traversal)
+  end
 end
 
 local function ends_with(s, suffix)
@@ -83,6 +109,7 @@ local function begin_traversal(stack, def, events, kind, client, t, rerun)
       'params', c[2] or '{}', 'files', c[3] or '{}', 'env', c[4] or '{}')
   end
   local trav = redis.call('HINCRBY', stack, 'traversal', 1)
+  retire_traversal(stack, trav - 1)
   local reason = 'Stack ' .. kind .. ' started'
   redis.call('HSET', stack, 'action', kind, 'status', kind .. '_IN_PROGRESS', 'reason', reason,
     'updated', t, 'total', 0, 'done', 0)

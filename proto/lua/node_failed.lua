@@ -14,6 +14,12 @@
 -- stack_reason: the stack's.
 -- Returns {'OK'}, or {'ROLLBACK', traversal} (failed, and the rollback
 -- traversal begun), or FENCED / STALE / SETTLED.
+-- The failed traversal joins the stack's `gc` set (lib.lua
+-- retire_traversal; begin_traversal does it for a rollback): its keys are
+-- garbage, and its jobs still under way answer SETTLED or STALE.
+-- A stack that is gone (purged: docs/keyspace.md) gets nothing back, not
+-- even a record or an event of a late job.
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'STALE', ''} end
 if ARGV[2] ~= '' then
   local ver = redis.call('HGET', KEYS[2], 'version')
   if (ver or '0') ~= ARGV[2] then return {'FENCED', ver or '0'} end
@@ -33,4 +39,5 @@ add_event(KEYS[3], st[4], st[5], st[3], 'FAILED', ARGV[9], ARGV[1], ARGV[5])
 if st[6] == '1' and (st[3] == 'CREATE' or st[3] == 'UPDATE') then
   return {'ROLLBACK', begin_traversal(KEYS[1], KEYS[5], KEYS[3], 'ROLLBACK', ARGV[5], t, false)}
 end
+retire_traversal(KEYS[1], ARGV[1])
 return {'OK'}

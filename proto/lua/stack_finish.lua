@@ -27,6 +27,8 @@
 -- traversal fails with a reason naming the records.
 -- Cost: O(index + the definition's resources) once per traversal, never per
 -- resource.
+-- The traversal that ends (OK) or is re-run (AGAIN) joins the stack's `gc`
+-- set: its keys are garbage (lib.lua retire_traversal).
 -- KEYS: 1 stack, 2 events, 3 def, 4 index, 5 graph (this traversal's)
 -- ARGV: 1 traversal, 2 status, 3 reason, 4 outputs, 5 worker, 6 lease_prefix,
 --       7 res_prefix
@@ -99,4 +101,5 @@ end
 redis.call('HSET', KEYS[1], 'status', st[3] .. '_' .. ARGV[2], 'reason', ARGV[3],
   'outputs', ARGV[4], 'updated', now_str())
 add_event(KEYS[2], st[4], st[5], st[3], ARGV[2], ARGV[3], ARGV[1], ARGV[5])
+retire_traversal(KEYS[1], ARGV[1])
 return {'OK', st[3]}

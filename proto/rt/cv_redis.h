@@ -70,6 +70,13 @@ int cv_redis_call(cv_redis_t *r, cv_script_t s, const char *const *keys, const c
 /* Full text of a script (prelude + body). */
 const char *cv_redis_script_text(cv_script_t s);
 
+/* The bound of a stack's event stream every script's events keep (about
+ * that many, the newest; 0: unbounded): CV_REDIS_EVENTS_MAX unless set
+ * before the first script is loaded (--max-events-per-stack,
+ * $CONVERGE_MAX_EVENTS_PER_STACK). */
+#define CV_REDIS_EVENTS_MAX 1000
+void cv_redis_set_events_max(long n);
+
 /* Fills errstr with "Redis at host:port refused the credentials of user U:
  * why" (never the password); returns CV_EAUTH. */
 int cv_redis_auth_refused(const cv_opts_t *opts, const char *why, char *errstr, size_t errstr_size);

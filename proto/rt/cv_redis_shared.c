@@ -35,18 +35,26 @@ static const char *lua_source(const char *name)
     return NULL;
 }
 
-/* Each script is the shared prelude followed by its body, built once. */
+static long events_max = CV_REDIS_EVENTS_MAX;
+
+void cv_redis_set_events_max(long n)
+{
+    events_max = n < 0 ? 0 : n;
+}
+
+/* Each script is the shared prelude followed by its body, built once; the
+ * prelude's settings (lib.lua's `events_max`) come first. */
 const char *cv_redis_script_text(cv_script_t s)
 {
     if (!script_texts[s]) {
         const char *lib = lua_source("lib"), *body = lua_source(cv_script_name(s));
         if (!lib || !body)
             abort(); /* a missing script is a build error, never a runtime condition */
-        size_t n = strlen(lib) + strlen(body) + 2;
+        size_t n = strlen(lib) + strlen(body) + 64;
         script_texts[s] = malloc(n);
         if (!script_texts[s])
             abort();
-        snprintf(script_texts[s], n, "%s\n%s", lib, body);
+        snprintf(script_texts[s], n, "local events_max = %ld\n%s\n%s", events_max, lib, body);
     }
     return script_texts[s];
 }

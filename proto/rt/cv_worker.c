@@ -237,6 +237,8 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
     w.max_attempts = 20;
     w.reap_stall_ms = 10000; /* twice the longest pause between two looks of an observer */
     w.reap_interval_ms = 2000;
+    w.deleted_retention_s = 86400; /* a day, to read a deleted stack's events and ledger */
+    w.max_events_per_stack = CV_REDIS_EVENTS_MAX;
     w.isolation_ms = 5000; /* longer than a Redis restart or a broker failover */
     cv_limits_init(&w.limits);
     if (cv_opts_from_env(&w.opts, err, sizeof(err))) {

@@ -110,6 +110,8 @@ typedef struct cv_worker {
     void (*stop)(void *services);
     int reap_stall_ms;    /* a stack in progress is stalled after this without progress */
     int reap_interval_ms; /* how often the reaper looks */
+    int deleted_retention_s;  /* a deleted stack's keys are purged this long after its delete */
+    int max_events_per_stack; /* a stack's event stream keeps about this many (0: all) */
     bool stopping;
     double started;
     char metrics_addr[256];         /* --metrics-addr: where /metrics is served, or "none" */

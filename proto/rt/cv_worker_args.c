@@ -57,6 +57,11 @@ static void usage(FILE *f, const char *prog, const cv_worker_def_t *def)
             "                     aside: hand the jobs back, leave the group, renew no\n"
             "                     lease until both answer (default 5000; 0: never;\n"
             "                     $CONVERGE_ISOLATION_MS)\n"
+            "  --deleted-retention-s S  engines: purge every key of a stack this long after\n"
+            "                     its delete completed (default 86400; 0: at once;\n"
+            "                     $CONVERGE_DELETED_RETENTION_S)\n"
+            "  --max-events-per-stack N  a stack keeps about its last N events (default\n"
+            "                     1000, as Heat; 0: all; $CONVERGE_MAX_EVENTS_PER_STACK)\n"
             "%s" CV_LOG_OPTS_USAGE "  --help             this text\n%s",
             prog, def->role, def->topic, def->role, limits,
             def->usage_extra ? def->usage_extra : "");
@@ -102,6 +107,10 @@ static const int_opt_t int_opts[] = {
     {'n', "reap-interval-ms", "CONVERGE_REAP_INTERVAL_MS", 100, 3600000,
      offsetof(cv_worker_t, reap_interval_ms)},
     {'I', "isolation-ms", "CONVERGE_ISOLATION_MS", 0, 3600000, offsetof(cv_worker_t, isolation_ms)},
+    {'R', "deleted-retention-s", "CONVERGE_DELETED_RETENTION_S", 0, 315360000,
+     offsetof(cv_worker_t, deleted_retention_s)},
+    {'E', "max-events-per-stack", "CONVERGE_MAX_EVENTS_PER_STACK", 0, 100000000,
+     offsetof(cv_worker_t, max_events_per_stack)},
 };
 enum { NINT_OPTS = sizeof(int_opts) / sizeof(int_opts[0]) };
 
@@ -225,5 +234,6 @@ int cv__worker_args(cv_worker_t *w, int argc, char **argv, const cv_worker_def_t
         fprintf(stderr, "%s: unexpected argument \"%s\"\n", argv[0], argv[optind]);
         return CV_EINVAL;
     }
+    cv_redis_set_events_max(w->max_events_per_stack); /* before the scripts load */
     return 0;
 }
