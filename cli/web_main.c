@@ -23,7 +23,7 @@
 
 static const char usage[] =
     "usage: converge-web [--redis URL] [--prefix P] [--listen HOST:PORT]\n"
-    "                    [--token-file PATH] [--convergectl PATH]\n"
+    "                    [--token-file PATH] [--insecure] [--convergectl PATH]\n"
     "                    [--log-format text|json] [--log-level LEVEL]\n"
     "\n"
     "Serves Converge's read-only web console: pages for the stacks, a stack's\n"
@@ -40,7 +40,10 @@ static const char usage[] =
     "                      one, printed on stdout as \"listening on HOST:PORT\")\n"
     "  --token-file PATH   a bearer token (the file's first line): every request must\n"
     "                      then carry \"Authorization: Bearer TOKEN\" or ?token=TOKEN;\n"
-    "                      open the console once as http://HOST:PORT/?token=TOKEN\n"
+    "                      open the console once as http://HOST:PORT/?token=TOKEN;\n"
+    "                      required to listen on an address other than loopback\n"
+    "  --insecure          listen on a non-loopback address without a token: anyone\n"
+    "                      who reaches it reads every stack\n"
     "  --convergectl PATH  the convergectl that lists the dead letters from Kafka\n"
     "                      (default: the one beside converge-web; it reads\n"
     "                      $CONVERGE_KAFKA and $CONVERGE_KAFKA_OPTS)\n"
@@ -55,6 +58,7 @@ typedef struct web_args {
     const char *listen;
     const char *token_file;
     const char *convergectl;
+    bool insecure;
     cv_log_opts_t log;
 } web_args_t;
 
@@ -64,6 +68,7 @@ enum {
     OPT_LISTEN,
     OPT_TOKEN_FILE,
     OPT_CONVERGECTL,
+    OPT_INSECURE,
     OPT_LOG_FORMAT,
     OPT_LOG_LEVEL
 };
@@ -75,6 +80,7 @@ static const cli_opt_t web_opts[] = {
     {OPT_LISTEN, "--listen", NULL, true},
     {OPT_TOKEN_FILE, "--token-file", NULL, true},
     {OPT_CONVERGECTL, "--convergectl", NULL, true},
+    {OPT_INSECURE, "--insecure", NULL, false},
     {OPT_LOG_FORMAT, "--log-format", NULL, true},
     {OPT_LOG_LEVEL, "--log-level", NULL, true},
     CLI_OPTS_END,
@@ -113,6 +119,9 @@ static int apply(const cli_args_t *a, int id, void *ctx)
         return CLI_OK;
     case OPT_CONVERGECTL:
         p->args->convergectl = a->arg;
+        return CLI_OK;
+    case OPT_INSECURE:
+        p->args->insecure = true;
         return CLI_OK;
     case OPT_LOG_FORMAT:
     case OPT_LOG_LEVEL:
@@ -159,6 +168,11 @@ static int setup(int argc, char **argv, cli_t *cli, web_server_t *s, web_args_t 
     int port;
     if (cv_httpreq_addr(args->listen, host, sizeof(host), &port, err, sizeof(err)))
         return bad("--listen %s: %s", args->listen, err);
+    if (!args->token_file && !args->insecure && !cv_httpreq_host_is_loopback(host))
+        return bad("--listen %s: %s", args->listen,
+                   "not a loopback address, and no --token-file: anyone who reaches it would "
+                   "read every stack. Give --token-file PATH (and put a TLS proxy in front), "
+                   "listen on 127.0.0.1, or pass --insecure to serve it open anyway");
     if (args->token_file && cv_opts_read_secret("console token", args->token_file, s->token,
                                                 sizeof(s->token), err, sizeof(err)))
         return bad("--token-file %s: %s", args->token_file, err);
@@ -196,6 +210,7 @@ int main(int argc, char **argv)
         return rc == CLI_HELP ? 0 : CLI_USAGE;
     }
     cv_log_start("web", "converge-web", &args.log);
+    cv_opts_warn_unauthenticated(&cli.opts, false);
     s.loop = uv_default_loop();
     s.reads = web_reads_new(s.loop, &cli);
     char err[512];
@@ -211,6 +226,10 @@ int main(int argc, char **argv)
     fflush(stdout);
     cv_info("serving on %s:%d (Redis %s, prefix %s%s)", host, cv_http_port(server),
             cli.opts.redis_url, cli.opts.prefix, s.token[0] ? ", bearer token required" : "");
+    if (args.insecure && !s.token[0] && !cv_httpreq_host_is_loopback(host))
+        cv_warn("serving %s:%d without a token (--insecure): anyone who reaches it reads "
+                "every stack",
+                host, cv_http_port(server));
     uv_signal_init(s.loop, &sigint);
     uv_signal_init(s.loop, &sigterm);
     uv_signal_start(&sigint, on_signal, SIGINT);

@@ -6,7 +6,10 @@
 #include "cv_error.h"
 #include "cv_httpreq.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A path segment of the stack API: what follows /api/stacks/NAME. */
@@ -117,6 +120,41 @@ int web_route_match(const char *path, web_route_t *out, char *why, size_t why_si
     if (strncmp(path, "/api/", 5) == 0 || strcmp(path, "/api") == 0)
         return CV_ENOENT;
     return match_asset(path, out);
+}
+
+/* A decimal of 1..20 digits that fits 64 bits, ending at *end. */
+static bool u64_part(const char *s, const char **end, unsigned long long *v)
+{
+    size_t n = strspn(s, "0123456789");
+    if (n == 0 || n > 20)
+        return false;
+    errno = 0;
+    char *e;
+    *v = strtoull(s, &e, 10);
+    *end = e;
+    return errno == 0 && e == s + n;
+}
+
+/* A stream entry id Redis can start an exclusive range after. */
+static bool entry_id_ok(const char *s)
+{
+    const char *p;
+    unsigned long long ms, seq;
+    if (!u64_part(s, &p, &ms) || *p != '-' || !u64_part(p + 1, &p, &seq) || *p)
+        return false;
+    return !(ms == ULLONG_MAX && seq == ULLONG_MAX);
+}
+
+int web_route_check_query(const web_route_t *r, const char *query, char *why, size_t why_size)
+{
+    char after[2048];
+    if (r->kind == WEB_ROUTE_STACK_EVENTS &&
+        cv_httpreq_param(query, "after", after, sizeof(after)) && after[0] && !entry_id_ok(after))
+        return cv_seterr(why, why_size, CV_EINVAL,
+                         "after: expected an event id such as 1712345678901-0 (two numbers of "
+                         "64 bits), got '%.64s'",
+                         after);
+    return 0;
 }
 
 /* Equal strings, in a time that does not depend on where they differ. */

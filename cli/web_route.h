@@ -42,6 +42,14 @@ typedef struct web_route {
 int web_route_match(const char *path, web_route_t *out, char *why, size_t why_size);
 
 /*
+ * Checks the query parameters route r reads, before anything is read: 0,
+ * or CV_EINVAL with why[] naming the parameter (400). An events page's
+ * `after` must be a stream entry id "MS-SEQ" whose two numbers fit 64 bits
+ * and that has a successor (not the largest id), as Redis takes it.
+ */
+int web_route_check_query(const web_route_t *r, const char *query, char *why, size_t why_size);
+
+/*
  * Whether a request may be answered: always when `token` is "" (no
  * --token-file); otherwise when its Authorization header is "Bearer
  * <token>" or its query has token=<token> (what a page's first load and an

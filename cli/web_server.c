@@ -89,6 +89,13 @@ void web_server_handle(cv_http_conn_t *c, const cv_http_req_t *req, void *ud)
     }
     web_route_t route;
     char why[256];
+    /* A query that does not decode is the client's mistake, whatever the
+     * route: 400 here, before a parameter read as absent could turn it into
+     * a read that fails (503) or an answer to another question. */
+    if (cv_httpreq_query_check(req->query, why, sizeof(why)) != 0) {
+        web_server_json(c, 400, web_api_error("%s", why));
+        return;
+    }
     int rc = web_route_match(req->path, &route, why, sizeof(why));
     if (rc == CV_ENOENT && strncmp(req->path, "/api", 4) != 0) {
         cv_http_respond_text(c, 404, "not found: %s\n", req->path);
@@ -98,6 +105,10 @@ void web_server_handle(cv_http_conn_t *c, const cv_http_req_t *req, void *ud)
         web_server_json(c, rc == CV_ENOENT ? 404 : 400,
                         rc == CV_ENOENT ? web_api_error("no such API call: %s", req->path)
                                         : web_api_error("%s", why));
+        return;
+    }
+    if (web_route_check_query(&route, req->query, why, sizeof(why)) != 0) {
+        web_server_json(c, 400, web_api_error("%s", why));
         return;
     }
     if (route.kind == WEB_ROUTE_ASSET) {

@@ -184,6 +184,45 @@ bool cv_httpreq_param(const char *query, const char *name, char *out, size_t out
     return false;
 }
 
+int cv_httpreq_query_check(const char *query, char *why, size_t why_size)
+{
+    size_t qlen = strlen(query);
+    char *scratch = malloc(qlen + 1);
+    if (!scratch)
+        return cv_seterr(why, why_size, CV_ENOMEM, "out of memory");
+    int rc = 0;
+    for (const char *p = query; *p && rc == 0;) {
+        const char *amp = strchr(p, '&');
+        size_t n = amp ? (size_t)(amp - p) : strlen(p);
+        const char *eq = memchr(p, '=', n);
+        size_t key_len = eq ? (size_t)(eq - p) : n;
+        char name[65];
+        if (!unescape(p, key_len, true, name, sizeof(name)))
+            rc = cv_seterr(why, why_size, CV_EPROTO,
+                           "malformed query: parameter \"%.*s\" is not a valid name "
+                           "(a bad %%XX escape, an encoded NUL or longer than 64 bytes)",
+                           (int)(key_len > 64 ? 64 : key_len), p);
+        else if (eq && !unescape(eq + 1, n - key_len - 1, true, scratch, qlen + 1))
+            rc = cv_seterr(why, why_size, CV_EPROTO,
+                           "malformed query: the value of %s has a bad %%XX escape or an "
+                           "encoded NUL",
+                           name);
+        p += n + (amp != NULL);
+    }
+    free(scratch);
+    return rc;
+}
+
+bool cv_httpreq_host_is_loopback(const char *host)
+{
+    if (strcmp(host, "localhost") == 0 || strcmp(host, "::1") == 0)
+        return true;
+    unsigned a, b, c, d;
+    char tail;
+    return sscanf(host, "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail) == 4 && a == 127 && b < 256 &&
+           c < 256 && d < 256;
+}
+
 int cv_httpreq_addr(const char *addr, char *host, size_t host_size, int *port, char *errstr,
                     size_t errstr_size)
 {

@@ -45,6 +45,14 @@ int cv_httpreq_parse(const char *buf, size_t len, cv_http_req_t *req, char *why,
  */
 bool cv_httpreq_param(const char *query, const char *name, char *out, size_t out_size);
 
+/*
+ * Checks that every parameter of `query` ("a=1&b=x%20y") decodes: no bad
+ * %XX escape, no encoded NUL, no name longer than 64 bytes nor value longer
+ * than the query itself. 0, or CV_EPROTO with why[] naming the parameter
+ * (a server answers 400: the request is malformed, whatever its route).
+ */
+int cv_httpreq_query_check(const char *query, char *why, size_t why_size);
+
 /* Percent-decodes src into out (no '+' rule: for paths). False as above. */
 bool cv_httpreq_unescape(const char *src, size_t len, char *out, size_t out_size);
 
@@ -55,6 +63,11 @@ bool cv_httpreq_unescape(const char *src, size_t len, char *out, size_t out_size
  */
 int cv_httpreq_addr(const char *addr, char *host, size_t host_size, int *port, char *errstr,
                     size_t errstr_size);
+
+/* True when host (as cv_httpreq_addr gives it) is a loopback address
+ * only this machine reaches: 127.0.0.0/8, ::1 or "localhost". "0.0.0.0",
+ * "::" and every other address are not. */
+bool cv_httpreq_host_is_loopback(const char *host);
 
 /* The reason phrase of an HTTP status code ("OK", "Not Found", ...). */
 const char *cv_httpreq_reason(int status);

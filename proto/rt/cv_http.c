@@ -1,3 +1,7 @@
+/*
+ * cv_http (cv_http.h): connections, their limits, requests and responses on
+ * the loop.
+ */
 #include "cv_http.h"
 
 #include "cv_error.h"
@@ -11,8 +15,9 @@
 #include <string.h>
 
 enum {
-    MAX_CONNS = 256,
-    HEAD_TIMEOUT_MS = 10000,
+    MAX_CONNS = CV_HTTP_MAX_CONNS,
+    MAX_CONNS_PER_PEER = CV_HTTP_MAX_CONNS_PER_PEER,
+    HEAD_TIMEOUT_MS = CV_HTTP_HEAD_TIMEOUT_MS,
     STREAM_QUEUE_MAX = 1 << 20,
 };
 
@@ -47,6 +52,7 @@ struct cv_http_conn {
     bool notified; /* on_gone called, or a send told the owner CV_EIO */
     bool head_only;
     conn_state_t state;
+    char peer[INET6_ADDRSTRLEN]; /* the peer's address, without its port */
     void (*on_gone)(void *ud);
     void *gone_ud;
     size_t len;
@@ -303,6 +309,62 @@ static void on_head_timeout(uv_timer_t *t)
         conn_close(c);
 }
 
+/* The peer's address (not its port: one client opens many), "" if unknown. */
+static void conn_name_peer(cv_http_conn_t *c)
+{
+    struct sockaddr_storage sa;
+    int len = sizeof(sa);
+    c->peer[0] = '\0';
+    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&sa, &len) != 0)
+        return;
+    if (sa.ss_family == AF_INET6)
+        uv_ip6_name((struct sockaddr_in6 *)&sa, c->peer, sizeof(c->peer));
+    else
+        uv_ip4_name((struct sockaddr_in *)&sa, c->peer, sizeof(c->peer));
+}
+
+/* The connections open besides c (from c's peer only when `peer`), and the
+ * oldest of them still waiting for its request head (the list is newest
+ * first), or NULL. */
+static int count_open(const cv_http_t *s, const cv_http_conn_t *c, bool peer,
+                      cv_http_conn_t **oldest_idle)
+{
+    int n = 0;
+    *oldest_idle = NULL;
+    for (cv_http_conn_t *o = s->conns; o; o = o->next) {
+        if (o == c || o->closing || (peer && strcmp(o->peer, c->peer) != 0))
+            continue;
+        n++;
+        if (o->state == CONN_READING)
+            *oldest_idle = o;
+    }
+    return n;
+}
+
+/*
+ * Makes room for the new connection c. A peer at its share, or a server at
+ * its cap, loses its oldest connection that has not sent its request head
+ * yet: idle connections are what a slow or hostile client holds to starve
+ * the others, and closing them keeps the server answering everyone, that
+ * peer too. False when every connection that counts is busy with a
+ * request or a stream (c is then refused).
+ */
+static bool make_room(cv_http_t *s, cv_http_conn_t *c)
+{
+    cv_http_conn_t *idle;
+    if (count_open(s, c, true, &idle) >= MAX_CONNS_PER_PEER) {
+        if (!idle)
+            return false;
+        conn_close(idle);
+    }
+    if (count_open(s, c, false, &idle) >= MAX_CONNS) {
+        if (!idle)
+            return false;
+        conn_close(idle);
+    }
+    return true;
+}
+
 static void on_connection(uv_stream_t *listener, int status)
 {
     cv_http_t *s = listener->data;
@@ -325,10 +387,13 @@ static void on_connection(uv_stream_t *listener, int status)
         conn_close(c);
         return;
     }
-    if (s->nconns > MAX_CONNS) {
+    conn_name_peer(c);
+    if (!make_room(s, c)) {
         c->state = CONN_HANDLING;
         c->held = true;
-        cv_http_respond_text(c, 503, "too many connections (%d at most)", MAX_CONNS);
+        cv_http_respond_text(c, 503,
+                             "too many connections (%d at most, %d from one address), all busy",
+                             MAX_CONNS, MAX_CONNS_PER_PEER);
         return;
     }
     uv_timer_start(&c->timer, on_head_timeout, HEAD_TIMEOUT_MS, 0);

@@ -11,9 +11,15 @@
  * connection stays valid until one of those ends it, whatever the peer
  * does meanwhile: a response to a peer that left is dropped.
  *
- * Limits: CV_HTTP_HEAD_MAX bytes of request head, 10 s to send it, 256
- * connections at once (more get 503), 1 MiB queued on a stream whose
- * reader does not keep up (it is then ended as if the peer left).
+ * Limits, so that no client starves the others (docs/web.md): a request
+ * head of CV_HTTP_HEAD_MAX bytes at most, sent whole within
+ * CV_HTTP_HEAD_TIMEOUT_MS of connecting (else the connection is closed,
+ * however slowly it trickles in); CV_HTTP_MAX_CONNS_PER_PEER connections
+ * from one address and CV_HTTP_MAX_CONNS in all: a new connection past
+ * either closes the oldest one (of that peer, or of anyone) that has not
+ * sent its head yet, and is refused with 503 only when all are busy; 1 MiB
+ * queued on a stream whose reader does not keep up (it is then ended as if
+ * the peer left).
  */
 #ifndef CV_HTTP_H
 #define CV_HTTP_H
@@ -22,6 +28,10 @@
 #include <uv.h>
 
 #include "cv_httpreq.h"
+
+#define CV_HTTP_MAX_CONNS 256
+#define CV_HTTP_MAX_CONNS_PER_PEER 32
+#define CV_HTTP_HEAD_TIMEOUT_MS 5000
 
 typedef struct cv_http cv_http_t;
 typedef struct cv_http_conn cv_http_conn_t;

@@ -19,6 +19,10 @@
  * the addresses a Redis Cluster announces (CLUSTER SLOTS, MOVED, ASK) to the
  * ones this client must connect to instead: a node behind NAT, or reached
  * through a local TLS sidecar (docs/security.md). Seeds are not mapped.
+ *
+ * A program that would reach Redis without a password or Kafka without SASL
+ * warns once at start (cv_opts_warn_unauthenticated, docs/security.md
+ * "Secure by default").
  */
 #ifndef CV_OPTS_H
 #define CV_OPTS_H
@@ -110,6 +114,19 @@ int cv_opts_read_secret(const char *service, const char *path, char *out, size_t
 /* True for a librdkafka setting whose value is a secret (sasl.password,
  * ssl.key.password, ssl.keystore.password, ...): never printed. */
 bool cv_opts_kafka_key_is_secret(const char *key, size_t keylen);
+
+/* True when o's Kafka settings authenticate the client: security.protocol
+ * SASL_PLAINTEXT or SASL_SSL, or SSL with a client certificate. */
+bool cv_opts_kafka_authenticated(const cv_opts_t *o);
+
+/* What o would reach without credentials, as one phrase into out ("Redis at
+ * URL (no password) and Kafka at BROKERS (no SASL)"; Kafka only when kafka
+ * is true); returns its length, 0 (out "") when everything authenticates. */
+size_t cv_opts_unauthenticated(const cv_opts_t *o, bool kafka, char *out, size_t out_size);
+
+/* Logs one warning naming what cv_opts_unauthenticated finds, if anything:
+ * every program calls it once at start, after cv_log_start. */
+void cv_opts_warn_unauthenticated(const cv_opts_t *o, bool kafka);
 
 void cv_opts_free(cv_opts_t *o);
 

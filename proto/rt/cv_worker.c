@@ -258,6 +258,7 @@ int cv_worker_main(int argc, char **argv, const cv_worker_def_t *def)
         return 2;
     }
     cv_log_start(def->role, w.id, &log);
+    cv_opts_warn_unauthenticated(&w.opts, true);
     srand((unsigned)getpid() ^ (unsigned)(cv_now() * 1000));
     w.loop = uv_default_loop();
     w.started = cv_now();

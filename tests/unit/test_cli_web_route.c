@@ -119,6 +119,31 @@ static void test_with_a_token_the_header_or_the_query_must_carry_it(void **state
     assert_false(web_route_authorized("s3cret", "Bearer ", "token="));
 }
 
+static void test_an_events_after_outside_redis_ids_is_refused(void **state)
+{
+    (void)state;
+    web_route_t r = {.kind = WEB_ROUTE_STACK_EVENTS};
+    char why[256];
+    static const char *ok[] = {"", "after=1712345678901-0", "after=0-0",
+                               "after=18446744073709551615-18446744073709551614"};
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+        assert_int_equal(web_route_check_query(&r, ok[i], why, sizeof(why)), 0);
+    static const char *bad[] = {"after=99999999999999999999-0",
+                                "after=1-18446744073709551616",
+                                "after=18446744073709551615-18446744073709551615",
+                                "after=1",
+                                "after=1-2-3",
+                                "after=-1-0",
+                                "after=x"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        why[0] = '\0';
+        assert_int_equal(web_route_check_query(&r, bad[i], why, sizeof(why)), CV_EINVAL);
+        assert_non_null(strstr(why, "after"));
+    }
+    r.kind = WEB_ROUTE_STACKS; /* only the events read `after` */
+    assert_int_equal(web_route_check_query(&r, "after=x", why, sizeof(why)), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -130,6 +155,7 @@ int main(void)
         cmocka_unit_test(test_the_root_is_the_index_page),
         cmocka_unit_test(test_without_a_token_every_request_is_authorized),
         cmocka_unit_test(test_with_a_token_the_header_or_the_query_must_carry_it),
+        cmocka_unit_test(test_an_events_after_outside_redis_ids_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -163,6 +163,35 @@ static void test_listen_addresses_are_split_or_refused(void **state)
     }
 }
 
+static void test_a_query_that_does_not_decode_is_malformed(void **state)
+{
+    (void)state;
+    char why[256];
+    assert_int_equal(cv_httpreq_query_check("", why, sizeof(why)), 0);
+    assert_int_equal(cv_httpreq_query_check("status=COMPLETE&name=a%2Ab+c&flag", why, 256), 0);
+    static const char *bad[] = {"status=%ZZ", "after=%", "name=a%00b", "%zz=1", "limit=5&x=%4"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        why[0] = '\0';
+        assert_int_equal(cv_httpreq_query_check(bad[i], why, sizeof(why)), CV_EPROTO);
+        assert_non_null(strstr(why, "malformed query"));
+    }
+    /* the parameter at fault is named */
+    cv_httpreq_query_check("limit=5&after=%G1", why, sizeof(why));
+    assert_non_null(strstr(why, "after"));
+}
+
+static void test_only_loopback_hosts_are_loopback(void **state)
+{
+    (void)state;
+    static const char *loopback[] = {"127.0.0.1", "127.1.2.3", "::1", "localhost"};
+    for (size_t i = 0; i < sizeof(loopback) / sizeof(loopback[0]); i++)
+        assert_true(cv_httpreq_host_is_loopback(loopback[i]));
+    static const char *open[] = {"0.0.0.0",    "::",          "10.0.0.1",    "128.0.0.1",
+                                 "127.0.0.1x", "127.0.0.256", "example.com", ""};
+    for (size_t i = 0; i < sizeof(open) / sizeof(open[0]); i++)
+        assert_false(cv_httpreq_host_is_loopback(open[i]));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -175,6 +204,8 @@ int main(void)
         cmocka_unit_test(test_query_parameters_are_found_and_decoded),
         cmocka_unit_test(test_bad_or_oversized_values_are_not_returned),
         cmocka_unit_test(test_listen_addresses_are_split_or_refused),
+        cmocka_unit_test(test_a_query_that_does_not_decode_is_malformed),
+        cmocka_unit_test(test_only_loopback_hosts_are_loopback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
