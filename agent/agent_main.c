@@ -309,6 +309,7 @@ int main(int argc, char **argv)
     char tag[160];
     snprintf(tag, sizeof(tag), "agent-%s", who);
     cv_log_start("agent", a.conf.simulate ? who : tag, &a.conf.log);
+    cv_opts_warn_unauthenticated(&a.conf.opts, false);
     signal(SIGPIPE, SIG_IGN);
     srand((unsigned)getpid());
     int rc = run(&a);
