@@ -17,7 +17,10 @@
 #   agent: the node $CONVERGE_NODE (required): --cluster $CONVERGE_CLUSTER_FILE
 #     --node NODE when that file is set, else --name NODE; --dir
 #     /var/lib/converge/agent.
-#   web: --listen $CONVERGE_WEB_LISTEN (default 0.0.0.0:8080).
+#   web: --listen $CONVERGE_WEB_LISTEN (default 0.0.0.0:8080) and, when
+#     $CONVERGE_WEB_TOKEN_FILE is set, --token-file FILE: converge-web refuses
+#     an address other than loopback without a token (or --insecure in
+#     $CONVERGE_WEB_ARGS).
 #
 # health: exit 0 when the process is ready, else prints why and exits 1.
 #   engine, observer: the liveness record <prefix>worker:<id> in Redis
@@ -73,7 +76,9 @@ run() {
         exec converge-agent "${who[@]}" --dir /var/lib/converge/agent "${EXTRA[@]}" "$@"
         ;;
     web)
-        exec converge-web --listen "${CONVERGE_WEB_LISTEN:-0.0.0.0:8080}" "${EXTRA[@]}" "$@"
+        local token=()
+        [[ -z ${CONVERGE_WEB_TOKEN_FILE:-} ]] || token=(--token-file "$CONVERGE_WEB_TOKEN_FILE")
+        exec converge-web --listen "${CONVERGE_WEB_LISTEN:-0.0.0.0:8080}" "${token[@]}" "${EXTRA[@]}" "$@"
         ;;
     esac
 }

@@ -27,19 +27,20 @@
 #                      with one converge-agent per node
 #   --cluster FILE     one converge-agent per node of the cluster file FILE (the
 #                      format `convergectl place` reads), copied to STATE/cluster.json
-#   --redis-acl        Redis with ACL users (docs/security.md): workers and agents
-#                      as converge-worker, STATE/env as converge-cli, the operator
-#                      as default; random passwords in STATE/redis-*.pass (0600).
-#                      Decided when Redis starts; a later run keeps what runs.
+#   Secured by default (docs/security.md "Secure by default"): Redis with ACL
+#   users (workers and agents as converge-worker, STATE/env as converge-cli, the
+#   operator as default; random passwords in STATE/redis-*.pass, 0600) and Kafka
+#   clients on SASL_SSL (SCRAM-SHA-512, or PLAIN for librdkafka < 2.6.1) with
+#   topic ACLs (certificates by openssl and passwords in STATE/kafka-sasl/).
+#   Decided when Redis and the brokers start; a later run keeps what runs.
+#   --insecure         opt out: Redis with `user default on nopass`, Kafka
+#                      PLAINTEXT; anyone who reaches their ports reads and writes
+#                      everything. With --insecure, --redis-acl or --kafka-sasl
+#                      keeps that one secured
+#   --redis-acl, --kafka-sasl  the default; accepted for compatibility
 #   --redis-tls        Redis on TLS only (plain port 0), certificates made with
 #                      openssl in STATE/tls/; clients reach it through a stunnel
 #                      sidecar on the plain port clients are given (docs/security.md)
-#   --kafka-sasl       Kafka clients on SASL_SSL (SCRAM-SHA-512, or PLAIN for
-#                      librdkafka < 2.6.1) with topic ACLs
-#                      (docs/security.md): certificates by openssl and random
-#                      passwords in STATE/kafka-sasl/ (0600); workers as
-#                      converge-worker, STATE/env as converge-cli. Decided when
-#                      the brokers start; a later run keeps what runs.
 #   --redis-cluster    a Redis Cluster of 3 masters and 3 replicas (redis-c1..6,
 #                      `redis-cli --cluster create`); clients get
 #                      redis+cluster://... (docs/redis-cluster.md). Decided when
@@ -70,7 +71,9 @@ TIMEOUT=${CONVERGE_UP_TIMEOUT:-60} # seconds, for every readiness wait
 engines=2 observers=2 partitions=8 brokers=1
 state_arg=$CV_REPO_ROOT/.local
 build_dir=""
-sanitize=false restart_workers=false build=true redis_acl=false redis_tls=false kafka_sasl=false
+sanitize=false restart_workers=false build=true redis_tls=false
+# Secured unless --insecure; with it, --redis-acl / --kafka-sasl keep their part.
+insecure=false want_redis_acl=false want_kafka_sasl=false
 redis_cluster=false redis_cluster6=false
 nodes="" cluster_arg=""
 while (($#)); do
@@ -92,15 +95,20 @@ while (($#)); do
     --sanitize) sanitize=true && shift ;;
     --restart-workers) restart_workers=true && shift ;;
     --no-build) build=false && shift ;;
-    --redis-acl) redis_acl=true && shift ;;
+    --insecure) insecure=true && shift ;;
+    --redis-acl) want_redis_acl=true && shift ;;
     --redis-tls) redis_tls=true && shift ;;
-    --kafka-sasl) kafka_sasl=true && shift ;;
+    --kafka-sasl) want_kafka_sasl=true && shift ;;
     --redis-one-node-cluster) redis_cluster=true && shift ;;
     --redis-cluster) redis_cluster6=true && shift ;;
     -h | --help) cv_usage 0 ;;
     *) cv_usage_error "unknown argument: $1" ;;
     esac
 done
+redis_acl=true kafka_sasl=true
+if $insecure; then
+    redis_acl=$want_redis_acl kafka_sasl=$want_kafka_sasl
+fi
 [[ $engines =~ ^[0-9]+$ && $observers =~ ^[0-9]+$ ]] || cv_die "--engines and --observers take a count"
 if [[ ! $partitions =~ ^[0-9]+$ ]] || ((partitions < 1)); then
     cv_die "--partitions takes a count >= 1"
@@ -774,6 +782,12 @@ summary() {
     local agents
     agents=$(cv_agent_names | wc -l)
     ((agents == 0)) || printf '  %-12s %-22s see: convergectl nodes --map\n' agents "$agents node(s)"
+    if [[ -f $STATE/redis.acl ]] && cv_kafka_sasl_on; then
+        echo "  secured: Redis ACL users, Kafka SASL_SSL; STATE/env holds the client's credentials"
+    else
+        cv_warn "not secured:$([[ -f $STATE/redis.acl ]] || echo " Redis without passwords")$(
+            cv_kafka_sasl_on || echo " Kafka PLAINTEXT"); anyone on this machine can read and change every stack (docs/security.md \"Secure by default\")"
+    fi
     echo "  logs in $STATE/log/; stop with: deploy/local/down.sh --dir $STATE"
     echo "To use them:  source $STATE/env"
     sed 's/^/  /' "$STATE/env" | grep '  export'

@@ -36,8 +36,11 @@
 # masters, and the group adds one line per master: its slots, commands/s
 # (scripts' inner calls included) and memory over the group's create.
 # --only LIST: some of flat,chain,fanout,update,group,services,balancing,placement.
+# The deployment is secured as up.sh secures it by default (Redis ACL users,
+# Kafka SASL_SSL; docs/performance.md); --insecure measures without (up.sh
+# --insecure), for a comparison.
 #
-#   tests/bench/run.sh [--quick] [--build-dir DIR] [--dir STATE] [--redis-cluster] [--ceiling]
+#   tests/bench/run.sh [--quick] [--build-dir DIR] [--dir STATE] [--redis-cluster] [--insecure] [--ceiling]
 #                      [--only LIST] [--flat N] [--chain N] [--fanout N] [--update N]
 #                      [--group M N] [--services NODES REPLICAS]
 set -euo pipefail
@@ -59,10 +62,11 @@ while [ $# -gt 0 ]; do
     --update) UPDATE=$2; shift ;;
     --group) GROUP_M=$2; GROUP_N=$3; shift 2 ;;
     --services) SVC_NODES=$2; SVC_REPLICAS=$3; shift 2 ;;
-    --redis-cluster) UP_ARGS=(--redis-cluster) ;;
+    --redis-cluster) UP_ARGS+=(--redis-cluster) ;;
+    --insecure) UP_ARGS+=(--insecure) ;;
     --only) ONLY=$2; shift ;;
     --ceiling) CEILING=1 ;;
-    -h|--help) sed -n '2,47p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,50p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -79,6 +83,13 @@ deploy/local/up.sh --build-dir "$BUILD" --dir "$STATE" --engines 2 --observers 1
 trap 'deploy/local/down.sh --dir "$STATE" >/dev/null' EXIT
 # shellcheck disable=SC1091
 source "$STATE/env"
+# On a secured deployment, redis-cli (here, floor.sh, services.sh) is the
+# operator by REDISCLI_AUTH and kcat the Kafka admin by its settings file.
+if [ -f "$STATE/redis.acl" ]; then
+    REDISCLI_AUTH=$(head -n1 "$STATE/redis-admin.pass")
+    export REDISCLI_AUTH
+fi
+[ ! -f "$STATE/kafka-sasl/admin.conf" ] || export KCAT_CONFIG="$STATE/kafka-sasl/admin.conf"
 CTL="$ROOT/$BUILD/convergectl"
 # The Redis servers that take writes: the one Redis, or every node of a
 # cluster that is a master now.
@@ -184,7 +195,7 @@ printf '%-8s %8s %10s %12s %12s %12s %12s %10s   %s\n' shape resources "res/s" \
 # Restarts the workers, so that each figure's peak RSS is its own.
 restart_workers() {
     deploy/local/up.sh --build-dir "$BUILD" --dir "$STATE" --engines 2 --observers 1 \
-        --restart-workers >/dev/null
+        "${UP_ARGS[@]}" --restart-workers >/dev/null
 }
 
 run_shape() { # shape count

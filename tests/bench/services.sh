@@ -49,7 +49,12 @@ STATE=$(cv_abspath "$STATE")
 source "$STATE/env"
 CTL="$ROOT/$BUILD/convergectl"
 PREFIX=${CONVERGE_PREFIX:-cv:}
-hostport=${CONVERGE_REDIS#redis://}; hostport=${hostport%%/*}
+hostport=${CONVERGE_REDIS#redis://}; hostport=${hostport#*@}; hostport=${hostport%%/*}
+# On a secured deployment (up.sh's default) redis-cli is the operator, by REDISCLI_AUTH.
+if [[ -z ${REDISCLI_AUTH:-} && -f $STATE/redis.acl ]]; then
+    REDISCLI_AUTH=$(head -n1 "$STATE/redis-admin.pass")
+    export REDISCLI_AUTH
+fi
 rcli() { redis-cli -h "${hostport%%:*}" -p "${hostport##*:}" "$@"; }
 ck() { echo "$PREFIX{cluster}:$1"; }
 
@@ -100,9 +105,14 @@ jq -n --argjson n "$NODES" --argjson slots "$slots" '
 SERVICES=$k
 
 mkdir -p "$SIM_DIR"
-cv_spawn "$SIM_DIR/agent.pid" "$SIM_DIR/agent.log" \
-    env CONVERGE_REDIS="$CONVERGE_REDIS" CONVERGE_PREFIX="$PREFIX" \
-    "$AGENT" --simulate "$NODES" --cluster "$WORK/cluster.json" --dir "$SIM_DIR"
+(
+    # The agent as the workers' user (STATE/worker.env), as up.sh starts agents.
+    # shellcheck disable=SC1091
+    [[ ! -f $STATE/worker.env ]] || . "$STATE/worker.env"
+    cv_spawn "$SIM_DIR/agent.pid" "$SIM_DIR/agent.log" \
+        env CONVERGE_REDIS="$CONVERGE_REDIS" CONVERGE_PREFIX="$PREFIX" \
+        "$AGENT" --simulate "$NODES" --cluster "$WORK/cluster.json" --dir "$SIM_DIR"
+)
 SIM_PID=$(cat "$SIM_DIR/agent.pid")
 nodes_up() { [ "$(rcli --scan --pattern "$(ck 'alive:sim*')" | wc -l)" -ge "$NODES" ]; }
 cv_wait_until 60 "$NODES simulated nodes to register" nodes_up ||

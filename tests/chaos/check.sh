@@ -44,16 +44,35 @@ chaos_redis_ports() {
 # redis-cli prints and exits 0 on: read as a status it would look settled).
 # A script reaches its slot's master only by naming a key (a keyless one
 # runs on whichever node answered).
+CHAOS_REDIS_AUTH=${CHAOS_REDIS_AUTH:-}
+
+# chaos_redis_auth STATE: the operator's Redis password of STATE, "" when its
+# Redis has no ACL users (up.sh --insecure).
+chaos_redis_auth() {
+    [[ -f $1/redis.acl && -s $1/redis-admin.pass ]] && head -n1 "$1/redis-admin.pass"
+    return 0
+}
+
+# chaos_rcli ARGS...: redis-cli, 10 s at most, with the operator's password
+# when there is one (through the environment, never the command line).
+chaos_rcli() {
+    if [[ -n $CHAOS_REDIS_AUTH ]]; then
+        REDISCLI_AUTH=$CHAOS_REDIS_AUTH timeout 10 redis-cli "$@"
+    else
+        timeout 10 redis-cli "$@"
+    fi
+}
+
 chaos_redis_on() {
     local ports=() port out rc
     while (($#)) && [[ $1 != -- ]]; do ports+=("$1"); shift; done
     shift
     if ((${#ports[@]} == 1)); then
-        timeout 10 redis-cli -h 127.0.0.1 -p "${ports[0]}" "$@"
+        chaos_rcli -h 127.0.0.1 -p "${ports[0]}" "$@"
         return
     fi
     for port in "${ports[@]}"; do
-        out=$(timeout 10 redis-cli -c -h 127.0.0.1 -p "$port" "$@" 2>&1)
+        out=$(chaos_rcli -c -h 127.0.0.1 -p "$port" "$@" 2>&1)
         rc=$?
         # Refused by the node asked: the next one. Refused by the master it
         # was redirected to: that master is down, so is every answer.
@@ -68,8 +87,9 @@ chaos_redis_on() {
 
 # chaos_redis STATE ARGS...: redis-cli on STATE's Redis (chaos_redis_on).
 chaos_redis() {
-    local state=$1 ports
+    local state=$1 ports CHAOS_REDIS_AUTH
     shift
+    CHAOS_REDIS_AUTH=$(chaos_redis_auth "$state")
     mapfile -t ports < <(chaos_redis_ports "$state")
     chaos_redis_on "${ports[@]}" -- "$@"
 }

@@ -40,11 +40,16 @@ cluster_agent_start() {
     mkdir -p "$dir"
     k=$(jq --arg n "$node" '.nodes | map(.name) | index($n)' "$CLUSTER_FILE")
     # In a subshell: no job of ours, whose kill -9 bash would report.
-    (cv_spawn "$dir/agent.pid" "$dir/agent.log" \
-        env CONVERGE_REDIS="$CONVERGE_REDIS" CONVERGE_PREFIX="$PREFIX" \
-        "$CLUSTER_AGENT" --cluster "$CLUSTER_FILE" --node "$node" --dir "$dir" \
-        --ports "$((33000 + k * 300))-$((33000 + k * 300 + 299))" --heartbeat-ttl "$CLUSTER_TTL_MS" \
-        >/dev/null) || chaos_violation "agent $node could not be started"
+    # As the workers' user (STATE/worker.env) on a secured deployment.
+    (
+        # shellcheck disable=SC1091
+        [[ ! -f $STATE/worker.env ]] || . "$STATE/worker.env"
+        cv_spawn "$dir/agent.pid" "$dir/agent.log" \
+            env CONVERGE_REDIS="$CONVERGE_REDIS" CONVERGE_PREFIX="$PREFIX" \
+            "$CLUSTER_AGENT" --cluster "$CLUSTER_FILE" --node "$node" --dir "$dir" \
+            --ports "$((33000 + k * 300))-$((33000 + k * 300 + 299))" --heartbeat-ttl "$CLUSTER_TTL_MS" \
+            >/dev/null
+    ) || chaos_violation "agent $node could not be started"
 }
 
 cluster_nodes_up() {

@@ -82,6 +82,22 @@ chaos_load_env() {
     # shellcheck disable=SC1091
     . "$STATE/env"
     export CONVERGE_REDIS CONVERGE_KAFKA CONVERGE_KAFKA_OPTS
+    # A secured deployment (up.sh's default): redis-cli as the operator
+    # (REDISCLI_AUTH, check.sh), kcat with the admin's settings file.
+    CHAOS_REDIS_AUTH=$(chaos_redis_auth "$STATE")
+    KCAT_OPTS=()
+    [[ ! -f $STATE/kafka-sasl/admin.conf ]] || KCAT_OPTS=(-F "$STATE/kafka-sasl/admin.conf")
+}
+
+# chaos_as_worker CMD...: CMD with the workers' Redis and Kafka users
+# (STATE/worker.env), as service.sh starts workers; for the engines and
+# agents a scenario starts itself.
+chaos_as_worker() {
+    (
+        # shellcheck disable=SC1091
+        [[ ! -f $STATE/worker.env ]] || . "$STATE/worker.env"
+        exec "$@"
+    )
 }
 
 # redis-cli on the deployment's Redis; on a Redis Cluster through a node that
@@ -274,7 +290,7 @@ chaos_led_without() {
 # Messages.
 # ---------------------------------------------------------------------------
 
-KCAT_OPTS=()
+KCAT_OPTS=() # chaos_load_env sets them
 
 # chaos_produce_files TOPIC FILE...: one message per file, its exact bytes, no key.
 chaos_produce_files() {

@@ -43,7 +43,7 @@ rf_node_of_port() {
     return 1
 }
 
-rf_is_master() { [[ $(timeout 5 redis-cli -p "$(rf_port "$1")" ROLE 2>/dev/null | head -1) == master ]]; }
+rf_is_master() { [[ $(chaos_rcli -p "$(rf_port "$1")" ROLE 2>/dev/null | head -1) == master ]]; }
 
 # The node serving slot $1 as a master now, as the cluster tells it.
 rf_master_of() {
@@ -65,7 +65,7 @@ rf_replica_of() {
 
 # rf_replica_synced K: node K is a replica whose link to its master is up.
 rf_replica_synced() {
-    timeout 5 redis-cli -p "$(rf_port "$1")" INFO replication 2>/dev/null | tr -d '\r' |
+    chaos_rcli -p "$(rf_port "$1")" INFO replication 2>/dev/null | tr -d '\r' |
         grep -qx 'master_link_status:up'
 }
 

@@ -374,7 +374,7 @@ part_start() {
     [[ -n $CHAOS_WORKER_ARGS ]] && read -r -a worker_args <<<"$CHAOS_WORKER_ARGS"
     rcli del "${PREFIX}worker:$PART_WORKER" >/dev/null
     part_net setup >/dev/null || return 1
-    CV_NETNS_NET=10.200.1 "$PART_NETNS" exec "$PART_NS" "$CHAOS_BUILD/converge-engine" \
+    CV_NETNS_NET=10.200.1 chaos_as_worker "$PART_NETNS" exec "$PART_NS" "$CHAOS_BUILD/converge-engine" \
         --id "$PART_WORKER" --isolation-ms 5000 "${worker_args[@]}" >>"$STATE/log/$PART_WORKER.log" 2>&1 &
     PART_PID=$!
 }

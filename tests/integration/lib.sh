@@ -13,22 +13,50 @@ CV_TAG=integration
 source "$(dirname "${BASH_SOURCE[0]}")/../../deploy/lib/common.sh"
 # shellcheck disable=SC1091
 source "$STATE/env"
+# up.sh secures a deployment by default (docs/security.md "Secure by default"):
+# STATE/env makes its clients converge-cli. The suite plays the operator
+# instead, who may do everything: what it starts itself (workers, agents, a
+# console, convergectl) authenticates as Redis' `default` user and Kafka's
+# converge-admin, kcat with STATE/kafka-sasl/admin.conf (KCAT_CONFIG), and
+# `redis` (below) with the operator's password. Passwords go by file or
+# environment, never on a command line.
+CV_TEST_REDIS_AUTH=""
+if [[ -f $STATE/redis.acl && -s $STATE/redis-admin.pass ]]; then
+    CV_TEST_REDIS_AUTH=$(head -n1 "$STATE/redis-admin.pass")
+    export CONVERGE_REDIS=${CONVERGE_REDIS/converge-cli@/}
+    export CONVERGE_REDIS_PASSWORD_FILE=$STATE/redis-admin.pass
+fi
+if [[ -f $STATE/kafka-sasl/admin.conf ]]; then
+    export CONVERGE_KAFKA_OPTS=${CONVERGE_KAFKA_OPTS/sasl.username=converge-cli/sasl.username=converge-admin}
+    export CONVERGE_KAFKA_PASSWORD_FILE=$STATE/kafka-sasl/admin.pass
+    export KCAT_CONFIG=$STATE/kafka-sasl/admin.conf
+fi
 # shellcheck disable=SC2034 # used by the test files sourced after this one
 DATA="$(cd "$(dirname "${BASH_SOURCE[0]}")/../data" && pwd)"
 RUN_ID=${RUN_ID:-$(date +%s)$$}
 
 ctl() { "$CONVERGECTL" "$@"; }
 
-redis() { # redis-cli against the test Redis
+# redis_admin_cli ARGS...: redis-cli as the deployment's operator (the
+# password through REDISCLI_AUTH, for this command only).
+redis_admin_cli() {
+    if [[ -n $CV_TEST_REDIS_AUTH ]]; then
+        REDISCLI_AUTH=$CV_TEST_REDIS_AUTH redis-cli "$@"
+    else
+        redis-cli "$@"
+    fi
+}
+
+redis() { # redis-cli against the test Redis, as the operator
     # a cluster's first seed, following its redirections (not saying so)
     local hostport=${CONVERGE_REDIS#*://}; hostport=${hostport#*@}; hostport=${hostport%%/*}
     hostport=${hostport%%,*}
     if [[ $CONVERGE_REDIS != redis+cluster://* ]]; then
-        redis-cli -h "${hostport%%:*}" -p "${hostport##*:}" "$@"
+        redis_admin_cli -h "${hostport%%:*}" -p "${hostport##*:}" "$@"
         return
     fi
     local out rc=0
-    out=$(redis-cli -c -h "${hostport%%:*}" -p "${hostport##*:}" "$@") || rc=$?
+    out=$(redis_admin_cli -c -h "${hostport%%:*}" -p "${hostport##*:}" "$@") || rc=$?
     [[ -z $out ]] || sed '/^-> Redirected to slot/d' <<<"$out"
     return $rc
 }

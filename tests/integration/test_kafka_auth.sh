@@ -26,7 +26,7 @@ trap "$(trap -p EXIT | sed "s/^trap -- '\(.*\)' EXIT$/\1;/")kauth_down" EXIT
 kauth_up() {
     [[ -f $KAUTH_DIR/env ]] && return 0
     "$CV_REPO_ROOT/deploy/local/up.sh" --build-dir "$KAUTH_BIN" --dir "$KAUTH_DIR" --no-build \
-        --engines 1 --observers 1 --kafka-sasl >"$KAUTH_DIR.up.log" 2>&1 ||
+        --engines 1 --observers 1 --insecure --kafka-sasl >"$KAUTH_DIR.up.log" 2>&1 ||
         fail "up.sh --kafka-sasl: $(tail -5 "$KAUTH_DIR.up.log")"
 }
 

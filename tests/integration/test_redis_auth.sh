@@ -107,7 +107,7 @@ test_redis_auth_stack_completes_with_the_acl_users() {
     # shellcheck disable=SC2064 # dir is local: expanded now, on purpose
     trap "deploy_down '$dir'" EXIT
     "$CV_REPO_ROOT/deploy/local/up.sh" --build-dir "$RAUTH_BIN" --dir "$dir" --no-build \
-        --engines 1 --observers 1 --redis-acl >"$dir.up.log" 2>&1 ||
+        --engines 1 --observers 1 --insecure --redis-acl >"$dir.up.log" 2>&1 ||
         fail "up.sh --redis-acl: $(tail -5 "$dir.up.log")"
     name=$(stack_name rauth-acl)
     out=$(bash -c "source '$dir/env' && '$CONVERGECTL' submit '$name' '$DATA/stacks/chain.yaml' \

@@ -49,7 +49,7 @@ rc_done_at_least() { [ "$(rc_cli HGET "cv:{$1}:stack" done)" -ge "$2" ] 2>/dev/n
 rc_up() {
     RC_DIR=$(mktemp -d /tmp/cv-rcluster-up.XXXXXX)
     "$CV_REPO_ROOT/deploy/local/up.sh" --build-dir "$(dirname "$CONVERGECTL")" --dir "$RC_DIR" \
-        --no-build --engines 2 --observers 1 --redis-cluster >"$RC_DIR.up.log" 2>&1 ||
+        --no-build --engines 2 --observers 1 --insecure --redis-cluster >"$RC_DIR.up.log" 2>&1 ||
         fail "up.sh --redis-cluster: $(tail -5 "$RC_DIR.up.log")"
 }
 

@@ -18,7 +18,7 @@ rcs_up() {
     # shellcheck disable=SC2064 # dir is expanded now, on purpose
     trap "'$CV_REPO_ROOT/deploy/local/down.sh' --dir '$dir' >/dev/null 2>&1; rm -rf '$dir' '$dir.up.log'" EXIT
     "$CV_REPO_ROOT/deploy/local/up.sh" --build-dir "$(dirname "$CONVERGECTL")" --dir "$dir" \
-        --no-build --engines 1 --observers 1 --brokers 1 --redis-cluster "$@" >"$dir.up.log" 2>&1 ||
+        --no-build --engines 1 --observers 1 --brokers 1 --insecure --redis-cluster "$@" >"$dir.up.log" 2>&1 ||
         fail "up.sh --redis-cluster $*: $(tail -5 "$dir.up.log")"
 }
 

@@ -9,7 +9,7 @@ test_redis_tls_stack_completes_through_the_sidecar_with_the_plain_port_off() {
     # shellcheck disable=SC2064 # dir is local: expanded now, on purpose
     trap "'$CV_REPO_ROOT/deploy/local/down.sh' --dir '$dir' >/dev/null 2>&1; rm -rf '$dir' '$dir.up.log'" EXIT
     "$CV_REPO_ROOT/deploy/local/up.sh" --build-dir "$(dirname "$CONVERGECTL")" --dir "$dir" \
-        --no-build --engines 1 --observers 1 --redis-tls >"$dir.up.log" 2>&1 ||
+        --no-build --engines 1 --observers 1 --insecure --redis-tls >"$dir.up.log" 2>&1 ||
         fail "up.sh --redis-tls: $(tail -5 "$dir.up.log")"
     plain=$(sed -n 's/^REDIS_PORT=//p' "$dir/ports")
     tls=$(sed -n 's/^REDIS_TLS_PORT=//p' "$dir/ports")

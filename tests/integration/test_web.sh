@@ -215,9 +215,9 @@ test_web_never_writes_to_redis() {
     # no script, no admin command; a Redis Cluster's slot map); the console
     # then runs as that user.
     while read -r server; do
-        redis-cli -h "${server%:*}" -p "${server##*:}" ACL SETUSER "$user" on ">$pass" '~*' \
+        redis_admin_cli -h "${server%:*}" -p "${server##*:}" ACL SETUSER "$user" on ">$pass" '~*' \
             resetchannels -@all +@read +@connection '+cluster|slots' '+cluster|shards' >/dev/null
-        redis-cli -h "${server%:*}" -p "${server##*:}" ACL LOG RESET >/dev/null
+        redis_admin_cli -h "${server%:*}" -p "${server##*:}" ACL LOG RESET >/dev/null
     done < <(web_redis_servers)
     local dir
     dir=$(mktemp -d /tmp/cv-webro.XXXXXX)
@@ -235,9 +235,9 @@ test_web_never_writes_to_redis() {
     grep -q '^event: graph' "$WEB_DIR/stream" || fail "the stream sent no graph event"
     local denied=0
     while read -r server; do
-        denied=$((denied + $(redis-cli -h "${server%:*}" -p "${server##*:}" ACL LOG 100 |
+        denied=$((denied + $(redis_admin_cli -h "${server%:*}" -p "${server##*:}" ACL LOG 100 |
             grep -c -x -- "$user" || true)))
-        redis-cli -h "${server%:*}" -p "${server##*:}" ACL DELUSER "$user" >/dev/null
+        redis_admin_cli -h "${server%:*}" -p "${server##*:}" ACL DELUSER "$user" >/dev/null
     done < <(web_redis_servers)
     rm -rf "$dir"
     assert_eq 0 "$denied" "commands Redis refused to the read-only console user"
