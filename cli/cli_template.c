@@ -5,6 +5,7 @@
 
 #include "cli_files.h"
 #include "cv_env.h"
+#include "cv_keys.h"
 #include "cv_limits.h"
 
 #include <errno.h>
@@ -175,12 +176,77 @@ int cli_tpl_input_env(const cli_tpl_input_t *in, const char *tpl_path, const jso
     return CLI_OK;
 }
 
-/* The input limits (proto/cv_limits.h) as the environment sets them. */
+/* ---- the limits a template is checked against ---- */
+
+/* What the engines published (cli_template_fetch_limits): the authority. */
+static cv_limits_t published;
+static bool have_published;
+
+int cli_template_fetch_limits(cli_t *cli)
+{
+    char err[512], key[CV_KEY_MAX];
+    /* Quietly: without Redis, validate still checks (against the local
+     * limits), and submit and update report Redis when they need it. */
+    cv_redis_sync_t *s = cv_redis_sync_open(&cli->opts, NULL, err, sizeof(err));
+    if (!s)
+        return CLI_OK;
+    cv_limits_key(key, sizeof(key));
+    const char *argv[] = {"HGETALL", key};
+    redisReply *r = cv_redis_sync_argv(s, 2, argv, NULL);
+    if (r && r->type == REDIS_REPLY_ARRAY && r->elements >= 2) {
+        cv_limits_init(&published);
+        for (size_t i = 0; i + 1 < r->elements; i += 2)
+            if (r->element[i]->type == REDIS_REPLY_STRING &&
+                r->element[i + 1]->type == REDIS_REPLY_STRING)
+                /* A limit this client does not know (a newer engine's) is
+                 * the engine's to enforce. */
+                (void)cv_limits_set(&published, r->element[i]->str, r->element[i + 1]->str, err,
+                                    sizeof(err));
+        have_published = true;
+    }
+    if (r)
+        freeReplyObject(r);
+    cv_redis_sync_close(s);
+    return CLI_OK;
+}
+
+/* The input limits (proto/cv_limits.h): the engines' when they published
+ * them, which the environment may only lower; otherwise the defaults as
+ * the environment sets them. */
 static int load_limits(cv_limits_t *l)
 {
-    char err[256];
-    cv_limits_init(l);
-    return cv_limits_from_env(l, err, sizeof(err)) ? cli_fail(CLI_USAGE, "%s", err) : CLI_OK;
+    static bool warned;
+    char err[256], ignored[256];
+    if (!have_published) {
+        cv_limits_init(l);
+        return cv_limits_from_env(l, err, sizeof(err)) ? cli_fail(CLI_USAGE, "%s", err) : CLI_OK;
+    }
+    *l = published;
+    if (cv_limits_lower_from_env(l, ignored, sizeof(ignored), err, sizeof(err)))
+        return cli_fail(CLI_USAGE, "%s", err);
+    if (ignored[0] && !warned)
+        fprintf(stderr,
+                "convergectl: warning: %s above the engines' limits: the engines' limits apply\n",
+                ignored);
+    warned = true;
+    return CLI_OK;
+}
+
+/* What submit stores is held to --max-template-bytes too, as the engine
+ * measures it: the template and its files as JSON. */
+static int check_stored_size(const cv_limits_t *l, const json_t *tree, const json_t *files,
+                             char *err, size_t errsz)
+{
+    char *text = json_dumps(tree, JSON_COMPACT);
+    size_t len = text ? strlen(text) : 0;
+    free(text);
+    int rc = cv_limits_check(l, CV_LIMIT_TEMPLATE_BYTES, len, "stored template", err, errsz);
+    text = files && !rc ? json_dumps(files, JSON_COMPACT) : NULL;
+    len = text ? strlen(text) : 0;
+    free(text);
+    return rc ? rc
+              : cv_limits_check(l, CV_LIMIT_TEMPLATE_BYTES, len, "stored template files", err,
+                                errsz);
 }
 
 int cli_template_read(const char *path, json_t **tree)
@@ -212,8 +278,9 @@ int cli_template_check(json_t *tree, json_t *files, const json_t *env, const cha
     cv_tpl_opts_t opts = {.files = files, .max_depth = (int)limits.nesting_depth, .env = env};
     if (cv_template_from_json_opts(tree, fname, params, &opts, &out->tpl, err, sizeof(err)) != 0)
         return cli_fail(CLI_USAGE, "%s", err);
-    if (cv_limits_check(&limits, CV_LIMIT_RESOURCES, out->tpl->nresources, fname, err,
-                        sizeof(err))) {
+    cv_tpl_count_t count;
+    if (cv_template_count(out->tpl, tree, fname, &opts, &limits, &count, err, sizeof(err)) ||
+        check_stored_size(&limits, tree, files, err, sizeof(err))) {
         cv_template_free(out->tpl);
         out->tpl = NULL;
         return cli_fail(CLI_USAGE, "%s", err);

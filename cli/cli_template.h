@@ -70,6 +70,12 @@ int cli_tpl_input_option(cli_tpl_input_t *in, const cli_args_t *a, int id);
 int cli_tpl_input_env(const cli_tpl_input_t *in, const char *tpl_path, const json_t *decls,
                       const json_t *base, json_t *files, json_t **env, json_t **params);
 
+/* Reads the limits the engines published in Redis (<prefix>limits), which
+ * every later check of a template holds to (an environment variable may
+ * only lower one). Quiet: when Redis cannot be reached or nothing is
+ * published, the local defaults and environment apply. CLI_OK. */
+int cli_template_fetch_limits(cli_t *cli);
+
 /* Reads and parses the template file `path` into a new tree, unvalidated.
  * CLI_OK or CLI_USAGE (reported, naming the file and the place). */
 int cli_template_read(const char *path, json_t **tree);

@@ -296,7 +296,9 @@ int cli_cmd_submit(cli_t *cli, int argc, char **argv)
         fputs(cli_submit_usage, stdout);
         rc = CLI_OK;
     } else if (rc == CLI_OK) {
-        rc = cli_template_load(s.args.words[1], &s.args.in, &s.loaded);
+        rc = cli_template_fetch_limits(cli);
+        if (rc == CLI_OK)
+            rc = cli_template_load(s.args.words[1], &s.args.in, &s.loaded);
         if (rc == CLI_OK)
             rc = cli_redis_connect(cli);
         if (rc == CLI_OK)

@@ -288,7 +288,7 @@ static int store_and_publish(cli_t *cli, update_t *u)
 /* Validation that needs no service first, then the stack, then the rest. */
 static int update(cli_t *cli, update_t *u)
 {
-    int rc = CLI_OK;
+    int rc = cli_template_fetch_limits(cli);
     if (u->args.words[1])
         rc = cli_template_read(u->args.words[1], &u->tree);
     if (rc == CLI_OK && u->args.words[1])

@@ -1,8 +1,9 @@
 /*
  * convergectl validate: checks a template with its parameters exactly as
- * submit would, without contacting any service. What submit checks against
- * the live cluster (the metrics of services) is checked against a cluster
- * manifest given with --cluster.
+ * submit would, against the limits the engines published when Redis can be
+ * reached (cli_template_fetch_limits) and otherwise contacting no service.
+ * What submit checks against the live cluster (the metrics of services) is
+ * checked against a cluster manifest given with --cluster.
  */
 #include "cli_commands.h"
 #include "cli_service.h"
@@ -19,7 +20,8 @@ const char cli_validate_usage[] =
     "usage: convergectl validate TEMPLATE [-P NAME=VALUE]... [--param-file ENV]...\n"
     "                            [--cluster FILE]\n"
     "\n"
-    "Checks a template and its parameters as submit does, contacting no service.\n"
+    "Checks a template and its parameters as submit does: against the limits the\n"
+    "engines published in Redis when it can be reached, else the local ones.\n"
     "Prints 'TEMPLATE: valid (N resources, M parameters, K outputs)', or the first\n"
     "problem (naming the file, the place in it and the rule broken) and exits 2.\n"
     "\n"
@@ -88,7 +90,6 @@ static int parse_args(int argc, char **argv, validate_t *v)
 
 int cli_cmd_validate(cli_t *cli, int argc, char **argv)
 {
-    (void)cli;
     validate_t v = {.path = NULL};
     cli_tpl_input_init(&v.in);
     int rc = parse_args(argc, argv, &v);
@@ -96,8 +97,10 @@ int cli_cmd_validate(cli_t *cli, int argc, char **argv)
         fputs(cli_validate_usage, stdout);
         rc = CLI_OK;
     } else if (rc == CLI_OK) {
-        cli_loaded_t t;
-        rc = cli_template_load(v.path, &v.in, &t);
+        cli_loaded_t t = {.tpl = NULL};
+        rc = cli_template_fetch_limits(cli);
+        if (rc == CLI_OK)
+            rc = cli_template_load(v.path, &v.in, &t);
         if (rc == CLI_OK && v.cluster)
             rc = check_cluster(v.cluster, &t, v.path);
         if (rc == CLI_OK)

@@ -17,4 +17,8 @@ void cv__engine_stack_job(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m);
 void cv__engine_check_job(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m);
 void cv__engine_signal_job(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m);
 
+/* Publishes the engine's limits in Redis (engine_limits.c) until stopped. */
+void *cv__engine_limits_start(cv_worker_t *w);
+void cv__engine_limits_stop(void *handle);
+
 #endif

@@ -3,13 +3,17 @@
 #include "cv_log.h"
 #include "cv_reaper.h"
 
+static void *limits; /* the publisher of the engine's limits (engine_limits.c) */
+
 static void *start_reaper(cv_worker_t *w)
 {
+    limits = cv__engine_limits_start(w);
     return cv_reaper_start(w);
 }
 
 static void stop_reaper(void *reaper)
 {
+    cv__engine_limits_stop(limits);
     cv_reaper_stop(reaper);
 }
 

@@ -13,6 +13,7 @@
 
 #include "cv_error.h"
 #include "cv_keys.h"
+#include "cv_limits.h"
 #include "cv_log.h"
 #include "cv_progress.h"
 #include "cv_template.h"
@@ -40,6 +41,31 @@ static json_t *parse_template(json_t *text, char *err, size_t errsz)
     return tpl;
 }
 
+/*
+ * The worker's limits on the child about to be defined, before its
+ * definition is built (a group's builds every member): not deeper than
+ * --max-nesting-depth, and for a group, an autoscaling group or a chain,
+ * no more members (and resources below them) than the limits allow, now
+ * that its properties have resolved. A template resource's or an
+ * OS::Heat::Stack's child is counted by its own STACK job, before anything
+ * of it is written.
+ */
+static int check_limits(const check_t *c, const char *type_name, const json_t *props, char *err,
+                        size_t errsz)
+{
+    const cv_limits_t *l = &c->run.w->limits;
+    char where[CV_NAME_MAX + 64];
+    snprintf(where, sizeof(where), "the nested stack of %s", type_name);
+    int rc = cv_limits_check(l, CV_LIMIT_NESTING_DEPTH, (size_t)c->in.depth + 1, where, err, errsz);
+    const cv_rtype_t *t = cv_rtype_find(type_name);
+    if (rc || !t || strcmp(type_name, "OS::Heat::Stack") == 0)
+        return rc;
+    cv_tpl_opts_t opts = {
+        .files = c->in.files, .depth = c->in.depth, .env = json_object_get(c->in.rdef, "env")};
+    cv_tpl_count_t count;
+    return cv_template_count_nested(type_name, props, type_name, &opts, l, &count, err, errsz);
+}
+
 int cv__nested_plan(void *check, const char *op, const char *child, const char *type_name,
                     const json_t *props, json_t *data, const char *token, char *err, size_t errsz)
 {
@@ -51,7 +77,9 @@ int cv__nested_plan(void *check, const char *op, const char *child, const char *
     if (cv_trav_kind_parse(op) != CV_TRAV_DELETE) {
         const cv_nested_ops_t *ops = cv_rtype_lookup(type_name)->nested;
         json_t *tpl = NULL, *params = NULL;
-        int rc = ops->definition(type_name, props, c->in.files, data, &tpl, &params, err, errsz);
+        int rc = check_limits(c, type_name, props, err, errsz);
+        if (rc == 0)
+            rc = ops->definition(type_name, props, c->in.files, data, &tpl, &params, err, errsz);
         if (rc) {
             json_decref(entry);
             return rc;

@@ -16,6 +16,7 @@
 #include "cv_gate.h"
 #include "cv_jobrun.h"
 #include "cv_keys.h"
+#include "cv_limits.h"
 #include "cv_log.h"
 #include "cv_record.h"
 #include "cv_poison.h"
@@ -447,6 +448,45 @@ static void fail_stack(expand_t *x, const char *reason)
         expand_retry(x);
 }
 
+/* The size of reply element `i` (0 when it is not a string). */
+static size_t reply_len(const redisReply *rep, size_t i)
+{
+    const redisReply *e = cv_reply_at(rep, i);
+    return e && e->type == REDIS_REPLY_STRING ? e->len : 0;
+}
+
+/*
+ * The worker's limits are the authority, whatever the client checked: a
+ * definition stored by a client (depth 0; a nested stack's definition is
+ * this engine's own making) may not be larger than --max-template-bytes,
+ * template and its files each, measured as stored, before it is parsed.
+ */
+static int check_stored_size(const expand_t *x, const redisReply *rep, int depth, char *err,
+                             size_t errsz)
+{
+    const cv_limits_t *l = &x->run.w->limits;
+    if (depth > 0 || x->run.msg.kind == CV_TRAV_DELETE) /* a delete must always be possible */
+        return 0;
+    int rc =
+        cv_limits_check(l, CV_LIMIT_TEMPLATE_BYTES, reply_len(rep, CV_STACK_DEFINITION_R_TEMPLATE),
+                        "stored template", err, errsz);
+    return rc ? rc
+              : cv_limits_check(l, CV_LIMIT_TEMPLATE_BYTES,
+                                reply_len(rep, CV_STACK_DEFINITION_R_FILES),
+                                "stored template files", err, errsz);
+}
+
+/* Counts what the stack expands into (cv_template_count) before anything
+ * is written: a group of 10^9 fails here, after one multiplication. */
+static int check_counts(const expand_t *x, const cv_tpl_opts_t *opts, char *err, size_t errsz)
+{
+    if (x->run.msg.kind == CV_TRAV_DELETE)
+        return 0;
+    cv_tpl_count_t count;
+    return cv_template_count(x->tpl, x->tree, "template", opts, &x->run.w->limits, &count, err,
+                             errsz);
+}
+
 static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
 {
     expand_t *x = ud;
@@ -468,6 +508,11 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
         return;
     }
     char err[1024];
+    int depth = atoi(cv_reply_str(rep, CV_STACK_DEFINITION_R_DEPTH));
+    if (check_stored_size(x, rep, depth, err, sizeof(err)) != 0) {
+        fail_stack(x, err);
+        return;
+    }
     json_t *tpl = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_TEMPLATE), 0, NULL);
     json_t *params = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_PARAMS), 0, NULL);
     json_t *files = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_FILES), 0, NULL);
@@ -481,12 +526,15 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
     if (params && tpl)
         cv_env_apply_defaults(params, json_object_get(x->env, "parameter_defaults"), tpl);
     cv_tpl_opts_t opts = {.files = files,
-                          .depth = atoi(cv_reply_str(rep, CV_STACK_DEFINITION_R_DEPTH)),
+                          .depth = depth,
+                          .max_depth = (int)x->run.w->limits.nesting_depth,
                           .env = x->env};
     int rc =
         tpl ? cv_template_from_json_opts(tpl, "template", params, &opts, &x->tpl, err, sizeof(err))
             : cv_seterr(err, sizeof(err), CV_EPARSE, "stored template is not JSON");
     x->tree = tpl;
+    if (rc == 0)
+        rc = check_counts(x, &opts, err, sizeof(err));
     json_decref(params);
     json_decref(files);
     if (rc) {

@@ -1,6 +1,7 @@
 #include "cv_limits.h"
 
 #include "cv_error.h"
+#include "cv_keys.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -81,6 +82,35 @@ int cv_limits_from_env(cv_limits_t *l, char *errstr, size_t errstr_size)
                              "%s=\"%s\": expected a positive whole number", defs[i].env, v);
     }
     return 0;
+}
+
+int cv_limits_lower_from_env(cv_limits_t *l, char *ignored, size_t ignored_size, char *errstr,
+                             size_t errstr_size)
+{
+    size_t n = 0;
+    if (ignored && ignored_size)
+        ignored[0] = '\0';
+    for (int i = 0; i < CV_LIMIT__COUNT; i++) {
+        const char *v = getenv(defs[i].env);
+        size_t value;
+        if (!v || !*v)
+            continue;
+        if (parse_positive(v, &value) != 0)
+            return cv_seterr(errstr, errstr_size, CV_EINVAL,
+                             "%s=\"%s\": expected a positive whole number", defs[i].env, v);
+        if (value <= cv_limits_get(l, (cv_limit_t)i))
+            *slot(l, (cv_limit_t)i) = value;
+        else if (ignored && n < ignored_size) {
+            int w = snprintf(ignored + n, ignored_size - n, "%s%s", n ? ", " : "", defs[i].env);
+            n += w > 0 ? (size_t)w : 0;
+        }
+    }
+    return 0;
+}
+
+void cv_limits_key(char *buf, size_t size)
+{
+    snprintf(buf, size, "%slimits", cv_keys_prefix());
 }
 
 int cv_limits_set(cv_limits_t *l, const char *option, const char *value, char *errstr,

@@ -1,6 +1,6 @@
 /*
  * cv_limits — how big an input may be: template size, resources per stack,
- * string length, message size, nesting depth.
+ * string length, message size, nesting depth, resources in one traversal.
  *
  * One table (CV_LIMITS_MAP) gives every limit its default, its environment
  * variable (CONVERGE_MAX_*) and its option name (--max-*), so that the CLI,
@@ -19,7 +19,9 @@
     XX(RESOURCES, resources, "max-resources", 100000, "number of resources", "")                   \
     XX(STRING_BYTES, string_bytes, "max-string-bytes", 65536, "string length", "bytes")            \
     XX(MESSAGE_BYTES, message_bytes, "max-message-bytes", 1048576, "message size", "bytes")        \
-    XX(NESTING_DEPTH, nesting_depth, "max-nesting-depth", 5, "nesting depth", "levels")
+    XX(NESTING_DEPTH, nesting_depth, "max-nesting-depth", 5, "nesting depth", "levels")            \
+    XX(TRAVERSAL_RESOURCES, traversal_resources, "max-traversal-resources", 1500000,               \
+       "number of resources in one traversal", "")
 
 typedef enum {
 #define XX(id, field, option, def, what, unit) CV_LIMIT_##id,
@@ -40,6 +42,20 @@ void cv_limits_init(cv_limits_t *l);
 /* Overrides from CONVERGE_MAX_TEMPLATE_BYTES, CONVERGE_MAX_RESOURCES, ...
  * (unset or empty: keep). Returns 0 or CV_EINVAL naming the variable. */
 int cv_limits_from_env(cv_limits_t *l, char *errstr, size_t errstr_size);
+
+/*
+ * The environment's overrides, but only those that lower a limit: a client
+ * that the workers' published limits (`l`) bind may be stricter than the
+ * workers, never laxer. A value above the limit is ignored, and named in
+ * `ignored` (may be NULL) so that the caller can say so. Returns 0 or
+ * CV_EINVAL naming the variable.
+ */
+int cv_limits_lower_from_env(cv_limits_t *l, char *ignored, size_t ignored_size, char *errstr,
+                             size_t errstr_size);
+
+/* The Redis hash where the engines publish their limits (field: option
+ * name, value: decimal), under the key prefix: "cv:limits". */
+void cv_limits_key(char *buf, size_t size);
 
 /* Sets the limit whose option name (without the dashes, e.g.
  * "max-message-bytes") is `option` from a positive decimal `value`.

@@ -137,6 +137,18 @@ const char *cv__tpl_mapped_type(const cv__tpl_ctx_t *ctx, const char *type, cons
 json_t *cv__tpl_child_env(const cv__tpl_ctx_t *ctx, const char *resource, const char *declared,
                           const char *type);
 
+/* The template among `chain` (innermost first) that is the template file
+ * `file` or has the tree `tree` (either may be NULL), or NULL: finding one
+ * means a template includes itself (template_limits.c). */
+const cv_tpl_chain_t *cv__tpl_chain_find(const cv_tpl_chain_t *chain, const char *file,
+                                         const json_t *tree);
+
+/* Writes "<where>: recursion: template a includes itself (a -> b -> <label>)..."
+ * naming the cycle from `found` down `chain` to `label` (the template that
+ * is `found` again); returns CV_ECYCLE. */
+int cv__tpl_chain_cycle(const cv_tpl_chain_t *chain, const cv_tpl_chain_t *found, const char *label,
+                        const char *where, char *errstr, size_t errstr_size);
+
 /* Whether `type` (registered or a template file) is known to this stack. */
 bool cv__tpl_type_known(const cv__tpl_ctx_t *ctx, const char *type);
 

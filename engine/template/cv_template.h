@@ -19,6 +19,7 @@
 #define CV_TEMPLATE_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct cv_tpl_resource {
@@ -46,6 +47,10 @@ typedef struct cv_template {
     size_t nresources;
     json_t *outputs; /* name -> {"value": expr, "description": str} */
 } cv_template_t;
+
+/* Whether the parameter declaration `decl` says hidden, read as Heat reads
+ * the boolean (oslo's bool_from_string: true, "yes", 1, "on", ...). */
+bool cv_template_param_hidden(const json_t *decl);
 
 /*
  * Parses YAML (JSON is YAML) into a new jansson tree. Plain scalars are typed
@@ -89,6 +94,19 @@ int cv_template_from_json(const json_t *root, const char *fname, const json_t *p
  * max_nested_stack_depth). */
 #define CV_TEMPLATE_MAX_DEPTH 5
 
+/*
+ * The templates a nested template is inside of, innermost first: a
+ * template that appears again among them includes itself, which would
+ * recurse without end. A template file is known by its name, an inline
+ * template (OS::Heat::Stack's `template`) by its tree.
+ */
+typedef struct cv_tpl_chain {
+    const char *file;   /* the template file's name; NULL: an inline template */
+    const char *label;  /* how messages name it: the file, or the resource holding it */
+    const json_t *tree; /* the template */
+    const struct cv_tpl_chain *up;
+} cv_tpl_chain_t;
+
 /* What a stack brings besides its template. */
 typedef struct cv_tpl_opts {
     /* Template files of template resources (type "db.yaml"): name -> tree.
@@ -103,6 +121,9 @@ typedef struct cv_tpl_opts {
      * resource types, its parameter_defaults count as defaults of nested
      * templates' parameters. NULL: none. */
     const json_t *env;
+    /* The templates this one is nested in (NULL: none known): a template
+     * resource naming one of them is refused as a recursion. */
+    const cv_tpl_chain_t *chain;
 } cv_tpl_opts_t;
 
 /* cv_template_from_json with files and nesting: every template resource and
@@ -113,6 +134,54 @@ int cv_template_from_json_opts(const json_t *root, const char *fname, const json
                                size_t errstr_size);
 
 void cv_template_free(cv_template_t *tpl);
+
+/*
+ * What a stack expands into, counted from its parsed template before
+ * anything is expanded, so that a group of 10^9 members costs no more to
+ * refuse than one of 10.
+ *
+ * `resources` is the stack's own: its resources and the members its groups
+ * (count), autoscaling groups (max_size, the most they may grow to) and
+ * resource chains (the length of `resources`, a repeat's included) expand
+ * into. `total` is one traversal's: those and, recursively, every resource
+ * of the nested stacks below (template resources, OS::Heat::Stack, the
+ * members' own stacks). What only a resource's attribute can tell (a count
+ * from get_attr) is not known yet and counts 0 here: the engine counts it
+ * again when that resource is created (cv_template_count_nested).
+ */
+typedef struct cv_tpl_count {
+    size_t resources;
+    size_t total;
+} cv_tpl_count_t;
+
+struct cv_limits; /* cv_limits.h: the bounds a count is held to */
+
+/*
+ * Counts `tpl` (parsed from the tree `root` with `opts`, which gives its
+ * files, environment, depth and the templates it is nested in), stopping
+ * as soon as a count passes its limit (resources, traversal_resources):
+ * CV_ETOOBIG then, with errstr naming
+ * the resource, the count so far and the limit, e.g. "app.yaml:
+ * resources.big: number of resources 1000000001 exceeds the limit of
+ * 100000 (--max-resources, CONVERGE_MAX_RESOURCES)". A nested stack deeper
+ * than limits->nesting_depth is CV_ETOOBIG too, and a template that includes itself
+ * (through OS::Heat::Stack or template resources) CV_EVALIDATE naming the
+ * cycle. 0 and *out otherwise. Pure: parses the nested templates it counts.
+ */
+int cv_template_count(const cv_template_t *tpl, const json_t *root, const char *fname,
+                      const cv_tpl_opts_t *opts, const struct cv_limits *limits,
+                      cv_tpl_count_t *out, char *errstr, size_t errstr_size);
+
+/*
+ * The same for one nested resource about to be created or updated with
+ * its resolved properties `props`: what its child stack will hold, before
+ * the child's template is built. For the engine's check of a group whose
+ * count was not known when its stack was counted. `opts->depth` is the
+ * depth of the stack holding the resource.
+ */
+int cv_template_count_nested(const char *type, const json_t *props, const char *where,
+                             const cv_tpl_opts_t *opts, const struct cv_limits *limits,
+                             cv_tpl_count_t *out, char *errstr, size_t errstr_size);
 
 /* Returns the resource named `name`, or NULL. */
 const cv_tpl_resource_t *cv_template_resource(const cv_template_t *tpl, const char *name);

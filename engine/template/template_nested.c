@@ -108,11 +108,20 @@ static int check_template_resource(const cv__tpl_ctx_t *ctx, const char *file, c
     if (!child)
         return cv__tpl_err(ctx, CV_EVALIDATE, where,
                            "template file \"%s\" was not uploaded with the stack", file);
+    /* A cycle is named before the depth it would reach is. */
+    const cv_tpl_chain_t *found = cv__tpl_chain_find(ctx->opts.chain, file, child);
+    if (found) {
+        char at[1200];
+        snprintf(at, sizeof(at), "%s: %s", ctx->fname, where);
+        return cv__tpl_chain_cycle(ctx->opts.chain, found, file, at, ctx->errstr, ctx->errstr_size);
+    }
     int rc = check_depth(ctx, where, file);
     rc = rc ? rc : check_parameters_given(ctx, file, child, props, where);
     if (rc)
         return rc;
+    cv_tpl_chain_t node = {.file = file, .label = file, .tree = child, .up = ctx->opts.chain};
     cv_tpl_opts_t opts = ctx->opts;
+    opts.chain = &node;
     opts.depth++;
     opts.params_later = 1;
     json_t *values = literal_values(props);

@@ -288,6 +288,11 @@ int cv_template_from_json_opts(const json_t *root, const char *fname, const json
         ctx.opts = *opts;
     if (ctx.opts.max_depth <= 0)
         ctx.opts.max_depth = CV_TEMPLATE_MAX_DEPTH;
+    /* The outermost template is the first its nested templates may not
+     * include again. */
+    cv_tpl_chain_t self = {.label = ctx.fname, .tree = root};
+    if (!ctx.opts.chain)
+        ctx.opts.chain = &self;
     *out = NULL;
     if (!json_is_object(root))
         return cv__tpl_err(&ctx, CV_EVALIDATE, NULL, "a template must be a map, got %s",

@@ -22,6 +22,7 @@ static void test_defaults_are_the_documented_ones(void **state)
     assert_int_equal(l.string_bytes, 65536);
     assert_int_equal(l.message_bytes, 1048576);
     assert_int_equal(l.nesting_depth, 5);
+    assert_int_equal(l.traversal_resources, 1500000);
     assert_int_equal(cv_limits_get(&l, CV_LIMIT_MESSAGE_BYTES), 1048576);
 }
 

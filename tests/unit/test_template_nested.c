@@ -353,28 +353,50 @@ static void test_two_levels_of_nesting_are_accepted_and_checked(void **state)
 
 /* ---------------------------------------------------------------- depth */
 
-static void test_template_including_itself_hits_the_depth_limit(void **state)
+/* A recursion is named as the cycle it is, before the depth it would
+ * reach (template_limits.c). */
+static void reject_cycle(const char *yaml, const json_t *files, const char *f1, const char *f2)
+{
+    cv_template_t *tpl = NULL;
+    int rc = parse(yaml, files, 0, &tpl);
+    cv_template_free(tpl);
+    assert_int_equal(rc, CV_ECYCLE);
+    assert_contains(err, f1);
+    assert_contains(err, f2);
+}
+
+static void test_template_including_itself_is_refused_as_a_cycle(void **state)
 {
     (void)state;
     json_t *files = files_of("loop.yaml", HOT "resources:\n  again: {type: loop.yaml}\n", NULL);
-    reject(HOT "resources:\n  start: {type: loop.yaml}\n", files,
-           "stack.yaml: resources.start.properties: loop.yaml: resources.again.properties: ",
-           "loop.yaml would nest stacks deeper than 5 levels (the limit)");
-    /* Levels 1..5 are expanded, the 6th is refused. */
-    assert_int_equal(occurrences(err, "loop.yaml: resources.again.properties: "), 5);
-    /* The limit is the option's when given. */
-    reject_depth(HOT "resources:\n  start: {type: loop.yaml}\n", files, 2,
-                 "loop.yaml would nest stacks deeper than 2 levels (the limit)", NULL, NULL);
-    assert_int_equal(occurrences(err, "loop.yaml: resources.again.properties: "), 2);
+    reject_cycle(HOT "resources:\n  start: {type: loop.yaml}\n", files,
+                 "stack.yaml: resources.start.properties: loop.yaml: resources.again.properties: ",
+                 "recursion: template loop.yaml includes itself (loop.yaml -> loop.yaml)");
 }
 
-static void test_templates_including_each_other_hit_the_depth_limit(void **state)
+static void test_distinct_templates_nested_too_deep_hit_the_depth_limit(void **state)
+{
+    (void)state;
+    json_t *files = files_of("l1.yaml", HOT "resources:\n  n: {type: l2.yaml}\n", "l2.yaml",
+                             HOT "resources:\n  n: {type: l3.yaml}\n", "l3.yaml",
+                             HOT "resources:\n  n: {type: l1b.yaml}\n", "l1b.yaml",
+                             HOT "resources:\n  n: {type: l2b.yaml}\n", "l2b.yaml",
+                             HOT "resources:\n  n: {type: l3b.yaml}\n", "l3b.yaml",
+                             HOT "resources:\n  n: {type: OS::Heat::None}\n", NULL);
+    reject_depth(HOT "resources:\n  start: {type: l1.yaml}\n", files, 0,
+                 "l3b.yaml would nest stacks deeper than 5 levels (the limit)", NULL, NULL);
+    /* Levels 1..5 are expanded, the 6th is refused. */
+    assert_int_equal(occurrences(err, ": resources.n.properties: "), 5);
+}
+
+static void test_templates_including_each_other_are_refused_as_a_cycle(void **state)
 {
     (void)state;
     json_t *files = files_of("a.yaml", HOT "resources:\n  b: {type: b.yaml}\n", "b.yaml",
                              HOT "resources:\n  a: {type: a.yaml}\n", NULL);
-    reject(HOT "resources:\n  a: {type: a.yaml}\n", files, "b.yaml: resources.a.properties: ",
-           "would nest stacks deeper than 5 levels (the limit)");
+    reject_cycle(HOT "resources:\n  start: {type: a.yaml}\n", files,
+                 "b.yaml: resources.a.properties: ",
+                 "template a.yaml includes itself (a.yaml -> b.yaml -> a.yaml)");
 }
 
 static void test_max_depth_one_refuses_two_levels(void **state)
@@ -675,8 +697,11 @@ int main(void)
                                   release),
         cmocka_unit_test_teardown(test_get_attr_on_a_template_resource_names_an_output, release),
         cmocka_unit_test_teardown(test_two_levels_of_nesting_are_accepted_and_checked, release),
-        cmocka_unit_test_teardown(test_template_including_itself_hits_the_depth_limit, release),
-        cmocka_unit_test_teardown(test_templates_including_each_other_hit_the_depth_limit, release),
+        cmocka_unit_test_teardown(test_template_including_itself_is_refused_as_a_cycle, release),
+        cmocka_unit_test_teardown(test_distinct_templates_nested_too_deep_hit_the_depth_limit,
+                                  release),
+        cmocka_unit_test_teardown(test_templates_including_each_other_are_refused_as_a_cycle,
+                                  release),
         cmocka_unit_test_teardown(test_max_depth_one_refuses_two_levels, release),
         cmocka_unit_test_teardown(test_group_of_test_resources_is_accepted, release),
         cmocka_unit_test_teardown(test_group_member_with_unknown_property_is_refused, release),
