@@ -180,6 +180,9 @@ static int apply_stack_opt(const cli_args_t *a, int id, void *ctx)
     case CLI_OPT_RESOURCE:
         out->resource = a->arg;
         return CLI_OK;
+    case CLI_OPT_SHOW_SECRETS:
+        out->show_secrets = true;
+        return CLI_OK;
     default:
         return cli_take_word(a, &out->name, 1);
     }

@@ -82,6 +82,7 @@ enum {
     CLI_OPT_WAIT,
     CLI_OPT_TIMEOUT,
     CLI_OPT_RESOURCE,
+    CLI_OPT_SHOW_SECRETS, /* the masking readers (cli_secret_io.h) */
 };
 
 #define CLI_HELP_OPT                                                                               \
@@ -108,6 +109,10 @@ enum {
     {                                                                                              \
         CLI_OPT_RESOURCE, "--resource", NULL, true                                                 \
     }
+#define CLI_SHOW_SECRETS_OPT                                                                       \
+    {                                                                                              \
+        CLI_OPT_SHOW_SECRETS, "--show-secrets", NULL, false                                        \
+    }
 #define CLI_OPTS_END                                                                               \
     {                                                                                              \
         0, NULL, NULL, false                                                                       \
@@ -122,6 +127,7 @@ typedef struct cli_stack_args {
     bool wait;
     double timeout;       /* seconds; 0: no limit */
     const char *resource; /* --resource; NULL when not given */
+    bool show_secrets;    /* --show-secrets */
 } cli_stack_args_t;
 
 /* A command of the form "COMMAND NAME [options]" (option ids from the enum

@@ -29,6 +29,8 @@ int cli_show_parse(cli_t *cli, int argc, char **argv, const cli_opt_t *opts, con
             rc = cli_parse_output(&a, &out->json);
         else if (id == CLI_OPT_ALL)
             out->all = true;
+        else if (id == CLI_OPT_SHOW_SECRETS)
+            out->show_secrets = true;
         else
             rc = cli_take_word(&a, slots, words);
         if (rc)

@@ -25,6 +25,7 @@ typedef struct cli_show_args {
     const char *word; /* the second word (an output, a resource), or NULL */
     bool json;
     bool all;
+    bool show_secrets; /* --show-secrets (CLI_SHOW_SECRETS_OPT) */
 } cli_show_args_t;
 
 /* Parses the arguments with `opts` (ids above and of cli_common.h); prints

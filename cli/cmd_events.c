@@ -4,6 +4,7 @@
  */
 #include "cli_commands.h"
 #include "cli_output.h"
+#include "cli_secret_io.h"
 #include "cli_stack.h"
 
 #include "cv_keys.h"
@@ -28,9 +29,13 @@ const char cli_events_usage[] =
     "                       \"traversal\", \"worker\"}; with --follow one object a line\n"
     "  -f, --follow         then print new events as they come, until the stack's\n"
     "                       status is no longer *_IN_PROGRESS\n"
-    "  -h, --help           show this help\n";
+    "\n"
+    "Secret values in a reason or physical id (hidden parameters, RandomString\n"
+    "values) are shown as ******.\n"
+    "\n" CLI_SHOW_SECRETS_USAGE "  -h, --help           show this help\n";
 
-static const cli_opt_t events_opts[] = {CLI_HELP_OPT, CLI_OUTPUT_OPT, CLI_FOLLOW_OPT, CLI_OPTS_END};
+static const cli_opt_t events_opts[] = {CLI_HELP_OPT, CLI_OUTPUT_OPT, CLI_FOLLOW_OPT,
+                                        CLI_SHOW_SECRETS_OPT, CLI_OPTS_END};
 
 typedef struct reader {
     cli_t *cli;
@@ -39,6 +44,10 @@ typedef struct reader {
     bool json;
     bool lines;  /* JSON: one object per line (--follow), else one list */
     size_t seen; /* entries printed */
+    const char *name, *id;
+    bool masking;          /* false with --show-secrets */
+    cli_secrets_t secrets; /* what is masked (cli_secret.h), when masking */
+    size_t secrets_seen;   /* `seen` when the secrets were read */
 } reader_t;
 
 /* ------------------------------------------------------------------------ */
@@ -109,6 +118,8 @@ static long print_entries(reader_t *rd, const redisReply *entries)
             return cli_fail(-1, "Redis at %s:%d holds a malformed entry in %s",
                             rd->cli->opts.redis_host, rd->cli->opts.redis_port, rd->key);
         json_t *ev = entry_json(e->element[1]);
+        if (rd->masking)
+            cli_secret_mask_resource(&rd->secrets, "", ev);
         print_entry(rd, ev);
         json_decref(ev);
         snprintf(rd->last, sizeof(rd->last), "%s", e->element[0]->str);
@@ -173,6 +184,17 @@ static int read_new(reader_t *rd, long *n)
     return *n < 0 ? CLI_SERVICE : CLI_OK;
 }
 
+/* (Re)reads what is masked once events came since the last read: a
+ * resource created meanwhile (a RandomString) may have added a secret. */
+static int read_secrets(reader_t *rd, bool first)
+{
+    if (!rd->masking || (!first && rd->secrets_seen == rd->seen))
+        return CLI_OK;
+    rd->secrets_seen = rd->seen;
+    cli_secrets_free(&rd->secrets);
+    return cli_secret_read_stack(rd->cli, rd->name, rd->id, &rd->secrets);
+}
+
 /* New events until the stack is settled and a read brought nothing: the
  * status is read before each XREAD, so an event written before the stack
  * settled is always printed. */
@@ -189,7 +211,9 @@ static int follow(reader_t *rd, const char *id)
         if (!found)
             return cli_fail(CLI_FAILED, "stack %s no longer exists", id);
         long n = 0;
-        rc = read_new(rd, &n);
+        rc = read_secrets(rd, false);
+        if (rc == CLI_OK)
+            rc = read_new(rd, &n);
         if (rc)
             return rc;
         if (n == 0 && settled)
@@ -204,14 +228,21 @@ static int show(cli_t *cli, const cli_stack_args_t *args)
     if (rc)
         return rc;
     reader_t rd = {.cli = cli, .json = args->json, .lines = args->follow};
+    rd.name = args->name;
+    rd.id = id;
+    rd.masking = !args->show_secrets;
+    cli_secrets_init(&rd.secrets);
     snprintf(rd.last, sizeof(rd.last), "0-0");
     cv_key(rd.key, sizeof(rd.key), CV_KEY_EVENTS, id, 0, NULL);
-    rc = read_existing(&rd);
+    rc = read_secrets(&rd, true);
+    if (rc == CLI_OK)
+        rc = read_existing(&rd);
     if (rd.json && !rd.lines && rc == CLI_OK)
         printf(rd.seen ? "\n]\n" : "[]\n");
     fflush(stdout);
     if (rc == CLI_OK && args->follow)
         rc = follow(&rd, id);
+    cli_secrets_free(&rd.secrets);
     return rc;
 }
 

@@ -6,6 +6,7 @@
  */
 #include "cli_commands.h"
 #include "cli_output.h"
+#include "cli_secret_io.h"
 #include "cli_show.h"
 #include "cli_stack.h"
 #include "cli_traversal.h"
@@ -38,9 +39,13 @@ const char cli_resource_show_usage[] =
     "                       \"worker\", \"policy\", \"replaced\": [{\"uuid\", \"physical_id\",\n"
     "                       \"nested_stack_id\", \"type\", \"status\", \"properties\",\n"
     "                       \"attributes\", \"data\", \"policy\", \"started\"}]}\n"
-    "  -h, --help           show this help\n";
+    "\n"
+    "Secrets are shown as ******: a property that reads a hidden parameter or a\n"
+    "RandomString, RandomString's value, and those values wherever they appear.\n"
+    "\n" CLI_SHOW_SECRETS_USAGE "  -h, --help           show this help\n";
 
-static const cli_opt_t resource_show_opts[] = {CLI_HELP_OPT, CLI_OUTPUT_OPT, CLI_OPTS_END};
+static const cli_opt_t resource_show_opts[] = {CLI_HELP_OPT, CLI_OUTPUT_OPT, CLI_SHOW_SECRETS_OPT,
+                                               CLI_OPTS_END};
 
 /* ------------------------------------------------------------------------ */
 /* Reading                                                                  */
@@ -205,6 +210,25 @@ static void print_text(const json_t *doc)
 /* The command                                                              */
 /* ------------------------------------------------------------------------ */
 
+/* The document and its replaced versions with the stack's secrets masked
+ * (cli_secret.h). */
+static int mask_doc(cli_t *cli, const char *id, const cli_def_t *d, const char *name, json_t *doc)
+{
+    cli_secrets_t secrets;
+    int rc = cli_secret_read(cli, id, d, &secrets);
+    if (rc == CLI_OK) {
+        cli_secret_mask_resource(&secrets, name, doc);
+        size_t i;
+        json_t *old;
+        json_array_foreach(json_object_get(doc, "replaced"), i, old)
+        {
+            cli_secret_mask_resource(&secrets, name, old);
+        }
+    }
+    cli_secrets_free(&secrets);
+    return rc;
+}
+
 static int show(cli_t *cli, const cli_show_args_t *a)
 {
     char id[CV_ID_MAX];
@@ -234,9 +258,11 @@ static int show(cli_t *cli, const cli_show_args_t *a)
     if (rc == CLI_OK) {
         found_t f = {s.name[0] ? s.name : a->name, id, a->word, def, rec, index, children};
         json_t *doc = resource_doc(&f);
-        if (a->json)
+        if (!a->show_secrets)
+            rc = mask_doc(cli, id, &d, a->word, doc);
+        if (rc == CLI_OK && a->json)
             cli_print_json(doc);
-        else
+        else if (rc == CLI_OK)
             print_text(doc);
         json_decref(doc);
     }

@@ -9,6 +9,7 @@
  */
 #include "cli_commands.h"
 #include "cli_output.h"
+#include "cli_secret_io.h"
 #include "cli_stack.h"
 #include "cli_traversal.h"
 
@@ -42,9 +43,12 @@ const char cli_resources_usage[] =
     "                       resource, OS::Heat::Stack or resource group made (null\n"
     "                       for other resources): 'convergectl resources ID' lists\n"
     "                       its own resources\n"
+    "                       (secrets among the attributes and reasons, as RandomString's\n"
+    "                       value, shown as ******)\n" CLI_SHOW_SECRETS_USAGE
     "  -h, --help           show this help\n";
 
-static const cli_opt_t resources_opts[] = {CLI_HELP_OPT, CLI_OUTPUT_OPT, CLI_OPTS_END};
+static const cli_opt_t resources_opts[] = {CLI_HELP_OPT, CLI_OUTPUT_OPT, CLI_SHOW_SECRETS_OPT,
+                                           CLI_OPTS_END};
 
 /* The resources of the stored template that run (cli_def_resources). */
 static int load_template_resources(cli_t *cli, const char *name, const char *id, json_t **out)
@@ -265,6 +269,21 @@ static void print_text(const json_t *rows)
     json_decref(table);
 }
 
+/* The rows with the stack's secrets masked (cli_secret.h). */
+static int mask_rows(cli_t *cli, const char *name, const char *id, json_t *rows)
+{
+    cli_secrets_t secrets;
+    int rc = cli_secret_read_stack(cli, name, id, &secrets);
+    size_t i;
+    json_t *row;
+    json_array_foreach(rc == CLI_OK ? rows : NULL, i, row)
+    {
+        cli_secret_mask_resource(&secrets, json_string_value(json_object_get(row, "name")), row);
+    }
+    cli_secrets_free(&secrets);
+    return rc;
+}
+
 static int list(cli_t *cli, const cli_stack_args_t *args)
 {
     char id[CV_ID_MAX];
@@ -276,6 +295,8 @@ static int list(cli_t *cli, const cli_stack_args_t *args)
         rc = list_names(cli, id, resources, &names);
     if (rc == CLI_OK)
         rc = fetch_rows(cli, id, names, resources, rows);
+    if (rc == CLI_OK && !args->show_secrets)
+        rc = mask_rows(cli, args->name, id, rows);
     if (rc == CLI_OK && args->json)
         cli_print_json(rows);
     else if (rc == CLI_OK)

@@ -7,6 +7,7 @@
 #include "cli_commands.h"
 #include "cli_duration.h"
 #include "cli_output.h"
+#include "cli_secret_io.h"
 #include "cli_stack.h"
 #include "cli_traversal.h"
 #include "cli_waiting_io.h"
@@ -18,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #define STALLED_AFTER 60.0 /* seconds without progress before a stack is called stalled */
 #define TEXT_READY_MAX 10  /* ready resources named in text; the rest counted */
@@ -60,7 +60,7 @@ const char cli_status_usage[] =
     "                       values (hidden ones shown as ******); \"waiting_hooks\":\n"
     "                       [{\"resource\", \"hook\", \"since\"}], the resources of the\n"
     "                       stack and its nested stacks (by path, PARENT/RESOURCE)\n"
-    "                       paused on a hook (convergectl hook-clear)\n"
+    "                       paused on a hook (convergectl hook-clear)\n" CLI_SHOW_SECRETS_USAGE
     "      --stalled-after SECONDS\n"
     "                       a stack in progress whose work has not moved for this\n"
     "                       long is stalled (default 60)\n"
@@ -68,13 +68,17 @@ const char cli_status_usage[] =
 
 enum { OPT_STALLED_AFTER = 200 };
 
-static const cli_opt_t status_opts[] = {
-    CLI_HELP_OPT, CLI_OUTPUT_OPT, {OPT_STALLED_AFTER, "--stalled-after", NULL, true}, CLI_OPTS_END};
+static const cli_opt_t status_opts[] = {CLI_HELP_OPT,
+                                        CLI_OUTPUT_OPT,
+                                        {OPT_STALLED_AFTER, "--stalled-after", NULL, true},
+                                        CLI_SHOW_SECRETS_OPT,
+                                        CLI_OPTS_END};
 
 typedef struct status_args {
     const char *name;
     bool json;
     double stalled_after;
+    bool show_secrets;
 } status_args_t;
 
 static int apply(const cli_args_t *a, int id, void *ctx)
@@ -85,6 +89,9 @@ static int apply(const cli_args_t *a, int id, void *ctx)
         return cli_parse_output(a, &s->json);
     case OPT_STALLED_AFTER:
         return cli_parse_seconds(a, &s->stalled_after);
+    case CLI_OPT_SHOW_SECRETS:
+        s->show_secrets = true;
+        return CLI_OK;
     default:
         return cli_take_word(a, &s->name, 1);
     }
@@ -93,33 +100,6 @@ static int apply(const cli_args_t *a, int id, void *ctx)
 /* ------------------------------------------------------------------------ */
 /* Parameters and hooks (the stack's environment)                           */
 /* ------------------------------------------------------------------------ */
-
-/* The template declares the parameter hidden (a boolean as Heat reads one). */
-static bool is_hidden(const json_t *decl)
-{
-    const json_t *flag = json_object_get(decl, "hidden");
-    const char *text = json_string_value(flag);
-    return json_is_true(flag) || (json_is_integer(flag) && json_integer_value(flag) == 1) ||
-           (text && (strcasecmp(text, "true") == 0 || strcasecmp(text, "yes") == 0 ||
-                     strcasecmp(text, "on") == 0 || strcmp(text, "1") == 0 ||
-                     strcasecmp(text, "t") == 0 || strcasecmp(text, "y") == 0));
-}
-
-/* The stack's parameter values as Heat's stack show gives them: a hidden
- * one's value is never shown. A new object. */
-static json_t *shown_parameters(const cli_def_t *d)
-{
-    json_t *out = json_object();
-    const json_t *decls = json_object_get(d->tree, "parameters");
-    const char *name;
-    json_t *v;
-    json_object_foreach(d->params, name, v)
-    {
-        bool hidden = is_hidden(json_object_get(decls, name));
-        json_object_set_new(out, name, hidden ? json_string("******") : json_incref(v));
-    }
-    return out;
-}
 
 /* Appends the resources of stack `id`'s traversal `traversal` paused on a
  * hook (the hooks hash, hook_wait.lua) to `out` as {"resource", "hook",
@@ -347,6 +327,38 @@ static void print_text(const cli_stack_t *s, json_t *counts, json_t *nested, jso
 /* The command                                                              */
 /* ------------------------------------------------------------------------ */
 
+/* The reason, what the traversal waits on and the parameters (in
+ * *params, new) with the stack's secrets masked (cli_secret.h): a hidden
+ * parameter's value, and a parameter a parent's secret filled. The outputs
+ * show what they compute, as in Heat. */
+static int mask_status(cli_t *cli, const char *id, const cli_def_t *def, cli_stack_t *s,
+                       json_t **waiting, json_t **params)
+{
+    cli_secrets_t secrets;
+    int rc = cli_secret_read(cli, id, def, &secrets);
+    if (rc == CLI_OK) {
+        char *reason = cli_secret_mask_text(&secrets, s->reason);
+        if (!reason)
+            rc = cli_fail(CLI_SERVICE, "out of memory masking the reason of stack %s", s->name);
+        else {
+            free(s->reason);
+            s->reason = reason;
+        }
+    }
+    if (rc == CLI_OK && *waiting) {
+        json_t *masked = cli_secret_mask(&secrets, *waiting);
+        json_decref(*waiting);
+        *waiting = masked;
+    }
+    if (rc == CLI_OK) {
+        json_t *hidden = cli_secret_mask_params(def->tree, def->params);
+        *params = cli_secret_mask(&secrets, hidden);
+        json_decref(hidden);
+    }
+    cli_secrets_free(&secrets);
+    return rc;
+}
+
 static int show(cli_t *cli, const status_args_t *args)
 {
     char id[CV_ID_MAX];
@@ -368,8 +380,15 @@ static int show(cli_t *cli, const status_args_t *args)
     cli_def_t def;
     memset(&def, 0, sizeof(def));
     json_t *extra = json_object(), *hooks = NULL;
-    if (rc == CLI_OK && args->json && (rc = cli_def_read(cli, s.name, id, &def)) == CLI_OK)
-        json_object_set_new(extra, "parameters", shown_parameters(&def));
+    if (rc == CLI_OK)
+        rc = cli_def_read(cli, s.name, id, &def);
+    json_t *params = NULL;
+    if (rc == CLI_OK && !args->show_secrets)
+        rc = mask_status(cli, id, &def, &s, &waiting, &params);
+    if (rc == CLI_OK && args->json)
+        json_object_set_new(extra, "parameters", params ? params : json_incref(def.params));
+    else
+        json_decref(params);
     if (rc == CLI_OK && args->json && !(hooks = waiting_hooks(cli, &s)))
         rc = CLI_SERVICE;
     json_object_set_new(extra, "waiting_hooks", hooks ? hooks : json_array());

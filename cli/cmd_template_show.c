@@ -5,6 +5,7 @@
  */
 #include "cli_commands.h"
 #include "cli_output.h"
+#include "cli_secret_io.h"
 #include "cli_show.h"
 #include "cli_stack.h"
 #include "cli_traversal.h"
@@ -21,10 +22,29 @@ const char cli_template_show_usage[] =
     "also YAML, and which submit and update accept as a template. Exits 2 when\n"
     "there is no such stack.\n"
     "\n"
-    "  -o, --output FORMAT  text (default) or json: the same document\n"
+    "\n"
+    "A hidden parameter's default and every secret value the template holds\n"
+    "(a nested stack's template carries its parent's) are shown as ******.\n"
+    "\n"
+    "  -o, --output FORMAT  text (default) or json: the same document\n" CLI_SHOW_SECRETS_USAGE
     "  -h, --help           show this help\n";
 
-static const cli_opt_t template_show_opts[] = {CLI_HELP_OPT, CLI_OUTPUT_OPT, CLI_OPTS_END};
+static const cli_opt_t template_show_opts[] = {CLI_HELP_OPT, CLI_OUTPUT_OPT, CLI_SHOW_SECRETS_OPT,
+                                               CLI_OPTS_END};
+
+/* The template as a reader may see it (cli_secret.h). */
+static int print_masked(cli_t *cli, const char *id, const cli_def_t *d)
+{
+    cli_secrets_t secrets;
+    int rc = cli_secret_read(cli, id, d, &secrets);
+    if (rc == CLI_OK) {
+        json_t *shown = cli_secret_mask_template(&secrets, d->tree);
+        cli_print_json(shown);
+        json_decref(shown);
+    }
+    cli_secrets_free(&secrets);
+    return rc;
+}
 
 static int show(cli_t *cli, const cli_show_args_t *a)
 {
@@ -34,8 +54,10 @@ static int show(cli_t *cli, const cli_show_args_t *a)
         return rc;
     cli_def_t d;
     rc = cli_def_read(cli, a->name, id, &d);
-    if (rc == CLI_OK)
+    if (rc == CLI_OK && a->show_secrets)
         cli_print_json(d.tree);
+    else if (rc == CLI_OK)
+        rc = print_masked(cli, id, &d);
     cli_def_free(&d);
     return rc;
 }

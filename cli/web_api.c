@@ -1,13 +1,16 @@
 /*
  * The stack documents of converge-web's API (web_api.h): the list, one
  * stack, its graph, resources and events. The cluster's are in
- * web_api_cluster.c.
+ * web_api_cluster.c. Every document that carries a stack's values has its
+ * secrets masked (cli_secret.h): the console has no --show-secrets, its
+ * viewers never see them; a stack's outputs show what they compute.
  */
 #include "web_api.h"
 #include "web_api_internal.h"
 
 #include "cli_list.h"
 #include "cli_output.h"
+#include "cli_secret_io.h"
 #include "cli_stack.h"
 #include "cli_traversal.h"
 #include "cli_waiting_io.h"
@@ -185,6 +188,11 @@ static json_t *stack_doc(cli_t *cli, const char *stack, int *status)
         rc = CLI_SERVICE;
     if (rc == CLI_OK && !cli_stack_settled(&s))
         rc = cli_waiting_read(cli, stack, id, STALLED_AFTER, &waiting);
+    cli_secrets_t secrets;
+    if (rc == CLI_OK)
+        rc = cli_secret_read_stack(cli, s.name, id, &secrets);
+    else
+        cli_secrets_init(&secrets);
     if (rc == CLI_OK)
         doc = json_pack(
             "{s:s, s:s, s:s, s:s, s:o, s:I, s:O, s:I, s:I, s:O, s:f, s:f, s:b, s:s, s:s, s:O, "
@@ -196,6 +204,11 @@ static json_t *stack_doc(cli_t *cli, const char *stack, int *status)
             "parent_resource", s.parent_resource, "nested", nested, "stalled",
             json_is_true(json_object_get(waiting, "stalled")), "waiting",
             waiting ? waiting : json_null());
+    static const char *const masked[] = {"reason", "waiting"};
+    for (size_t i = 0; doc && i < sizeof(masked) / sizeof(masked[0]); i++)
+        json_object_set_new(doc, masked[i],
+                            cli_secret_mask(&secrets, json_object_get(doc, masked[i])));
+    cli_secrets_free(&secrets);
     json_decref(counts);
     json_decref(nested);
     json_decref(waiting);
@@ -271,16 +284,25 @@ static json_t *read_records(cli_t *cli, const char *id, const json_t *resources)
     return out;
 }
 
-/* The stack's template resources and their records, for the graph and the
- * resources table: 0, or -1 with *status and *err set. */
+/* The stack's template resources, their records and its secrets, for the
+ * graph and the resources table: 0, or -1 with *status and *err set.
+ * `secrets` is cli_secrets_init'ed in every case. */
 static int read_resources(cli_t *cli, const char *stack, char id[CV_ID_MAX], json_t **resources,
-                          json_t **records, int *status, json_t **err)
+                          json_t **records, cli_secrets_t *secrets, int *status, json_t **err)
 {
+    cli_secrets_init(secrets);
     if (web__resolve(cli, stack, id, status, err) != 0)
         return -1;
     cli_def_t d;
     int rc = cli_def_read(cli, stack, id, &d);
     *resources = rc == CLI_OK ? graph_resources(&d) : NULL;
+    if (*resources) {
+        cli_secrets_free(secrets);
+        if (cli_secret_read(cli, id, &d, secrets) != CLI_OK) {
+            json_decref(*resources);
+            *resources = NULL;
+        }
+    }
     cli_def_free(&d);
     *records = *resources ? read_records(cli, id, *resources) : NULL;
     if (*records)
@@ -290,11 +312,24 @@ static int read_resources(cli_t *cli, const char *stack, char id[CV_ID_MAX], jso
     return -1;
 }
 
+/* The graph's nodes with their reasons and physical ids masked. */
+static void mask_nodes(const cli_secrets_t *secrets, json_t *graph)
+{
+    size_t i;
+    json_t *node;
+    json_array_foreach(json_object_get(graph, "nodes"), i, node)
+    {
+        cli_secret_mask_resource(secrets, cli_field_str(node, "name"), node);
+    }
+}
+
 json_t *web_api_stack_graph(cli_t *cli, const char *stack, int *status)
 {
     char id[CV_ID_MAX];
     json_t *resources, *records, *err = NULL;
-    if (read_resources(cli, stack, id, &resources, &records, status, &err) != 0) {
+    cli_secrets_t secrets;
+    if (read_resources(cli, stack, id, &resources, &records, &secrets, status, &err) != 0) {
+        cli_secrets_free(&secrets);
         json_decref(err);
         return NULL;
     }
@@ -303,16 +338,20 @@ json_t *web_api_stack_graph(cli_t *cli, const char *stack, int *status)
     json_t *doc = NULL;
     if (cli_stack_read(cli, id, &s, &found) == CLI_OK && found) {
         doc = web_view_graph(resources, records);
+        mask_nodes(&secrets, doc);
         json_object_set_new(doc, "name", cli_json_str(s.name));
         json_object_set_new(doc, "id", cli_json_str(s.id));
         json_object_set_new(doc, "status", cli_json_str(s.status));
         json_object_set_new(doc, "state", json_string(web_view_state(s.status)));
-        json_object_set_new(doc, "reason", cli_json_str(s.reason));
+        json_t *reason = cli_json_str(s.reason);
+        json_object_set_new(doc, "reason", cli_secret_mask(&secrets, reason));
+        json_decref(reason);
         json_object_set_new(doc, "done", json_integer(s.done));
         json_object_set_new(doc, "total", json_integer(s.total));
         json_object_set_new(doc, "traversal", json_integer(s.traversal));
     }
     *status = doc ? 200 : found ? 503 : 404;
+    cli_secrets_free(&secrets);
     cli_stack_free(&s);
     json_decref(resources);
     json_decref(records);
@@ -341,15 +380,20 @@ static json_t *resources_doc(cli_t *cli, const char *stack, int *status)
 {
     char id[CV_ID_MAX];
     json_t *resources, *records, *err = NULL;
-    if (read_resources(cli, stack, id, &resources, &records, status, &err) != 0)
+    cli_secrets_t secrets;
+    if (read_resources(cli, stack, id, &resources, &records, &secrets, status, &err) != 0) {
+        cli_secrets_free(&secrets);
         return err;
+    }
     json_t *rows = json_array(), *res;
     size_t i;
     json_array_foreach(resources, i, res)
     {
-        json_array_append_new(
-            rows, resource_row(res, json_object_get(records, cli_field_str(res, "name"))));
+        json_t *row = resource_row(res, json_object_get(records, cli_field_str(res, "name")));
+        cli_secret_mask_resource(&secrets, cli_field_str(res, "name"), row);
+        json_array_append_new(rows, row);
     }
+    cli_secrets_free(&secrets);
     json_decref(resources);
     json_decref(records);
     return json_pack("{s:o}", "resources", rows);
@@ -408,17 +452,29 @@ static json_t *events_doc(cli_t *cli, const char *stack, const char *query, int 
     json_t *err = NULL;
     if (web__resolve(cli, stack, id, status, &err) != 0)
         return err;
+    cli_secrets_t secrets;
+    if (cli_secret_read_stack(cli, stack, id, &secrets) != CLI_OK) {
+        cli_secrets_free(&secrets);
+        return web__unavailable(status);
+    }
     char key[CV_KEY_MAX], count[16];
     cv_key(key, sizeof(key), CV_KEY_EVENTS, id, 0, NULL);
     snprintf(count, sizeof(count), "%d", EVENTS_MAX);
     const char *argv[] = {"XRANGE", key, start, "+", "COUNT", count};
     redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 6, argv, NULL);
-    if (!r)
+    if (!r) {
+        cli_secrets_free(&secrets);
         return web__unavailable(status);
+    }
     json_t *events = json_array();
-    for (size_t i = 0; i < r->elements; i++)
-        if (entry_ok(r->element[i]))
-            json_array_append_new(events, event_of(r->element[i]));
+    for (size_t i = 0; i < r->elements; i++) {
+        if (!entry_ok(r->element[i]))
+            continue;
+        json_t *ev = event_of(r->element[i]);
+        cli_secret_mask_resource(&secrets, "", ev);
+        json_array_append_new(events, ev);
+    }
+    cli_secrets_free(&secrets);
     bool more = r->elements == EVENTS_MAX;
     freeReplyObject(r);
     return json_pack("{s:o, s:b}", "events", events, "more", more);

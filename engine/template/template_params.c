@@ -206,6 +206,14 @@ static json_t *convert(const char *type, const json_t *v, const char **rule)
 
 /* ---------------------------------------------------------------- declarations */
 
+bool cv_template_param_hidden(const json_t *decl)
+{
+    json_t *b = cv__param_to_boolean(json_object_get(decl, "hidden"));
+    bool hidden = json_is_true(b);
+    json_decref(b);
+    return hidden;
+}
+
 void cv__param_shown(const json_t *v, bool hidden, char *out, size_t size)
 {
     if (hidden)

@@ -125,6 +125,14 @@ typedef struct cv_rtype {
      * when no dependency has that id); observe() takes it out again. A signal
      * to the watched resource has the waiter looked at at once. NULL: none. */
     const char *watches;
+    /* Secrets of the type (Heat's RandomString value, which its
+     * data_set(redact=True) keeps encrypted): the NULL-terminated names of
+     * the properties and attributes whose values every reader shows as
+     * ****** (cli_secret.h), and whether get_resource of it gives a secret
+     * (its reference id is one). NULL, false: none. */
+    const char *const *sensitive_props;
+    const char *const *sensitive_attrs;
+    bool sensitive_reference;
 } cv_rtype_t;
 
 /* Returns the registered type called `name`, or NULL. */
@@ -163,6 +171,12 @@ const char *cv_rtype_adopted_id(const json_t *data);
 
 /* Whether `attr` is an attribute of `type` ("show" is one of every type). */
 bool cv_rtype_has_attr(const cv_rtype_t *type, const char *attr);
+
+/* Whether the type marks property `prop` or attribute `attr` secret; the
+ * attribute "show" (every attribute at once) is secret when any attribute
+ * is. A NULL type (unknown) marks nothing. */
+bool cv_rtype_prop_sensitive(const cv_rtype_t *type, const char *prop);
+bool cv_rtype_attr_sensitive(const cv_rtype_t *type, const char *attr);
 
 /*
  * Checks `props` against the type's schema and returns a new object with the

@@ -33,6 +33,9 @@ static const cv_prop_schema_t random_string_props[] = {
 
 static const char *const random_string_attrs[] = {"value", NULL};
 
+/* The string is a password: readers mask it, and get_resource gives it. */
+static const char *const random_string_secret_attrs[] = {"value", NULL};
+
 static const struct char_class {
     const char *name;
     const char *chars;
@@ -481,4 +484,6 @@ const cv_rtype_t cv__rtype_random_string = {
     .remove = random_string_remove,
     .observe = random_string_observe,
     .reference_id = random_string_reference_id,
+    .sensitive_attrs = random_string_secret_attrs,
+    .sensitive_reference = true,
 };

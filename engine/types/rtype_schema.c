@@ -1,6 +1,7 @@
 /*
  * rtype_schema — checking resource properties against a type's schema, and
- * deciding from the schema whether an update needs a replacement.
+ * deciding from the schema whether an update needs a replacement, and
+ * which properties and attributes the type marks secret.
  *
  * A type whose `props` table is NULL has no schema at all and accepts any
  * properties: that is OS::Heat::None, which stubs out any other type.
@@ -147,4 +148,26 @@ bool cv_rtype_needs_replacement(const cv_rtype_t *type, const json_t *old_props,
     if (cv__rtype_props_differ(type, old_props, new_props, true))
         return true;
     return type->needs_replacement && type->needs_replacement(old_props, new_props);
+}
+
+/* ------------------------------------------------------------ secrets */
+
+static bool listed(const char *const *names, const char *name)
+{
+    for (; names && *names; names++)
+        if (strcmp(*names, name) == 0)
+            return true;
+    return false;
+}
+
+bool cv_rtype_prop_sensitive(const cv_rtype_t *type, const char *prop)
+{
+    return type && listed(type->sensitive_props, prop);
+}
+
+bool cv_rtype_attr_sensitive(const cv_rtype_t *type, const char *attr)
+{
+    if (!type || !type->sensitive_attrs || !type->sensitive_attrs[0])
+        return false;
+    return strcmp(attr, "show") == 0 || listed(type->sensitive_attrs, attr);
 }
