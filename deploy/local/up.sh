@@ -44,7 +44,7 @@
 #   --redis-cluster    a Redis Cluster of 3 masters and 3 replicas (redis-c1..6,
 #                      `redis-cli --cluster create`); clients get
 #                      redis+cluster://... (docs/redis-cluster.md). Decided when
-#                      Redis first starts. With --redis-acl every node has the
+#                      Redis first starts. Unless --insecure every node has the
 #                      ACL users; with --redis-tls every node is on TLS only,
 #                      with a sidecar port per node (docs/security.md)
 #   --redis-one-node-cluster  Redis in cluster mode, one master holding every

@@ -162,9 +162,19 @@ ceiling() {
     local p sha one many piped n=$CEIL_N t0 t1 t2 got
     p=$(head -n1 <<<"$MASTERS")
     sha=$(redis-cli -p "$p" script load "return 1")
-    one=$(redis-benchmark -p "$p" -c 1 -n $((n / 50)) -q evalsha "$sha" 0 | rps)
-    many=$(redis-benchmark -p "$p" -c 50 -n $((n / 5)) -q evalsha "$sha" 0 | rps)
-    piped=$(redis-benchmark -p "$p" -c 50 -P 16 -n "$n" -q evalsha "$sha" 0 | rps)
+    # redis-benchmark takes a password on its command line only: on a secured
+    # deployment it runs as a throwaway user, deleted after, whose password
+    # is no other's (given to redis-cli on stdin).
+    local auth=() user=bench-ceiling-$$ pw
+    if [ -n "${REDISCLI_AUTH:-}" ]; then
+        pw=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+        printf 'ACL SETUSER %s on >%s ~* &* +@all\n' "$user" "$pw" | redis-cli -p "$p" >/dev/null
+        auth=(--user "$user" -a "$pw")
+    fi
+    one=$(redis-benchmark -p "$p" "${auth[@]}" -c 1 -n $((n / 50)) -q evalsha "$sha" 0 2>/dev/null | rps)
+    many=$(redis-benchmark -p "$p" "${auth[@]}" -c 50 -n $((n / 5)) -q evalsha "$sha" 0 2>/dev/null | rps)
+    piped=$(redis-benchmark -p "$p" "${auth[@]}" -c 50 -P 16 -n "$n" -q evalsha "$sha" 0 2>/dev/null | rps)
+    [ ${#auth[@]} = 0 ] || redis-cli -p "$p" ACL DELUSER "$user" >/dev/null
     FIG[ceil.redis]=$piped
     awk -v one="$one" -v many="$many" -v piped="$piped" 'BEGIN {
         printf "ceiling  Redis script calls/s: %.0f unpipelined from one client (round trip %.0f µs), %.0f from 50 clients, %.0f pipelined 16 deep\n",

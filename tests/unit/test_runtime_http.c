@@ -16,6 +16,7 @@
 #include "cv_http.h"
 
 #include <arpa/inet.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -39,19 +40,42 @@ typedef struct fixture {
     bool gone_called;
     bool client_done;
     const char *mode; /* what the handler does: "now", "later", "stream" */
+    int idle;         /* connections the client opens first and never uses */
+    bool oldest_idle_closed;
 } fixture_t;
 
 /* ------------------------------------------------------------------------ */
 /* The client thread                                                        */
 /* ------------------------------------------------------------------------ */
 
+static int connect_to(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Whether the server closed fd within 2 s (end of file, nothing sent). */
+static bool closed_by_server(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    char b;
+    return poll(&p, 1, 2000) == 1 && read(fd, &b, 1) == 0;
+}
+
 static void *client(void *arg)
 {
     fixture_t *f = arg;
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)f->port)};
-    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
-    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+    int idle[CV_HTTP_MAX_CONNS_PER_PEER];
+    for (int i = 0; i < f->idle; i++)
+        idle[i] = connect_to(f->port);
+    int fd = connect_to(f->port);
+    if (fd >= 0) {
         ssize_t w = write(fd, f->request, strlen(f->request));
         (void)w;
         size_t n = 0;
@@ -60,8 +84,13 @@ static void *client(void *arg)
                (r = read(fd, f->response + n, sizeof(f->response) - 1 - n)) > 0)
             n += (size_t)r;
         f->response[n] = '\0';
+        close(fd);
     }
-    close(fd);
+    if (f->idle > 0)
+        f->oldest_idle_closed = idle[0] >= 0 && closed_by_server(idle[0]);
+    for (int i = 0; i < f->idle; i++)
+        if (idle[i] >= 0)
+            close(idle[i]);
     uv_async_send(&f->done);
     return NULL;
 }
@@ -140,10 +169,13 @@ static void on_done(uv_async_t *a)
     maybe_finish(f);
 }
 
-/* Serves one request from the client thread; returns what it read. */
-static const char *exchange(fixture_t *f, const char *mode, const char *request, bool leave)
+/* Serves one request from the client thread, sent after `idle` connections
+ * that send nothing; returns what it read. */
+static const char *exchange_after(fixture_t *f, int idle, const char *mode, const char *request,
+                                  bool leave)
 {
     memset(f, 0, sizeof(*f));
+    f->idle = idle;
     f->leave_at_once = leave;
     f->mode = mode;
     f->request = request;
@@ -161,6 +193,11 @@ static const char *exchange(fixture_t *f, const char *mode, const char *request,
     pthread_join(t, NULL);
     assert_int_equal(uv_loop_close(&f->loop), 0);
     return f->response;
+}
+
+static const char *exchange(fixture_t *f, const char *mode, const char *request, bool leave)
+{
+    return exchange_after(f, 0, mode, request, leave);
 }
 
 static void test_a_get_is_answered_with_length_and_close(void **state)
@@ -249,6 +286,18 @@ static void test_listening_on_a_port_in_use_fails_naming_it(void **state)
     assert_int_equal(uv_loop_close(&loop), 0);
 }
 
+/* One peer holding its whole share of connections idle: its next request
+ * is still answered, and the oldest idle connection is the one closed. */
+static void test_a_peer_at_its_cap_loses_its_oldest_idle_connection_not_the_new(void **state)
+{
+    (void)state;
+    fixture_t f;
+    const char *r =
+        exchange_after(&f, CV_HTTP_MAX_CONNS_PER_PEER, "now", "GET / HTTP/1.1\r\n\r\n", false);
+    assert_non_null(strstr(r, "HTTP/1.1 200 OK\r\n"));
+    assert_true(f.oldest_idle_closed);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -260,6 +309,7 @@ int main(void)
         cmocka_unit_test(test_an_answer_to_a_peer_that_left_is_dropped),
         cmocka_unit_test(test_a_stream_sends_each_event_then_ends),
         cmocka_unit_test(test_listening_on_a_port_in_use_fails_naming_it),
+        cmocka_unit_test(test_a_peer_at_its_cap_loses_its_oldest_idle_connection_not_the_new),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
