@@ -64,6 +64,22 @@ void cv_agent_usage(FILE *out)
         "  --metrics-addr A       serve Prometheus metrics on http://A/metrics: HOST:PORT\n"
         "                         (port 0: a free one, written to the node record), or none\n"
         "                         (default $CONVERGE_METRICS_ADDR or 127.0.0.1:0)\n"
+        "What replicas may do (docs/security.md \"Replicas: what a submitter can do on a node\"):\n"
+        "  --replica-user NAME    the unprivileged user replicas run as when the agent is root\n"
+        "                         (default converge-replica, else nobody); a non-root agent runs\n"
+        "                         them as itself\n"
+        "  --allow PERM[,PERM]    permissions a service needs to use privilege (repeatable;\n"
+        "                         default none): root (property user: root or 0), user (any\n"
+        "                         other user), low-ports (fixed host ports below 1024), workdir\n"
+        "                         (a workdir outside the replica's own directories), env\n"
+        "                         (LD_* variables such as LD_PRELOAD), all; a refused replica\n"
+        "                         is failed with the rule as its reason\n"
+        "  --allow-exec PATH      only these programs may run (repeatable; absolute; a PATH\n"
+        "                         ending in / allows what is below it; default any)\n"
+        "  --isolation MODE       auto (default: the cgroup v2 or v1 hierarchy when the agent\n"
+        "                         is root, else rlimits) or rlimits\n"
+        "  --pids-max N           processes per task unless its resources.pids says (default\n"
+        "                         1024; 0: no limit)\n"
         "  -v, --verbose          the same as --log-level debug\n"
         "  -h, --help             this text\n"
         "Exit status: 0 stopped by a signal, 2 bad options or node description. Redis\n"
@@ -94,7 +110,12 @@ enum {
     O_NODES_PREFIX,
     O_LOG_FORMAT,
     O_LOG_LEVEL,
-    O_METRICS_ADDR
+    O_METRICS_ADDR,
+    O_ALLOW,
+    O_ALLOW_EXEC,
+    O_REPLICA_USER,
+    O_ISOLATION,
+    O_PIDS_MAX
 };
 
 static const struct option options[] = {{"redis", required_argument, NULL, O_REDIS},
@@ -121,6 +142,11 @@ static const struct option options[] = {{"redis", required_argument, NULL, O_RED
                                         {"log-format", required_argument, NULL, O_LOG_FORMAT},
                                         {"log-level", required_argument, NULL, O_LOG_LEVEL},
                                         {"metrics-addr", required_argument, NULL, O_METRICS_ADDR},
+                                        {"allow", required_argument, NULL, O_ALLOW},
+                                        {"allow-exec", required_argument, NULL, O_ALLOW_EXEC},
+                                        {"replica-user", required_argument, NULL, O_REPLICA_USER},
+                                        {"isolation", required_argument, NULL, O_ISOLATION},
+                                        {"pids-max", required_argument, NULL, O_PIDS_MAX},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
 
@@ -226,6 +252,23 @@ static int apply(cv_agent_conf_t *c, int opt, const char *arg, char *errstr, siz
     case O_METRICS_ADDR: /* checked when served (agent_main.c) */
         c->metrics_addr = arg;
         return 0;
+    case O_ALLOW:
+        return cv_policy_allow(&c->policy, arg, errstr, errstr_size);
+    case O_ALLOW_EXEC:
+        return cv_policy_allow_exec(&c->policy, arg, errstr, errstr_size);
+    case O_REPLICA_USER:
+        c->replica_user = arg;
+        return 0;
+    case O_ISOLATION:
+        if (strcmp(arg, "auto") != 0 && strcmp(arg, "rlimits") != 0)
+            return cv_seterr(errstr, errstr_size, CV_EINVAL,
+                             "--isolation '%s': expected auto or rlimits", arg);
+        c->rlimits_only = strcmp(arg, "rlimits") == 0;
+        return 0;
+    case O_PIDS_MAX:
+        rc = number("pids-max", arg, 0, 4194304, &v, errstr, errstr_size);
+        c->pids_max = (long)v;
+        return rc;
     case 'h':
         c->help = true;
         return 0;
@@ -271,6 +314,7 @@ int cv_agent_conf_parse(cv_agent_conf_t *c, int argc, char **argv, char *errstr,
     c->reset_s = 1800;
     c->log_cap = CV_LOG_CAP_DEFAULT;
     c->nodes_prefix = "sim-";
+    c->pids_max = 1024;
     c->metrics_addr = getenv(CV_METRICS_ADDR_ENV) && *getenv(CV_METRICS_ADDR_ENV)
                           ? getenv(CV_METRICS_ADDR_ENV)
                           : CV_METRICS_ADDR_DEFAULT;

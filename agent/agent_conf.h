@@ -6,6 +6,8 @@
 #ifndef AGENT_CONF_H
 #define AGENT_CONF_H
 
+#include "agent_policy.h"
+
 #include "cv_log.h"
 #include "cv_opts.h"
 
@@ -33,6 +35,10 @@ typedef struct cv_agent_conf {
     int simulate; /* nodes to simulate; 0: a real node */
     const char *nodes_prefix;
     const char *metrics_addr; /* --metrics-addr: HOST:PORT or "none" (docs/metrics.md) */
+    cv_policy_t policy;       /* --allow, --allow-exec (agent_policy) */
+    const char *replica_user; /* --replica-user, or NULL: converge-replica (root) */
+    bool rlimits_only;        /* --isolation rlimits */
+    long pids_max;            /* --pids-max: a task's default pids limit (0: none) */
 } cv_agent_conf_t;
 
 /* Reads argv into c (defaults first). 0, or CV_EINVAL with errstr naming

@@ -8,6 +8,7 @@
 #include "agent_desc.h"
 #include "agent_guard.h"
 #include "agent_node.h"
+#include "agent_sandbox.h"
 #include "agent_state.h"
 
 #include "cv_error.h"
@@ -19,7 +20,9 @@
 #include "cv_redis_sub.h"
 #include "cv_template.h"
 
+#include <limits.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,8 @@
 
 typedef struct agent {
     cv_agent_conf_t conf;
+    cv_sandbox_t sb;
+    char dir[PATH_MAX]; /* --dir made absolute: replicas run elsewhere */
     uv_loop_t *loop;
     cv_redis_t *redis;
     cv_redis_sub_t *sub;
@@ -243,7 +248,8 @@ static int run(agent_t *a)
                               .reset_s = a->conf.reset_s,
                               .log_cap = (size_t)a->conf.log_cap,
                               .simulate = a->conf.simulate > 0,
-                              .agent_id = a->id};
+                              .agent_id = a->id,
+                              .sb = &a->sb};
         a->nodes[i] = cv_anode_new(a->loop, a->redis, &nc);
         if (!a->nodes[i])
             return 3;
@@ -280,6 +286,8 @@ int main(int argc, char **argv)
     char err[1024];
     if (argc == 4 && strcmp(argv[1], "--fence-guard") == 0)
         return cv_guard_main(argv[2], atoi(argv[3]));
+    if (argc > 1 && strcmp(argv[1], "--sandbox-exec") == 0)
+        return cv_sandbox_main(argc, argv);
     if (cv_agent_conf_parse(&a.conf, argc, argv, err, sizeof(err)) != 0) {
         fprintf(stderr, "converge-agent: %s\n", err);
         return 2;
@@ -296,10 +304,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "converge-agent: --prefix too long\n");
         return 2;
     }
+    /* What the agent writes is its own: state files, logs, directories. */
+    umask(077);
     if (a.conf.dir && cv_mkdirs(a.conf.dir) != 0) {
         fprintf(stderr, "converge-agent: --dir %s: cannot create it\n", a.conf.dir);
         return 2;
     }
+    if (a.conf.dir && realpath(a.conf.dir, a.dir))
+        a.conf.dir = a.dir;
     char host[64] = "host";
     gethostname(host, sizeof(host) - 1);
     snprintf(a.id, sizeof(a.id), "%s:%d:%.3f", host, (int)getpid(), cv_now());
@@ -312,6 +324,13 @@ int main(int argc, char **argv)
     cv_opts_warn_unauthenticated(&a.conf.opts, false);
     signal(SIGPIPE, SIG_IGN);
     srand((unsigned)getpid());
+    a.sb.policy = a.conf.policy;
+    a.sb.pids_default = a.conf.pids_max;
+    if (!a.conf.simulate && cv_sandbox_init(&a.sb, a.conf.dir, who, a.conf.replica_user,
+                                            a.conf.rlimits_only, err, sizeof(err)) != 0) {
+        cv_error("%s", err);
+        return 2;
+    }
     int rc = run(&a);
     json_decref(a.descs);
     json_decref(a.settings);

@@ -271,19 +271,27 @@ static void heartbeat(cv_anode_t *n)
     char pid[32], started[32];
     snprintf(pid, sizeof(pid), "%d", (int)getpid());
     snprintf(started, sizeof(started), "%.3f", n->started);
+    const cv_sandbox_t *sb = n->conf.simulate ? NULL : n->conf.sb;
+    const char *isolation = sb ? cv_iso_name(sb->iso) : "simulated";
+    char allow[128] = "none";
+    if (sb)
+        cv_policy_names(sb->policy.allow, allow, sizeof(allow));
     const char *nodes[] = {"HSET", n->k_nodes, n->conf.name, desc ? desc : "{}"};
     const char *admin[] = {"HSETNX", n->k_node, "admin", "enabled"};
-    const char *fields[] = {"HSET",      n->k_node,
-                            "agent",     n->conf.agent_id,
-                            "pid",       pid,
-                            "started",   started,
-                            "last_seen", now,
-                            "address",   n->conf.address,
-                            "ports",     ports,
-                            "fence_ms",  fence,
-                            "load",      load_text ? load_text : "{}",
-                            "replicas",  count,
-                            "metrics",   cv_metrics_address()};
+    const char *fields[] = {"HSET",         n->k_node,
+                            "agent",        n->conf.agent_id,
+                            "pid",          pid,
+                            "started",      started,
+                            "last_seen",    now,
+                            "address",      n->conf.address,
+                            "ports",        ports,
+                            "fence_ms",     fence,
+                            "load",         load_text ? load_text : "{}",
+                            "replicas",     count,
+                            "metrics",      cv_metrics_address(),
+                            "isolation",    isolation,
+                            "replica_user", n->conf.sb && !n->conf.simulate ? n->conf.sb->user : "",
+                            "allow",        allow};
     const char *alive[] = {"SET", n->k_alive, n->conf.agent_id, "PX", ttl};
     send_cmd(n, 4, nodes, NULL);
     send_cmd(n, 4, admin, NULL);
@@ -562,6 +570,7 @@ cv_anode_t *cv_anode_new(uv_loop_t *loop, cv_redis_t *redis, const cv_anode_conf
                            .log_cap = conf->log_cap,
                            .reset_s = conf->reset_s,
                            .simulate = conf->simulate,
+                           .sb = conf->simulate ? NULL : conf->sb,
                            .ud = n,
                            .changed = on_changed,
                            .restarted = on_restarted,

@@ -17,6 +17,8 @@
 #ifndef AGENT_NODE_H
 #define AGENT_NODE_H
 
+#include "agent_sandbox.h"
+
 #include "cv_redis.h"
 
 #include <jansson.h>
@@ -34,7 +36,8 @@ typedef struct cv_anode_conf {
     double reset_s;
     size_t log_cap;
     bool simulate;
-    const char *agent_id; /* "<host>:<pid>:<started>" */
+    const char *agent_id;   /* "<host>:<pid>:<started>" */
+    const cv_sandbox_t *sb; /* how replicas are confined; NULL when simulated */
 } cv_anode_conf_t;
 
 typedef struct cv_anode cv_anode_t;

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 static void on_closed(uv_handle_t *h)
@@ -22,27 +21,12 @@ void cv_proc_close(uv_process_t *p)
         uv_close((uv_handle_t *)p, on_closed);
 }
 
-/* Limits are set on the running process (prlimit): uv_spawn offers no hook
- * between fork and exec. The process may run a few instructions unlimited. */
-static void set_limits(pid_t pid, const cv_spawn_t *s)
-{
-    if (s->memory_mb > 0) {
-        rlim_t bytes = (rlim_t)s->memory_mb * 1024 * 1024;
-        struct rlimit rl = {bytes, bytes};
-        prlimit(pid, RLIMIT_AS, &rl, NULL);
-    }
-    if (s->nofile > 0) {
-        struct rlimit rl = {(rlim_t)s->nofile, (rlim_t)s->nofile};
-        prlimit(pid, RLIMIT_NOFILE, &rl, NULL);
-    }
-}
-
 int cv_proc_spawn(uv_loop_t *loop, const cv_spawn_t *s, uv_process_t **out, pid_t *pid,
                   char *errstr, size_t errstr_size)
 {
     int fds[3] = {open("/dev/null", O_RDONLY | O_CLOEXEC),
-                  open(s->out_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644),
-                  open(s->err_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)};
+                  open(s->out_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600),
+                  open(s->err_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600)};
     int rc = 0;
     for (int i = 0; i < 3 && !rc; i++)
         if (fds[i] < 0)
@@ -77,7 +61,6 @@ int cv_proc_spawn(uv_loop_t *loop, const cv_spawn_t *s, uv_process_t **out, pid_
             p->data = s->data;
             *out = p;
             *pid = p->pid;
-            set_limits(p->pid, s);
         }
     }
     for (int i = 0; i < 3; i++)

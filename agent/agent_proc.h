@@ -1,7 +1,8 @@
 /*
  * agent_proc — the processes of replicas, as the operating system sees
  * them: spawning one detached (its own session and process group, stdout
- * and stderr into files, no pipe to the agent: it outlives the agent),
+ * and stderr into files, no pipe to the agent: it outlives the agent;
+ * argv is agent_sandbox's helper, which confines it and execs the program),
  * signalling its process group, and reading /proc for its start time
  * (field 22 of /proc/<pid>/stat: what tells a re-adopted pid from a reused
  * one), its resident memory and its CPU time. I/O only: no policy.
@@ -18,9 +19,7 @@ typedef struct cv_spawn {
     const char *const *argv; /* NULL-terminated */
     char **env;              /* NULL-terminated "K=V" */
     const char *cwd;
-    const char *out_path, *err_path; /* opened O_APPEND (created) */
-    long memory_mb;                  /* RLIMIT_AS when > 0 */
-    long nofile;                     /* RLIMIT_NOFILE when > 0 */
+    const char *out_path, *err_path; /* opened O_APPEND (created 0600) */
     uv_exit_cb on_exit;              /* the process handle's exit callback */
     void *data;                      /* the handle's data */
 } cv_spawn_t;

@@ -131,6 +131,7 @@ cv_replica_t *cv_replica_new(cv_rhost_t *h, cv_rspec_t *spec)
     r->ports = json_object();
     r->volumes = json_object();
     r->state = CV_RSTATE_STARTING;
+    r->uid = r->gid = -1;
     r->since = cv_now();
     uv_timer_init(h->loop, &r->timer);
     uv_timer_init(h->loop, &r->htimer);
@@ -215,6 +216,14 @@ static void launch(cv_replica_t *r)
     r->measured = false;
     r->measured_at = 0;
     cv__replica_set_state(r, CV_RSTATE_STARTING, "");
+    if (!r->h->simulate && cv__replica_confine_user(r, why, sizeof(why)) != 0) {
+        snprintf(r->cause, sizeof(r->cause), "refused by the agent's policy: %s", why);
+        cv_info("replica %s: %s", r->spec.rid, r->cause);
+        r->down_failure = true;
+        r->down = DOWN_REFUSED;
+        cv__replica_on_down(r);
+        return;
+    }
     if (cv__replica_take_ports(r, why, sizeof(why)) != 0 ||
         (!r->h->simulate && cv__replica_prepare_dirs(r, why, sizeof(why)) != 0)) {
         snprintf(r->cause, sizeof(r->cause), "%s", why);
@@ -274,6 +283,11 @@ void cv__replica_on_down(cv_replica_t *r)
     char text[768];
     if (r->stop_wanted || r->down == DOWN_STOP) {
         cv__replica_set_state(r, CV_RSTATE_STOPPED, NULL);
+        return;
+    }
+    if (r->down == DOWN_REFUSED) {
+        /* No restart makes the node's policy allow it. */
+        cv__replica_set_state(r, CV_RSTATE_FAILED, r->cause);
         return;
     }
     double delay;

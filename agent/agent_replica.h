@@ -21,6 +21,7 @@
 
 #include "agent_ports.h"
 #include "agent_report.h"
+#include "agent_sandbox.h"
 #include "agent_spec.h"
 
 #include <jansson.h>
@@ -37,6 +38,7 @@ typedef struct cv_rhost {
     size_t log_cap;
     double reset_s; /* healthy seconds after which the restart counter resets */
     bool simulate;
+    const cv_sandbox_t *sb; /* how replicas are confined; NULL when simulated */
     void *ud;
     /* The report changed: publish it soon. */
     void (*changed)(void *ud, cv_replica_t *r);

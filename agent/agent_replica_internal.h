@@ -21,7 +21,9 @@ typedef struct task {
 } task_t;
 
 /* Why the processes went down, for the restart policy and the report. */
-typedef enum { DOWN_NONE = 0, DOWN_EXIT, DOWN_HEALTH, DOWN_SPAWN, DOWN_STOP } down_t;
+/* DOWN_REFUSED: the agent's policy refused the spec (a verdict: failed,
+ * never restarted here). */
+typedef enum { DOWN_NONE = 0, DOWN_EXIT, DOWN_HEALTH, DOWN_SPAWN, DOWN_STOP, DOWN_REFUSED } down_t;
 
 struct cv_replica {
     cv_rhost_t *h;
@@ -45,6 +47,7 @@ struct cv_replica {
     uv_timer_t timer;     /* backoff, kill grace, simulated start */
     uv_timer_t htimer;    /* health checks; the grace period without one */
     int open_handles;
+    long uid, gid; /* the user its processes run as (-1: the agent's own) */
 };
 
 /* agent_replica.c */
@@ -63,6 +66,20 @@ void cv__replica_spawn_all(cv_replica_t *r);
 void cv__replica_stop_group(cv_replica_t *r, down_t why);
 void cv__replica_kill_now(cv_replica_t *r);
 void cv__replica_task_down(task_t *t, const char *exit_text, bool failure);
+
+/* agent_replica_confine.c */
+/* The user the replica runs as (r->uid, r->gid) and the policy's verdict on
+ * its spec: 0, or CV_EVALIDATE (refused) / another error with why. */
+int cv__replica_confine_user(cv_replica_t *r, char *why, size_t why_size);
+/* Task i's helper argv (free with cv_env_free) to spawn instead of argv:
+ * the program resolved and checked, the workdir checked, the cgroup made. */
+int cv__replica_confine_task(cv_replica_t *r, size_t i, char *const *env, char *const *argv,
+                             const char *wd, char ***wrapped, char *why, size_t why_size);
+/* The task's cgroup once its process is gone; says whether the kernel
+ * killed it for its memory. */
+bool cv__replica_release_task(cv_replica_t *r, size_t i);
+/* Makes a directory of the replica its user's. */
+void cv__replica_own(const cv_replica_t *r, const char *path);
 
 /* agent_replica_health.c */
 void cv__replica_become_healthy(cv_replica_t *r);

@@ -8,9 +8,11 @@
 #include "agent_proc.h"
 #include "agent_state.h"
 
+#include "cv_error.h"
 #include "cv_log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -77,6 +79,8 @@ int cv__replica_prepare_dirs(cv_replica_t *r, char *why, size_t why_size)
         snprintf(path, sizeof(path), "%s/volumes/%s/%s-%d/%s", r->h->dir,
                  r->spec.stack[0] ? r->spec.stack : "-", r->spec.service, r->spec.index, v->name);
         rc = cv_mkdirs(path);
+        if (!rc)
+            cv__replica_own(r, path);
         json_object_set_new(r->volumes, v->name, json_string(path));
     }
     if (rc)
@@ -84,16 +88,27 @@ int cv__replica_prepare_dirs(cv_replica_t *r, char *why, size_t why_size)
     return rc;
 }
 
-/* The task's working directory: its own (substituted), or <dir>/work/<name>. */
+/* The task's working directory: <dir>/work/<name>, or its own
+ * (substituted; a relative one below <dir>/work/<name>). The replica's
+ * user owns <dir>/work/<name> and what the agent creates below it. */
 char *cv__replica_workdir(cv_replica_t *r, const cv_rtask_t *t, const json_t *vars)
 {
-    char *wd;
-    if (t->workdir && t->workdir[0])
-        wd = cv_env_subst(t->workdir, &r->spec, t, vars);
-    else if (asprintf(&wd, "%s/work/%s", r->h->dir, r->spec.name) < 0)
+    char *own, *wd = NULL;
+    if (asprintf(&own, "%s/work/%s", r->h->dir, r->spec.name) < 0)
+        return NULL;
+    char *given = t->workdir && t->workdir[0] ? cv_env_subst(t->workdir, &r->spec, t, vars) : NULL;
+    if (!given)
+        wd = strdup(own);
+    else if (given[0] == '/')
+        wd = strdup(given);
+    else if (asprintf(&wd, "%s/%s", own, given) < 0)
         wd = NULL;
-    if (wd)
-        cv_mkdirs(wd);
+    free(given);
+    if (wd && cv_mkdirs(wd) == 0 && strncmp(wd, own, strlen(own)) == 0) {
+        cv__replica_own(r, own);
+        cv__replica_own(r, wd);
+    }
+    free(own);
     return wd;
 }
 
@@ -170,16 +185,22 @@ void cv__replica_stop_group(cv_replica_t *r, down_t why)
 void cv__replica_task_down(task_t *t, const char *exit_text, bool failure)
 {
     cv_replica_t *r = t->r;
+    size_t i = (size_t)(t - r->tasks);
+    char text[160];
     t->up = false;
+    /* Said in the cause: an exit by the memory limit is the operator's first question. */
+    if (cv__replica_release_task(r, i))
+        snprintf(text, sizeof(text), "%s, the kernel killed it at its memory limit of %ld MB",
+                 exit_text[0] ? exit_text : "status unknown", r->spec.tasks[i].memory_mb);
+    else
+        snprintf(text, sizeof(text), "%s", exit_text[0] ? exit_text : "");
     if (r->down == DOWN_NONE) {
-        size_t i = (size_t)(t - r->tasks);
         snprintf(r->exit, sizeof(r->exit), "%s", exit_text);
         if (r->spec.ntasks > 1)
             snprintf(r->cause, sizeof(r->cause), "task %s exited (%s)", r->spec.tasks[i].name,
-                     exit_text[0] ? exit_text : "status unknown");
+                     text[0] ? text : "status unknown");
         else
-            snprintf(r->cause, sizeof(r->cause), "%s",
-                     exit_text[0] ? exit_text : "exited, status unknown");
+            snprintf(r->cause, sizeof(r->cause), "%s", text[0] ? text : "exited, status unknown");
         r->down_failure = failure;
         cv_info("replica %s: %s", r->spec.rid, r->cause);
         cv__replica_stop_group(r, DOWN_EXIT);
@@ -202,9 +223,14 @@ static void on_task_exit(uv_process_t *p, int64_t status, int sig)
 
 /* Spawns every task; on the first that cannot start, the group goes down
  * with that reason (a failure for the restart policy). */
+static void prepare_load_file(cv_replica_t *r);
+
 void cv__replica_spawn_all(cv_replica_t *r)
 {
     char why[512] = "";
+    bool refused = false;
+    int rc;
+    prepare_load_file(r);
     cv_env_where_t w = {r->h->node, r->h->address, r->ports, r->volumes, r->load_file};
     for (size_t i = 0; i < r->spec.ntasks && !why[0]; i++) {
         const cv_rtask_t *t = &r->spec.tasks[i];
@@ -215,21 +241,23 @@ void cv__replica_spawn_all(cv_replica_t *r)
         char out[4096], err[4096];
         snprintf(out, sizeof(out), "%s/logs/%s/%s.out", r->h->dir, r->spec.name, t->name);
         snprintf(err, sizeof(err), "%s/logs/%s/%s.err", r->h->dir, r->spec.name, t->name);
+        char **wrapped = NULL;
         if (wd)
             link_volumes(r, wd);
-        cv_spawn_t s = {.argv = (const char *const *)argv,
+        if (!env || !argv || !argv[0] || !wd)
+            snprintf(why, sizeof(why), "out of memory");
+        else if ((rc = cv__replica_confine_task(r, i, env, argv, wd, &wrapped, why, sizeof(why))) !=
+                 0)
+            refused = rc == CV_EVALIDATE;
+        cv_spawn_t s = {.argv = (const char *const *)wrapped,
                         .env = env,
                         .cwd = wd,
                         .out_path = out,
                         .err_path = err,
-                        .memory_mb = t->memory_mb,
-                        .nofile = t->nofile,
                         .on_exit = on_task_exit,
                         .data = &r->tasks[i]};
-        if (!env || !argv || !argv[0] || !wd)
-            snprintf(why, sizeof(why), "out of memory");
-        else if (cv_proc_spawn(r->h->loop, &s, &r->tasks[i].proc, &r->tasks[i].pid, why,
-                               sizeof(why)) == 0) {
+        if (!why[0] && cv_proc_spawn(r->h->loop, &s, &r->tasks[i].proc, &r->tasks[i].pid, why,
+                                     sizeof(why)) == 0) {
             r->tasks[i].up = true;
             r->tasks[i].start_time = cv_proc_start_time(r->tasks[i].pid);
             cv_info("replica %s: task %s started, pid %d", r->spec.rid, t->name,
@@ -237,14 +265,30 @@ void cv__replica_spawn_all(cv_replica_t *r)
         }
         cv_env_free(env);
         cv_env_free(argv);
+        cv_env_free(wrapped);
         free(wd);
         json_decref(vars);
     }
     if (!why[0])
         return;
     cv_info("replica %s: %s", r->spec.rid, why);
-    snprintf(r->cause, sizeof(r->cause), "%s", why);
+    if (refused)
+        snprintf(r->cause, sizeof(r->cause), "refused by the agent's policy: %s", why);
+    else
+        snprintf(r->cause, sizeof(r->cause), "%s", why);
     r->exit[0] = '\0';
     r->down_failure = true;
-    cv__replica_stop_group(r, DOWN_SPAWN);
+    cv__replica_stop_group(r, refused ? DOWN_REFUSED : DOWN_SPAWN);
+}
+
+/* CONVERGE_LOAD_FILE exists before the replica runs, its user's: inside
+ * its mount namespace the file is bound at its path. */
+static void prepare_load_file(cv_replica_t *r)
+{
+    if (!r->load_file[0])
+        return;
+    int fd = open(r->load_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        close(fd);
+    cv__replica_own(r, r->load_file);
 }

@@ -87,14 +87,20 @@ static int task(rd_t *r, const json_t *t, size_t i, cv_rtask_t *out)
         return bad(r, path, "env: expected a map");
     out->workdir = json_string_value(json_object_get(t, "workdir"));
     const json_t *res = json_object_get(t, "resources");
-    double mem = 0, nofile = 0;
+    double mem = 0, nofile = 0, cpu = 0, pids = 0;
     if (res && json_is_object(res)) {
         rc = num(r, res, path, "memory_mb", 0, &mem);
         if (!rc)
             rc = num(r, res, path, "nofile", 0, &nofile);
+        if (!rc)
+            rc = num(r, res, path, "cpu", 0, &cpu);
+        if (!rc)
+            rc = num(r, res, path, "pids", 0, &pids);
     }
     out->memory_mb = (long)mem;
     out->nofile = (long)nofile;
+    out->cpu = cpu;
+    out->pids = (long)pids;
     return rc;
 }
 
@@ -262,6 +268,8 @@ static int header(rd_t *r, cv_rspec_t *s)
         rc = str(r, j, "role", false, &s->role);
     if (!rc)
         rc = str(r, j, "digest", false, &s->digest);
+    if (!rc)
+        rc = str(r, j, "user", false, &s->user);
     if (rc)
         return rc;
     const json_t *index = json_object_get(j, "index");

@@ -21,6 +21,8 @@ typedef struct cv_rtask {
     const char *workdir; /* or NULL */
     long memory_mb;      /* 0: no limit */
     long nofile;         /* 0: the agent's own */
+    double cpu;          /* cores; 0: no limit */
+    long pids;           /* processes; 0: the agent's default */
 } cv_rtask_t;
 
 typedef struct cv_rport {
@@ -52,6 +54,7 @@ typedef struct cv_rhealth {
 typedef struct cv_rspec {
     json_t *json; /* the spec as assigned (a reference) */
     const char *rid, *svc, *stack, *stack_name, *service, *name, *role, *digest;
+    const char *user; /* the `user` property, or NULL: the agent's replica user */
     int index;
     bool stateful;
     const json_t *env; /* the replica's own env (object) or NULL */

@@ -18,11 +18,11 @@ int cv_mkdirs(const char *path)
         if (*p != '/')
             continue;
         *p = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+        if (mkdir(buf, 0700) != 0 && errno != EEXIST)
             return -errno;
         *p = '/';
     }
-    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+    if (mkdir(buf, 0700) != 0 && errno != EEXIST)
         return -errno;
     return 0;
 }
@@ -45,13 +45,16 @@ int cv_state_write(const char *dir, const char *rid, const json_t *state)
         return rc;
     cv_state_path(path, sizeof(path), dir, rid);
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    if (json_dump_file(state, tmp, JSON_COMPACT) != 0)
-        return -EIO;
-    int fd = open(tmp, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
+    /* 0600: a state file holds the replica's spec, its environment (secrets) included. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -errno;
+    rc = fchmod(fd, 0600) == 0 && json_dumpfd(state, fd, JSON_COMPACT) == 0 ? 0 : -EIO;
+    if (!rc)
         fsync(fd);
-        close(fd);
-    }
+    close(fd);
+    if (rc)
+        return rc;
     return rename(tmp, path) == 0 ? 0 : -errno;
 }
 
@@ -70,6 +73,7 @@ json_t *cv_state_load_all(const char *dir)
     DIR *d = opendir(path);
     if (!d)
         return all;
+    chmod(path, 0700);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         size_t n = strlen(e->d_name);
@@ -77,6 +81,7 @@ json_t *cv_state_load_all(const char *dir)
             continue;
         char file[4400];
         snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
+        chmod(file, 0600); /* one written by an agent before 0600 */
         json_error_t err;
         json_t *s = json_load_file(file, 0, &err);
         if (!json_is_object(s) || !json_is_string(json_object_get(s, "rid"))) {

@@ -5,7 +5,8 @@
  * {"rid", "spec", "tasks": [{"name", "pid", "start_time"}], "ports",
  * "restarts", "started", "ledger", "state", "reason", "exit", "gave_up",
  * "stopped"}. Written atomically (a temporary file
- * renamed over the old one) before and after every spawn.
+ * renamed over the old one) before and after every spawn, mode 0600 in a
+ * 0700 directory: the spec holds the replica's environment.
  * I/O only: no policy.
  */
 #ifndef AGENT_STATE_H
@@ -14,7 +15,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-/* mkdir -p: 0 or a negative errno. */
+/* mkdir -p, new directories 0700: 0 or a negative errno. */
 int cv_mkdirs(const char *path);
 
 /* The state file of rid under dir. */

@@ -123,8 +123,8 @@ static json_t *replica_list(const json_t *assign, const json_t *report)
  * and how long its heartbeat still lives. */
 static json_t *agent_of(const json_t *hash, json_int_t alive_ms)
 {
-    static const char *const fields[] = {"agent",     "address",  "ports",
-                                         "last_seen", "fence_ms", NULL};
+    static const char *const fields[] = {"agent",    "address",      "ports", "last_seen",
+                                         "fence_ms", "replica_user", "allow", NULL};
     json_t *agent = json_object();
     for (size_t i = 0; fields[i]; i++) {
         json_t *v = json_object_get(hash, fields[i]);
@@ -162,6 +162,10 @@ static json_t *node_row(const json_t *model, const char *name, const json_t *des
     if (json_object_get(desc, "error"))
         json_object_set(row, "error", json_object_get(desc, "error"));
     json_object_set_new(row, "agent", agent_of(hash, alive));
+    /* How the node's agent confines replicas (docs/security.md); "unknown"
+     * for an agent older than that field, or no agent yet. */
+    json_object_set_new(row, "isolation",
+                        json_string(cli__nodemap_str(hash, "isolation", "unknown")));
     return row;
 }
 
@@ -277,8 +281,8 @@ static void props_text(const json_t *props, char *buf, size_t size)
 json_t *cli_nodes_table(const json_t *rows)
 {
     json_t *table = json_array();
-    json_array_append_new(table, json_pack("[ssssssss]", "NAME", "TYPE", "FD", "UD", "STATUS",
-                                           "REPLICAS", "LOAD", "PROPERTIES"));
+    json_array_append_new(table, json_pack("[sssssssss]", "NAME", "TYPE", "FD", "UD", "STATUS",
+                                           "REPLICAS", "LOAD", "PROPERTIES", "ISOLATION"));
     size_t i;
     json_t *r;
     json_array_foreach(rows, i, r)
@@ -292,11 +296,11 @@ json_t *cli_nodes_table(const json_t *rows)
                      cli__nodemap_str(r, "error", ""));
         json_array_append_new(
             table,
-            json_pack("[sssssoss]", cli__nodemap_str(r, "name", ""),
+            json_pack("[sssssosss]", cli__nodemap_str(r, "name", ""),
                       cli__nodemap_str(r, "type", ""), cli__nodemap_str(r, "fault_domain", ""),
                       cli__nodemap_str(r, "upgrade_domain", ""), status,
                       json_sprintf("%d", (int)json_integer_value(json_object_get(r, "replicas"))),
-                      load, props));
+                      load, props[0] ? props : "-", cli__nodemap_str(r, "isolation", "unknown")));
     }
     return table;
 }

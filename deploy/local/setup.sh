@@ -140,6 +140,15 @@ if ((${#missing[@]} > 0)) || ! kafka_present; then
 fi
 cv_log "packages: all ${#PACKAGES[@]} present; kafka $CV_KAFKA_VERSION in $CV_KAFKA_HOME"
 
+# The unprivileged user node agents run replicas as (converge-agent
+# --replica-user, docs/security.md "Replicas: what a submitter can do on a node").
+if ! getent passwd converge-replica >/dev/null; then
+    as_root useradd --system --no-create-home --home-dir /nonexistent \
+        --shell /usr/sbin/nologin --user-group converge-replica ||
+        cv_die "cannot create the system user converge-replica"
+    cv_log "user: created the system user converge-replica"
+fi
+
 # ---------------------------------------------------------------------------
 # Building.
 # ---------------------------------------------------------------------------

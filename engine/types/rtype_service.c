@@ -39,6 +39,7 @@ static const cv_prop_schema_t service_props[] = {
     {"tasks", CV_PROP_LIST, false, NULL, true},
     {"update_policy", CV_PROP_MAP, false, NULL, true},
     {"move_cost", CV_PROP_STRING, false, NULL, true},
+    {"user", CV_PROP_STRING, false, NULL, true},
 };
 
 static const char *const service_attrs[] = {"service_id", "replicas", "endpoints", "port_endpoints",

@@ -106,14 +106,30 @@ static json_t *read_cpu(const cv__svc_reader_t *r, const char *path, const json_
 
 static json_t *read_resources(const cv__svc_reader_t *r, const char *path, const json_t *v)
 {
-    static const cv__svc_field_t fields[] = {
-        {"memory_mb", read_memory}, {"cpu", read_cpu}, {"nofile", read_memory}, {NULL, NULL}};
+    static const cv__svc_field_t fields[] = {{"memory_mb", read_memory},
+                                             {"cpu", read_cpu},
+                                             {"nofile", read_memory},
+                                             {"pids", read_memory},
+                                             {NULL, NULL}};
     return cv__svc_fields(r, path, v, fields);
 }
 
 static json_t *read_workdir(const cv__svc_reader_t *r, const char *path, const json_t *v)
 {
     return cv__svc_string(r, path, v);
+}
+
+/* The user the replicas run as: a name or a uid; the node's agent decides
+ * whether it allows it (docs/security.md). */
+static json_t *read_user(const cv__svc_reader_t *r, const char *path, const json_t *v)
+{
+    json_t *s = cv__svc_string(r, path, v);
+    if (s && (!json_string_value(s)[0] || strchr(json_string_value(s), ':'))) {
+        cv__svc_bad(r, path, "expected a user name or a uid");
+        json_decref(s);
+        return NULL;
+    }
+    return s;
 }
 
 /* ---- tasks ---- */
@@ -253,6 +269,7 @@ static const cv__svc_field_t properties[] = {
     {"tasks", read_tasks},
     {"update_policy", cv__svc_read_update_policy},
     {"move_cost", cv__svc_read_move_cost},
+    {"user", read_user},
     {NULL, NULL},
 };
 

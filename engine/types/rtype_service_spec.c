@@ -94,11 +94,8 @@ static json_t *process_of(const json_t *props, char *errstr, size_t errsz)
 {
     static const struct {
         const char *name, *dflt;
-    } parts[] = {{"ports", "[]"},
-                 {"volumes", "[]"},
-                 {"health_check", NULL},
-                 {"restart_policy", "{}"},
-                 {"kill_policy", "{}"}};
+    } parts[] = {{"ports", "[]"},          {"volumes", "[]"},     {"health_check", NULL},
+                 {"restart_policy", "{}"}, {"kill_policy", "{}"}, {"user", NULL}};
     json_t *tasks = tasks_of(props, errstr, errsz);
     if (!tasks)
         return NULL;
