@@ -215,3 +215,45 @@ test_secrets_are_absent_from_logs_ps_and_metrics() {
     secrets_absent "logs, ps and metrics" "$out"
     rm -f "$out"
 }
+
+test_secrets_a_refused_value_is_masked_in_reasons() {
+    # A hidden value of the wrong type: the resource fails with a reason
+    # quoting the value it refused (as Heat's do), which every reader masks.
+    local name dir out
+    name=$(stack_name secrets-refused)
+    dir=$(mktemp -d /tmp/cv-secrets.XXXXXX)
+    cat >"$dir/t.yaml" <<'YAML'
+heat_template_version: 2018-08-31
+parameters:
+  n: {type: string, hidden: true}
+resources:
+  r:
+    type: OS::Heat::RandomString
+    properties:
+      length: {get_param: n}
+YAML
+    SECRET_PW="bad-${RUN_ID}-Qx"
+    SECRET_RANDOM=$SECRET_PW SECRET_KEY=$SECRET_PW
+    printf 'parameters:\n  n: "%s"\n' "$SECRET_PW" >"$dir/e.yaml"
+    local rc=0
+    ctl submit "$name" "$dir/t.yaml" --param-file "$dir/e.yaml" --wait --timeout 60 \
+        >/dev/null 2>&1 || rc=$?
+    rm -rf "$dir"
+    assert_eq 1 "$rc" "the stack fails"
+    out=$(mktemp /tmp/cv-secret-out.XXXXXX)
+    secrets_reader_out "$out" status "$name"
+    secrets_reader_out "$out" status "$name" -o json
+    secrets_reader_out "$out" events "$name" -o json
+    secrets_reader_out "$out" resources "$name"
+    secrets_reader_out "$out" resource-show "$name" r -o json
+    SECRET_WEB_OUT=$out
+    local route
+    for route in "" /graph /resources /events; do
+        secrets_web "/api/stacks/$name$route"
+    done
+    secrets_web "/api/stacks?name=$name"
+    secrets_absent "the readers of a refused hidden value" "$out"
+    assert_match 'got "\*\*\*\*\*\*"' "$(ctl events "$name" -o json |
+        jq -r '.[] | select(.resource == "r") | .reason')" "the failure's event"
+    rm -f "$out" "$out.one"
+}
