@@ -4,9 +4,9 @@
  * and update check a template against before they store anything, so that
  * they refuse with the engine's words what the engine would refuse.
  *
- * Written at start and every LIMITS_REFRESH_MS after, so that it comes back
- * after a Redis restart or a flush without the engines restarting. The hash
- * has no expiry: a client reading it while every engine is down still
+ * Written at start (tried every second until Redis takes it) and every
+ * LIMITS_REFRESH_MS after, so that it comes back after a Redis restart or a
+ * flush without the engines restarting. The hash has no expiry: a client reading it while every engine is down still
  * checks against the limits they last ran with. Engines of one deployment
  * are meant to share their limits; when they differ, the one that wrote
  * last is what clients see, and every engine still enforces its own.
@@ -17,19 +17,35 @@
 #include "cv_limits.h"
 #include "cv_log.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #define LIMITS_REFRESH_MS 30000
+#define LIMITS_RETRY_MS 1000 /* until a write succeeded: Redis may not answer yet */
 
 typedef struct limits_pub {
     uv_timer_t timer;
     cv_worker_t *w;
+    uint64_t written; /* loop time of the last write Redis acknowledged; 0: none */
 } limits_pub_t;
+
+static void on_written(cv_redis_t *r, redisReply *rep, void *ud)
+{
+    limits_pub_t *p = ud;
+    (void)r;
+    if (rep && rep->type != REDIS_REPLY_ERROR)
+        p->written = uv_now(p->w->loop);
+    else
+        cv_warn("limits: Redis refused the write of the engine's limits: %s",
+                rep ? rep->str : "no reply");
+}
 
 static void publish(uv_timer_t *t)
 {
     limits_pub_t *p = t->data;
+    if (p->written && uv_now(p->w->loop) - p->written < LIMITS_REFRESH_MS)
+        return;
     const cv_limits_t *l = &p->w->limits;
     char key[CV_KEY_MAX], values[CV_LIMIT__COUNT][24];
     const char *argv[2 + 2 * CV_LIMIT__COUNT];
@@ -43,7 +59,7 @@ static void publish(uv_timer_t *t)
         argv[argc++] = values[i];
     }
     /* Not connected yet (or Redis away): the next tick writes it. */
-    cv_redis_argv(p->w->redis, argc, argv, NULL, NULL, NULL);
+    cv_redis_argv(p->w->redis, argc, argv, NULL, on_written, p);
 }
 
 void *cv__engine_limits_start(cv_worker_t *w)
@@ -56,7 +72,7 @@ void *cv__engine_limits_start(cv_worker_t *w)
     p->w = w;
     uv_timer_init(w->loop, &p->timer);
     p->timer.data = p;
-    uv_timer_start(&p->timer, publish, 0, LIMITS_REFRESH_MS);
+    uv_timer_start(&p->timer, publish, 0, LIMITS_RETRY_MS);
     return p;
 }
 

@@ -24,6 +24,7 @@
     XX(ACTIVE, "active")                                                                           \
     XX(REAPER, "reaper")                                                                           \
     XX(DELETED, "deleted")                                                                         \
+    XX(LIMITS, "limits")                                                                           \
     XX(WORKER, "worker:<worker>")                                                                  \
     XX(STACK, "{<stack>}:stack")                                                                   \
     XX(DEF, "{<stack>}:def")                                                                       \

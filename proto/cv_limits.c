@@ -110,7 +110,7 @@ int cv_limits_lower_from_env(cv_limits_t *l, char *ignored, size_t ignored_size,
 
 void cv_limits_key(char *buf, size_t size)
 {
-    snprintf(buf, size, "%slimits", cv_keys_prefix());
+    cv_key(buf, size, CV_KEY_LIMITS, NULL, 0, NULL);
 }
 
 int cv_limits_set(cv_limits_t *l, const char *option, const char *value, char *errstr,

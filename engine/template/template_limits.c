@@ -421,20 +421,18 @@ static const char *declared_type(const level_t *lv, const cv_tpl_resource_t *res
     return declared ? declared : res->type;
 }
 
+/* The stack's own resources first (a flat stack over the limit is named
+ * with its whole count), then what each expands into. */
 static int count_stack(walk_t *w, level_t *lv, const cv_template_t *tpl)
 {
-    for (size_t i = 0; i < tpl->nresources; i++) {
+    lv->own = add_sat(lv->own, tpl->nresources);
+    w->total = add_sat(w->total, tpl->nresources);
+    int rc = within(w, lv, "");
+    for (size_t i = 0; rc == 0 && i < tpl->nresources; i++) {
         const cv_tpl_resource_t *res = &tpl->resources[i];
-        lv->own = add_sat(lv->own, 1);
-        w->total = add_sat(w->total, 1);
-        int rc = within(w, lv, res->name);
-        if (rc == 0)
-            rc = count_resource(w, lv, res->name, res->type, declared_type(lv, res),
-                                res->properties);
-        if (rc)
-            return rc;
+        rc = count_resource(w, lv, res->name, res->type, declared_type(lv, res), res->properties);
     }
-    return 0;
+    return rc;
 }
 
 int cv_template_count(const cv_template_t *tpl, const json_t *root, const char *fname,

@@ -105,7 +105,7 @@ static void test_a_group_counts_its_members_from_a_parameter(void **state)
     cv_limits_init(&l);
     assert_int_equal(count_with(yaml, NULL, params, &l), CV_ETOOBIG);
     json_decref(params);
-    assert_contains(err, "resources.g: number of resources 100001 exceeds the limit of 100000");
+    assert_contains(err, "resources.g: number of resources 100002 exceeds the limit of 100000");
 }
 
 static void test_an_autoscaling_group_counts_its_max_size(void **state)
