@@ -117,3 +117,32 @@ int cli_secret_read_stack(cli_t *cli, const char *name, const char *id, cli_secr
     cli_def_free(&d);
     return rc;
 }
+
+int cli_secret_mask_reason(cli_t *cli, const char *id, char **reason)
+{
+    if (!*reason || !(*reason)[0])
+        return CLI_OK;
+    /* A stack deleted and purged meanwhile has no definition, and no secret
+     * left to mask. */
+    char key[CV_KEY_MAX];
+    cv_key(key, sizeof(key), CV_KEY_DEF, id, 0, NULL);
+    const char *argv[] = {"EXISTS", key};
+    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_INTEGER), 2, argv, NULL);
+    if (!r)
+        return CLI_SERVICE;
+    bool exists = r->integer == 1;
+    freeReplyObject(r);
+    if (!exists)
+        return CLI_OK;
+    cli_secrets_t secrets;
+    int rc = cli_secret_read_stack(cli, id, id, &secrets);
+    char *masked = rc == CLI_OK ? cli_secret_mask_text(&secrets, *reason) : NULL;
+    if (rc == CLI_OK && !masked)
+        rc = cli_fail(CLI_SERVICE, "out of memory masking the reason of stack %s", id);
+    if (masked) {
+        free(*reason);
+        *reason = masked;
+    }
+    cli_secrets_free(&secrets);
+    return rc;
+}

@@ -27,6 +27,11 @@ int cli_secret_read(cli_t *cli, const char *id, const cli_def_t *d, cli_secrets_
 /* The same, reading the definition itself. */
 int cli_secret_read_stack(cli_t *cli, const char *name, const char *id, cli_secrets_t *out);
 
+/* Replaces *reason (malloc'ed) with the same text, the secrets of stack
+ * `id` masked: the reason a --wait or watch ends with. CLI_OK or
+ * CLI_SERVICE (reported; *reason kept). */
+int cli_secret_mask_reason(cli_t *cli, const char *id, char **reason);
+
 /* The option every masking reader takes. */
 #define CLI_SHOW_SECRETS_USAGE                                                                     \
     "      --show-secrets   show hidden parameters, RandomString values and\n"                     \

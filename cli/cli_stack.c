@@ -2,6 +2,7 @@
  * Reading, printing and waiting on a stack's status record.
  */
 #include "cli_stack.h"
+#include "cli_secret_io.h"
 
 #include "cv_keys.h"
 #include "cv_redis.h"
@@ -534,6 +535,8 @@ int cli_stack_follow(cli_t *cli, const char *id, double timeout, const char *act
     int rc = cli_stack_wait(cli, id, timeout, NULL, NULL, &s);
     if (rc == CLI_TIMEOUT)
         cli_stack_report_timeout(&s, timeout);
+    if (rc == CLI_OK)
+        rc = cli_secret_mask_reason(cli, id, &s.reason); /* docs/security.md "Secrets" */
     if (rc == CLI_OK) {
         cli_stack_print_final(&s);
         fflush(stdout);

@@ -3,6 +3,7 @@
  * on a terminal, one line a second otherwise (logs, pipes).
  */
 #include "cli_commands.h"
+#include "cli_secret_io.h"
 #include "cli_stack.h"
 
 #include <stdio.h>
@@ -88,6 +89,8 @@ static int watch(cli_t *cli, const cli_stack_args_t *args)
         printf("\n");
     if (rc == CLI_TIMEOUT)
         cli_stack_report_timeout(&s, args->timeout);
+    if (rc == CLI_OK)
+        rc = cli_secret_mask_reason(cli, id, &s.reason); /* docs/security.md "Secrets" */
     if (rc == CLI_OK) {
         cli_stack_print_final(&s);
         rc = cli_stack_outcome(&s, NULL);

@@ -236,11 +236,14 @@ YAML
     SECRET_RANDOM=$SECRET_PW SECRET_KEY=$SECRET_PW
     printf 'parameters:\n  n: "%s"\n' "$SECRET_PW" >"$dir/e.yaml"
     local rc=0
+    out=$(mktemp /tmp/cv-secret-out.XXXXXX)
+    # The reason `submit --wait` ends with is a reader's too.
     ctl submit "$name" "$dir/t.yaml" --param-file "$dir/e.yaml" --wait --timeout 60 \
-        >/dev/null 2>&1 || rc=$?
+        >>"$out" 2>&1 || rc=$?
     rm -rf "$dir"
     assert_eq 1 "$rc" "the stack fails"
-    out=$(mktemp /tmp/cv-secret-out.XXXXXX)
+    grep -q 'reason: .*got "\*\*\*\*\*\*"' "$out" || fail "submit --wait's reason: $(cat "$out")"
+    ctl watch "$name" --timeout 10 >>"$out" 2>&1 || true
     secrets_reader_out "$out" status "$name"
     secrets_reader_out "$out" status "$name" -o json
     secrets_reader_out "$out" events "$name" -o json
