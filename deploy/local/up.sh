@@ -785,8 +785,11 @@ summary() {
     if [[ -f $STATE/redis.acl ]] && cv_kafka_sasl_on; then
         echo "  secured: Redis ACL users, Kafka SASL_SSL; STATE/env holds the client's credentials"
     else
-        cv_warn "not secured:$([[ -f $STATE/redis.acl ]] || echo " Redis without passwords")$(
-            cv_kafka_sasl_on || echo " Kafka PLAINTEXT"); anyone on this machine can read and change every stack (docs/security.md \"Secure by default\")"
+        local open=()
+        [[ -f $STATE/redis.acl ]] || open+=("Redis without passwords")
+        cv_kafka_sasl_on || open+=("Kafka PLAINTEXT")
+        cv_warn "not secured ($(printf '%s, ' "${open[@]}" | sed 's/, $//')): anyone on this machine" \
+            "can read and change every stack (docs/security.md \"Secure by default\")"
     fi
     echo "  logs in $STATE/log/; stop with: deploy/local/down.sh --dir $STATE"
     echo "To use them:  source $STATE/env"
