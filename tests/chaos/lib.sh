@@ -31,6 +31,10 @@ CHAOS_ENGINES=${CHAOS_ENGINES:-2}
 CHAOS_OBSERVERS=${CHAOS_OBSERVERS:-2}
 CHAOS_WORKER_ARGS=${CHAOS_WORKER_ARGS:-}
 CHAOS_BROKERS=${CHAOS_BROKERS:-3} # Kafka brokers (up.sh --brokers): 3, replicated
+# The checker judges every event of a traversal (check.jq: dependency order),
+# more than a stack keeps by default (--max-events-per-stack, 1000): the
+# workers and convergectl started here keep them all.
+export CONVERGE_MAX_EVENTS_PER_STACK=${CONVERGE_MAX_EVENTS_PER_STACK:-0}
 CTL=$CHAOS_BUILD/convergectl
 SERVICE=$CHAOS_ROOT/deploy/local/service.sh
 PREFIX=${CONVERGE_PREFIX:-cv:}
