@@ -17,6 +17,7 @@ void cli_secrets_init(cli_secrets_t *s)
     s->values = json_array();
     s->props = json_object();
     s->types = json_object();
+    s->groups = json_object();
 }
 
 void cli_secrets_free(cli_secrets_t *s)
@@ -24,6 +25,7 @@ void cli_secrets_free(cli_secrets_t *s)
     json_decref(s->values);
     json_decref(s->props);
     json_decref(s->types);
+    json_decref(s->groups);
     memset(s, 0, sizeof(*s));
 }
 
@@ -127,7 +129,8 @@ static bool call_reads_secret(const cli_secrets_t *s, const json_t *tree, const 
         return hidden_param(tree, name);
     if (strcmp(fn, "get_attr") == 0 || strcmp(fn, "Fn::GetAtt") == 0) {
         const char *attr = json_string_value(json_array_get(arg, 1));
-        return attr && cv_rtype_attr_sensitive(type_of(s, name), attr);
+        return cli_secret_group(s, name) ||
+               (attr && cv_rtype_attr_sensitive(type_of(s, name), attr));
     }
     bool reference = strcmp(fn, "get_resource") == 0 || strcmp(fn, "Ref") == 0;
     const cv_rtype_t *t = reference ? type_of(s, name) : NULL;
@@ -156,6 +159,40 @@ static bool reads_secret(const cli_secrets_t *s, const json_t *tree, const json_
     return false;
 }
 
+/* Whether a member type `type` (registry applied) keeps secrets. */
+static bool member_keeps_secrets(const json_t *registry, const json_t *type)
+{
+    char resolved[TYPE_MAX];
+    if (!json_is_string(type))
+        return false;
+    cv_env_resolve_type(registry, json_string_value(type), "", resolved, sizeof(resolved), NULL);
+    return cli_secret_type_records(resolved);
+}
+
+/* Whether the group `res` of type `type` has members that keep secrets:
+ * a ResourceGroup's resource_def, an AutoScalingGroup's resource, a
+ * ResourceChain's resources. */
+static bool group_keeps_secrets(const json_t *registry, const char *type, const json_t *res)
+{
+    const json_t *props = json_object_get(res, "properties");
+    if (strcmp(type, "OS::Heat::ResourceGroup") == 0)
+        return member_keeps_secrets(
+            registry, json_object_get(json_object_get(props, "resource_def"), "type"));
+    if (strcmp(type, "OS::Heat::AutoScalingGroup") == 0)
+        return member_keeps_secrets(registry,
+                                    json_object_get(json_object_get(props, "resource"), "type"));
+    if (strcmp(type, "OS::Heat::ResourceChain") != 0)
+        return false;
+    size_t i;
+    json_t *member;
+    json_array_foreach(json_object_get(props, "resources"), i, member)
+    {
+        if (member_keeps_secrets(registry, member))
+            return true;
+    }
+    return false;
+}
+
 static void learn_types(cli_secrets_t *s, const json_t *resources, const json_t *env)
 {
     const json_t *registry = json_object_get(env, "resource_registry");
@@ -169,6 +206,8 @@ static void learn_types(cli_secrets_t *s, const json_t *resources, const json_t 
             continue;
         cv_env_resolve_type(registry, type, name, resolved, sizeof(resolved), NULL);
         json_object_set_new(s->types, name, json_string(resolved));
+        if (group_keeps_secrets(registry, resolved, res))
+            json_object_set_new(s->groups, name, json_true());
     }
 }
 
@@ -338,6 +377,25 @@ json_t *cli_secret_mask_attrs(const cli_secrets_t *s, const char *type, const js
     return out;
 }
 
+bool cli_secret_group(const cli_secrets_t *s, const char *resource)
+{
+    return resource && json_is_true(json_object_get(s->groups, resource));
+}
+
+/* A map of attributes with every value CLI_SECRET_MASK. */
+static json_t *mask_every_value(const json_t *attrs)
+{
+    if (!json_is_object(attrs))
+        return json_string(CLI_SECRET_MASK);
+    json_t *out = json_object(), *v;
+    const char *name;
+    json_object_foreach((json_t *)attrs, name, v)
+    {
+        json_object_set_new(out, name, json_string(CLI_SECRET_MASK));
+    }
+    return out;
+}
+
 static void replace_field(json_t *doc, const char *field, json_t *masked)
 {
     if (masked)
@@ -351,7 +409,10 @@ void cli_secret_mask_resource(const cli_secrets_t *s, const char *resource, json
     if ((v = json_object_get(doc, "properties")))
         replace_field(doc, "properties", cli_secret_mask_props(s, resource, v));
     if ((v = json_object_get(doc, "attributes")))
-        replace_field(doc, "attributes", cli_secret_mask_attrs(s, type ? type : "", v));
+        replace_field(doc, "attributes",
+                      cli_secret_group(s, resource)
+                          ? mask_every_value(v)
+                          : cli_secret_mask_attrs(s, type ? type : "", v));
     static const char *const by_value[] = {"data", "reason", "physical_id"};
     for (size_t i = 0; i < sizeof(by_value) / sizeof(by_value[0]); i++)
         if ((v = json_object_get(doc, by_value[i])))

@@ -11,9 +11,13 @@
  *     `value`, and `show`, which holds every attribute), and the reference
  *     id of a type that marks it so (get_resource of a RandomString gives
  *     the string);
+ *   - every attribute of a group (OS::Heat::ResourceGroup,
+ *     AutoScalingGroup, ResourceChain) whose members are of such a type:
+ *     its `refs`, `attributes` and `resource.N...` carry the members' values;
  *   - a property its type marks sensitive, and a property whose expression
  *     reads any of the above (get_param of a hidden parameter, get_attr of
- *     a sensitive attribute, get_resource of a sensitive reference, and
+ *     a sensitive attribute or of such a group, get_resource of a sensitive
+ *     reference, and
  *     their CloudFormation spellings Ref and Fn::GetAtt): the whole
  *     property is masked, whatever function transformed the secret;
  *   - the same values wherever else they turn up: in a nested stack (whose
@@ -39,6 +43,7 @@ typedef struct cli_secrets {
     json_t *values; /* the secret texts, longest first, each once */
     json_t *props;  /* resource -> [names of its secret properties] (the stack's own) */
     json_t *types;  /* resource -> the type that implements it (registry applied) */
+    json_t *groups; /* resource -> true: a group whose members keep secrets (every attribute) */
 } cli_secrets_t;
 
 void cli_secrets_init(cli_secrets_t *s);
@@ -78,10 +83,15 @@ json_t *cli_secret_mask_props(const cli_secrets_t *s, const char *resource, cons
  * (and within `show` too) as CLI_SECRET_MASK, the rest cli_secret_mask'ed. */
 json_t *cli_secret_mask_attrs(const cli_secrets_t *s, const char *type, const json_t *attrs);
 
+/* Whether the stack's resource `resource` is a group whose members keep
+ * secrets: every attribute of it is CLI_SECRET_MASK. */
+bool cli_secret_group(const cli_secrets_t *s, const char *resource);
+
 /* Masks, in place, the fields of a resource document that carry values
  * (rows of resources and of the console, resource-show and its replaced
  * versions): "properties" as those of the stack's resource `resource`,
- * "attributes" as those of the document's "type", "data", "reason" and
+ * "attributes" as those of the document's "type" (all of them for a group
+ * whose members keep secrets), "data", "reason" and
  * "physical_id" by value. Other fields are names and states, not values. */
 void cli_secret_mask_resource(const cli_secrets_t *s, const char *resource, json_t *doc);
 

@@ -11,8 +11,9 @@
 # secrets_submit NAME: submits the stack NAME (the template and its nested
 # template in a fresh folder) with the hidden password SECRET_PW and the
 # hidden parameter api_key defaulting to SECRET_KEY, waits for
-# CREATE_COMPLETE; sets SECRET_ID, SECRET_CHILD (the nested stack's id) and
-# SECRET_RANDOM (the RandomString's value, read from Redis).
+# CREATE_COMPLETE; sets SECRET_ID, SECRET_CHILD (the nested stack's id),
+# SECRET_RANDOM (the RandomString's value, read from Redis), SECRET_GROUP and
+# SECRET_MEMBERS (a group of RandomStrings: its stack and their values).
 secrets_submit() {
     local dir
     dir=$(mktemp -d /tmp/cv-secrets.XXXXXX)
@@ -61,6 +62,11 @@ resources:
     type: OS::Heat::Value
     properties:
       value: {get_param: api_key}
+  passwords:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: 2
+      resource_def: {type: OS::Heat::RandomString}
 outputs:
   password: {value: {get_param: db_password}}
   random: {value: {get_attr: [rand, value]}}
@@ -77,6 +83,11 @@ EOF
     local prefix=${CONVERGE_PREFIX:-cv:}
     SECRET_RANDOM=$(redis HGET "$prefix{$SECRET_ID}:res:rand" attrs | jqr .value)
     SECRET_CHILD=$(ctl resource-show "$1" child -o json | jqr .nested_stack_id)
+    SECRET_GROUP=$(ctl resource-show "$1" passwords -o json | jqr .nested_stack_id)
+    SECRET_MEMBERS=$(for m in 0 1; do
+        redis HGET "$prefix{$SECRET_GROUP}:res:$m" attrs | jqr .value
+    done)
+    [[ $(wc -w <<<"$SECRET_MEMBERS") == 2 ]] || fail "the group's values: '$SECRET_MEMBERS'"
     [[ ${#SECRET_RANDOM} == 24 ]] || fail "the RandomString's value read from Redis: '$SECRET_RANDOM'"
     [[ $SECRET_CHILD =~ ^[0-9a-f]+$ ]] || fail "the nested stack's id: '$SECRET_CHILD'"
 }
@@ -86,7 +97,7 @@ EOF
 secrets_absent() {
     local pats
     pats=$(mktemp /tmp/cv-secret-pats.XXXXXX)
-    printf '%s\n%s\n%s\n' "$SECRET_PW" "$SECRET_RANDOM" "$SECRET_KEY" >"$pats"
+    printf '%s\n' "$SECRET_PW" "$SECRET_RANDOM" "$SECRET_KEY" ${SECRET_MEMBERS:-} >"$pats"
     local hits
     hits=$(grep -cF -f "$pats" "$2" || true)
     rm -f "$pats"
@@ -105,7 +116,7 @@ test_secrets_are_masked_by_every_convergectl_reader() {
     name=$(stack_name secrets)
     secrets_submit "$name"
     out=$(mktemp /tmp/cv-secret-out.XXXXXX)
-    for stack in "$name" "$SECRET_CHILD"; do
+    for stack in "$name" "$SECRET_CHILD" "$SECRET_GROUP"; do
         # A stack's outputs show what they compute, as in Heat (the last
         # section of the text, a field of the JSON): everything else is read.
         ctl status "$stack" | sed '/^outputs:/,$d' >>"$out"
@@ -116,7 +127,7 @@ test_secrets_are_masked_by_every_convergectl_reader() {
         secrets_reader_out "$out" events "$stack" -o json
         secrets_reader_out "$out" template-show "$stack"
     done
-    for res in rand dsn token greeting child key_user; do
+    for res in rand dsn token greeting child key_user passwords; do
         secrets_reader_out "$out" resource-show "$name" "$res"
         secrets_reader_out "$out" resource-show "$name" "$res" -o json
     done
@@ -184,7 +195,7 @@ test_secrets_are_masked_by_the_console_api() {
     name=$(stack_name secrets-web)
     secrets_submit "$name"
     SECRET_WEB_OUT=$(mktemp /tmp/cv-secret-web.XXXXXX)
-    for stack in "$name" "$SECRET_CHILD"; do
+    for stack in "$name" "$SECRET_CHILD" "$SECRET_GROUP"; do
         for route in "" /graph /resources /events; do
             secrets_web "/api/stacks/$stack$route"
         done

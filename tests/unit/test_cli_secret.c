@@ -234,6 +234,34 @@ static void test_a_resource_document_masks_its_values_not_its_names(void **state
     cli_secrets_free(&s);
 }
 
+static void test_a_group_of_secret_members_masks_every_attribute(void **state)
+{
+    (void)state;
+    json_t *tree =
+        json_loads("{\"resources\": {"
+                   "  \"passwords\": {\"type\": \"OS::Heat::ResourceGroup\", \"properties\": {"
+                   "    \"count\": 2, \"resource_def\": {\"type\": \"OS::Heat::RandomString\"}}},"
+                   "  \"names\": {\"type\": \"OS::Heat::ResourceGroup\", \"properties\": {"
+                   "    \"count\": 2, \"resource_def\": {\"type\": \"OS::Heat::Value\"}}},"
+                   "  \"user\": {\"type\": \"OS::Heat::Value\", \"properties\": {"
+                   "    \"value\": {\"get_attr\": [\"passwords\", \"refs\"]}}}}}",
+                   0, NULL);
+    cli_secrets_t s;
+    cli_secrets_init(&s);
+    cli_secret_learn_def(&s, tree, NULL, NULL, true);
+    assert_true(cli_secret_group(&s, "passwords"));
+    assert_false(cli_secret_group(&s, "names"));
+    assert_true(prop_secret(&s, "user", "value"));
+    json_t *doc = json_pack("{s:s, s:{s:[ss]}}", "type", "OS::Heat::ResourceGroup", "attributes",
+                            "refs", "a1b2c3d4", "e5f6g7h8");
+    cli_secret_mask_resource(&s, "passwords", doc);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(doc, "attributes"), "refs")), "******");
+    json_decref(doc);
+    json_decref(tree);
+    cli_secrets_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -247,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_numbers_that_read_as_a_secret_are_masked),
         cmocka_unit_test(test_the_template_shows_no_hidden_default_nor_secret),
         cmocka_unit_test(test_a_resource_document_masks_its_values_not_its_names),
+        cmocka_unit_test(test_a_group_of_secret_members_masks_every_attribute),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
