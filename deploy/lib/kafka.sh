@@ -40,10 +40,12 @@ cv_kafka_bootstrap() {
 
 # Metadata for all topics, as JSON, from any broker. Never ask for named
 # topics: with auto-creation on, asking for a missing topic creates it.
+# The settings are STATE's alone: a KCAT_CONFIG the caller exports (the
+# integration helpers' for their deployment) must not reach another's brokers.
 cv_kafka_metadata() {
     local admin=()
     if cv_kafka_sasl_on; then admin=(-F "$STATE/kafka-sasl/admin.conf"); fi
-    timeout 10 kcat -L -J -m 2 -b "$(cv_kafka_bootstrap)" "${admin[@]}" 2>/dev/null
+    env -u KCAT_CONFIG timeout 10 kcat -L -J -m 2 -b "$(cv_kafka_bootstrap)" "${admin[@]}" 2>/dev/null
 }
 
 # cv_kafka_port_open K: broker K accepts connections.

@@ -153,6 +153,10 @@ fi
 [[ -z $nodes$cluster_arg ]] || [[ -x $build_dir/converge-agent ]] ||
     cv_die "$build_dir/converge-agent does not exist; build it, or start without --nodes/--cluster"
 
+# Credentials a caller exports are for its own deployment (the integration
+# helpers export their operator's): this one's come from STATE (write_env).
+unset KCAT_CONFIG CONVERGE_REDIS_PASSWORD_FILE CONVERGE_KAFKA_PASSWORD_FILE
+
 cv_state_open "$state_arg"
 cd "$STATE" # every process we start runs here: core files and stray output land in STATE
 # The cluster of this deployment: a new one replaces the old (whose agents
