@@ -76,6 +76,10 @@ static int parents(cv_iso_t iso, const char *key)
         snprintf(path, sizeof(path), ROOT "/converge/%s", key);
         rc = rc ? rc : mkdir_one(path);
         v2_enable(path);
+        /* The node's replicas together weigh as much as many processes
+         * outside (v2 has one hierarchy: a task cannot leave cpu alone). */
+        write_file(ROOT "/converge", "cpu.weight", "10000");
+        write_file(path, "cpu.weight", "10000");
         return rc;
     }
     for (size_t i = 0; i < NV1 && !rc; i++) {
@@ -134,6 +138,13 @@ int cv_cgroup_create(cv_iso_t iso, const char *key, const char *name, const cv_l
         if (iso == CV_ISO_CGROUP_V1 && strcmp(v1_controllers[i], "pids") == 0 &&
             !exists(ROOT "/pids/cgroup.procs"))
             continue; /* an old kernel without the pids controller */
+        /* v1: a group of the cpu hierarchy shares one weight with all its
+         * siblings' processes, so replicas in converge/ would together get
+         * the share of one process of the machine: only a task with a cpu
+         * limit leaves the root group. */
+        if (iso == CV_ISO_CGROUP_V1 && strcmp(v1_controllers[i], "cpu") == 0 &&
+            l->cpu_quota_us <= 0)
+            continue;
         int rc = mkdir_one(paths[*npaths]);
         if (rc) {
             snprintf(why, why_size, "creating the cgroup %.400s: %s", paths[*npaths],
