@@ -146,3 +146,23 @@ int cli_secret_mask_reason(cli_t *cli, const char *id, char **reason)
     cli_secrets_free(&secrets);
     return rc;
 }
+
+int cli_secret_mask_list(cli_t *cli, json_t *rows)
+{
+    size_t i;
+    json_t *row;
+    json_array_foreach(rows, i, row)
+    {
+        if (!strstr(cli_field_str(row, "status"), "FAILED") || !cli_field_str(row, "reason")[0])
+            continue;
+        cli_secrets_t secrets;
+        int rc = cli_secret_read_stack(cli, cli_field_str(row, "name"), cli_field_str(row, "id"),
+                                       &secrets);
+        if (rc == CLI_OK)
+            cli_secret_mask_resource(&secrets, "", row);
+        cli_secrets_free(&secrets);
+        if (rc != CLI_OK)
+            return rc;
+    }
+    return CLI_OK;
+}

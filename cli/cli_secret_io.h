@@ -32,6 +32,13 @@ int cli_secret_read_stack(cli_t *cli, const char *name, const char *id, cli_secr
  * CLI_SERVICE (reported; *reason kept). */
 int cli_secret_mask_reason(cli_t *cli, const char *id, char **reason);
 
+/* Masks, in place, the reasons of stack listing rows (cli_list_row's, of
+ * `convergectl list` and the console's /api/stacks) with each stack's
+ * secrets. Only a failure's reason quotes values (a property refused with
+ * its value), so only a stack whose status failed costs a read. CLI_OK or
+ * CLI_SERVICE (reported). */
+int cli_secret_mask_list(cli_t *cli, json_t *rows);
+
 /* The option every masking reader takes. */
 #define CLI_SHOW_SECRETS_USAGE                                                                     \
     "      --show-secrets   show hidden parameters, RandomString values and\n"                     \

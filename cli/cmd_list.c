@@ -12,6 +12,7 @@
 #include "cli_duration.h"
 #include "cli_list.h"
 #include "cli_output.h"
+#include "cli_secret_io.h"
 
 #include "cv_keys.h"
 #include "cv_template.h"
@@ -270,6 +271,8 @@ static int list(cli_t *cli, const list_args_t *args)
         if (cli_list_filter_match(&args->filter, r))
             json_array_append(kept, r);
     }
+    if (rc == CLI_OK)
+        rc = cli_secret_mask_list(cli, kept); /* docs/security.md "Secrets" */
     if (rc == CLI_OK)
         ordered = cli_list_order(kept);
     if (rc == CLI_OK && args->json)

@@ -123,30 +123,6 @@ static json_t *read_list(cli_t *cli, const redisReply *names, const cli_list_fil
     return rows;
 }
 
-/* The reasons of the rows with their stacks' secrets masked. Only a
- * failure's reason quotes values (a property refused with its value), so
- * only a stack whose status failed costs a read of its secrets. 0, or -1
- * when Redis failed. */
-static int mask_failed_reasons(cli_t *cli, json_t *rows)
-{
-    size_t i;
-    json_t *row;
-    json_array_foreach(rows, i, row)
-    {
-        if (!strstr(cli_field_str(row, "status"), "FAILED") || !cli_field_str(row, "reason")[0])
-            continue;
-        cli_secrets_t secrets;
-        int rc = cli_secret_read_stack(cli, cli_field_str(row, "name"), cli_field_str(row, "id"),
-                                       &secrets);
-        if (rc == CLI_OK)
-            cli_secret_mask_resource(&secrets, "", row);
-        cli_secrets_free(&secrets);
-        if (rc != CLI_OK)
-            return -1;
-    }
-    return 0;
-}
-
 static int by_name(const void *a, const void *b)
 {
     return strcmp(cli_field_str(*(json_t *const *)a, "name"),
@@ -171,7 +147,7 @@ static json_t *stacks(cli_t *cli, const char *query, int *status)
     if (names)
         freeReplyObject(names);
     cli_list_filter_free(&f);
-    if (rows && mask_failed_reasons(cli, rows) != 0) {
+    if (rows && cli_secret_mask_list(cli, rows) != CLI_OK) {
         json_decref(rows);
         rows = NULL;
     }

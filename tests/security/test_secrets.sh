@@ -260,6 +260,7 @@ YAML
     secrets_reader_out "$out" events "$name" -o json
     secrets_reader_out "$out" resources "$name"
     secrets_reader_out "$out" resource-show "$name" r -o json
+    secrets_reader_out "$out" list --name "$name" -o json
     SECRET_WEB_OUT=$out
     local route
     for route in "" /graph /resources /events; do
