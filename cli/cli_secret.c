@@ -11,6 +11,8 @@
 #include <string.h>
 
 #define TYPE_MAX 512
+#define STARTS_BITS 20 /* the bitmap of cli_secrets_t.starts: 128 KiB */
+#define STARTS_BYTES (1u << (STARTS_BITS - 3))
 
 void cli_secrets_init(cli_secrets_t *s)
 {
@@ -18,6 +20,8 @@ void cli_secrets_init(cli_secrets_t *s)
     s->props = json_object();
     s->types = json_object();
     s->groups = json_object();
+    s->exact = json_object();
+    s->starts = calloc(STARTS_BYTES, 1); /* NULL: every text is searched */
 }
 
 void cli_secrets_free(cli_secrets_t *s)
@@ -26,12 +30,30 @@ void cli_secrets_free(cli_secrets_t *s)
     json_decref(s->props);
     json_decref(s->types);
     json_decref(s->groups);
+    json_decref(s->exact);
+    free(s->starts);
     memset(s, 0, sizeof(*s));
 }
 
 /* ------------------------------------------------------------------------ */
 /* Secret values                                                            */
 /* ------------------------------------------------------------------------ */
+
+static unsigned start_hash(const char *p)
+{
+    unsigned h =
+        (unsigned char)p[0] * 65599u * 65599u + (unsigned char)p[1] * 65599u + (unsigned char)p[2];
+    return (h ^ (h >> STARTS_BITS)) & ((1u << STARTS_BITS) - 1);
+}
+
+/* Marks the beginning of `secret` in the bitmap (cli_secrets_t.starts). */
+static void note_start(cli_secrets_t *s, const char *secret)
+{
+    if (s->starts) {
+        unsigned h = start_hash(secret);
+        s->starts[h >> 3] |= (unsigned char)(1u << (h & 7));
+    }
+}
 
 /* Kept longest first, so that a secret holding another is masked whole. */
 void cli_secret_add(cli_secrets_t *s, const char *text)
@@ -47,6 +69,9 @@ void cli_secret_add(cli_secrets_t *s, const char *text)
             at = i;
     }
     json_array_insert_new(s->values, at, json_string(text));
+    json_object_set_new(s->exact, text, json_true());
+    if (len >= CLI_SECRET_EMBEDDED_MIN)
+        note_start(s, text);
 }
 
 /* Every scalar inside `v` as text: a list's items and a map's values
@@ -253,9 +278,20 @@ void cli_secret_learn_def(cli_secrets_t *s, const json_t *tree, const json_t *pa
 
 static bool is_secret(const cli_secrets_t *s, const char *text)
 {
-    for (size_t i = 0; i < json_array_size(s->values); i++)
-        if (strcmp(json_string_value(json_array_get(s->values, i)), text) == 0)
+    return json_object_get(s->exact, text) != NULL;
+}
+
+/* Whether `text` may hold a secret long enough to be masked inside it. */
+static bool may_hold(const cli_secrets_t *s, const char *text)
+{
+    if (!s->starts)
+        return true;
+    size_t len = strlen(text);
+    for (size_t i = 0; i + CLI_SECRET_EMBEDDED_MIN <= len; i++) {
+        unsigned h = start_hash(text + i);
+        if (s->starts[h >> 3] & (1u << (h & 7)))
             return true;
+    }
     return false;
 }
 
@@ -287,6 +323,8 @@ char *cli_secret_mask_text(const cli_secrets_t *s, const char *text)
 {
     if (is_secret(s, text))
         return strdup(CLI_SECRET_MASK);
+    if (!may_hold(s, text))
+        return strdup(text);
     char *out = strdup(text);
     for (size_t i = 0; out && i < json_array_size(s->values); i++) {
         const char *secret = json_string_value(json_array_get(s->values, i));

@@ -44,6 +44,12 @@ typedef struct cli_secrets {
     json_t *props;  /* resource -> [names of its secret properties] (the stack's own) */
     json_t *types;  /* resource -> the type that implements it (registry applied) */
     json_t *groups; /* resource -> true: a group whose members keep secrets (every attribute) */
+    json_t *exact;  /* secret text -> true: the whole-value lookup */
+    /* Which 3-byte beginnings of a secret long enough to be masked inside
+     * text exist (a bitmap, built at the first mask after a change): text
+     * none of whose positions begins one holds no secret, whatever their
+     * number, so masking a 2,000-resource stack costs one scan per string. */
+    unsigned char *starts;
 } cli_secrets_t;
 
 void cli_secrets_init(cli_secrets_t *s);

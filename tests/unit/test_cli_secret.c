@@ -262,6 +262,24 @@ static void test_a_group_of_secret_members_masks_every_attribute(void **state)
     cli_secrets_free(&s);
 }
 
+static void test_many_secrets_are_each_found_anywhere_in_text(void **state)
+{
+    (void)state;
+    cli_secrets_t s;
+    cli_secrets_init(&s);
+    char secret[32], text[128];
+    for (int i = 0; i < 300; i++) {
+        snprintf(secret, sizeof(secret), "pw%03dQx", i);
+        cli_secret_add(&s, secret);
+    }
+    for (int i = 0; i < 300; i += 37) {
+        snprintf(text, sizeof(text), "a long reason that ends with pw%03dQx", i);
+        assert_masked_text(&s, text, "a long reason that ends with ******");
+    }
+    assert_masked_text(&s, "pw999Qx pw00 nothing", "pw999Qx pw00 nothing");
+    cli_secrets_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -276,6 +294,7 @@ int main(void)
         cmocka_unit_test(test_the_template_shows_no_hidden_default_nor_secret),
         cmocka_unit_test(test_a_resource_document_masks_its_values_not_its_names),
         cmocka_unit_test(test_a_group_of_secret_members_masks_every_attribute),
+        cmocka_unit_test(test_many_secrets_are_each_found_anywhere_in_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
