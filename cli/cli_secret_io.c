@@ -58,13 +58,32 @@ static int learn_records(cli_t *cli, const char *id, cli_secrets_t *s)
     return rc;
 }
 
+/* Whether stack `id` has a definition: a stack deleted and purged
+ * meanwhile has none, and no secret left to mask. */
+static int def_exists(cli_t *cli, const char *id, bool *exists)
+{
+    char key[CV_KEY_MAX];
+    cv_key(key, sizeof(key), CV_KEY_DEF, id, 0, NULL);
+    const char *argv[] = {"EXISTS", key};
+    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_INTEGER), 2, argv, NULL);
+    if (!r)
+        return CLI_SERVICE;
+    *exists = r->integer == 1;
+    freeReplyObject(r);
+    return CLI_OK;
+}
+
 /* Learns the secret values of the stack `id` above the one read. */
 static int learn_ancestor(cli_t *cli, const char *id, cli_secrets_t *into)
 {
+    bool exists = false;
+    int rc = def_exists(cli, id, &exists);
+    if (rc != CLI_OK || !exists)
+        return rc;
     cli_def_t d;
     cli_secrets_t s;
     cli_secrets_init(&s);
-    int rc = cli_def_read(cli, id, id, &d);
+    rc = cli_def_read(cli, id, id, &d);
     if (rc == CLI_OK) {
         cli_secret_learn_def(&s, d.tree, d.params, d.env, true);
         rc = learn_records(cli, id, &s);
@@ -122,20 +141,12 @@ int cli_secret_mask_reason(cli_t *cli, const char *id, char **reason)
 {
     if (!*reason || !(*reason)[0])
         return CLI_OK;
-    /* A stack deleted and purged meanwhile has no definition, and no secret
-     * left to mask. */
-    char key[CV_KEY_MAX];
-    cv_key(key, sizeof(key), CV_KEY_DEF, id, 0, NULL);
-    const char *argv[] = {"EXISTS", key};
-    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_INTEGER), 2, argv, NULL);
-    if (!r)
-        return CLI_SERVICE;
-    bool exists = r->integer == 1;
-    freeReplyObject(r);
-    if (!exists)
-        return CLI_OK;
+    bool exists = false;
+    int rc = def_exists(cli, id, &exists);
+    if (rc != CLI_OK || !exists)
+        return rc;
     cli_secrets_t secrets;
-    int rc = cli_secret_read_stack(cli, id, id, &secrets);
+    rc = cli_secret_read_stack(cli, id, id, &secrets);
     char *masked = rc == CLI_OK ? cli_secret_mask_text(&secrets, *reason) : NULL;
     if (rc == CLI_OK && !masked)
         rc = cli_fail(CLI_SERVICE, "out of memory masking the reason of stack %s", id);
@@ -155,9 +166,15 @@ int cli_secret_mask_list(cli_t *cli, json_t *rows)
     {
         if (!strstr(cli_field_str(row, "status"), "FAILED") || !cli_field_str(row, "reason")[0])
             continue;
+        bool exists = false;
+        int rc = def_exists(cli, cli_field_str(row, "id"), &exists);
+        if (rc != CLI_OK)
+            return rc;
+        if (!exists)
+            continue;
         cli_secrets_t secrets;
-        int rc = cli_secret_read_stack(cli, cli_field_str(row, "name"), cli_field_str(row, "id"),
-                                       &secrets);
+        rc = cli_secret_read_stack(cli, cli_field_str(row, "name"), cli_field_str(row, "id"),
+                                   &secrets);
         if (rc == CLI_OK)
             cli_secret_mask_resource(&secrets, "", row);
         cli_secrets_free(&secrets);
