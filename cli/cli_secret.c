@@ -58,16 +58,12 @@ static void note_start(cli_secrets_t *s, const char *secret)
 /* Kept longest first, so that a secret holding another is masked whole. */
 void cli_secret_add(cli_secrets_t *s, const char *text)
 {
-    if (!text || !text[0])
+    if (!text || !text[0] || json_object_get(s->exact, text))
         return;
     size_t len = strlen(text), at = json_array_size(s->values);
-    for (size_t i = 0; i < json_array_size(s->values); i++) {
-        const char *v = json_string_value(json_array_get(s->values, i));
-        if (strcmp(v, text) == 0)
-            return;
-        if (at == json_array_size(s->values) && strlen(v) < len)
+    for (size_t i = 0; i < json_array_size(s->values) && at == json_array_size(s->values); i++)
+        if (strlen(json_string_value(json_array_get(s->values, i))) < len)
             at = i;
-    }
     json_array_insert_new(s->values, at, json_string(text));
     json_object_set_new(s->exact, text, json_true());
     if (len >= CLI_SECRET_EMBEDDED_MIN)
@@ -126,8 +122,8 @@ void cli_secret_learn_attrs(cli_secrets_t *s, const char *type, const json_t *at
 
 static bool hidden_param(const json_t *tree, const char *name)
 {
-    const json_t *decl = json_object_get(json_object_get(tree, "parameters"), name);
-    return name && json_is_object(decl) && cv_template_param_hidden(decl);
+    const json_t *decl = name ? json_object_get(json_object_get(tree, "parameters"), name) : NULL;
+    return json_is_object(decl) && cv_template_param_hidden(decl);
 }
 
 static const cv_rtype_t *type_of(const cli_secrets_t *s, const char *resource)
