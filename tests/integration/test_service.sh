@@ -127,7 +127,8 @@ test_service_runs_replicas_and_delete_stops_them() {
     local name group dir marker rc=0 err eps
     name=$(stack_name svc)
     group="g$RUN_ID"
-    dir=$(mktemp -d)
+    # Readable by the replicas' unprivileged user, outside their private /tmp.
+    dir=$(mktemp -d "$STATE/svc.XXXXXX") && chmod 755 "$dir"
     marker="$dir/www"
     mkdir "$marker"
     # shellcheck disable=SC2064 # the paths are this test's: expanded now
