@@ -10,6 +10,7 @@
 #include "cli_template.h"
 
 #include "cv_cluster.h"
+#include "cv_service.h"
 #include "cv_template.h"
 
 #include <jansson.h>
@@ -82,6 +83,18 @@ static int check_cluster(const char *path, const cli_loaded_t *t, const char *fn
     return rc;
 }
 
+/* A courtesy: what the node agents will refuse unless allowed (they decide). */
+static void warn_privileges(const cv_template_t *tpl)
+{
+    char lines[8][CV_SERVICE_WARNING_MAX];
+    for (size_t i = 0; i < tpl->nresources; i++) {
+        const cv_tpl_resource_t *r = &tpl->resources[i];
+        size_t n = cv_service_is(r->type) ? cv_service_privileges(r->properties, lines, 8) : 0;
+        for (size_t k = 0; k < n; k++)
+            fprintf(stderr, "warning: resources.%s.properties.%s\n", r->name, lines[k]);
+    }
+}
+
 static int parse_args(int argc, char **argv, validate_t *v)
 {
     int rc = cli_parse_args(argc, argv, "validate", validate_opts, apply_opt, v);
@@ -103,6 +116,8 @@ int cli_cmd_validate(cli_t *cli, int argc, char **argv)
             rc = cli_template_load(v.path, &v.in, &t);
         if (rc == CLI_OK && v.cluster)
             rc = check_cluster(v.cluster, &t, v.path);
+        if (rc == CLI_OK)
+            warn_privileges(t.tpl);
         if (rc == CLI_OK)
             printf("%s: valid (%zu resources, %zu parameters, %zu outputs)\n", v.path,
                    t.tpl->nresources, json_object_size(t.tpl->parameters),

@@ -30,6 +30,16 @@ void cv_service_id(char *out, size_t size, const char *stack, const char *resour
 /* Whether `type_name` is Converge::Service. */
 bool cv_service_is(const char *type_name);
 
+#define CV_SERVICE_WARNING_MAX 256
+
+/* The properties (as written) that need a node agent's permission: user
+ * root or another user, a fixed host port below 1024, an absolute workdir,
+ * LD_* variables. Writes up to `max` lines ("ports[0].port: host port 22 is
+ * below 1024: runs only on nodes whose agent has --allow low-ports") and
+ * returns how many. What `convergectl validate` warns about: the agents
+ * decide (docs/security.md). */
+size_t cv_service_privileges(const json_t *props, char (*out)[CV_SERVICE_WARNING_MAX], size_t max);
+
 /*
  * The service spec ({cluster}:svc:<svc> field `spec`) of a version with
  * properties `props` (schema applied, resolved): the placement

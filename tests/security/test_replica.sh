@@ -164,6 +164,16 @@ test_replica_privileged_properties_are_refused_with_the_rule_in_the_replica_stat
     local node=rpr$RUN_ID name
     name=$(stack_name rp-refused)
     rp_agent_start "$node"
+    # validate warns (a courtesy: the agent decides).
+    local file out
+    file=$(mktemp --suffix .yaml)
+    rp_privileged_template "$node" >"$file"
+    out=$(ctl validate "$file" 2>&1)
+    rm -f "$file"
+    assert_match "resources.asroot.properties.user: root: runs only on nodes whose agent has --allow root" \
+        "$out" "validate's warning of user: root"
+    assert_match "resources.port22.properties.ports\[0\].port: host port 22 is below 1024" "$out" \
+        "validate's warning of port 22"
     rp_submit "$name" "$(rp_privileged_template "$node")"
     cv_wait_until 30 "root refused" rp_status_is "$name" asroot failed
     assert_match "refused by the agent's policy: user root: .*--allow root" \

@@ -14,6 +14,7 @@
 #include "agent_policy.h"
 #include "agent_sandbox.h"
 #include "cv_error.h"
+#include "cv_service.h"
 #include "test_util.h"
 
 #include <string.h>
@@ -284,6 +285,30 @@ static void test_the_helper_argv_confines_then_runs_the_program(void **state)
     free(v);
 }
 
+static void test_validate_warns_of_what_the_agents_refuse(void **state)
+{
+    (void)state;
+    char lines[8][CV_SERVICE_WARNING_MAX];
+    json_t *props = tu_json("{\"command\": [\"sleep\", \"1\"], \"user\": \"root\", \"ports\": "
+                            "[{\"name\": \"ssh\", \"port\": 22}, \"http\", {\"name\": \"x\", "
+                            "\"port\": 8080}], \"workdir\": \"/\", \"env\": {\"LD_PRELOAD\": "
+                            "\"/x.so\", \"A\": \"b\"}, \"tasks\": [{\"env\": {\"LD_AUDIT\": "
+                            "\"y\"}, \"workdir\": \"data\"}]}");
+    assert_int_equal(cv_service_privileges(props, lines, 8), 5);
+    assert_string_equal(lines[0], "user: root: runs only on nodes whose agent has --allow root");
+    assert_string_equal(lines[1], "ports[0].port: host port 22 is below 1024: runs only on nodes "
+                                  "whose agent has --allow low-ports");
+    assert_non_null(strstr(lines[2], "env.LD_PRELOAD"));
+    assert_non_null(strstr(lines[3], "workdir: an absolute path"));
+    assert_non_null(strstr(lines[4], "tasks[0].env.LD_AUDIT"));
+    json_decref(props);
+    /* A well-behaved service: nothing to say; a function call is not known yet. */
+    props = tu_json("{\"command\": [\"sleep\", \"1\"], \"user\": {\"get_param\": \"u\"}, "
+                    "\"ports\": [\"http\"], \"workdir\": \"data\"}");
+    assert_int_equal(cv_service_privileges(props, lines, 8), 0);
+    json_decref(props);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -297,6 +322,7 @@ int main(void)
         cmocka_unit_test(test_cgroup_values_come_from_the_task_s_resources),
         cmocka_unit_test(test_no_resources_mean_only_the_agent_s_pids_limit),
         cmocka_unit_test(test_the_helper_argv_confines_then_runs_the_program),
+        cmocka_unit_test(test_validate_warns_of_what_the_agents_refuse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
