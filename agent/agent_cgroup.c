@@ -228,3 +228,45 @@ void cv_cgroup_remove(cv_iso_t iso, const char *key, const char *name)
         }
     }
 }
+
+/* Whether name is "<one of the rids, '/' as '+'>.<task>". */
+static bool kept(const char *name, const char *const *rids, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char prefix[512];
+        cv_cgroup_name(prefix, sizeof(prefix), rids[i], "");
+        if (strncmp(name, prefix, strlen(prefix)) == 0)
+            return true;
+    }
+    return false;
+}
+
+void cv_cgroup_sweep(cv_iso_t iso, const char *key, const char *const *rids, size_t n)
+{
+    if (iso == CV_ISO_RLIMITS)
+        return;
+    size_t nctl = iso == CV_ISO_CGROUP_V2 ? 1 : NV1;
+    for (size_t i = 0; i < nctl; i++) {
+        char dir[CV_CGROUP_PATH];
+        group_path(dir, sizeof(dir), iso, v1_controllers[i], key, "");
+        DIR *d = opendir(dir);
+        const struct dirent *e;
+        while (d && (e = readdir(d)) != NULL)
+            if (e->d_type == DT_DIR && e->d_name[0] != '.' && !kept(e->d_name, rids, n))
+                cv_cgroup_remove(iso, key, e->d_name);
+        if (d)
+            closedir(d);
+    }
+}
+
+void cv_cgroup_leave(cv_iso_t iso, const char *key)
+{
+    if (iso == CV_ISO_RLIMITS)
+        return;
+    size_t nctl = iso == CV_ISO_CGROUP_V2 ? 1 : NV1;
+    for (size_t i = 0; i < nctl; i++) {
+        char dir[CV_CGROUP_PATH];
+        group_path(dir, sizeof(dir), iso, v1_controllers[i], key, "");
+        rmdir(dir); /* EBUSY while replicas run in it: they outlive the agent */
+    }
+}

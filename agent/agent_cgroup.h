@@ -44,6 +44,14 @@ bool cv_cgroup_oom_killed(cv_iso_t iso, const char *key, const char *name);
  * still busy is retried by the next call). */
 void cv_cgroup_remove(cv_iso_t iso, const char *key, const char *name);
 
+/* Removes (killing what runs in them) the node's groups of replicas other
+ * than `rids`: what an earlier run left of replicas it no longer knows. */
+void cv_cgroup_sweep(cv_iso_t iso, const char *key, const char *const *rids, size_t n);
+
+/* At the agent's exit: removes the node's parent group if no replica is
+ * left in it. */
+void cv_cgroup_leave(cv_iso_t iso, const char *key);
+
 /* The group name of a task: "<rid, '/' as '+'>.<task>". */
 void cv_cgroup_name(char *buf, size_t size, const char *rid, const char *task);
 

@@ -332,6 +332,8 @@ int main(int argc, char **argv)
         return 2;
     }
     int rc = run(&a);
+    if (!a.conf.simulate)
+        cv_cgroup_leave(a.sb.iso, a.sb.key);
     json_decref(a.descs);
     json_decref(a.settings);
     cv_opts_free(&a.conf.opts);

@@ -523,6 +523,19 @@ static void on_tick(uv_timer_t *t)
 /* The node                                                                 */
 /* ------------------------------------------------------------------------ */
 
+/* Groups of replicas no state file names: their processes are orphans. */
+static void sweep_cgroups(cv_anode_t *n)
+{
+    const cv_sandbox_t *sb = n->host.sb;
+    const char **rids = sb ? calloc(n->nentries + 1, sizeof(*rids)) : NULL;
+    if (!rids)
+        return;
+    for (size_t i = 0; i < n->nentries; i++)
+        rids[i] = cv_replica_rid(n->entries[i].r);
+    cv_cgroup_sweep(sb->iso, sb->key, rids, n->nentries);
+    free(rids);
+}
+
 /* What the previous agent run left in the state files: re-adopted. */
 static void readopt(cv_anode_t *n)
 {
@@ -548,6 +561,7 @@ static void readopt(cv_anode_t *n)
         e->stopped_by_node = cv_replica_stopped(r);
     }
     json_decref(states);
+    sweep_cgroups(n);
 }
 
 cv_anode_t *cv_anode_new(uv_loop_t *loop, cv_redis_t *redis, const cv_anode_conf_t *conf)

@@ -166,7 +166,7 @@ static void on_command_exit(uv_process_t *proc, int64_t status, int sig)
 
 static void start_command(probe_t *p, const cv_probe_req_t *r)
 {
-    snprintf(p->target, sizeof(p->target), "command %s", r->argv[0]);
+    snprintf(p->target, sizeof(p->target), "command %s", r->label ? r->label : r->argv[0]);
     uv_stdio_container_t stdio[3] = {
         {.flags = UV_IGNORE}, {.flags = UV_IGNORE}, {.flags = UV_IGNORE}};
     uv_process_options_t o = {.exit_cb = on_command_exit,

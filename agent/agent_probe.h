@@ -18,7 +18,8 @@ typedef struct cv_probe_req {
     const char *address; /* tcp/http */
     int port;
     const char *path;        /* http */
-    const char *const *argv; /* command */
+    const char *const *argv; /* command (the sandbox helper's argv for it) */
+    const char *label;       /* command: the program as written, for the verdict */
     char **env;              /* command */
     const char *cwd;         /* command */
     double timeout;          /* seconds */

@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,11 +90,18 @@ static void places_of(const cv_replica_t *r, const char *wd, places_t *p)
         p->binds[p->nbinds++] = r->load_file;
 }
 
+/* The cgroup name of task i, or of the replica's health check command
+ * (i == SIZE_MAX), which is confined like its first task. */
+static void group_name(const cv_replica_t *r, size_t i, char *buf, size_t size)
+{
+    cv_cgroup_name(buf, size, r->spec.rid, i == SIZE_MAX ? "health-check" : r->spec.tasks[i].name);
+}
+
 int cv__replica_confine_task(cv_replica_t *r, size_t i, char *const *env, char *const *argv,
                              const char *wd, char ***wrapped, char *why, size_t why_size)
 {
     const cv_sandbox_t *sb = r->h->sb;
-    const cv_rtask_t *t = &r->spec.tasks[i];
+    const cv_rtask_t *t = &r->spec.tasks[i == SIZE_MAX ? 0 : i];
     char program[PATH_MAX];
     int rc = cv_sandbox_resolve(argv[0], env, r->uid, r->gid, program, sizeof(program));
     if (rc)
@@ -109,7 +117,7 @@ int cv__replica_confine_task(cv_replica_t *r, size_t i, char *const *env, char *
     char cg[CV_CGROUP_MAX_PATHS][CV_CGROUP_PATH], name[512];
     const char *cgroups[CV_CGROUP_MAX_PATHS];
     size_t ncg = 0;
-    cv_cgroup_name(name, sizeof(name), r->spec.rid, t->name);
+    group_name(r, i, name, sizeof(name));
     cv_cgroup_remove(sb->iso, sb->key, name); /* what an earlier start left */
     if (cv_cgroup_create(sb->iso, sb->key, name, &l, cg, &ncg, why, why_size) != 0)
         return CV_EFAILED;
@@ -136,8 +144,12 @@ bool cv__replica_release_task(cv_replica_t *r, size_t i)
     if (!sb || sb->iso == CV_ISO_RLIMITS)
         return false;
     char name[512];
-    cv_cgroup_name(name, sizeof(name), r->spec.rid, r->spec.tasks[i].name);
+    group_name(r, i, name, sizeof(name));
     bool oom = cv_cgroup_oom_killed(sb->iso, sb->key, name);
     cv_cgroup_remove(sb->iso, sb->key, name);
+    if (i == 0) {
+        group_name(r, SIZE_MAX, name, sizeof(name));
+        cv_cgroup_remove(sb->iso, sb->key, name);
+    }
     return oom;
 }

@@ -72,7 +72,8 @@ void cv__replica_task_down(task_t *t, const char *exit_text, bool failure);
  * its spec: 0, or CV_EVALIDATE (refused) / another error with why. */
 int cv__replica_confine_user(cv_replica_t *r, char *why, size_t why_size);
 /* Task i's helper argv (free with cv_env_free) to spawn instead of argv:
- * the program resolved and checked, the workdir checked, the cgroup made. */
+ * the program resolved and checked, the workdir checked, the cgroup made.
+ * i == SIZE_MAX: the health check's command, confined as the first task. */
 int cv__replica_confine_task(cv_replica_t *r, size_t i, char *const *env, char *const *argv,
                              const char *wd, char ***wrapped, char *why, size_t why_size);
 /* The task's cgroup once its process is gone; says whether the kernel
