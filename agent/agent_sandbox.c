@@ -31,9 +31,15 @@ static int replica_user(cv_sandbox_t *sb, const char *user, char *errstr, size_t
 {
     const struct passwd *pw = getpwnam(user);
     if (!pw && strcmp(user, CV_SANDBOX_DEFAULT_USER) == 0) {
-        /* A machine set up before the user existed: nobody, with a warning. */
+        /* A machine set up before the user existed: nobody, with a warning
+         * (uid 65534 even where no passwd entry names it: a minimal image). */
         cv_warn("no user %s (deploy/local/setup.sh creates it): replicas run as nobody", user);
         pw = getpwnam("nobody");
+        if (!pw) {
+            sb->uid = sb->gid = 65534;
+            snprintf(sb->user, sizeof(sb->user), "65534");
+            return 0;
+        }
     }
     if (!pw)
         return cv_seterr(errstr, errstr_size, CV_EINVAL, "--replica-user %s: no such user", user);
