@@ -430,7 +430,11 @@ static int count_stack(walk_t *w, level_t *lv, const cv_template_t *tpl)
     int rc = within(w, lv, "");
     for (size_t i = 0; rc == 0 && i < tpl->nresources; i++) {
         const cv_tpl_resource_t *res = &tpl->resources[i];
-        rc = count_resource(w, lv, res->name, res->type, declared_type(lv, res), res->properties);
+        const cv_rtype_t *t = cv_rtype_find(res->type);
+        if (t && !t->nested)
+            continue; /* most resources: nothing below them */
+        rc = count_resource(w, lv, res->name, res->type, t ? res->type : declared_type(lv, res),
+                            res->properties);
     }
     return rc;
 }
