@@ -58,8 +58,8 @@ static void usage(FILE *f, const char *prog, const cv_worker_def_t *def)
             "                     lease until both answer (default 5000; 0: never;\n"
             "                     $CONVERGE_ISOLATION_MS)\n"
             "  --deleted-retention-s S  engines: purge every key of a stack this long after\n"
-            "                     its delete completed (default 86400; 0: at once;\n"
-            "                     $CONVERGE_DELETED_RETENTION_S)\n"
+            "                     its delete completed (default 86400; at least 1, for\n"
+            "                     `delete --wait` to see it; $CONVERGE_DELETED_RETENTION_S)\n"
             "  --max-events-per-stack N  a stack keeps about its last N events (default\n"
             "                     1000, as Heat; 0: all; $CONVERGE_MAX_EVENTS_PER_STACK)\n"
             "%s" CV_LOG_OPTS_USAGE "  --help             this text\n%s",
@@ -107,7 +107,7 @@ static const int_opt_t int_opts[] = {
     {'n', "reap-interval-ms", "CONVERGE_REAP_INTERVAL_MS", 100, 3600000,
      offsetof(cv_worker_t, reap_interval_ms)},
     {'I', "isolation-ms", "CONVERGE_ISOLATION_MS", 0, 3600000, offsetof(cv_worker_t, isolation_ms)},
-    {'R', "deleted-retention-s", "CONVERGE_DELETED_RETENTION_S", 0, 315360000,
+    {'R', "deleted-retention-s", "CONVERGE_DELETED_RETENTION_S", 1, 315360000,
      offsetof(cv_worker_t, deleted_retention_s)},
     {'E', "max-events-per-stack", "CONVERGE_MAX_EVENTS_PER_STACK", 0, 100000000,
      offsetof(cv_worker_t, max_events_per_stack)},
