@@ -146,7 +146,7 @@ void cv_limits_usage(char *buf, size_t size)
     for (int i = 0; i < CV_LIMIT__COUNT && n < size; i++) {
         char opt[48];
         snprintf(opt, sizeof(opt), "--%s N", defs[i].option);
-        int w = snprintf(buf + n, size - n, "  %-22s %s%s%s, at most (default %zu; $%s)\n", opt,
+        int w = snprintf(buf + n, size - n, "  %-28s %s%s%s, at most (default %zu; $%s)\n", opt,
                          defs[i].what, defs[i].unit[0] ? " in " : "", defs[i].unit, defs[i].def,
                          defs[i].env);
         if (w < 0)

@@ -139,6 +139,7 @@ test_limits_engine_refuses_a_group_count_a_lax_client_let_through() {
     id=$(lim_id "$name")
     assert_eq "" "$(lim_member_keys "$id")" "definitions or records written for $name" || return 1
     rss1=$(lim_engines_rss_kb)
+    echo "    the engines' RSS: $rss0 kB before, $rss1 kB after" >&2
     ((rss1 - rss0 < 5120)) ||
         fail "the engines' RSS grew by $((rss1 - rss0)) kB ($rss0 -> $rss1) refusing the group"
     rm -rf "$dir"
