@@ -6,10 +6,11 @@
  *
  * Written at start (tried every second until Redis takes it) and every
  * LIMITS_REFRESH_MS after, so that it comes back after a Redis restart or a
- * flush without the engines restarting. The hash has no expiry: a client reading it while every engine is down still
- * checks against the limits they last ran with. Engines of one deployment
- * are meant to share their limits; when they differ, the one that wrote
- * last is what clients see, and every engine still enforces its own.
+ * flush without the engines restarting. The hash has no expiry: a client
+ * reading it while every engine is down still checks against the limits
+ * they last ran with. Engines of one deployment are meant to share their
+ * limits; when they differ, the one that wrote last is what clients see,
+ * and every engine still enforces its own.
  */
 #include "engine.h"
 
