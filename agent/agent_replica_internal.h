@@ -1,8 +1,10 @@
 /*
  * Internal to agent_replica: the replica's struct and the functions its
- * three files share — agent_replica.c (life cycle, restart policy,
+ * four files share — agent_replica.c (life cycle, restart policy,
  * re-adoption, reports), agent_replica_proc.c (ports, directories,
- * processes), agent_replica_health.c (health checks).
+ * processes), agent_replica_health.c (health checks),
+ * agent_replica_confine.c (its user, the agent's policy, each task's
+ * program, workdir, cgroup and sandbox).
  */
 #ifndef AGENT_REPLICA_INTERNAL_H
 #define AGENT_REPLICA_INTERNAL_H
