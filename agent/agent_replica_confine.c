@@ -11,6 +11,7 @@
 #include "cv_log.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdint.h>
@@ -104,6 +105,11 @@ int cv__replica_confine_task(cv_replica_t *r, size_t i, char *const *env, char *
     const cv_rtask_t *t = &r->spec.tasks[i == SIZE_MAX ? 0 : i];
     char program[PATH_MAX];
     int rc = cv_sandbox_resolve(argv[0], env, r->uid, r->gid, program, sizeof(program));
+    if (rc == -EACCES && r->uid > 0)
+        return cv_seterr(why, why_size, CV_EFAILED,
+                         "exec %s: %s for uid %ld, the replica's user (a directory of its path "
+                         "or the program is not open to it)",
+                         argv[0], strerror(-rc), r->uid);
     if (rc)
         return cv_seterr(why, why_size, CV_EFAILED, "exec %s: %s", argv[0], strerror(-rc));
     places_t p = {.nroots = 0};
