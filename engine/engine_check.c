@@ -21,6 +21,7 @@
 #include "cv_metrics.h"
 #include "cv_poison.h"
 #include "cv_progress.h"
+#include "cv_str.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -131,7 +132,9 @@ static void on_progress(void *ud, int rc)
 void cv__check_fail(check_t *c, const char *status, const char *action, const char *reason)
 {
     const cv_msg_t *m = &c->run.msg;
-    cv_warn("stack %s resource %s: %s", m->stack, m->resource, reason);
+    char logged[512];
+    cv_str_redact_quoted(logged, sizeof(logged), reason);
+    cv_warn("stack %s resource %s: %s", m->stack, m->resource, logged);
     cv_node_failed_t f = {m, c->in.rec.version, status, reason, c->in.rec.physical_id, action};
     if (cv_progress_node_failed(c->run.w, &f, on_progress, c) != 0)
         cv__check_backoff(c);

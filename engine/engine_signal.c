@@ -31,6 +31,7 @@
 #include "cv_log.h"
 #include "cv_record.h"
 #include "cv_rtype.h"
+#include "cv_str.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -138,9 +139,12 @@ static json_t *apply_all(signal_job_t *s, cv_rstate_t *st, const redisReply *rep
         if (rc == 0) {
             s->changed = true;
             cv__signal_pass_take(s, st, id);
-        } else
+        } else {
+            char logged[512];
+            cv_str_redact_quoted(logged, sizeof(logged), reason);
             cv_warn("stack %s resource %s: signal %s refused: %s", s->run.msg.stack,
-                    s->run.msg.resource, id, reason);
+                    s->run.msg.resource, id, logged);
+        }
         json_array_append_new(applied, json_pack("{s:s, s:s, s:s, s:s}", "id", id, "state",
                                                  rc == 0 ? "applied" : "refused", "status",
                                                  rc == 0 ? state_of(s->rec.status) : "FAILED",

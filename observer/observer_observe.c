@@ -84,7 +84,9 @@ static void node_done(observe_t *o)
 
 static void node_failed(observe_t *o)
 {
-    cv_warn("stack %s: %s", o->run.msg.stack, o->out.reason);
+    char logged[512];
+    cv_str_redact_quoted(logged, sizeof(logged), o->out.reason);
+    cv_warn("stack %s: %s", o->run.msg.stack, logged);
     cv_node_failed_t f = cv_observe_failed_of(&o->run.msg, &o->out, o->rec.physical_id);
     if (cv_progress_node_failed(o->run.w, &f, on_progress, o) != 0)
         cv_jobrun_retry(&o->run);

@@ -45,3 +45,38 @@ size_t cv_str_copy(char *dst, size_t size, const char *src)
     dst[n] = '\0';
     return n;
 }
+
+static bool is_word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Whether src[i] opens a quoted span: a double quote always, a single one
+ * only where it cannot be an apostrophe ("the stack's"). */
+static bool opens_quote(const char *src, size_t i)
+{
+    return src[i] == '"' || (src[i] == '\'' && (i == 0 || !is_word_char(src[i - 1])));
+}
+
+size_t cv_str_redact_quoted(char *dst, size_t size, const char *src)
+{
+    static const char mask[] = "******";
+    size_t n = 0;
+    for (size_t i = 0; src[i] && n + 1 < size; i++) {
+        dst[n++] = src[i];
+        if (!opens_quote(src, i))
+            continue;
+        char quote = src[i];
+        size_t end = i + 1;
+        while (src[end] && !(src[end] == quote && (quote == '"' || !is_word_char(src[end + 1]))))
+            end++;
+        n += cv_str_copy(dst + n, size - n, mask);
+        if (!src[end])
+            break;
+        if (n + 1 < size)
+            dst[n++] = quote;
+        i = end;
+    }
+    dst[n] = '\0';
+    return n;
+}

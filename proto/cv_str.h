@@ -1,7 +1,7 @@
 /*
  * cv_str — the string tests that statuses need everywhere ("…_IN_PROGRESS",
  * "CREATE_…"), the value of a hexadecimal digit, a number in decimal, and a
- * bounded copy.
+ * bounded copy, and a copy fit for a log line with its quoted values masked.
  * Pure.
  */
 #ifndef CV_STR_H
@@ -28,5 +28,15 @@ size_t cv_u64_str(char *out, uint64_t v);
  * NUL-terminated, as snprintf(dst, size, "%s", src) without its format
  * parsing; returns the length copied. */
 size_t cv_str_copy(char *dst, size_t size, const char *src);
+
+/* Copies `src` into `dst` as cv_str_copy does, with the inside of every
+ * quoted span ("..." and '...', a single quote only after a non-word
+ * character, as in Python's repr) replaced by "******", and returns the
+ * length written. A failure reason quotes the value it refused ("expected
+ * integer, got \"...\""), which may be a hidden parameter's: the workers
+ * know no secrets, so their logs mask every quoted value, and the readers of
+ * the stored reason mask what they know to be secret. An unclosed quote masks
+ * to the end. */
+size_t cv_str_redact_quoted(char *dst, size_t size, const char *src);
 
 #endif

@@ -270,5 +270,10 @@ YAML
     secrets_absent "the readers of a refused hidden value" "$out"
     assert_match 'got "\*\*\*\*\*\*"' "$(ctl events "$name" -o json |
         jq -r '.[] | select(.resource == "r") | .reason')" "the failure's event"
+    # The worker that failed the resource logged its reason with the quoted
+    # value masked (it knows no secrets: cv_str_redact_quoted).
+    cat "$STATE"/log/engine-*.log "$STATE"/log/observer-*.log >"$out"
+    grep -q "resource r: .*got \"\*\*\*\*\*\*\"" "$out" || fail "no masked failure line in the workers' logs"
+    secrets_absent "the workers' logs of a refused hidden value" "$out"
     rm -f "$out" "$out.one"
 }
