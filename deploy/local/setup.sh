@@ -26,7 +26,7 @@ PACKAGES=(build-essential cmake pkg-config librdkafka-dev libhiredis-dev libuv1-
     libmsgpack-dev libcmocka-dev libyaml-dev libjansson-dev redis-server
     openjdk-17-jre-headless maven kcat jq clang-format cppcheck procps clang libclang-rt-14-dev
     curl python3 nftables stunnel4 valgrind graphviz libxml2-utils debootstrap systemd
-    python3-yaml prometheus
+    python3-yaml prometheus acl
     nodejs chromium) # nodejs, chromium (and npm): the web console's browser tests (tests/web)
 # Debian's npm conflicts with a nodejs that bundles its own (NodeSource's).
 command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)
@@ -148,6 +148,20 @@ if ! getent passwd converge-replica >/dev/null; then
         cv_die "cannot create the system user converge-replica"
     cv_log "user: created the system user converge-replica"
 fi
+# Replicas run programs and serve files from the checkout (the examples, the
+# tests' data, STATE): a checkout under a private folder (/root is 0700) would
+# be out of their user's reach. Each folder above it that converge-replica
+# cannot enter gets an ACL entry letting that one user through (x: enter, not
+# list), which changes nobody else's access.
+dir=$CV_REPO_ROOT
+while [ "$dir" != / ]; do
+    dir=$(dirname "$dir")
+    if ! runuser -u converge-replica -- test -x "$dir" 2>/dev/null; then
+        as_root setfacl -m u:converge-replica:x "$dir" ||
+            cv_die "cannot let converge-replica through $dir (setfacl)"
+        cv_log "acl: converge-replica may enter $dir (the checkout is below it)"
+    fi
+done
 
 # ---------------------------------------------------------------------------
 # Building.
