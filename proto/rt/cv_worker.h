@@ -108,8 +108,8 @@ typedef struct cv_worker {
     const struct cv_worker_def *def; /* what the role consumes (cv_worker_main's) */
     void *services;                  /* the role's own services (cv_worker_def_t.start) */
     void (*stop)(void *services);
-    int reap_stall_ms;    /* a stack in progress is stalled after this without progress */
-    int reap_interval_ms; /* how often the reaper looks */
+    int reap_stall_ms;        /* a stack in progress is stalled after this without progress */
+    int reap_interval_ms;     /* how often the reaper looks */
     int deleted_retention_s;  /* a deleted stack's keys are purged this long after its delete */
     int max_events_per_stack; /* a stack's event stream keeps about this many (0: all) */
     bool stopping;
