@@ -40,7 +40,7 @@
 # Kafka SASL_SSL; docs/performance.md); --insecure measures without (up.sh
 # --insecure), for a comparison.
 #
-#   tests/bench/run.sh [--quick] [--build-dir DIR] [--dir STATE] [--redis-cluster] [--insecure] [--ceiling]
+#   tests/bench/run.sh [--quick] [--build-dir DIR] [--dir STATE] [--redis-cluster] [--insecure] [--no-build] [--ceiling]
 #                      [--only LIST] [--flat N] [--chain N] [--fanout N] [--update N]
 #                      [--group M N] [--services NODES REPLICAS]
 set -euo pipefail
@@ -64,6 +64,7 @@ while [ $# -gt 0 ]; do
     --services) SVC_NODES=$2; SVC_REPLICAS=$3; shift 2 ;;
     --redis-cluster) UP_ARGS+=(--redis-cluster) ;;
     --insecure) UP_ARGS+=(--insecure) ;;
+    --no-build) UP_ARGS+=(--no-build) ;;
     --only) ONLY=$2; shift ;;
     --ceiling) CEILING=1 ;;
     -h|--help) sed -n '2,50p' "$0"; exit 0 ;;
@@ -174,7 +175,6 @@ ceiling() {
     one=$(redis-benchmark -p "$p" "${auth[@]}" -c 1 -n $((n / 50)) -q evalsha "$sha" 0 2>/dev/null | rps)
     many=$(redis-benchmark -p "$p" "${auth[@]}" -c 50 -n $((n / 5)) -q evalsha "$sha" 0 2>/dev/null | rps)
     piped=$(redis-benchmark -p "$p" "${auth[@]}" -c 50 -P 16 -n "$n" -q evalsha "$sha" 0 2>/dev/null | rps)
-    [ ${#auth[@]} = 0 ] || redis-cli -p "$p" ACL DELUSER "$user" >/dev/null
     FIG[ceil.redis]=$piped
     awk -v one="$one" -v many="$many" -v piped="$piped" 'BEGIN {
         printf "ceiling  Redis script calls/s: %.0f unpipelined from one client (round trip %.0f µs), %.0f from 50 clients, %.0f pipelined 16 deep\n",
@@ -193,7 +193,8 @@ ceiling() {
             n / ((b - a) / 1e9), got / ((c - b) / 1e9), got, n }'
     # The least a resource can cost Redis with the keyspace as documented.
     local floor
-    floor=$(tests/bench/floor.sh "$p" "$FLOOR_N")
+    floor=$(CV_BENCH_USER=${auth[1]:-} CV_BENCH_PASS=${pw:-} tests/bench/floor.sh "$p" "$FLOOR_N")
+    [ ${#auth[@]} = 0 ] || redis-cli -p "$p" ACL DELUSER "$user" >/dev/null
     echo "$floor"
     FIG[floor.cpu]=$(sed -n 's/^ *\([0-9.]*\) µs in Lua.*/\1/p' <<<"$floor")
     FIG[floor.mem]=$(sed -n 's/^ *memory \([0-9]*\) B.*/\1/p' <<<"$floor")
