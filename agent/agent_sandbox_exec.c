@@ -128,9 +128,33 @@ static int bind_back(const char *path, int fd)
     return mount(src, path, NULL, MS_BIND, NULL);
 }
 
-/* /tmp private, the agent's directory an empty tmpfs but for the
- * replica's own paths. Without a mount namespace (a container that refuses
- * it) the replica runs without: the agent's directory stays 0700 root. */
+/* The replica's /tmp: what is in the host's /tmp stays readable (a program
+ * or a file a service names may live there: a checkout under /tmp), what the
+ * replica writes goes to an overlay layer of its own on a tmpfs, gone with
+ * its namespace. The layer's tmpfs is mounted on the agent's directory,
+ * which the caller then covers with another tmpfs, so it is seen by no one.
+ * A kernel without overlayfs gets an empty private /tmp instead. */
+static int private_tmp(const opts_t *o)
+{
+    char upper[PATH_MAX], work[PATH_MAX], opts[3 * PATH_MAX];
+    if (mount("tmpfs", o->hide, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700") != 0)
+        return die(126, "a tmpfs for /tmp's layer: %s", strerror(errno));
+    snprintf(upper, sizeof(upper), "%s/tmp-layer", o->hide);
+    snprintf(work, sizeof(work), "%s/tmp-work", o->hide);
+    if (mkdir(upper, 01777) != 0 || chmod(upper, 01777) != 0 || mkdir(work, 0700) != 0)
+        return die(126, "/tmp's layer: %s", strerror(errno));
+    snprintf(opts, sizeof(opts), "lowerdir=/tmp,upperdir=%s,workdir=%s", upper, work);
+    if (mount("overlay", "/tmp", "overlay", MS_NOSUID | MS_NODEV, opts) == 0)
+        return 0;
+    if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
+        return die(126, "a private /tmp: %s", strerror(errno));
+    return 0;
+}
+
+/* /tmp private (private_tmp), the agent's directory an empty tmpfs but for
+ * the replica's own paths. Without a mount namespace (a container that
+ * refuses it) the replica runs without: the agent's directory stays 0700
+ * root. */
 static int private_mounts(const opts_t *o)
 {
     int fds[MAX_LIST];
@@ -145,9 +169,10 @@ static int private_mounts(const opts_t *o)
      * mounts), before the tmpfs mounts cover them. */
     for (size_t i = 0; i < o->nbinds; i++)
         fds[i] = open(o->binds[i], O_PATH | O_CLOEXEC);
-    if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
-        return die(126, "a private /tmp: %s", strerror(errno));
     mkdirs(o->hide);
+    int rc = private_tmp(o);
+    if (rc)
+        return rc;
     if (mount("tmpfs", o->hide, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0711") != 0)
         return die(126, "hiding %s: %s", o->hide, strerror(errno));
     for (size_t i = 0; i < o->nbinds; i++)
