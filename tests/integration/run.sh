@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Runs every test_* function of tests/integration/test_*.sh, each bounded in
-# time, and prints "N passed, N failed". Needs CONVERGECTL and STATE (see lib.sh).
+# time, and prints "integration: N passed, N failed". Needs CONVERGECTL and
+# STATE (see lib.sh). SUITE_DIR and SUITE_NAME run another folder's tests on
+# the same helpers (tests/security/run.sh).
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
-for f in "$HERE"/test_*.sh; do
+for f in "${SUITE_DIR:-$HERE}"/test_*.sh; do
     # shellcheck disable=SC1090
     source "$f"
 done
@@ -25,5 +27,5 @@ for t in $(declare -F | awk '{print $3}' | grep '^test_' | sort); do
     printf '  %-64s %s (%d ms)\n' "$t" "$r" $((($(date +%s%N) - t0) / 1000000))
 done
 [ ${#failed_names[@]} -gt 0 ] && printf 'failed: %s\n' "${failed_names[*]}"
-echo "integration: $passed passed, $failed failed"
+echo "${SUITE_NAME:-integration}: $passed passed, $failed failed"
 [ "$failed" = 0 ]
