@@ -11,11 +11,11 @@
 
 void cv_loadfile_path(char *buf, size_t size, const char *dir, const char *rid)
 {
-    int n = snprintf(buf, size, "%s/replicas/", dir);
+    int n = snprintf(buf, size, "%s/loads/", dir);
     for (const char *p = rid; *p && n >= 0 && (size_t)n + 6 < size; p++)
         buf[n++] = *p == '/' ? '+' : *p;
     if (n >= 0 && (size_t)n + 6 < size)
-        snprintf(buf + n, size - (size_t)n, ".load");
+        snprintf(buf + n, size - (size_t)n, "/load");
 }
 
 static void note_bad(cv_loadfile_bad_t *bad, int line, const char *fmt, ...)

@@ -29,7 +29,10 @@ typedef struct cv_loadfile_bad {
 } cv_loadfile_bad_t;
 
 /* The path of the load file of `rid` under the agent's directory `dir`:
- * <dir>/replicas/<rid with '/' as '+'>.load, beside its state file. */
+ * <dir>/loads/<rid with '/' as '+'>/load. The folder is the replica's own,
+ * the one place of the agent's directory its mount namespace shows it as
+ * writable, so that it can write the file through a temporary file and a
+ * rename there. */
 void cv_loadfile_path(char *buf, size_t size, const char *dir, const char *rid);
 
 /* The loads of `text` (len bytes; `truncated` when the file was longer than

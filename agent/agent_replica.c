@@ -8,8 +8,10 @@
 #include "cv_log.h"
 #include "cv_metrics.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,11 +161,31 @@ static void on_handle_closed(uv_handle_t *handle)
     cv__replica_release(handle->data);
 }
 
+/* The load file's folder and what the replica left in it (its temporary
+ * file, say): the replica's own folder, gone with the replica. */
+static void remove_load_dir(const char *load_file)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s", load_file);
+    char *slash = strrchr(dir, '/');
+    if (!load_file[0] || !slash)
+        return;
+    *slash = '\0';
+    DIR *d = opendir(dir);
+    const struct dirent *e;
+    while (d && (e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            unlinkat(dirfd(d), e->d_name, 0);
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
 void cv_replica_free(cv_replica_t *r, bool forget)
 {
     if (forget && !r->h->simulate) {
         cv_state_remove(r->h->dir, r->spec.rid);
-        unlink(r->load_file);
+        remove_load_dir(r->load_file);
     }
     cv_ports_release(r->h->ports, r->spec.rid);
     for (size_t i = 0; i < r->spec.ntasks; i++) {
@@ -447,7 +469,9 @@ static void read_reported(cv_replica_t *r)
     char buf[CV_LOADFILE_MAX + 1];
     json_decref(r->reported);
     r->reported = NULL;
-    int fd = open(r->load_file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    /* O_NOFOLLOW: the folder is the replica's, and a link it put there
+     * must not make the agent read (and quote) a file of its choosing. */
+    int fd = open(r->load_file, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return;
     struct stat st;

@@ -67,7 +67,7 @@ static bool below(const char *path, const char *dir)
 /* The directories a task may work in, and those it sees inside the hidden
  * agent directory (its working directory when hidden, volumes, load file). */
 typedef struct places {
-    char own[PATH_MAX];
+    char own[PATH_MAX], load_dir[PATH_MAX];
     const char *roots[CV_POLICY_MAX_EXEC], *binds[CV_POLICY_MAX_EXEC];
     size_t nroots, nbinds;
 } places_t;
@@ -87,8 +87,13 @@ static void places_of(const cv_replica_t *r, const char *wd, places_t *p)
     }
     if (below(wd, r->h->sb->dir) || below(wd, "/tmp"))
         p->binds[p->nbinds++] = wd;
-    if (r->load_file[0])
-        p->binds[p->nbinds++] = r->load_file;
+    if (r->load_file[0]) {
+        snprintf(p->load_dir, sizeof(p->load_dir), "%s", r->load_file);
+        char *slash = strrchr(p->load_dir, '/');
+        if (slash)
+            *slash = '\0';
+        p->binds[p->nbinds++] = p->load_dir;
+    }
 }
 
 /* The cgroup name of task i, or of the replica's health check command

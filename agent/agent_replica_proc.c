@@ -281,14 +281,25 @@ void cv__replica_spawn_all(cv_replica_t *r)
     cv__replica_stop_group(r, refused ? DOWN_REFUSED : DOWN_SPAWN);
 }
 
-/* CONVERGE_LOAD_FILE exists before the replica runs, its user's: inside
- * its mount namespace the file is bound at its path. */
+/* CONVERGE_LOAD_FILE's folder exists before the replica runs, its user's:
+ * inside its mount namespace the folder is bound at its path, and the
+ * replica writes the file in it through a temporary file and a rename. */
 static void prepare_load_file(cv_replica_t *r)
 {
     if (!r->load_file[0])
         return;
-    int fd = open(r->load_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-    if (fd >= 0)
-        close(fd);
-    cv__replica_own(r, r->load_file);
+    char dir[sizeof(r->load_file)];
+    snprintf(dir, sizeof(dir), "%s", r->load_file);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return;
+    *slash = '\0';
+    char *parent = strrchr(dir, '/');
+    if (parent) {
+        *parent = '\0';
+        mkdir(dir, 0700); /* <dir>/loads, the agent's */
+        *parent = '/';
+    }
+    mkdir(dir, 0700);
+    cv__replica_own(r, dir);
 }

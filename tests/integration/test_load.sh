@@ -123,7 +123,7 @@ test_load_a_replica_writing_its_load_file_has_that_load_in_its_report() {
     cv_wait_until 20 "replica 1 to report Slots 3, MemoryMB 300" load_reported "$svc" 1 3 300
     row=$(svc_replicas "$svc" | jq -c '.[] | select(.index == 1)')
     pid=$(jqr .pid <<<"$row") node=$(jqr .node <<<"$row") rid=$(jqr .rid <<<"$row")
-    file="$(cd "$STATE/agents/$node" && pwd)/replicas/${rid//\//+}.load"
+    file="$(cd "$STATE/agents/$node" && pwd)/loads/${rid//\//+}/load"
     assert_eq "$file" "$(tr '\0' '\n' <"/proc/$pid/environ" | sed -n 's/^CONVERGE_LOAD_FILE=//p')" \
         "CONVERGE_LOAD_FILE of replica 1"
     [ -f "$file" ] || fail "no load file $file"

@@ -139,7 +139,7 @@ static void test_the_file_sits_beside_the_state_file_of_its_replica(void **state
     (void)state;
     char path[256];
     cv_loadfile_path(path, sizeof(path), "/var/agent", "s1.web.0a1b2c3d/2/7");
-    assert_string_equal(path, "/var/agent/replicas/s1.web.0a1b2c3d+2+7.load");
+    assert_string_equal(path, "/var/agent/loads/s1.web.0a1b2c3d+2+7/load");
 }
 
 static void test_reported_loads_win_over_measured_and_declared_ones(void **state)
