@@ -19,6 +19,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -100,13 +101,10 @@ static bool permits(const struct stat *st, long uid, long gid, unsigned bit)
     return (st->st_mode >> shift) & bit;
 }
 
-/* Whether uid can reach and execute path (absolute), as the kernel would
- * decide for it: every directory searchable, the file executable. uid -1:
- * the agent's own access(). */
-static int executable_as(const char *path, long uid, long gid)
+/* Whether uid may reach and execute path by the mode bits alone: every
+ * directory searchable, the file executable. */
+static int executable_by_mode(const char *path, long uid, long gid)
 {
-    if (uid < 0)
-        return access(path, X_OK) == 0 ? 0 : -errno;
     char prefix[PATH_MAX];
     struct stat st;
     for (const char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
@@ -119,6 +117,36 @@ static int executable_as(const char *path, long uid, long gid)
     if (stat(path, &st) != 0)
         return -errno;
     return S_ISREG(st.st_mode) && permits(&st, uid, gid, 1) ? 0 : -EACCES;
+}
+
+/* The kernel's answer for uid: a child that becomes it asks access(). */
+static int executable_by_kernel(const char *path, long uid, long gid)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -errno;
+    if (pid == 0) {
+        if (setgroups(0, NULL) != 0 || setgid((gid_t)gid) != 0 || setuid((uid_t)uid) != 0)
+            _exit(2);
+        _exit(access(path, X_OK) == 0 ? 0 : 1);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EACCES;
+}
+
+/* Whether uid can reach and execute path (absolute), as the kernel decides
+ * for it. The mode bits answer most cases without a process; where they
+ * refuse, an ACL may still allow (setup.sh lets the replica user through a
+ * private folder above the checkout, such as /root), so the kernel is
+ * asked. uid -1: the agent's own access(). */
+static int executable_as(const char *path, long uid, long gid)
+{
+    if (uid < 0)
+        return access(path, X_OK) == 0 ? 0 : -errno;
+    int rc = executable_by_mode(path, uid, gid);
+    return rc == -EACCES && geteuid() == 0 ? executable_by_kernel(path, uid, gid) : rc;
 }
 
 int cv_sandbox_resolve(const char *argv0, char *const *env, long uid, long gid, char *out,
