@@ -127,8 +127,9 @@ test_service_runs_replicas_and_delete_stops_them() {
     local name group dir marker rc=0 err eps
     name=$(stack_name svc)
     group="g$RUN_ID"
-    # Readable by the replicas' unprivileged user, outside their private /tmp.
-    dir=$(mktemp -d "$STATE/svc.XXXXXX") && chmod 755 "$dir"
+    # Readable by the replicas' unprivileged user (their /tmp shows the host's),
+    # and absolute: a replica runs in a working directory of its own.
+    dir=$(mktemp -d) && chmod 755 "$dir"
     marker="$dir/www"
     mkdir "$marker"
     # shellcheck disable=SC2064 # the paths are this test's: expanded now
