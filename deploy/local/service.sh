@@ -163,8 +163,14 @@ start_worker() {
         >/dev/null 2>&1 || true
     printf '=== service.sh: starting %s %s at %s\n' "$name" "${worker_args[*]}" "$(date -u +%FT%T.%3NZ)" \
         >>"$STATE/log/$name.log"
+    # The deployment's password files only: never a caller's exported ones.
+    local -a secrets=(-u CONVERGE_REDIS_PASSWORD_FILE -u CONVERGE_KAFKA_PASSWORD_FILE)
+    [[ -z ${CONVERGE_REDIS_PASSWORD_FILE:-} ]] ||
+        secrets+=("CONVERGE_REDIS_PASSWORD_FILE=$CONVERGE_REDIS_PASSWORD_FILE")
+    [[ -z ${CONVERGE_KAFKA_PASSWORD_FILE:-} ]] ||
+        secrets+=("CONVERGE_KAFKA_PASSWORD_FILE=$CONVERGE_KAFKA_PASSWORD_FILE")
     cv_spawn "$STATE/pids/$name.pid" "$STATE/log/$name.log" \
-        env CONVERGE_REDIS="$CONVERGE_REDIS" CONVERGE_KAFKA="$CONVERGE_KAFKA" \
+        env "${secrets[@]}" CONVERGE_REDIS="$CONVERGE_REDIS" CONVERGE_KAFKA="$CONVERGE_KAFKA" \
         CONVERGE_KAFKA_OPTS="$CONVERGE_KAFKA_OPTS" CONVERGE_SESSION_MS="${CONVERGE_SESSION_MS:-6000}" \
         "$build_dir/converge-$role" --id "$name" --metrics-addr "$(cv_metrics_addr "$name")" \
         "${worker_args[@]}"

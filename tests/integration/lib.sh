@@ -7,6 +7,9 @@
 
 : "${CONVERGECTL:?CONVERGECTL must point at the convergectl binary}"
 : "${STATE:?STATE must name the up.sh state dir}"
+# Absolute: the paths made of it (the operator's password files below) reach
+# programs that run elsewhere (service.sh, agents, replicas).
+STATE=$(cd "$STATE" && pwd) || return 1
 # shellcheck disable=SC2034 # read by common.sh
 CV_TAG=integration
 # shellcheck source=SCRIPTDIR/../../deploy/lib/common.sh

@@ -149,8 +149,10 @@ test_redis_cluster_acl_stack_completes_and_each_user_is_held_to_its_rules() {
     done
     # Restarting a worker (service.sh) keeps its user.
     rcs_acl_log_reset "$dir"
-    "$CV_REPO_ROOT/deploy/local/service.sh" --dir "$dir" --build-dir "$(dirname "$CONVERGECTL")" \
-        restart engine-1 >/dev/null 2>&1 || fail "service.sh restart engine-1"
+    local restart
+    restart=$("$CV_REPO_ROOT/deploy/local/service.sh" --dir "$dir" \
+        --build-dir "$(dirname "$CONVERGECTL")" restart engine-1 2>&1) ||
+        fail "service.sh restart engine-1: $(tail -n 5 <<<"$restart"; tail -n 5 "$dir/log/engine-1.log")"
     rcs_stack_round_trip "$dir" "$(stack_name rcs-acl2)"
     rcs_no_acl_refusals "$dir"
     for who in worker cli admin replica; do
