@@ -148,7 +148,25 @@ static int private_tmp(const opts_t *o)
         return 0;
     if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
         return die(126, "a private /tmp: %s", strerror(errno));
+    mkdirs(o->hide); /* gone with the host's /tmp when it was below it */
     return 0;
+}
+
+/* In the replica's overlay of /tmp, every folder above `path` may be entered
+ * (o+x): a folder of the host's /tmp that is private to its owner, as
+ * mktemp -d makes them, would otherwise keep the replica from its own paths
+ * below it. The change is the overlay's (copied up), never the host's. */
+static void enterable_in_tmp(const char *path)
+{
+    char prefix[PATH_MAX];
+    struct stat st;
+    if (strncmp(path, "/tmp/", 5) != 0)
+        return;
+    for (const char *p = strchr(path + 5, '/'); p; p = strchr(p + 1, '/')) {
+        snprintf(prefix, sizeof(prefix), "%.*s", (int)(p - path), path);
+        if (stat(prefix, &st) == 0 && S_ISDIR(st.st_mode) && !(st.st_mode & S_IXOTH))
+            chmod(prefix, (st.st_mode & 07777) | S_IXOTH);
+    }
 }
 
 /* /tmp private (private_tmp), the agent's directory an empty tmpfs but for
@@ -173,6 +191,9 @@ static int private_mounts(const opts_t *o)
     int rc = private_tmp(o);
     if (rc)
         return rc;
+    enterable_in_tmp(o->hide);
+    for (size_t i = 0; i < o->nbinds; i++)
+        enterable_in_tmp(o->binds[i]);
     if (mount("tmpfs", o->hide, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0711") != 0)
         return die(126, "hiding %s: %s", o->hide, strerror(errno));
     for (size_t i = 0; i < o->nbinds; i++)
