@@ -261,6 +261,7 @@ static int count_chain(walk_t *w, level_t *lv, const char *name, const json_t *p
     snprintf(fname, sizeof(fname), "%s: resources.%s (members)", lv->fname, name);
     level_t members = {
         .fname = fname, .env = lv->env, .depth = lv->depth + 1, .chain = lv->chain, .own = n};
+    json_t *none = json_object(); /* the members' properties when none are given */
     const json_t *mprops = json_object_get(values, "resource_properties");
     size_t i;
     const json_t *t;
@@ -271,11 +272,12 @@ static int count_chain(walk_t *w, level_t *lv, const char *name, const json_t *p
         if (json_is_string(t))
             rc = count_resource(w, &members, member,
                                 mapped(lv, json_string_value(t), buf, sizeof(buf)),
-                                json_string_value(t), mprops ? mprops : json_object());
+                                json_string_value(t), mprops ? mprops : none);
         if (rc || (rc = within(w, lv, name)) != 0)
             break;
     }
     json_decref(types);
+    json_decref(none);
     return rc;
 }
 
