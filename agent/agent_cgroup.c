@@ -16,6 +16,13 @@
 static const char *const v1_controllers[] = {"memory", "cpu", "pids"};
 #define NV1 (sizeof(v1_controllers) / sizeof(v1_controllers[0]))
 
+/* How many hierarchies a group of `iso` spans: one per v1 controller, the
+ * single v2 tree, none with rlimits only. */
+static size_t hierarchies(cv_iso_t iso)
+{
+    return iso == CV_ISO_RLIMITS ? 0 : iso == CV_ISO_CGROUP_V2 ? 1 : NV1;
+}
+
 const char *cv_iso_name(cv_iso_t iso)
 {
     return iso == CV_ISO_CGROUP_V1   ? "cgroup-v1"
@@ -132,8 +139,7 @@ int cv_cgroup_create(cv_iso_t iso, const char *key, const char *name, const cv_l
     if (iso == CV_ISO_RLIMITS)
         return 0;
     parents(iso, key); /* gone if someone removed them meanwhile */
-    size_t nctl = iso == CV_ISO_CGROUP_V2 ? 1 : NV1;
-    for (size_t i = 0; i < nctl; i++) {
+    for (size_t i = 0; i < hierarchies(iso); i++) {
         group_path(paths[*npaths], CV_CGROUP_PATH, iso, v1_controllers[i], key, name);
         if (iso == CV_ISO_CGROUP_V1 && strcmp(v1_controllers[i], "pids") == 0 &&
             !exists(ROOT "/pids/cgroup.procs"))
@@ -212,10 +218,7 @@ static void kill_members(const char *dir)
 
 void cv_cgroup_remove(cv_iso_t iso, const char *key, const char *name)
 {
-    if (iso == CV_ISO_RLIMITS)
-        return;
-    size_t nctl = iso == CV_ISO_CGROUP_V2 ? 1 : NV1;
-    for (size_t i = 0; i < nctl; i++) {
+    for (size_t i = 0; i < hierarchies(iso); i++) {
         char dir[CV_CGROUP_PATH];
         group_path(dir, sizeof(dir), iso, v1_controllers[i], key, name);
         if (!exists(dir))
@@ -243,10 +246,7 @@ static bool kept(const char *name, const char *const *rids, size_t n)
 
 void cv_cgroup_sweep(cv_iso_t iso, const char *key, const char *const *rids, size_t n)
 {
-    if (iso == CV_ISO_RLIMITS)
-        return;
-    size_t nctl = iso == CV_ISO_CGROUP_V2 ? 1 : NV1;
-    for (size_t i = 0; i < nctl; i++) {
+    for (size_t i = 0; i < hierarchies(iso); i++) {
         char dir[CV_CGROUP_PATH];
         group_path(dir, sizeof(dir), iso, v1_controllers[i], key, "");
         DIR *d = opendir(dir);
@@ -261,10 +261,7 @@ void cv_cgroup_sweep(cv_iso_t iso, const char *key, const char *const *rids, siz
 
 void cv_cgroup_leave(cv_iso_t iso, const char *key)
 {
-    if (iso == CV_ISO_RLIMITS)
-        return;
-    size_t nctl = iso == CV_ISO_CGROUP_V2 ? 1 : NV1;
-    for (size_t i = 0; i < nctl; i++) {
+    for (size_t i = 0; i < hierarchies(iso); i++) {
         char dir[CV_CGROUP_PATH];
         group_path(dir, sizeof(dir), iso, v1_controllers[i], key, "");
         rmdir(dir); /* EBUSY while replicas run in it: they outlive the agent */
