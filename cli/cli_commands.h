@@ -47,6 +47,7 @@ extern const char cli_topics_usage[];
 extern const char cli_graph_usage[];
 /* Nothing kept forever (issue 26). */
 extern const char cli_purge_usage[];
+extern const char cli_rekey_usage[];
 
 int cli_cmd_validate(cli_t *cli, int argc, char **argv);
 int cli_cmd_submit(cli_t *cli, int argc, char **argv);
@@ -56,6 +57,7 @@ int cli_cmd_events(cli_t *cli, int argc, char **argv);
 int cli_cmd_watch(cli_t *cli, int argc, char **argv);
 int cli_cmd_delete(cli_t *cli, int argc, char **argv);
 int cli_cmd_purge(cli_t *cli, int argc, char **argv);
+int cli_cmd_rekey(cli_t *cli, int argc, char **argv);
 int cli_cmd_place(cli_t *cli, int argc, char **argv);
 int cli_cmd_update(cli_t *cli, int argc, char **argv);
 int cli_cmd_rollback(cli_t *cli, int argc, char **argv);

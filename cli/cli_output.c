@@ -3,6 +3,10 @@
  */
 #include "cli_output.h"
 
+#include "cli_secret.h"
+#include "cv_seal.h"
+
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +77,18 @@ double cli_field_num(const json_t *rec, const char *field)
 
 json_t *cli_json_parse(const char *text, json_t *fallback)
 {
-    json_t *v = text[0] ? json_loads(text, JSON_DECODE_ANY, NULL) : NULL;
+    int sealed = 0;
+    char why[512];
+    json_t *v = text[0] ? cv_unseal_loads(text, &sealed, why, sizeof(why)) : NULL;
+    if (sealed) {
+        /* A reader without the deployment's key file: what it cannot open
+         * it shows as it shows a secret, and says why once. */
+        static bool said;
+        if (!said)
+            fprintf(stderr, "convergectl: %s; shown as " CLI_SECRET_MASK "\n", why);
+        said = true;
+        return json_string(CLI_SECRET_MASK);
+    }
     return v ? v : json_incref(fallback);
 }
 

@@ -3,6 +3,8 @@
  */
 #include "cli_traversal.h"
 
+#include "cv_seal.h"
+
 #include "cv_keys.h"
 #include "cv_redis.h"
 #include "cv_template.h"
@@ -53,8 +55,12 @@ int cli_def_read(cli_t *cli, const char *name, const char *id, cli_def_t *d)
         d->fname = strdup("");
     if (d->template_text)
         d->tree = json_loads(d->template_text, 0, NULL);
+    char why[512] = "";
+    int sealed = 0;
     if (d->params_text)
-        d->params = json_loads(d->params_text, 0, NULL);
+        d->params = cv_unseal_loads(d->params_text, &sealed, why, sizeof(why));
+    if (sealed)
+        return cli_fail(CLI_SERVICE, "stack %s (%s): %s", name, id, why);
     if (!json_is_object(d->tree))
         return cli_fail(CLI_SERVICE, "stack %s (%s): %s holds no template as JSON", name, id, key);
     if (!json_is_object(d->params))

@@ -4,6 +4,7 @@
 #include "cli_waiting.h"
 
 #include "cli_duration.h"
+#include "cli_output.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -31,7 +32,7 @@ static bool ends_with(const char *s, const char *suffix)
 static json_t *stored_json(const json_t *record, const char *name)
 {
     const char *text = field(record, name);
-    return text[0] ? json_loads(text, JSON_DECODE_ANY, NULL) : NULL;
+    return text[0] ? cli_json_parse(text, NULL) : NULL;
 }
 
 static bool is_stack_id(const char *s)

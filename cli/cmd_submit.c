@@ -16,6 +16,7 @@
 #include "cli_traversal.h"
 
 #include "cv_keys.h"
+#include "cv_seal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -205,7 +206,7 @@ static int claim_name(cli_t *cli, const submit_t *s)
 static int begin_stack(cli_t *cli, submit_t *s, bool *ours)
 {
     char *tpl = json_dumps(s->loaded.tree, JSON_COMPACT);
-    char *params = json_dumps(s->loaded.tpl->parameters, JSON_COMPACT);
+    char *params = cv_seal_members_dumps(s->loaded.tpl->parameters, s->loaded.tpl->hidden);
     char *files = json_dumps(s->loaded.files, JSON_COMPACT);
     char *env = json_dumps(s->loaded.env, JSON_COMPACT);
     if (!tpl || !params || !files || !env) {

@@ -14,6 +14,7 @@
 #include "cli_service.h"
 #include "cli_template.h"
 #include "cli_traversal.h"
+#include "cv_seal.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -258,7 +259,7 @@ static int validate_against_stored(cli_t *cli, update_t *u)
 static int store_and_publish(cli_t *cli, update_t *u)
 {
     char *tpl = json_dumps(u->loaded.tree, JSON_COMPACT);
-    char *params = json_dumps(u->loaded.tpl->parameters, JSON_COMPACT);
+    char *params = cv_seal_members_dumps(u->loaded.tpl->parameters, u->loaded.tpl->hidden);
     char *files = json_dumps(u->loaded.files, JSON_COMPACT);
     char *env = json_dumps(u->loaded.env, JSON_COMPACT);
     char retry[CV_NAME_MAX + 32];

@@ -47,6 +47,8 @@ static const cli_command_t commands[] = {
     {"delete", "delete a stack", cli_delete_usage, cli_cmd_delete},
     {"purge", "purge now the stacks deleted longer ago than a span", cli_purge_usage,
      cli_cmd_purge},
+    {"rekey", "re-seal every stored secret with the key file's first key", cli_rekey_usage,
+     cli_cmd_rekey},
     {"place", "dry-run placement of a service (no service contacted), or --explain a live one",
      cli_place_usage, cli_cmd_place},
     {"dead", "list the messages the workers dead-lettered, and why", cli_dead_usage, cli_cmd_dead},

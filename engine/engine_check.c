@@ -446,7 +446,18 @@ static void on_begin(cv_redis_t *r, redisReply *rep, void *ud)
     if (rep->elements == CV_CHECK_BEGIN_R_OK_ELEMENTS &&
         cv_reply_str(rep, CV_CHECK_BEGIN_R_TOOK_OVER)[0])
         cv_metrics_add(CV_METRIC_LEASE_TAKEOVERS, 1);
-    if (cv_check_load(&c->in, &c->run.msg, rep) != 0) {
+    int loaded = cv_check_load(&c->in, &c->run.msg, rep);
+    if (loaded == CV_EIO) {
+        /* A value sealed with a key this worker lacks: another worker, or
+         * this one once its key file holds the key, can do the job. */
+        cv_warn("stack %s resource %s: a stored value is sealed with a key this worker's key "
+                "file (CONVERGE_SECRET_KEY_FILE) does not hold; retrying",
+                c->run.msg.stack, c->run.msg.resource);
+        cv_check_loaded_clear(&c->in);
+        cv__check_backoff(c);
+        return;
+    }
+    if (loaded != 0) {
         char err[CV_REASON_MAX];
         snprintf(err, sizeof(err), "resources.%s: malformed check_begin reply",
                  c->run.msg.resource);

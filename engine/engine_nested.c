@@ -12,6 +12,7 @@
 #include "engine_check.h"
 
 #include "cv_error.h"
+#include "cv_seal.h"
 #include "cv_keys.h"
 #include "cv_limits.h"
 #include "cv_log.h"
@@ -154,7 +155,9 @@ static int begin_child(check_t *c, const json_t *entry)
     json_t *parent = json_pack("{s:s, s:s, s:i}", "stack", c->run.msg.stack, "resource",
                                c->run.msg.resource, "depth", c->in.depth + 1);
     char *tpl = dump(json_object_get(entry, "template"));
-    char *params = dump(json_object_get(entry, "params"));
+    /* a nested stack's parameters are its parent's properties: any may
+     * carry a secret, so all are sealed */
+    char *params = cv_seal_members_dumps(json_object_get(entry, "params"), NULL);
     char *files = cv_trav_kind_parse(op) == CV_TRAV_DELETE ? strdup("") : dump(c->in.files);
     char *parent_text = dump(parent);
     /* The child's environment (Heat's child environment) came with the

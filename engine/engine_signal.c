@@ -250,7 +250,7 @@ void cv__signal_finish(signal_job_t *s)
     cv_key(stack, sizeof(stack), CV_KEY_STACK, m->stack, 0, NULL);
     cv_key_prefix(res_prefix, sizeof(res_prefix), CV_KEY_RES, m->stack, 0);
     char *data = s->changed ? json_dumps(st->data, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    char *attrs = s->changed ? json_dumps(st->attrs, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    char *attrs = s->changed ? cv_record_json_sealed(st->attrs) : NULL;
     char *list = json_dumps(applied, JSON_COMPACT);
     cv_signal_finish_keys_t k = {.res = res,
                                  .lease = lease,

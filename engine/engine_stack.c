@@ -12,6 +12,7 @@
 
 #include "cv_env.h"
 #include "cv_error.h"
+#include "cv_seal.h"
 #include "cv_expand.h"
 #include "cv_gate.h"
 #include "cv_jobrun.h"
@@ -408,7 +409,7 @@ static void write_traversal(expand_t *x)
     cv_key(k[3], CV_KEY_MAX, CV_KEY_GRAPH, x->run.msg.stack, x->run.msg.traversal, NULL);
     snprintf(trav, sizeof(trav), "%llu", (unsigned long long)x->run.msg.traversal);
     snprintf(total, sizeof(total), "%zu", cv_graph_count(x->graph));
-    char *params = json_dumps(x->tpl->parameters, JSON_COMPACT);
+    char *params = cv_seal_members_dumps(x->tpl->parameters, x->tpl->hidden);
     cv_stack_expanded_keys_t keys = {
         .stack = k[0],
         .def = k[1],
@@ -514,7 +515,21 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
         return;
     }
     json_t *tpl = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_TEMPLATE), 0, NULL);
-    json_t *params = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_PARAMS), 0, NULL);
+    int sealed = 0;
+    json_t *params =
+        cv_unseal_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_PARAMS), &sealed, err, sizeof(err));
+    if (sealed) {
+        /* this engine lacks the key: another one, or this one once its key
+         * file holds it, expands the stack */
+        cv_warn("stack %s: %s; retrying", x->run.msg.stack, err);
+        json_decref(params);
+        expand_retry(x);
+        return;
+    }
+    if (params && !json_is_object(params)) {
+        json_decref(params);
+        params = NULL;
+    }
     json_t *files = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_FILES), 0, NULL);
     x->env = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_ENV), 0, NULL);
     if (!json_is_object(x->env)) {

@@ -421,7 +421,14 @@ static void on_load(cv_redis_t *r, redisReply *rep, void *ud)
         cv_jobrun_drop(&o->run);
         return;
     }
-    cv_record_parse(&o->rec, cv_reply_at(rep, CV_OBSERVE_LOAD_R_RECORD));
+    if (cv_record_parse(&o->rec, cv_reply_at(rep, CV_OBSERVE_LOAD_R_RECORD)) != 0) {
+        cv_warn("stack %s resource %s: a stored value is sealed with a key this worker's key "
+                "file (CONVERGE_SECRET_KEY_FILE) does not hold; retrying",
+                o->run.msg.stack, o->run.msg.resource);
+        cv_record_clear(&o->rec);
+        cv_jobrun_retry(&o->run);
+        return;
+    }
     o->graph_entry = strdup(cv_reply_str(rep, CV_OBSERVE_LOAD_R_GRAPH_ENTRY));
     cv_observe_decide(&o->run.msg, &o->rec, NULL, cv_now(), &o->out);
     switch (o->out.kind) {

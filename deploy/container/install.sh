@@ -15,9 +15,9 @@ set -euo pipefail
 
 # From `ldd` of the binaries: librdkafka1 (Kafka), libhiredis0.14 (Redis),
 # libuv1 (event loop), libmsgpackc2 (messages), libyaml-0-2 and libjansson4
-# (templates, JSON); their own dependencies (libssl3, libsasl2-2, ...) come
+# (templates, JSON), libsodium23 (encryption at rest); their own dependencies (libssl3, libsasl2-2, ...) come
 # with them.
-PACKAGES=(librdkafka1 libhiredis0.14 libuv1 libmsgpackc2 libyaml-0-2 libjansson4
+PACKAGES=(librdkafka1 libhiredis0.14 libuv1 libmsgpackc2 libyaml-0-2 libjansson4 libsodium23
     redis-tools ca-certificates)
 CONVERGE_UID=10001
 

@@ -82,8 +82,9 @@ cv_agent_start() {
     base=$(cv_agent_port_base)
     lo=$((base + k * CV_AGENT_PORTS))
     mkdir -p "$STATE/agents/$node"
+    # An agent reads no stack's secrets: it never gets the key file.
     cv_spawn "$STATE/pids/agent-$node.pid" "$STATE/log/agent-$node.log" \
-        env CONVERGE_REDIS="$CONVERGE_REDIS" "$build_dir/converge-agent" \
+        env -u CONVERGE_SECRET_KEY_FILE CONVERGE_REDIS="$CONVERGE_REDIS" "$build_dir/converge-agent" \
         --redis "$CONVERGE_REDIS" --prefix "${CONVERGE_PREFIX:-cv:}" \
         --cluster "$STATE/cluster.json" --node "$node" \
         --dir "$STATE/agents/$node" --ports "$lo-$((lo + CV_AGENT_PORTS - 1))" \

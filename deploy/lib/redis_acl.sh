@@ -24,7 +24,7 @@ CV_REDIS_ACL_COMMON="+auth +select +ping +evalsha +eval +script|load
 # What only the workers and agents send themselves (liveness, reaper, agents).
 CV_REDIS_ACL_WORKER="+expire +hvals +smembers +sscan +subscribe +zadd +zrangebyscore +zrem"
 # What only convergectl sends (transactions, events, the watch loop).
-CV_REDIS_ACL_CLI="+hvals +smembers +type +multi +exec +watch +xrange +xread +zrangebyscore +zrem"
+CV_REDIS_ACL_CLI="+hvals +scan +smembers +type +multi +exec +watch +xrange +xread +zrangebyscore +zrem"
 
 # What the cluster client sends (proto/rt/cv_redis.c, cv_redis_sync.c): the
 # slot map and ASK's ASKING, for both; INFO replication and WAIT, for the

@@ -153,7 +153,7 @@ start_worker() {
     [[ -f $env_file ]] || cv_die "$env_file is missing"
     local CONVERGE_REDIS CONVERGE_KAFKA CONVERGE_KAFKA_OPTS CONVERGE_SESSION_MS
     # shellcheck disable=SC2034 # set by the env files, read by the worker
-    local CONVERGE_REDIS_PASSWORD_FILE CONVERGE_KAFKA_PASSWORD_FILE
+    local CONVERGE_REDIS_PASSWORD_FILE CONVERGE_KAFKA_PASSWORD_FILE CONVERGE_SECRET_KEY_FILE
     # shellcheck disable=SC1090
     . "$env_file"
     # The workers' own users (--redis-acl, --kafka-sasl), over the clients'.
@@ -163,8 +163,11 @@ start_worker() {
         >/dev/null 2>&1 || true
     printf '=== service.sh: starting %s %s at %s\n' "$name" "${worker_args[*]}" "$(date -u +%FT%T.%3NZ)" \
         >>"$STATE/log/$name.log"
-    # The deployment's password files only: never a caller's exported ones.
-    local -a secrets=(-u CONVERGE_REDIS_PASSWORD_FILE -u CONVERGE_KAFKA_PASSWORD_FILE)
+    # The deployment's password and key files only: never a caller's exported ones.
+    local -a secrets=(-u CONVERGE_REDIS_PASSWORD_FILE -u CONVERGE_KAFKA_PASSWORD_FILE
+        -u CONVERGE_SECRET_KEY_FILE)
+    [[ -z ${CONVERGE_SECRET_KEY_FILE:-} ]] ||
+        secrets+=("CONVERGE_SECRET_KEY_FILE=$CONVERGE_SECRET_KEY_FILE")
     [[ -z ${CONVERGE_REDIS_PASSWORD_FILE:-} ]] ||
         secrets+=("CONVERGE_REDIS_PASSWORD_FILE=$CONVERGE_REDIS_PASSWORD_FILE")
     [[ -z ${CONVERGE_KAFKA_PASSWORD_FILE:-} ]] ||

@@ -23,7 +23,7 @@ set -euo pipefail
 # debootstrap, systemd's systemd-analyze and python3-yaml for
 # tests/packaging/run.sh).
 PACKAGES=(build-essential cmake pkg-config librdkafka-dev libhiredis-dev libuv1-dev
-    libmsgpack-dev libcmocka-dev libyaml-dev libjansson-dev redis-server
+    libmsgpack-dev libcmocka-dev libyaml-dev libjansson-dev libsodium-dev redis-server
     openjdk-17-jre-headless maven kcat jq clang-format cppcheck procps clang libclang-rt-14-dev
     curl python3 nftables stunnel4 valgrind graphviz libxml2-utils debootstrap systemd
     python3-yaml prometheus acl

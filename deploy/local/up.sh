@@ -31,10 +31,13 @@
 #   users (workers and agents as converge-worker, STATE/env as converge-cli, the
 #   operator as default; random passwords in STATE/redis-*.pass, 0600) and Kafka
 #   clients on SASL_SSL (SCRAM-SHA-512, or PLAIN for librdkafka < 2.6.1) with
-#   topic ACLs (certificates by openssl and passwords in STATE/kafka-sasl/).
+#   topic ACLs (certificates by openssl and passwords in STATE/kafka-sasl/),
+#   and secrets sealed in Redis with the key file STATE/secret.key (0600,
+#   CONVERGE_SECRET_KEY_FILE: encryption at rest, docs/security.md).
 #   Decided when Redis and the brokers start; a later run keeps what runs.
 #   --insecure         opt out: Redis with `user default on nopass`, Kafka
-#                      PLAINTEXT; anyone who reaches their ports reads and writes
+#                      PLAINTEXT, no key file (a key file made before is kept);
+#                      anyone who reaches their ports reads and writes
 #                      everything. With --insecure, --redis-acl or --kafka-sasl
 #                      keeps that one secured
 #   --redis-acl, --kafka-sasl  the default; accepted for compatibility
@@ -491,6 +494,15 @@ write_env() {
         client_kafka_opts=$(cv_kafka_sasl_client_opts cli)
         client_kafka_auth="export CONVERGE_KAFKA_PASSWORD_FILE=$STATE/kafka-sasl/cli.pass"
     fi
+    # Encryption at rest: one key file for every program of the deployment,
+    # made once; a rotation edits it (docs/security.md).
+    local key=$STATE/secret.key
+    if ! $insecure && [[ ! -s $key ]]; then
+        (umask 077 && printf 'k1 %s\n' "$(head -c 32 /dev/urandom | base64)" >"$key.tmp") &&
+            mv -f "$key.tmp" "$key"
+    fi
+    unset CONVERGE_SECRET_KEY_FILE
+    [[ ! -s $key ]] || export CONVERGE_SECRET_KEY_FILE=$key
     # The workers' Kafka session: 1 s locally, so that the partitions of a
     # worker killed for good move within about a second (docs/kafka.md).
     CONVERGE_SESSION_MS=1000
@@ -504,6 +516,8 @@ $([[ -n $address_map ]] && echo "export CONVERGE_REDIS_ADDRESS_MAP=$address_map"
 export CONVERGE_KAFKA=$CONVERGE_KAFKA
 export CONVERGE_KAFKA_OPTS="$client_kafka_opts"
 ${client_kafka_auth:-unset CONVERGE_KAFKA_PASSWORD_FILE}
+$([[ -n ${CONVERGE_SECRET_KEY_FILE:-} ]] && echo "export CONVERGE_SECRET_KEY_FILE=$CONVERGE_SECRET_KEY_FILE" ||
+        echo "unset CONVERGE_SECRET_KEY_FILE")
 export CONVERGE_SESSION_MS=$CONVERGE_SESSION_MS
 EOF
     if [[ -f $STATE/cluster.json ]]; then

@@ -5,6 +5,7 @@
 
 #include "cv_error.h"
 #include "cv_redis.h"
+#include "cv_seal.h"
 #include "cv_service.h"
 #include "cv_str.h"
 
@@ -14,16 +15,22 @@
 
 /* ---- what check_begin loaded ---- */
 
-/* The sync point holds each predecessor's data as JSON text. */
-static json_t *sync_point_of(const redisReply *flat)
+/* The sync point holds each predecessor's data as JSON text, its
+ * attributes sealed when the deployment seals (*rc CV_EIO: not openable). */
+static json_t *sync_point_of(const redisReply *flat, int *rc)
 {
     json_t *raw = cv_reply_to_object(flat), *sp = json_object();
     const char *pred;
     json_t *v;
     json_object_foreach(raw, pred, v)
     {
-        json_t *d = json_loads(json_string_value(v), 0, NULL);
-        json_object_set_new(sp, pred, d ? d : json_object());
+        int r = 0;
+        json_t *d = cv_unseal_loads(json_string_value(v), &r, NULL, 0);
+        if (r)
+            *rc = r;
+        json_object_set_new(sp, pred, json_is_object(d) ? d : json_object());
+        if (d && !json_is_object(d))
+            json_decref(d);
     }
     json_decref(raw);
     return sp;
@@ -36,9 +43,15 @@ int cv_check_load(cv_check_loaded_t *l, const cv_msg_t *job, const redisReply *r
         return CV_EPROTO;
     const char *rdef = cv_reply_str(rep, CV_CHECK_BEGIN_R_RDEF);
     l->rdef = rdef[0] ? json_loads(rdef, 0, NULL) : NULL;
-    l->params = json_loads(cv_reply_str(rep, CV_CHECK_BEGIN_R_PARAMS), 0, NULL);
-    cv_record_parse(&l->rec, cv_reply_at(rep, CV_CHECK_BEGIN_R_RECORD));
-    l->sp = sync_point_of(cv_reply_at(rep, CV_CHECK_BEGIN_R_SP));
+    int sealed = 0;
+    l->params = cv_unseal_loads(cv_reply_str(rep, CV_CHECK_BEGIN_R_PARAMS), &sealed, NULL, 0);
+    if (l->params && !json_is_object(l->params)) {
+        json_decref(l->params);
+        l->params = NULL;
+    }
+    if (cv_record_parse(&l->rec, cv_reply_at(rep, CV_CHECK_BEGIN_R_RECORD)) != 0)
+        sealed = CV_EIO;
+    l->sp = sync_point_of(cv_reply_at(rep, CV_CHECK_BEGIN_R_SP), &sealed);
     l->graph_entry = strdup(cv_reply_str(rep, CV_CHECK_BEGIN_R_GRAPH_ENTRY));
     snprintf(l->stack_name, sizeof(l->stack_name), "%s",
              cv_reply_str(rep, CV_CHECK_BEGIN_R_STACK_NAME));
@@ -49,7 +62,7 @@ int cv_check_load(cv_check_loaded_t *l, const cv_msg_t *job, const redisReply *r
     l->files = files[0] ? json_loads(files, 0, NULL) : NULL;
     snprintf(l->stack_action, sizeof(l->stack_action), "%s",
              cv_reply_str(rep, CV_CHECK_BEGIN_R_STACK_ACTION));
-    return 0;
+    return sealed;
 }
 
 void cv_check_loaded_clear(cv_check_loaded_t *l)
@@ -215,12 +228,12 @@ void cv_check_finish_of(cv_check_finish_t *f, cv_check_written_t *w, const cv_ms
              json_number_value(json_object_get(out->restored, "started")));
     const json_t *attrs = st && st->attrs ? st->attrs : l->rec.attrs;
     const json_t *data = st && st->data ? st->data : l->rec.data;
-    w->props = cv_record_json(out->props ? out->props : l->rec.props);
-    w->attrs = cv_record_json(attrs);
+    w->props = cv_record_json_sealed(out->props ? out->props : l->rec.props);
+    w->attrs = cv_record_json_sealed(attrs);
     w->data = cv_record_json(data);
     w->dependencies =
         current && job->phase == CV_PHASE_UPDATE ? dependencies_of(l->rdef) : strdup("");
-    w->old = dump_or_empty(out->old);
+    w->old = out->old ? cv_record_old_json(out->old) : strdup("");
     w->events = dump_or_empty(out->events);
     const char *policy =
         l->rdef ? json_string_value(json_object_get(l->rdef, "deletion_policy")) : l->rec.policy;
@@ -248,7 +261,7 @@ void cv_check_done_of(cv_node_done_t *d, cv_check_written_t *w, const cv_msg_t *
                       const cv_check_loaded_t *l, const cv_check_outcome_t *out, const char *token)
 {
     memset(w, 0, sizeof(*w));
-    w->old = dump_or_empty(out->old);
+    w->old = out->old ? cv_record_old_json(out->old) : strdup("");
     w->events = dump_or_empty(out->events);
     *d = (cv_node_done_t){.job = job,
                           .graph_entry = l->graph_entry,

@@ -32,8 +32,9 @@ typedef struct cv_check_loaded {
 } cv_check_loaded_t;
 
 /* Parses check_begin's OK reply for `job` into *l (which then owns what it
- * holds: cv_check_loaded_clear). Returns 0, or CV_EPROTO when the reply
- * does not have the OK shape (l is then left empty). */
+ * holds: cv_check_loaded_clear). Returns 0, CV_EPROTO when the reply
+ * does not have the OK shape (l is then left empty), or CV_EIO when a
+ * sealed value cannot be opened (cv_seal.h; l holds what was parsed). */
 int cv_check_load(cv_check_loaded_t *l, const cv_msg_t *job, const redisReply *rep);
 void cv_check_loaded_clear(cv_check_loaded_t *l);
 

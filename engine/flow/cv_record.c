@@ -2,6 +2,7 @@
 
 #include "cv_error.h"
 #include "cv_hash.h"
+#include "cv_seal.h"
 #include "cv_str.h"
 
 #include <stdio.h>
@@ -27,10 +28,14 @@ static void copy_field(char *dst, size_t size, const json_t *o, const char *fiel
     snprintf(dst, size, "%s", v ? v : "");
 }
 
-static json_t *json_field(const json_t *o, const char *field)
+/* A field's JSON, its sealed values opened (*rc CV_EIO when one cannot be). */
+static json_t *json_field(const json_t *o, const char *field, int *rc)
 {
     const char *v = json_string_value(json_object_get(o, field));
-    json_t *j = v ? json_loads(v, JSON_DECODE_ANY, NULL) : NULL;
+    int r = 0;
+    json_t *j = v ? cv_unseal_loads(v, &r, NULL, 0) : NULL;
+    if (r)
+        *rc = r;
     return j ? j : json_object();
 }
 
@@ -52,17 +57,18 @@ int cv_record_parse(cv_record_t *rec, const redisReply *flat)
     rec->traversal = t ? strtoull(t, NULL, 10) : 0;
     const char *s = json_string_value(json_object_get(o, "started"));
     rec->started = s ? strtod(s, NULL) : 0;
-    rec->props = json_field(o, "props");
-    rec->attrs = json_field(o, "attrs");
-    rec->data = json_field(o, "data");
-    rec->old = json_field(o, "old");
+    int rc = 0;
+    rec->props = json_field(o, "props", &rc);
+    rec->attrs = json_field(o, "attrs", &rc);
+    rec->data = json_field(o, "data", &rc);
+    rec->old = json_field(o, "old", &rc);
     if (!json_is_array(rec->old)) {
         json_decref(rec->old);
         rec->old = json_array();
     }
     rec->exists = rec->status[0] != '\0';
     json_decref(o);
-    return 0;
+    return rc;
 }
 
 void cv_record_clear(cv_record_t *rec)
@@ -110,6 +116,41 @@ void cv_record_uuid(char out[37], const char *stack, const char *resource, uint6
     *p++ = '-';
     p = put_hex(p, b & 0xffffffffffffULL, 12);
     *p = '\0';
+}
+
+char *cv_record_json_sealed(const json_t *v)
+{
+    return cv_seal_enabled() && v ? cv_seal_dumps(v) : cv_record_json(v);
+}
+
+char *cv_record_old_json(const json_t *old)
+{
+    if (!cv_seal_enabled() || !json_is_array(old))
+        return cv_record_json(old);
+    json_t *copy = json_array();
+    size_t i;
+    json_t *e;
+    json_array_foreach(old, i, e)
+    {
+        json_t *c = json_copy(e);
+        static const char *const secret[] = {"props", "attrs"};
+        for (size_t k = 0; c && k < 2; k++)
+            if (json_object_get(c, secret[k]))
+                json_object_set_new(c, secret[k], cv_seal_json(json_object_get(c, secret[k])));
+        json_array_append_new(copy, c ? c : json_null());
+    }
+    char *text = cv_record_json(copy);
+    json_decref(copy);
+    return text;
+}
+
+char *cv_record_pass_json(const char *ref, const json_t *attrs)
+{
+    json_t *pass = json_pack("{s:s, s:o}", "id", ref ? ref : "", "attrs",
+                             attrs ? cv_seal_json(attrs) : json_object());
+    char *text = pass ? json_dumps(pass, JSON_COMPACT) : NULL;
+    json_decref(pass);
+    return text;
 }
 
 char *cv_record_json(const json_t *v)

@@ -32,7 +32,9 @@ typedef struct cv_record {
                     uuid, physical_id, type, props, attrs, data, status, policy, started */
 } cv_record_t;
 
-/* Parses a flat [field, value, ...] reply. Returns 0 or CV_EPROTO. */
+/* Parses a flat [field, value, ...] reply, its sealed values opened
+ * (cv_seal.h). Returns 0, or CV_EIO when a sealed value cannot be opened
+ * (this process lacks its key): the job must wait for a worker that can. */
 int cv_record_parse(cv_record_t *rec, const redisReply *flat);
 void cv_record_clear(cv_record_t *rec);
 
@@ -40,6 +42,21 @@ void cv_record_clear(cv_record_t *rec);
  * free()): an empty object or array, what most records hold, without
  * jansson's encoder. NULL for NULL. */
 char *cv_record_json(const json_t *v);
+
+/* The same, sealed when the process seals (cv_seal.h): what a record's
+ * `props` and `attrs` and a sync point's `attrs` are stored as, since they
+ * may carry secrets (a hidden parameter, a RandomString's value). */
+char *cv_record_json_sealed(const json_t *v);
+
+/* A record's replaced versions `old` as stored: each version's `props` and
+ * `attrs` sealed when the process seals; the rest plain, which the scripts
+ * read (uuid, status). */
+char *cv_record_old_json(const json_t *old);
+
+/* What a settled node passes on to its successors' sync points:
+ * {"id": ref, "attrs": attrs}, the attributes sealed when the process
+ * seals. malloc'ed. */
+char *cv_record_pass_json(const char *ref, const json_t *attrs);
 
 /* Parses a flat [field, value, ...] reply into an object of strings. */
 json_t *cv_reply_to_object(const redisReply *flat);

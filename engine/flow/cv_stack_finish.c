@@ -14,6 +14,7 @@
 #include "cv_progress.h"
 
 #include "cv_error.h"
+#include "cv_seal.h"
 #include "cv_keys.h"
 #include "cv_log.h"
 #include "cv_purge.h"
@@ -217,9 +218,15 @@ static void on_resource_record(cv_redis_t *r, redisReply *rep, void *ud)
     (void)r;
     if (cv_reply_answer(CV_SCRIPT_RESOURCE_REF, rep) == CV_ANSWER_VALUE &&
         rep->elements == CV_RESOURCE_REF_R_TYPE + 1) {
-        json_t *attrs = json_loads(cv_reply_str(rep, CV_RESOURCE_REF_R_ATTRS), 0, NULL);
-        if (!attrs)
+        int sealed = 0;
+        json_t *attrs =
+            cv_unseal_loads(cv_reply_str(rep, CV_RESOURCE_REF_R_ATTRS), &sealed, NULL, 0);
+        if (sealed)
+            ctx->rc = sealed;
+        if (!json_is_object(attrs)) {
+            json_decref(attrs);
             attrs = json_object();
+        }
         const char *name = cv_reply_str(rep, CV_RESOURCE_REF_R_NAME);
         const char *ref =
             cv_rtype_reference_id(cv_reply_str(rep, CV_RESOURCE_REF_R_TYPE), name,
@@ -335,10 +342,18 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
         set_complete(ctx, "{}");
         return;
     }
-    json_t *tpl = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_TEMPLATE), 0, NULL);
-    ctx->params = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_PARAMS), 0, NULL);
-    if (!ctx->params)
+    int sealed = 0;
+    ctx->params =
+        cv_unseal_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_PARAMS), &sealed, NULL, 0);
+    if (sealed) {
+        finish_free(ctx, sealed);
+        return;
+    }
+    if (!json_is_object(ctx->params)) {
+        json_decref(ctx->params);
         ctx->params = json_object();
+    }
+    json_t *tpl = json_loads(cv_reply_str(rep, CV_STACK_DEFINITION_R_TEMPLATE), 0, NULL);
     ctx->outputs = outputs_that_run(tpl, ctx->params, rep);
     json_decref(tpl);
     cv_record_pseudo_params(ctx->params, ctx->stack, ctx->name);

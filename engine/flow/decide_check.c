@@ -232,9 +232,7 @@ static void pass_on_unchanged(const cv_record_t *rec, const char *name, cv_check
 {
     set_kind(out, CV_CHECK_DONE, "", rec->action, "");
     const char *ref = cv_rtype_reference_id(rec->type, name, rec->physical_id, rec->attrs);
-    json_t *pass = json_pack("{s:s, s:O}", "id", ref, "attrs", rec->attrs);
-    out->pass = json_dumps(pass, JSON_COMPACT);
-    json_decref(pass);
+    out->pass = cv_record_pass_json(ref, rec->attrs);
 }
 
 /* ---- external_id (Heat's adoption) ---- */

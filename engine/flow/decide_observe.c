@@ -182,10 +182,9 @@ static void settle_current(const cv_msg_t *job, const cv_record_t *rec, const cv
     snprintf(status, sizeof(status), "%s_COMPLETE", rec->action);
     const char *ref =
         cv_rtype_reference_id(rec->type, job->resource, rec->physical_id, look->attrs);
-    json_t *pass = json_pack("{s:s, s:O}", "id", ref, "attrs", look->attrs);
-    complete(out, deleted ? "DELETED" : status, rec->action, dump(look->attrs), dump(look->data),
-             deleted ? strdup("{}") : dump(pass), NULL, NULL);
-    json_decref(pass);
+    complete(out, deleted ? "DELETED" : status, rec->action, cv_record_json_sealed(look->attrs),
+             dump(look->data), deleted ? strdup("{}") : cv_record_pass_json(ref, look->attrs), NULL,
+             NULL);
 }
 
 /* ---- after looking: a cleanup node ---- */
@@ -252,7 +251,7 @@ static void settle_cleanup(const cv_msg_t *job, const cv_record_t *rec,
         wait_until(out, l.retry_at, now);
     else
         complete(out, current_gone ? "DELETED" : "", "DELETE", NULL, NULL, strdup("{}"),
-                 dump(l.remaining), dump(l.events));
+                 cv_record_old_json(l.remaining), dump(l.events));
     json_decref(l.remaining);
     json_decref(l.events);
 }

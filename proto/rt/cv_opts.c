@@ -1,6 +1,7 @@
 #include "cv_opts.h"
 
 #include "cv_error.h"
+#include "cv_keyfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -87,11 +88,14 @@ int cv_opts_from_env(cv_opts_t *o, char *errstr, size_t errstr_size)
     const char *pass_file = getenv("CONVERGE_REDIS_PASSWORD_FILE");
     const char *kafka_pass_file = getenv("CONVERGE_KAFKA_PASSWORD_FILE");
     const char *redis_map = getenv("CONVERGE_REDIS_ADDRESS_MAP");
+    const char *key_file = getenv("CONVERGE_SECRET_KEY_FILE");
     int rc = pass_file && *pass_file
                  ? cv_opts_read_redis_password(o, pass_file, errstr, errstr_size)
                  : 0;
     if (!rc && kafka_pass_file && *kafka_pass_file)
         rc = cv_opts_read_kafka_password(o, kafka_pass_file, errstr, errstr_size);
+    if (!rc && key_file && *key_file)
+        rc = cv_keyfile_load(key_file, errstr, errstr_size);
     if (!rc && redis_map)
         rc = cv_opts_set_redis_map(o, redis_map, errstr, errstr_size);
     if (rc)

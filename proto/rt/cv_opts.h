@@ -20,6 +20,9 @@
  * ones this client must connect to instead: a node behind NAT, or reached
  * through a local TLS sidecar (docs/security.md). Seeds are not mapped.
  *
+ * CONVERGE_SECRET_KEY_FILE names the key file of encryption at rest
+ * (cv_keyfile.h): read here, so every program seals and opens with it.
+ *
  * A program that would reach Redis without a password or Kafka without SASL
  * warns once at start (cv_opts_warn_unauthenticated, docs/security.md
  * "Secure by default").

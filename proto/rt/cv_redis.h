@@ -105,6 +105,12 @@ void cv_redis_sync_close(cv_redis_sync_t *s);
  * failed (cv_redis_sync_error says why). */
 redisReply *cv_redis_sync_argv(cv_redis_sync_t *s, int argc, const char **argv, const size_t *lens);
 
+/* The connections of every node that serves slots (a Redis Cluster's
+ * masters; the one server otherwise), into out (at most max): what a
+ * command without a key, such as SCAN, must be sent to each of. Their
+ * number, or -1 when one cannot be made (cv_redis_sync_error says why). */
+int cv_redis_sync_masters(cv_redis_sync_t *s, redisContext **out, int max);
+
 /* The connection serving `key`, to pipeline commands on keys of its slot
  * (redisAppendCommandArgv / redisGetReply); NULL when it cannot be made. */
 redisContext *cv_redis_sync_context(cv_redis_sync_t *s, const char *key);

@@ -157,6 +157,26 @@ redisContext *cv_redis_sync_context(cv_redis_sync_t *s, const char *key)
     return node_context(s, n, NULL);
 }
 
+int cv_redis_sync_masters(cv_redis_sync_t *s, redisContext **out, int max)
+{
+    s->err[0] = '\0';
+    bool serves[SYNC_NODES_MAX] = {false};
+    if (!s->cluster)
+        serves[s->last] = true;
+    for (int slot = 0; s->cluster && slot < CV_SLOTS; slot++)
+        if (s->slots[slot] >= 0)
+            serves[s->slots[slot]] = true;
+    int n = 0;
+    for (int i = 0; i < s->nnodes && n < max; i++) {
+        if (!serves[i])
+            continue;
+        if ((out[n] = node_context(s, i, NULL)) == NULL)
+            return -1;
+        n++;
+    }
+    return n;
+}
+
 redisReply *cv_redis_sync_argv(cv_redis_sync_t *s, int argc, const char **argv, const size_t *lens)
 {
     s->err[0] = '\0';

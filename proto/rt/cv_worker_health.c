@@ -7,10 +7,13 @@
  */
 #include "cv__worker.h"
 
+#include "cv_keyfile.h"
 #include "cv_keys.h"
 #include "cv_log.h"
 #include "cv_metrics.h"
+#include "cv_seal.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -125,6 +128,7 @@ static void write_liveness(cv_worker_t *w, const char *state)
     add(&f, "last_outage", last_outage);
     add(&f, "isolated_from", w->isolated ? w->isolated_from : "");
     add(&f, "metrics", cv_metrics_address());
+    add(&f, "seal_key", cv_keyring_current(cv_seal_ring()));
     /* the record's write is also the sample of Redis round trips */
     sent_at = cv_now();
     cv_redis_argv(w->redis, f.argc, f.argv, NULL, on_liveness_written, &sent_at);
@@ -187,10 +191,19 @@ static void on_liveness(uv_timer_t *t)
     cv__worker_consumer_renew(w);
     producer_renew(w);
     cv__worker_isolation_tick(w, now);
+    /* a rotated key file is read within a second; the record then says
+     * the key this worker seals with (what `convergectl rekey` waits for) */
+    static double key_checked;
+    bool rekeyed = false;
+    if (now - key_checked >= 1.0) {
+        key_checked = now;
+        rekeyed = cv_keyfile_refresh() == 1;
+    }
     if (!w->redis || !cv_redis_connected(w->redis))
         return;
     const char *state = worker_state(w);
-    if (state == w->liveness_state && now - w->liveness_written < LIVENESS_INTERVAL_MS / 1000.0)
+    if (!rekeyed && state == w->liveness_state &&
+        now - w->liveness_written < LIVENESS_INTERVAL_MS / 1000.0)
         return;
     cv__worker_liveness_now(w);
 }
