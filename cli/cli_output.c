@@ -75,18 +75,21 @@ double cli_field_num(const json_t *rec, const char *field)
     return s ? strtod(s, NULL) : 0;
 }
 
+void cli_sealed_warn(const char *why)
+{
+    static bool said;
+    if (!said)
+        fprintf(stderr, "convergectl: %s; shown as " CLI_SECRET_MASK "\n", why);
+    said = true;
+}
+
 json_t *cli_json_parse(const char *text, json_t *fallback)
 {
     int sealed = 0;
     char why[512];
     json_t *v = text[0] ? cv_unseal_loads(text, &sealed, why, sizeof(why)) : NULL;
     if (sealed) {
-        /* A reader without the deployment's key file: what it cannot open
-         * it shows as it shows a secret, and says why once. */
-        static bool said;
-        if (!said)
-            fprintf(stderr, "convergectl: %s; shown as " CLI_SECRET_MASK "\n", why);
-        said = true;
+        cli_sealed_warn(why);
         return json_string(CLI_SECRET_MASK);
     }
     return v ? v : json_incref(fallback);

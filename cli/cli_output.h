@@ -18,9 +18,15 @@ json_t *cli_json_str(const char *s);
 const char *cli_field_str(const json_t *rec, const char *field);
 double cli_field_num(const json_t *rec, const char *field);
 
-/* A JSON value stored as text (attributes, outputs): the parsed value, or
- * `fallback` (a new reference is taken) when the text is empty or not JSON. */
+/* A JSON value stored as text (attributes, outputs): the parsed value, its
+ * sealed values opened (cv_seal.h), or `fallback` (a new reference is
+ * taken) when the text is empty or not JSON. A value sealed with a key this
+ * process lacks is "******" (cli_sealed_warn says why). */
 json_t *cli_json_parse(const char *text, json_t *fallback);
+
+/* Says once on stderr why sealed values are shown as "******": the reader
+ * has no key file, or not the key that sealed them. */
+void cli_sealed_warn(const char *why);
 
 /* Prints a document, indented, with a newline (timestamps keep ms). */
 void cli_print_json(const json_t *doc);

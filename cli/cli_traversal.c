@@ -3,6 +3,8 @@
  */
 #include "cli_traversal.h"
 
+#include "cli_output.h"
+#include "cli_secret.h"
 #include "cv_seal.h"
 
 #include "cv_keys.h"
@@ -20,6 +22,21 @@
 static char *dup_reply(const redisReply *r)
 {
     return r->type == REDIS_REPLY_STRING ? strndup(r->str, r->len) : NULL;
+}
+
+/* The stored parameters with each sealed value as CLI_SECRET_MASK. */
+static json_t *masked_params(const char *text)
+{
+    json_t *params = json_loads(text, 0, NULL);
+    const char *name;
+    json_t *v;
+    json_object_foreach(params, name, v)
+    {
+        if (json_is_string(v) &&
+            strncmp(json_string_value(v), CV_SEAL_PREFIX, strlen(CV_SEAL_PREFIX)) == 0)
+            json_object_set_new(params, name, json_string(CLI_SECRET_MASK));
+    }
+    return params;
 }
 
 int cli_def_read(cli_t *cli, const char *name, const char *id, cli_def_t *d)
@@ -59,8 +76,11 @@ int cli_def_read(cli_t *cli, const char *name, const char *id, cli_def_t *d)
     int sealed = 0;
     if (d->params_text)
         d->params = cv_unseal_loads(d->params_text, &sealed, why, sizeof(why));
-    if (sealed)
-        return cli_fail(CLI_SERVICE, "stack %s (%s): %s", name, id, why);
+    if (sealed) {
+        d->params = masked_params(d->params_text);
+        d->masked = true;
+        cli_sealed_warn(why);
+    }
     if (!json_is_object(d->tree))
         return cli_fail(CLI_SERVICE, "stack %s (%s): %s holds no template as JSON", name, id, key);
     if (!json_is_object(d->params))

@@ -13,6 +13,7 @@
 #define CLI_TRAVERSAL_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "cli_common.h"
@@ -26,10 +27,13 @@ typedef struct cli_def {
     json_t *params;      /* params_text parsed: an object */
     json_t *files;       /* stored template files: an object ({} when none) */
     json_t *env;         /* stored environment: an object ({} when none) */
+    bool masked;         /* sealed parameters this client has no key for: shown as ****** */
 } cli_def_t;
 
 /* Reads the definition of stack `name` (id `id`): CLI_OK, or CLI_SERVICE
- * (reported) when it is missing or not JSON. Free with cli_def_free, read
+ * (reported) when it is missing or not JSON. Parameters sealed with a key
+ * this client lacks (cv_seal.h) are "******", `masked` set (cli_sealed_warn
+ * said why): a reader shows them so; a writer must refuse. Free with cli_def_free, read
  * or not. */
 int cli_def_read(cli_t *cli, const char *name, const char *id, cli_def_t *d);
 void cli_def_free(cli_def_t *d);

@@ -238,6 +238,12 @@ static int validate_against_stored(cli_t *cli, update_t *u)
     int rc = cli_def_read(cli, u->args.words[0], u->id, &u->def);
     if (rc)
         return rc;
+    if (u->def.masked)
+        return cli_fail(CLI_USAGE,
+                        "stack %s: its parameters are sealed with a key this client lacks; an "
+                        "update needs the deployment's key file (CONVERGE_SECRET_KEY_FILE). "
+                        "Nothing was changed",
+                        u->args.words[0]);
     json_t *tree;
     const char *fname = choose_template(u, &tree);
     if (u->existing) {

@@ -5,6 +5,8 @@
 
 #include "web_api.h"
 
+#include "cv_keyfile.h"
+
 #include <stdlib.h>
 
 typedef struct read {
@@ -46,6 +48,9 @@ static void run(uv_work_t *w)
         rd->doc = web_api_error("cannot reach Redis at %s", cli->opts.redis_url);
         return;
     }
+    /* The key file rotated is read here, where no other read runs: the
+     * reads are the only users of the key ring (cv_keyfile.h). */
+    cv_keyfile_refresh();
     rd->status = 200;
     rd->doc = rd->fn(cli, rd->arg, &rd->status);
 }

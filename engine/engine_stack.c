@@ -48,6 +48,7 @@ typedef struct expand {
     cv_jobrun_t run; /* first: the state is freed through it */
     cv_template_t *tpl;
     json_t *env;   /* the stack's environment (cv_env.h) */
+    bool nested;   /* a nested stack: its parameters are its parent's properties */
     json_t *tree;  /* the stored template: the types as declared */
     json_t *index; /* resources with records: name -> dependencies (JSON text) */
     cv_graph_t *graph;
@@ -409,7 +410,9 @@ static void write_traversal(expand_t *x)
     cv_key(k[3], CV_KEY_MAX, CV_KEY_GRAPH, x->run.msg.stack, x->run.msg.traversal, NULL);
     snprintf(trav, sizeof(trav), "%llu", (unsigned long long)x->run.msg.traversal);
     snprintf(total, sizeof(total), "%zu", cv_graph_count(x->graph));
-    char *params = cv_seal_members_dumps(x->tpl->parameters, x->tpl->hidden);
+    /* hidden ones sealed; all of a nested stack's, any of which may carry
+     * a parent's secret (engine_nested.c seals them so) */
+    char *params = cv_seal_members_dumps(x->tpl->parameters, x->nested ? NULL : x->tpl->hidden);
     cv_stack_expanded_keys_t keys = {
         .stack = k[0],
         .def = k[1],
@@ -510,6 +513,7 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
     }
     char err[1024];
     int depth = atoi(cv_reply_str(rep, CV_STACK_DEFINITION_R_DEPTH));
+    x->nested = depth > 0;
     if (check_stored_size(x, rep, depth, err, sizeof(err)) != 0) {
         fail_stack(x, err);
         return;

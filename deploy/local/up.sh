@@ -41,6 +41,9 @@
 #                      everything. With --insecure, --redis-acl or --kafka-sasl
 #                      keeps that one secured
 #   --redis-acl, --kafka-sasl  the default; accepted for compatibility
+#   --no-seal          no key file: secrets stored in Redis as they are (for
+#                      tools that read records straight from Redis, as the
+#                      chaos checker does)
 #   --redis-tls        Redis on TLS only (plain port 0), certificates made with
 #                      openssl in STATE/tls/; clients reach it through a stunnel
 #                      sidecar on the plain port clients are given (docs/security.md)
@@ -76,7 +79,7 @@ state_arg=$CV_REPO_ROOT/.local
 build_dir=""
 sanitize=false restart_workers=false build=true redis_tls=false
 # Secured unless --insecure; with it, --redis-acl / --kafka-sasl keep their part.
-insecure=false want_redis_acl=false want_kafka_sasl=false
+insecure=false seal=true want_redis_acl=false want_kafka_sasl=false
 redis_cluster=false redis_cluster6=false
 nodes="" cluster_arg=""
 while (($#)); do
@@ -99,6 +102,7 @@ while (($#)); do
     --restart-workers) restart_workers=true && shift ;;
     --no-build) build=false && shift ;;
     --insecure) insecure=true && shift ;;
+    --no-seal) seal=false && shift ;;
     --redis-acl) want_redis_acl=true && shift ;;
     --redis-tls) redis_tls=true && shift ;;
     --kafka-sasl) want_kafka_sasl=true && shift ;;
@@ -497,12 +501,12 @@ write_env() {
     # Encryption at rest: one key file for every program of the deployment,
     # made once; a rotation edits it (docs/security.md).
     local key=$STATE/secret.key
-    if ! $insecure && [[ ! -s $key ]]; then
+    if ! $insecure && $seal && [[ ! -s $key ]]; then
         (umask 077 && printf 'k1 %s\n' "$(head -c 32 /dev/urandom | base64)" >"$key.tmp") &&
             mv -f "$key.tmp" "$key"
     fi
     unset CONVERGE_SECRET_KEY_FILE
-    [[ ! -s $key ]] || export CONVERGE_SECRET_KEY_FILE=$key
+    ! $seal || [[ ! -s $key ]] || export CONVERGE_SECRET_KEY_FILE=$key
     # The workers' Kafka session: 1 s locally, so that the partitions of a
     # worker killed for good move within about a second (docs/kafka.md).
     CONVERGE_SESSION_MS=1000

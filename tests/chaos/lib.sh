@@ -133,10 +133,12 @@ chaos_workers_ready() {
 }
 
 # Starts Redis and Kafka (up.sh, no workers, and CHAOS_UP_ARGS), then the workers.
+# Without a key file (--no-seal): the checker reads records' properties
+# straight from Redis.
 CHAOS_UP_ARGS=()
 chaos_up() {
     "$CHAOS_ROOT/deploy/local/up.sh" --dir "$CHAOS_STATE" --build-dir "$CHAOS_BUILD" --no-build \
-        --engines 0 --observers 0 --brokers "$CHAOS_BROKERS" "${CHAOS_UP_ARGS[@]}" >"$CHAOS_ROOT/.chaos-up.log" 2>&1 || {
+        --engines 0 --observers 0 --brokers "$CHAOS_BROKERS" --no-seal "${CHAOS_UP_ARGS[@]}" >"$CHAOS_ROOT/.chaos-up.log" 2>&1 || {
         cat "$CHAOS_ROOT/.chaos-up.log" >&2
         return 1
     }

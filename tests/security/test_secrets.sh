@@ -80,12 +80,12 @@ EOF
         >/dev/null
     rm -rf "$dir"
     SECRET_ID=$(status_json "$1" | jqr .id)
-    local prefix=${CONVERGE_PREFIX:-cv:}
-    SECRET_RANDOM=$(redis HGET "$prefix{$SECRET_ID}:res:rand" attrs | jqr .value)
+    # (Redis holds the values sealed: the operator's --show-secrets opens them.)
+    SECRET_RANDOM=$(ctl resource-show "$1" rand --show-secrets -o json | jqr .attributes.value)
     SECRET_CHILD=$(ctl resource-show "$1" child -o json | jqr .nested_stack_id)
     SECRET_GROUP=$(ctl resource-show "$1" passwords -o json | jqr .nested_stack_id)
     SECRET_MEMBERS=$(for m in 0 1; do
-        redis HGET "$prefix{$SECRET_GROUP}:res:$m" attrs | jqr .value
+        ctl resource-show "$SECRET_GROUP" "$m" --show-secrets -o json | jqr .attributes.value
     done)
     [[ $(wc -w <<<"$SECRET_MEMBERS") == 2 ]] || fail "the group's values: '$SECRET_MEMBERS'"
     [[ ${#SECRET_RANDOM} == 24 ]] || fail "the RandomString's value read from Redis: '$SECRET_RANDOM'"
