@@ -38,9 +38,10 @@
 # --only LIST: some of flat,chain,fanout,update,group,services,balancing,placement.
 # The deployment is secured as up.sh secures it by default (Redis ACL users,
 # Kafka SASL_SSL; docs/performance.md); --insecure measures without (up.sh
-# --insecure), for a comparison.
+# --insecure), for a comparison; --no-seal secured but without encryption at
+# rest (up.sh --no-seal).
 #
-#   tests/bench/run.sh [--quick] [--build-dir DIR] [--dir STATE] [--redis-cluster] [--insecure] [--no-build] [--ceiling]
+#   tests/bench/run.sh [--quick] [--build-dir DIR] [--dir STATE] [--redis-cluster] [--insecure] [--no-seal] [--no-build] [--ceiling]
 #                      [--only LIST] [--flat N] [--chain N] [--fanout N] [--update N]
 #                      [--group M N] [--services NODES REPLICAS]
 set -euo pipefail
@@ -64,6 +65,7 @@ while [ $# -gt 0 ]; do
     --services) SVC_NODES=$2; SVC_REPLICAS=$3; shift 2 ;;
     --redis-cluster) UP_ARGS+=(--redis-cluster) ;;
     --insecure) UP_ARGS+=(--insecure) ;;
+    --no-seal) UP_ARGS+=(--no-seal) ;;
     --no-build) UP_ARGS+=(--no-build) ;;
     --only) ONLY=$2; shift ;;
     --ceiling) CEILING=1 ;;
