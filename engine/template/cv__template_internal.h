@@ -199,15 +199,50 @@ typedef enum {
     CV__FN_CONTAINS,
     CV__FN_RESOURCE_FACADE,
     CV__FN_YAQL,
-    CV__FN_UNSUPPORTED /* a Heat function we do not implement */
+    CV__FN_UNSUPPORTED, /* a Heat function we do not implement, or one Heat removed */
+    CV__FN_DATA         /* {CV__DATA_KEY: map}: the map is plain data (see below) */
 } cv__fn_t;
 
+/*
+ * A one-key map whose key names a function that the template's version
+ * does not define is plain data in Heat ({list_concat: ...} in a
+ * 2016-04-08 template is a map named list_concat). What runs later (the
+ * resolver, the engine) does not know the version, so when the template
+ * is parsed such a map M is stored as {CV__DATA_KEY: M} (template_running.c),
+ * which every reader takes as M, its values still evaluated. A map the
+ * user wrote with this key is wrapped the same way, so it stays data too.
+ */
+#define CV__DATA_KEY "Converge::Data"
+
 /* Classifies `v`: a map of exactly one key naming a function is a call, and
- * then *name and *arg are set; any other value is plain data. */
+ * then *name and *arg are set (for CV__FN_DATA, *arg is the plain map); any
+ * other value is plain data. Versions are not looked at: the parsed
+ * template already holds CV__DATA_KEY where the version says data. */
 cv__fn_t cv__fn_of(const json_t *v, const char **name, const json_t **arg);
 
-/* The first heat_template_version (yyyymmdd) that has function `fn`. */
-long cv__fn_since(cv__fn_t fn);
+/* What a name is in a version's function table (Heat's `functions`), or,
+ * for cv__hot_condition, in a condition (`_parser_condition_functions`). */
+typedef enum {
+    CV__HOT_DATA,     /* not in the table: a one-key map of it is plain data */
+    CV__HOT_FUNCTION, /* a function */
+    CV__HOT_REMOVED,  /* hot_funcs.Removed: refused with Heat's words */
+    CV__HOT_INVALID   /* a condition may not call it (function.Invalid) */
+} cv__hot_kind_t;
+
+cv__hot_kind_t cv__hot_function(const char *name, long version);
+cv__hot_kind_t cv__hot_condition(const char *name, long version);
+
+/* Whether `v` is a one-key map that is plain data in `version` (or carries
+ * CV__DATA_KEY itself) and so is stored wrapped. */
+bool cv__hot_plain_data(const json_t *v, long version);
+
+/* Heat's texts for a Removed function (InvalidTemplateVersion), a function
+ * a condition may not call (function.Invalid), and a template section the
+ * version does not have (InvalidTemplateSection). */
+#define CV__HOT_REMOVED_MSG                                                                        \
+    "The template version is invalid: The function %s is not supported in this version of HOT."
+#define CV__HOT_INVALID_MSG "The function \"%s\" is invalid in this context"
+#define CV__HOT_SECTION_MSG "The template section is invalid: %s"
 
 /*
  * How much one resolution may copy and build (see intrinsic.c): sizes are

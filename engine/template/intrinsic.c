@@ -559,6 +559,8 @@ static json_t *resolve(resolver_t *r, const json_t *expr)
         return resolve_data(r, expr);
     if (fn == CV__FN_NONE)
         return json_incref((json_t *)expr);
+    if (fn == CV__FN_DATA)
+        return resolve_data(r, arg);
     if (fn == CV__FN_UNSUPPORTED)
         return fail(r, "function %s is not supported", name);
     r->in_args++;

@@ -263,17 +263,6 @@ static int check_list_join(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path
 
 /* A function newer than the template's version is refused, as Heat's
  * version tables refuse it, naming the version that introduced it. */
-static int check_since(const cv__tpl_ctx_t *ctx, cv__fn_t fn, const char *name,
-                       const cv__path_t *path)
-{
-    long since = cv__fn_since(fn);
-    if (ctx->version >= since)
-        return 0;
-    return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
-                       "%s: needs heat_template_version %04ld-%02ld-%02ld or later", name,
-                       since / 10000, since / 100 % 100, since % 100);
-}
-
 static int check_str_split(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t *path,
                            const char *self)
 {
@@ -519,22 +508,6 @@ static int check_yaql(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_t *p
     return check_args(ctx, arg, path, self);
 }
 
-/* The CloudFormation functions Heat's HOT tables mark Removed (hot_funcs.
- * Removed), from the version that removed each; Heat refuses them with its
- * own words. */
-static bool removed_from_hot(const cv__tpl_ctx_t *ctx, const char *name)
-{
-    static const char *const removed_2014[] = {
-        "Fn::GetAZs",          "Fn::Join",           "Fn::Split", "Fn::Replace", "Fn::Base64",
-        "Fn::MemberListToMap", "Fn::ResourceFacade", "Ref"};
-    if (strcmp(name, "Fn::Select") == 0)
-        return ctx->version >= CV__V20151015;
-    for (size_t i = 0; i < sizeof(removed_2014) / sizeof(removed_2014[0]); i++)
-        if (strcmp(name, removed_2014[i]) == 0)
-            return ctx->version >= CV__V20141016;
-    return false;
-}
-
 static int check_data(const cv__tpl_ctx_t *ctx, const json_t *v, cv__path_t *path, const char *self)
 {
     int rc = 0;
@@ -565,9 +538,6 @@ int cv__tpl_check_intrinsics(const cv__tpl_ctx_t *ctx, const json_t *v, cv__path
     const char *name = NULL;
     const json_t *arg = NULL;
     cv__fn_t fn = cv__fn_of(v, &name, &arg);
-    int rc = fn != CV__FN_NONE && fn != CV__FN_UNSUPPORTED ? check_since(ctx, fn, name, path) : 0;
-    if (rc)
-        return rc;
     switch (fn) {
     case CV__FN_GET_PARAM:
         return check_get_param(ctx, arg, path, self);
@@ -610,10 +580,14 @@ int cv__tpl_check_intrinsics(const cv__tpl_ctx_t *ctx, const json_t *v, cv__path
                                "parent resource to read");
         return 0;
     case CV__FN_UNSUPPORTED:
-        if (removed_from_hot(ctx, name))
-            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
-                               "The function %s is not supported in this version of HOT.", name);
+        /* Plain data in this version never gets here: it was wrapped
+         * (CV__FN_DATA). What is left Heat either removed or defines
+         * (a CloudFormation function of 2013-05-23 Converge lacks). */
+        if (cv__hot_function(name, ctx->version) == CV__HOT_REMOVED)
+            return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, CV__HOT_REMOVED_MSG, name);
         return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "function %s is not supported", name);
+    case CV__FN_DATA:
+        return check_data(ctx, arg, path, self);
     default:
         return check_data(ctx, v, path, self);
     }

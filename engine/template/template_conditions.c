@@ -184,10 +184,10 @@ static int fn_yaql(conds_t *c, const char *fn, const json_t *args, const char *w
 }
 
 /* The functions a condition may call in this template's version (Heat's
- * condition_functions); any other function is refused there. */
+ * condition_functions); the version's other functions are refused there
+ * (cond_resolve), anything else is data. */
 static int call(conds_t *c, const char *fn, const json_t *args, const char *where, json_t **out)
 {
-    bool v2017 = c->ctx->version >= CV__V20170901;
     if (strcmp(fn, "get_param") == 0)
         return fn_get_param(c, args, where, out);
     if (strcmp(fn, "equals") == 0)
@@ -196,11 +196,19 @@ static int call(conds_t *c, const char *fn, const json_t *args, const char *wher
         return fn_not(c, fn, args, where, out);
     if (strcmp(fn, "and") == 0 || strcmp(fn, "or") == 0)
         return fn_and_or(c, fn, fn[0] == 'a', args, where, out);
-    if (v2017 && strcmp(fn, "contains") == 0)
+    if (strcmp(fn, "contains") == 0)
         return fn_contains(c, fn, args, where, out);
-    if (v2017 && strcmp(fn, "yaql") == 0)
-        return fn_yaql(c, fn, args, where, out);
-    return cond_err(c, where, "The function \"%s\" is invalid in this context", fn);
+    return fn_yaql(c, fn, args, where, out);
+}
+
+/* What the one-key map `expr` is in a condition of this template's version:
+ * its key in *fn when it is anything but data. */
+static cv__hot_kind_t cond_kind(const conds_t *c, const json_t *expr, const char **fn)
+{
+    if (!cv_is_intrinsic(expr))
+        return CV__HOT_DATA;
+    *fn = json_object_iter_key(json_object_iter((json_t *)expr));
+    return cv__hot_condition(*fn, c->ctx->version);
 }
 
 /* Heat's function.resolve over a condition expression: calls evaluated,
@@ -208,9 +216,16 @@ static int call(conds_t *c, const char *fn, const json_t *args, const char *wher
 static int cond_resolve(conds_t *c, const json_t *expr, const char *where, json_t **out)
 {
     *out = NULL;
-    if (cv_is_intrinsic(expr)) {
-        void *it = json_object_iter((json_t *)expr);
-        return call(c, json_object_iter_key(it), json_object_iter_value(it), where, out);
+    const char *fn = NULL;
+    switch (cond_kind(c, expr, &fn)) {
+    case CV__HOT_FUNCTION:
+        return call(c, fn, json_object_iter_value(json_object_iter((json_t *)expr)), where, out);
+    case CV__HOT_REMOVED:
+        return cond_err(c, where, CV__HOT_REMOVED_MSG, fn);
+    case CV__HOT_INVALID:
+        return cond_err(c, where, CV__HOT_INVALID_MSG, fn);
+    case CV__HOT_DATA:
+        break;
     }
     json_t *copy = json_is_array(expr)    ? json_array()
                    : json_is_object(expr) ? json_object()
@@ -293,6 +308,19 @@ int cv__cond_value(cv__conds_t *c, const json_t *cond, const char *where, bool *
     return rc;
 }
 
+/* Heat's _check_condition_type: a definition is a boolean or a call of
+ * what a condition may name (an Invalid or Removed one fails when it is
+ * evaluated, with its own message); plain data is not a condition. */
+static bool cond_definition(const cv__tpl_ctx_t *ctx, const json_t *def)
+{
+    if (json_is_boolean(def))
+        return true;
+    if (!cv_is_intrinsic(def))
+        return false;
+    const char *fn = json_object_iter_key(json_object_iter((json_t *)def));
+    return cv__hot_condition(fn, ctx->version) != CV__HOT_DATA;
+}
+
 static int check_section(const cv__tpl_ctx_t *ctx, const json_t *defs)
 {
     if (defs && !json_is_null(defs) && !json_is_object(defs))
@@ -305,7 +333,7 @@ static int check_section(const cv__tpl_ctx_t *ctx, const json_t *defs)
     const json_t *def;
     json_object_foreach((json_t *)defs, name, def)
     {
-        if (!json_is_boolean(def) && !cv_is_intrinsic(def)) {
+        if (!cond_definition(ctx, def)) {
             char shown[256], at[600];
             cv__describe(def, shown, sizeof(shown));
             snprintf(at, sizeof(at), "conditions.%s", name);

@@ -34,10 +34,11 @@ static const struct {
     {"rocky", "2018-08-31"},      {"wallaby", "2021-04-16"},
 };
 
-#define VERSION_RULE                                                                               \
-    "must be one of 2013-05-23, 2014-10-16, 2015-04-30, 2015-10-15, 2016-04-08, 2016-10-14, "      \
-    "2017-02-24, 2017-09-01, 2018-03-02, 2018-08-31, 2021-04-16 or a release name: newton, "       \
-    "ocata, pike, queens, rocky, wallaby"
+/* Heat's list of valid versions: its template classes' names, sorted as
+ * Python sorts strings (dates, then release names). */
+#define VERSION_LIST                                                                               \
+    "2013-05-23, 2014-10-16, 2015-04-30, 2015-10-15, 2016-04-08, 2016-10-14, 2017-02-24, "         \
+    "2017-09-01, 2018-03-02, 2018-08-31, 2021-04-16, newton, ocata, pike, queens, rocky, wallaby"
 
 static long date_number(const char *date)
 {
@@ -51,8 +52,6 @@ static int parse_version(cv__tpl_ctx_t *ctx, const json_t *root, cv_template_t *
     if (!v)
         return cv__tpl_err(ctx, CV_EVALIDATE, "heat_template_version",
                            "missing: a HOT template must say which version it is written in");
-    char shown[64];
-    cv__describe(v, shown, sizeof(shown));
     for (size_t i = 0; json_is_string(v) && i < sizeof(versions) / sizeof(versions[0]); i++) {
         if (strcmp(json_string_value(v), versions[i].name) == 0) {
             ctx->version = date_number(versions[i].date);
@@ -60,8 +59,15 @@ static int parse_version(cv__tpl_ctx_t *ctx, const json_t *root, cv_template_t *
             return tpl->version ? 0 : CV_ENOMEM;
         }
     }
+    /* heat/engine/template.py get_version: a version that is not a string
+     * is no version; get_template_class: an unknown one lists the valid. */
+    if (!json_is_string(v))
+        return cv__tpl_err(ctx, CV_EVALIDATE, "heat_template_version",
+                           "The template version is invalid: Template version was not provided");
     return cv__tpl_err(ctx, CV_EVALIDATE, "heat_template_version",
-                       "unknown version %s; " VERSION_RULE, shown);
+                       "The template version is invalid: \"heat_template_version: %s\". "
+                       "\"heat_template_version\" should be one of: " VERSION_LIST,
+                       json_string_value(v));
 }
 
 /* ---------------------------------------------------------------- sections */
@@ -88,11 +94,11 @@ static int check_sections(const cv__tpl_ctx_t *ctx, const json_t *root)
                                "description, parameter_groups, parameters, resources, outputs%s)",
                                key, ctx->version >= CV__V20161014 ? ", conditions" : "");
     }
+    /* Heat's Template.validate: a section outside the version's SECTIONS
+     * (conditions came with 2016-10-14). */
     const json_t *conditions = json_object_get(root, "conditions");
     if (conditions && ctx->version < CV__V20161014)
-        return cv__tpl_err(
-            ctx, CV_EVALIDATE, "conditions",
-            "the conditions section needs heat_template_version 2016-10-14 or later");
+        return cv__tpl_err(ctx, CV_EVALIDATE, NULL, CV__HOT_SECTION_MSG, "conditions");
     return 0;
 }
 

@@ -123,7 +123,8 @@ static int map_key(const cv__tpl_ctx_t *ctx, const json_t *def, const char *key,
     const char *fn;
     const json_t *arg;
     int rc = 0;
-    if (!json_is_object(v) || cv__fn_of(v, &fn, &arg) != CV__FN_NONE)
+    cv__fn_t call = json_is_object(v) ? cv__fn_of(v, &fn, &arg) : CV__FN_NONE;
+    if (!json_is_object(v) || (call != CV__FN_NONE && call != CV__FN_DATA))
         rc = cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "must be a map, got %s",
                          json_is_object(v) ? "a function call" : cv__type_name(v));
     cv__path_pop(path, mark);

@@ -9,6 +9,10 @@
  * guards through the ordinary update, and a reference from a kept resource
  * to one left out is the ordinary unknown-reference error, as in Heat. Like
  * Heat's If (a macro), only the branch taken is checked.
+ *
+ * It is also where the template's version decides what is a function: a
+ * one-key map the version's table does not have is stored wrapped as
+ * plain data (CV__DATA_KEY), so nothing after needs the version for that.
  */
 #include "cv__template_internal.h"
 #include "cv_error.h"
@@ -95,6 +99,21 @@ static int get_file(cv__conds_t *c, const json_t *arg, const cv__path_t *path, j
     return 0;
 }
 
+/* A one-key map that this version has no function for, stored so that
+ * readers who do not know the version take it as data (CV__DATA_KEY). */
+static json_t *wrap_data(json_t *map, int *rc)
+{
+    json_t *wrapped = json_object();
+    if (!wrapped)
+        json_decref(map);
+    if (!wrapped || json_object_set_new(wrapped, CV__DATA_KEY, map)) {
+        json_decref(wrapped);
+        *rc = CV_ENOMEM;
+        return NULL;
+    }
+    return wrapped;
+}
+
 static int apply_if(cv__conds_t *c, const json_t *v, cv__path_t *path, json_t **out, bool *removed)
 {
     *out = NULL;
@@ -114,6 +133,8 @@ static int apply_if(cv__conds_t *c, const json_t *v, cv__path_t *path, json_t **
     int rc = !copy              ? CV_ENOMEM
              : json_is_array(v) ? apply_if_array(c, v, path, copy)
                                 : apply_if_object(c, v, path, copy);
+    if (rc == 0 && cv__hot_plain_data(v, c->ctx->version))
+        copy = wrap_data(copy, &rc);
     if (rc)
         json_decref(copy);
     else

@@ -110,43 +110,105 @@ static cv__fn_t supported_fn(const char *key)
     return CV__FN_UNSUPPORTED;
 }
 
-cv__fn_t cv__fn_of(const json_t *v, const char **name, const json_t **arg)
+/* The only key of `v` when it is a map of exactly one key, else NULL. */
+static const char *only_key(const json_t *v)
 {
-    if (!cv_is_intrinsic(v))
-        return CV__FN_NONE;
-    void *it = json_object_iter((json_t *)v);
-    *name = json_object_iter_key(it);
-    *arg = json_object_iter_value(it);
-    return supported_fn(*name);
+    if (!json_is_object(v) || json_object_size(v) != 1)
+        return NULL;
+    return json_object_iter_key(json_object_iter((json_t *)v));
 }
 
-/* Heat's HOT version tables (heat/engine/hot/template.py): the version
- * each function first appears in. */
-long cv__fn_since(cv__fn_t fn)
+cv__fn_t cv__fn_of(const json_t *v, const char **name, const json_t **arg)
 {
-    switch (fn) {
-    case CV__FN_DIGEST:
-    case CV__FN_REPEAT:
-        return CV__V20150430;
-    case CV__FN_STR_SPLIT:
-        return CV__V20151015;
-    case CV__FN_MAP_MERGE:
-        return CV__V20160408;
-    case CV__FN_MAP_REPLACE:
-    case CV__FN_YAQL:
-        return CV__V20161014;
-    case CV__FN_STR_REPLACE_STRICT:
-    case CV__FN_FILTER:
-        return CV__V20170224;
-    case CV__FN_LIST_CONCAT:
-    case CV__FN_LIST_CONCAT_UNIQUE:
-    case CV__FN_STR_REPLACE_VSTRICT:
-    case CV__FN_MAKE_URL:
-    case CV__FN_CONTAINS:
-        return CV__V20170901;
-    default:
-        return CV__V20130523;
+    const char *key = only_key(v);
+    bool data = key && strcmp(key, CV__DATA_KEY) == 0;
+    if (!data && !cv_is_intrinsic(v))
+        return CV__FN_NONE;
+    *name = key;
+    *arg = json_object_iter_value(json_object_iter((json_t *)v));
+    return data ? CV__FN_DATA : supported_fn(key);
+}
+
+/*
+ * Heat's HOT function tables (heat/engine/hot/template.py, the `functions`
+ * of HOTemplate20130523 ... HOTemplate20210416): the version a name enters
+ * the table in, and the version from which the table maps it to
+ * hot_funcs.Removed (0: never). A name outside a version's table is no
+ * function there at all.
+ */
+static const struct {
+    const char *name;
+    long since, removed;
+} hot_functions[] = {
+    {"get_param", CV__V20130523, 0},
+    {"get_resource", CV__V20130523, 0},
+    {"get_attr", CV__V20130523, 0},
+    {"list_join", CV__V20130523, 0},
+    {"str_replace", CV__V20130523, 0},
+    {"resource_facade", CV__V20130523, 0},
+    {"get_file", CV__V20130523, 0},
+    {"Fn::Select", CV__V20130523, CV__V20151015},
+    {"Fn::GetAZs", CV__V20130523, CV__V20141016},
+    {"Fn::Join", CV__V20130523, CV__V20141016},
+    {"Fn::Split", CV__V20130523, CV__V20141016},
+    {"Fn::Replace", CV__V20130523, CV__V20141016},
+    {"Fn::Base64", CV__V20130523, CV__V20141016},
+    {"Fn::MemberListToMap", CV__V20130523, CV__V20141016},
+    {"Fn::ResourceFacade", CV__V20130523, CV__V20141016},
+    {"Ref", CV__V20130523, CV__V20141016},
+    {"repeat", CV__V20150430, 0},
+    {"digest", CV__V20150430, 0},
+    {"str_split", CV__V20151015, 0},
+    {"map_merge", CV__V20160408, 0},
+    {"yaql", CV__V20161014, 0},
+    {"map_replace", CV__V20161014, 0},
+    {"if", CV__V20161014, 0},
+    {"filter", CV__V20170224, 0},
+    {"str_replace_strict", CV__V20170224, 0},
+    {"make_url", CV__V20170901, 0},
+    {"list_concat", CV__V20170901, 0},
+    {"list_concat_unique", CV__V20170901, 0},
+    {"str_replace_vstrict", CV__V20170901, 0},
+    {"contains", CV__V20170901, 0},
+};
+
+cv__hot_kind_t cv__hot_function(const char *name, long version)
+{
+    for (size_t i = 0; i < sizeof(hot_functions) / sizeof(hot_functions[0]); i++) {
+        if (strcmp(hot_functions[i].name, name) != 0)
+            continue;
+        if (version < hot_functions[i].since)
+            return CV__HOT_DATA;
+        if (hot_functions[i].removed && version >= hot_functions[i].removed)
+            return CV__HOT_REMOVED;
+        return CV__HOT_FUNCTION;
     }
+    return CV__HOT_DATA;
+}
+
+/* Heat's condition_functions (HOTemplate20161014, HOTemplate20170901) and
+ * _parser_condition_functions: the version's other functions are Invalid
+ * in a condition, its Removed ones stay Removed. */
+cv__hot_kind_t cv__hot_condition(const char *name, long version)
+{
+    static const char *const since_2016[] = {"get_param", "equals", "not", "and", "or"};
+    for (size_t i = 0; i < sizeof(since_2016) / sizeof(since_2016[0]); i++)
+        if (strcmp(since_2016[i], name) == 0)
+            return CV__HOT_FUNCTION;
+    if (version >= CV__V20170901 && (strcmp(name, "yaql") == 0 || strcmp(name, "contains") == 0))
+        return CV__HOT_FUNCTION;
+    cv__hot_kind_t kind = cv__hot_function(name, version);
+    return kind == CV__HOT_FUNCTION ? CV__HOT_INVALID : kind;
+}
+
+bool cv__hot_plain_data(const json_t *v, long version)
+{
+    const char *key = only_key(v);
+    if (!key)
+        return false;
+    if (strcmp(key, CV__DATA_KEY) == 0)
+        return true;
+    return cv_is_intrinsic(v) && cv__hot_function(key, version) == CV__HOT_DATA;
 }
 
 json_t *cv__fn_fail(char *msg, size_t msg_size, const char *fmt, ...)
