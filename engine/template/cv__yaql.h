@@ -9,9 +9,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define CV__YAQL_MAX_ARGS 4
+#define CV__YAQL_MAX_ARGS 16
 
-/* $, $1/$2, literals, .key, .method(...), function(...), + and -. */
+/* $, $1/$2, literals (numbers, strings, true, false, null), .key,
+ * .method(...), function(...), the binary operators (name holds the
+ * operator: = != < > <= >= in + - * / mod and or), not, unary minus and
+ * the `key => value` of dict(...). */
 typedef enum {
     N_DOLLAR,
     N_ARG,
@@ -20,8 +23,10 @@ typedef enum {
     N_MEMBER,
     N_METHOD,
     N_CALL,
-    N_ADD,
-    N_SUB
+    N_BINOP,
+    N_NOT,
+    N_NEG,
+    N_PAIR
 } cv__yaql_kind_t;
 
 typedef struct cv__yaql_node {
@@ -34,6 +39,13 @@ typedef struct cv__yaql_node {
     int nargs;
     struct cv__yaql_node *right; /* right operand */
 } cv__yaql_node_t;
+
+/* Heat's [yaql] defaults (heat/engine/hot/functions.py yaql_opts):
+ * limit_iterators, the most items a collection may have where yaql takes
+ * one or gives one back, and memory_quota, the most bytes (as Python's
+ * sys.getsizeof counts them) a function's result may take. */
+#define CV__YAQL_LIMIT_ITERATORS 200
+#define CV__YAQL_MEMORY_QUOTA 10000
 
 /* The tree of `s`, or NULL with yaql's parse error or the construct
  * outside the subset in `msg`. */

@@ -1,9 +1,12 @@
 /*
  * yaql — the subset of yaql (the query language of Heat's `yaql` function)
- * that Heat's own tests and documentation use: `$` and `$.key` paths,
- * `$1` / `$2` in lambdas, numbers and strings, `+` and `-`, the methods
- * sum, len, contains, select, reduce, mergeWith, min, max, and the
- * functions int, len, min, max.
+ * that Heat's tests and documentation use: `$` and `$.key` paths, `$` and
+ * `$1` / `$2` in lambdas, numbers, strings, true, false and null, the
+ * operators = != < > <= >= in + - * / mod and or not (yaql's precedence),
+ * the methods sum, len, contains, select, where, distinct, reduce,
+ * mergeWith, min, max, keys, values, toDict, toUpper, toLower, and the
+ * functions int, len, sum, min, max, dict, list; with Heat's limits
+ * (limit_iterators, memory_quota).
  *
  * Anything else is refused with "yaql expression not supported: <the
  * construct>", never evaluated differently from yaql: a template that
@@ -219,11 +222,349 @@ static json_t *reduce_items(eval_t *e, const json_t *list, const cv__yaql_node_t
     return acc;
 }
 
+/* ---------------------------------------------------------------- limits */
+
+/* yaql's limit_iterable: a collection taken or given back has at most
+ * limit_iterators items. */
+static bool too_many(eval_t *e, const json_t *v)
+{
+    if (json_array_size(v) + json_object_size(v) <= CV__YAQL_LIMIT_ITERATORS)
+        return false;
+    efail(e, "Collection length exceeds %d elements", CV__YAQL_LIMIT_ITERATORS);
+    return true;
+}
+
+/* Python's sys.getsizeof of what yaql holds for `v` (64-bit CPython:
+ * a str of ASCII is 49 bytes and one per character, a tuple 40 and 8 per
+ * item, a dict 64 and 8 per entry besides its table), shallow as yaql's
+ * limit_memory_usage counts it. */
+static size_t py_size(const json_t *v)
+{
+    if (json_is_string(v))
+        return 49 + json_string_length(v);
+    if (json_is_array(v))
+        return 40 + 8 * json_array_size(v);
+    if (json_is_object(v))
+        return 64 + 8 * json_object_size(v);
+    return 32;
+}
+
+/* yaql's runner checks every function's result against memory_quota. */
+static json_t *within_quota(eval_t *e, json_t *v)
+{
+    if (v && py_size(v) > CV__YAQL_MEMORY_QUOTA) {
+        json_decref(v);
+        return efail(e, "Expression consumed too much memory");
+    }
+    return v;
+}
+
+/* yaql's convert_output_data: every collection of the result is limited. */
+static bool output_ok(eval_t *e, const json_t *v)
+{
+    if (too_many(e, v))
+        return false;
+    size_t i;
+    const char *key;
+    json_t *item;
+    json_array_foreach(v, i, item)
+    {
+        if (!output_ok(e, item))
+            return false;
+    }
+    json_object_foreach((json_t *)v, key, item)
+    {
+        if (!output_ok(e, item))
+            return false;
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------- operators */
+
+static bool is_number(const json_t *v)
+{
+    return json_is_number(v); /* booleans are not numbers in JSON, as in yaql's Number() */
+}
+
+static json_t *no_match(eval_t *e, const char *op, const json_t *a, const json_t *b)
+{
+    return efail(e, "yaql: the operator %s does not take %s and %s", op, cv__type_name(a),
+                 cv__type_name(b));
+}
+
+/* Python's floor division and modulo (the sign of the divisor). */
+static json_t *divide(eval_t *e, const json_t *a, const json_t *b, bool mod)
+{
+    if (!is_number(a) || !is_number(b))
+        return no_match(e, mod ? "mod" : "/", a, b);
+    if (json_number_value(b) == 0)
+        return efail(e, json_is_integer(a) && json_is_integer(b)
+                            ? "integer division or modulo by zero"
+                        : mod ? "float modulo"
+                              : "float division by zero");
+    if (json_is_integer(a) && json_is_integer(b)) {
+        json_int_t x = json_integer_value(a), y = json_integer_value(b);
+        json_int_t q = x / y, r = x % y;
+        if (r != 0 && ((r < 0) != (y < 0))) {
+            q -= 1;
+            r += y;
+        }
+        return json_integer(mod ? r : q);
+    }
+    double x = json_number_value(a), y = json_number_value(b);
+    if (!mod)
+        return json_real(x / y);
+    double r = fmod(x, y);
+    return json_real(r != 0 && ((r < 0) != (y < 0)) ? r + y : r);
+}
+
+static json_t *multiply(eval_t *e, const json_t *a, const json_t *b)
+{
+    if (is_number(a) && is_number(b))
+        return number(json_number_value(a) * json_number_value(b),
+                      json_is_integer(a) && json_is_integer(b));
+    const json_t *str = json_is_string(a) ? a : b, *times = json_is_string(a) ? b : a;
+    if (!json_is_string(str) || !json_is_integer(times))
+        return no_match(e, "*", a, b);
+    json_int_t n = json_integer_value(times);
+    size_t len = json_string_length(str);
+    if (n <= 0)
+        return json_string("");
+    /* Measured before it is built: yaql checks the quota first too. */
+    if (49 + len * (size_t)n > CV__YAQL_MEMORY_QUOTA || len * (size_t)n / (size_t)n != len)
+        return efail(e, "Expression consumed too much memory");
+    char *buf = malloc(len * (size_t)n + 1);
+    if (!buf)
+        return efail(e, "out of memory");
+    for (json_int_t i = 0; i < n; i++)
+        memcpy(buf + (size_t)i * len, json_string_value(str), len);
+    json_t *out = json_stringn(buf, len * (size_t)n);
+    free(buf);
+    return out;
+}
+
+static json_t *order(eval_t *e, const char *op, const json_t *a, const json_t *b)
+{
+    bool comparable = (is_number(a) && is_number(b)) || (json_is_string(a) && json_is_string(b));
+    if (!comparable)
+        return no_match(e, op, a, b);
+    bool ok;
+    int c = compare(e, a, b, &ok);
+    bool lt = op[0] == '<', eq = op[1] == '=';
+    return json_boolean(lt ? (c < 0 || (eq && c == 0)) : (c > 0 || (eq && c == 0)));
+}
+
+/* `a in b`: an item of a list, or a substring. */
+static json_t *in(eval_t *e, const json_t *a, const json_t *b)
+{
+    if (json_is_string(a) && json_is_string(b))
+        return json_boolean(strstr(json_string_value(b), json_string_value(a)) != NULL);
+    if (!json_is_array(b))
+        return no_match(e, "in", a, b);
+    return too_many(e, b) ? NULL : json_boolean(cv__py_in(a, b));
+}
+
+static json_t *arith(eval_t *e, const char *op, const json_t *a, const json_t *b)
+{
+    if (strcmp(op, "=") == 0 || strcmp(op, "!=") == 0)
+        return json_boolean(cv__py_equal(a, b) == (op[0] == '='));
+    if (strcmp(op, "in") == 0)
+        return in(e, a, b);
+    if (op[0] == '<' || op[0] == '>')
+        return order(e, op, a, b);
+    if (op[0] == '+' || op[0] == '-')
+        return add(e, a, b, op[0] == '-');
+    if (op[0] == '*')
+        return multiply(e, a, b);
+    return divide(e, a, b, op[0] == 'm');
+}
+
+/* `and` and `or` are Python's: the right side only when needed, and the
+ * value of the side that decided. */
+static json_t *binary(eval_t *e, const cv__yaql_node_t *n)
+{
+    json_t *left = eval(e, n->recv);
+    if (!left)
+        return NULL;
+    bool logic = strcmp(n->name, "and") == 0 || strcmp(n->name, "or") == 0;
+    if (logic && cv__py_truthy(left) == (n->name[0] == 'o'))
+        return left;
+    json_t *right = eval(e, n->right), *out = NULL;
+    if (logic) {
+        json_decref(left);
+        return right;
+    }
+    if (right)
+        out = within_quota(e, arith(e, n->name, left, right));
+    json_decref(left);
+    json_decref(right);
+    return out;
+}
+
+static json_t *negate(eval_t *e, const json_t *v)
+{
+    if (json_is_integer(v))
+        return json_integer(-json_integer_value(v));
+    if (json_is_real(v))
+        return json_real(-json_real_value(v));
+    return efail(e, "yaql: the operator - does not take %s", cv__type_name(v));
+}
+
+/* ---------------------------------------------------------------- collections */
+
+/* where(f): the items for which f is true. */
+static json_t *where_items(eval_t *e, const json_t *list, const cv__yaql_node_t *f)
+{
+    if (!json_is_array(list))
+        return efail(e, "yaql: where() of %s", cv__type_name(list));
+    if (too_many(e, list))
+        return NULL;
+    json_t *out = json_array();
+    for (size_t i = 0; out && i < json_array_size(list); i++) {
+        json_t *keep = with_vars(e, f, json_array_get(list, i), NULL);
+        bool yes = keep && cv__py_truthy(keep);
+        json_decref(keep);
+        if (!keep || (yes && json_array_append(out, json_array_get(list, i)))) {
+            json_decref(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+/* distinct(): the first of each run of equal items, in order. */
+static json_t *distinct(eval_t *e, const json_t *list)
+{
+    if (!json_is_array(list))
+        return efail(e, "yaql: distinct() of %s", cv__type_name(list));
+    if (too_many(e, list))
+        return NULL;
+    json_t *out = json_array();
+    for (size_t i = 0; out && i < json_array_size(list); i++)
+        if (!cv__py_in(json_array_get(list, i), out))
+            json_array_append(out, json_array_get(list, i));
+    return out;
+}
+
+/* keys() / values() of a map, in its order. */
+static json_t *keys_or_values(eval_t *e, const json_t *map, bool keys)
+{
+    if (!json_is_object(map))
+        return efail(e, "yaql: %s() of %s", keys ? "keys" : "values", cv__type_name(map));
+    json_t *out = json_array();
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)map, key, v)
+    {
+        json_array_append_new(out, keys ? json_string(key) : json_incref(v));
+    }
+    return out;
+}
+
+/* toDict(keySelector, valueSelector): a map of each item's key and value
+ * (the item itself without a value selector); keys must be strings here,
+ * as JSON's are. */
+static json_t *to_dict(eval_t *e, const json_t *list, const cv__yaql_node_t *const *sel, int n)
+{
+    if (!json_is_array(list))
+        return efail(e, "yaql: toDict() of %s", cv__type_name(list));
+    if (too_many(e, list))
+        return NULL;
+    json_t *out = json_object();
+    for (size_t i = 0; out && i < json_array_size(list); i++) {
+        const json_t *item = json_array_get(list, i);
+        json_t *k = with_vars(e, sel[0], item, NULL);
+        json_t *v = k && n > 1 ? with_vars(e, sel[1], item, NULL) : json_incref((json_t *)item);
+        bool ok = k && v && json_is_string(k);
+        if (k && v && !ok)
+            efail(e, "yaql expression not supported: toDict() with a key that is %s",
+                  cv__type_name(k));
+        if (!ok || json_object_set(out, json_string_value(k), v)) {
+            json_decref(out);
+            out = NULL;
+        }
+        json_decref(k);
+        json_decref(v);
+    }
+    return out;
+}
+
+static json_t *change_case(eval_t *e, const json_t *s, bool upper)
+{
+    if (!json_is_string(s))
+        return efail(e, "yaql: %s() of %s", upper ? "toUpper" : "toLower", cv__type_name(s));
+    char *buf = strndup(json_string_value(s), json_string_length(s));
+    if (!buf)
+        return efail(e, "out of memory");
+    /* ASCII letters only: other letters are refused rather than cased
+     * differently from Python's str.upper(). */
+    for (char *c = buf; *c; c++) {
+        if ((unsigned char)*c >= 0x80) {
+            free(buf);
+            return efail(e, "yaql expression not supported: %s() of text beyond ASCII",
+                         upper ? "toUpper" : "toLower");
+        }
+        *c = (char)(upper ? toupper((unsigned char)*c) : tolower((unsigned char)*c));
+    }
+    json_t *out = json_stringn(buf, json_string_length(s));
+    free(buf);
+    return out;
+}
+
+/* dict(k => v, ...) or dict([[k, v], ...]). */
+static json_t *make_dict(eval_t *e, const cv__yaql_node_t *n, json_t *const *args)
+{
+    json_t *out = json_object();
+    bool pairs = n->nargs > 0 && n->args[0]->kind == N_PAIR;
+    const json_t *list = !pairs && n->nargs == 1 ? args[0] : NULL;
+    if (!pairs && n->nargs == 1 && (!json_is_array(list) || too_many(e, list))) {
+        json_decref(out);
+        return json_is_array(list) ? NULL : efail(e, "yaql: dict() of %s", cv__type_name(args[0]));
+    }
+    size_t count = pairs ? (size_t)n->nargs : json_array_size(list);
+    for (size_t i = 0; out && i < count; i++) {
+        const json_t *pair = pairs ? args[i] : json_array_get(list, i);
+        const json_t *k = json_array_get(pair, 0);
+        if (json_array_size(pair) != 2 || !json_is_string(k)) {
+            json_decref(out);
+            return efail(e, "yaql expression not supported: dict() of an item that is not a "
+                            "pair with a string key");
+        }
+        json_object_set(out, json_string_value(k), json_array_get(pair, 1));
+    }
+    return out;
+}
+
+/* list(a, b, ...): its arguments, a list among them unpacked (yaql's
+ * list() unpacks iterables, strings and maps excepted). */
+static json_t *make_list(eval_t *e, int nargs, json_t *const *args)
+{
+    json_t *out = json_array();
+    for (int i = 0; out && i < nargs; i++) {
+        if (json_is_array(args[i]) && too_many(e, args[i])) {
+            json_decref(out);
+            return NULL;
+        }
+        if (json_is_array(args[i]))
+            json_array_extend(out, args[i]);
+        else
+            json_array_append(out, args[i]);
+    }
+    return out;
+}
+
 static json_t *method(eval_t *e, const cv__yaql_node_t *n, const json_t *recv)
 {
     const char *m = n->name;
+    if (json_is_array(recv) && too_many(e, recv))
+        return NULL;
     if (strcmp(m, "select") == 0)
         return select_items(e, recv, n->args[0]);
+    if (strcmp(m, "where") == 0)
+        return where_items(e, recv, n->args[0]);
+    if (strcmp(m, "toDict") == 0)
+        return to_dict(e, recv, (const cv__yaql_node_t *const *)n->args, n->nargs);
     if (strcmp(m, "reduce") == 0)
         return reduce_items(e, recv, n->args[0]);
     json_t *args[CV__YAQL_MAX_ARGS] = {0}, *out = NULL;
@@ -248,6 +589,12 @@ static json_t *method(eval_t *e, const cv__yaql_node_t *n, const json_t *recv)
         else if (strcmp(m, "mergeWith") == 0)
             out = efail(e, "yaql: mergeWith() of %s and %s", cv__type_name(recv),
                         cv__type_name(args[0]));
+        else if (strcmp(m, "distinct") == 0)
+            out = distinct(e, recv);
+        else if (strcmp(m, "keys") == 0 || strcmp(m, "values") == 0)
+            out = keys_or_values(e, recv, m[0] == 'k');
+        else if (strcmp(m, "toUpper") == 0 || strcmp(m, "toLower") == 0)
+            out = change_case(e, recv, m[2] == 'U');
         else if (n->nargs == 0)
             out = extreme(e, recv, strcmp(m, "max") == 0);
         else
@@ -265,8 +612,17 @@ static json_t *function(eval_t *e, const cv__yaql_node_t *n)
     int i = 0;
     while (i < n->nargs && (args[i] = eval(e, n->args[i])))
         i++;
+    for (int j = 0; i == n->nargs && j < i && strcmp(n->name, "list") != 0; j++)
+        if (json_is_array(args[j]) && too_many(e, args[j]))
+            i = -1;
     if (i == n->nargs) {
-        if (strcmp(n->name, "len") == 0 && n->nargs == 1)
+        if (strcmp(n->name, "dict") == 0)
+            out = make_dict(e, n, args);
+        else if (strcmp(n->name, "list") == 0)
+            out = make_list(e, n->nargs, args);
+        else if (strcmp(n->name, "sum") == 0)
+            out = sum(e, args[0]);
+        else if (strcmp(n->name, "len") == 0 && n->nargs == 1)
             out = len(e, args[0]);
         else if (strcmp(n->name, "int") == 0)
             out = to_int(e, args[0]);
@@ -278,7 +634,7 @@ static json_t *function(eval_t *e, const cv__yaql_node_t *n)
             json_decref(pair);
         }
     }
-    for (int j = 0; j < i; j++)
+    for (int j = 0; j < n->nargs && args[j]; j++)
         json_decref(args[j]);
     return out;
 }
@@ -297,7 +653,28 @@ static json_t *eval(eval_t *e, const cv__yaql_node_t *n)
     case N_STR:
         return json_incref(n->value);
     case N_CALL:
-        return function(e, n);
+        return within_quota(e, function(e, n));
+    case N_PAIR:
+        recv = eval(e, n->recv);
+        right = recv ? eval(e, n->right) : NULL;
+        out = right ? json_pack("[OO]", recv, right) : NULL;
+        json_decref(recv);
+        json_decref(right);
+        return out;
+    case N_BINOP:
+        return binary(e, n);
+    case N_NOT:
+        if (!(recv = eval(e, n->recv)))
+            return NULL;
+        out = json_boolean(!cv__py_truthy(recv));
+        json_decref(recv);
+        return out;
+    case N_NEG:
+        if (!(recv = eval(e, n->recv)))
+            return NULL;
+        out = negate(e, recv);
+        json_decref(recv);
+        return out;
     case N_MEMBER:
         if (!(recv = eval(e, n->recv)))
             return NULL;
@@ -315,16 +692,8 @@ static json_t *eval(eval_t *e, const cv__yaql_node_t *n)
     case N_METHOD:
         if (!(recv = eval(e, n->recv)))
             return NULL;
-        out = method(e, n, recv);
+        out = within_quota(e, method(e, n, recv));
         json_decref(recv);
-        return out;
-    case N_ADD:
-    case N_SUB:
-        recv = eval(e, n->recv);
-        right = recv ? eval(e, n->right) : NULL;
-        out = right ? add(e, recv, right, n->kind == N_SUB) : NULL;
-        json_decref(recv);
-        json_decref(right);
         return out;
     }
     return NULL;
@@ -389,6 +758,10 @@ json_t *cv__yaql_eval(const char *expression, const json_t *data, char *msg, siz
     json_t *root = json_pack("{s:O}", "data", data);
     eval_t e = {{root, root, NULL}, msg, msg_size};
     json_t *out = root ? eval(&e, n) : NULL;
+    if (out && !output_ok(&e, out)) {
+        json_decref(out);
+        out = NULL;
+    }
     json_decref(root);
     cv__yaql_free(n);
     return out;
