@@ -98,7 +98,7 @@ static int check_sections(const cv__tpl_ctx_t *ctx, const json_t *root)
      * (conditions came with 2016-10-14). */
     const json_t *conditions = json_object_get(root, "conditions");
     if (conditions && ctx->version < CV__V20161014)
-        return cv__tpl_err(ctx, CV_EVALIDATE, NULL, CV__HOT_SECTION_MSG, "conditions");
+        return cv__tpl_err(ctx, CV_EVALIDATE, "conditions", CV__HOT_SECTION_MSG, "conditions");
     return 0;
 }
 

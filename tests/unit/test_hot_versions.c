@@ -198,7 +198,7 @@ static void test_conditions_section_before_2016_10_14_is_an_invalid_section(void
 {
     (void)state;
     assert_int_not_equal(parse_doc("heat_template_version: 2016-04-08\nconditions: {}\n"), 0);
-    assert_string_equal(err, "stack.yaml: The template section is invalid: conditions");
+    assert_string_equal(err, "stack.yaml: conditions: The template section is invalid: conditions");
     assert_int_equal(parse_doc("heat_template_version: 2016-10-14\nconditions: {}\n"), 0);
 }
 
