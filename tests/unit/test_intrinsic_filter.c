@@ -49,14 +49,21 @@ static void test_filter_is_checked_at_validation(void **state)
 {
     (void)state;
     accept_output("2017-02-24", "{filter: [[a], {get_param: m}]}");
-    reject_output("2016-10-14", "{filter: [[a], [a, b]]}",
-                  "filter: needs heat_template_version 2017-02-24 or later");
     reject_output("2017-02-24", "{filter: foo}", "Argument to \"filter\" must be a list");
     reject_output("2017-02-24", "{filter: [[a], [b], c]}",
                   "\"filter\" expected 2 arguments of the form [values, sequence] but got 3 "
                   "arguments instead");
     reject_output("2017-02-24", "{filter: [[{get_resource: nope}], [b]]}",
                   "The specified reference \"nope\"");
+}
+
+/* Heat's tables add filter in 2017-02-24: before it the map is data. */
+static void test_filter_before_2017_02_24_is_plain_data(void **state)
+{
+    (void)state;
+    assert_output_is("2016-10-14", "{filter: [[a], [a, b]]}",
+                     "{\"filter\": [[\"a\"], [\"a\", \"b\"]]}");
+    assert_output_is("2017-02-24", "{filter: [[a], [a, b]]}", "[\"b\"]");
 }
 
 static void test_contains_tells_whether_the_value_is_in_the_sequence(void **state)
@@ -75,11 +82,17 @@ static void test_contains_refuses_bad_arguments(void **state)
     assert_fails("{\"contains\": [\"v1\", [\"v1\", \"v2\"], \"redundant\"]}",
                  "must be of the form: [value1, [value1, value2]]");
     assert_fails("{\"contains\": [\"v1\", {\"key\": \"value\"}]}", "should be a sequence");
-    reject_output("2017-02-24", "{contains: [a, [a]]}",
-                  "contains: needs heat_template_version 2017-09-01 or later");
     reject_output("2017-09-01", "{contains: [a, [a], b]}",
                   "must be of the form: [value1, [value1, value2]]");
     accept_output("2017-09-01", "{contains: [a, {get_param: m}]}");
+}
+
+/* Heat's tables add contains in 2017-09-01: before it the map is data. */
+static void test_contains_before_2017_09_01_is_plain_data(void **state)
+{
+    (void)state;
+    assert_output_is("2017-02-24", "{contains: [a, [a]]}", "{\"contains\": [\"a\", [\"a\"]]}");
+    assert_output_is("2017-09-01", "{contains: [a, [a]]}", "true");
 }
 
 int main(void)
@@ -89,8 +102,10 @@ int main(void)
         cmocka_unit_test(test_filter_with_nothing_to_filter_gives_the_sequence),
         cmocka_unit_test(test_filter_refuses_what_is_not_a_list),
         cmocka_unit_test(test_filter_is_checked_at_validation),
+        cmocka_unit_test(test_filter_before_2017_02_24_is_plain_data),
         cmocka_unit_test(test_contains_tells_whether_the_value_is_in_the_sequence),
         cmocka_unit_test(test_contains_refuses_bad_arguments),
+        cmocka_unit_test(test_contains_before_2017_09_01_is_plain_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -115,4 +115,36 @@ static inline void reject_output_with(const char *version, const char *value, co
     assert_string_equal(err, want);
 }
 
+/* Parses the template of parse_output and resolves its output "o" as the
+ * engine does; fails unless the value equals `expected_json`. For a
+ * function the version's table lacks: Heat passes the one-key map through
+ * as plain data. */
+static inline void assert_output_is(const char *version, const char *value,
+                                    const char *expected_json)
+{
+    char doc[2048];
+    snprintf(doc, sizeof(doc),
+             "heat_template_version: %s\nparameters:\n  p: {type: string, default: 'a,b'}\n"
+             "  m: {type: json, default: {a: b}}\n"
+             "resources:\n  r: {type: OS::Heat::None}\noutputs:\n  o:\n    value: %s\n",
+             version, value);
+    cv_template_t *tpl = NULL;
+    err[0] = '\0';
+    if (cv_template_parse(doc, strlen(doc), "stack.yaml", NULL, &tpl, err, sizeof(err)) != 0)
+        fail_msg("%s in %s rejected: %s", value, version, err);
+    cv_resolve_ctx_t ctx = {.parameters = tpl->parameters};
+    json_t *got = cv_intrinsic_resolve(json_object_get(json_object_get(tpl->outputs, "o"), "value"),
+                                       &ctx, "outputs.o.value", err, sizeof(err));
+    cv_template_free(tpl);
+    if (!got)
+        fail_msg("%s in %s failed: %s", value, version, err);
+    json_t *want = tu_json(expected_json);
+    if (!json_equal(got, want)) {
+        char *s = json_dumps(got, JSON_ENCODE_ANY | JSON_SORT_KEYS);
+        fail_msg("%s in %s gave %s, expected %s", value, version, s, expected_json);
+    }
+    json_decref(got);
+    json_decref(want);
+}
+
 #endif

@@ -94,11 +94,13 @@ static void test_str_split_is_checked_at_validation(void **state)
                   "The Parameter (q) was not provided.");
 }
 
-static void test_str_split_needs_2015_10_15(void **state)
+/* Heat's tables add str_split in 2015-10-15: before it the map is data. */
+static void test_str_split_before_2015_10_15_is_plain_data(void **state)
 {
     (void)state;
-    reject_output("2015-04-30", "{str_split: [',', 'a,b']}",
-                  "str_split: needs heat_template_version 2015-10-15 or later");
+    assert_output_is("2015-04-30", "{str_split: [',', 'a,b']}",
+                     "{\"str_split\": [\",\", \"a,b\"]}");
+    assert_output_is("2015-10-15", "{str_split: [',', 'a,b']}", "[\"a\", \"b\"]");
 }
 
 /* ---------------------------------------------------------------- list_concat */
@@ -167,14 +169,17 @@ static void test_list_concat_is_checked_at_validation(void **state)
                   "The specified reference \"nope\" (in unknown) is incorrect.");
 }
 
-static void test_list_concat_needs_2017_09_01(void **state)
+/* Heat's tables add list_concat and list_concat_unique in 2017-09-01
+ * (pike): before it the map is data. */
+static void test_list_concat_before_2017_09_01_is_plain_data(void **state)
 {
     (void)state;
-    reject_output("2017-02-24", "{list_concat: [[a], [b]]}",
-                  "list_concat: needs heat_template_version 2017-09-01 or later");
-    reject_output("ocata", "{list_concat_unique: [[a], [b]]}",
-                  "list_concat_unique: needs heat_template_version 2017-09-01 or later");
-    accept_output("pike", "{list_concat_unique: [[a], [b]]}");
+    assert_output_is("2017-02-24", "{list_concat: [[a], [b]]}",
+                     "{\"list_concat\": [[\"a\"], [\"b\"]]}");
+    assert_output_is("ocata", "{list_concat_unique: [[a], [b]]}",
+                     "{\"list_concat_unique\": [[\"a\"], [\"b\"]]}");
+    assert_output_is("2017-09-01", "{list_concat: [[a], [b]]}", "[\"a\", \"b\"]");
+    assert_output_is("pike", "{list_concat_unique: [[a], [b], [a]]}", "[\"a\", \"b\"]");
 }
 
 static void test_list_concat_references_are_found(void **state)
@@ -236,13 +241,13 @@ int main(void)
         cmocka_unit_test(test_str_split_with_a_bad_index_is_an_error),
         cmocka_unit_test(test_str_split_needs_a_delimiter_and_a_string),
         cmocka_unit_test(test_str_split_is_checked_at_validation),
-        cmocka_unit_test(test_str_split_needs_2015_10_15),
+        cmocka_unit_test(test_str_split_before_2015_10_15_is_plain_data),
         cmocka_unit_test(test_list_concat_joins_the_lists_in_order),
         cmocka_unit_test(test_list_concat_skips_null),
         cmocka_unit_test(test_list_concat_unique_keeps_the_first_of_equal_items),
         cmocka_unit_test(test_list_concat_of_a_non_list_is_an_error),
         cmocka_unit_test(test_list_concat_is_checked_at_validation),
-        cmocka_unit_test(test_list_concat_needs_2017_09_01),
+        cmocka_unit_test(test_list_concat_before_2017_09_01_is_plain_data),
         cmocka_unit_test(test_list_concat_references_are_found),
         cmocka_unit_test(test_str_split_and_list_concat_count_against_the_budget),
     };

@@ -74,11 +74,13 @@ static void test_map_merge_is_checked_at_validation(void **state)
                   "The Parameter (nope) was not provided.");
 }
 
-static void test_map_merge_needs_2016_04_08(void **state)
+/* Heat's tables add map_merge in 2016-04-08: before it the map is data. */
+static void test_map_merge_before_2016_04_08_is_plain_data(void **state)
 {
     (void)state;
-    reject_output("2015-10-15", "{map_merge: [{a: b}]}",
-                  "map_merge: needs heat_template_version 2016-04-08 or later");
+    assert_output_is("2015-10-15", "{map_merge: [{a: b}, {c: d}]}",
+                     "{\"map_merge\": [{\"a\": \"b\"}, {\"c\": \"d\"}]}");
+    assert_output_is("2016-04-08", "{map_merge: [{a: b}, {c: d}]}", "{\"a\": \"b\", \"c\": \"d\"}");
 }
 
 /* ---------------------------------------------------------------- map_replace */
@@ -170,11 +172,13 @@ static void test_map_replace_is_checked_at_validation(void **state)
                   "map_replace: key replacements must be strings, got [\"c\"]");
 }
 
-static void test_map_replace_needs_2016_10_14(void **state)
+/* Heat's tables add map_replace in 2016-10-14: before it the map is data. */
+static void test_map_replace_before_2016_10_14_is_plain_data(void **state)
 {
     (void)state;
-    reject_output("2016-04-08", "{map_replace: [{a: b}, {}]}",
-                  "map_replace: needs heat_template_version 2016-10-14 or later");
+    assert_output_is("2016-04-08", "{map_replace: [{a: b}, {keys: {a: c}}]}",
+                     "{\"map_replace\": [{\"a\": \"b\"}, {\"keys\": {\"a\": \"c\"}}]}");
+    assert_output_is("2016-10-14", "{map_replace: [{a: b}, {keys: {a: c}}]}", "{\"c\": \"b\"}");
 }
 
 /* ---------------------------------------------------------------- budget */
@@ -210,7 +214,7 @@ int main(void)
         cmocka_unit_test(test_map_merge_skips_null),
         cmocka_unit_test(test_map_merge_of_a_non_map_is_an_error),
         cmocka_unit_test(test_map_merge_is_checked_at_validation),
-        cmocka_unit_test(test_map_merge_needs_2016_04_08),
+        cmocka_unit_test(test_map_merge_before_2016_04_08_is_plain_data),
         cmocka_unit_test(test_map_replace_renames_keys_and_replaces_values),
         cmocka_unit_test(test_map_replace_may_rename_a_key_to_itself),
         cmocka_unit_test(test_map_replace_null_replacements_change_nothing),
@@ -218,7 +222,7 @@ int main(void)
         cmocka_unit_test(test_map_replace_key_collisions_are_errors),
         cmocka_unit_test(test_map_replace_with_malformed_arguments_is_an_error),
         cmocka_unit_test(test_map_replace_is_checked_at_validation),
-        cmocka_unit_test(test_map_replace_needs_2016_10_14),
+        cmocka_unit_test(test_map_replace_before_2016_10_14_is_plain_data),
         cmocka_unit_test(test_map_replace_value_copies_count_against_the_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -110,13 +110,20 @@ static void test_str_replace_strict_is_checked_at_validation(void **state)
                   "The specified reference \"nope\" (in unknown) is incorrect.");
 }
 
-static void test_str_replace_strict_needs_2017_02_24_and_vstrict_2017_09_01(void **state)
+/* Heat's tables add str_replace_strict in 2017-02-24 and
+ * str_replace_vstrict in 2017-09-01: before them the map is data. */
+static void
+test_str_replace_strict_before_2017_02_24_and_vstrict_before_2017_09_01_are_plain_data(void **state)
 {
     (void)state;
-    reject_output("2016-10-14", "{str_replace_strict: {template: a, params: {a: b}}}",
-                  "str_replace_strict: needs heat_template_version 2017-02-24 or later");
-    reject_output("2017-02-24", "{str_replace_vstrict: {template: a, params: {a: b}}}",
-                  "str_replace_vstrict: needs heat_template_version 2017-09-01 or later");
+    assert_output_is("2016-10-14", "{str_replace_strict: {template: a, params: {a: b}}}",
+                     "{\"str_replace_strict\": {\"template\": \"a\", \"params\": {\"a\": "
+                     "\"b\"}}}");
+    assert_output_is("2017-02-24", "{str_replace_strict: {template: a, params: {a: b}}}", "\"b\"");
+    assert_output_is("2017-02-24", "{str_replace_vstrict: {template: a, params: {a: b}}}",
+                     "{\"str_replace_vstrict\": {\"template\": \"a\", \"params\": {\"a\": "
+                     "\"b\"}}}");
+    assert_output_is("2017-09-01", "{str_replace_vstrict: {template: a, params: {a: b}}}", "\"b\"");
 }
 
 int main(void)
@@ -129,7 +136,8 @@ int main(void)
         cmocka_unit_test(test_str_replace_vstrict_refuses_empty_values),
         cmocka_unit_test(test_str_replace_strict_keeps_str_replace_errors),
         cmocka_unit_test(test_str_replace_strict_is_checked_at_validation),
-        cmocka_unit_test(test_str_replace_strict_needs_2017_02_24_and_vstrict_2017_09_01),
+        cmocka_unit_test(
+            test_str_replace_strict_before_2017_02_24_and_vstrict_before_2017_09_01_are_plain_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

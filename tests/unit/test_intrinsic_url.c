@@ -130,8 +130,16 @@ static void test_make_url_is_checked_at_validation(void **state)
                        "The \"query\" argument to \"make_url\" must be a map");
     reject_output_with("pike", "{make_url: {get_param: m}}",
                        "The arguments to \"make_url\" must be a map");
-    reject_output("2017-02-24", "{make_url: {host: h}}",
-                  "make_url: needs heat_template_version 2017-09-01 or later");
+}
+
+/* Heat's tables add make_url in 2017-09-01: before it the map is data. */
+static void test_make_url_before_2017_09_01_is_plain_data(void **state)
+{
+    (void)state;
+    assert_output_is("2017-02-24", "{make_url: {host: h, port: 80}}",
+                     "{\"make_url\": {\"host\": \"h\", \"port\": 80}}");
+    assert_output_is("2017-09-01", "{make_url: {scheme: http, host: h, port: 80}}",
+                     "\"http://h:80\"");
 }
 
 int main(void)
@@ -145,6 +153,7 @@ int main(void)
         cmocka_unit_test(test_make_url_assembles_as_urlunsplit_does),
         cmocka_unit_test(test_make_url_with_wrong_arguments_is_an_error),
         cmocka_unit_test(test_make_url_is_checked_at_validation),
+        cmocka_unit_test(test_make_url_before_2017_09_01_is_plain_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

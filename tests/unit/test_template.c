@@ -49,6 +49,22 @@ static void reject(const char *yaml, const char *f1, const char *f2)
         assert_contains(err, f2);
 }
 
+/* Asserts the template is refused with exactly `message` (Heat's words) after
+ * "stack.yaml: ". */
+static void reject_with(const char *yaml, const char *message)
+{
+    char want[1024];
+    cv_template_t *tpl = NULL;
+    int rc = parse(yaml, &tpl);
+    if (rc == 0) {
+        cv_template_free(tpl);
+        fail_msg("accepted, expected the error \"%s\"", message);
+    }
+    assert_null(tpl);
+    snprintf(want, sizeof(want), "stack.yaml: %s", message);
+    assert_string_equal(err, want);
+}
+
 static void assert_depends(const cv_template_t *tpl, const char *name, const char *expected)
 {
     const cv_tpl_resource_t *r = cv_template_resource(tpl, name);
@@ -83,12 +99,22 @@ static void test_every_version_and_release_name_is_accepted_as_its_date(void **s
     }
 }
 
+/* Heat's InvalidTemplateVersion from get_template_class: the version, then
+ * the valid versions of its kind, sorted. */
+#define VALID_HOT_VERSIONS                                                                         \
+    "\"heat_template_version\" should be one of: 2013-05-23, 2014-10-16, 2015-04-30, "             \
+    "2015-10-15, 2016-04-08, 2016-10-14, 2017-02-24, 2017-09-01, 2018-03-02, 2018-08-31, "         \
+    "2021-04-16, newton, ocata, pike, queens, rocky, wallaby"
+
 static void test_unknown_version_is_rejected_with_the_allowed_list(void **state)
 {
     (void)state;
-    reject("heat_template_version: 2012-12-12\n", "heat_template_version: unknown version",
-           "2013-05-23");
-    reject("heat_template_version: 2018-08-31x\n", "unknown version", "wallaby");
+    reject_with("heat_template_version: 2012-12-12\n",
+                "heat_template_version: The template version is invalid: "
+                "\"heat_template_version: 2012-12-12\". " VALID_HOT_VERSIONS);
+    reject_with("heat_template_version: 2018-08-31x\n",
+                "heat_template_version: The template version is invalid: "
+                "\"heat_template_version: 2018-08-31x\". " VALID_HOT_VERSIONS);
 }
 
 static void test_missing_version_is_rejected(void **state)
@@ -134,10 +160,14 @@ static void test_a_condition_naming_an_unknown_function_argument_is_rejected(voi
            "conditions.prod: The function \"get_resource\" is invalid in this context", NULL);
 }
 
-static void test_conditions_section_needs_2016_10_14(void **state)
+/* Heat's HOTemplate20161014 adds the conditions section; before it the
+ * section is refused as Heat's InvalidTemplateSection. */
+static void test_conditions_section_before_2016_10_14_is_an_invalid_section(void **state)
 {
     (void)state;
-    reject("heat_template_version: 2016-04-08\nconditions: {}\n", "conditions:", "2016-10-14");
+    reject_with("heat_template_version: 2016-04-08\nconditions: {}\n",
+                "conditions: The template section is invalid: conditions");
+    cv_template_free(accept("heat_template_version: 2016-10-14\nconditions: {}\n"));
 }
 
 static void test_description_is_kept_and_defaults_to_empty(void **state)
@@ -579,7 +609,7 @@ int main(void)
         cmocka_unit_test(test_syntax_error_is_reported_with_its_line),
         cmocka_unit_test(test_empty_or_absent_conditions_are_accepted),
         cmocka_unit_test(test_a_condition_naming_an_unknown_function_argument_is_rejected),
-        cmocka_unit_test(test_conditions_section_needs_2016_10_14),
+        cmocka_unit_test(test_conditions_section_before_2016_10_14_is_an_invalid_section),
         cmocka_unit_test(test_description_is_kept_and_defaults_to_empty),
         cmocka_unit_test(test_stack_without_resources_is_valid),
         cmocka_unit_test(test_from_json_accepts_a_loaded_tree),

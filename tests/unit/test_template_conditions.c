@@ -306,9 +306,15 @@ static void test_only_condition_functions_may_be_used_in_conditions(void **state
            NULL, "The function \"get_attr\" is invalid in this context");
     reject("heat_template_version: 2016-10-14\nconditions:\n  c: {get_resource: R1}\n", NULL,
            "The function \"get_resource\" is invalid in this context");
-    /* contains is a condition function from 2017-09-01 only. */
+    /* contains is a condition function from 2017-09-01 only: in 2016-10-14
+     * no table has it, so it is plain data, a map, which is no condition. */
     reject("heat_template_version: 2016-10-14\nconditions:\n  c: {contains: [a, [a]]}\n", NULL,
-           "The function \"contains\" is invalid in this context");
+           "t.yaml: conditions.c: The definition of condition \"c\" is invalid: "
+           "{\"contains\":[\"a\",[\"a\"]]}");
+    /* A function of the version's table other than a condition function is
+     * Invalid in a condition (Heat's function.Invalid). */
+    reject("heat_template_version: 2016-10-14\nconditions:\n  c: {str_split: [',', 'a,b']}\n", NULL,
+           "t.yaml: conditions.c: The function \"str_split\" is invalid in this context");
 }
 
 /* Heat's test_equals_invalid_args and the other functions' argument errors. */
@@ -371,8 +377,9 @@ static void test_contains_and_equals_compare_as_python_does(void **state)
 static void test_conditions_need_version_2016_10_14(void **state)
 {
     (void)state;
+    /* Heat's InvalidTemplateSection: the section is not in the version's SECTIONS. */
     reject("heat_template_version: 2016-04-08\nconditions: {}\n", NULL,
-           "the conditions section needs heat_template_version 2016-10-14 or later");
+           "t.yaml: conditions: The template section is invalid: conditions");
     reject("heat_template_version: 2016-04-08\n"
            "resources:\n  r: {type: OS::Heat::None, condition: true}\n",
            NULL, "unknown key \"condition\"");

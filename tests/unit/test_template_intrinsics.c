@@ -273,16 +273,42 @@ static void test_list_join_of_several_lists_needs_2015_10_15(void **state)
 
 /* ---------------------------------------------------------------- others */
 
+/* Removed in the version's table (hot_funcs.Removed): Heat's words. A
+ * function Heat's table has that Converge does not run (Fn::Select in
+ * 2014-10-16, cfn_funcs.Select there) is named as not supported. */
 static void test_unsupported_functions_are_named(void **state)
 {
     (void)state;
-    reject_x("{'Fn::Select': [0, [a]]}",
-             "The function Fn::Select is not supported in this version of HOT.");
-    reject_x("{Ref: a}", "The function Ref is not supported in this version of HOT.");
-    reject_x("{get_input: a}", "function get_input is not supported");
-    assert_int_not_equal(
-        parse_web("{'Fn::Select': [0, [a]]}", "heat_template_version: 2014-10-16\n"), 0);
-    assert_contains(err, "function Fn::Select is not supported");
+    reject_exact("{'Fn::Select': [0, [a]]}", NULL,
+                 "The template version is invalid: The function Fn::Select is not supported in "
+                 "this version of HOT.");
+    reject_exact("{Ref: a}", NULL,
+                 "The template version is invalid: The function Ref is not supported in this "
+                 "version of HOT.");
+    reject_exact("{'Fn::Select': [0, [a]]}", "heat_template_version: 2014-10-16\n",
+                 "function Fn::Select is not supported");
+}
+
+/* get_input is in no HOT table (it is a software config agent's
+ * placeholder): plain data, passed through unchanged. */
+static void test_get_input_is_plain_data(void **state)
+{
+    (void)state;
+    const char *doc = PRELUDE "  web:\n    type: OS::Heat::None\n"
+                              "    properties:\n      x: {get_input: a}\n";
+    cv_template_t *tpl = NULL;
+    if (cv_template_parse(doc, strlen(doc), "stack.yaml", NULL, &tpl, err, sizeof(err)) != 0)
+        fail_msg("rejected: %s", err);
+    cv_resolve_ctx_t ctx = {.parameters = tpl->parameters};
+    json_t *props = cv_intrinsic_resolve(cv_template_resource(tpl, "web")->properties, &ctx,
+                                         "resources.web.properties", err, sizeof(err));
+    cv_template_free(tpl);
+    if (!props)
+        fail_msg("failed: %s", err);
+    json_t *want = tu_json("{\"x\": {\"get_input\": \"a\"}}");
+    assert_true(json_equal(props, want));
+    json_decref(props);
+    json_decref(want);
 }
 
 static void test_map_of_several_keys_is_plain_data(void **state)
@@ -346,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_list_join_needs_a_delimiter_and_a_list),
         cmocka_unit_test(test_list_join_of_several_lists_needs_2015_10_15),
         cmocka_unit_test(test_unsupported_functions_are_named),
+        cmocka_unit_test(test_get_input_is_plain_data),
         cmocka_unit_test(test_map_of_several_keys_is_plain_data),
         cmocka_unit_test(test_nested_error_names_the_full_path),
         cmocka_unit_test(test_error_inside_arguments_is_reported_at_the_call),
