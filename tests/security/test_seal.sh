@@ -1,4 +1,5 @@
-# Encryption at rest (docs/security.md "Encryption at rest"): with the
+# Encryption at rest (docs/security.md "Encryption at rest"), on the stack of
+# test_secrets.sh's secrets_submit: with the
 # deployment's key file (up.sh makes STATE/secret.key), a hidden parameter's
 # value, a RandomString's value and everything computed from them are
 # stored sealed: no key of the stack in Redis holds them (a stack's outputs
@@ -11,57 +12,6 @@
 SEAL_FILE=${CONVERGE_SECRET_KEY_FILE:-}
 
 seal_new_key() { head -c 32 /dev/urandom | base64; }
-
-# seal_submit NAME: a stack whose secrets reach a property, a nested stack,
-# a RandomString and the attributes of the resources reading them; sets
-# SEAL_PW, SEAL_RANDOM (read with --show-secrets) and SEAL_ID.
-seal_submit() {
-    local dir
-    dir=$(mktemp -d /tmp/cv-seal.XXXXXX)
-    cat >"$dir/child.yaml" <<'EOF'
-heat_template_version: 2018-08-31
-parameters:
-  pw: {type: string}
-resources:
-  copy:
-    type: OS::Heat::Value
-    properties:
-      value: {get_param: pw}
-EOF
-    cat >"$dir/seal.yaml" <<'EOF'
-heat_template_version: 2018-08-31
-parameters:
-  db_password: {type: string, hidden: true}
-resources:
-  rand:
-    type: OS::Heat::RandomString
-    properties: {length: 24}
-  dsn:
-    type: OS::Heat::Value
-    properties:
-      value:
-        str_replace:
-          template: postgres://app:PW@db
-          params: {PW: {get_param: db_password}}
-  token:
-    type: OS::Heat::Value
-    depends_on: dsn
-    properties:
-      value: {get_attr: [rand, value]}
-  child:
-    type: child.yaml
-    properties:
-      pw: {get_param: db_password}
-EOF
-    SEAL_PW="pw-${RUN_ID}-Kq3$RANDOM"
-    printf 'parameters:\n  db_password: "%s"\n' "$SEAL_PW" >"$dir/secret.env"
-    ctl submit "$1" "$dir/seal.yaml" --param-file "$dir/secret.env" --wait --timeout 90 >/dev/null ||
-        fail "submit $1"
-    rm -rf "$dir"
-    SEAL_ID=$(status_json "$1" | jqr .id)
-    SEAL_RANDOM=$(ctl resource-show "$1" rand --show-secrets -o json | jqr .attributes.value)
-    [[ ${#SEAL_RANDOM} == 24 ]] || fail "the RandomString's value: '$SEAL_RANDOM'"
-}
 
 # seal_dump OUT: every key of the deployment's stacks, every field and value
 # (hashes, sets, streams), as the operator reads them, into OUT, but the
@@ -81,12 +31,14 @@ seal_dump() {
     done < <(redis --scan --pattern "${CONVERGE_PREFIX:-cv:}{*")
 }
 
-# seal_absent WHAT FILE: neither secret appears in FILE (matched from a
-# file, never on a command line).
+# seal_absent WHAT FILE: no sealed secret of secrets_submit's stack
+# (test_secrets.sh) appears in FILE (matched from a file, never on a command
+# line): the hidden password given, the RandomStrings' values. (Its hidden
+# api_key's default is in the stored template, which is not sealed.)
 seal_absent() {
     local pats hits
     pats=$(mktemp /tmp/cv-seal-pats.XXXXXX)
-    printf '%s\n' "$SEAL_PW" "$SEAL_RANDOM" >"$pats"
+    printf '%s\n' "$SECRET_PW" "$SECRET_RANDOM" $SECRET_MEMBERS >"$pats"
     hits=$(grep -cF -f "$pats" "$2" || true)
     rm -f "$pats"
     [[ $hits == 0 ]] || fail "$1: a secret value appears in $hits lines"
@@ -110,23 +62,23 @@ test_seal_secrets_are_absent_from_every_key_in_redis() {
     [[ -s $SEAL_FILE ]] || fail "the deployment has no key file (CONVERGE_SECRET_KEY_FILE)"
     local name dump
     name=$(stack_name seal)
-    seal_submit "$name"
+    secrets_submit "$name"
     dump=$(mktemp /tmp/cv-seal-dump.XXXXXX)
     seal_dump "$dump"
     # The dump reads the stack: it is no empty file that passes by itself.
-    grep -q "{$SEAL_ID}:res:dsn" "$dump" || fail "the dump misses the stack's records"
+    grep -q "{$SECRET_ID}:res:dsn" "$dump" || fail "the dump misses the stack's records"
     grep -q "cv:sealed:1:" "$dump" || fail "no sealed value in Redis"
     seal_absent "Redis" "$dump"
     rm -f "$dump"
     # Sealed, not lost: the readers open them for --show-secrets, and the
     # engines computed from them (the nested stack and token got the values).
-    assert_eq "postgres://app:$SEAL_PW@db" "$(ctl resource-show "$name" dsn --show-secrets -o json |
+    assert_eq "postgres://app:$SECRET_PW@db" "$(ctl resource-show "$name" dsn --show-secrets -o json |
         jqr .attributes.value)" "dsn's attribute"
-    assert_eq "$SEAL_RANDOM" "$(ctl resource-show "$name" token --show-secrets -o json |
+    assert_eq "$SECRET_RANDOM" "$(ctl resource-show "$name" token --show-secrets -o json |
         jqr .attributes.value)" "token's attribute"
     local child
     child=$(ctl resource-show "$name" child -o json | jqr .nested_stack_id)
-    assert_eq "$SEAL_PW" "$(ctl resource-show "$child" copy --show-secrets -o json |
+    assert_eq "$SECRET_PW" "$(ctl resource-show "$child" copy --show-secrets -o json |
         jqr .attributes.value)" "the nested stack's value"
     assert_eq '******' "$(ctl resource-show "$name" dsn -o json | jqr .properties.value)" \
         "dsn's property, masked"
@@ -135,7 +87,7 @@ test_seal_secrets_are_absent_from_every_key_in_redis() {
 test_seal_a_reader_without_the_key_masks_and_says_why() {
     local name err
     name=$(stack_name seal-nokey)
-    seal_submit "$name"
+    secrets_submit "$name"
     err=$(mktemp /tmp/cv-seal-err.XXXXXX)
     local doc
     doc=$(CONVERGE_SECRET_KEY_FILE='' ctl resource-show "$name" token -o json --show-secrets 2>"$err") ||
@@ -193,7 +145,7 @@ test_seal_rekey_refuses_while_a_worker_seals_with_another_key() {
 test_seal_the_key_rotates_without_a_restart() {
     local name old new_line dump
     name=$(stack_name seal-rotate)
-    seal_submit "$name"
+    secrets_submit "$name"
     old=$(grep -v '^#' "$SEAL_FILE" | head -n1)
     local old_id=${old%% *} new_id="r$RANDOM"
     new_line="$new_id $(seal_new_key)"
@@ -217,16 +169,16 @@ test_seal_the_key_rotates_without_a_restart() {
     seal_write_keys "$new_line"
     cv_wait_until 20 "every worker to read the key file again" seal_workers_on "$new_id" ||
         fail "the workers lost the key"
-    assert_eq "$SEAL_RANDOM" "$(ctl resource-show "$name" token --show-secrets -o json |
+    assert_eq "$SECRET_RANDOM" "$(ctl resource-show "$name" token --show-secrets -o json |
         jqr .attributes.value)" "a value re-sealed, opened with the new key alone"
     # The workers read, update and delete the stack with the new key alone.
     local dir
     dir=$(mktemp -d /tmp/cv-seal.XXXXXX)
-    printf 'parameters:\n  db_password: "%s-2"\n' "$SEAL_PW" >"$dir/secret.env"
+    printf 'parameters:\n  db_password: "%s-2"\n' "$SECRET_PW" >"$dir/secret.env"
     ctl update "$name" --existing --param-file "$dir/secret.env" --wait --timeout 90 >/dev/null ||
         fail "update after the rotation"
     rm -rf "$dir"
-    assert_eq "postgres://app:$SEAL_PW-2@db" "$(ctl resource-show "$name" dsn --show-secrets \
+    assert_eq "postgres://app:$SECRET_PW-2@db" "$(ctl resource-show "$name" dsn --show-secrets \
         -o json | jqr .attributes.value)" "the updated value"
     ctl delete "$name" --wait --timeout 90 >/dev/null || fail "delete after the rotation"
     rm -f "$dump"
