@@ -275,9 +275,13 @@ test_services_failing_health_checks_restart_the_replica() {
     for res in tcpbad cmdbad; do
         cv_wait_until 30 "service $res to exist" svc_id "$name" "$res" >/dev/null
         svc=$(svc_id "$name" "$res")
-        svt_running() { [ "$(svc_replicas "$svc" | jqr '.[0].pid // 0')" != 0 ]; }
+        # The pid is taken in the same read that finds it running: read again,
+        # it may be 0 already (the process restarting), and kill -0 0 succeeds.
+        svt_running() {
+            pid0=$(svc_replicas "$svc" | jqr '.[0].pid // 0')
+            [ "$pid0" != 0 ]
+        }
         cv_wait_until 30 "$res to run" svt_running
-        pid0=$(svc_replicas "$svc" | jqr '.[0].pid')
         svt_health_restarted() {
             r=$(svc_replicas "$svc" | jq -c '.[0]')
             [ "$(jqr '.restarts // 0' <<<"$r")" -ge 1 ] && [ "$(jqr '.pid // 0' <<<"$r")" != "$pid0" ]
