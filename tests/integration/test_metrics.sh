@@ -57,7 +57,11 @@ test_metrics_address_is_in_the_liveness_record() {
     local addr
     addr=$(redis HGET "${CONVERGE_PREFIX:-cv:}worker:engine-1" metrics)
     assert_eq "${CONVERGE_METRICS_ENGINE_1:-}" "$addr" "engine-1's liveness record's metrics field"
-    curl -sf "http://$addr/metrics" | grep -q '^converge_worker_info{id="engine-1",role="engine"} 1$' ||
+    # (waited for: an earlier test may have just restarted engine-1)
+    metrics_serves_engine_1() {
+        curl -sf "http://$addr/metrics" | grep -q '^converge_worker_info{id="engine-1",role="engine"} 1$'
+    }
+    cv_wait_until 20 "engine-1's metrics at $addr" metrics_serves_engine_1 ||
         fail "the address of engine-1's liveness record serves no engine-1 metrics"
 }
 
