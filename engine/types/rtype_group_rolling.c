@@ -26,6 +26,7 @@
 #include "cv__rtype_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Heat's default stack_action_timeout: Converge's stacks have no timeout of
@@ -107,6 +108,181 @@ json_t *cv__group_rollout_batches(const json_t *old, const json_t *names, long l
     json_decref(fresh);
     json_decref(kept);
     return out;
+}
+
+/* ---- Heat's walk: the nested template of every step ---- */
+
+/* Heat's _resource_names(cap): the first `cap` names "0", "1", ... that are
+ * not skipped (removal_policies). */
+static json_t *first_names(long long cap, const json_t *skip)
+{
+    json_t *names = json_array();
+    for (long long i = 0; (long long)json_array_size(names) < cap; i++) {
+        char name[24];
+        snprintf(name, sizeof(name), "%lld", i);
+        if (!cv__group_contains(skip, name))
+            json_array_append_new(names, json_string(name));
+    }
+    return names;
+}
+
+static long long position(const json_t *names, const char *name)
+{
+    size_t i;
+    const json_t *n;
+    json_array_foreach(names, i, n)
+    {
+        if (strcmp(json_string_value(n), name) == 0)
+            return (long long)i;
+    }
+    return -1;
+}
+
+/* _assemble_for_rolling_update's replace_priority: a member that leaves
+ * goes first (0), then the highest names, the temporary ones last. */
+static long long priority(const json_t *names, const char *name, long long targ, long long cap)
+{
+    long long at = position(names, name);
+    return at < 0 ? 0 : at < targ ? targ - at : cap;
+}
+
+/* The members of `state` ([name, new] pairs, oldest first) that are not
+ * skipped, stably sorted by priority (an insertion sort: groups are small
+ * next to the cost of acting on them). */
+static json_t *by_priority(const json_t *state, const json_t *skip, const json_t *names,
+                           long long targ, long long cap)
+{
+    json_t *out = json_array();
+    size_t i;
+    const json_t *m;
+    json_array_foreach(state, i, m)
+    {
+        const char *name = json_string_value(json_array_get(m, 0));
+        if (cv__group_contains(skip, name))
+            continue;
+        long long p = priority(names, name, targ, cap);
+        size_t at = json_array_size(out);
+        while (at > 0 &&
+               priority(names, json_string_value(json_array_get(json_array_get(out, at - 1), 0)),
+                        targ, cap) > p)
+            at--;
+        json_array_insert(out, at, (json_t *)m);
+    }
+    return out;
+}
+
+/* The next name of `names` that no member of `state` has. */
+static const char *unused_name(const json_t *names, const json_t *state, size_t *next)
+{
+    for (; *next < json_array_size(names); (*next)++) {
+        const char *name = json_string_value(json_array_get(names, *next));
+        size_t i;
+        const json_t *m;
+        bool taken = false;
+        json_array_foreach(state, i, m)
+        {
+            taken = taken || strcmp(json_string_value(json_array_get(m, 0)), name) == 0;
+        }
+        if (!taken) {
+            (*next)++;
+            return name;
+        }
+    }
+    return NULL;
+}
+
+json_t *cv__group_walk_step(const json_t *state, const json_t *skip, long long targ, long long cap,
+                            long long upd)
+{
+    json_t *names = first_names(cap, skip);
+    json_t *sorted = by_priority(state, skip, names, targ, cap);
+    /* scaling/template.py's member_definitions */
+    size_t n = json_array_size(sorted), keep = n > (size_t)cap ? (size_t)cap : n;
+    long long create = cap - (long long)keep, replace = upd - create;
+    json_t *out = json_array();
+    for (size_t i = n - keep; i < n; i++) {
+        const json_t *m = json_array_get(sorted, i);
+        bool is_new = json_is_true(json_array_get(m, 1));
+        if (!is_new && replace > 0) {
+            replace--;
+            is_new = true;
+        }
+        json_array_append_new(out, json_pack("[O, b]", json_array_get(m, 0), is_new));
+    }
+    size_t next = 0;
+    for (long long i = 0; i < create; i++) {
+        const char *name = unused_name(names, state, &next);
+        if (name)
+            json_array_append_new(out, json_pack("[s, b]", name, true));
+    }
+    json_decref(sorted);
+    json_decref(names);
+    return out;
+}
+
+/* Orders [name, new] pairs by the number of the name: Heat's members by
+ * creation time, names created together in name order. */
+static void sort_by_name(json_t *members)
+{
+    size_t n = json_array_size(members);
+    for (size_t i = 1; i < n; i++) {
+        for (size_t j = i; j > 0; j--) {
+            const char *a = json_string_value(json_array_get(json_array_get(members, j - 1), 0));
+            const char *b = json_string_value(json_array_get(json_array_get(members, j), 0));
+            if (strtoll(a, NULL, 10) <= strtoll(b, NULL, 10))
+                break;
+            json_t *swap = json_incref(json_array_get(members, j));
+            json_array_remove(members, j);
+            json_array_insert_new(members, j - 1, swap);
+        }
+    }
+}
+
+json_t *cv__group_walk(const json_t *members, const json_t *skip, long long count, long long size,
+                       long long min)
+{
+    json_t *state = json_deep_copy(members), *steps = json_array();
+    long long curr = 0;
+    size_t i;
+    const json_t *m;
+    json_array_foreach(state, i, m)
+    {
+        curr += !cv__group_contains(skip, json_string_value(json_array_get(m, 0)));
+    }
+    json_t *batches = cv__group_rolling_batches(count, curr, size, min);
+    const json_t *b;
+    json_array_foreach(batches, i, b)
+    {
+        json_t *next =
+            cv__group_walk_step(state, skip, count, json_integer_value(json_array_get(b, 0)),
+                                json_integer_value(json_array_get(b, 1)));
+        sort_by_name(next);
+        json_array_append(steps, next);
+        json_decref(state);
+        state = next;
+    }
+    json_decref(batches);
+    json_decref(state);
+    return steps;
+}
+
+json_t *cv__group_step_template(const json_t *new_def, const json_t *old_def, const char *var,
+                                const json_t *step, const json_t *attr_names)
+{
+    json_t *resources = json_object(), *names = json_array();
+    size_t i;
+    const json_t *m;
+    json_array_foreach(step, i, m)
+    {
+        const char *name = json_string_value(json_array_get(m, 0));
+        const json_t *def = json_is_true(json_array_get(m, 1)) || !old_def ? new_def : old_def;
+        json_object_set_new(resources, name, cv__group_member(def, var, name));
+        json_array_append_new(names, json_string(name));
+    }
+    json_t *tpl = json_pack("{s:s, s:o, s:o}", "heat_template_version", "2015-04-30", "resources",
+                            resources, "outputs", cv__group_outputs(names, attr_names));
+    json_decref(names);
+    return tpl;
 }
 
 /* The members before this definition that the new blacklist leaves: the
