@@ -147,7 +147,9 @@ json_t *cv__group_rollout_batches(const json_t *old, const json_t *names, long l
  * (ResourceGroup._replace: one nested update per batch of _get_batches,
  * each from _assemble_for_rolling_update and scaling/template.py's
  * member_definitions). `members` are [name, new] pairs, oldest first, `new`
- * true for a member that has the new definition already; `skip` the names
+ * true for a member that has the new definition already (no failed member:
+ * Heat counts those in the group's capacity but leaves them out of the
+ * nested templates); `skip` the names
  * removal_policies took out. Returns the members after each step, as
  * [name, new] pairs in name order: Heat's temporary members (min_in_service)
  * appear in the steps that create them and are gone from the last. With no
