@@ -153,12 +153,15 @@ json_t *cv__group_rollout_batches(const json_t *old, const json_t *names, long l
  * removal_policies took out. Returns the members after each step, as
  * [name, new] pairs in name order: Heat's temporary members (min_in_service)
  * appear in the steps that create them and are gone from the last. With no
- * member (batch_create) the steps create `count` members `size` at a time. */
+ * member (batch_create) the steps create `count` members `size` at a time.
+ * Every step is kept: for planning and tests; a walk of a large group takes
+ * one step at a time (cv__group_walk_step). NULL when out of memory. */
 json_t *cv__group_walk(const json_t *members, const json_t *skip, long long count, long long size,
                        long long min);
 /* One step of the walk: the members after a nested update to capacity `cap`
  * of which `upd` have the new definition, from `state` (oldest first), with
- * `targ` the group's count. */
+ * `targ` the group's count (in Heat's order: the kept members, then those
+ * created; NULL when out of memory). */
 json_t *cv__group_walk_step(const json_t *state, const json_t *skip, long long targ, long long cap,
                             long long upd);
 /* The nested template of one step of the walk (Heat's
