@@ -143,6 +143,34 @@ int cv__group_update_timeout(size_t nbatches, double pause, double timeout_secs,
  * batches (those included) in *nturns. */
 json_t *cv__group_rollout_batches(const json_t *old, const json_t *names, long long size,
                                   long long min, size_t *nturns);
+/* Heat's walk of a ResourceGroup's members through a batched update
+ * (ResourceGroup._replace: one nested update per batch of _get_batches,
+ * each from _assemble_for_rolling_update and scaling/template.py's
+ * member_definitions). `members` are [name, new] pairs, oldest first, `new`
+ * true for a member that has the new definition already (no failed member:
+ * Heat counts those in the group's capacity but leaves them out of the
+ * nested templates); `skip` the names
+ * removal_policies took out. Returns the members after each step, as
+ * [name, new] pairs in name order: Heat's temporary members (min_in_service)
+ * appear in the steps that create them and are gone from the last. With no
+ * member (batch_create) the steps create `count` members `size` at a time.
+ * Every step is kept: for planning and tests; a walk of a large group takes
+ * one step at a time (cv__group_walk_step). NULL when out of memory. */
+json_t *cv__group_walk(const json_t *members, const json_t *skip, long long count, long long size,
+                       long long min);
+/* One step of the walk: the members after a nested update to capacity `cap`
+ * of which `upd` have the new definition, from `state` (oldest first), with
+ * `targ` the group's count (in Heat's order: the kept members, then those
+ * created; NULL when out of memory). */
+json_t *cv__group_walk_step(const json_t *state, const json_t *skip, long long targ, long long cap,
+                            long long upd);
+/* The nested template of one step of the walk (Heat's
+ * _assemble_for_rolling_update): each [name, new] member of `step` defined
+ * by `new_def`, or by `old_def` (the resource_def the group had) while it
+ * has not its turn yet, `var` replaced by its name; the outputs over the
+ * step's members. */
+json_t *cv__group_step_template(const json_t *new_def, const json_t *old_def, const char *var,
+                                const json_t *step, const json_t *attr_names);
 /* Plans a rollout of the members `names` in data.rollout when `props`'
  * resource_def differs from data.applied_def and the update_policy
  * (data.facade) has rolling_update, and keeps the plan while its members

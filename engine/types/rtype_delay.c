@@ -5,10 +5,17 @@
  * run here), so that dependency order inserts a delay anywhere in a stack.
  *
  * Never blocking: an action records its wait in data ("wait", seconds) and
- * observe() answers IN_PROGRESS until action_started + wait. As in Heat, an
- * update changes the properties without waiting, and the resource has no
- * physical resource: its physical id is empty and get_resource of it gives
- * its name (an adopted one's, external_id, gives that id).
+ * observe() answers IN_PROGRESS until action_started + wait. As in Heat, the
+ * resource has no physical resource: its physical id is empty and
+ * get_resource of it gives its name (an adopted one's, external_id, gives
+ * that id).
+ *
+ * A changed property replaces the Delay: Heat's Delay has no handle_update,
+ * and Resource.handle_update, which it inherits, raises UpdateReplace for
+ * any property diff (heat/engine/resource.py) even though the schema marks
+ * the properties update_allowed. So the schema keeps Heat's flags (what
+ * `validate` and the docs show) and needs_replacement says what the
+ * missing handler does.
  *
  * The jitter is drawn from the version's uuid and the action, never from the
  * system's entropy, so an action retried after a crash waits the same time.
@@ -138,7 +145,8 @@ static int delay_create(cv_rstate_t *st)
     return record_wait(st, "CREATE");
 }
 
-/* Heat's Delay has no handle_update: new properties, no wait. */
+/* Reached only for a version that needs no new properties (a changed
+ * property replaces the Delay): nothing to wait for. */
 static int delay_update(cv_rstate_t *st)
 {
     return json_object_set_new(st->data, "wait", json_real(0)) ? CV_ENOMEM : 0;
@@ -148,6 +156,13 @@ static int delay_update(cv_rstate_t *st)
 static int delay_remove(cv_rstate_t *st)
 {
     return record_wait(st, "DELETE");
+}
+
+/* Heat's inherited Resource.handle_update: `if prop_diff: raise
+ * UpdateReplace(self.name)`. */
+static bool delay_needs_replacement(const json_t *old_props, const json_t *new_props)
+{
+    return !json_equal((json_t *)old_props, (json_t *)new_props);
 }
 
 static cv_observed_t delay_observe(cv_rstate_t *st, cv_action_t action)
@@ -182,5 +197,6 @@ const cv_rtype_t cv__rtype_delay = {
     .update = delay_update,
     .remove = delay_remove,
     .observe = delay_observe,
+    .needs_replacement = delay_needs_replacement,
     .reference_id = delay_reference_id,
 };

@@ -26,6 +26,7 @@
 #include "cv__rtype_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Heat's default stack_action_timeout: Converge's stacks have no timeout of
@@ -107,6 +108,208 @@ json_t *cv__group_rollout_batches(const json_t *old, const json_t *names, long l
     json_decref(fresh);
     json_decref(kept);
     return out;
+}
+
+/* ---- Heat's walk: the nested template of every step ---- */
+
+/* The strings of `list` as the keys of a new object: a set to look names up. */
+static json_t *set_of(const json_t *list)
+{
+    json_t *set = json_object();
+    size_t i;
+    const json_t *v;
+    json_array_foreach(list, i, v)
+    {
+        if (json_is_string(v))
+            json_object_set_new(set, json_string_value(v), json_true());
+    }
+    return set;
+}
+
+/* Heat's _resource_names(cap): the first `cap` names "0", "1", ... that are
+ * not skipped (removal_policies), as a name -> position object. */
+static json_t *first_names(long long cap, const json_t *skipped)
+{
+    json_t *names = json_object();
+    for (long long i = 0, n = 0; n < cap; i++) {
+        char name[24];
+        snprintf(name, sizeof(name), "%lld", i);
+        if (!json_object_get(skipped, name))
+            json_object_set_new(names, name, json_integer(n++));
+    }
+    return names;
+}
+
+typedef struct ranked {
+    const json_t *member; /* [name, new] */
+    long long key;        /* the priority, or the name's number */
+    size_t seq;           /* the position before sorting: the sort is stable */
+} ranked_t;
+
+static int by_key(const void *a, const void *b)
+{
+    const ranked_t *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* _assemble_for_rolling_update's replace_priority: a member that leaves
+ * goes first (0), then the highest names, the temporary ones last. */
+static long long priority(const json_t *names, const char *name, long long targ, long long cap)
+{
+    const json_t *at = json_object_get(names, name);
+    long long i = at ? (long long)json_integer_value(at) : -1;
+    return i < 0 ? 0 : i < targ ? targ - i : cap;
+}
+
+/* The members of `state` ([name, new] pairs, oldest first) that are not
+ * skipped, stably sorted by priority, into `out` (room for all); returns
+ * how many. */
+static size_t by_priority(const json_t *state, const json_t *skipped, const json_t *names,
+                          long long targ, long long cap, ranked_t *out)
+{
+    size_t n = 0, i;
+    const json_t *m;
+    json_array_foreach(state, i, m)
+    {
+        const char *name = json_string_value(json_array_get(m, 0));
+        if (json_object_get(skipped, name))
+            continue;
+        out[n] = (ranked_t){m, priority(names, name, targ, cap), n};
+        n++;
+    }
+    qsort(out, n, sizeof(*out), by_key);
+    return n;
+}
+
+/* Appends to `out` as new members the first `create` names of `names` (in
+ * their order) that no member of `state` has. */
+static void add_created(json_t *out, const json_t *names, const json_t *state, long long create)
+{
+    json_t *taken = json_object();
+    size_t i;
+    const json_t *m;
+    json_array_foreach(state, i, m)
+    {
+        json_object_set_new(taken, json_string_value(json_array_get(m, 0)), json_true());
+    }
+    const char **free_names = calloc(json_object_size(names) + 1, sizeof(*free_names));
+    const char *name;
+    const json_t *at;
+    json_object_foreach((json_t *)names, name, at)
+    {
+        if (free_names && !json_object_get(taken, name))
+            free_names[json_integer_value(at)] = name;
+    }
+    for (size_t k = 0; free_names && create > 0 && k < json_object_size(names); k++) {
+        if (free_names[k]) {
+            json_array_append_new(out, json_pack("[s, b]", free_names[k], true));
+            create--;
+        }
+    }
+    free(free_names);
+    json_decref(taken);
+}
+
+json_t *cv__group_walk_step(const json_t *state, const json_t *skip, long long targ, long long cap,
+                            long long upd)
+{
+    ranked_t *sorted = calloc(json_array_size(state) + 1, sizeof(*sorted));
+    if (!sorted)
+        return NULL;
+    json_t *skipped = set_of(skip), *names = first_names(cap, skipped), *out = json_array();
+    size_t n = by_priority(state, skipped, names, targ, cap, sorted);
+    /* scaling/template.py's member_definitions: the last `cap` members stay */
+    size_t keep = n > (size_t)cap ? (size_t)cap : n;
+    long long create = cap - (long long)keep, replace = upd - create;
+    for (size_t i = n - keep; i < n; i++) {
+        const json_t *m = sorted[i].member;
+        bool is_new = json_is_true(json_array_get(m, 1));
+        if (!is_new && replace > 0) {
+            replace--;
+            is_new = true;
+        }
+        json_array_append_new(out, json_pack("[O, b]", json_array_get(m, 0), is_new));
+    }
+    add_created(out, names, state, create);
+    free(sorted);
+    json_decref(names);
+    json_decref(skipped);
+    return out;
+}
+
+/* [name, new] pairs ordered by the number of the name: Heat's members by
+ * creation time, names created together in name order. */
+static json_t *sorted_by_name(const json_t *members)
+{
+    size_t n = json_array_size(members), i;
+    ranked_t *r = calloc(n + 1, sizeof(*r));
+    const json_t *m;
+    json_array_foreach(members, i, m)
+    {
+        if (r)
+            r[i] = (ranked_t){m, strtoll(json_string_value(json_array_get(m, 0)), NULL, 10), i};
+    }
+    if (r)
+        qsort(r, n, sizeof(*r), by_key);
+    json_t *out = json_array();
+    for (i = 0; r && i < n; i++)
+        json_array_append(out, (json_t *)r[i].member);
+    free(r);
+    return out;
+}
+
+json_t *cv__group_walk(const json_t *members, const json_t *skip, long long count, long long size,
+                       long long min)
+{
+    json_t *state = json_deep_copy(members), *steps = json_array();
+    long long curr = 0;
+    size_t i;
+    const json_t *m;
+    json_array_foreach(state, i, m)
+    {
+        curr += !cv__group_contains(skip, json_string_value(json_array_get(m, 0)));
+    }
+    json_t *batches = cv__group_rolling_batches(count, curr, size, min);
+    const json_t *b;
+    json_array_foreach(batches, i, b)
+    {
+        json_t *next =
+            cv__group_walk_step(state, skip, count, json_integer_value(json_array_get(b, 0)),
+                                json_integer_value(json_array_get(b, 1)));
+        json_decref(state);
+        state = next ? sorted_by_name(next) : NULL;
+        json_decref(next);
+        if (!state) { /* out of memory: no walk rather than a wrong one */
+            json_decref(steps);
+            steps = NULL;
+            break;
+        }
+        json_array_append(steps, state);
+    }
+    json_decref(batches);
+    json_decref(state);
+    return steps;
+}
+
+json_t *cv__group_step_template(const json_t *new_def, const json_t *old_def, const char *var,
+                                const json_t *step, const json_t *attr_names)
+{
+    json_t *resources = json_object(), *names = json_array();
+    size_t i;
+    const json_t *m;
+    json_array_foreach(step, i, m)
+    {
+        const char *name = json_string_value(json_array_get(m, 0));
+        const json_t *def = json_is_true(json_array_get(m, 1)) || !old_def ? new_def : old_def;
+        json_object_set_new(resources, name, cv__group_member(def, var, name));
+        json_array_append_new(names, json_string(name));
+    }
+    json_t *tpl = json_pack("{s:s, s:o, s:o}", "heat_template_version", "2015-04-30", "resources",
+                            resources, "outputs", cv__group_outputs(names, attr_names));
+    json_decref(names);
+    return tpl;
 }
 
 /* The members before this definition that the new blacklist leaves: the

@@ -1,7 +1,8 @@
 /*
  * Specification of OS::Heat::Delay: waits min_wait plus a jitter of at most
  * max_jitter * jitter_multiplier seconds during the listed actions, without
- * blocking (observe answers IN_PROGRESS until due); an update never waits;
+ * blocking (observe answers IN_PROGRESS until due); a changed property
+ * replaces it (Heat's inherited handle_update), and an update never waits;
  * get_resource of it is its name; Heat's validation messages.
  */
 #include <setjmp.h>
@@ -87,14 +88,27 @@ static void test_jitter_is_within_max_jitter_times_multiplier(void **state)
     json_decref(raw);
 }
 
-static void test_properties_update_in_place(void **state)
+/* Heat's Delay inherits Resource.handle_update, which raises UpdateReplace
+ * for any property diff: a changed property replaces it. */
+static void test_a_changed_property_replaces_it(void **state)
 {
     (void)state;
-    json_t *a = tu_json("{\"min_wait\": 1}"), *b = tu_json("{\"min_wait\": 2, \"max_jitter\": 1, "
-                                                           "\"actions\": [\"DELETE\"]}");
-    assert_false(cv_rtype_needs_replacement(delay(), a, b));
+    static const char *const changed[] = {"{\"min_wait\": 2}",
+                                          "{\"min_wait\": 1, \"max_jitter\": 1}",
+                                          "{\"min_wait\": 1, \"jitter_multiplier\": 2}",
+                                          "{\"min_wait\": 1, \"actions\": [\"DELETE\"]}"};
+    json_t *raw = tu_json("{\"min_wait\": 1}"), *a = tr_props(delay(), raw);
+    for (size_t i = 0; i < sizeof(changed) / sizeof(changed[0]); i++) {
+        json_t *braw = tu_json(changed[i]), *b = tr_props(delay(), braw);
+        assert_true(cv_rtype_needs_replacement(delay(), a, b));
+        json_decref(b);
+        json_decref(braw);
+    }
+    json_t *same = tr_props(delay(), raw);
+    assert_false(cv_rtype_needs_replacement(delay(), a, same));
+    json_decref(same);
     json_decref(a);
-    json_decref(b);
+    json_decref(raw);
 }
 
 static void test_reference_id_is_the_resource_name(void **state)
@@ -132,7 +146,7 @@ int main(void)
         cmocka_unit_test(test_delete_waits_only_when_listed),
         cmocka_unit_test(test_update_never_waits),
         cmocka_unit_test(test_jitter_is_within_max_jitter_times_multiplier),
-        cmocka_unit_test(test_properties_update_in_place),
+        cmocka_unit_test(test_a_changed_property_replaces_it),
         cmocka_unit_test(test_reference_id_is_the_resource_name),
         cmocka_unit_test(test_validation_messages_are_heats),
     };
