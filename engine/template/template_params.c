@@ -403,11 +403,10 @@ int cv__tpl_params(const cv__tpl_ctx_t *ctx, const json_t *values, cv_template_t
     /* Each parameter's problem is reported (template_errors.c). */
     cv__errs_t errs;
     cv__errs_init(&errs, ctx);
-    int rc = 0;
     json_object_foreach((json_t *)ctx->param_defs, name, v)
     {
-        if (rc == 0)
-            rc = cv__errs_take(&errs, one_param(ctx, name, v, json_object_get(values, name), tpl));
+        if (cv__errs_take(&errs, one_param(ctx, name, v, json_object_get(values, name), tpl)))
+            break; /* out of memory */
     }
     return cv__errs_end(&errs);
 }
