@@ -280,6 +280,8 @@ bool cv__hot_plain_data(const json_t *v, long version);
  * counted roughly, as the text of strings plus CV__NODE_BYTES per value.
  */
 #define CV__MAX_RESOLVED_BYTES (16 * 1024 * 1024)
+/* How a resolution past it says so ("<fn>: " CV__TOO_LARGE_PHRASE " N bytes"). */
+#define CV__TOO_LARGE_PHRASE "the resolved value would be larger than"
 #define CV__NODE_BYTES 32
 
 /*

@@ -94,7 +94,7 @@ static json_t *evaluate(folder_t *f, const json_t *v)
     json_t *out = cv_intrinsic_resolve(v, &rctx, f->path.buf, err, sizeof(err));
     if (out)
         return out;
-    if (strstr(err, "the resolved value would be larger than"))
+    if (strstr(err, CV__TOO_LARGE_PHRASE))
         return fold_parts(f, v);
     f->rc =
         cv_seterr(f->ctx->errstr, f->ctx->errstr_size, CV_EVALIDATE, "%s: %s", f->ctx->fname, err);
@@ -143,6 +143,8 @@ static json_t *fold_call(folder_t *f, const json_t *v, bool data)
     json_t *out = arg ? json_object() : NULL;
     if (out && json_object_set_new(out, json_object_iter_key(it), arg) == 0)
         return out;
+    if (!out)
+        json_decref(arg); /* json_object_set_new releases it when it fails */
     json_decref(out);
     if (!f->rc)
         f->rc = CV_ENOMEM;

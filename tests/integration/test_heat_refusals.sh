@@ -218,3 +218,33 @@ test_heat_refusals_limit_names_the_setting_a_user_can_change() {
         "$err" "the limit's names"
     [[ $err != *"(--max-resources"* ]] || fail "the message offers convergectl an option it lacks: $err"
 }
+
+# A client that does not validate (modelled by rewriting the stored
+# parameters behind convergectl's back): the engine validates the stack the
+# same way when it expands a traversal, and fails it with the same words
+# before any resource is touched.
+test_heat_refusals_engine_fails_a_lax_clients_stack_before_expanding() {
+    local name tpl id key params r_events rc=0
+    name=$(stack_name hr-lax)
+    tpl=$(hr_value "  a: {type: comma_delimited_list}
+  b: {type: comma_delimited_list}" \
+        "{repeat: {template: '%a%-%b%', for_each: {'%a%': {get_param: a}, '%b%': {get_param: b}}, permutations: false}}" |
+        hr_template)
+    ctl submit "$name" "$tpl" -P a=x,y -P b=1,2 --wait --timeout 60 >/dev/null ||
+        { rm -f "$tpl"; fail "the valid stack was not created"; return 1; }
+    rm -f "$tpl"
+    id=$(status_json "$name" | jqr .id)
+    key="${CONVERGE_PREFIX:-cv:}{$id}:def"
+    params=$(redis HGET "$key" params)
+    params=$(jq -c '.b = (if (.b | type) == "array" then ["1", "2", "3"] else "1,2,3" end)' \
+        <<<"$params") || fail "the stored parameters are not JSON: $params" || return 1
+    redis HSET "$key" params "$params" >/dev/null
+    r_events=$(ctl events "$name" -o json | jq '[.[] | select(.resource == "r")] | length')
+    ctl converge "$name" --wait --timeout 60 >/dev/null 2>&1 || rc=$?
+    assert_eq 1 "$rc" "converge's exit code"
+    assert_match '^UPDATE_FAILED$' "$(status_json "$name" | jqr .status)" "the stack's status"
+    assert_match 'resources\.r\.properties\.value: For repeat, the length of for_each values should be equal if no nested loop\.' \
+        "$(status_json "$name" | jqr .reason)" "the stack's reason"
+    assert_eq "$r_events" "$(ctl events "$name" -o json | jq '[.[] | select(.resource == "r")] | length')" \
+        "events of the resource"
+}
