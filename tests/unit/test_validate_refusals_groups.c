@@ -172,6 +172,23 @@ static void test_one_problem_reads_as_it_did_alone(void **state)
     assert_null(strchr(err, '\n'));
 }
 
+static void test_messages_of_several_lines_are_kept_whole(void **state)
+{
+    (void)state;
+    /* Heat's usage examples hold line breaks of their own. */
+    assert_refused(HOT "resources:\n"
+                       "  a: {type: OS::Heat::Value, properties: {value: {str_replace: {template: "
+                       "x}}}}\n"
+                       "  b: {type: OS::Heat::Value, properties: {value: {repeat: {template: "
+                       "x}}}}\n",
+                   NULL,
+                   "app.yaml: resources.a.properties.value: \"str_replace\" syntax should be "
+                   "str_replace:\n              template: This is var1 template var2\n");
+    assert_contains(err, "                var2: string\napp.yaml: resources.b.properties.value: "
+                         "\"repeat\" syntax should be repeat:\n");
+    assert_null(strstr(err, "more errors"));
+}
+
 static void test_problems_past_the_message_size_are_counted(void **state)
 {
     (void)state;
@@ -258,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_every_resource_and_output_problem_is_reported_each_naming_where),
         cmocka_unit_test(test_every_parameter_problem_is_reported),
         cmocka_unit_test(test_one_problem_reads_as_it_did_alone),
+        cmocka_unit_test(test_messages_of_several_lines_are_kept_whole),
         cmocka_unit_test(test_problems_past_the_message_size_are_counted),
         cmocka_unit_test(test_an_inverted_range_is_named_as_such),
         cmocka_unit_test(test_a_limit_is_named_by_the_setting_that_changes_it),
