@@ -291,8 +291,13 @@ static int check_contents(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl, co
     rc = parse_deletion_policy(ctx, tpl, def, path.buf, res);
     cv__path_pop(&path, base);
     cv__path_key(&path, "properties");
-    /* As Heat validates them: with what the parameters make of them. */
-    json_t *known = rc ? NULL : cv__tpl_fold(ctx, tpl, props, path.buf, &rc);
+    /* As Heat validates them: with what the parameters make of them, but
+     * for a type without a schema (OS::Heat::None), whose properties Heat
+     * neither reads nor validates (NoneResource.validate passes). */
+    const cv_rtype_t *t = cv_rtype_find(res->type);
+    json_t *known = rc               ? NULL
+                    : t && !t->props ? json_incref((json_t *)props)
+                                     : cv__tpl_fold(ctx, tpl, props, path.buf, &rc);
     rc = rc ? rc : check_schema(ctx, res, def, known, path.buf);
     json_decref(known);
     return rc;

@@ -204,6 +204,21 @@ static void test_a_nested_place_is_named_in_the_refusal(void **state)
                    NULL, "app.yaml: resources.r.properties.value.deep[1]: Incorrect index");
 }
 
+static void test_the_properties_of_a_none_resource_are_not_evaluated(void **state)
+{
+    (void)state;
+    /* Heat's NoneResource reads no property and validates nothing. */
+    assert_valid("heat_template_version: 2018-08-31\n"
+                 "parameters:\n"
+                 "  i: {type: number, default: 9}\n"
+                 "resources:\n"
+                 "  r:\n"
+                 "    type: OS::Heat::None\n"
+                 "    properties:\n"
+                 "      value: {str_split: [',', 'a,b', {get_param: i}]}\n",
+                 NULL);
+}
+
 static void test_the_stored_properties_stay_as_written(void **state)
 {
     (void)state;
@@ -248,6 +263,7 @@ int main(void)
         cmocka_unit_test(test_a_call_reading_a_resource_is_left_for_the_engine),
         cmocka_unit_test(test_a_known_call_inside_one_reading_a_resource_is_evaluated),
         cmocka_unit_test(test_a_nested_place_is_named_in_the_refusal),
+        cmocka_unit_test(test_the_properties_of_a_none_resource_are_not_evaluated),
         cmocka_unit_test(test_the_stored_properties_stay_as_written),
         cmocka_unit_test(test_the_value_of_a_property_from_a_parameter_meets_the_schema),
     };
