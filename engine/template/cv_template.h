@@ -124,6 +124,12 @@ typedef struct cv_tpl_opts {
     /* The templates this one is nested in (NULL: none known): a template
      * resource naming one of them is refused as a recursion. */
     const cv_tpl_chain_t *chain;
+    /* Do not evaluate property values with the parameters (template_fold.c):
+     * for a traversal that only removes what a stored definition made (a
+     * delete), which must be possible whatever that definition holds, even
+     * a call that validation refuses now but a lax client, or an older
+     * Converge, let through. Every other check applies. */
+    int no_eval;
 } cv_tpl_opts_t;
 
 /* cv_template_from_json with files and nesting: every template resource and

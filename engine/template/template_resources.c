@@ -293,11 +293,13 @@ static int check_contents(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl, co
     cv__path_key(&path, "properties");
     /* As Heat validates them: with what the parameters make of them, but
      * for a type without a schema (OS::Heat::None), whose properties Heat
-     * neither reads nor validates (NoneResource.validate passes). */
+     * neither reads nor validates (NoneResource.validate passes), and when
+     * the caller asks for the definition as written (opts.no_eval). */
     const cv_rtype_t *t = cv_rtype_find(res->type);
-    json_t *known = rc               ? NULL
-                    : t && !t->props ? json_incref((json_t *)props)
-                                     : cv__tpl_fold(ctx, tpl, props, path.buf, &rc);
+    bool as_written = (t && !t->props) || ctx->opts.no_eval;
+    json_t *known = rc           ? NULL
+                    : as_written ? json_incref((json_t *)props)
+                                 : cv__tpl_fold(ctx, tpl, props, path.buf, &rc);
     rc = rc ? rc : check_schema(ctx, res, def, known, path.buf);
     json_decref(known);
     return rc;

@@ -219,6 +219,27 @@ static void test_the_properties_of_a_none_resource_are_not_evaluated(void **stat
                  NULL);
 }
 
+static void test_a_delete_may_parse_what_validation_refuses_now(void **state)
+{
+    (void)state;
+    /* A definition stored by a lax client or an older Converge must still
+     * be removable: opts.no_eval parses it without evaluating. */
+    const char *yaml =
+        VALUE_OF("  i: {type: number, default: 9}\n", "{str_split: [',', 'a,b', {get_param: i}]}");
+    char lerr[256];
+    json_t *root = cv_yaml_load(yaml, strlen(yaml), "app.yaml", lerr, sizeof(lerr));
+    cv_tpl_opts_t opts = {.no_eval = 1};
+    cv_template_t *tpl = NULL;
+    if (cv_template_from_json_opts(root, "app.yaml", NULL, &opts, &tpl, err, sizeof(err)) != 0)
+        fail_msg("refused: %s", err);
+    cv_template_free(tpl);
+    opts.no_eval = 0;
+    assert_int_equal(
+        cv_template_from_json_opts(root, "app.yaml", NULL, &opts, &tpl, err, sizeof(err)),
+        CV_EVALIDATE);
+    json_decref(root);
+}
+
 static void test_the_stored_properties_stay_as_written(void **state)
 {
     (void)state;
@@ -264,6 +285,7 @@ int main(void)
         cmocka_unit_test(test_a_known_call_inside_one_reading_a_resource_is_evaluated),
         cmocka_unit_test(test_a_nested_place_is_named_in_the_refusal),
         cmocka_unit_test(test_the_properties_of_a_none_resource_are_not_evaluated),
+        cmocka_unit_test(test_a_delete_may_parse_what_validation_refuses_now),
         cmocka_unit_test(test_the_stored_properties_stay_as_written),
         cmocka_unit_test(test_the_value_of_a_property_from_a_parameter_meets_the_schema),
     };
