@@ -185,6 +185,33 @@ static int check_group(const cv__tpl_ctx_t *ctx, const json_t *props, const char
     return rc;
 }
 
+/* Heat's ResourceChain.validate_nested_stack: every type the chain lists
+ * must be one this stack can make (under the environment's mappings, which
+ * only the template's validation sees). A computed list is checked once it
+ * resolves. */
+static int check_chain(const cv__tpl_ctx_t *ctx, const json_t *props, const char *where)
+{
+    const json_t *types = json_object_get(props, "resources");
+    size_t i;
+    const json_t *item;
+    json_array_foreach(types, i, item)
+    {
+        if (!json_is_string(item))
+            continue; /* a call, or refused by the type's own check */
+        char mapped[512], at[1100];
+        const char *type =
+            cv__tpl_mapped_type(ctx, json_string_value(item), NULL, mapped, sizeof(mapped));
+        snprintf(at, sizeof(at), "%s.resources[%zu]", where, i);
+        if (cv_rtype_is_template_file(type) && !cv__tpl_type_known(ctx, type))
+            return cv__tpl_err(ctx, CV_EVALIDATE, at,
+                               "template file \"%s\" was not uploaded with the stack", type);
+        if (!cv__tpl_type_known(ctx, type))
+            return cv__tpl_err(ctx, CV_EVALIDATE, at, "The Resource Type (%s) could not be found.",
+                               type);
+    }
+    return 0;
+}
+
 int cv__tpl_check_props(const cv__tpl_ctx_t *ctx, const char *type, const json_t *props,
                         const char *where)
 {
@@ -198,6 +225,8 @@ int cv__tpl_check_props(const cv__tpl_ctx_t *ctx, const char *type, const json_t
     if (!applied)
         return cv_seterr(ctx->errstr, ctx->errstr_size, CV_EVALIDATE, "%s: %s", ctx->fname,
                          err[0] ? err : where);
+    if (t->nested && strcmp(type, "OS::Heat::ResourceChain") == 0)
+        return check_chain(ctx, props, where);
     return t->nested ? check_group(ctx, props, where) : 0;
 }
 

@@ -105,6 +105,22 @@ static void test_member_properties_from_parameters_are_validated(void **state)
     assert_valid(yaml, "{\"len\": \"8\"}");
 }
 
+static void test_a_chain_of_an_unknown_type_is_refused(void **state)
+{
+    (void)state;
+    const char *yaml = HOT "parameters:\n"
+                           "  t: {type: string, default: OS::Heat::None}\n"
+                           "resources:\n"
+                           "  c:\n"
+                           "    type: OS::Heat::ResourceChain\n"
+                           "    properties:\n"
+                           "      resources: [OS::Heat::None, {get_param: t}]\n";
+    assert_valid(yaml, NULL);
+    assert_refused(yaml, "{\"t\": \"OS::Heat::Nope\"}",
+                   "app.yaml: resources.c.properties.resources[1]: The Resource Type "
+                   "(OS::Heat::Nope) could not be found.");
+}
+
 /* ------------------------------------------------------------ AutoScalingGroup */
 
 #define ASG                                                                                        \
@@ -271,6 +287,7 @@ int main(void)
         cmocka_unit_test(test_a_group_of_zero_members_does_not_validate_their_definition),
         cmocka_unit_test(test_a_group_of_one_member_validates_its_definition),
         cmocka_unit_test(test_member_properties_from_parameters_are_validated),
+        cmocka_unit_test(test_a_chain_of_an_unknown_type_is_refused),
         cmocka_unit_test(test_desired_capacity_from_a_parameter_outside_the_bounds_is_refused),
         cmocka_unit_test(test_every_resource_and_output_problem_is_reported_each_naming_where),
         cmocka_unit_test(test_every_parameter_problem_is_reported),
