@@ -240,13 +240,14 @@ static int check_stored_size(const cv_limits_t *l, const json_t *tree, const jso
     char *text = json_dumps(tree, JSON_COMPACT);
     size_t len = text ? strlen(text) : 0;
     free(text);
-    int rc = cv_limits_check(l, CV_LIMIT_TEMPLATE_BYTES, len, "stored template", err, errsz);
+    int rc =
+        cv_template_limit_check(l, CV_LIMIT_TEMPLATE_BYTES, len, "stored template", err, errsz);
     text = files && !rc ? json_dumps(files, JSON_COMPACT) : NULL;
     len = text ? strlen(text) : 0;
     free(text);
     return rc ? rc
-              : cv_limits_check(l, CV_LIMIT_TEMPLATE_BYTES, len, "stored template files", err,
-                                errsz);
+              : cv_template_limit_check(l, CV_LIMIT_TEMPLATE_BYTES, len, "stored template files",
+                                        err, errsz);
 }
 
 int cli_template_read(const char *path, json_t **tree)
@@ -257,7 +258,7 @@ int cli_template_read(const char *path, json_t **tree)
     if (!text)
         return CLI_USAGE;
     if (load_limits(&limits) != CLI_OK ||
-        (cv_limits_check(&limits, CV_LIMIT_TEMPLATE_BYTES, len, path, err, sizeof(err)) &&
+        (cv_template_limit_check(&limits, CV_LIMIT_TEMPLATE_BYTES, len, path, err, sizeof(err)) &&
          cli_fail(CLI_USAGE, "%s", err))) {
         free(text);
         return CLI_USAGE;

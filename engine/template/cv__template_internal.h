@@ -61,6 +61,36 @@ typedef struct cv__tpl_ctx {
 int cv__tpl_err(const cv__tpl_ctx_t *ctx, int err, const char *where, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Every problem of checks that do not depend on each other, reported as
+ * one message (template_errors.c). Each check reports into ctx->errstr as
+ * usual; cv__errs_take keeps what it wrote. */
+typedef struct cv__errs {
+    const cv__tpl_ctx_t *ctx;
+    char **msgs; /* the messages so far */
+    size_t count;
+    int first; /* the first problem's code */
+    int fatal; /* CV_ENOMEM: stop at once */
+} cv__errs_t;
+
+void cv__errs_init(cv__errs_t *e, const cv__tpl_ctx_t *ctx);
+/* Takes the outcome of one check: 0 to go on with the next (its problem,
+ * if any, kept), or CV_ENOMEM to stop. */
+int cv__errs_take(cv__errs_t *e, int rc);
+/* 0 when no check failed; else the first problem's code, with every
+ * message kept (as many as fit, then how many more) in ctx->errstr. */
+int cv__errs_end(cv__errs_t *e);
+
+/*
+ * The property values `v` of a resource as far as they are known before
+ * anything runs (template_fold.c): every call that reads only parameters
+ * with values and literals replaced by its value, evaluated as the engine
+ * evaluates it; calls reading resources or values not known yet kept,
+ * their arguments folded. NULL with *rc and the problem (naming the place
+ * under `where`) in ctx->errstr when an evaluation fails.
+ */
+json_t *cv__tpl_fold(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl, const json_t *v,
+                     const char *where, int *rc);
+
 /* Parameters section: fills tpl->parameters (typed values) and tpl->hidden. */
 int cv__tpl_params(const cv__tpl_ctx_t *ctx, const json_t *values, cv_template_t *tpl);
 
@@ -109,8 +139,9 @@ int cv__cond_value(cv__conds_t *c, const json_t *cond, const char *where, bool *
 int cv__tpl_conditions(const cv__tpl_ctx_t *ctx, const json_t *root, const cv_template_t *tpl,
                        json_t **resources, json_t **outputs);
 
-/* Resources section: fills tpl->resources. */
-int cv__tpl_resources(const cv__tpl_ctx_t *ctx, cv_template_t *tpl);
+/* Resources section: fills tpl->resources. Each resource's problem goes
+ * into `errs`; returns CV_ENOMEM, else 0. */
+int cv__tpl_resources(const cv__tpl_ctx_t *ctx, cv_template_t *tpl, cv__errs_t *errs);
 
 /* Sets res->depends: `depends_on` (a name, a list of names or NULL) and the
  * targets of get_resource / get_attr in res->properties and res->metadata,
@@ -249,6 +280,8 @@ bool cv__hot_plain_data(const json_t *v, long version);
  * counted roughly, as the text of strings plus CV__NODE_BYTES per value.
  */
 #define CV__MAX_RESOLVED_BYTES (16 * 1024 * 1024)
+/* How a resolution past it says so ("<fn>: " CV__TOO_LARGE_PHRASE " N bytes"). */
+#define CV__TOO_LARGE_PHRASE "the resolved value would be larger than"
 #define CV__NODE_BYTES 32
 
 /*

@@ -124,6 +124,12 @@ typedef struct cv_tpl_opts {
     /* The templates this one is nested in (NULL: none known): a template
      * resource naming one of them is refused as a recursion. */
     const cv_tpl_chain_t *chain;
+    /* Do not evaluate property values with the parameters (template_fold.c):
+     * for a traversal that only removes what a stored definition made (a
+     * delete), which must be possible whatever that definition holds, even
+     * a call that validation refuses now but a lax client, or an older
+     * Converge, let through. Every other check applies. */
+    int no_eval;
 } cv_tpl_opts_t;
 
 /* cv_template_from_json with files and nesting: every template resource and
@@ -163,7 +169,7 @@ struct cv_limits; /* cv_limits.h: the bounds a count is held to */
  * CV_ETOOBIG then, with errstr naming
  * the resource, the count so far and the limit, e.g. "app.yaml:
  * resources.big: number of resources 1000000001 exceeds the limit of
- * 100000 (--max-resources, CONVERGE_MAX_RESOURCES)". A nested stack deeper
+ * 100000 (CONVERGE_MAX_RESOURCES, or the workers' --max-resources)". A nested stack deeper
  * than limits->nesting_depth is CV_ETOOBIG too, and a template that includes itself
  * (through OS::Heat::Stack or template resources) CV_EVALIDATE naming the
  * cycle. 0 and *out otherwise. Pure: parses the nested templates it counts.
@@ -182,6 +188,15 @@ int cv_template_count(const cv_template_t *tpl, const json_t *root, const char *
 int cv_template_count_nested(const char *type, const json_t *props, const char *where,
                              const cv_tpl_opts_t *opts, const struct cv_limits *limits,
                              cv_tpl_count_t *out, char *errstr, size_t errstr_size);
+
+/*
+ * cv_limits_check worded for whoever reads it, convergectl's user first:
+ * the limit is named by the setting that changes it, "... exceeds the
+ * limit of 100000 (CONVERGE_MAX_RESOURCES, or the workers'
+ * --max-resources)", not by an option convergectl does not have.
+ */
+int cv_template_limit_check(const struct cv_limits *l, int which, size_t value, const char *where,
+                            char *errstr, size_t errstr_size);
 
 /* Returns the resource named `name`, or NULL. */
 const cv_tpl_resource_t *cv_template_resource(const cv_template_t *tpl, const char *name);

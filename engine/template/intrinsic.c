@@ -98,7 +98,7 @@ size_t cv__resolved_size(const json_t *v, size_t limit)
 
 static json_t *too_large(resolver_t *r, const char *fn)
 {
-    return fail(r, "%s: the resolved value would be larger than %d bytes", fn, MAX_RESOLVED_BYTES);
+    return fail(r, "%s: " CV__TOO_LARGE_PHRASE " %d bytes", fn, MAX_RESOLVED_BYTES);
 }
 
 /* A copy of a parameter or attribute value, within the budget. The caller

@@ -94,6 +94,16 @@ static int read_bounds(const check_t *c, const char *kind, const json_t *def, bo
     rc = rc ? rc : read_bound(c, kind, def, "max", integral, &b->max);
     if (rc == 0 && !b->min && !b->max)
         rc = bad_def(c, "%s: needs a min or a max", kind);
+    /* Heat takes such a constraint and refuses every value with "is out of
+     * range", which blames the value; the constraint is what is wrong. */
+    if (rc == 0 && b->min && b->max && json_number_value(b->min) > json_number_value(b->max)) {
+        char lo[40], hi[40];
+        cv__fmt_number(b->min, lo, sizeof(lo));
+        cv__fmt_number(b->max, hi, sizeof(hi));
+        rc = bad_def(
+            c, "%s: inverted range: min %s is greater than max %s, so no value can satisfy it",
+            kind, lo, hi);
+    }
     return rc;
 }
 

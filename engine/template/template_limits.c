@@ -106,16 +106,36 @@ static void place(const level_t *lv, const char *name, char *buf, size_t size)
         snprintf(buf, size, "%s", lv->fname);
 }
 
+int cv_template_limit_check(const cv_limits_t *l, int limit, size_t value, const char *where,
+                            char *errstr, size_t errstr_size)
+{
+    cv_limit_t which = (cv_limit_t)limit;
+    char msg[1400], old[160];
+    int rc = cv_limits_check(l, which, value, where, msg, sizeof(msg));
+    if (rc == 0)
+        return 0;
+    /* cv_limits_check names the workers' option as if every program had
+     * it; convergectl has none, so the variable comes first and the option
+     * is said to be the workers'. */
+    snprintf(old, sizeof(old), " (--%s, %s)", cv_limit_option(which), cv_limit_env(which));
+    size_t n = strlen(msg), k = strlen(old);
+    if (n >= k && strcmp(msg + n - k, old) == 0)
+        msg[n - k] = '\0';
+    return cv_seterr(errstr, errstr_size, rc, "%s (%s, or the workers' --%s)", msg,
+                     cv_limit_env(which), cv_limit_option(which));
+}
+
 /* Whether the counts so far are within the limits; the error names the
  * resource whose expansion passed one. */
 static int within(walk_t *w, const level_t *lv, const char *name)
 {
     char where[700];
     place(lv, name, where, sizeof(where));
-    if (cv_limits_check(w->limits, CV_LIMIT_RESOURCES, lv->own, where, w->errstr, w->errstr_size))
+    if (cv_template_limit_check(w->limits, CV_LIMIT_RESOURCES, lv->own, where, w->errstr,
+                                w->errstr_size))
         return CV_ETOOBIG;
-    return cv_limits_check(w->limits, CV_LIMIT_TRAVERSAL_RESOURCES, w->total, where, w->errstr,
-                           w->errstr_size);
+    return cv_template_limit_check(w->limits, CV_LIMIT_TRAVERSAL_RESOURCES, w->total, where,
+                                   w->errstr, w->errstr_size);
 }
 
 static int too_deep(walk_t *w, const level_t *lv, const char *name, const char *what)
@@ -123,8 +143,8 @@ static int too_deep(walk_t *w, const level_t *lv, const char *name, const char *
     char at[700], where[900];
     place(lv, name, at, sizeof(at));
     snprintf(where, sizeof(where), "%s: %s", at, what);
-    return cv_limits_check(w->limits, CV_LIMIT_NESTING_DEPTH, (size_t)lv->depth + 1, where,
-                           w->errstr, w->errstr_size);
+    return cv_template_limit_check(w->limits, CV_LIMIT_NESTING_DEPTH, (size_t)lv->depth + 1, where,
+                                   w->errstr, w->errstr_size);
 }
 
 /* `v` with every intrinsic call the parameters alone decide resolved; a

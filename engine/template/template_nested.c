@@ -5,9 +5,10 @@
  * get_attr against a template's outputs or a group's attributes, and the
  * nested templates themselves, recursively, no deeper than max_depth.
  *
- * A nested template is checked with the parent's literal property values as
- * its parameters; values that are still intrinsic calls are checked when the
- * child stack is expanded, once they have resolved.
+ * A nested template is checked with the parent's property values known
+ * before anything runs (literals and what the parameters make of them,
+ * template_fold.c) as its parameters; values that still read resources are
+ * checked when the child stack is expanded, once they have resolved.
  */
 #include "cv__template_internal.h"
 #include "cv_error.h"
@@ -32,8 +33,9 @@ static int check_depth(const cv__tpl_ctx_t *ctx, const char *where, const char *
     if (ctx->opts.depth + 1 <= ctx->opts.max_depth)
         return 0;
     return cv__tpl_err(ctx, CV_EVALIDATE, where,
-                       "%s would nest stacks deeper than %d levels (the limit)", what,
-                       ctx->opts.max_depth);
+                       "%s would nest stacks deeper than %d levels (the limit), set by "
+                       "CONVERGE_MAX_NESTING_DEPTH, or the workers' --max-nesting-depth",
+                       what, ctx->opts.max_depth);
 }
 
 static int check_parameters_given(const cv__tpl_ctx_t *ctx, const char *file, const json_t *child,
@@ -133,10 +135,23 @@ static int check_template_resource(const cv__tpl_ctx_t *ctx, const char *file, c
     return rc ? cv__tpl_err(ctx, rc, where, "%s", err) : 0;
 }
 
+/* Heat's ResourceGroup.validate_nested_stack: a group of no members does
+ * not validate their definition, "to enable folks to disable features via
+ * a zero count". The count is the one the parameters make (template_fold.c). */
+static bool no_members(const json_t *props)
+{
+    json_t *count = cv__param_to_number(json_object_get(props, "count"));
+    bool none = json_is_number(count) && json_number_value(count) == 0;
+    json_decref(count);
+    return none;
+}
+
 static int check_group(const cv__tpl_ctx_t *ctx, const json_t *props, const char *where)
 {
     /* A ResourceGroup's resource_def, or an AutoScalingGroup's resource
      * (whose members have no index variable). */
+    if (json_object_get(props, "resource_def") && no_members(props))
+        return 0;
     const char *key = json_object_get(props, "resource_def") ? "resource_def" : "resource";
     const json_t *def = json_object_get(props, key);
     const char *type = json_string_value(json_object_get(def, "type"));
@@ -170,6 +185,33 @@ static int check_group(const cv__tpl_ctx_t *ctx, const json_t *props, const char
     return rc;
 }
 
+/* Heat's ResourceChain.validate_nested_stack: every type the chain lists
+ * must be one this stack can make (under the environment's mappings, which
+ * only the template's validation sees). A computed list is checked once it
+ * resolves. */
+static int check_chain(const cv__tpl_ctx_t *ctx, const json_t *props, const char *where)
+{
+    const json_t *types = json_object_get(props, "resources");
+    size_t i;
+    const json_t *item;
+    json_array_foreach(types, i, item)
+    {
+        if (!json_is_string(item))
+            continue; /* a call, or refused by the type's own check */
+        char mapped[512], at[1100];
+        const char *type =
+            cv__tpl_mapped_type(ctx, json_string_value(item), NULL, mapped, sizeof(mapped));
+        snprintf(at, sizeof(at), "%s.resources[%zu]", where, i);
+        if (cv_rtype_is_template_file(type) && !cv__tpl_type_known(ctx, type))
+            return cv__tpl_err(ctx, CV_EVALIDATE, at,
+                               "template file \"%s\" was not uploaded with the stack", type);
+        if (!cv__tpl_type_known(ctx, type))
+            return cv__tpl_err(ctx, CV_EVALIDATE, at, "The Resource Type (%s) could not be found.",
+                               type);
+    }
+    return 0;
+}
+
 int cv__tpl_check_props(const cv__tpl_ctx_t *ctx, const char *type, const json_t *props,
                         const char *where)
 {
@@ -183,6 +225,8 @@ int cv__tpl_check_props(const cv__tpl_ctx_t *ctx, const char *type, const json_t
     if (!applied)
         return cv_seterr(ctx->errstr, ctx->errstr_size, CV_EVALIDATE, "%s: %s", ctx->fname,
                          err[0] ? err : where);
+    if (t->nested && strcmp(type, "OS::Heat::ResourceChain") == 0)
+        return check_chain(ctx, props, where);
     return t->nested ? check_group(ctx, props, where) : 0;
 }
 

@@ -400,11 +400,13 @@ int cv__tpl_params(const cv__tpl_ctx_t *ctx, const json_t *values, cv_template_t
         if (rc)
             return rc;
     }
+    /* Each parameter's problem is reported (template_errors.c). */
+    cv__errs_t errs;
+    cv__errs_init(&errs, ctx);
     json_object_foreach((json_t *)ctx->param_defs, name, v)
     {
-        int rc = one_param(ctx, name, v, json_object_get(values, name), tpl);
-        if (rc)
-            return rc;
+        if (cv__errs_take(&errs, one_param(ctx, name, v, json_object_get(values, name), tpl)))
+            break; /* out of memory */
     }
-    return 0;
+    return cv__errs_end(&errs);
 }

@@ -3,9 +3,12 @@
  * top-level sections (version, description, parameter_groups, outputs),
  * the order in which the rest is validated, and the template's lifetime.
  *
- * Validation stops at the first problem and reports only that one: a user
- * fixes templates one message at a time, and a second message produced
- * from a half-understood template is more often noise than help.
+ * Validation reports every problem it finds in parts that do not depend
+ * on each other (each parameter; each resource and output), one message a
+ * line (template_errors.c); within one of them, and in the sections the
+ * others depend on (version, sections, conditions), it stops at the first:
+ * a second message produced from a half-understood definition is more
+ * often noise than help.
  */
 #include "cv__template_internal.h"
 #include "cv_error.h"
@@ -213,7 +216,9 @@ static int parse_output(const cv__tpl_ctx_t *ctx, const char *name, const json_t
     return !out || json_object_set_new(outputs, name, out) ? CV_ENOMEM : 0;
 }
 
-static int parse_outputs(const cv__tpl_ctx_t *ctx, const json_t *outputs, cv_template_t *tpl)
+/* Each output's problem goes into `errs`; CV_ENOMEM stops. */
+static int parse_outputs(const cv__tpl_ctx_t *ctx, const json_t *outputs, cv_template_t *tpl,
+                         cv__errs_t *errs)
 {
     int rc = 0;
     if (!(tpl->outputs = json_object()))
@@ -223,9 +228,23 @@ static int parse_outputs(const cv__tpl_ctx_t *ctx, const json_t *outputs, cv_tem
     json_object_foreach((json_t *)outputs, name, def)
     {
         if (rc == 0)
-            rc = parse_output(ctx, name, def, tpl->outputs);
+            rc = cv__errs_take(errs, parse_output(ctx, name, def, tpl->outputs));
     }
     return rc;
+}
+
+/* The resources and the outputs, every problem of each reported
+ * (template_errors.c); the cycles between resources once they are sound. */
+static int parse_body(const cv__tpl_ctx_t *ctx, const json_t *outputs, cv_template_t *tpl)
+{
+    cv__errs_t errs;
+    cv__errs_init(&errs, ctx);
+    int rc = cv__tpl_resources(ctx, tpl, &errs);
+    rc = rc ? rc : parse_outputs(ctx, outputs, tpl, &errs);
+    if (rc == 0 && errs.count == 0)
+        rc = cv__errs_take(&errs, cv__tpl_check_cycles(ctx, tpl));
+    int found = cv__errs_end(&errs);
+    return rc ? rc : found;
 }
 
 /* ---------------------------------------------------------------- the template */
@@ -268,9 +287,7 @@ static int parse_all(cv__tpl_ctx_t *ctx, const json_t *root, const json_t *param
     rc = rc ? rc : cv__tpl_conditions(ctx, root, tpl, &kept_resources, &kept_outputs);
     if (rc == 0)
         ctx->resources = kept_resources;
-    rc = rc ? rc : cv__tpl_resources(ctx, tpl);
-    rc = rc ? rc : parse_outputs(ctx, kept_outputs, tpl);
-    rc = rc ? rc : cv__tpl_check_cycles(ctx, tpl);
+    rc = rc ? rc : parse_body(ctx, kept_outputs, tpl);
     rc = rc ? rc : build_index(impl);
     json_decref(kept_resources);
     json_decref(kept_outputs);

@@ -291,7 +291,18 @@ static int check_contents(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl, co
     rc = parse_deletion_policy(ctx, tpl, def, path.buf, res);
     cv__path_pop(&path, base);
     cv__path_key(&path, "properties");
-    return rc ? rc : check_schema(ctx, res, def, props, path.buf);
+    /* As Heat validates them: with what the parameters make of them, but
+     * for a type without a schema (OS::Heat::None), whose properties Heat
+     * neither reads nor validates (NoneResource.validate passes), and when
+     * the caller asks for the definition as written (opts.no_eval). */
+    const cv_rtype_t *t = cv_rtype_find(res->type);
+    bool as_written = (t && !t->props) || ctx->opts.no_eval;
+    json_t *known = rc           ? NULL
+                    : as_written ? json_incref((json_t *)props)
+                                 : cv__tpl_fold(ctx, tpl, props, path.buf, &rc);
+    rc = rc ? rc : check_schema(ctx, res, def, known, path.buf);
+    json_decref(known);
+    return rc;
 }
 
 static int parse_resource(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl, const json_t *def,
@@ -318,7 +329,7 @@ static int parse_resource(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl, co
     return rc ? rc : cv__tpl_depends(res, json_is_null(deps) ? NULL : deps);
 }
 
-int cv__tpl_resources(const cv__tpl_ctx_t *ctx, cv_template_t *tpl)
+int cv__tpl_resources(const cv__tpl_ctx_t *ctx, cv_template_t *tpl, cv__errs_t *errs)
 {
     const json_t *section = ctx->resources;
     size_t n = json_object_size(section), i = 0;
@@ -327,18 +338,26 @@ int cv__tpl_resources(const cv__tpl_ctx_t *ctx, cv_template_t *tpl)
     if (!(tpl->resources = calloc(n, sizeof(*tpl->resources))))
         return CV_ENOMEM;
     tpl->nresources = n;
+    /* Every resource is checked and each problem kept (template_errors.c).
+     * The second pass reads every definition's name and type, so only a
+     * resource whose own first pass went through takes it. */
     int rc = 0;
     for (void *it = json_object_iter((json_t *)section); rc == 0 && it;
          it = json_object_iter_next((json_t *)section, it), i++) {
         const char *name = json_object_iter_key(it);
+        int one = 0;
         if (strlen(name) != json_object_iter_key_len(it))
-            rc = cv__tpl_err(ctx, CV_EVALIDATE, "resources",
-                             "resource name \"%s...\" may not contain a NUL character", name);
-        rc = rc ? rc : check_definition(ctx, name, json_object_iter_value(it), &tpl->resources[i]);
+            one = cv__tpl_err(ctx, CV_EVALIDATE, "resources",
+                              "resource name \"%s...\" may not contain a NUL character", name);
+        one =
+            one ? one : check_definition(ctx, name, json_object_iter_value(it), &tpl->resources[i]);
+        rc = cv__errs_take(errs, one);
     }
     i = 0;
     for (void *it = json_object_iter((json_t *)section); rc == 0 && it;
          it = json_object_iter_next((json_t *)section, it), i++)
-        rc = parse_resource(ctx, tpl, json_object_iter_value(it), &tpl->resources[i]);
+        if (tpl->resources[i].type)
+            rc = cv__errs_take(
+                errs, parse_resource(ctx, tpl, json_object_iter_value(it), &tpl->resources[i]));
     return rc;
 }

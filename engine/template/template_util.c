@@ -230,7 +230,7 @@ json_t *cv__fn_fail_got(char *msg, size_t msg_size, const char *fn, const char *
 
 json_t *cv__fn_too_large(char *msg, size_t msg_size, const char *fn)
 {
-    return cv__fn_fail(msg, msg_size, "%s: the resolved value would be larger than %d bytes", fn,
+    return cv__fn_fail(msg, msg_size, "%s: " CV__TOO_LARGE_PHRASE " %d bytes", fn,
                        CV__MAX_RESOLVED_BYTES);
 }
 

@@ -152,7 +152,7 @@ test_input_limits_are_enforced_with_their_names() {
     err=$(ctl validate "$big" 2>&1) || rc=$?
     rm -f "$big"
     assert_eq 2 "$rc" "template size: exit code"
-    assert_match 'template size 1100000 bytes exceeds the limit of 1048576 \(--max-template-bytes, CONVERGE_MAX_TEMPLATE_BYTES\)' "$err" message
+    assert_match 'template size 1100000 bytes exceeds the limit of 1048576 \(CONVERGE_MAX_TEMPLATE_BYTES, or the workers'"'"' --max-template-bytes\)' "$err" message
     rc=0
     err=$(CONVERGE_MAX_RESOURCES=2 ctl submit "$(stack_name lim)" "$DATA/stacks/diamond.yaml" 2>&1) || rc=$?
     assert_eq 2 "$rc" "resource count: exit code"

@@ -9,7 +9,7 @@
 # Sourced by tests/security/run.sh after tests/integration/lib.sh.
 
 LIM_P=${CONVERGE_PREFIX:-cv:}
-LIM_RESOURCES='number of resources 1000000001 exceeds the limit of 100000 \(--max-resources, CONVERGE_MAX_RESOURCES\)'
+LIM_RESOURCES="number of resources 1000000001 exceeds the limit of 100000 \\(CONVERGE_MAX_RESOURCES, or the workers' --max-resources\\)"
 
 # lim_dir: a fresh directory for a test's templates.
 lim_dir() { mktemp -d /tmp/cv-sec-limits.XXXXXX; }
@@ -160,7 +160,7 @@ test_limits_engine_refuses_a_count_known_only_when_the_group_is_created() {
     cv_wait_until 60 "$name settled" lim_settled "$name" || return 1
     assert_eq CREATE_FAILED "$(lim_status "$name")" "the stack's status" || return 1
     reason=$(lim_reason "$name")
-    assert_match 'resources.big: .*number of resources 1000000000 exceeds the limit of 100000 \(--max-resources, CONVERGE_MAX_RESOURCES\)' \
+    assert_match "resources.big: .*number of resources 1000000000 exceeds the limit of 100000 \\(CONVERGE_MAX_RESOURCES, or the workers' --max-resources\\)" \
         "$reason" "the stack's reason" || return 1
     assert_eq "" "$(redis SMEMBERS "${LIM_P}{$(lim_id "$name")}:children")" \
         "child stacks of $name" || return 1
@@ -250,7 +250,7 @@ test_limits_oversize_template_refused_by_the_engine() {
     local out rc=0
     out=$(ctl validate "$dir/huge.yaml" 2>&1) || rc=$?
     assert_eq 2 "$rc" "validate's exit status" || return 1
-    assert_match 'template size 50000[0-9]+ bytes exceeds the limit of 1048576 \(--max-template-bytes, CONVERGE_MAX_TEMPLATE_BYTES\)' \
+    assert_match "template size 50000[0-9]+ bytes exceeds the limit of 1048576 \\(CONVERGE_MAX_TEMPLATE_BYTES, or the workers' --max-template-bytes\\)" \
         "$out" "validate's message" || return 1
     lim_lax max-template-bytes=100000000 env CONVERGE_MAX_TEMPLATE_BYTES=100000000 \
         "$CONVERGECTL" submit "$name" "$dir/huge.yaml" >/dev/null ||

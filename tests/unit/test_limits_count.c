@@ -83,8 +83,9 @@ static void test_a_group_of_a_billion_is_refused_at_once_naming_the_limit(void *
                           "      resource_def: {type: OS::Heat::None}\n",
                       NULL);
     assert_int_equal(rc, CV_ETOOBIG);
-    assert_contains(err, "app.yaml: resources.big: number of resources 1000000001 exceeds the "
-                         "limit of 100000 (--max-resources, CONVERGE_MAX_RESOURCES)");
+    assert_contains(err,
+                    "app.yaml: resources.big: number of resources 1000000001 exceeds the "
+                    "limit of 100000 (CONVERGE_MAX_RESOURCES, or the workers' --max-resources)");
     /* Counted, never built: well under a second. */
     assert_true((double)(clock() - t0) / CLOCKS_PER_SEC < 0.5);
 }
@@ -180,8 +181,8 @@ static void test_the_traversal_limit_counts_every_nested_stack(void **state)
     l.traversal_resources = 500000;
     assert_int_equal(count_with(yaml, files, NULL, &l), CV_ETOOBIG);
     assert_contains(err, "app.yaml: resources.group: number of resources in one traversal");
-    assert_contains(err, "exceeds the limit of 500000 (--max-traversal-resources, "
-                         "CONVERGE_MAX_TRAVERSAL_RESOURCES)");
+    assert_contains(err, "exceeds the limit of 500000 (CONVERGE_MAX_TRAVERSAL_RESOURCES, or the "
+                         "workers' --max-traversal-resources)");
 }
 
 static void test_a_stack_that_includes_itself_is_refused_naming_the_cycle(void **state)
@@ -226,8 +227,9 @@ static void test_a_stack_nested_past_the_depth_limit_is_refused(void **state)
         json_decref(inner);
     }
     assert_int_equal(count_of(tpl, NULL), CV_ETOOBIG);
-    assert_contains(err, "nesting depth 6 levels exceeds the limit of 5 (--max-nesting-depth, "
-                         "CONVERGE_MAX_NESTING_DEPTH)");
+    assert_contains(err,
+                    "nesting depth 6 levels exceeds the limit of 5 (CONVERGE_MAX_NESTING_DEPTH, "
+                    "or the workers' --max-nesting-depth)");
 }
 
 static void test_a_count_only_an_attribute_tells_counts_zero_until_it_resolves(void **state)
@@ -250,7 +252,7 @@ static void test_a_count_only_an_attribute_tells_counts_zero_until_it_resolves(v
                      CV_ETOOBIG);
     json_decref(props);
     assert_contains(err, "resources.g: number of resources 1000000000 exceeds the limit of 100000 "
-                         "(--max-resources, CONVERGE_MAX_RESOURCES)");
+                         "(CONVERGE_MAX_RESOURCES, or the workers' --max-resources)");
 }
 
 static void test_the_environment_may_only_lower_a_published_limit(void **state)

@@ -259,9 +259,9 @@ static void test_intrinsic_valued_properties_are_checked_once_resolved(void **st
 {
     (void)state;
     json_t *files = files_of("db.yaml", DB_YAML, NULL);
-    /* name has no default in db.yaml and size a range: both come from the
-     * parent's parameters, unknown now, so neither is checked yet. */
-    accept(HOT "parameters:\n"
+    /* name has no default in db.yaml and size a range: what the parent's
+     * parameters give them is known now and checked, as Heat checks it. */
+    reject(HOT "parameters:\n"
                "  n: {type: string, default: x}\n"
                "  s: {type: number, default: 99}\n"
                "resources:\n"
@@ -270,6 +270,15 @@ static void test_intrinsic_valued_properties_are_checked_once_resolved(void **st
                "    properties:\n"
                "      name: {get_param: n}\n"
                "      size: {get_param: s}\n",
+           files, "db.yaml: parameters.size: value 99 is outside range 1..10", NULL);
+    /* What a resource's attribute gives is not known yet: checked later. */
+    accept(HOT "resources:\n"
+               "  v: {type: OS::Heat::Value, properties: {value: 99}}\n"
+               "  db:\n"
+               "    type: db.yaml\n"
+               "    properties:\n"
+               "      name: {get_attr: [v, value]}\n"
+               "      size: {get_attr: [v, value]}\n",
            files);
     /* A call nested in a list is still a call. */
     json_t *lfiles =
