@@ -547,7 +547,10 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
     cv_tpl_opts_t opts = {.files = files,
                           .depth = depth,
                           .max_depth = (int)x->run.w->limits.nesting_depth,
-                          .env = x->env};
+                          .env = x->env,
+                          /* a delete must always be possible, also of a
+                           * definition that no longer validates */
+                          .no_eval = x->run.msg.kind == CV_TRAV_DELETE};
     int rc =
         tpl ? cv_template_from_json_opts(tpl, "template", params, &opts, &x->tpl, err, sizeof(err))
             : cv_seterr(err, sizeof(err), CV_EPARSE, "stored template is not JSON");

@@ -13,8 +13,7 @@
 # The pending_* functions need what engine/types cannot do alone: the engine
 # carrying a nested action out in steps (one child traversal per batch, the
 # group's observe waiting out the pause between them), the replacement
-# events Heat writes (engine/flow), the chain's member types checked by the
-# template's validation (engine/template). They run with CV_TEST_PENDING=1
+# events Heat writes (engine/flow). They run with CV_TEST_PENDING=1
 # and join the suite (renamed test_*) once those are in.
 # shellcheck shell=bash
 
@@ -186,7 +185,7 @@ test_group_policies_chain_concurrent_creates_every_member_at_once() {
 # belongs to the template's validation (engine/template/template_nested.c,
 # beside check_group), the only place that sees the environment's mappings
 # (a chain may list a registry alias).
-pending_group_policies_chain_unknown_type_is_refused_by_validation() {
+test_group_policies_chain_unknown_type_is_refused_by_validation() {
     local name tpl out rc=0
     name=$(stack_name gp-chain-unknown)
     tpl=$(gp_template chain-unknown <<'EOF'
