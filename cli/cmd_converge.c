@@ -83,12 +83,16 @@ static int converge(cli_t *cli, const cli_stack_args_t *args)
     cli_def_t d = {0};
     int rc = cli_stack_find(cli, args->name, &s);
     if (rc == CLI_OK)
+        rc = cli_stack_refuse_nested(cli, &s, args->name, "converge");
+    if (rc == CLI_OK)
         rc = cli_def_read(cli, args->name, s.id, &d);
     if (rc == CLI_OK)
         rc = check_request(args, &s, &d);
     char retry[CV_NAME_MAX + 16];
     snprintf(retry, sizeof(retry), "converge %s", args->name);
-    cli_begin_t b = {.retry = retry,
+    uint64_t traversal = 0;
+    cli_begin_t b = {.started = &traversal,
+                     .retry = retry,
                      .name = args->name,
                      .id = s.id,
                      .kind = CV_TRAV_UPDATE,
@@ -101,7 +105,7 @@ static int converge(cli_t *cli, const cli_stack_args_t *args)
     if (rc == CLI_OK)
         rc = cli_traversal_start(cli, &b);
     if (rc == CLI_OK && args->wait)
-        rc = cli_stack_follow(cli, s.id, args->timeout, "UPDATE");
+        rc = cli_stack_follow(cli, s.id, args->timeout, "UPDATE", traversal);
     cli_def_free(&d);
     cli_stack_free(&s);
     return rc;

@@ -82,12 +82,16 @@ static int roll_back(cli_t *cli, const cli_stack_args_t *args)
     cli_stack_t s;
     int rc = cli_stack_find(cli, args->name, &s);
     if (rc == CLI_OK)
+        rc = cli_stack_refuse_nested(cli, &s, args->name, args->cmd);
+    if (rc == CLI_OK)
         rc = check_state(args->cmd, &s);
     if (rc == CLI_OK)
         rc = warn_when_nothing_completed(cli, &s);
     char retry[CV_NAME_MAX + 16];
     snprintf(retry, sizeof(retry), "rollback %s", args->name);
-    cli_begin_t b = {.retry = retry,
+    uint64_t traversal = 0;
+    cli_begin_t b = {.started = &traversal,
+                     .retry = retry,
                      .name = args->name,
                      .id = s.id,
                      .kind = CV_TRAV_ROLLBACK,
@@ -99,7 +103,7 @@ static int roll_back(cli_t *cli, const cli_stack_args_t *args)
     if (rc == CLI_OK)
         rc = cli_traversal_start(cli, &b);
     if (rc == CLI_OK && args->wait)
-        rc = cli_stack_follow(cli, s.id, args->timeout, "ROLLBACK");
+        rc = cli_stack_follow(cli, s.id, args->timeout, "ROLLBACK", traversal);
     cli_stack_free(&s);
     return rc;
 }

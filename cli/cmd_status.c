@@ -57,7 +57,11 @@ const char cli_status_usage[] =
     "                       \"reason\"}], \"blocked\": n}} (docs/keyspace.md lists\n"
     "                       every field) where nested sums every nested stack below\n"
     "                       this one; \"parameters\": {NAME: value}, the stack's\n"
-    "                       values (hidden ones shown as ******); \"waiting_hooks\":\n"
+    "                       values as Heat's stack show gives them: text (numbers\n"
+    "                       as Python writes them, booleans True/False, lists\n"
+    "                       joined with ',', json values as JSON text), hidden\n"
+    "                       ones ******, with OS::stack_id, OS::stack_name and\n"
+    "                       OS::project_id; \"waiting_hooks\":\n"
     "                       [{\"resource\", \"hook\", \"since\"}], the resources of the\n"
     "                       stack and its nested stacks (by path, PARENT/RESOURCE)\n"
     "                       paused on a hook (convergectl hook-clear)\n" CLI_SHOW_SECRETS_USAGE
@@ -351,9 +355,9 @@ static int mask_status(cli_t *cli, const char *id, const cli_def_t *def, cli_sta
         *waiting = masked;
     }
     if (rc == CLI_OK) {
-        json_t *hidden = cli_secret_mask_params(def->tree, def->params);
-        *params = cli_secret_mask(&secrets, hidden);
-        json_decref(hidden);
+        json_t *shown = cli_secret_show_params(def->tree, def->params, s->id, s->name, false);
+        *params = cli_secret_mask(&secrets, shown);
+        json_decref(shown);
     }
     cli_secrets_free(&secrets);
     return rc;
@@ -386,7 +390,9 @@ static int show(cli_t *cli, const status_args_t *args)
     if (rc == CLI_OK && !args->show_secrets)
         rc = mask_status(cli, id, &def, &s, &waiting, &params);
     if (rc == CLI_OK && args->json)
-        json_object_set_new(extra, "parameters", params ? params : json_incref(def.params));
+        json_object_set_new(
+            extra, "parameters",
+            params ? params : cli_secret_show_params(def.tree, def.params, s.id, s.name, true));
     else
         json_decref(params);
     if (rc == CLI_OK && args->json && !(hooks = waiting_hooks(cli, &s)))

@@ -1,0 +1,123 @@
+/*
+ * Why a --wait ended FAILED or rolled back (cli_stack_print_failures): the
+ * resources that failed, read from the stack's events. A rollback of a
+ * failed create deletes the resources that failed, and their records with
+ * them; their events stay, each naming its traversal, so the failures of
+ * the traversal the command began are found whatever followed it.
+ */
+#include "cli_output.h"
+#include "cli_secret_io.h"
+#include "cli_stack.h"
+
+#include "cv_keys.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PAGE 1000
+#define PAGE_TEXT "1000"
+/* A stream keeps about --max-events-per-stack (1000) events; with 0 it
+ * keeps all, and a wait reads no further back than this many. */
+#define MAX_PAGES 10
+
+/* The fields of one XREVRANGE entry ([id, [field, value, ...]]) that
+ * cli_failed_resources reads; NULL when the entry is malformed. */
+static json_t *event_of(const redisReply *e)
+{
+    if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 ||
+        e->element[0]->type != REDIS_REPLY_STRING || e->element[1]->type != REDIS_REPLY_ARRAY)
+        return NULL;
+    const redisReply *f = e->element[1];
+    json_t *ev = json_object();
+    for (size_t i = 0; i + 1 < f->elements; i += 2) {
+        if (f->element[i]->type != REDIS_REPLY_STRING ||
+            f->element[i + 1]->type != REDIS_REPLY_STRING)
+            continue;
+        const char *name = f->element[i]->str, *value = f->element[i + 1]->str;
+        if (strcmp(name, "traversal") == 0)
+            json_object_set_new(ev, name, json_integer(strtoll(value, NULL, 10)));
+        else
+            json_object_set_new(ev, name, cli_json_strn(value, f->element[i + 1]->len));
+    }
+    return ev;
+}
+
+/* One page back from `end` ("+" first): prepends its events to `events`,
+ * sets *more when older entries may be of traversal `from` or later, and
+ * `end` to where the next page ends. */
+static int read_page(cli_t *cli, const char *key, char *end, size_t endsz, uint64_t from,
+                     json_t *events, bool *more)
+{
+    const char *argv[] = {"XREVRANGE", key, end, "-", "COUNT", PAGE_TEXT};
+    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 6, argv, NULL);
+    if (!r)
+        return CLI_SERVICE;
+    bool recent = false;
+    for (size_t i = 0; i < r->elements; i++) {
+        json_t *ev = event_of(r->element[i]);
+        if (!ev)
+            continue;
+        recent = recent || json_integer_value(json_object_get(ev, "traversal")) >= (json_int_t)from;
+        json_array_insert_new(events, 0, ev);
+        snprintf(end, endsz, "(%s", r->element[i]->element[0]->str);
+    }
+    *more = r->elements == PAGE && recent;
+    freeReplyObject(r);
+    return CLI_OK;
+}
+
+/* The stack's events, oldest first, back to those of traversal `from`. */
+static int read_events(cli_t *cli, const char *id, uint64_t from, json_t *events)
+{
+    char key[CV_KEY_MAX], end[64] = "+";
+    cv_key(key, sizeof(key), CV_KEY_EVENTS, id, 0, NULL);
+    bool more = true;
+    int rc = CLI_OK;
+    for (int page = 0; rc == CLI_OK && more && page < MAX_PAGES; page++)
+        rc = read_page(cli, key, end, sizeof(end), from, events, &more);
+    return rc;
+}
+
+/* "    NAME  ACTION_FAILED: REASON", the reason's secrets masked
+ * (cli_secret_mask_reason) and its limit hints phrased for a user of
+ * convergectl. */
+static int print_failure(cli_t *cli, const char *id, const json_t *row, int width)
+{
+    char *reason = strdup(cli_field_str(row, "reason"));
+    int rc = reason ? cli_secret_mask_reason(cli, id, &reason)
+                    : cli_fail(CLI_SERVICE, "out of memory reading failures");
+    char *said = rc == CLI_OK ? cli_limit_hints(reason) : NULL;
+    if (rc == CLI_OK)
+        printf("    %-*s  %s_FAILED: %s\n", width, cli_field_str(row, "resource"),
+               cli_field_str(row, "action"), said ? said : reason);
+    free(said);
+    free(reason);
+    return rc;
+}
+
+int cli_stack_print_failures(cli_t *cli, const cli_stack_t *s, uint64_t from)
+{
+    json_t *events = json_array(), *failed = NULL;
+    int rc = read_events(cli, s->id, from, events);
+    if (rc == CLI_OK)
+        failed = cli_failed_resources(events, (long long)from, s->name);
+    size_t i;
+    json_t *row;
+    int width = 0;
+    json_array_foreach(failed, i, row)
+    {
+        int n = (int)strlen(cli_field_str(row, "resource"));
+        width = n > width ? n : width;
+    }
+    if (json_array_size(failed) > 0)
+        printf("  failed resources:\n");
+    json_array_foreach(failed, i, row)
+    {
+        if (rc == CLI_OK)
+            rc = print_failure(cli, s->id, row, width);
+    }
+    json_decref(failed);
+    json_decref(events);
+    return rc;
+}
