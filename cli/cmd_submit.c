@@ -58,7 +58,9 @@ const char cli_submit_usage[] =
     "                              reason and outputs; exit 0 when CREATE_COMPLETE,\n"
     "                              1 otherwise (also when rolled back: with\n"
     "                              --enable-rollback a failure is followed through\n"
-    "                              its rollback), 4 on timeout\n"
+    "                              its rollback), 4 on timeout; when not complete,\n"
+    "                              the resources that failed, each with its action\n"
+    "                              and reason (secrets ******, as readers show them)\n"
     "  --timeout SEC               how long --wait waits (default 600; 0: no limit)\n"
     "  -h, --help                  show this help\n";
 

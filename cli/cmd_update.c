@@ -23,7 +23,8 @@
 #include <strings.h>
 
 const char cli_update_usage[] =
-    "usage: convergectl update NAME|ID [TEMPLATE] [-P NAME=VALUE]... [--param-file ENV]...\n"
+    "usage: convergectl update NAME|ID [TEMPLATE] [-P NAME=VALUE]...\n"
+    "                          [--param-file ENV]...\n"
     "                          [--existing] [--enable-rollback | --disable-rollback]\n"
     "                          [--converge-drift | --no-converge-drift]\n"
     "                          [--wait] [--timeout SEC]\n"
@@ -64,7 +65,9 @@ const char cli_update_usage[] =
     "                              reason and outputs; exit 0 when UPDATE_COMPLETE,\n"
     "                              1 otherwise (also when rolled back: with rollback\n"
     "                              enabled a failure is followed through its\n"
-    "                              rollback), 4 on timeout\n"
+    "                              rollback), 4 on timeout; when not complete, the\n"
+    "                              resources that failed, each with its action and\n"
+    "                              reason (secrets ******, as the readers show them)\n"
     "  --timeout SEC               how long --wait waits (default 600; 0: no limit)\n"
     "  -h, --help                  show this help\n"
     "\n"
