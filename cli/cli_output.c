@@ -321,8 +321,11 @@ json_t *cli_failed_resources(const json_t *events, long long from, const char *s
     json_array_foreach(events, i, ev)
     {
         const char *resource = cli_field_str(ev, "resource");
+        /* A refused signal (SIGNAL FAILED) failed its sender, not the
+         * resource: `signal` said so when it was sent. */
         if (strcmp(cli_field_str(ev, "status"), "FAILED") != 0 || !resource[0] ||
             strcmp(resource, stack_name) == 0 ||
+            strcmp(cli_field_str(ev, "action"), "SIGNAL") == 0 ||
             json_integer_value(json_object_get(ev, "traversal")) < from)
             continue;
         json_t *row = json_object_get(at, resource);

@@ -58,7 +58,8 @@ char *cli_limit_hints(const char *msg);
  * "action", "status", "reason", "traversal"): [{"resource", "action",
  * "status", "reason"}], one per resource, with its latest failure, in the
  * order they first failed. The stack's own events (resource `stack_name`)
- * are not resources. A new array. */
+ * are not resources, and a refused signal (SIGNAL FAILED) is no failure of
+ * its resource. A new array. */
 json_t *cli_failed_resources(const json_t *events, long long from, const char *stack_name);
 
 #endif

@@ -90,11 +90,11 @@ static int converge(cli_t *cli, const cli_stack_args_t *args)
     if (rc == CLI_OK)
         rc = check_request(args, &s, &d);
     char retry[CV_NAME_MAX + 16];
-    snprintf(retry, sizeof(retry), "converge %s", args->name);
+    snprintf(retry, sizeof(retry), "converge %s", s.name);
     uint64_t traversal = 0;
     cli_begin_t b = {.started = &traversal,
                      .retry = retry,
-                     .name = args->name,
+                     .name = s.name, /* its own name, though given by its id */
                      .id = s.id,
                      .kind = CV_TRAV_UPDATE,
                      .template_json = d.template_text,

@@ -89,11 +89,11 @@ static int roll_back(cli_t *cli, const cli_stack_args_t *args)
     if (rc == CLI_OK)
         rc = warn_when_nothing_completed(cli, &s);
     char retry[CV_NAME_MAX + 16];
-    snprintf(retry, sizeof(retry), "rollback %s", args->name);
+    snprintf(retry, sizeof(retry), "rollback %s", s.name);
     uint64_t traversal = 0;
     cli_begin_t b = {.started = &traversal,
                      .retry = retry,
-                     .name = args->name,
+                     .name = s.name, /* its own name, though given by its id */
                      .id = s.id,
                      .kind = CV_TRAV_ROLLBACK,
                      .template_json = "",

@@ -204,6 +204,7 @@ static void test_failed_resources_of_the_traversal_and_later_each_once(void **st
     json_array_append_new(events, event("a", "CREATE", "COMPLETE", "", 2));
     json_array_append_new(events, event("app", "CREATE", "FAILED", "stack", 2));
     json_array_append_new(events, event("c", "CREATE", "FAILED", "c broke", 2));
+    json_array_append_new(events, event("h", "SIGNAL", "FAILED", "refused", 2));
     json_array_append_new(events, event("b", "DELETE", "FAILED", "again", 3));
     json_t *failed = cli_failed_resources(events, 2, "app");
     assert_int_equal(json_array_size(failed), 2);
