@@ -10,6 +10,7 @@
 #include "cli_stack.h"
 
 #include "cv_keys.h"
+#include "cv_template.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +47,7 @@ static json_t *event_of(const redisReply *e)
 /* One page back from `end` ("+" first): prepends its events to `events`,
  * sets *more when older entries may be of traversal `from` or later, and
  * `end` to where the next page ends. */
-static int read_page(cli_t *cli, const char *key, char *end, size_t endsz, uint64_t from,
+static int read_page(cli_t *cli, const char *key, char *end, size_t endsz, long long from,
                      json_t *events, bool *more)
 {
     const char *argv[] = {"XREVRANGE", key, end, "-", "COUNT", PAGE_TEXT};
@@ -58,7 +59,7 @@ static int read_page(cli_t *cli, const char *key, char *end, size_t endsz, uint6
         json_t *ev = event_of(r->element[i]);
         if (!ev)
             continue;
-        recent = recent || json_integer_value(json_object_get(ev, "traversal")) >= (json_int_t)from;
+        recent = recent || json_integer_value(json_object_get(ev, "traversal")) >= from;
         json_array_insert_new(events, 0, ev);
         snprintf(end, endsz, "(%s", r->element[i]->element[0]->str);
     }
@@ -67,8 +68,9 @@ static int read_page(cli_t *cli, const char *key, char *end, size_t endsz, uint6
     return CLI_OK;
 }
 
-/* The stack's events, oldest first, back to those of traversal `from`. */
-static int read_events(cli_t *cli, const char *id, uint64_t from, json_t *events)
+/* The stack's events, oldest first, back to those of traversal `from`
+ * (from < 0: as far back as a wait reads). */
+static int read_events(cli_t *cli, const char *id, long long from, json_t *events)
 {
     char key[CV_KEY_MAX], end[64] = "+";
     cv_key(key, sizeof(key), CV_KEY_EVENTS, id, 0, NULL);
@@ -79,17 +81,83 @@ static int read_events(cli_t *cli, const char *id, uint64_t from, json_t *events
     return rc;
 }
 
-/* "    NAME  ACTION_FAILED: REASON", the reason's secrets masked
- * (cli_secret_mask_reason) and its limit hints phrased for a user of
- * convergectl. */
-static int print_failure(cli_t *cli, const char *id, const json_t *row, int width)
+/* Nested stacks below nested stacks: deeper than templates may nest, in
+ * case records point in a loop. */
+#define NESTED_LEVELS (CV_TEMPLATE_MAX_DEPTH + 1)
+
+/* The nested stack a failed resource of stack `id` is, when it is one: the
+ * physical id of its failure's event, if the stack's children have it
+ * (events outlive the resource records a rollback deletes). "" if none. */
+static const char *failed_child(const json_t *row, const json_t *children)
+{
+    const char *child = cli_field_str(row, "physical_id");
+    return child[0] && json_object_get(children, child) ? child : "";
+}
+
+static int collect(cli_t *cli, const char *id, const char *name, long long from, const char *prefix,
+                   int depth, json_t *rows);
+
+/* The failures of the nested stack `child`, of its last failed traversal,
+ * named below `path` ("web/vm"). */
+static int collect_child(cli_t *cli, const char *child, const char *path, int depth, json_t *rows)
+{
+    cli_stack_t s;
+    bool found = false;
+    char below[CV_NAME_MAX * 4];
+    int rc = cli_stack_read(cli, child, &s, &found);
+    snprintf(below, sizeof(below), "%.*s/", (int)sizeof(below) - 2, path);
+    if (rc == CLI_OK && found)
+        rc = collect(cli, child, s.name, -1, below, depth + 1, rows);
+    cli_stack_free(&s);
+    return rc;
+}
+
+/* Appends to `rows` the failed resources of stack `id` (called `name`) of
+ * traversal `from` and later (cli_failed_resources), each {"path" (its
+ * name after `prefix`), "action", "reason", "stack"}, each followed by the
+ * failures of the nested stack it is, as Heat's `stack failures list`
+ * descends into nested stacks. */
+static int collect(cli_t *cli, const char *id, const char *name, long long from, const char *prefix,
+                   int depth, json_t *rows)
+{
+    json_t *events = json_array(), *failed = NULL, *children = NULL;
+    int rc = read_events(cli, id, from, events);
+    if (rc == CLI_OK)
+        failed = cli_failed_resources(events, from, name);
+    if (rc == CLI_OK && json_array_size(failed) > 0 && !(children = cli_stack_children(cli, id)))
+        rc = CLI_SERVICE;
+    size_t i;
+    json_t *row;
+    json_array_foreach(failed, i, row)
+    {
+        if (rc != CLI_OK)
+            break;
+        char path[CV_NAME_MAX * 4];
+        snprintf(path, sizeof(path), "%s%s", prefix, cli_field_str(row, "resource"));
+        json_array_append_new(rows, json_pack("{s:s, s:O, s:O, s:s}", "path", path, "action",
+                                              json_object_get(row, "action"), "reason",
+                                              json_object_get(row, "reason"), "stack", id));
+        const char *child = failed_child(row, children);
+        if (child[0] && depth < NESTED_LEVELS)
+            rc = collect_child(cli, child, path, depth, rows);
+    }
+    json_decref(children);
+    json_decref(failed);
+    json_decref(events);
+    return rc;
+}
+
+/* "    PATH  ACTION_FAILED: REASON", the reason's secrets masked as its
+ * stack's readers mask them (cli_secret_mask_reason) and its limit hints
+ * phrased for a user of convergectl. */
+static int print_failure(cli_t *cli, const json_t *row, int width)
 {
     char *reason = strdup(cli_field_str(row, "reason"));
-    int rc = reason ? cli_secret_mask_reason(cli, id, &reason)
+    int rc = reason ? cli_secret_mask_reason(cli, cli_field_str(row, "stack"), &reason)
                     : cli_fail(CLI_SERVICE, "out of memory reading failures");
     char *said = rc == CLI_OK ? cli_limit_hints(reason) : NULL;
     if (rc == CLI_OK)
-        printf("    %-*s  %s_FAILED: %s\n", width, cli_field_str(row, "resource"),
+        printf("    %-*s  %s_FAILED: %s\n", width, cli_field_str(row, "path"),
                cli_field_str(row, "action"), said ? said : reason);
     free(said);
     free(reason);
@@ -98,26 +166,23 @@ static int print_failure(cli_t *cli, const char *id, const json_t *row, int widt
 
 int cli_stack_print_failures(cli_t *cli, const cli_stack_t *s, uint64_t from)
 {
-    json_t *events = json_array(), *failed = NULL;
-    int rc = read_events(cli, s->id, from, events);
-    if (rc == CLI_OK)
-        failed = cli_failed_resources(events, (long long)from, s->name);
+    json_t *rows = json_array();
+    int rc = collect(cli, s->id, s->name, (long long)from, "", 0, rows);
     size_t i;
     json_t *row;
     int width = 0;
-    json_array_foreach(failed, i, row)
+    json_array_foreach(rows, i, row)
     {
-        int n = (int)strlen(cli_field_str(row, "resource"));
+        int n = (int)strlen(cli_field_str(row, "path"));
         width = n > width ? n : width;
     }
-    if (json_array_size(failed) > 0)
+    if (rc == CLI_OK && json_array_size(rows) > 0)
         printf("  failed resources:\n");
-    json_array_foreach(failed, i, row)
+    json_array_foreach(rows, i, row)
     {
         if (rc == CLI_OK)
-            rc = print_failure(cli, s->id, row, width);
+            rc = print_failure(cli, row, width);
     }
-    json_decref(failed);
-    json_decref(events);
+    json_decref(rows);
     return rc;
 }

@@ -313,19 +313,42 @@ char *cli_limit_hints(const char *msg)
     return b.s;
 }
 
+/* A resource's failure: not the stack's own event (resource `stack_name`),
+ * nor a refused signal (SIGNAL FAILED), which failed its sender, not the
+ * resource: `signal` said so when it was sent. */
+static bool resource_failure(const json_t *ev, const char *stack_name)
+{
+    const char *resource = cli_field_str(ev, "resource");
+    return strcmp(cli_field_str(ev, "status"), "FAILED") == 0 && resource[0] &&
+           strcmp(resource, stack_name) != 0 && strcmp(cli_field_str(ev, "action"), "SIGNAL") != 0;
+}
+
+/* The last traversal in which a resource failed; 0 when none did. */
+static long long last_failed_traversal(const json_t *events, const char *stack_name)
+{
+    long long last = 0;
+    size_t i;
+    json_t *ev;
+    json_array_foreach(events, i, ev)
+    {
+        long long t = (long long)json_integer_value(json_object_get(ev, "traversal"));
+        if (resource_failure(ev, stack_name) && t > last)
+            last = t;
+    }
+    return last;
+}
+
 json_t *cli_failed_resources(const json_t *events, long long from, const char *stack_name)
 {
     json_t *out = json_array(), *at = json_object(); /* resource -> its entry in out */
+    if (from < 0)
+        from = last_failed_traversal(events, stack_name);
     size_t i;
     json_t *ev;
     json_array_foreach(events, i, ev)
     {
         const char *resource = cli_field_str(ev, "resource");
-        /* A refused signal (SIGNAL FAILED) failed its sender, not the
-         * resource: `signal` said so when it was sent. */
-        if (strcmp(cli_field_str(ev, "status"), "FAILED") != 0 || !resource[0] ||
-            strcmp(resource, stack_name) == 0 ||
-            strcmp(cli_field_str(ev, "action"), "SIGNAL") == 0 ||
+        if (!resource_failure(ev, stack_name) ||
             json_integer_value(json_object_get(ev, "traversal")) < from)
             continue;
         json_t *row = json_object_get(at, resource);
@@ -338,6 +361,7 @@ json_t *cli_failed_resources(const json_t *events, long long from, const char *s
         json_object_set_new(row, "action", json_string(cli_field_str(ev, "action")));
         json_object_set_new(row, "status", json_string("FAILED"));
         json_object_set_new(row, "reason", json_string(cli_field_str(ev, "reason")));
+        json_object_set_new(row, "physical_id", json_string(cli_field_str(ev, "physical_id")));
     }
     json_decref(at);
     return out;

@@ -53,13 +53,14 @@ char *cli_py_json_dumps(const json_t *v);
  * memory. */
 char *cli_limit_hints(const char *msg);
 
-/* The failed resources of a stack's traversals `from` and later, from its
+/* The failed resources of a stack's traversals `from` and later (from < 0:
+ * of the last traversal in which a resource failed, and later), from its
  * events (entries as `convergectl events -o json` gives them: "resource",
- * "action", "status", "reason", "traversal"): [{"resource", "action",
- * "status", "reason"}], one per resource, with its latest failure, in the
- * order they first failed. The stack's own events (resource `stack_name`)
- * are not resources, and a refused signal (SIGNAL FAILED) is no failure of
- * its resource. A new array. */
+ * "physical_id", "action", "status", "reason", "traversal"): [{"resource",
+ * "action", "status", "reason", "physical_id"}], one per resource, with
+ * its latest failure, in the order they first failed. The stack's own events (resource
+ * `stack_name`) are not resources, and a refused signal (SIGNAL FAILED) is no failure of its
+ * resource. A new array. */
 json_t *cli_failed_resources(const json_t *events, long long from, const char *stack_name);
 
 #endif

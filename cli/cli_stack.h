@@ -136,9 +136,12 @@ int cli_stack_follow(cli_t *cli, const char *id, double timeout, const char *act
 /* Prints "  failed resources:" and a line per resource of stack `s` that
  * failed in traversal `from` or later, with its latest failure and reason
  * ("    NAME  ACTION_FAILED: REASON"), its secrets masked as every reader
- * masks them (cli_secret_io.h); nothing when none failed. Read from the
- * stack's events, which outlive a rollback that deleted the resources.
- * CLI_OK or CLI_SERVICE (reported). (cli_failures.c) */
+ * masks them (cli_secret_io.h); below a failed nested-stack resource, the
+ * failures of its nested stack's last failed traversal
+ * ("    NAME/CHILD  ..."), as Heat's `stack failures list` descends into
+ * them; nothing when none failed. Read from the stacks' events, which
+ * outlive a rollback that deleted the resources. CLI_OK or CLI_SERVICE
+ * (reported). (cli_failures.c) */
 int cli_stack_print_failures(cli_t *cli, const cli_stack_t *s, uint64_t from);
 
 #endif

@@ -31,6 +31,16 @@ test_cli_heat_wait_names_the_failed_resource_and_its_reason() {
         fail "only the resource that failed is listed: $out"
 }
 
+test_cli_heat_wait_names_the_failure_inside_a_nested_stack() {
+    local name out rc=0
+    name=$(stack_name heat-nfail)
+    out=$(ctl submit "$name" "$DATA/stacks/nested/broken.yaml" --wait --timeout 60 2>&1) || rc=$?
+    assert_eq 1 "$rc" "submit --wait of a stack whose nested stack fails"
+    assert_match "    inner +CREATE_FAILED: " "$out" "the nested-stack resource"
+    assert_match "    inner/bad +CREATE_FAILED: .*Test Resource failed" "$out" \
+        "the resource that failed inside it, by its path"
+}
+
 test_cli_heat_wait_names_the_failure_a_rollback_undid() {
     local name out rc=0
     name=$(stack_name heat-rb)

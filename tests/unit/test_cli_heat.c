@@ -218,6 +218,20 @@ static void test_failed_resources_of_the_traversal_and_later_each_once(void **st
     json_decref(events);
 }
 
+static void test_a_nested_stack_shows_the_failures_of_its_last_failed_traversal(void **state)
+{
+    (void)state;
+    json_t *events = json_array();
+    json_array_append_new(events, event("x", "CREATE", "FAILED", "long ago", 1));
+    json_array_append_new(events, event("y", "UPDATE", "FAILED", "this time", 3));
+    json_array_append_new(events, event("y", "DELETE", "COMPLETE", "", 4));
+    json_t *failed = cli_failed_resources(events, -1, "child");
+    assert_int_equal(json_array_size(failed), 1);
+    assert_string_equal(cli_field_str(json_array_get(failed, 0), "reason"), "this time");
+    json_decref(failed);
+    json_decref(events);
+}
+
 static void test_no_failure_no_row(void **state)
 {
     (void)state;
@@ -272,6 +286,7 @@ int main(void)
         cmocka_unit_test(test_every_limit_hint_is_rephrased),
         cmocka_unit_test(test_other_text_in_parentheses_is_left_alone),
         cmocka_unit_test(test_failed_resources_of_the_traversal_and_later_each_once),
+        cmocka_unit_test(test_a_nested_stack_shows_the_failures_of_its_last_failed_traversal),
         cmocka_unit_test(test_no_failure_no_row),
         cmocka_unit_test(test_top_level_names_may_end_before_any_dash),
         cmocka_unit_test(test_a_name_is_below_the_stacks_it_continues),
