@@ -198,13 +198,20 @@ int cli_stack_refuse_nested(cli_t *cli, const cli_stack_t *s, const char *given,
 {
     if (!s->parent[0])
         return CLI_OK;
-    cli_stack_t top;
+    cli_stack_t top, parent;
+    bool found = false;
     int rc = cli_stack_top(cli, s->id, &top);
+    if (rc == CLI_OK)
+        rc = cli_stack_read(cli, s->parent, &parent, &found);
+    else
+        memset(&parent, 0, sizeof(parent));
     if (rc == CLI_OK)
         rc = cli_fail(CLI_USAGE,
                       "stack %s is a nested stack (resource %s of stack %s), which its parent "
                       "resource owns; %s its top stack instead: convergectl %s %s",
-                      given, s->parent_resource, s->parent, verb, verb, top.name);
+                      given, s->parent_resource, found && parent.name[0] ? parent.name : s->parent,
+                      verb, verb, top.name);
+    cli_stack_free(&parent);
     cli_stack_free(&top);
     return rc;
 }

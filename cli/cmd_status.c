@@ -308,7 +308,9 @@ static void print_text(const cli_stack_t *s, json_t *counts, json_t *nested, jso
     if (s->parent[0])
         printf("parent:     %s (resource %s)\n", s->parent, s->parent_resource);
     print_status_line(s, waiting);
-    printf("reason:     %s\n", s->reason);
+    char *reason = cli_limit_hints(s->reason); /* the engines' hints, for a user */
+    printf("reason:     %s\n", reason ? reason : s->reason);
+    free(reason);
     printf("traversal:  %lld\n", s->traversal);
     printf("progress:   %lld/%lld\n", s->done, s->total);
     if (waiting)
