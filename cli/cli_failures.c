@@ -12,19 +12,22 @@
 #include "cv_keys.h"
 #include "cv_template.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define PAGE 1000
 #define PAGE_TEXT "1000"
-/* A stream keeps about --max-events-per-stack (1000) events; with 0 it
- * keeps all, and a wait reads no further back than this many. */
-#define MAX_PAGES 10
+/* A stream keeps about --max-events-per-stack (1000) events, one page; with
+ * 0 it keeps all, and a wait reads no more than this many pages of them. */
+#define MAX_PAGES 1000
 
-/* The fields of one XREVRANGE entry ([id, [field, value, ...]]) that
- * cli_failed_resources reads; NULL when the entry is malformed. */
-static json_t *event_of(const redisReply *e)
+/* The fields of one XRANGE entry ([id, [field, value, ...]]) that
+ * cli_failed_resources reads, when it is a failure (status FAILED); NULL
+ * for any other entry. Only failures are kept, so that memory follows the
+ * number of failures, not the stream's length. */
+static json_t *failure_of(const redisReply *e)
 {
     if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 ||
         e->element[0]->type != REDIS_REPLY_STRING || e->element[1]->type != REDIS_REPLY_ARRAY)
@@ -41,43 +44,57 @@ static json_t *event_of(const redisReply *e)
         else
             json_object_set_new(ev, name, cli_json_strn(value, f->element[i + 1]->len));
     }
-    return ev;
+    if (strcmp(cli_field_str(ev, "status"), "FAILED") == 0)
+        return ev;
+    json_decref(ev);
+    return NULL;
 }
 
-/* One page back from `end` ("+" first): prepends its events to `events`,
- * sets *more when older entries may be of traversal `from` or later, and
- * `end` to where the next page ends. */
-static int read_page(cli_t *cli, const char *key, char *end, size_t endsz, long long from,
-                     json_t *events, bool *more)
+/* The smallest stream id after `id` ("ms-seq"): where the next page
+ * starts (as `events` pages; XRANGE's exclusive "(" needs Redis 6.2). */
+static void next_id(const char *id, char *buf, size_t size)
 {
-    const char *argv[] = {"XREVRANGE", key, end, "-", "COUNT", PAGE_TEXT};
+    unsigned long long ms = 0, seq = 0;
+    if (sscanf(id, "%llu-%llu", &ms, &seq) != 2)
+        ms = seq = 0;
+    if (seq == UINT64_MAX)
+        snprintf(buf, size, "%llu-0", ms + 1);
+    else
+        snprintf(buf, size, "%llu-%llu", ms, seq + 1);
+}
+
+/* One page from `start`: appends its failures to `failures`, sets `start`
+ * to where the next page starts and *more when there may be one. XRANGE,
+ * not XREVRANGE, which the deployment's client user may not run. */
+static int read_page(cli_t *cli, const char *key, char *start, size_t startsz, json_t *failures,
+                     bool *more)
+{
+    const char *argv[] = {"XRANGE", key, start, "+", "COUNT", PAGE_TEXT};
     redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_ARRAY), 6, argv, NULL);
     if (!r)
         return CLI_SERVICE;
-    bool recent = false;
     for (size_t i = 0; i < r->elements; i++) {
-        json_t *ev = event_of(r->element[i]);
-        if (!ev)
-            continue;
-        recent = recent || json_integer_value(json_object_get(ev, "traversal")) >= from;
-        json_array_insert_new(events, 0, ev);
-        snprintf(end, endsz, "(%s", r->element[i]->element[0]->str);
+        json_t *ev = failure_of(r->element[i]);
+        if (ev)
+            json_array_append_new(failures, ev);
+        if (r->element[i]->type == REDIS_REPLY_ARRAY && r->element[i]->elements == 2 &&
+            r->element[i]->element[0]->type == REDIS_REPLY_STRING)
+            next_id(r->element[i]->element[0]->str, start, startsz);
     }
-    *more = r->elements == PAGE && recent;
+    *more = r->elements == PAGE;
     freeReplyObject(r);
     return CLI_OK;
 }
 
-/* The stack's events, oldest first, back to those of traversal `from`
- * (from < 0: as far back as a wait reads). */
-static int read_events(cli_t *cli, const char *id, long long from, json_t *events)
+/* The failure events of the stack, oldest first. */
+static int read_failures(cli_t *cli, const char *id, json_t *failures)
 {
-    char key[CV_KEY_MAX], end[64] = "+";
+    char key[CV_KEY_MAX], start[64] = "-";
     cv_key(key, sizeof(key), CV_KEY_EVENTS, id, 0, NULL);
     bool more = true;
     int rc = CLI_OK;
     for (int page = 0; rc == CLI_OK && more && page < MAX_PAGES; page++)
-        rc = read_page(cli, key, end, sizeof(end), from, events, &more);
+        rc = read_page(cli, key, start, sizeof(start), failures, &more);
     return rc;
 }
 
@@ -121,7 +138,7 @@ static int collect(cli_t *cli, const char *id, const char *name, long long from,
                    int depth, json_t *rows)
 {
     json_t *events = json_array(), *failed = NULL, *children = NULL;
-    int rc = read_events(cli, id, from, events);
+    int rc = read_failures(cli, id, events);
     if (rc == CLI_OK)
         failed = cli_failed_resources(events, from, name);
     if (rc == CLI_OK && json_array_size(failed) > 0 && !(children = cli_stack_children(cli, id)))

@@ -517,12 +517,13 @@ int cli_stack_follow(cli_t *cli, const char *id, double timeout, const char *act
         rc = cli_secret_mask_reason(cli, id, &s.reason); /* docs/security.md "Secrets" */
     if (rc == CLI_OK) {
         cli_stack_print_final(&s);
-        int outcome = cli_stack_outcome(&s, action);
+        rc = cli_stack_outcome(&s, action);
         /* Why, not only that: the resources that failed, as Heat's
-         * `stack failures list` shows them. */
-        rc = outcome != CLI_OK ? cli_stack_print_failures(cli, &s, from) : CLI_OK;
+         * `stack failures list` shows them. A list that cannot be read is
+         * reported, and the outcome stands. */
+        if (rc != CLI_OK)
+            (void)cli_stack_print_failures(cli, &s, from);
         fflush(stdout);
-        rc = rc == CLI_OK ? outcome : rc;
         if (rc == CLI_FAILED && strcmp(action, "ROLLBACK") != 0 &&
             strcmp(s.action, "ROLLBACK") == 0)
             cli_fail(rc, "the %s of stack %s did not take effect: a rollback followed (%s)", action,

@@ -215,3 +215,26 @@ test_cli_heat_a_limit_error_names_what_a_user_can_set() {
     assert_match "\(CONVERGE_MAX_RESOURCES, or the workers' --max-resources\)" "$out" \
         "validate's message"
 }
+
+test_cli_heat_a_client_of_state_env_lists_failures_and_finds_nested_names() {
+    # As STATE/env's client (Redis user converge-cli in a secured
+    # deployment), not the operator the suite plays: what --wait and the
+    # nested names read is what that user may read.
+    local name out rc=0 child
+    name=$(stack_name heat-client)
+    out=$(
+        # shellcheck disable=SC1091
+        source "$STATE/env"
+        "$CONVERGECTL" submit "$name" "$DATA/stacks/nested/broken.yaml" --wait --timeout 60 2>&1
+    ) || rc=$?
+    assert_eq 1 "$rc" "submit --wait of a failing stack as STATE/env's client"
+    assert_match "    inner/bad +CREATE_FAILED: .*Test Resource failed" "$out" \
+        "the failures, read as STATE/env's client"
+    child=$(heat_child_name heat-client inner)
+    out=$(
+        # shellcheck disable=SC1091
+        source "$STATE/env"
+        "$CONVERGECTL" status "$child" -o json
+    ) || fail "status by the nested name as STATE/env's client"
+    assert_eq CREATE_FAILED "$(jqr .status <<<"$out")" "the nested stack's status"
+}
