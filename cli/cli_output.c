@@ -273,10 +273,19 @@ char *cli_py_json_dumps(const json_t *v)
     return b.s;
 }
 
+/* The template loader says a nesting goes too deep without naming the
+ * limit ("would nest stacks deeper than 5 levels (the limit)"). */
+#define NESTING_HINT " levels (the limit)"
+
 /* The hint cv_limits_check ends a message with, for the limit at `which`:
- * "(--OPTION, ENV)"; its length, or 0 when `at` does not begin one. */
+ * "(--OPTION, ENV)", or the nesting depth's NESTING_HINT; its length, or 0
+ * when `at` does not begin one. */
 static size_t limit_hint_at(const char *at, cv_limit_t *which)
 {
+    if (strncmp(at, NESTING_HINT, strlen(NESTING_HINT)) == 0) {
+        *which = CV_LIMIT_NESTING_DEPTH;
+        return strlen(NESTING_HINT);
+    }
     for (int i = 0; i < CV_LIMIT__COUNT; i++) {
         char hint[128];
         int n = snprintf(hint, sizeof(hint), "(--%s, %s)", cv_limit_option((cv_limit_t)i),
@@ -295,14 +304,14 @@ char *cli_limit_hints(const char *msg)
     buf_add(&b, "", 0);
     for (const char *p = msg; *p;) {
         cv_limit_t which;
-        size_t n = *p == '(' ? limit_hint_at(p, &which) : 0;
+        size_t n = *p == '(' || *p == ' ' ? limit_hint_at(p, &which) : 0;
         if (n == 0) {
             buf_add(&b, p++, 1);
             continue;
         }
         char said[160];
-        snprintf(said, sizeof(said), "(%s, or the workers' --%s)", cv_limit_env(which),
-                 cv_limit_option(which));
+        snprintf(said, sizeof(said), "%s(%s, or the workers' --%s)", *p == ' ' ? " levels " : "",
+                 cv_limit_env(which), cv_limit_option(which));
         buf_puts(&b, said);
         p += n;
     }

@@ -49,7 +49,9 @@ char *cli_py_json_dumps(const json_t *v);
 /* `msg` with every limit hint of cv_limits_check ("(--max-resources,
  * CONVERGE_MAX_RESOURCES)") phrased as what a user of convergectl can
  * change: "(CONVERGE_MAX_RESOURCES, or the workers' --max-resources)";
- * convergectl has no --max-* option. A malloc'd string; NULL when out of
+ * convergectl has no --max-* option. The template loader's nesting error,
+ * which names no setting ("deeper than 5 levels (the limit)"), gets that of
+ * the nesting depth. A malloc'd string; NULL when out of
  * memory. */
 char *cli_limit_hints(const char *msg);
 

@@ -214,6 +214,11 @@ test_cli_heat_a_limit_error_names_what_a_user_can_set() {
     assert_eq 2 "$rc" "validate over a lowered limit"
     assert_match "\(CONVERGE_MAX_RESOURCES, or the workers' --max-resources\)" "$out" \
         "validate's message"
+    rc=0
+    out=$(CONVERGE_MAX_NESTING_DEPTH=1 ctl validate "$DATA/stacks/nested/deep.yaml" 2>&1) || rc=$?
+    assert_eq 2 "$rc" "validate of a template nested too deep"
+    assert_match "deeper than 1 levels \(CONVERGE_MAX_NESTING_DEPTH, or the workers' --max-nesting-depth\)" \
+        "$out" "the nesting depth's settings"
 }
 
 test_cli_heat_a_client_of_state_env_lists_failures_and_finds_nested_names() {
