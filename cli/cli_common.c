@@ -3,6 +3,7 @@
  * (connections are in cli_conn.c).
  */
 #include "cli_common.h"
+#include "cli_output.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -17,13 +18,30 @@
 /* Messages                                                                 */
 /* ------------------------------------------------------------------------ */
 
+/* Writes "convergectl: [CMD: ]MESSAGE" on stderr. A limit's hint is
+ * phrased as what a user of convergectl can change (cli_limit_hints): the
+ * template loader and the limits table name the workers' --max-* options,
+ * which convergectl does not have. */
+static void report(const char *cmd, const char *fmt, va_list ap)
+{
+    char *msg = NULL;
+    if (vasprintf(&msg, fmt, ap) < 0)
+        msg = NULL;
+    char *said = msg ? cli_limit_hints(msg) : NULL;
+    fputs("convergectl: ", stderr);
+    if (cmd)
+        fprintf(stderr, "%s: ", cmd);
+    fputs(said ? said : msg ? msg : "(out of memory formatting a message)", stderr);
+    fputc('\n', stderr);
+    free(said);
+    free(msg);
+}
+
 int cli_fail(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("convergectl: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    report(NULL, fmt, ap);
     va_end(ap);
     return code;
 }
@@ -32,11 +50,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("convergectl: ", stderr);
-    if (cmd)
-        fprintf(stderr, "%s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    report(cmd, fmt, ap);
     va_end(ap);
     fprintf(stderr, "Try 'convergectl %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
     return CLI_USAGE;

@@ -214,3 +214,22 @@ json_t *cli_list_row(const char *id, const json_t *rec, double now)
                         cli_json_str(cli_field_str(rec, "parent_resource")));
     return row;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Nested stacks by name                                                    */
+/* ------------------------------------------------------------------------ */
+
+size_t cli_list_name_prefixes(const char *name, size_t *ends, size_t max)
+{
+    size_t n = 0;
+    for (const char *p = strchr(name, '-'); p && n < max; p = strchr(p + 1, '-'))
+        if (p > name)
+            ends[n++] = (size_t)(p - name);
+    return n;
+}
+
+bool cli_list_name_below(const char *name, const char *ancestor)
+{
+    size_t n = strlen(ancestor);
+    return n > 0 && strncmp(name, ancestor, n) == 0 && name[n] == '-' && name[n + 1] != '\0';
+}

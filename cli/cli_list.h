@@ -45,4 +45,21 @@ json_t *cli_list_order(const json_t *rows);
  * (an object of strings, as Redis holds them). */
 json_t *cli_list_row(const char *id, const json_t *rec, double now);
 
+/* ---- nested stacks by name ----
+ *
+ * A nested stack is named by the worker that creates it (engine_nested.c)
+ * as Heat names it: "PARENT-RESOURCE-ID12", its parent's name, the
+ * parent's resource and the first 12 characters of its id; `list --nested`
+ * prints that name. Only top-level names are indexed (the `stacks` hash),
+ * so a nested name is found from its top stack down, level by level. */
+
+/* The lengths of the beginnings of `name` that end before one of its '-'
+ * (shortest first): where a top-level stack's name may end. At most `max`
+ * of them in `ends`; their number. */
+size_t cli_list_name_prefixes(const char *name, size_t *ends, size_t max);
+
+/* Whether a stack called `ancestor` may have `name` below it: `name` is
+ * `ancestor`, '-', and more. */
+bool cli_list_name_below(const char *name, const char *ancestor);
+
 #endif

@@ -4,6 +4,8 @@
 #include "cli_output.h"
 
 #include "cli_secret.h"
+#include "cv_limits.h"
+#include "cv_rtype.h"
 #include "cv_seal.h"
 
 #include <stdbool.h>
@@ -136,4 +138,240 @@ void cli_print_table(const json_t *rows)
         printf("\n");
     }
     free(width);
+}
+
+/* ------------------------------------------------------------------------ */
+/* As Heat writes them                                                      */
+/* ------------------------------------------------------------------------ */
+
+typedef struct buf {
+    char *s;
+    size_t len, size;
+    bool oom;
+} buf_t;
+
+static void buf_add(buf_t *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->size) {
+        size_t size = (b->len + n + 1) * 2;
+        char *grown = realloc(b->s, size);
+        if (!grown) {
+            b->oom = true;
+            return;
+        }
+        b->s = grown;
+        b->size = size;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void buf_puts(buf_t *b, const char *s)
+{
+    buf_add(b, s, strlen(s));
+}
+
+/* The code point of the UTF-8 sequence of `n` bytes at s. */
+static unsigned long utf8_code(const unsigned char *s, size_t n)
+{
+    static const unsigned char lead_mask[] = {0, 0x7F, 0x1F, 0x0F, 0x07};
+    unsigned long c = s[0] & lead_mask[n];
+    for (size_t i = 1; i < n; i++)
+        c = (c << 6) | (s[i] & 0x3F);
+    return c;
+}
+
+/* Python's ensure_ascii: printable ASCII as is, the rest escaped; a code
+ * point above U+FFFF as its UTF-16 surrogate pair. */
+static void py_string(buf_t *b, const char *s, size_t len)
+{
+    buf_add(b, "\"", 1);
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t n = utf8_seq((const unsigned char *)s + i, len - i);
+        char esc[32];
+        const char *named = c == '"'    ? "\\\""
+                            : c == '\\' ? "\\\\"
+                            : c == '\n' ? "\\n"
+                            : c == '\r' ? "\\r"
+                            : c == '\t' ? "\\t"
+                            : c == '\b' ? "\\b"
+                            : c == '\f' ? "\\f"
+                                        : NULL;
+        unsigned long code = n ? utf8_code((const unsigned char *)s + i, n) : 0xFFFD;
+        if (named)
+            buf_puts(b, named);
+        else if (c >= 0x20 && c < 0x7F)
+            buf_add(b, s + i, 1);
+        else if (code > 0xFFFF) {
+            code -= 0x10000;
+            snprintf(esc, sizeof(esc), "\\u%04lx\\u%04lx", 0xD800 + ((code >> 10) & 0x3FF),
+                     0xDC00 + (code & 0x3FF));
+            buf_puts(b, esc);
+        } else {
+            snprintf(esc, sizeof(esc), "\\u%04lx", code);
+            buf_puts(b, esc);
+        }
+        i += n ? n : 1;
+    }
+    buf_add(b, "\"", 1);
+}
+
+static void py_json(buf_t *b, const json_t *v)
+{
+    char num[64];
+    size_t i;
+    const char *key;
+    json_t *item;
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        buf_puts(b, "{");
+        i = 0;
+        json_object_foreach((json_t *)v, key, item)
+        {
+            buf_puts(b, i++ ? ", " : "");
+            py_string(b, key, strlen(key));
+            buf_puts(b, ": ");
+            py_json(b, item);
+        }
+        buf_puts(b, "}");
+        break;
+    case JSON_ARRAY:
+        buf_puts(b, "[");
+        json_array_foreach(v, i, item)
+        {
+            buf_puts(b, i ? ", " : "");
+            py_json(b, item);
+        }
+        buf_puts(b, "]");
+        break;
+    case JSON_STRING:
+        py_string(b, json_string_value(v), json_string_length(v));
+        break;
+    case JSON_INTEGER:
+    case JSON_REAL:
+        cv_format_number(v, num, sizeof(num));
+        buf_puts(b, num);
+        break;
+    default:
+        buf_puts(b, json_is_true(v) ? "true" : json_is_false(v) ? "false" : "null");
+    }
+}
+
+char *cli_py_json_dumps(const json_t *v)
+{
+    buf_t b = {0};
+    buf_add(&b, "", 0);
+    py_json(&b, v);
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
+
+/* The template loader says a nesting goes too deep without naming the
+ * limit ("would nest stacks deeper than 5 levels (the limit)"). */
+#define NESTING_HINT " levels (the limit)"
+
+/* The hint cv_limits_check ends a message with, for the limit at `which`:
+ * "(--OPTION, ENV)", or the nesting depth's NESTING_HINT; its length, or 0
+ * when `at` does not begin one. */
+static size_t limit_hint_at(const char *at, cv_limit_t *which)
+{
+    if (strncmp(at, NESTING_HINT, strlen(NESTING_HINT)) == 0) {
+        *which = CV_LIMIT_NESTING_DEPTH;
+        return strlen(NESTING_HINT);
+    }
+    for (int i = 0; i < CV_LIMIT__COUNT; i++) {
+        char hint[128];
+        int n = snprintf(hint, sizeof(hint), "(--%s, %s)", cv_limit_option((cv_limit_t)i),
+                         cv_limit_env((cv_limit_t)i));
+        if (n > 0 && strncmp(at, hint, (size_t)n) == 0) {
+            *which = (cv_limit_t)i;
+            return (size_t)n;
+        }
+    }
+    return 0;
+}
+
+char *cli_limit_hints(const char *msg)
+{
+    buf_t b = {0};
+    buf_add(&b, "", 0);
+    for (const char *p = msg; *p;) {
+        cv_limit_t which;
+        size_t n = *p == '(' || *p == ' ' ? limit_hint_at(p, &which) : 0;
+        if (n == 0) {
+            buf_add(&b, p++, 1);
+            continue;
+        }
+        char said[160];
+        snprintf(said, sizeof(said), "%s(%s, or the workers' --%s)", *p == ' ' ? " levels " : "",
+                 cv_limit_env(which), cv_limit_option(which));
+        buf_puts(&b, said);
+        p += n;
+    }
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
+
+/* A resource's failure: not the stack's own event (resource `stack_name`),
+ * nor a refused signal (SIGNAL FAILED), which failed its sender, not the
+ * resource: `signal` said so when it was sent. */
+static bool resource_failure(const json_t *ev, const char *stack_name)
+{
+    const char *resource = cli_field_str(ev, "resource");
+    return strcmp(cli_field_str(ev, "status"), "FAILED") == 0 && resource[0] &&
+           strcmp(resource, stack_name) != 0 && strcmp(cli_field_str(ev, "action"), "SIGNAL") != 0;
+}
+
+/* The last traversal in which a resource failed; 0 when none did. */
+static long long last_failed_traversal(const json_t *events, const char *stack_name)
+{
+    long long last = 0;
+    size_t i;
+    json_t *ev;
+    json_array_foreach(events, i, ev)
+    {
+        long long t = (long long)json_integer_value(json_object_get(ev, "traversal"));
+        if (resource_failure(ev, stack_name) && t > last)
+            last = t;
+    }
+    return last;
+}
+
+json_t *cli_failed_resources(const json_t *events, long long from, const char *stack_name)
+{
+    json_t *out = json_array(), *at = json_object(); /* resource -> its entry in out */
+    if (from < 0)
+        from = last_failed_traversal(events, stack_name);
+    size_t i;
+    json_t *ev;
+    json_array_foreach(events, i, ev)
+    {
+        const char *resource = cli_field_str(ev, "resource");
+        if (!resource_failure(ev, stack_name) ||
+            json_integer_value(json_object_get(ev, "traversal")) < from)
+            continue;
+        json_t *row = json_object_get(at, resource);
+        if (!row) {
+            row = json_object();
+            json_object_set_new(row, "resource", json_string(resource));
+            json_array_append_new(out, row);
+            json_object_set(at, resource, row);
+        }
+        json_object_set_new(row, "action", json_string(cli_field_str(ev, "action")));
+        json_object_set_new(row, "status", json_string("FAILED"));
+        json_object_set_new(row, "reason", json_string(cli_field_str(ev, "reason")));
+        json_object_set_new(row, "physical_id", json_string(cli_field_str(ev, "physical_id")));
+    }
+    json_decref(at);
+    return out;
 }

@@ -38,4 +38,31 @@ void cli_print_json_line(const json_t *doc);
  * the header; every column but the last is padded to its widest cell. */
 void cli_print_table(const json_t *rows);
 
+/* ---- as Heat writes them ---- */
+
+/* `v` as Python's json.dumps writes it, which Heat uses for a json
+ * parameter's value in stack show: ", " and ": " between items, non-ASCII
+ * and control characters as \uXXXX, reals as Python's repr ("1.5",
+ * "1e+16"). A malloc'd string; NULL when out of memory. */
+char *cli_py_json_dumps(const json_t *v);
+
+/* `msg` with every limit hint of cv_limits_check ("(--max-resources,
+ * CONVERGE_MAX_RESOURCES)") phrased as what a user of convergectl can
+ * change: "(CONVERGE_MAX_RESOURCES, or the workers' --max-resources)";
+ * convergectl has no --max-* option. The template loader's nesting error,
+ * which names no setting ("deeper than 5 levels (the limit)"), gets that of
+ * the nesting depth. A malloc'd string; NULL when out of
+ * memory. */
+char *cli_limit_hints(const char *msg);
+
+/* The failed resources of a stack's traversals `from` and later (from < 0:
+ * of the last traversal in which a resource failed, and later), from its
+ * events (entries as `convergectl events -o json` gives them: "resource",
+ * "physical_id", "action", "status", "reason", "traversal"): [{"resource",
+ * "action", "status", "reason", "physical_id"}], one per resource, with
+ * its latest failure, in the order they first failed. The stack's own events (resource
+ * `stack_name`) are not resources, and a refused signal (SIGNAL FAILED) is no failure of its
+ * resource. A new array. */
+json_t *cli_failed_resources(const json_t *events, long long from, const char *stack_name);
+
 #endif

@@ -3,6 +3,8 @@
  */
 #include "cli_secret.h"
 
+#include "cli_output.h"
+
 #include "cv_env.h"
 #include "cv_rtype.h"
 #include "cv_template.h"
@@ -451,6 +453,85 @@ void cli_secret_mask_resource(const cli_secrets_t *s, const char *resource, json
     for (size_t i = 0; i < sizeof(by_value) / sizeof(by_value[0]); i++)
         if ((v = json_object_get(doc, by_value[i])))
             replace_field(doc, by_value[i], cli_secret_mask(s, v));
+}
+
+/* Python's str() of a value Heat's Parameter holds: a string as is, a
+ * number as Python writes it, a boolean "True"/"False"; a list item (of a
+ * comma_delimited_list) likewise. NULL for anything else. */
+static char *py_str(const json_t *v)
+{
+    char num[64];
+    if (json_is_string(v))
+        return strdup(json_string_value(v));
+    if (json_is_boolean(v))
+        return strdup(json_is_true(v) ? "True" : "False");
+    if (!json_is_number(v))
+        return NULL;
+    cv_format_number(v, num, sizeof(num));
+    return strdup(num);
+}
+
+/* CommaDelimitedListParam._value_as_text: ",".join(value). */
+static char *joined(const json_t *list)
+{
+    size_t i, len = 1;
+    json_t *item;
+    char *out = malloc(len);
+    if (out)
+        out[0] = '\0';
+    json_array_foreach(list, i, item)
+    {
+        char *text = py_str(item);
+        size_t n = text ? strlen(text) : 0;
+        char *grown = out ? realloc(out, len + n + 1) : NULL;
+        if (!grown) {
+            free(text);
+            free(out);
+            return NULL;
+        }
+        out = grown;
+        snprintf(out + len - 1, n + 2, "%s%s", i ? "," : "", text ? text : "");
+        len += n + (i ? 1 : 0);
+        free(text);
+    }
+    return out;
+}
+
+/* One parameter's value as Heat's stack show writes it (Parameter.__str__),
+ * by its declared type; a new JSON string. */
+static json_t *param_text(const json_t *decl, const json_t *v)
+{
+    const char *type = json_string_value(json_object_get(decl, "type"));
+    char *text = NULL;
+    if (type && strcmp(type, "comma_delimited_list") == 0 && json_is_array(v))
+        text = joined(v);
+    else if (json_is_object(v) || json_is_array(v))
+        text = cli_py_json_dumps(v);
+    else
+        text = py_str(v);
+    json_t *out = json_string(text ? text : "");
+    free(text);
+    return out;
+}
+
+json_t *cli_secret_show_params(const json_t *tree, const json_t *params, const char *stack_id,
+                               const char *stack_name, bool show_hidden)
+{
+    const json_t *decls = json_object_get(tree, "parameters");
+    json_t *out = json_object(), *v;
+    const char *name;
+    json_object_foreach((json_t *)params, name, v)
+    {
+        if (!show_hidden && hidden_param(tree, name))
+            json_object_set_new(out, name, json_string(CLI_SECRET_MASK));
+        else
+            json_object_set_new(out, name, param_text(json_object_get(decls, name), v));
+    }
+    /* HOTParameters._pseudo_parameters: what Heat lists beside them. */
+    json_object_set_new(out, "OS::stack_id", json_string(stack_id));
+    json_object_set_new(out, "OS::project_id", json_string(""));
+    json_object_set_new(out, "OS::stack_name", json_string(stack_name));
+    return out;
 }
 
 json_t *cli_secret_mask_params(const json_t *tree, const json_t *params)

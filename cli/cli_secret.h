@@ -101,9 +101,20 @@ bool cli_secret_group(const cli_secrets_t *s, const char *resource);
  * "physical_id" by value. Other fields are names and states, not values. */
 void cli_secret_mask_resource(const cli_secrets_t *s, const char *resource, json_t *doc);
 
-/* The parameter values `params` of template `tree`, as Heat's stack show
- * gives them: a hidden one's value as CLI_SECRET_MASK. A new object. */
+/* The parameter values `params` of template `tree`, typed as stored: a
+ * hidden one's value as CLI_SECRET_MASK. A new object. */
 json_t *cli_secret_mask_params(const json_t *tree, const json_t *params);
+
+/* The parameter values `params` (typed, as stored) of template `tree`, as
+ * Heat's stack show gives them (heat/engine/api.py format_stack:
+ * parameters.map(str)): every value as text — a number as Python writes
+ * it, a boolean "True"/"False", a comma_delimited_list joined with ",", a
+ * json value as json.dumps writes it — a hidden one's as CLI_SECRET_MASK
+ * unless `show_hidden`, and the pseudo parameters OS::stack_id,
+ * OS::project_id ("": Converge has no projects) and OS::stack_name from
+ * `stack_id` and `stack_name`. A new object. */
+json_t *cli_secret_show_params(const json_t *tree, const json_t *params, const char *stack_id,
+                               const char *stack_name, bool show_hidden);
 
 /* The template `tree` as a reader may see it: a hidden parameter's
  * default masked, then every secret value (cli_secret_mask). */

@@ -2,6 +2,7 @@
  * Reading, printing and waiting on a stack's status record.
  */
 #include "cli_stack.h"
+#include "cli_output.h"
 #include "cli_secret_io.h"
 
 #include "cv_keys.h"
@@ -120,7 +121,7 @@ int cli_stack_find(cli_t *cli, const char *name, cli_stack_t *s)
 {
     char id[CV_ID_MAX];
     memset(s, 0, sizeof(*s));
-    int rc = cli_lookup(cli, name, id);
+    int rc = cli_stack_resolve(cli, name, id);
     if (rc)
         return rc;
     bool found = false;
@@ -130,31 +131,6 @@ int cli_stack_find(cli_t *cli, const char *name, cli_stack_t *s)
     if (rc == CLI_OK && !s->name[0])
         snprintf(s->name, sizeof(s->name), "%s", name);
     return rc;
-}
-
-int cli_stack_resolve(cli_t *cli, const char *name_or_id, char id[CV_ID_MAX])
-{
-    char key[CV_KEY_MAX];
-    cv_key(key, sizeof(key), CV_KEY_STACKS, NULL, 0, NULL);
-    const char *argv[] = {"HGET", key, name_or_id};
-    redisReply *r = cli_redis_argv(cli, CLI_R_STRING_OR_NIL, 3, argv, NULL);
-    if (!r)
-        return CLI_SERVICE;
-    bool named = r->type == REDIS_REPLY_STRING;
-    freeReplyObject(r);
-    if (named || !cli_valid_id(name_or_id))
-        return cli_lookup(cli, name_or_id, id); /* the lookup's checks and messages */
-    cv_key(key, sizeof(key), CV_KEY_STACK, name_or_id, 0, NULL);
-    const char *exists[] = {"EXISTS", key};
-    r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_INTEGER), 2, exists, NULL);
-    if (!r)
-        return CLI_SERVICE;
-    bool found = r->integer == 1;
-    freeReplyObject(r);
-    if (!found)
-        return cli_fail(CLI_USAGE, "stack %s not found", name_or_id);
-    snprintf(id, CV_ID_MAX, "%s", name_or_id);
-    return CLI_OK;
 }
 
 /* The counts hash `r` as an object: resource status -> number. */
@@ -472,8 +448,10 @@ void cli_print_outputs(const json_t *outputs, const char *indent)
 void cli_stack_print_final(const cli_stack_t *s)
 {
     cli_stack_print_line(s);
+    char *reason = s->reason[0] ? cli_limit_hints(s->reason) : NULL;
     if (s->reason[0])
-        printf("  reason: %s\n", s->reason);
+        printf("  reason: %s\n", reason ? reason : s->reason);
+    free(reason);
     if (json_object_size(s->outputs) > 0) {
         printf("  outputs:\n");
         cli_print_outputs(s->outputs, "    ");
@@ -529,7 +507,7 @@ int cli_stack_wait(cli_t *cli, const char *id, double timeout, cli_tick_fn tick,
     }
 }
 
-int cli_stack_follow(cli_t *cli, const char *id, double timeout, const char *action)
+int cli_stack_follow(cli_t *cli, const char *id, double timeout, const char *action, uint64_t from)
 {
     cli_stack_t s;
     int rc = cli_stack_wait(cli, id, timeout, NULL, NULL, &s);
@@ -539,12 +517,18 @@ int cli_stack_follow(cli_t *cli, const char *id, double timeout, const char *act
         rc = cli_secret_mask_reason(cli, id, &s.reason); /* docs/security.md "Secrets" */
     if (rc == CLI_OK) {
         cli_stack_print_final(&s);
-        fflush(stdout);
         rc = cli_stack_outcome(&s, action);
-        if (rc != CLI_OK && strcmp(action, "ROLLBACK") != 0 && strcmp(s.action, "ROLLBACK") == 0)
+        /* Why, not only that: the resources that failed, as Heat's
+         * `stack failures list` shows them. A list that cannot be read is
+         * reported, and the outcome stands. */
+        if (rc != CLI_OK)
+            (void)cli_stack_print_failures(cli, &s, from);
+        fflush(stdout);
+        if (rc == CLI_FAILED && strcmp(action, "ROLLBACK") != 0 &&
+            strcmp(s.action, "ROLLBACK") == 0)
             cli_fail(rc, "the %s of stack %s did not take effect: a rollback followed (%s)", action,
                      s.name, s.status);
-        else if (rc != CLI_OK && rollback_pending(&s))
+        else if (rc == CLI_FAILED && rollback_pending(&s))
             cli_fail(
                 rc,
                 "stack %s has rollback enabled, but no rollback had started when the wait ended",

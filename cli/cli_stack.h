@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "cli_common.h"
 
@@ -30,16 +31,41 @@ typedef struct cli_stack {
 int cli_stack_read(cli_t *cli, const char *id, cli_stack_t *s, bool *found);
 void cli_stack_free(cli_stack_t *s);
 
-/* The id of the stack `name_or_id` names, for the commands that read a
- * stack: a stack name, else a stack id whose status record exists — a
- * nested stack has no name of its own; its id is the physical id of the
- * parent's resource. CLI_OK, CLI_USAGE ("stack NAME not found") or
- * CLI_SERVICE. */
+/* The id of the stack `name_or_id` names, for every command that takes a
+ * stack: a top-level stack's name, a stack id whose status record exists
+ * (a nested stack's id is the physical id of its parent's resource), or a
+ * nested stack's name as `list --nested` prints it. CLI_OK, CLI_USAGE
+ * ("stack NAME not found") or CLI_SERVICE. (cli_stack_resolve.c) */
 int cli_stack_resolve(cli_t *cli, const char *name_or_id, char id[CV_ID_MAX]);
 
-/* Looks the stack `name` up and reads its record: CLI_OK, CLI_USAGE (no
- * such stack, or it has no status record; reported) or CLI_SERVICE. Free
- * *s with cli_stack_free in every case. */
+/* The nested stack called `name` (as `list --nested` prints it), found
+ * down from the top-level stacks whose names begin it, through the
+ * children whose names begin it: its id, "" when there is none (not
+ * reported). CLI_OK or CLI_SERVICE. */
+int cli_stack_find_nested(cli_t *cli, const char *name, char id[CV_ID_MAX]);
+
+/* The record of the top-level stack above stack `id` (its own when it is
+ * top-level) in *top, to be freed with cli_stack_free in every case.
+ * CLI_OK or CLI_SERVICE (a parent without a record, or a chain deeper than
+ * templates nest). */
+int cli_stack_top(cli_t *cli, const char *id, cli_stack_t *top);
+
+/* CLI_OK when `s` is a top-level stack; for a nested one CLI_USAGE (or
+ * CLI_SERVICE), saying that `verb` acts on its top stack, named as the
+ * user named it (`given`). */
+int cli_stack_refuse_nested(cli_t *cli, const cli_stack_t *s, const char *given, const char *verb);
+
+/* cli_stack_resolve for the verbs that change a stack (delete, update):
+ * a nested stack is its parent resource's to change, so it is refused
+ * (cli_stack_refuse_nested). `name` gets the stack's own name (a stack
+ * given by its id is changed under its name, which the workers release
+ * when a delete completes). */
+int cli_stack_resolve_top_level(cli_t *cli, const char *name_or_id, const char *verb,
+                                char id[CV_ID_MAX], char name[CV_NAME_MAX]);
+
+/* Finds the stack `name` (cli_stack_resolve) and reads its record: CLI_OK,
+ * CLI_USAGE (no such stack, or it has no status record; reported) or
+ * CLI_SERVICE. Free *s with cli_stack_free in every case. */
 int cli_stack_find(cli_t *cli, const char *name, cli_stack_t *s);
 
 /* stack_unname.lua: removes name -> id only while the name maps to id
@@ -101,8 +127,21 @@ int cli_stack_report_timeout(const cli_stack_t *s, double timeout);
 
 /* What --wait does: waits (cli_stack_wait), prints the final status, reason
  * and outputs, and returns CLI_OK when the stack ended <action>_COMPLETE,
- * CLI_FAILED otherwise (saying so when a rollback undid the change),
- * CLI_TIMEOUT (reported) or CLI_SERVICE. */
-int cli_stack_follow(cli_t *cli, const char *id, double timeout, const char *action);
+ * CLI_FAILED otherwise (saying so when a rollback undid the change, and
+ * printing the resources that failed in traversal `from`, the one the
+ * command began, or later: cli_stack_print_failures), CLI_TIMEOUT
+ * (reported) or CLI_SERVICE. */
+int cli_stack_follow(cli_t *cli, const char *id, double timeout, const char *action, uint64_t from);
+
+/* Prints "  failed resources:" and a line per resource of stack `s` that
+ * failed in traversal `from` or later, with its latest failure and reason
+ * ("    NAME  ACTION_FAILED: REASON"), its secrets masked as every reader
+ * masks them (cli_secret_io.h); below a failed nested-stack resource, the
+ * failures of its nested stack's last failed traversal
+ * ("    NAME/CHILD  ..."), as Heat's `stack failures list` descends into
+ * them; nothing when none failed. Read from the stacks' events, which
+ * outlive a rollback that deleted the resources. CLI_OK or CLI_SERVICE
+ * (reported). (cli_failures.c) */
+int cli_stack_print_failures(cli_t *cli, const cli_stack_t *s, uint64_t from);
 
 #endif

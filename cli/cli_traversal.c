@@ -214,6 +214,8 @@ int cli_traversal_start(cli_t *cli, const cli_begin_t *b)
         rc = begin(cli, b, &traversal);
     if (rc)
         return rc;
+    if (b->started)
+        *b->started = traversal;
     if (cli_publish_stack(cli, b->id, traversal, b->kind) != CLI_OK)
         return cli_fail(CLI_SERVICE,
                         "stack %s is %s_IN_PROGRESS (traversal %llu) but no worker was told; "

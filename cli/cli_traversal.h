@@ -63,6 +63,7 @@ typedef struct cli_begin {
     const char *drift;    /* converge drift of its services: "1", "0", or "" to keep */
     const char *upgrade;  /* UPDATE by upgrade domain: "1", "0", or "" to keep */
     bool cancel;          /* the ROLLBACK of `convergectl cancel` */
+    uint64_t *started;    /* when not NULL: gets the traversal begun */
 } cli_begin_t;
 
 /* Runs the stack_begin script for b (its arguments built by

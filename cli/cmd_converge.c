@@ -28,7 +28,8 @@ const char cli_converge_usage[] =
     "cluster loop, which places again replicas of lost nodes and replicas that\n"
     "gave up (also for a stack submitted with --no-converge-drift).\n"
     "Prints 'stack NAME (ID) UPDATE_IN_PROGRESS'. Refused\n"
-    "for a stack being deleted or whose delete failed.\n"
+    "for a stack being deleted or whose delete failed, and for a nested stack\n"
+    "(exit 2: its top stack is named).\n"
     "\n"
     "  --resource R   re-check the resource R (a resource of the stored template);\n"
     "                 the whole traversal runs all the same, every other unchanged\n"
@@ -83,13 +84,17 @@ static int converge(cli_t *cli, const cli_stack_args_t *args)
     cli_def_t d = {0};
     int rc = cli_stack_find(cli, args->name, &s);
     if (rc == CLI_OK)
+        rc = cli_stack_refuse_nested(cli, &s, args->name, "converge");
+    if (rc == CLI_OK)
         rc = cli_def_read(cli, args->name, s.id, &d);
     if (rc == CLI_OK)
         rc = check_request(args, &s, &d);
     char retry[CV_NAME_MAX + 16];
-    snprintf(retry, sizeof(retry), "converge %s", args->name);
-    cli_begin_t b = {.retry = retry,
-                     .name = args->name,
+    snprintf(retry, sizeof(retry), "converge %s", s.name);
+    uint64_t traversal = 0;
+    cli_begin_t b = {.started = &traversal,
+                     .retry = retry,
+                     .name = s.name, /* its own name, though given by its id */
                      .id = s.id,
                      .kind = CV_TRAV_UPDATE,
                      .template_json = d.template_text,
@@ -101,7 +106,7 @@ static int converge(cli_t *cli, const cli_stack_args_t *args)
     if (rc == CLI_OK)
         rc = cli_traversal_start(cli, &b);
     if (rc == CLI_OK && args->wait)
-        rc = cli_stack_follow(cli, s.id, args->timeout, "UPDATE");
+        rc = cli_stack_follow(cli, s.id, args->timeout, "UPDATE", traversal);
     cli_def_free(&d);
     cli_stack_free(&s);
     return rc;

@@ -15,10 +15,13 @@
 #include <string.h>
 
 const char cli_delete_usage[] =
-    "usage: convergectl delete NAME [--wait] [--timeout SEC]\n"
+    "usage: convergectl delete NAME|ID [--wait] [--timeout SEC]\n"
     "\n"
-    "Deletes the stack NAME: every resource is deleted, dependents first; the name\n"
-    "is released when that completes. Prints 'stack NAME (ID) DELETE_IN_PROGRESS'.\n"
+    "Deletes the stack NAME (or the stack with id ID): every resource is deleted,\n"
+    "dependents first; the name is released when that completes. Prints 'stack\n"
+    "NAME (ID) DELETE_IN_PROGRESS'. A nested stack is deleted with its parent\n"
+    "resource, not on its own: naming one is refused (exit 2), with the command\n"
+    "that deletes its top stack.\n"
     "\n"
     "  --wait         wait until the delete settles; exit 0 when DELETE_COMPLETE,\n"
     "                 1 when DELETE_FAILED (or superseded), 4 on timeout\n"
@@ -82,26 +85,26 @@ static int begin_delete(cli_t *cli, const char *name, const char *id, uint64_t *
 
 static int delete_stack(cli_t *cli, const cli_stack_args_t *args)
 {
-    char id[CV_ID_MAX];
+    char id[CV_ID_MAX], name[CV_NAME_MAX];
     uint64_t traversal = 0;
     bool orphan = false;
-    int rc = cli_lookup(cli, args->name, id);
+    int rc = cli_stack_resolve_top_level(cli, args->name, "delete", id, name);
     if (rc == CLI_OK)
         rc = cli_kafka_connect(cli);
     if (rc == CLI_OK)
-        rc = begin_delete(cli, args->name, id, &traversal, &orphan);
+        rc = begin_delete(cli, name, id, &traversal, &orphan);
     if (rc)
         return rc;
     if (orphan)
-        return release_orphan_name(cli, args->name, id);
+        return release_orphan_name(cli, name, id);
     if (cli_publish_stack(cli, id, traversal, CV_TRAV_DELETE) != CLI_OK)
         return cli_fail(CLI_SERVICE,
                         "stack %s is DELETE_IN_PROGRESS but no worker was told; run delete "
                         "again once Kafka is back",
-                        args->name);
-    printf("stack %s (%s) DELETE_IN_PROGRESS\n", args->name, id);
+                        name);
+    printf("stack %s (%s) DELETE_IN_PROGRESS\n", name, id);
     fflush(stdout);
-    return args->wait ? cli_stack_follow(cli, id, args->timeout, "DELETE") : CLI_OK;
+    return args->wait ? cli_stack_follow(cli, id, args->timeout, "DELETE", traversal) : CLI_OK;
 }
 
 int cli_cmd_delete(cli_t *cli, int argc, char **argv)

@@ -20,9 +20,10 @@
 const char cli_events_usage[] =
     "usage: convergectl events NAME|ID [-o json] [--follow]\n"
     "\n"
-    "Lists the events of the stack NAME (or of the stack with id ID: a nested\n"
-    "stack, whose id is the physical id of its parent's resource), oldest first, as\n"
-    "'TIME  RESOURCE  ACTION_STATUS  REASON' (TIME in ISO-8601 UTC).\n"
+    "Lists the events of the stack NAME (a nested stack's name as 'list --nested'\n"
+    "prints it, or a stack's id ID: a nested stack's is the physical id of its\n"
+    "parent's resource), oldest first, as 'TIME  RESOURCE  ACTION_STATUS  REASON'\n"
+    "(TIME in ISO-8601 UTC).\n"
     "\n"
     "  -o, --output FORMAT  text (default) or json: a list of {\"time\", \"resource\",\n"
     "                       \"physical_id\", \"action\", \"status\", \"reason\",\n"

@@ -88,7 +88,7 @@ static int clear(cli_t *cli, const hook_clear_t *h)
     char id[CV_ID_MAX], cleared[32];
     const char *resource = NULL;
     int rc = cli_redis_connect(cli);
-    rc = rc ? rc : cli_lookup(cli, h->words[0], id);
+    rc = rc ? rc : cli_stack_resolve(cli, h->words[0], id);
     rc = rc ? rc : follow_path(cli, id, h->words[1], &resource);
     rc = rc ? rc : cli_hook_clear(cli, id, resource, h->hook, cleared, sizeof(cleared));
     if (rc == CLI_OK)

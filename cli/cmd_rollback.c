@@ -22,7 +22,7 @@ const char cli_rollback_usage[] =
     "have are deleted (when no definition ever completed, every resource is).\n"
     "Whatever is in progress is superseded. Prints 'stack NAME (ID)\n"
     "ROLLBACK_IN_PROGRESS'. Refused for a stack being deleted or whose delete\n"
-    "failed.\n"
+    "failed, and for a nested stack (exit 2: its top stack is named).\n"
     "\n"
     "  --wait         wait until the rollback settles; exit 0 when\n"
     "                 ROLLBACK_COMPLETE, 1 otherwise, 4 on timeout\n"
@@ -34,8 +34,9 @@ const char cli_cancel_usage[] =
     "\n"
     "Cancels the update in progress of the stack NAME and rolls it back, as\n"
     "rollback does: to the last definition that reached *_COMPLETE. Only a stack\n"
-    "that is UPDATE_IN_PROGRESS can be cancelled (otherwise exit 2). Prints\n"
-    "'stack NAME (ID) ROLLBACK_IN_PROGRESS'.\n"
+    "that is UPDATE_IN_PROGRESS can be cancelled (otherwise exit 2), and no\n"
+    "nested stack (exit 2: its top stack is named). Prints 'stack NAME (ID)\n"
+    "ROLLBACK_IN_PROGRESS'.\n"
     "\n"
     "  --wait         wait until the rollback settles; exit 0 when\n"
     "                 ROLLBACK_COMPLETE, 1 otherwise, 4 on timeout\n"
@@ -82,13 +83,17 @@ static int roll_back(cli_t *cli, const cli_stack_args_t *args)
     cli_stack_t s;
     int rc = cli_stack_find(cli, args->name, &s);
     if (rc == CLI_OK)
+        rc = cli_stack_refuse_nested(cli, &s, args->name, args->cmd);
+    if (rc == CLI_OK)
         rc = check_state(args->cmd, &s);
     if (rc == CLI_OK)
         rc = warn_when_nothing_completed(cli, &s);
     char retry[CV_NAME_MAX + 16];
-    snprintf(retry, sizeof(retry), "rollback %s", args->name);
-    cli_begin_t b = {.retry = retry,
-                     .name = args->name,
+    snprintf(retry, sizeof(retry), "rollback %s", s.name);
+    uint64_t traversal = 0;
+    cli_begin_t b = {.started = &traversal,
+                     .retry = retry,
+                     .name = s.name, /* its own name, though given by its id */
                      .id = s.id,
                      .kind = CV_TRAV_ROLLBACK,
                      .template_json = "",
@@ -99,7 +104,7 @@ static int roll_back(cli_t *cli, const cli_stack_args_t *args)
     if (rc == CLI_OK)
         rc = cli_traversal_start(cli, &b);
     if (rc == CLI_OK && args->wait)
-        rc = cli_stack_follow(cli, s.id, args->timeout, "ROLLBACK");
+        rc = cli_stack_follow(cli, s.id, args->timeout, "ROLLBACK", traversal);
     cli_stack_free(&s);
     return rc;
 }

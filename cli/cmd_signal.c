@@ -11,6 +11,7 @@
  */
 #include "cli_commands.h"
 #include "cli_hooks.h"
+#include "cli_stack.h"
 #include "cli_traversal.h"
 
 #include "cv_keys.h"
@@ -93,8 +94,8 @@ static int apply_opt(const cli_args_t *a, int id, void *ctx)
 
 /* ---- the checks Heat's resource_signal makes ---- */
 
-/* The stack NAME names: a name, or the id of a stack (nested stacks have
- * no name; a handle's curl_cli names its stack by id). */
+/* The stack NAME names: the id of a stack (a handle's curl_cli names its
+ * stack by id), a name, or a nested stack's name (cli_stack_find_nested). */
 static int find_stack(cli_t *cli, const char *name, char id[CV_ID_MAX])
 {
     if (cli_valid_id(name)) {
@@ -117,12 +118,12 @@ static int find_stack(cli_t *cli, const char *name, char id[CV_ID_MAX])
     redisReply *r = cli_redis_argv(cli, CLI_R_STRING_OR_NIL, 3, argv, NULL);
     if (!r)
         return CLI_SERVICE;
-    int rc = CLI_OK;
-    if (r->type == REDIS_REPLY_NIL || !cli_valid_id(r->str))
-        rc = cli_fail(CLI_USAGE, "The Stack (%s) could not be found.", name);
-    else
-        snprintf(id, CV_ID_MAX, "%s", r->str);
+    bool named = r->type == REDIS_REPLY_STRING && cli_valid_id(r->str);
+    snprintf(id, CV_ID_MAX, "%s", named ? r->str : "");
     freeReplyObject(r);
+    int rc = named ? CLI_OK : cli_stack_find_nested(cli, name, id);
+    if (rc == CLI_OK && !id[0])
+        rc = cli_fail(CLI_USAGE, "The Stack (%s) could not be found.", name);
     return rc;
 }
 

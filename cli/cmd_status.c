@@ -26,10 +26,11 @@
 const char cli_status_usage[] =
     "usage: convergectl status NAME|ID [-o json] [--stalled-after SECONDS]\n"
     "\n"
-    "Shows the status of the stack NAME (or of the stack with id ID: a nested\n"
-    "stack, whose id is the physical id of its parent's resource): status,\n"
-    "reason, traversal, progress (graph nodes done/total), resources per status,\n"
-    "outputs and whether a failed create or update is rolled back.\n"
+    "Shows the status of the stack NAME (a nested stack's name as 'list --nested'\n"
+    "prints it, or a stack's id ID: a nested stack's is the physical id of its\n"
+    "parent's resource): status, reason, traversal, progress (graph nodes\n"
+    "done/total), resources per status, outputs and whether a failed create or\n"
+    "update is rolled back.\n"
     "\n"
     "For a stack in progress it also says what the traversal waits on now: each\n"
     "resource in action, for how long and why (an engine acting under worker W's\n"
@@ -57,7 +58,11 @@ const char cli_status_usage[] =
     "                       \"reason\"}], \"blocked\": n}} (docs/keyspace.md lists\n"
     "                       every field) where nested sums every nested stack below\n"
     "                       this one; \"parameters\": {NAME: value}, the stack's\n"
-    "                       values (hidden ones shown as ******); \"waiting_hooks\":\n"
+    "                       values as Heat's stack show gives them: text (numbers\n"
+    "                       as Python writes them, booleans True/False, lists\n"
+    "                       joined with ',', json values as JSON text), hidden\n"
+    "                       ones ******, with OS::stack_id, OS::stack_name and\n"
+    "                       OS::project_id; \"waiting_hooks\":\n"
     "                       [{\"resource\", \"hook\", \"since\"}], the resources of the\n"
     "                       stack and its nested stacks (by path, PARENT/RESOURCE)\n"
     "                       paused on a hook (convergectl hook-clear)\n" CLI_SHOW_SECRETS_USAGE
@@ -303,7 +308,9 @@ static void print_text(const cli_stack_t *s, json_t *counts, json_t *nested, jso
     if (s->parent[0])
         printf("parent:     %s (resource %s)\n", s->parent, s->parent_resource);
     print_status_line(s, waiting);
-    printf("reason:     %s\n", s->reason);
+    char *reason = cli_limit_hints(s->reason); /* the engines' hints, for a user */
+    printf("reason:     %s\n", reason ? reason : s->reason);
+    free(reason);
     printf("traversal:  %lld\n", s->traversal);
     printf("progress:   %lld/%lld\n", s->done, s->total);
     if (waiting)
@@ -351,9 +358,9 @@ static int mask_status(cli_t *cli, const char *id, const cli_def_t *def, cli_sta
         *waiting = masked;
     }
     if (rc == CLI_OK) {
-        json_t *hidden = cli_secret_mask_params(def->tree, def->params);
-        *params = cli_secret_mask(&secrets, hidden);
-        json_decref(hidden);
+        json_t *shown = cli_secret_show_params(def->tree, def->params, s->id, s->name, false);
+        *params = cli_secret_mask(&secrets, shown);
+        json_decref(shown);
     }
     cli_secrets_free(&secrets);
     return rc;
@@ -386,7 +393,9 @@ static int show(cli_t *cli, const status_args_t *args)
     if (rc == CLI_OK && !args->show_secrets)
         rc = mask_status(cli, id, &def, &s, &waiting, &params);
     if (rc == CLI_OK && args->json)
-        json_object_set_new(extra, "parameters", params ? params : json_incref(def.params));
+        json_object_set_new(
+            extra, "parameters",
+            params ? params : cli_secret_show_params(def.tree, def.params, s.id, s.name, true));
     else
         json_decref(params);
     if (rc == CLI_OK && args->json && !(hooks = waiting_hooks(cli, &s)))

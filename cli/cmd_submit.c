@@ -27,7 +27,8 @@
 
 const char cli_submit_usage[] =
     "usage: convergectl submit NAME TEMPLATE [-P NAME=VALUE]... [--param-file ENV]...\n"
-    "                          [--enable-rollback] [--no-converge-drift]\n"
+    "                          [--enable-rollback | --disable-rollback]\n"
+    "                          [--no-converge-drift]\n"
     "                          [--wait] [--timeout SEC]\n"
     "\n"
     "Creates the stack NAME from TEMPLATE: validates it as validate does, stores\n"
@@ -44,6 +45,9 @@ const char cli_submit_usage[] =
     "  --enable-rollback           when the create fails, roll back: delete what was\n"
     "                              created (ROLLBACK_IN_PROGRESS, then ROLLBACK_COMPLETE\n"
     "                              or ROLLBACK_FAILED); off by default, as in Heat\n"
+    "  --disable-rollback          leave a failed create CREATE_FAILED (the default;\n"
+    "                              accepted as update accepts it, and as Heat's\n"
+    "                              stack-create spells it)\n"
     "  --no-converge-drift         once COMPLETE, leave the stack's services as they\n"
     "                              drift: the observers' cluster loop does not place\n"
     "                              again replicas of lost nodes or replicas that gave\n"
@@ -54,23 +58,26 @@ const char cli_submit_usage[] =
     "                              reason and outputs; exit 0 when CREATE_COMPLETE,\n"
     "                              1 otherwise (also when rolled back: with\n"
     "                              --enable-rollback a failure is followed through\n"
-    "                              its rollback), 4 on timeout\n"
+    "                              its rollback), 4 on timeout; when not complete,\n"
+    "                              the resources that failed, each with its action\n"
+    "                              and reason (secrets ******, as readers show them)\n"
     "  --timeout SEC               how long --wait waits (default 600; 0: no limit)\n"
     "  -h, --help                  show this help\n";
 
-enum { OPT_ENABLE_ROLLBACK = 200, OPT_NO_CONVERGE_DRIFT };
+enum { OPT_ENABLE_ROLLBACK = 200, OPT_DISABLE_ROLLBACK, OPT_NO_CONVERGE_DRIFT };
 
 static const cli_opt_t submit_opts[] = {CLI_HELP_OPT,
                                         CLI_TEMPLATE_OPTS,
                                         CLI_WAIT_OPT,
                                         {OPT_ENABLE_ROLLBACK, "--enable-rollback", NULL, false},
+                                        {OPT_DISABLE_ROLLBACK, "--disable-rollback", NULL, false},
                                         {OPT_NO_CONVERGE_DRIFT, "--no-converge-drift", NULL, false},
                                         CLI_TIMEOUT_OPT,
                                         CLI_OPTS_END};
 
 typedef struct submit {
     cli_tpl_args_t args;
-    bool rollback;
+    const char *rollback; /* "1", "0", "" (not given: off, as in Heat) */
     bool no_drift;
     cli_loaded_t loaded;
     char id[CV_ID_MAX];
@@ -95,12 +102,24 @@ static int check_words(const char *cmd, const submit_t *s)
     return CLI_OK;
 }
 
+/* As update's: the two flags may repeat but not contradict each other. */
+static int set_rollback(const cli_args_t *a, submit_t *s, const char *flag)
+{
+    if (s->rollback[0] && strcmp(s->rollback, flag) != 0)
+        return cli_usage_error(a->cmd, "--enable-rollback and --disable-rollback contradict "
+                                       "each other");
+    s->rollback = flag;
+    return CLI_OK;
+}
+
 static int apply_opt(const cli_args_t *a, int id, void *ctx)
 {
     submit_t *s = ctx;
     if (id == OPT_ENABLE_ROLLBACK)
-        s->rollback = true;
-    else if (id == OPT_NO_CONVERGE_DRIFT)
+        return set_rollback(a, s, "1");
+    if (id == OPT_DISABLE_ROLLBACK)
+        return set_rollback(a, s, "0");
+    if (id == OPT_NO_CONVERGE_DRIFT)
         s->no_drift = true;
     else
         return cli_tpl_args_option(&s->args, a, id);
@@ -225,7 +244,7 @@ static int begin_stack(cli_t *cli, submit_t *s, bool *ours)
                           .files = files,
                           .env = env,
                           .fname = cli_base_name(s->args.words[1]),
-                          .rollback = s->rollback ? "1" : "0",
+                          .rollback = strcmp(s->rollback, "1") == 0 ? "1" : "0",
                           .drift = s->no_drift ? "0" : "1"};
     redisReply *r = cli_begin_script(cli, &b);
     free(tpl);
@@ -291,6 +310,7 @@ int cli_cmd_submit(cli_t *cli, int argc, char **argv)
 {
     submit_t s;
     memset(&s, 0, sizeof(s));
+    s.rollback = "";
     cli_tpl_args_init(&s.args);
     int rc = parse_args(argc, argv, &s);
     if (rc == CLI_HELP) {
@@ -309,7 +329,7 @@ int cli_cmd_submit(cli_t *cli, int argc, char **argv)
         if (rc == CLI_OK)
             rc = create_stack(cli, &s);
         if (rc == CLI_OK && s.args.wait)
-            rc = cli_stack_follow(cli, s.id, s.args.timeout, "CREATE");
+            rc = cli_stack_follow(cli, s.id, s.args.timeout, "CREATE", s.traversal);
     }
     cli_loaded_free(&s.loaded);
     cli_tpl_args_free(&s.args);

@@ -23,7 +23,8 @@
 #include <strings.h>
 
 const char cli_update_usage[] =
-    "usage: convergectl update NAME [TEMPLATE] [-P NAME=VALUE]... [--param-file ENV]...\n"
+    "usage: convergectl update NAME|ID [TEMPLATE] [-P NAME=VALUE]...\n"
+    "                          [--param-file ENV]...\n"
     "                          [--existing] [--enable-rollback | --disable-rollback]\n"
     "                          [--converge-drift | --no-converge-drift]\n"
     "                          [--wait] [--timeout SEC]\n"
@@ -33,7 +34,8 @@ const char cli_update_usage[] =
     "is in progress: the workers move to the newest definition. Unchanged resources\n"
     "are left alone, changed ones are updated in place or replaced (the new version\n"
     "is created before the old one is deleted), removed ones are deleted, dependents\n"
-    "first. Prints 'stack NAME (ID) UPDATE_IN_PROGRESS'.\n"
+    "first. Prints 'stack NAME (ID) UPDATE_IN_PROGRESS'. A nested stack is updated\n"
+    "through its top stack: naming one is refused (exit 2), naming the top stack.\n"
     "\n"
     "  -P, --parameter NAME=VALUE  a parameter value; the last one of a name wins\n"
     "  --param-file ENV            a Heat environment file (parameters,\n"
@@ -63,7 +65,9 @@ const char cli_update_usage[] =
     "                              reason and outputs; exit 0 when UPDATE_COMPLETE,\n"
     "                              1 otherwise (also when rolled back: with rollback\n"
     "                              enabled a failure is followed through its\n"
-    "                              rollback), 4 on timeout\n"
+    "                              rollback), 4 on timeout; when not complete, the\n"
+    "                              resources that failed, each with its action and\n"
+    "                              reason (secrets ******, as the readers show them)\n"
     "  --timeout SEC               how long --wait waits (default 600; 0: no limit)\n"
     "  -h, --help                  show this help\n"
     "\n"
@@ -102,6 +106,8 @@ typedef struct update {
     cli_def_t def;        /* the stored definition (--existing) */
     cli_loaded_t loaded;  /* the new definition, validated */
     char id[CV_ID_MAX];
+    char name[CV_NAME_MAX]; /* the stack's own name (it may be given by its id) */
+    uint64_t traversal;     /* the one begun */
 } update_t;
 
 /* ------------------------------------------------------------------------ */
@@ -270,7 +276,8 @@ static int store_and_publish(cli_t *cli, update_t *u)
     char *env = json_dumps(u->loaded.env, JSON_COMPACT);
     char retry[CV_NAME_MAX + 32];
     snprintf(retry, sizeof(retry), "update %s --existing", u->args.words[0]);
-    cli_begin_t b = {.retry = retry,
+    cli_begin_t b = {.started = &u->traversal,
+                     .retry = retry,
                      .name = u->args.words[0],
                      .id = u->id,
                      .kind = CV_TRAV_UPDATE,
@@ -313,13 +320,15 @@ static int update(cli_t *cli, update_t *u)
     if (rc == CLI_OK && u->tree)
         rc = cli_service_check(cli, u->tree, u->args.words[1]);
     if (rc == CLI_OK)
-        rc = cli_lookup(cli, u->args.words[0], u->id);
+        rc = cli_stack_resolve_top_level(cli, u->args.words[0], u->cmd, u->id, u->name);
+    if (rc == CLI_OK)
+        u->args.words[0] = u->name;
     if (rc == CLI_OK)
         rc = validate_against_stored(cli, u);
     if (rc == CLI_OK)
         rc = store_and_publish(cli, u);
     if (rc == CLI_OK && u->args.wait)
-        rc = cli_stack_follow(cli, u->id, u->args.timeout, "UPDATE");
+        rc = cli_stack_follow(cli, u->id, u->args.timeout, "UPDATE", u->traversal);
     return rc;
 }
 

@@ -79,7 +79,7 @@ static void on_tick(const cli_stack_t *s, double elapsed, void *ud)
 static int watch(cli_t *cli, const cli_stack_args_t *args)
 {
     char id[CV_ID_MAX];
-    int rc = cli_lookup(cli, args->name, id);
+    int rc = cli_stack_resolve(cli, args->name, id);
     if (rc)
         return rc;
     view_t v = {.tty = isatty(STDOUT_FILENO) == 1, .last_print = -1};
