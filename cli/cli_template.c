@@ -4,6 +4,7 @@
 #include "cli_template.h"
 
 #include "cli_files.h"
+#include "cli_secret.h"
 #include "cv_env.h"
 #include "cv_keys.h"
 #include "cv_limits.h"
@@ -268,6 +269,21 @@ int cli_template_read(const char *path, json_t **tree)
     return *tree ? CLI_OK : cli_fail(CLI_USAGE, "%s", err);
 }
 
+/* Refuses the template with `err`, hidden parameters' values masked: a
+ * refusal may quote the value it refused ("expected integer, got \"...\""),
+ * and submit's output ends in terminals and CI logs as every reader's does. */
+static int refuse(const json_t *tree, const json_t *params, const json_t *env, const char *err)
+{
+    cli_secrets_t s;
+    cli_secrets_init(&s);
+    cli_secret_learn_def(&s, tree, params, env, false);
+    char *masked = cli_secret_mask_text(&s, err);
+    int rc = cli_fail(CLI_USAGE, "%s", masked ? masked : err);
+    free(masked);
+    cli_secrets_free(&s);
+    return rc;
+}
+
 int cli_template_check(json_t *tree, json_t *files, const json_t *env, const char *fname,
                        const json_t *params, cli_loaded_t *out)
 {
@@ -278,7 +294,7 @@ int cli_template_check(json_t *tree, json_t *files, const json_t *env, const cha
         return CLI_USAGE;
     cv_tpl_opts_t opts = {.files = files, .max_depth = (int)limits.nesting_depth, .env = env};
     if (cv_template_from_json_opts(tree, fname, params, &opts, &out->tpl, err, sizeof(err)) != 0)
-        return cli_fail(CLI_USAGE, "%s", err);
+        return refuse(tree, params, env, err);
     cv_tpl_count_t count;
     if (cv_template_count(out->tpl, tree, fname, &opts, &limits, &count, err, sizeof(err)) ||
         check_stored_size(&limits, tree, files, err, sizeof(err))) {

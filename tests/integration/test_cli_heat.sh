@@ -65,8 +65,8 @@ test_cli_heat_update_wait_names_the_failed_resource() {
 }
 
 test_cli_heat_wait_masks_secrets_in_the_failures() {
-    # A hidden value of the wrong type: the resource fails with a reason
-    # quoting the value it refused, which --wait masks as every reader does.
+    # A hidden value of the wrong type is refused at submit (Heat validates
+    # properties with the parameters): the refusal quotes it masked.
     local name dir out rc=0 secret
     name=$(stack_name heat-secret)
     dir=$(heat_dir)
@@ -78,9 +78,24 @@ test_cli_heat_wait_masks_secrets_in_the_failures() {
     printf 'parameters:\n  n: "%s"\n' "$secret" >"$dir/e.yaml"
     out=$(ctl submit "$name" "$dir/t.yaml" --param-file "$dir/e.yaml" --wait --timeout 60 2>&1) ||
         rc=$?
+    assert_eq 2 "$rc" "the refusal's exit status"
+    assert_match 'resources.r.properties.length: expected integer, got "\*\*\*\*\*\*"' "$out" \
+        "the refusal, its value masked"
+    [[ $out != *"$secret"* ]] || fail "the secret appears in submit's refusal: $out"
+    # A RandomString's value (a secret only the engine knows) of the wrong
+    # type: the resource fails with a reason quoting it, which --wait masks
+    # as every reader does.
+    printf '%s\n' "heat_template_version: 2018-08-31" "resources:" "  rand:" \
+        "    type: OS::Heat::RandomString" "    properties: {length: 16}" "  r:" \
+        "    type: OS::Heat::RandomString" "    properties:" \
+        "      length: {get_attr: [rand, value]}" >"$dir/t.yaml"
+    rc=0
+    out=$(ctl submit "$name" "$dir/t.yaml" --wait --timeout 60 2>&1) || rc=$?
     rm -rf "$dir"
     assert_eq 1 "$rc" "the stack fails"
     assert_match 'r +CREATE_FAILED: .*got "\*\*\*\*\*\*"' "$out" "the failure, its value masked"
+    secret=$(ctl resource-show "$name" rand --show-secrets -o json | jqr .attributes.value)
+    [[ ${#secret} == 16 ]] || fail "the RandomString's value: '$secret'"
     [[ $out != *"$secret"* ]] || fail "the secret appears in submit --wait's output: $out"
 }
 
