@@ -238,10 +238,17 @@ heat_template_version: 2018-08-31
 parameters:
   n: {type: string, hidden: true}
 resources:
+  other:
+    type: OS::Heat::None
   r:
     type: OS::Heat::RandomString
     properties:
-      length: {get_param: n}
+      # (get_resource keeps validation from evaluating the call, as in
+      # Heat: only the engine sees the value, and refuses it)
+      length:
+        str_replace:
+          template: X
+          params: {X: {get_param: n}, Y: {get_resource: other}}
 YAML
     SECRET_PW="bad-${RUN_ID}-Qx"
     SECRET_RANDOM=$SECRET_PW SECRET_KEY=$SECRET_PW
