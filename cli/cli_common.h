@@ -221,9 +221,12 @@ int cli_redis_pipeline(cli_t *cli, size_t n, const cli_redis_cmd_t *cmds, unsign
  * `key` must answer; reports it when not. */
 bool cli_reply_is_hash(cli_t *cli, const redisReply *r, const char *key);
 
-/* The id of the stack called `name`: CLI_OK, CLI_USAGE ("stack NAME not
- * found") or CLI_SERVICE. */
+/* The id of the stack called `name` in the names hash: CLI_OK (id "" when
+ * no stack has that name) or CLI_SERVICE (reported). */
 int cli_lookup(cli_t *cli, const char *name, char id[CV_ID_MAX]);
+
+/* Whether `key` exists: CLI_OK or CLI_SERVICE (reported). */
+int cli_key_exists(cli_t *cli, const char *key, bool *exists);
 
 /* An HGETALL reply as {field: value}, values as valid UTF-8 strings
  * (NULL: {}). */

@@ -146,6 +146,17 @@ bool cli_reply_is_hash(cli_t *cli, const redisReply *r, const char *key)
     return ok;
 }
 
+int cli_key_exists(cli_t *cli, const char *key, bool *exists)
+{
+    const char *argv[] = {"EXISTS", key};
+    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_INTEGER), 2, argv, NULL);
+    if (!r)
+        return CLI_SERVICE;
+    *exists = r->integer == 1;
+    freeReplyObject(r);
+    return CLI_OK;
+}
+
 int cli_lookup(cli_t *cli, const char *name, char id[CV_ID_MAX])
 {
     char key[CV_KEY_MAX];
@@ -155,8 +166,9 @@ int cli_lookup(cli_t *cli, const char *name, char id[CV_ID_MAX])
     if (!r)
         return CLI_SERVICE;
     int rc = CLI_OK;
+    id[0] = '\0';
     if (r->type == REDIS_REPLY_NIL)
-        rc = cli_fail(CLI_USAGE, "stack %s not found", name);
+        rc = CLI_OK; /* no such name: the caller looks further */
     else if (!cli_valid_id(r->str))
         rc = cli_fail(CLI_SERVICE, "%s maps stack %s to a malformed id \"%.64s\"", key, name,
                       r->str);

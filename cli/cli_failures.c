@@ -50,19 +50,6 @@ static json_t *failure_of(const redisReply *e)
     return NULL;
 }
 
-/* The smallest stream id after `id` ("ms-seq"): where the next page
- * starts (as `events` pages; XRANGE's exclusive "(" needs Redis 6.2). */
-static void next_id(const char *id, char *buf, size_t size)
-{
-    unsigned long long ms = 0, seq = 0;
-    if (sscanf(id, "%llu-%llu", &ms, &seq) != 2)
-        ms = seq = 0;
-    if (seq == UINT64_MAX)
-        snprintf(buf, size, "%llu-0", ms + 1);
-    else
-        snprintf(buf, size, "%llu-%llu", ms, seq + 1);
-}
-
 /* One page from `start`: appends its failures to `failures`, sets `start`
  * to where the next page starts and *more when there may be one. XRANGE,
  * not XREVRANGE, which the deployment's client user may not run. */
@@ -79,7 +66,7 @@ static int read_page(cli_t *cli, const char *key, char *start, size_t startsz, j
             json_array_append_new(failures, ev);
         if (r->element[i]->type == REDIS_REPLY_ARRAY && r->element[i]->elements == 2 &&
             r->element[i]->element[0]->type == REDIS_REPLY_STRING)
-            next_id(r->element[i]->element[0]->str, start, startsz);
+            cli_stream_next_id(r->element[i]->element[0]->str, start, startsz);
     }
     *more = r->elements == PAGE;
     freeReplyObject(r);

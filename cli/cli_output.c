@@ -9,6 +9,7 @@
 #include "cv_seal.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,17 @@ double cli_field_num(const json_t *rec, const char *field)
 {
     const char *s = json_string_value(json_object_get(rec, field));
     return s ? strtod(s, NULL) : 0;
+}
+
+void cli_stream_next_id(const char *id, char *buf, size_t size)
+{
+    unsigned long long ms = 0, seq = 0;
+    if (sscanf(id, "%llu-%llu", &ms, &seq) != 2)
+        ms = seq = 0;
+    if (seq == UINT64_MAX)
+        snprintf(buf, size, "%llu-0", ms + 1);
+    else
+        snprintf(buf, size, "%llu-%llu", ms, seq + 1);
 }
 
 void cli_sealed_warn(const char *why)
@@ -273,19 +285,11 @@ char *cli_py_json_dumps(const json_t *v)
     return b.s;
 }
 
-/* The template loader says a nesting goes too deep without naming the
- * limit ("would nest stacks deeper than 5 levels (the limit)"). */
-#define NESTING_HINT " levels (the limit)"
-
 /* The hint cv_limits_check ends a message with, for the limit at `which`:
- * "(--OPTION, ENV)", or the nesting depth's NESTING_HINT; its length, or 0
- * when `at` does not begin one. */
+ * "(--OPTION, ENV)"; its length, or 0 when `at` does not begin one. (The
+ * template loader's nesting error names its settings itself.) */
 static size_t limit_hint_at(const char *at, cv_limit_t *which)
 {
-    if (strncmp(at, NESTING_HINT, strlen(NESTING_HINT)) == 0) {
-        *which = CV_LIMIT_NESTING_DEPTH;
-        return strlen(NESTING_HINT);
-    }
     for (int i = 0; i < CV_LIMIT__COUNT; i++) {
         char hint[128];
         int n = snprintf(hint, sizeof(hint), "(--%s, %s)", cv_limit_option((cv_limit_t)i),
@@ -304,14 +308,14 @@ char *cli_limit_hints(const char *msg)
     buf_add(&b, "", 0);
     for (const char *p = msg; *p;) {
         cv_limit_t which;
-        size_t n = *p == '(' || *p == ' ' ? limit_hint_at(p, &which) : 0;
+        size_t n = *p == '(' ? limit_hint_at(p, &which) : 0;
         if (n == 0) {
             buf_add(&b, p++, 1);
             continue;
         }
         char said[160];
-        snprintf(said, sizeof(said), "%s(%s, or the workers' --%s)", *p == ' ' ? " levels " : "",
-                 cv_limit_env(which), cv_limit_option(which));
+        snprintf(said, sizeof(said), "(%s, or the workers' --%s)", cv_limit_env(which),
+                 cv_limit_option(which));
         buf_puts(&b, said);
         p += n;
     }

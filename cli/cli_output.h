@@ -24,6 +24,10 @@ double cli_field_num(const json_t *rec, const char *field);
  * process lacks is "******" (cli_sealed_warn says why). */
 json_t *cli_json_parse(const char *text, json_t *fallback);
 
+/* The smallest stream id after `id` ("ms-seq"): where the next XRANGE
+ * page starts (XRANGE's exclusive "(" needs Redis 6.2). */
+void cli_stream_next_id(const char *id, char *buf, size_t size);
+
 /* Says once on stderr why sealed values are shown as "******": the reader
  * has no key file, or not the key that sealed them. */
 void cli_sealed_warn(const char *why);
@@ -49,9 +53,8 @@ char *cli_py_json_dumps(const json_t *v);
 /* `msg` with every limit hint of cv_limits_check ("(--max-resources,
  * CONVERGE_MAX_RESOURCES)") phrased as what a user of convergectl can
  * change: "(CONVERGE_MAX_RESOURCES, or the workers' --max-resources)";
- * convergectl has no --max-* option. The template loader's nesting error,
- * which names no setting ("deeper than 5 levels (the limit)"), gets that of
- * the nesting depth. A malloc'd string; NULL when out of
+ * convergectl has no --max-* option. (The template loader's nesting error
+ * names its settings itself.) A malloc'd string; NULL when out of
  * memory. */
 char *cli_limit_hints(const char *msg);
 

@@ -64,13 +64,7 @@ static int def_exists(cli_t *cli, const char *id, bool *exists)
 {
     char key[CV_KEY_MAX];
     cv_key(key, sizeof(key), CV_KEY_DEF, id, 0, NULL);
-    const char *argv[] = {"EXISTS", key};
-    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_INTEGER), 2, argv, NULL);
-    if (!r)
-        return CLI_SERVICE;
-    *exists = r->integer == 1;
-    freeReplyObject(r);
-    return CLI_OK;
+    return cli_key_exists(cli, key, exists);
 }
 
 /* Learns the secret values of the stack `id` above the one read. */

@@ -137,34 +137,15 @@ int cli_stack_find_nested(cli_t *cli, const char *name, char id[CV_ID_MAX])
     return rc;
 }
 
-/* Whether the stack `id` has a status record. */
-static int record_exists(cli_t *cli, const char *id, bool *exists)
-{
-    char key[CV_KEY_MAX];
-    cv_key(key, sizeof(key), CV_KEY_STACK, id, 0, NULL);
-    const char *argv[] = {"EXISTS", key};
-    redisReply *r = cli_redis_argv(cli, CLI_R(REDIS_REPLY_INTEGER), 2, argv, NULL);
-    if (!r)
-        return CLI_SERVICE;
-    *exists = r->integer == 1;
-    freeReplyObject(r);
-    return CLI_OK;
-}
-
 int cli_stack_resolve(cli_t *cli, const char *name_or_id, char id[CV_ID_MAX])
 {
-    char key[CV_KEY_MAX];
-    cv_key(key, sizeof(key), CV_KEY_STACKS, NULL, 0, NULL);
-    const char *argv[] = {"HGET", key, name_or_id};
-    redisReply *r = cli_redis_argv(cli, CLI_R_STRING_OR_NIL, 3, argv, NULL);
-    if (!r)
-        return CLI_SERVICE;
-    bool named = r->type == REDIS_REPLY_STRING;
-    freeReplyObject(r);
-    if (named)
-        return cli_lookup(cli, name_or_id, id); /* the lookup's checks and messages */
+    int rc = cli_lookup(cli, name_or_id, id);
+    if (rc || id[0])
+        return rc;
     bool exists = false;
-    int rc = cli_valid_id(name_or_id) ? record_exists(cli, name_or_id, &exists) : CLI_OK;
+    char key[CV_KEY_MAX];
+    cv_key(key, sizeof(key), CV_KEY_STACK, name_or_id, 0, NULL);
+    rc = cli_valid_id(name_or_id) ? cli_key_exists(cli, key, &exists) : CLI_OK;
     if (rc == CLI_OK && exists) {
         snprintf(id, CV_ID_MAX, "%s", name_or_id);
         return CLI_OK;

@@ -132,24 +132,12 @@ static long print_entries(reader_t *rd, const redisReply *entries)
 /* Reading                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* The smallest id after `id` ("ms-seq"), for the next XRANGE page. */
-static void next_id(const char *id, char *buf, size_t size)
-{
-    unsigned long long ms = 0, seq = 0;
-    if (sscanf(id, "%llu-%llu", &ms, &seq) != 2)
-        ms = seq = 0;
-    if (seq == UINT64_MAX)
-        snprintf(buf, size, "%llu-0", ms + 1);
-    else
-        snprintf(buf, size, "%llu-%llu", ms, seq + 1);
-}
-
 static int read_existing(reader_t *rd)
 {
     for (;;) {
         char start[48] = "-";
         if (rd->seen)
-            next_id(rd->last, start, sizeof(start));
+            cli_stream_next_id(rd->last, start, sizeof(start));
         const char *argv[] = {"XRANGE", rd->key, start, "+", "COUNT", PAGE};
         redisReply *r = cli_redis_argv(rd->cli, CLI_R(REDIS_REPLY_ARRAY), 6, argv, NULL);
         if (!r)
