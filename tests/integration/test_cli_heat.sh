@@ -232,7 +232,7 @@ test_cli_heat_a_limit_error_names_what_a_user_can_set() {
     rc=0
     out=$(CONVERGE_MAX_NESTING_DEPTH=1 ctl validate "$DATA/stacks/nested/deep.yaml" 2>&1) || rc=$?
     assert_eq 2 "$rc" "validate of a template nested too deep"
-    assert_match "deeper than 1 levels \(CONVERGE_MAX_NESTING_DEPTH, or the workers' --max-nesting-depth\)" \
+    assert_match "deeper than 1 levels \(the limit\), set by CONVERGE_MAX_NESTING_DEPTH, or the workers' --max-nesting-depth" \
         "$out" "the nesting depth's settings"
 }
 
