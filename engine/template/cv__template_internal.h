@@ -331,6 +331,12 @@ const json_t *cv__path_walk(const json_t *v, const json_t *args, size_t from, bo
  * passes `limit`. */
 size_t cv__resolved_size(const json_t *v, size_t limit);
 
+/* cv_intrinsic_resolve within what is left of a budget shared by several
+ * resolutions (*budget, which it lowers by what it copied and built). */
+json_t *cv__intrinsic_resolve_within(const json_t *expr, const cv_resolve_ctx_t *ctx,
+                                     const char *where, size_t *budget, char *errstr,
+                                     size_t errstr_size);
+
 /*
  * yaql (yaql.c): evaluates `expression` with `$` bound to {"data": data},
  * for the subset of yaql that Heat's own tests use. NULL with a message in

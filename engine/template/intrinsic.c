@@ -602,13 +602,22 @@ static json_t *resolve(resolver_t *r, const json_t *expr)
     return out;
 }
 
+json_t *cv__intrinsic_resolve_within(const json_t *expr, const cv_resolve_ctx_t *ctx,
+                                     const char *where, size_t *budget, char *errstr,
+                                     size_t errstr_size)
+{
+    resolver_t r = {.ctx = ctx, .budget = *budget, .errstr = errstr, .errstr_size = errstr_size};
+    cv__path_init(&r.path, where);
+    json_t *out = resolve(&r, expr);
+    *budget = r.budget;
+    return out;
+}
+
 json_t *cv_intrinsic_resolve(const json_t *expr, const cv_resolve_ctx_t *ctx, const char *where,
                              char *errstr, size_t errstr_size)
 {
-    resolver_t r = {
-        .ctx = ctx, .budget = MAX_RESOLVED_BYTES, .errstr = errstr, .errstr_size = errstr_size};
-    cv__path_init(&r.path, where);
-    return resolve(&r, expr);
+    size_t budget = MAX_RESOLVED_BYTES;
+    return cv__intrinsic_resolve_within(expr, ctx, where, &budget, errstr, errstr_size);
 }
 
 void cv_intrinsic_references(const json_t *expr, json_t *out)

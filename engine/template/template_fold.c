@@ -74,7 +74,8 @@ typedef struct folder {
     const cv__tpl_ctx_t *ctx;
     const cv_template_t *tpl;
     cv__path_t path;
-    int in_args; /* inside a call's arguments, which add nothing to the path */
+    int in_args;   /* inside a call's arguments, which add nothing to the path */
+    size_t budget; /* what the evaluations of one resource may still build */
     int rc;
 } folder_t;
 
@@ -83,19 +84,24 @@ static json_t *fold(folder_t *f, const json_t *v);
 static json_t *fold_parts(folder_t *f, const json_t *v);
 
 /* A known value: evaluated as the engine will evaluate it, reported where
- * the engine would report it. A value past the resolution's size guard
- * (CV__MAX_RESOLVED_BYTES: Converge's, not a rule of Heat's) is left as
- * written: what it expands into is counted against the limits a user can
- * change (cv_template_count), whose refusal says which. */
+ * the engine would report it. The evaluations of one resource's properties
+ * share one size guard (CV__MAX_RESOLVED_BYTES: Converge's, not a rule of
+ * Heat's), as one resolution by the engine does: a tree of aliased calls,
+ * each small, must not fold into gigabytes. Once past it, what is left is
+ * kept as written, for the engine to refuse when it resolves it (and what
+ * it expands into is counted against the limits a user can change,
+ * cv_template_count, whose refusal says which). */
 static json_t *evaluate(folder_t *f, const json_t *v)
 {
     cv_resolve_ctx_t rctx = {.parameters = f->tpl->parameters};
     char err[768];
-    json_t *out = cv_intrinsic_resolve(v, &rctx, f->path.buf, err, sizeof(err));
+    json_t *out = cv__intrinsic_resolve_within(v, &rctx, f->path.buf, &f->budget, err, sizeof(err));
     if (out)
         return out;
-    if (strstr(err, CV__TOO_LARGE_PHRASE))
-        return fold_parts(f, v);
+    if (strstr(err, CV__TOO_LARGE_PHRASE)) {
+        f->budget = 0;
+        return json_incref((json_t *)v);
+    }
     f->rc =
         cv_seterr(f->ctx->errstr, f->ctx->errstr_size, CV_EVALIDATE, "%s: %s", f->ctx->fname, err);
     return NULL;
@@ -164,13 +170,15 @@ static json_t *fold_parts(folder_t *f, const json_t *v)
 
 static json_t *fold(folder_t *f, const json_t *v)
 {
+    if (f->budget == 0)
+        return json_incref((json_t *)v);
     return knowable(f->tpl, v) ? evaluate(f, v) : fold_parts(f, v);
 }
 
 json_t *cv__tpl_fold(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl, const json_t *v,
                      const char *where, int *rc)
 {
-    folder_t f = {.ctx = ctx, .tpl = tpl};
+    folder_t f = {.ctx = ctx, .tpl = tpl, .budget = CV__MAX_RESOLVED_BYTES};
     cv__path_init(&f.path, where);
     json_t *out = fold(&f, v);
     *rc = out ? 0 : f.rc ? f.rc : CV_ENOMEM;

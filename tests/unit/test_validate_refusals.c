@@ -196,6 +196,32 @@ static void test_a_known_call_inside_one_reading_a_resource_is_evaluated(void **
                    NULL, "resources.r.properties.value: Incorrect index to \"str_split\"");
 }
 
+/* A resource's folded properties share one size guard, as one resolution
+ * by the engine does (found by fuzzing: aliased lists of get_param, each
+ * under the guard, folded into gigabytes). Past it the rest is the
+ * engine's to resolve and refuse. */
+static void test_folding_past_the_size_guard_leaves_the_rest_for_the_engine(void **state)
+{
+    (void)state;
+    char *big = malloc(1024 * 1024 + 32);
+    assert_non_null(big);
+    strcpy(big, "{\"big\": \"");
+    memset(big + 9, 'x', 1024 * 1024);
+    strcpy(big + 9 + 1024 * 1024, "\"}");
+    const char *bad = "{str_split: [',', 'a,b', 5]}";
+    char yaml[4096];
+    char calls[1024] = "";
+    for (int i = 0; i < 9; i++)
+        strcat(calls, "{get_param: big}, ");
+    snprintf(yaml, sizeof(yaml), VALUE_OF("  big: {type: string}\n", "[%s%s]"), calls, bad);
+    assert_refused(yaml, big, "Incorrect index to \"str_split\"");
+    for (int i = 9; i < 17; i++)
+        strcat(calls, "{get_param: big}, ");
+    snprintf(yaml, sizeof(yaml), VALUE_OF("  big: {type: string}\n", "[%s%s]"), calls, bad);
+    assert_valid(yaml, big);
+    free(big);
+}
+
 static void test_a_nested_place_is_named_in_the_refusal(void **state)
 {
     (void)state;
@@ -283,6 +309,7 @@ int main(void)
         cmocka_unit_test(test_a_literal_call_that_fails_is_refused),
         cmocka_unit_test(test_a_call_reading_a_resource_is_left_for_the_engine),
         cmocka_unit_test(test_a_known_call_inside_one_reading_a_resource_is_evaluated),
+        cmocka_unit_test(test_folding_past_the_size_guard_leaves_the_rest_for_the_engine),
         cmocka_unit_test(test_a_nested_place_is_named_in_the_refusal),
         cmocka_unit_test(test_the_properties_of_a_none_resource_are_not_evaluated),
         cmocka_unit_test(test_a_delete_may_parse_what_validation_refuses_now),
