@@ -284,8 +284,8 @@ static int refuse(const json_t *tree, const json_t *params, const json_t *env, c
     return rc;
 }
 
-int cli_template_check(json_t *tree, json_t *files, const json_t *env, const char *fname,
-                       const json_t *params, cli_loaded_t *out)
+static int check_with(json_t *tree, json_t *files, const json_t *env, const char *fname,
+                      const json_t *params, cli_loaded_t *out)
 {
     char err[2048];
     memset(out, 0, sizeof(*out));
@@ -310,6 +310,34 @@ int cli_template_check(json_t *tree, json_t *files, const json_t *env, const cha
     return CLI_OK;
 }
 
+/* The names of `given` as the stored environment lists them
+ * (CV_ENV_GIVEN). */
+static json_t *given_names(const json_t *given)
+{
+    json_t *names = json_array();
+    const char *name;
+    const json_t *v;
+    json_object_foreach((json_t *)given, name, v)
+    {
+        json_array_append_new(names, json_string(name));
+    }
+    return names;
+}
+
+int cli_template_check(json_t *tree, json_t *files, const json_t *env, const char *fname,
+                       const json_t *given, cli_loaded_t *out)
+{
+    json_t *params = json_deep_copy(given);
+    if (!params)
+        return cli_fail(CLI_USAGE, "out of memory");
+    cv_env_apply_defaults(params, json_object_get(env, "parameter_defaults"), tree);
+    int rc = check_with(tree, files, env, fname, params, out);
+    json_decref(params);
+    if (rc == CLI_OK)
+        json_object_set_new(out->env, CV_ENV_GIVEN, given_names(given));
+    return rc;
+}
+
 int cli_template_load(const char *path, const cli_tpl_input_t *in, cli_loaded_t *out)
 {
     memset(out, 0, sizeof(*out));
@@ -320,10 +348,8 @@ int cli_template_load(const char *path, const cli_tpl_input_t *in, cli_loaded_t 
     if (rc == CLI_OK)
         rc = cli_tpl_input_env(in, path, json_object_get(tree, "parameters"), NULL, files, &env,
                                &params);
-    if (rc == CLI_OK) {
-        cv_env_apply_defaults(params, json_object_get(env, "parameter_defaults"), tree);
+    if (rc == CLI_OK)
         rc = cli_template_check(tree, files, env, path, params, out);
-    }
     json_decref(params);
     json_decref(env);
     json_decref(tree);

@@ -81,11 +81,12 @@ int cli_template_fetch_limits(cli_t *cli);
 int cli_template_read(const char *path, json_t **tree);
 
 /* Validates `tree` with its template `files` (may be NULL), its
- * environment `env` (may be NULL) and `params` (out->tree and out->files take
- * new references, out->env a copy); `fname` names the template in messages.
- * CLI_OK or CLI_USAGE (reported). */
+ * environment `env` (may be NULL) and the parameter values a user `given`,
+ * to which env's parameter_defaults are added (out->tree and out->files take
+ * new references, out->env a copy that lists the names given, CV_ENV_GIVEN);
+ * `fname` names the template in messages. CLI_OK or CLI_USAGE (reported). */
 int cli_template_check(json_t *tree, json_t *files, const json_t *env, const char *fname,
-                       const json_t *params, cli_loaded_t *out);
+                       const json_t *given, cli_loaded_t *out);
 
 /* Reads `path` and its template files and validates them with the
  * parameters given (as cli_tpl_input_params). CLI_OK, or CLI_USAGE with the

@@ -171,9 +171,26 @@ static int parse_args(int argc, char **argv, update_t *u)
 /* The new definition                                                       */
 /* ------------------------------------------------------------------------ */
 
-/* --existing: the stored values of the parameters `tree` declares (pseudo
- * parameters and parameters the template dropped are not carried over),
- * patched with the values given. */
+/* Whether the stored stack's user gave `name` (a stack stored before the
+ * names were kept: every stored value counts as given). */
+static bool given_before(const update_t *u, const char *name)
+{
+    const json_t *names = json_object_get(u->def.env, CV_ENV_GIVEN), *n;
+    size_t i;
+    if (!json_is_array(names))
+        return true;
+    json_array_foreach(names, i, n)
+    {
+        if (json_is_string(n) && strcmp(json_string_value(n), name) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* --existing, Heat's PATCH: the stored values the user gave, of the
+ * parameters `tree` declares (pseudo parameters and parameters the template
+ * dropped are not carried over), patched with the values given now. The
+ * rest take the merged parameter_defaults or the template's defaults anew. */
 static json_t *existing_params(const update_t *u, const json_t *tree)
 {
     const json_t *declared = json_object_get(tree, "parameters");
@@ -182,11 +199,10 @@ static json_t *existing_params(const update_t *u, const json_t *tree)
     json_t *value;
     json_object_foreach(u->def.params, name, value)
     {
-        if (json_is_object(declared) && json_object_get(declared, name))
+        if (json_is_object(declared) && json_object_get(declared, name) && given_before(u, name))
             json_object_set(params, name, value);
     }
     json_object_update(params, u->given);
-    cv_env_apply_defaults(params, json_object_get(u->env, "parameter_defaults"), tree);
     return params;
 }
 
@@ -311,10 +327,8 @@ static int update(cli_t *cli, update_t *u)
         rc =
             cli_tpl_input_env(&u->args.in, u->args.words[1], json_object_get(u->tree, "parameters"),
                               NULL, u->files, &u->env, &u->given);
-    if (rc == CLI_OK && !u->existing) {
-        cv_env_apply_defaults(u->given, json_object_get(u->env, "parameter_defaults"), u->tree);
+    if (rc == CLI_OK && !u->existing)
         rc = cli_template_check(u->tree, u->files, u->env, u->args.words[1], u->given, &u->loaded);
-    }
     if (rc == CLI_OK)
         rc = cli_redis_connect(cli);
     if (rc == CLI_OK && u->tree)

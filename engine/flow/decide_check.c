@@ -51,11 +51,16 @@ void cv_check_template_digest(const json_t *tpl, const json_t *files, char *out)
     free(b);
 }
 
+/* Which parameters the user named (CV_ENV_GIVEN) is no part of what a
+ * nested stack inherits: a change of it alone updates no nested stack. */
 void cv_check_env_digest(const json_t *env, char *out)
 {
-    char *a = env ? json_dumps(env, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    json_t *seen = json_object_get(env, CV_ENV_GIVEN) ? json_copy((json_t *)env) : NULL;
+    json_object_del(seen, CV_ENV_GIVEN);
+    char *a = env ? json_dumps(seen ? seen : env, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     snprintf(out, 17, "%016llx", (unsigned long long)cv_hash_str(a));
     free(a);
+    json_decref(seen);
 }
 
 void cv_check_replaced_token(char *out, size_t size, const char *entry_uuid,

@@ -76,6 +76,14 @@ int cv_env_load(const char *text, size_t len, const char *fname, json_t *params,
  * in its parameters section and that `params` does not have yet. */
 void cv_env_apply_defaults(json_t *params, const json_t *defaults, const json_t *tpl);
 
+/* The key of a stored environment that lists the names of the parameters a
+ * user gave (files' `parameters:` and command-line values), as opposed to
+ * those parameter_defaults or the template's defaults filled: Heat keeps
+ * them apart (env.params vs env.param_defaults), and a PATCH update keeps
+ * only the former, so that new parameter_defaults reach the rest. Not part
+ * of what a nested stack inherits (cv_env_child). */
+#define CV_ENV_GIVEN "given_parameters"
+
 /*
  * Parses and validates a template. `param_values` (may be NULL) maps
  * parameter names to user-given values (strings from the command line, or

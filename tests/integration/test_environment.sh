@@ -173,3 +173,36 @@ test_env_update_of_parameter_defaults_only_updates_the_nested_stack() {
         and .action == "UPDATE" and .status == "COMPLETE")] | length')" \
         "only the environment's change updated the nested stack"
 }
+
+# Heat's PATCH update (`stack update --existing -e env`): the new environment
+# merges over the stored one; a parameter the user gave keeps its value, one
+# that parameter_defaults filled takes the new default, on the top stack and
+# in every nested stack, and what reads it updates in place.
+test_env_patch_update_with_parameter_defaults_reaches_top_and_nested_stacks() {
+    local name s v_id thing_id
+    name=$(stack_name envpatch)
+    ctl submit "$name" "$ENV_DATA/patch.yaml" --param-file "$ENV_DATA/registry_env.yaml" \
+        -P suffix=kept --wait --timeout 60 >/dev/null
+    s=$(status_json "$name")
+    assert_eq "hello kept" "$(jqr .outputs.v <<<"$s")" "before: the top stack's default"
+    assert_eq "hello world!" "$(jqr .outputs.greeting <<<"$s")" "before: the nested stack's"
+    v_id=$(ctl resource-show "$name" v -o json | jqr .physical_id)
+    thing_id=$(ctl resource-show "$name" thing -o json | jqr .physical_id)
+    ctl update "$name" --existing --param-file "$ENV_DATA/defaults_bye.yaml" \
+        --wait --timeout 60 >/dev/null
+    s=$(status_json "$name")
+    assert_eq UPDATE_COMPLETE "$(jqr .status <<<"$s")" status
+    assert_eq "bye kept" "$(jqr .outputs.v <<<"$s")" \
+        "the top stack took the new default and kept the value given"
+    assert_eq "bye world!" "$(jqr .outputs.greeting <<<"$s")" "the nested stack took it too"
+    assert_eq "$v_id" "$(ctl resource-show "$name" v -o json | jqr .physical_id)" \
+        "v updated in place"
+    assert_eq "$thing_id" "$(ctl resource-show "$name" thing -o json | jqr .physical_id)" \
+        "the nested stack updated in place"
+    # A value given in the PATCH is kept by the next one.
+    ctl update "$name" --existing -P prefix=given --wait --timeout 60 >/dev/null
+    ctl update "$name" --existing --param-file "$ENV_DATA/registry_env.yaml" \
+        --wait --timeout 60 >/dev/null
+    assert_eq "given kept" "$(jqr .outputs.v <<<"$(status_json "$name")")" \
+        "a value given wins over parameter_defaults"
+}

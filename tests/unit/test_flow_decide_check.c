@@ -12,6 +12,7 @@
 
 #include "test_decide_fixture.h"
 #include "cv_keys.h"
+#include "cv_template.h"
 #include "test_util.h"
 
 #include <stdlib.h>
@@ -627,6 +628,10 @@ static void test_env_digest_is_apart_from_the_template_digest(void **state)
     json_object_del(a, "resource_registry");
     cv_check_env_digest(a, ea2);
     assert_string_not_equal(ea, eb);
+    assert_string_equal(ea, ea2);
+    /* Which parameters the user named is not inherited: not digested. */
+    json_object_set_new(a, CV_ENV_GIVEN, json_pack("[s]", "flavor"));
+    cv_check_env_digest(a, ea2);
     assert_string_equal(ea, ea2);
     json_decref(tpl);
     json_decref(files);
