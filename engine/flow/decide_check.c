@@ -318,14 +318,22 @@ static bool wait_for_older_action(const cv_check_input_t *in, cv_check_outcome_t
     return true;
 }
 
-/* The replaced version a rollback makes the resource again: the newest one
- * of the desired type and properties that is neither failed nor being
- * deleted (Heat restores the previous resource rather than create one). */
+/* The replaced version a rollback, or an update over a failed replacement
+ * (a manual rollback: the template given back), makes the resource again:
+ * the newest one of the desired type and properties that is neither failed
+ * nor being deleted. Heat restores the previous resource rather than create
+ * one: its convergence picks the best existing version of a resource
+ * (stack.py _get_best_existing_rsrc_db), where a failed one ranks below a
+ * complete one it replaced. */
+static bool rolling_back(const cv_check_input_t *in)
+{
+    return in->stack_action &&
+           (strcmp(in->stack_action, "ROLLBACK") == 0 || strcmp(in->stack_action, "CANCEL") == 0);
+}
+
 static const json_t *restorable(const cv_check_input_t *in, const cv_check_outcome_t *out)
 {
-    bool rollback = in->stack_action && (strcmp(in->stack_action, "ROLLBACK") == 0 ||
-                                         strcmp(in->stack_action, "CANCEL") == 0);
-    if (!rollback || out->type->nested)
+    if ((!rolling_back(in) && !cv_str_ends_with(in->rec->status, "_FAILED")) || out->type->nested)
         return NULL;
     for (size_t i = json_array_size(in->rec->old); i-- > 0;) {
         const json_t *e = json_array_get(in->rec->old, i);
@@ -344,8 +352,9 @@ static const json_t *restorable(const cv_check_input_t *in, const cv_check_outco
 static void restore(const cv_check_input_t *in, cv_check_outcome_t *out, const json_t *entry)
 {
     const char *status = json_string_value(json_object_get(entry, "status"));
-    set_kind(out, CV_CHECK_RESTORE, status,
-             cv_str_starts_with(status, "UPDATE") ? "UPDATE" : "CREATE", "restored by rollback");
+    set_kind(
+        out, CV_CHECK_RESTORE, status, cv_str_starts_with(status, "UPDATE") ? "UPDATE" : "CREATE",
+        rolling_back(in) ? "restored by rollback" : "restored: the failed replacement is dropped");
     snprintf(out->uuid, sizeof(out->uuid), "%s", json_string_value(json_object_get(entry, "uuid")));
     out->restored = json_deep_copy(entry);
     out->old = json_array();

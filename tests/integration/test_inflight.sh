@@ -159,6 +159,28 @@ test_rollback_reuses_the_replaced_original() {
         "thing created twice (original, replacement), never a third time"
 }
 
+# Heat's manual rollback: after an update whose replacement failed (rollback
+# disabled), an update giving the first template back keeps the original
+# physical resource, creates nothing, and the failed replacement goes.
+test_manual_rollback_after_a_failed_replacement_keeps_the_original() {
+    local name was rc=0 s
+    name=$(stack_name inflight-manual)
+    ctl submit "$name" "$U/replacement_fails.yaml" --wait --timeout 60 >/dev/null
+    was=$(status_json "$name" | jqr .outputs.thing_id)
+    ctl update "$name" "$U/replacement_fails.yaml" -P value=two -P fail=true --disable-rollback \
+        --wait --timeout 60 >/dev/null 2>&1 || rc=$?
+    assert_eq 1 "$rc" "the update failed"
+    assert_eq UPDATE_FAILED "$(status_json "$name" | jqr .status)" "no automatic rollback"
+    ctl update "$name" "$U/replacement_fails.yaml" --wait --timeout 60 >/dev/null
+    s=$(status_json "$name")
+    assert_eq UPDATE_COMPLETE "$(jqr .status <<<"$s")" status
+    assert_eq "$was" "$(jqr .outputs.thing_id <<<"$s")" "the original thing is the resource again"
+    assert_eq "$was" "$(resource_field "$name" thing physical_id)" "thing's physical id"
+    assert_eq 2 "$(ctl events "$name" -o json | jq '[.[] | select(.resource == "thing" and .action == "CREATE" and .status == "IN_PROGRESS")] | length')" \
+        "thing created twice (original, failed replacement), never a third time"
+    assert_eq 1 "$(ctl resources "$name" -o json | jq 'length')" "the failed replacement deleted"
+}
+
 test_a_wait_of_n_seconds_shows_more_than_n() {
     local name ev d
     name=$(stack_name inflight-duration)

@@ -401,6 +401,31 @@ static void test_update_never_restores(void **state)
     assert_kind(decide(f), REPLACE);
 }
 
+/* Heat's manual rollback (test_create_update.py
+ * test_stack_update_replace_manual_rollback): after a failed replacement,
+ * an update giving the old template back keeps the original resource. */
+static void test_update_over_a_failed_replacement_restores_the_original(void **state)
+{
+    fixture_t *f = *state;
+    f->stack_action = "UPDATE";
+    define(f, TEST_RESOURCE, "{\"update_replace_value\": \"a\"}");
+    record(f, "CREATE_FAILED", TEST_RESOURCE, "{\"update_replace_value\": \"b\"}");
+    replaced(f, "orig", TEST_RESOURCE, "CREATE_COMPLETE", "Delete");
+    json_object_set_new(json_array_get(f->rec.old, 0), "props",
+                        with_schema(TEST_RESOURCE, "{\"update_replace_value\": \"a\"}"));
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, RESTORE);
+    assert_string_equal(o->uuid, "orig");
+    assert_string_equal(o->reason, "restored: the failed replacement is dropped");
+    assert_int_equal(json_array_size(o->old), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(o->old, 0), "status")),
+                        "CREATE_FAILED");
+    /* An original of other properties: the failed version is replaced. */
+    json_object_set_new(json_array_get(f->rec.old, 0), "props",
+                        with_schema(TEST_RESOURCE, "{\"update_replace_value\": \"c\"}"));
+    assert_kind(decide(f), REPLACE);
+}
+
 static void test_changed_updatable_property_is_updated_in_place(void **state)
 {
     fixture_t *f = *state;
@@ -1028,6 +1053,7 @@ int main(void)
         T(test_rollback_restores_the_replaced_version_of_the_old_definition),
         T(test_rollback_does_not_restore_a_failed_or_different_version),
         T(test_update_never_restores),
+        T(test_update_over_a_failed_replacement_restores_the_original),
         T(test_changed_updatable_property_is_updated_in_place),
         T(test_property_without_update_allowed_is_replaced),
         T(test_random_string_length_change_is_replaced),
