@@ -752,8 +752,15 @@ web_alive() { cv_pid_alive "$STATE/pids/web.pid" "converge-web" "--listen 127.0.
 
 web_answers() { curl -fsS -o /dev/null "http://127.0.0.1:$1/" 2>/dev/null; }
 
-# Answers, or has exited (no use waiting then: its log says why).
-web_settled() { web_answers "$1" || ! web_alive "$1" >/dev/null; }
+# Answers, or has exited (no use waiting then: its log says why). Exited,
+# not "not yet converge-web": until the shell that sources STATE/env execs
+# it, the process's command line is that shell's.
+web_settled() {
+    local pid
+    web_answers "$1" && return 0
+    pid=$(cv_pid_read "$STATE/pids/web.pid") || return 0
+    ! kill -0 "$pid" 2>/dev/null
+}
 
 ensure_web() {
     [[ -x $build_dir/converge-web ]] || return 0
