@@ -5,6 +5,7 @@
 
 #include "cli_duration.h"
 #include "cli_output.h"
+#include "cv_str.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -159,6 +160,22 @@ static void wait_child(json_t *e, const char *id, const json_t *children)
     }
     json_object_set_new(e, "waiting_on", json_string("child_stack"));
     json_object_set_new(e, "child", child);
+    json_object_set_new(e, "reason", json_string(reason));
+}
+
+/* A group's update_policy walks its child one traversal per batch
+ * (cv_rtype.h): between two, the child is complete and the pause runs. */
+static void wait_walk(json_t *e, const json_t *walk)
+{
+    const char *status = json_string_value(json_object_get(json_object_get(e, "child"), "status"));
+    size_t at = (size_t)json_integer_value(json_object_get(walk, "at"));
+    size_t steps = json_array_size(json_object_get(walk, "steps"));
+    if (!status || !cv_str_ends_with(status, "_COMPLETE") || at + 1 >= steps)
+        return;
+    char reason[512];
+    snprintf(reason, sizeof(reason),
+             "batch %zu of %zu done; the next begins pause_time (%g s) after it (update_policy)",
+             at + 1, steps, json_number_value(json_object_get(walk, "pause")));
     json_object_set_new(e, "reason", json_string(reason));
 }
 
@@ -326,6 +343,7 @@ static void observed_reason(json_t *e, const version_t *v, const cli_wait_node_t
         json_decref(props);
     } else if (is_stack_id(child)) {
         wait_child(e, child, n->children);
+        wait_walk(e, json_object_get(v->data, "walk"));
     } else if (!v->replaced && n->replicas && json_array_size(n->replicas) > 0) {
         wait_replicas(e, n->replicas);
     } else if (json_is_number(json_object_get(v->data, "wait"))) {

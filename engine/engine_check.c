@@ -265,7 +265,7 @@ static void on_recorded(cv_redis_t *r, redisReply *rep, void *ud)
         return;
     }
     cv_worker_count(c->run.w, CV_STAT_ACTED, 1);
-    hand_off(c, version, false);
+    hand_off(c, version, c->out.older);
 }
 
 /*
@@ -321,6 +321,7 @@ void cv__check_carry_out(check_t *c)
     case CV_CHECK_UPDATE:
     case CV_CHECK_REPLACE:
     case CV_CHECK_RESTORE:
+    case CV_CHECK_STEP:
     case CV_CHECK_DELETE_CURRENT:
     case CV_CHECK_DELETE_REPLACED:
         act(c);

@@ -110,6 +110,14 @@ static void recheck(observe_t *o)
         cv_jobrun_retry(&o->run);
 }
 
+/* A walk's step ended and its pause passed: the engine begins the next. */
+static void step(observe_t *o)
+{
+    cv_msg_t m = cv_observe_step_job(&o->run.msg, &o->rec);
+    if (cv_worker_publish(o->run.w, CV_TOPIC_CHECK, &m, on_recheck_delivered, o) != 0)
+        cv_jobrun_retry(&o->run);
+}
+
 static void on_older_recorded(void *ud, int rc)
 {
     observe_t *o = ud;
@@ -149,6 +157,9 @@ static void settle(observe_t *o)
         break;
     case CV_OBSERVE_FAILED:
         node_failed(o);
+        break;
+    case CV_OBSERVE_STEP:
+        step(o);
         break;
     default: /* COMPLETE */
         node_done(o);

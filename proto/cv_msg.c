@@ -83,7 +83,7 @@ typedef struct kind {
 
 static const kind_t kinds[] = {
     {CV_MSG_STACK, "STACK", F_S | F_TR | F_K, F_AT | F_X},
-    {CV_MSG_CHECK, "CHECK", F_S | F_TR | F_R | F_P, F_AT | F_X | F_NS},
+    {CV_MSG_CHECK, "CHECK", F_S | F_TR | F_R | F_P, F_AT | F_X | F_NS | F_VER},
     {CV_MSG_OBSERVE, "OBSERVE", F_S | F_TR | F_R | F_P | F_VER, F_AT | F_W | F_X},
     {CV_MSG_DEAD, "DEAD", F_WHY | F_ORIG, F_S | F_TR | F_R | F_AT},
     {CV_MSG_SIGNAL, "SIGNAL", F_S | F_R | F_SIG, F_AT | F_X},

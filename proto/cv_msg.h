@@ -69,8 +69,10 @@ typedef struct cv_msg {
     char resource[CV_NAME_MAX]; /* CHECK, OBSERVE, SIGNAL */
     uint8_t phase;              /* CHECK, OBSERVE: cv_phase_t */
     uint8_t kind;               /* STACK: cv_trav_kind_t */
-    uint64_t version;           /* OBSERVE: the record version the action wrote */
-    uint32_t attempt;           /* redelivery count kept by republishers */
+    /* OBSERVE: the record version the action wrote; CHECK: 0, or the
+     * version at which an observer saw a walk's step end (a STEP request) */
+    uint64_t version;
+    uint32_t attempt; /* redelivery count kept by republishers */
     /* OBSERVE: 1 when the job watches an older traversal's action still in
      * flight for its own traversal, which then checks the node again. */
     uint8_t watch;

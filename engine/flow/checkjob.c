@@ -155,6 +155,10 @@ static int operate(const cv_msg_t *job, const cv_record_t *rec, const cv_check_o
     case CV_CHECK_DELETE_CURRENT:
         cv_record_state(st, &v, now);
         return out->type->remove(st);
+    case CV_CHECK_STEP:
+        /* The child's next traversal is planned from the advanced walk. */
+        cv_record_state(st, &v, now);
+        return cv_rtype_walk_next(st->data);
     case CV_CHECK_RESTORE:
         /* No action: the state is the restored version's, to be recorded. */
         v.physical_id = json_string_value(json_object_get(out->restored, "physical_id"));
@@ -223,9 +227,12 @@ void cv_check_finish_of(cv_check_finish_t *f, cv_check_written_t *w, const cv_ms
                         const cv_rstate_t *st, const char *token)
 {
     bool current = out->status[0] != '\0';
-    bool restoring = out->kind == CV_CHECK_RESTORE;
+    bool restoring = out->kind == CV_CHECK_RESTORE, stepping = out->kind == CV_CHECK_STEP;
+    /* A step goes on with the action: its start, no event of its own. */
     snprintf(w->started, sizeof(w->started), "%.6f",
-             json_number_value(json_object_get(out->restored, "started")));
+             stepping ? l->rec.started
+                      : json_number_value(json_object_get(out->restored, "started")));
+    cv_u64_str(w->traversal, l->rec.traversal);
     const json_t *attrs = st && st->attrs ? st->attrs : l->rec.attrs;
     const json_t *data = st && st->data ? st->data : l->rec.data;
     w->props = cv_record_json_sealed(out->props ? out->props : l->rec.props);
@@ -237,24 +244,26 @@ void cv_check_finish_of(cv_check_finish_t *f, cv_check_written_t *w, const cv_ms
     w->events = dump_or_empty(out->events);
     const char *policy =
         l->rdef ? json_string_value(json_object_get(l->rdef, "deletion_policy")) : l->rec.policy;
-    *f = (cv_check_finish_t){.job = job,
-                             .version = l->rec.version,
-                             .token = token,
-                             .status = out->status,
-                             .action = out->action,
-                             .reason = out->reason,
-                             .physical_id = st ? st->physical_id : "",
-                             .uuid = out->uuid,
-                             .type = out->type_name,
-                             .props = w->props,
-                             .attrs = w->attrs,
-                             .data = w->data,
-                             .event_status = current && !restoring ? "IN_PROGRESS" : "",
-                             .started = restoring ? w->started : "",
-                             .dependencies = w->dependencies,
-                             .policy = policy ? policy : "Delete",
-                             .old = w->old,
-                             .events = w->events};
+    *f =
+        (cv_check_finish_t){.job = job,
+                            .version = l->rec.version,
+                            .token = token,
+                            .status = out->status,
+                            .action = out->action,
+                            .reason = out->reason,
+                            .physical_id = st ? st->physical_id : "",
+                            .uuid = out->uuid,
+                            .type = out->type_name,
+                            .props = w->props,
+                            .attrs = w->attrs,
+                            .data = w->data,
+                            .event_status = current && !restoring && !stepping ? "IN_PROGRESS" : "",
+                            .started = restoring || stepping ? w->started : "",
+                            .traversal = out->older ? w->traversal : NULL,
+                            .dependencies = w->dependencies,
+                            .policy = policy ? policy : "Delete",
+                            .old = w->old,
+                            .events = w->events};
 }
 
 void cv_check_done_of(cv_node_done_t *d, cv_check_written_t *w, const cv_msg_t *job,

@@ -272,7 +272,7 @@ void cv_call_check_finish(cv_call_t *call, const cv_check_finish_t *f, const cha
         .props = or_empty(f->props),
         .attrs = or_empty(f->attrs),
         .data = or_empty(f->data),
-        .traversal = call->traversal,
+        .traversal = f->traversal ? f->traversal : call->traversal,
         .worker = worker_id,
         .resource = j->resource,
         .event_status = or_empty(f->event_status),

@@ -140,6 +140,7 @@ typedef struct cv_check_finish {
     const char *old;                  /* replaced versions JSON; "" keeps */
     const char *events;               /* extra events JSON list; "" none */
     const char *started;              /* when the action started, Unix seconds; "" now */
+    const char *traversal;            /* the record's traversal; NULL: the job's */
 } cv_check_finish_t;
 
 void cv_call_check_finish(cv_call_t *call, const cv_check_finish_t *f, const char *worker_id);

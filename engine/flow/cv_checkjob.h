@@ -70,7 +70,8 @@ void cv_check_act_failed(cv_check_outcome_t *out, const cv_msg_t *job, const cha
 /* The JSON texts a check_finish write carries; cv_check_written_clear frees them. */
 typedef struct cv_check_written {
     char *props, *attrs, *data, *dependencies, *old, *events;
-    char started[32]; /* RESTORE: the restored version's start time */
+    char started[32];   /* RESTORE: the restored version's start time; STEP: the action's */
+    char traversal[24]; /* STEP of an older traversal's action: that traversal */
 } cv_check_written_t;
 
 /*

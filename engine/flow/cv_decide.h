@@ -89,6 +89,7 @@
     XX(REPLACE)         /* as CREATE; the recorded version joins `old` for cleanup */              \
     XX(WAIT)            /* an older traversal's action is in flight: watch it, then recheck */     \
     XX(RESTORE)         /* rollback: a replaced version becomes current again, untouched */        \
+    XX(STEP)            /* a walk's next step: the child's next traversal, record, observe */      \
     XX(OBSERVE_AGAIN)   /* this traversal's action is recorded (a redelivery): observe */          \
     XX(DONE)            /* unchanged and complete: node done, `pass` to the successors */          \
     XX(END)             /* this traversal's action is recorded failed: nothing to do */            \
@@ -156,6 +157,10 @@ typedef struct cv_check_outcome {
      * "deletion_policy", "update_policy"} resolved; put into the version's
      * data ("facade") for the type's definition. NULL for other types. */
     json_t *facade;
+    /* STEP of an action an older traversal began (this job's traversal
+     * waits for it): the write keeps the record's traversal, and the
+     * observation that follows is a watch of that action. */
+    bool older;
 } cv_check_outcome_t;
 
 /* Decides what a CHECK job does. Always fills `out` (clear it with
@@ -193,6 +198,7 @@ void cv_check_env_digest(const json_t *env, char *out);
     XX(RECHECK)             /* watch: the older action settled: its node's CHECK job again */      \
     XX(SETTLED_OLDER)       /* watch: record the older outcome (status), then RECHECK */           \
     XX(WAIT)                /* something is in progress: look again after delay_ms */              \
+    XX(STEP)                /* a walk's next step is due: the node's CHECK job (step) again */     \
     XX(FAILED)              /* node failed: status, reason */                                      \
     XX(COMPLETE)            /* node done with the node_done fields */
 
@@ -272,5 +278,10 @@ cv_msg_t cv_observe_older_job(const cv_msg_t *job, const cv_record_t *rec);
 
 /* The CHECK job a RECHECK publishes: the watch's own node again. */
 cv_msg_t cv_observe_recheck_job(const cv_msg_t *job);
+
+/* The CHECK job a STEP publishes: the node's own CHECK job (the job's
+ * traversal, update phase) carrying the record version the step was seen
+ * to end at, which the engine's STEP decision requires unchanged. */
+cv_msg_t cv_observe_step_job(const cv_msg_t *job, const cv_record_t *rec);
 
 #endif

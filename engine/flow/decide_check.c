@@ -368,9 +368,43 @@ static void restore(const cv_check_input_t *in, cv_check_outcome_t *out, const j
     json_array_append_new(out->old, version_entry(in->rec));
 }
 
+/* An observer saw the step of a walk end and its pause pass, at the
+ * record version the job carries (cv_observe_step_job): nothing has
+ * written the record since, and the action is still in flight. */
+static bool step_due(const cv_check_input_t *in)
+{
+    const cv_record_t *rec = in->rec;
+    return in->job->version != 0 && rec->exists && cv_action_in_flight(rec) &&
+           strtoull(rec->version, NULL, 10) == in->job->version && cv_rtype_walk_pending(rec->data);
+}
+
+/* The walk's next step, on the recorded version as it is: its type, its
+ * properties, its status (no event: the action goes on). */
+static void step(const cv_check_input_t *in, cv_check_outcome_t *out)
+{
+    const cv_record_t *rec = in->rec;
+    out->type = cv_rtype_lookup(rec->type);
+    snprintf(out->type_name, sizeof(out->type_name), "%s", rec->type);
+    if (!out->type || !out->type->nested) {
+        out->kind = CV_CHECK_END;
+        return;
+    }
+    char status[sizeof(out->status)];
+    cv_str_copy(status, sizeof(status), rec->status);
+    set_kind(out, CV_CHECK_STEP, status, rec->action, rec->reason);
+    snprintf(out->uuid, sizeof(out->uuid), "%s", rec->uuid);
+    out->props = json_deep_copy(rec->props);
+    out->older = rec->traversal != in->job->traversal;
+    plan_child(in, out, "UPDATE", "");
+}
+
 static void decide_update(const cv_check_input_t *in, cv_check_outcome_t *out)
 {
     const cv_record_t *rec = in->rec;
+    if (step_due(in)) {
+        step(in, out);
+        return;
+    }
     if (rec->exists && rec->traversal == in->job->traversal) {
         /* A duplicate or redelivered job: the action is recorded already. */
         if (cv_str_ends_with(rec->status, "_FAILED")) {

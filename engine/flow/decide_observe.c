@@ -174,6 +174,9 @@ static void settle_current(const cv_msg_t *job, const cv_record_t *rec, const cv
     case CV_OBSERVED_FAILED:
         failed(out, job, rec, look->reason && look->reason[0] ? look->reason : "observed failure");
         return;
+    case CV_OBSERVED_NEXT_STEP:
+        out->kind = CV_OBSERVE_STEP;
+        return;
     case CV_OBSERVED_COMPLETE:
         break;
     }
@@ -264,6 +267,8 @@ static void settle_watch(const cv_msg_t *job, const cv_record_t *rec, const cv_l
                          double now, cv_observe_outcome_t *out)
 {
     settle_current(job, rec, look, now, out);
+    if (out->kind == CV_OBSERVE_STEP)
+        return; /* the walk goes on in this traversal's job: the older one's are stale */
     if (out->kind == CV_OBSERVE_WAIT) {
         /* Look at least every second: an operator's mark-unhealthy ends
          * the wait, and this traversal should not sit out a long one. */
@@ -331,6 +336,14 @@ cv_msg_t cv_observe_older_job(const cv_msg_t *job, const cv_record_t *rec)
     m.traversal = rec->traversal;
     m.phase = CV_PHASE_UPDATE;
     m.watch = 0;
+    return m;
+}
+
+cv_msg_t cv_observe_step_job(const cv_msg_t *job, const cv_record_t *rec)
+{
+    cv_msg_t m = cv_observe_recheck_job(job);
+    m.phase = CV_PHASE_UPDATE;
+    m.version = strtoull(rec->version, NULL, 10);
     return m;
 }
 

@@ -115,13 +115,11 @@ const json_t *cv__group_member_values(const json_t *outputs, const char *attr);
  * that name. */
 json_t *cv__group_attributes(const json_t *outputs, const json_t *data, const cv_rtype_t *own);
 
-/* A group's update_policy batch_create (rtype_group_batch.c): fixes the
- * batches of `names` in data.batches when the group is created (the policy
- * is data.facade.update_policy) and makes each member of the child's
- * `resources` depend on the batch before it, through a Delay of pause_time.
- * Non-zero with errstr for an invalid policy. */
-int cv__group_batch_create(json_t *resources, const json_t *names, json_t *data, char *errstr,
-                           size_t errsz);
+/* A group's update_policy batch_create (rtype_group_batch.c): the walk
+ * (data.walk, cv_rtype.h) that creates `names` max_batch_size at a time when
+ * the group is created (the policy is data.facade.update_policy). Non-zero
+ * with errstr for an invalid policy. */
+int cv__group_batch_create(const json_t *names, json_t *data, char *errstr, size_t errsz);
 /* The numbers of a group's update_policy `which` ("batch_create",
  * "rolling_update") with Heat's defaults (max_batch_size 1, pause_time 0,
  * min_in_service 0; NULL `min_in_service`: the policy has none); non-zero
@@ -137,12 +135,6 @@ json_t *cv__group_rolling_batches(long long targ, long long curr, long long size
 /* Heat's _update_timeout: 0 with the seconds left for the update in *left,
  * or -1 when the pauses between `nbatches` batches use up the timeout. */
 int cv__group_update_timeout(size_t nbatches, double pause, double timeout_secs, double *left);
-/* The members `names` of a group that had `old` in their turns of a rolling
- * update: new members first (as Heat creates them), then the kept ones,
- * highest name first; Heat's temporary members left out, with its number of
- * batches (those included) in *nturns. */
-json_t *cv__group_rollout_batches(const json_t *old, const json_t *names, long long size,
-                                  long long min, size_t *nturns);
 /* Heat's walk of a ResourceGroup's members through a batched update
  * (ResourceGroup._replace: one nested update per batch of _get_batches,
  * each from _assemble_for_rolling_update and scaling/template.py's
@@ -171,11 +163,10 @@ json_t *cv__group_walk_step(const json_t *state, const json_t *skip, long long t
  * step's members. */
 json_t *cv__group_step_template(const json_t *new_def, const json_t *old_def, const char *var,
                                 const json_t *step, const json_t *attr_names);
-/* Plans a rollout of the members `names` in data.rollout when `props`'
- * resource_def differs from data.applied_def and the update_policy
- * (data.facade) has rolling_update, and keeps the plan while its members
- * all exist (cv__group_apply_rollout orders the child by it); `blacklist` is
- * the group's new one. Non-zero with errstr, data untouched, for an invalid
+/* Plans the walk (data.walk, cv_rtype.h) of a rolling update to the members
+ * `names` when `props`' resource_def differs from data.applied_def and the
+ * update_policy (data.facade) has rolling_update; `blacklist` is the
+ * group's new one. Non-zero with errstr, data untouched, for an invalid
  * policy (Heat's messages). */
 int cv__group_rolling_update(const json_t *props, const json_t *names, const json_t *blacklist,
                              json_t *data, char *errstr, size_t errsz);

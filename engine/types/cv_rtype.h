@@ -40,10 +40,13 @@ typedef struct cv_prop_schema {
 
 typedef enum { CV_ACTION_CREATE = 0, CV_ACTION_UPDATE = 1, CV_ACTION_DELETE = 2 } cv_action_t;
 
+/* NEXT_STEP: a nested resource's walk (cv_rtype_walk_pending) finished a
+ * step and its pause: the engine is to begin the next one. */
 typedef enum {
     CV_OBSERVED_COMPLETE = 0,
     CV_OBSERVED_IN_PROGRESS = 1,
-    CV_OBSERVED_FAILED = 2
+    CV_OBSERVED_FAILED = 2,
+    CV_OBSERVED_NEXT_STEP = 3
 } cv_observed_t;
 
 /* The engine fills the inputs; a type's operation fills or updates the rest. */
@@ -160,6 +163,22 @@ void cv_rtype_child_stack_id(char *out, const char *uuid);
  * it, resolve to. Physical ids shown to users stay the physical ids. */
 const char *cv_rtype_reference_id(const char *type_name, const char *resource_name,
                                   const char *physical_id, const json_t *attrs);
+
+/*
+ * A walk: one action of a nested resource carried out as several traversals
+ * of its child, with a pause between two — Heat's batches of a group's
+ * update_policy, each one nested-stack update. data.walk is {"steps": [...],
+ * "at": k, "pause": seconds}: the type's definition() builds the child of
+ * steps[at] (what a step holds is the type's). Once the child's traversal
+ * of a step has ended and the pause since has passed, observe() answers
+ * NEXT_STEP; the engine then advances `at` (cv_rtype_walk_next) and begins
+ * the child's next traversal. The last step's end completes the action and
+ * drops data.walk.
+ */
+/* Whether `data` holds a walk with a step after the current one. */
+bool cv_rtype_walk_pending(const json_t *data);
+/* Moves the walk of `data` on to its next step; CV_ENOENT when none. */
+int cv_rtype_walk_next(json_t *data);
 
 /* Adopts an existing physical resource (a resource's external_id) in place
  * of a create, as Heat's ADOPT: the physical id is `external_id`, no type

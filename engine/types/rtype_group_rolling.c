@@ -5,20 +5,15 @@
  * resource_def reaches the members in batches of at most max_batch_size,
  * highest names first, with pause_time seconds between two batches.
  *
- * Heat runs one nested-stack update per batch. Here, as for the
- * AutoScalingGroup's rolling_updates, the rollout is one update of the
- * child whose template orders the batches with dependencies
- * (cv__group_apply_rollout). Heat's batch sizes come from its arithmetic
- * (cv_scaling.h's next_batch, with ResourceGroup's own count of what a batch
- * brings up to date). Where Heat grows the group above count with
- * temporary members to keep min_in_service members in service, Converge
- * creates none: those members' share of a batch is left out, and a batch
- * that held only them disappears. The members a larger count adds take
- * their place in Heat's batches (the first ones, as Heat creates them).
+ * As in Heat, each batch is one update of the child stack: the group's
+ * action is a walk (cv_rtype.h) whose steps are the child's members after
+ * each batch (cv__group_walk: Heat's arithmetic, cv_scaling.h, including
+ * the temporary members above count that keep min_in_service members in
+ * service, created by one step and deleted by a later one). The pauses are
+ * the walk's, not resources of the child: it holds only members.
  *
- * The plan is kept in data.rollout ({id, batches, pause_time}) while all its
- * members exist, so that a no-op update finds the same child template;
- * data.applied_def is the resource_def the child was last defined with.
+ * data.applied_def is the resource_def the child was last defined with;
+ * data.walk the walk under way ("from": the resource_def before it).
  */
 #include "cv_error.h"
 #include "cv_rtype.h"
@@ -59,55 +54,6 @@ int cv__group_update_timeout(size_t nbatches, double pause, double timeout_secs,
         return -1;
     *left = timeout_secs - total;
     return 0;
-}
-
-/* Moves up to `n` members of `from`, from *next on, to `batch`. */
-static void take(json_t *batch, const json_t *from, size_t *next, long long n)
-{
-    for (; n > 0 && *next < json_array_size(from); n--)
-        json_array_append(batch, json_array_get(from, (*next)++));
-}
-
-json_t *cv__group_rollout_batches(const json_t *old, const json_t *names, long long size,
-                                  long long min, size_t *nturns)
-{
-    json_t *fresh = json_array(), *kept = json_array(), *out = json_array();
-    size_t i, f = 0, k = 0;
-    const json_t *n;
-    json_array_foreach(names, i, n)
-    {
-        if (!cv__group_contains(old, json_string_value(n)))
-            json_array_append(fresh, (json_t *)n);
-        else /* Heat's replace_priority: the highest names first */
-            json_array_insert(kept, 0, (json_t *)n);
-    }
-    long long curr = (long long)json_array_size(old);
-    json_t *turns = cv__group_rolling_batches((long long)json_array_size(names), curr, size, min);
-    const json_t *turn;
-    json_array_foreach(turns, i, turn)
-    {
-        long long cap = (long long)json_integer_value(json_array_get(turn, 0));
-        long long total = (long long)json_integer_value(json_array_get(turn, 1));
-        long long created = cap > curr ? cap - curr : 0;
-        json_t *batch = json_array();
-        take(batch, fresh, &f, created); /* the rest of `created` is temporary */
-        take(batch, kept, &k, total - created);
-        if (json_array_size(batch))
-            json_array_append(out, batch);
-        json_decref(batch);
-        curr = cap;
-    }
-    *nturns = json_array_size(turns);
-    json_decref(turns);
-    while (f < json_array_size(fresh) || k < json_array_size(kept)) {
-        json_t *batch = json_array(); /* never with Heat's arithmetic; kept safe */
-        take(batch, fresh, &f, size);
-        take(batch, kept, &k, size - (long long)json_array_size(batch));
-        json_array_append_new(out, batch);
-    }
-    json_decref(fresh);
-    json_decref(kept);
-    return out;
 }
 
 /* ---- Heat's walk: the nested template of every step ---- */
@@ -327,28 +273,43 @@ static json_t *current_members(const json_t *data, const json_t *blacklist)
     return out;
 }
 
-/* A new rollout of `names` under `policy`; non-zero with errstr when the
- * policy is invalid or its pauses exceed the stack timeout (Heat's). */
-static int plan(const json_t *policy, const json_t *current, const json_t *names, json_t *data,
-                char *errstr, size_t errsz)
+/* A walk from `current` (the members before, all of the old definition)
+ * to `count` members under `policy`: Heat's steps, one child update each,
+ * pause_time apart (rtype_nested.c). Non-zero with errstr when the policy
+ * is invalid or its pauses exceed the stack timeout (Heat's). A walk of one
+ * step is no walk: the child is updated at once. */
+static int plan(const json_t *policy, const json_t *current, const json_t *blacklist,
+                long long count, const json_t *from, json_t *data, char *errstr, size_t errsz)
 {
     double size, pause, min;
     int rc = cv__group_policy(policy, "rolling_update", &size, &pause, &min, errstr, errsz);
     if (rc)
         return rc;
-    size_t nturns;
-    json_t *batches =
-        cv__group_rollout_batches(current, names, (long long)size, (long long)min, &nturns);
+    json_t *members = json_array();
+    size_t i;
+    const json_t *n;
+    json_array_foreach(current, i, n)
+    {
+        json_array_append_new(members, json_pack("[O, b]", n, false));
+    }
+    json_t *steps = cv__group_walk(members, blacklist, count, (long long)size, (long long)min);
+    json_decref(members);
+    if (!steps)
+        return cv_seterr(errstr, errsz, CV_ENOMEM, "out of memory");
     double left;
-    if (cv__group_update_timeout(nturns, pause, HEAT_STACK_TIMEOUT_SECS, &left)) {
-        json_decref(batches);
+    if (cv__group_update_timeout(json_array_size(steps), pause, HEAT_STACK_TIMEOUT_SECS, &left)) {
+        json_decref(steps);
         return cv_seterr(errstr, errsz, CV_EVALIDATE,
                          "The current update policy will result in stack update timeout.");
     }
-    json_int_t id = json_integer_value(json_object_get(json_object_get(data, "rollout"), "id"));
+    if (json_array_size(steps) <= 1) {
+        json_decref(steps);
+        json_object_del(data, "walk");
+        return 0;
+    }
     json_object_set_new(
-        data, "rollout",
-        json_pack("{s:I, s:o, s:f}", "id", id + 1, "batches", batches, "pause_time", pause));
+        data, "walk",
+        json_pack("{s:o, s:i, s:f, s:O}", "steps", steps, "at", 0, "pause", pause, "from", from));
     return 0;
 }
 
@@ -366,15 +327,15 @@ int cv__group_rolling_update(const json_t *props, const json_t *names, const jso
                                     : 0;
     if (rc)
         return rc;
+    json_object_del(data, "rollout"); /* the dependencies of an earlier release */
     if (applied && !json_equal((json_t *)applied, (json_t *)def)) {
         json_t *current = current_members(data, blacklist);
         if (json_is_object(policy) && json_array_size(current))
-            rc = plan(policy, current, names, data, errstr, errsz);
+            rc = plan(policy, current, blacklist, (long long)json_array_size(names), applied, data,
+                      errstr, errsz);
         else /* without the policy, Heat updates every member at once */
-            json_object_del(data, "rollout");
+            json_object_del(data, "walk");
         json_decref(current);
-    } else if (!cv__group_rollout_intact(json_object_get(data, "rollout"), names)) {
-        json_object_del(data, "rollout");
     }
     if (rc)
         return rc;

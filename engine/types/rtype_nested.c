@@ -66,6 +66,46 @@ int cv__nested_remove(cv_rstate_t *st)
     return 0;
 }
 
+/* ---- a walk (cv_rtype.h) ---- */
+
+static json_int_t walk_at(const json_t *walk)
+{
+    return json_integer_value(json_object_get(walk, "at"));
+}
+
+bool cv_rtype_walk_pending(const json_t *data)
+{
+    const json_t *walk = json_object_get(data, "walk");
+    json_int_t at = walk_at(walk);
+    return json_is_object(walk) && at >= 0 &&
+           (size_t)at + 1 < json_array_size(json_object_get(walk, "steps"));
+}
+
+int cv_rtype_walk_next(json_t *data)
+{
+    if (!cv_rtype_walk_pending(data))
+        return CV_ENOENT;
+    json_t *walk = json_object_get(data, "walk");
+    return json_object_set_new(walk, "at", json_integer(walk_at(walk) + 1)) ? CV_ENOMEM : 0;
+}
+
+/* The child's traversal of a step ended (`ended`: Unix seconds, the child
+ * stack's `updated`): the next step once the pause has passed since.
+ * Nothing is recorded while waiting, so any observer may take over. */
+static cv_observed_t walk_on(cv_rstate_t *st, double ended)
+{
+    const json_t *walk = json_object_get(st->data, "walk");
+    double due = ended + cv__rtype_data_number(walk, "pause", 0);
+    if (st->now >= due)
+        return CV_OBSERVED_NEXT_STEP;
+    snprintf(st->reason, sizeof(st->reason),
+             "step %lld of %zu done; the next begins in %.1f s (pause_time)",
+             (long long)walk_at(walk) + 1, json_array_size(json_object_get(walk, "steps")),
+             due - st->now);
+    st->retry_at = due;
+    return CV_OBSERVED_IN_PROGRESS;
+}
+
 /* How long to wait before looking at a child stack again: soon at first,
  * then less often for a child that takes long (at most every 2 s). */
 static double next_look(const cv_rstate_t *st)
@@ -84,7 +124,8 @@ static cv_observed_t child_failed(cv_rstate_t *st, const json_t *child)
 
 /*
  * data.child is the child stack as the observer read it just now
- * ({"exists", "status", "traversal", "reason", "outputs", "reruns"});
+ * ({"exists", "status", "traversal", "reason", "outputs", "reruns",
+ * "updated"});
  * data.traversal the child traversal this action began. It is taken out of
  * data here so that it is never recorded. The child's traversal is this
  * action's when it is `want` or one of its re-runs (stack_finish.lua began
@@ -112,7 +153,12 @@ cv_observed_t cv__nested_observe_child(cv_rstate_t *st, cv_action_t action,
     } else if (!exists) {
         snprintf(st->reason, sizeof(st->reason), "nested stack %s does not exist", st->physical_id);
         r = CV_OBSERVED_FAILED;
+    } else if (ours && cv_str_ends_with(status, "_COMPLETE") && cv_rtype_walk_pending(st->data)) {
+        r = walk_on(st, json_number_value(json_object_get(child, "updated")));
+        json_decref(child);
+        return r;
     } else if (ours && cv_str_ends_with(status, "_COMPLETE")) {
+        json_object_del(st->data, "walk");
         json_t *attrs = ops->attributes(json_object_get(child, "outputs"), st->data);
         json_decref(st->attrs);
         st->attrs = attrs ? attrs : json_object();

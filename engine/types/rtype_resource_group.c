@@ -8,9 +8,10 @@
  * replaced with removal_policies_mode "update"); the members are the first
  * `count` names not blacklisted, so scaling down removes the highest.
  *
- * update_policy batch_create orders the members' creation in batches
+ * update_policy batch_create creates the members in batches
  * (rtype_group_batch.c); rolling_update rolls a changed resource_def out in
- * batches (rtype_group_rolling.c).
+ * batches (rtype_group_rolling.c): both walk the child through one update
+ * per batch (cv_rtype.h).
  *
  * The child template's outputs carry what the attributes need: `refs` and,
  * for each attribute a member type has, "a.<attr>" — the list over the
@@ -200,15 +201,19 @@ static int group_definition(const char *type_name, const json_t *props, const js
     json_t *names = member_names(json_integer_value(json_object_get(props, "count")), bl);
     const char *var = json_string_value(json_object_get(props, "index_var"));
     json_t *attr_names = cv__group_member_attr_names(mtype, files);
-    *tpl = cv__group_template(def, var ? var : "%index%", names, attr_names);
-    json_t *resources = json_object_get(*tpl, "resources");
-    int rc =
-        *tpl ? cv__group_rolling_update(props, names, bl, data, errstr, errstr_size) : CV_ENOMEM;
-    rc = rc ? rc : cv__group_batch_create(resources, names, data, errstr, errstr_size);
-    if (rc == 0) /* after batch_create's order, which the rollout's replaces */
-        cv__group_apply_rollout(resources, json_object_get(data, "rollout"));
+    int rc = cv__group_rolling_update(props, names, bl, data, errstr, errstr_size);
+    rc = rc ? rc : cv__group_batch_create(names, data, errstr, errstr_size);
+    /* A walk under way defines the child of its current step. */
+    const json_t *walk = json_object_get(data, "walk");
+    const json_t *step = json_array_get(json_object_get(walk, "steps"),
+                                        (size_t)json_integer_value(json_object_get(walk, "at")));
+    if (rc == 0)
+        *tpl = step ? cv__group_step_template(def, json_object_get(walk, "from"),
+                                              var ? var : "%index%", step, attr_names)
+                    : cv__group_template(def, var ? var : "%index%", names, attr_names);
+    if (rc == 0 && !*tpl)
+        rc = cv_seterr(errstr, errstr_size, CV_ENOMEM, "out of memory");
     if (rc) {
-        json_decref(*tpl);
         *tpl = NULL;
         json_decref(attr_names);
         json_decref(names);

@@ -77,6 +77,7 @@ static void decided(scen_world_t *w, scen_job_t *j)
     case CV_CHECK_REPLACE:
     case CV_CHECK_UPDATE:
     case CV_CHECK_RESTORE:
+    case CV_CHECK_STEP:
     case CV_CHECK_DELETE_CURRENT:
     case CV_CHECK_DELETE_REPLACED:
         if (act(j) != 0)

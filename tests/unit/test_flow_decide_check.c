@@ -557,6 +557,50 @@ static void test_nested_create_begins_a_child_stack(void **state)
     assert_string_equal(o->child_token, token);
 }
 
+/* A walk (a group's batches): the observer asks for the next step with
+ * the record version it saw the step end at. */
+static void walking_group(fixture_t *f, const char *status)
+{
+    nested_fixture(f, SERVER_TPL, SERVER_TPL);
+    record(f, status, "server.yaml", "{}");
+    json_object_set_new(f->rec.data, "walk",
+                        tu_json("{\"steps\": [[], []], \"at\": 0, \"pause\": 1}"));
+}
+
+static void test_a_step_request_begins_the_walks_next_child_update(void **state)
+{
+    fixture_t *f = *state;
+    walking_group(f, "UPDATE_IN_PROGRESS");
+    f->rec.traversal = f->job.traversal;
+    f->job.version = 7;
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, STEP);
+    assert_string_equal(o->status, "UPDATE_IN_PROGRESS");
+    assert_string_equal(o->uuid, "uuid-old");
+    assert_true(o->nested);
+    assert_string_equal(o->child_op, "UPDATE");
+    assert_false(o->older);
+    /* For a newer traversal waiting on the walk: its step, watched after. */
+    f->rec.traversal = f->job.traversal - 1;
+    assert_kind(decide(f), STEP);
+    assert_true(f->out.older);
+}
+
+static void test_a_stale_or_finished_step_request_begins_nothing(void **state)
+{
+    fixture_t *f = *state;
+    walking_group(f, "UPDATE_IN_PROGRESS");
+    f->rec.traversal = f->job.traversal;
+    f->job.version = 6; /* the record moved on since */
+    assert_kind(decide(f), OBSERVE_AGAIN);
+    f->job.version = 7;
+    json_object_set_new(json_object_get(f->rec.data, "walk"), "at", json_integer(1));
+    assert_kind(decide(f), OBSERVE_AGAIN); /* the last step is under way */
+    walking_group(f, "UPDATE_COMPLETE");   /* no action in flight: as any redelivery */
+    f->rec.traversal = f->job.traversal;
+    assert_kind(decide(f), OBSERVE_AGAIN);
+}
+
 static void test_nested_stack_whose_template_changed_is_updated(void **state)
 {
     fixture_t *f = *state;
@@ -1063,6 +1107,8 @@ int main(void)
         T(test_version_of_another_type_is_replaced),
         T(test_replacement_keeps_the_versions_replaced_before),
         T(test_nested_create_begins_a_child_stack),
+        T(test_a_step_request_begins_the_walks_next_child_update),
+        T(test_a_stale_or_finished_step_request_begins_nothing),
         T(test_nested_stack_whose_template_changed_is_updated),
         T(test_nested_stack_with_the_same_template_is_done),
         T(test_nested_stack_whose_environment_changed_is_updated),

@@ -297,6 +297,22 @@ static void test_failure_without_a_reason_is_an_observed_failure(void **state)
     assert_string_equal(after_looking(f, T0)->reason, "resources.r: observed failure");
 }
 
+/* A walk's step ended and its pause passed: the node's CHECK job asks for
+ * the next step, in a watch too (the older traversal's jobs are stale). */
+static void test_a_next_step_asks_the_engine_for_it(void **state)
+{
+    fixture_t *f = *state;
+    record(f, "UPDATE_IN_PROGRESS", TEST_RESOURCE);
+    f->looks.current = (cv_look_t){.observed = CV_OBSERVED_NEXT_STEP};
+    assert_kind(after_looking(f, T0), STEP);
+    cv_msg_t m = cv_observe_step_job(&f->job, &f->rec);
+    assert_int_equal(m.type, CV_MSG_CHECK);
+    assert_int_equal(m.version, strtoull(f->rec.version, NULL, 10));
+    assert_int_equal(m.traversal, f->job.traversal);
+    f->job.watch = 1;
+    assert_kind(after_looking(f, T0), STEP);
+}
+
 static void test_unknown_type_fails_the_look(void **state)
 {
     fixture_t *f = *state;
@@ -497,6 +513,7 @@ int main(void)
         T(test_failure_named_by_the_type_keeps_its_reason),
         T(test_failure_not_naming_the_resource_gets_its_name),
         T(test_failure_without_a_reason_is_an_observed_failure),
+        T(test_a_next_step_asks_the_engine_for_it),
         T(test_unknown_type_fails_the_look),
         T(test_complete_create_records_attributes_and_passes_them_on),
         T(test_a_complete_outcome_settles_the_node_without_publishing_set),

@@ -1,9 +1,8 @@
 /*
- * Specification of a ResourceGroup's update_policy batch_create: the child
- * template orders the members' creation in batches of max_batch_size (Heat's
- * _get_batches with no member yet), each batch after the one before it,
- * through a Delay of pause_time between batches; the batches are fixed at
- * create so that the child template stays the same afterwards.
+ * Specification of a ResourceGroup's update_policy batch_create: the group's
+ * create walks its child through batches of max_batch_size (Heat's
+ * _get_batches with no member yet), one child traversal each, pause_time
+ * apart (the walk's, no resource of the child).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,7 +35,26 @@ static json_t *define(int count, const char *policy_sq, json_t *data, int *rc, c
     return resources;
 }
 
-static void test_batches_of_max_batch_size_follow_each_other(void **state)
+/* The child's members at each step of the walk, by name. */
+static void assert_steps(const json_t *data, const char *want_sq)
+{
+    json_t *got = json_array();
+    size_t i, j;
+    const json_t *st, *m;
+    json_array_foreach(json_object_get(json_object_get(data, "walk"), "steps"), i, st)
+    {
+        json_t *names = json_array();
+        json_array_foreach(st, j, m)
+        {
+            json_array_append(names, json_array_get(m, 0));
+        }
+        json_array_append_new(got, names);
+    }
+    assert_json_sq(got, want_sq);
+    json_decref(got);
+}
+
+static void test_batches_of_max_batch_size_are_steps_of_the_child(void **state)
 {
     (void)state;
     json_t *data = json_object();
@@ -44,16 +62,15 @@ static void test_batches_of_max_batch_size_follow_each_other(void **state)
     char err[256];
     json_t *r = define(5, "{'batch_create': {'max_batch_size': 2}}", data, &rc, err);
     assert_int_equal(rc, 0);
-    assert_json_sq(r, "{'0': {'type': 'OS::Heat::None'}, '1': {'type': 'OS::Heat::None'},"
-                      " '2': {'type': 'OS::Heat::None', 'depends_on': ['0', '1']},"
-                      " '3': {'type': 'OS::Heat::None', 'depends_on': ['0', '1']},"
-                      " '4': {'type': 'OS::Heat::None', 'depends_on': ['2', '3']}}");
-    assert_json_sq(json_object_get(data, "batches"), "[['0', '1'], ['2', '3'], ['4']]");
+    /* The child is created with the first batch alone, with no order. */
+    assert_json_sq(r, "{'0': {'type': 'OS::Heat::None'}, '1': {'type': 'OS::Heat::None'}}");
+    assert_steps(data, "[['0', '1'], ['0', '1', '2', '3'], ['0', '1', '2', '3', '4']]");
+    assert_json_sq(json_object_get(json_object_get(data, "walk"), "pause"), "0.0");
     json_decref(r);
     json_decref(data);
 }
 
-static void test_a_pause_is_a_delay_between_two_batches(void **state)
+static void test_the_pause_is_the_walks_not_a_resource(void **state)
 {
     (void)state;
     json_t *data = json_object();
@@ -62,32 +79,28 @@ static void test_a_pause_is_a_delay_between_two_batches(void **state)
     json_t *r =
         define(3, "{'batch_create': {'max_batch_size': 2, 'pause_time': 1.5}}", data, &rc, err);
     assert_int_equal(rc, 0);
-    assert_json_sq(r,
-                   "{'0': {'type': 'OS::Heat::None'}, '1': {'type': 'OS::Heat::None'},"
-                   " 'batch_pause_1': {'type': 'OS::Heat::Delay', 'properties': {'min_wait': 1.5},"
-                   "                   'depends_on': ['0', '1']},"
-                   " '2': {'type': 'OS::Heat::None', 'depends_on': ['batch_pause_1']}}");
+    assert_json_sq(r, "{'0': {'type': 'OS::Heat::None'}, '1': {'type': 'OS::Heat::None'}}");
+    assert_json_sq(json_object_get(json_object_get(data, "walk"), "pause"), "1.5");
+    assert_int_equal(cv_rtype_walk_next(data), 0);
+    json_decref(r);
+    r = define(3, NULL, data, &rc, err);
+    assert_json_sq(r, "{'0': {'type': 'OS::Heat::None'}, '1': {'type': 'OS::Heat::None'},"
+                      " '2': {'type': 'OS::Heat::None'}}");
     json_decref(r);
     json_decref(data);
 }
 
-static void test_the_batches_stay_as_created(void **state)
+static void test_one_batch_is_no_walk(void **state)
 {
     (void)state;
     json_t *data = json_object();
     int rc;
     char err[256];
-    json_t *first = define(3, "{'batch_create': {'max_batch_size': 1}}", data, &rc, err);
-    /* Defined again from the recorded data: the same child template. */
-    json_t *again = define(3, NULL, data, &rc, err);
-    assert_true(json_equal(first, again));
-    json_decref(again);
-    /* Scaled to 5: the new members belong to no batch. */
-    json_t *more = define(5, NULL, data, &rc, err);
-    assert_null(json_object_get(json_object_get(more, "3"), "depends_on"));
-    assert_json_sq(json_object_get(json_object_get(more, "2"), "depends_on"), "['1']");
-    json_decref(more);
-    json_decref(first);
+    json_t *r = define(2, "{'batch_create': {'max_batch_size': 5}}", data, &rc, err);
+    assert_int_equal(rc, 0);
+    assert_null(json_object_get(data, "walk"));
+    assert_int_equal(json_object_size(r), 2);
+    json_decref(r);
     json_decref(data);
 }
 
@@ -138,9 +151,9 @@ static void test_an_invalid_policy_is_refused_with_heats_range_message(void **st
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_batches_of_max_batch_size_follow_each_other),
-        cmocka_unit_test(test_a_pause_is_a_delay_between_two_batches),
-        cmocka_unit_test(test_the_batches_stay_as_created),
+        cmocka_unit_test(test_batches_of_max_batch_size_are_steps_of_the_child),
+        cmocka_unit_test(test_the_pause_is_the_walks_not_a_resource),
+        cmocka_unit_test(test_one_batch_is_no_walk),
         cmocka_unit_test(test_a_policy_added_to_a_created_group_changes_nothing),
         cmocka_unit_test(test_without_a_policy_members_are_independent),
         cmocka_unit_test(test_an_invalid_policy_is_refused_with_heats_range_message),

@@ -18,6 +18,8 @@
 #include "test_rtype_config.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
 
 #define GROUP "OS::Heat::ResourceGroup"
 
@@ -111,100 +113,6 @@ static void test_batches_match_heats_get_batches(void **state)
     }
 }
 
-/* "1".."n" */
-static json_t *numbered(long long n)
-{
-    json_t *a = json_array();
-    for (long long i = 1; i <= n; i++) {
-        char s[24];
-        snprintf(s, sizeof(s), "%lld", i);
-        json_array_append_new(a, json_string(s));
-    }
-    return a;
-}
-
-static int by_number(const void *a, const void *b)
-{
-    long long x = atoll(json_string_value(*(json_t *const *)a));
-    long long y = atoll(json_string_value(*(json_t *const *)b));
-    return (x > y) - (x < y);
-}
-
-/* A batch's names sorted, without those above `targ` (Heat's temporary
- * members, which Converge does not create). */
-static json_t *real_members(const json_t *names, long long targ)
-{
-    json_t *list[64] = {NULL};
-    size_t n = 0, i;
-    const json_t *v;
-    json_array_foreach(names, i, v)
-    {
-        if (atoll(json_string_value(v)) <= targ && n < 64)
-            list[n++] = (json_t *)v;
-    }
-    qsort(list, n, sizeof(list[0]), by_number);
-    json_t *out = json_array();
-    for (i = 0; i < n; i++)
-        json_array_append(out, list[i]);
-    return out;
-}
-
-/* The members each batch changes are Heat's (test_assemble's names), less
- * its temporary members; a batch of only those disappears. */
-static void test_members_of_each_batch_are_heats(void **state)
-{
-    (void)state;
-    for (size_t i = 0; i < NCASES; i++) {
-        const heat_batches_t *c = &heat_cases[i];
-        json_t *want_all = js(c->batches_sq), *want = json_array();
-        size_t j, nturns;
-        const json_t *b;
-        json_array_foreach(want_all, j, b)
-        {
-            json_t *m = real_members(json_array_get(b, 2), c->targ);
-            if (json_array_size(m))
-                json_array_append(want, m);
-            json_decref(m);
-        }
-        json_t *old = numbered(c->init), *names = numbered(c->targ);
-        json_t *got = cv__group_rollout_batches(old, names, c->size, c->min, &nturns),
-               *sorted = json_array();
-        json_array_foreach(got, j, b)
-        {
-            json_array_append_new(sorted, real_members(b, c->targ));
-        }
-        if (!json_equal(sorted, want))
-            fail_msg("scenario %s: got %s", c->name, json_dumps(got, JSON_COMPACT));
-        assert_int_equal(nturns, json_array_size(want_all));
-        json_decref(sorted);
-        json_decref(got);
-        json_decref(names);
-        json_decref(old);
-        json_decref(want);
-        json_decref(want_all);
-    }
-}
-
-/* The kept members go highest first, as Heat's replace_priority orders them. */
-static void test_the_highest_members_go_first(void **state)
-{
-    (void)state;
-    json_t *names = js("['0', '1', '2', '3', '4']");
-    size_t nturns;
-    json_t *got = cv__group_rollout_batches(names, names, 2, 0, &nturns);
-    assert_json_sq(got, "[['4', '3'], ['2', '1'], ['0']]");
-    json_decref(got);
-    /* Growing from 3 to 6: the new members are the first batch, as Heat
-     * creates them (6_3_2_0). */
-    json_t *old = js("['0', '1', '2']"), *grown = js("['0', '1', '2', '3', '4', '5']");
-    got = cv__group_rollout_batches(old, grown, 2, 0, &nturns);
-    assert_json_sq(got, "[['3', '4'], ['5', '2'], ['1', '0']]");
-    json_decref(got);
-    json_decref(grown);
-    json_decref(old);
-    json_decref(names);
-}
-
 typedef struct {
     const char *name;
     long long min, count;
@@ -292,7 +200,30 @@ static const json_t *deps(const json_t *res, const char *name)
     return json_object_get(json_object_get(res, name), "depends_on");
 }
 
-static void test_a_changed_definition_rolls_out_in_batches(void **state)
+/* The walk's steps, each member as its name, "+" when it has the new
+ * definition. */
+static void assert_steps(const json_t *data, const char *want_sq)
+{
+    json_t *got = json_array();
+    size_t i, j;
+    const json_t *st, *m;
+    json_array_foreach(json_object_get(json_object_get(data, "walk"), "steps"), i, st)
+    {
+        json_t *names = json_array();
+        json_array_foreach(st, j, m)
+        {
+            char one[32];
+            snprintf(one, sizeof(one), "%s%s", json_string_value(json_array_get(m, 0)),
+                     json_is_true(json_array_get(m, 1)) ? "+" : "");
+            json_array_append_new(names, json_string(one));
+        }
+        json_array_append_new(got, names);
+    }
+    assert_json_sq(got, want_sq);
+    json_decref(got);
+}
+
+static void test_a_changed_definition_walks_the_child_batch_by_batch(void **state)
 {
     (void)state;
     json_t *data = json_object();
@@ -300,33 +231,30 @@ static void test_a_changed_definition_rolls_out_in_batches(void **state)
     char err[256];
     json_decref(define(4, "a", ROLLING, data, &rc, err));
     assert_int_equal(rc, 0);
-    assert_null(json_object_get(data, "rollout"));
+    assert_null(json_object_get(data, "walk"));
     json_t *r = define(4, "b", ROLLING, data, &rc, err);
     assert_int_equal(rc, 0);
-    assert_json_sq(json_object_get(data, "rollout"),
-                   "{'id': 1, 'batches': [['3', '2'], ['1', '0']], 'pause_time': 1.0}");
-    assert_null(deps(r, "3"));
-    assert_null(deps(r, "2"));
-    assert_json_sq(json_object_get(r, "rollout_1_pause_1"),
-                   "{'type': 'OS::Heat::Delay', 'properties': {'min_wait': 1.0},"
-                   " 'depends_on': ['3', '2']}");
-    assert_json_sq(deps(r, "1"), "['rollout_1_pause_1']");
-    assert_json_sq(deps(r, "0"), "['rollout_1_pause_1']");
-    assert_json_sq(json_object_get(json_object_get(r, "0"), "properties"), "{'value': 'b'}");
-    /* A no-op update: the same child template. */
-    json_t *again = define(4, "b", ROLLING, data, &rc, err);
-    assert_true(json_equal(r, again));
-    json_decref(again);
-    /* The next change is a new rollout with pauses of its own. */
+    /* Heat's two nested updates: the highest two members first. */
+    assert_steps(data, "[['0', '1', '2+', '3+'], ['0+', '1+', '2+', '3+']]");
+    assert_json_sq(json_object_get(json_object_get(data, "walk"), "pause"), "1.0");
+    /* The child holds the members only, no pause and no order. */
+    assert_int_equal(json_object_size(r), 4);
+    assert_null(deps(r, "0"));
+    assert_json_sq(json_object_get(json_object_get(r, "3"), "properties"), "{'value': 'b'}");
+    assert_json_sq(json_object_get(json_object_get(r, "0"), "properties"), "{'value': 'a'}");
     json_decref(r);
-    r = define(4, "c", ROLLING, data, &rc, err);
-    assert_non_null(json_object_get(r, "rollout_2_pause_1"));
-    assert_null(json_object_get(r, "rollout_1_pause_1"));
-    json_decref(r);
-    /* Scaling down removes a member of the plan: the plan goes. */
-    r = define(2, "c", ROLLING, data, &rc, err);
-    assert_null(json_object_get(data, "rollout"));
-    assert_null(deps(r, "1"));
+    /* The engine's next step: the same definition, the walk's next child. */
+    assert_true(cv_rtype_walk_pending(data));
+    assert_int_equal(cv_rtype_walk_next(data), 0);
+    assert_false(cv_rtype_walk_pending(data));
+    assert_int_equal(cv_rtype_walk_next(data), CV_ENOENT);
+    r = define(4, "b", ROLLING, data, &rc, err);
+    json_t *plain = json_object();
+    json_decref(define(4, "b", NULL, plain, &rc, err));
+    json_t *final = define(4, "b", NULL, plain, &rc, err);
+    assert_true(json_equal(r, final)); /* the last step is the group without a walk */
+    json_decref(final);
+    json_decref(plain);
     json_decref(r);
     json_decref(data);
 }
@@ -339,7 +267,7 @@ static void test_without_rolling_update_every_member_changes_at_once(void **stat
     char err[256];
     json_decref(define(3, "a", NULL, data, &rc, err));
     json_t *r = define(3, "b", "{'batch_create': {'max_batch_size': 1}}", data, &rc, err);
-    assert_null(json_object_get(data, "rollout"));
+    assert_null(json_object_get(data, "walk"));
     assert_json_sq(r, "{'0': {'type': 'OS::Heat::Value', 'properties': {'value': 'b'}},"
                       " '1': {'type': 'OS::Heat::Value', 'properties': {'value': 'b'}},"
                       " '2': {'type': 'OS::Heat::Value', 'properties': {'value': 'b'}}}");
@@ -347,29 +275,29 @@ static void test_without_rolling_update_every_member_changes_at_once(void **stat
     json_decref(data);
 }
 
-/* A group created in batches rolls out in the rollout's order alone (the
- * creation's would make a cycle with it). */
-static void test_a_rollout_replaces_the_creation_order(void **state)
+/* batch_create: the child is created with the first batch, each further
+ * batch one update of it. */
+static void test_batch_create_walks_the_creation(void **state)
 {
     (void)state;
     json_t *data = json_object();
     int rc;
     char err[256];
-    const char *both = "{'batch_create': {'max_batch_size': 2, 'pause_time': 1},"
-                       " 'rolling_update': {'max_batch_size': 2}}";
-    json_decref(define(4, "a", both, data, &rc, err));
-    json_t *r = define(4, "b", both, data, &rc, err);
+    const char *policy = "{'batch_create': {'max_batch_size': 2, 'pause_time': 1}}";
+    json_t *r = define(5, "a", policy, data, &rc, err);
     assert_int_equal(rc, 0);
-    assert_null(deps(r, "3"));
-    assert_null(deps(r, "2"));
-    assert_json_sq(deps(r, "1"), "['3', '2']");
-    assert_json_sq(deps(r, "0"), "['3', '2']");
-    assert_json_sq(deps(r, "batch_pause_1"), "['0', '1']");
+    assert_steps(data, "[['0+', '1+'], ['0+', '1+', '2+', '3+'], ['0+', '1+', '2+', '3+', '4+']]");
+    assert_int_equal(json_object_size(r), 2);
+    json_decref(r);
+    assert_int_equal(cv_rtype_walk_next(data), 0);
+    r = define(5, "a", policy, data, &rc, err);
+    assert_int_equal(json_object_size(r), 4);
     json_decref(r);
     json_decref(data);
 }
 
-static void test_min_in_service_leaves_members_in_service(void **state)
+/* Heat's 4_4_4_2: (6, 4) with two temporary members, then (4, 2). */
+static void test_min_in_service_creates_temporary_members(void **state)
 {
     (void)state;
     json_t *data = json_object();
@@ -377,11 +305,52 @@ static void test_min_in_service_leaves_members_in_service(void **state)
     char err[256];
     const char *policy = "{'rolling_update': {'max_batch_size': 4, 'min_in_service': 2}}";
     json_decref(define(4, "a", policy, data, &rc, err));
-    json_decref(define(4, "b", policy, data, &rc, err));
-    /* Heat's 4_4_4_2: (6, 4) with two temporary members, then (4, 2). */
-    assert_json_sq(json_object_get(json_object_get(data, "rollout"), "batches"),
-                   "[['3', '2'], ['1', '0']]");
+    json_t *r = define(4, "b", policy, data, &rc, err);
+    assert_steps(data, "[['0', '1', '2+', '3+', '4+', '5+'], ['0+', '1+', '2+', '3+']]");
+    assert_json_sq(json_object_get(json_object_get(r, "5"), "properties"), "{'value': 'b'}");
+    json_decref(r);
     json_decref(data);
+}
+
+/* The observer's look at a walking group whose child finished a step at
+ * `ended`, at `now`. */
+static cv_observed_t look(double ended, double now, const char *at, cv_rstate_t *st)
+{
+    char data[512];
+    snprintf(data, sizeof(data),
+             "{'names': ['0'], 'attrs': [], 'traversal': 7, 'walk': {'steps': [[], []], 'at': %s,"
+             " 'pause': 2.0}, 'child': {'exists': true, 'status': 'UPDATE_COMPLETE',"
+             " 'traversal': 7, 'updated': %.3f, 'outputs': {'refs': ['r0']}}}",
+             at, ended);
+    memset(st, 0, sizeof(*st));
+    st->stack_name = "stk";
+    st->resource_name = "group";
+    strcpy(st->physical_id, "0123456789abcdef");
+    st->data = js(data);
+    st->attrs = json_object();
+    st->now = now;
+    st->action_started = ended - 10;
+    return tr_type(GROUP)->observe(st, CV_ACTION_UPDATE);
+}
+
+/* Between two steps the pause runs from the end of the child's traversal;
+ * nothing is recorded meanwhile. The last step's end completes the group. */
+static void test_the_pause_between_steps_is_a_timer_of_the_look(void **state)
+{
+    (void)state;
+    cv_rstate_t st;
+    assert_int_equal(look(1000.0, 1001.5, "0", &st), CV_OBSERVED_IN_PROGRESS);
+    assert_true(st.retry_at > 1001.99 && st.retry_at < 1002.01);
+    assert_string_equal(st.reason, "step 1 of 2 done; the next begins in 0.5 s (pause_time)");
+    json_decref(st.data);
+    json_decref(st.attrs);
+    assert_int_equal(look(1000.0, 1002.0, "0", &st), CV_OBSERVED_NEXT_STEP);
+    json_decref(st.data);
+    json_decref(st.attrs);
+    assert_int_equal(look(1000.0, 1000.5, "1", &st), CV_OBSERVED_COMPLETE);
+    assert_null(json_object_get(st.data, "walk"));
+    json_decref(st.data);
+    json_decref(st.attrs);
 }
 
 /* Heat's tmpl_with_updt_policy: numbers written as strings, as Heat takes
@@ -399,8 +368,7 @@ static void test_policy_numbers_may_be_strings(void **state)
     assert_int_equal(rc, 0);
     /* Heat's _get_batches(2, 2, 2, 1): (3, 2) with a temporary member, then
      * (2, 1): member 1, then member 0. */
-    assert_json_sq(json_object_get(data, "rollout"),
-                   "{'id': 1, 'batches': [['1'], ['0']], 'pause_time': 1.0}");
+    assert_steps(data, "[['0', '1+', '2+'], ['0+', '1+']]");
     json_decref(r);
     json_decref(data);
 }
@@ -429,11 +397,10 @@ static void test_an_invalid_policy_is_refused_with_heats_messages(void **state)
     assert_int_equal(rc, CV_EVALIDATE);
     assert_string_equal(err, "The current update policy will result in stack update timeout.");
     /* Refused: nothing recorded, so the next try plans again. */
-    assert_null(json_object_get(data, "rollout"));
+    assert_null(json_object_get(data, "walk"));
     r = define(2, "b", "{'rolling_update': {'pause_time': 2}}", data, &rc, err);
     assert_int_equal(rc, 0);
-    assert_json_sq(json_object_get(data, "rollout"),
-                   "{'id': 1, 'batches': [['1'], ['0']], 'pause_time': 2.0}");
+    assert_steps(data, "[['0', '1+'], ['0+', '1+']]");
     json_decref(r);
     json_decref(data);
 }
@@ -442,14 +409,13 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_batches_match_heats_get_batches),
-        cmocka_unit_test(test_members_of_each_batch_are_heats),
-        cmocka_unit_test(test_the_highest_members_go_first),
         cmocka_unit_test(test_replace_tasks_match_heats),
         cmocka_unit_test(test_pauses_beyond_the_timeout_are_refused),
-        cmocka_unit_test(test_a_changed_definition_rolls_out_in_batches),
+        cmocka_unit_test(test_a_changed_definition_walks_the_child_batch_by_batch),
         cmocka_unit_test(test_without_rolling_update_every_member_changes_at_once),
-        cmocka_unit_test(test_a_rollout_replaces_the_creation_order),
-        cmocka_unit_test(test_min_in_service_leaves_members_in_service),
+        cmocka_unit_test(test_batch_create_walks_the_creation),
+        cmocka_unit_test(test_the_pause_between_steps_is_a_timer_of_the_look),
+        cmocka_unit_test(test_min_in_service_creates_temporary_members),
         cmocka_unit_test(test_policy_numbers_may_be_strings),
         cmocka_unit_test(test_an_invalid_policy_is_refused_with_heats_messages),
     };
