@@ -72,6 +72,17 @@ const char *cli_field_str(const json_t *rec, const char *field)
     return s ? s : "";
 }
 
+const char *cli_reported_type(const json_t *def, const json_t *rec)
+{
+    const char *def_type = cli_field_str(def, "type"), *rec_type = cli_field_str(rec, "type");
+    if (def_type[0] && (!rec_type[0] || strcmp(def_type, rec_type) == 0)) {
+        const char *declared = cli_field_str(def, "declared_type");
+        return declared[0] ? declared : def_type;
+    }
+    const char *declared = cli_field_str(rec, "declared_type");
+    return declared[0] ? declared : rec_type;
+}
+
 double cli_field_num(const json_t *rec, const char *field)
 {
     const char *s = json_string_value(json_object_get(rec, field));

@@ -18,6 +18,16 @@ json_t *cli_json_str(const char *s);
 const char *cli_field_str(const json_t *rec, const char *field);
 double cli_field_num(const json_t *rec, const char *field);
 
+/* The type a resource reports, as Heat's Resource.type(): the one the
+ * template wrote (`My::Thing`), not the one the environment's
+ * resource_registry maps it to. `def` is its entry of the running
+ * definition ({"type", "declared_type"}: cli_def_resources; NULL when it
+ * left the template), `rec` its record's fields (NULL or {} when none).
+ * The definition's while the record is of the type the definition maps to
+ * (a type that never updates records nothing when only the written type
+ * changed), else the record's (a version being replaced or cleaned up). */
+const char *cli_reported_type(const json_t *def, const json_t *rec);
+
 /* A JSON value stored as text (attributes, outputs): the parsed value, its
  * sealed values opened (cv_seal.h), or `fallback` (a new reference is
  * taken) when the text is empty or not JSON. A value sealed with a key this

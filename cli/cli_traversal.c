@@ -111,7 +111,8 @@ json_t *cli_def_resources(const cli_def_t *d)
         json_t *out = json_object();
         for (size_t i = 0; out && i < parsed->nresources; i++)
             json_object_set_new(out, parsed->resources[i].name,
-                                json_pack("{s:s}", "type", parsed->resources[i].type));
+                                json_pack("{s:s, s:s}", "type", parsed->resources[i].type,
+                                          "declared_type", parsed->resources[i].declared_type));
         cv_template_free(parsed);
         return out;
     }

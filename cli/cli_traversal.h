@@ -39,7 +39,9 @@ int cli_def_read(cli_t *cli, const char *name, const char *id, cli_def_t *d);
 void cli_def_free(cli_def_t *d);
 
 /* The resources of the stored template that run with the stored parameters
- * and environment, as name -> {"type"} in template order: a resource whose
+ * and environment, as name -> {"type", "declared_type"} in template order
+ * (`type` the one that implements it, the environment's registry applied;
+ * `declared_type` the one the template wrote, cli_reported_type): a resource whose
  * condition is false is not one of them, as in Heat. The `resources`
  * section as written when the stored template no longer parses (it may
  * then be no map); an empty object when it has none. A new reference. */

@@ -26,8 +26,11 @@ const char cli_events_usage[] =
     "(TIME in ISO-8601 UTC).\n"
     "\n"
     "  -o, --output FORMAT  text (default) or json: a list of {\"time\", \"resource\",\n"
-    "                       \"physical_id\", \"action\", \"status\", \"reason\",\n"
-    "                       \"traversal\", \"worker\"}; with --follow one object a line\n"
+    "                       \"type\", \"physical_id\", \"action\", \"status\",\n"
+    "                       \"reason\", \"traversal\", \"worker\"}; with --follow one\n"
+    "                       object a line. \"type\" is the resource's type as the\n"
+    "                       template wrote it (OS::Heat::Stack for the stack's own\n"
+    "                       events; \"\" for events that name none)\n"
     "  -f, --follow         then print new events as they come, until the stack's\n"
     "                       status is no longer *_IN_PROGRESS\n"
     "\n"
@@ -70,9 +73,9 @@ static bool entry_ok(const redisReply *e)
 
 static json_t *entry_json(const redisReply *fields)
 {
-    json_t *ev = json_pack("{s:f, s:s, s:s, s:s, s:s, s:s, s:I, s:s}", "time", 0.0, "resource", "",
-                           "physical_id", "", "action", "", "status", "", "reason", "", "traversal",
-                           (json_int_t)0, "worker", "");
+    json_t *ev = json_pack("{s:f, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:s}", "time", 0.0, "resource",
+                           "", "type", "", "physical_id", "", "action", "", "status", "", "reason",
+                           "", "traversal", (json_int_t)0, "worker", "");
     for (size_t i = 0; i + 1 < fields->elements; i += 2) {
         const char *name = fields->element[i]->str;
         const redisReply *v = fields->element[i + 1];

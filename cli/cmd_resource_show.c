@@ -116,9 +116,10 @@ static json_t *replaced_doc(const json_t *v, const json_t *children)
     const json_t *data = json_object_get(v, "data");
     const char *child = cli_nested_stack_id(data, children);
     json_t *doc = json_object();
-    static const char *const strs[] = {"uuid", "physical_id", "type", "status", "policy"};
+    static const char *const strs[] = {"uuid", "physical_id", "status", "policy"};
     for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
         json_object_set_new(doc, strs[i], cli_json_str(field(v, strs[i])));
+    json_object_set_new(doc, "type", cli_json_str(cli_reported_type(NULL, v)));
     json_object_set_new(doc, "nested_stack_id", child ? json_string(child) : json_null());
     json_object_set_new(doc, "properties", json_incref(json_object_get(v, "props")));
     json_object_set_new(doc, "attributes", json_incref(json_object_get(v, "attrs")));
@@ -159,9 +160,7 @@ static json_t *resource_doc(const found_t *f)
 {
     json_t *doc = json_object(), *empty = json_object();
     bool recorded = json_object_size(f->rec) > 0;
-    const char *type = field(f->rec, "type");
-    if (!type[0])
-        type = field(f->def, "type");
+    const char *type = cli_reported_type(f->def, f->rec);
     json_t *data = parsed(f->rec, "data", empty);
     const char *child = cli_nested_stack_id(data, f->children);
     json_object_set_new(doc, "name", cli_json_str(f->name));

@@ -83,10 +83,8 @@ static json_t *nested_of(const char *data, const json_t *children)
 static json_t *resource_row(const char *name, const json_t *def, const redisReply *rec,
                             const json_t *children)
 {
-    const char *type = json_string_value(json_object_get(def, "type"));
-    json_t *row = json_object();
+    json_t *row = json_object(), *types = json_object();
     json_object_set_new(row, "name", cli_json_str(name));
-    json_object_set_new(row, "type", cli_json_str(type ? type : ""));
     json_object_set_new(row, "status", json_string("INIT_COMPLETE"));
     json_object_set_new(row, "reason", json_string(""));
     json_object_set_new(row, "physical_id", json_string(""));
@@ -103,9 +101,13 @@ static json_t *resource_row(const char *name, const json_t *def, const redisRepl
         else if (strcmp(field, "data") == 0)
             json_object_set_new(row, "nested_stack_id", nested_of(v->str, children));
         else if (strcmp(field, "physical_id") == 0 || strcmp(field, "status") == 0 ||
-                 strcmp(field, "reason") == 0 || (strcmp(field, "type") == 0 && v->len))
+                 strcmp(field, "reason") == 0)
             json_object_set_new(row, field, cli_json_strn(v->str, v->len));
+        else if (strcmp(field, "type") == 0 || strcmp(field, "declared_type") == 0)
+            json_object_set_new(types, field, cli_json_strn(v->str, v->len));
     }
+    json_object_set_new(row, "type", cli_json_str(cli_reported_type(def, types)));
+    json_decref(types);
     json_decref(empty);
     return row;
 }
@@ -133,7 +135,7 @@ static void append_replaced(json_t *rows, const char *name, bool removed, const 
         json_object_set_new(row, "name", cli_json_str(name));
         json_object_set_new(row, "replaced", json_true());
         json_object_set_new(row, "removed", json_boolean(removed));
-        json_object_set_new(row, "type", entry_string(entry, "type"));
+        json_object_set_new(row, "type", cli_json_str(cli_reported_type(NULL, entry)));
         json_object_set_new(row, "status", entry_string(entry, "status"));
         json_object_set_new(row, "reason", json_string(""));
         json_object_set_new(row, "physical_id", entry_string(entry, "physical_id"));

@@ -224,7 +224,8 @@ static json_t *stack_doc(cli_t *cli, const char *stack, int *status)
 /* The graph                                                                */
 /* ------------------------------------------------------------------------ */
 
-/* The stored template's resources that run, [{"name", "type", "depends"}]:
+/* The stored template's resources that run, [{"name", "type",
+ * "declared_type", "depends"}] (the types as cli_def_resources gives them):
  * parsed with the stack's parameters, files and environment as the engine
  * does; when that fails (a template the engine would refuse now), the
  * resources without their dependencies. */
@@ -240,8 +241,10 @@ static json_t *graph_resources(const cli_def_t *d)
             json_t *deps = json_array();
             for (size_t j = 0; j < tpl->resources[i].ndepends; j++)
                 json_array_append_new(deps, json_string(tpl->resources[i].depends[j]));
-            json_array_append_new(out, json_pack("{s:s, s:s, s:o}", "name", tpl->resources[i].name,
-                                                 "type", tpl->resources[i].type, "depends", deps));
+            json_array_append_new(out,
+                                  json_pack("{s:s, s:s, s:s, s:o}", "name", tpl->resources[i].name,
+                                            "type", tpl->resources[i].type, "declared_type",
+                                            tpl->resources[i].declared_type, "depends", deps));
         }
         cv_template_free(tpl);
         return out;
@@ -250,8 +253,9 @@ static json_t *graph_resources(const cli_def_t *d)
     const char *name;
     json_object_foreach(res, name, v)
     {
-        json_array_append_new(out, json_pack("{s:s, s:s, s:[]}", "name", name, "type",
-                                             cli_field_str(v, "type"), "depends"));
+        json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:[]}", "name", name, "type",
+                                             cli_field_str(v, "type"), "declared_type",
+                                             cli_field_str(v, "declared_type"), "depends"));
     }
     json_decref(res);
     return out;
@@ -372,10 +376,9 @@ static json_t *resource_row(const json_t *res, const json_t *rec)
     json_t *attrs = cli_json_parse(cli_field_str(rec, "attrs"), NULL);
     json_t *row = json_pack(
         "{s:s, s:s, s:s, s:s, s:s, s:s, s:f}", "name", cli_field_str(res, "name"), "type",
-        cli_field_str(rec, "type")[0] ? cli_field_str(rec, "type") : cli_field_str(res, "type"),
-        "status", status[0] ? status : "INIT_COMPLETE", "state", web_view_state(status), "reason",
-        cli_field_str(rec, "reason"), "physical_id", cli_field_str(rec, "physical_id"), "updated",
-        cli_field_num(rec, "updated"));
+        cli_reported_type(res, rec), "status", status[0] ? status : "INIT_COMPLETE", "state",
+        web_view_state(status), "reason", cli_field_str(rec, "reason"), "physical_id",
+        cli_field_str(rec, "physical_id"), "updated", cli_field_num(rec, "updated"));
     json_object_set_new(row, "attributes", attrs ? attrs : json_object());
     return row;
 }
@@ -406,9 +409,9 @@ static json_t *resources_doc(cli_t *cli, const char *stack, int *status)
 static json_t *event_of(const redisReply *e)
 {
     json_t *ev =
-        json_pack("{s:s, s:f, s:s, s:s, s:s, s:s, s:s, s:I, s:s}", "id", e->element[0]->str, "time",
-                  0.0, "resource", "", "physical_id", "", "action", "", "status", "", "reason", "",
-                  "traversal", (json_int_t)0, "worker", "");
+        json_pack("{s:s, s:f, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:s}", "id", e->element[0]->str,
+                  "time", 0.0, "resource", "", "type", "", "physical_id", "", "action", "",
+                  "status", "", "reason", "", "traversal", (json_int_t)0, "worker", "");
     const redisReply *f = e->element[1];
     for (size_t i = 0; i + 1 < f->elements; i += 2) {
         const char *name = f->element[i]->str, *v = f->element[i + 1]->str;

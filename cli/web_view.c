@@ -4,6 +4,7 @@
 #include "web_view.h"
 
 #include "cli_nodemap_internal.h"
+#include "cli_output.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -35,8 +36,8 @@ static json_t *graph_node(const json_t *res, const json_t *rec)
 {
     const char *status = field(rec, "status", "INIT_COMPLETE");
     return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "name", field(res, "name", ""), "type",
-                     field(rec, "type", field(res, "type", "")), "status", status, "state",
-                     web_view_state(status), "reason", field(rec, "reason", ""), "physical_id",
+                     cli_reported_type(res, rec), "status", status, "state", web_view_state(status),
+                     "reason", field(rec, "reason", ""), "physical_id",
                      field(rec, "physical_id", ""));
 }
 

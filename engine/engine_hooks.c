@@ -108,7 +108,8 @@ bool cv__hooks_pause(check_t *c)
                                 .action = action,
                                 .status = status,
                                 .physical_id = c->in.rec.physical_id,
-                                .worker = c->run.w->id};
+                                .worker = c->run.w->id,
+                                .type = c->out.declared_type};
     if (cv_redis_call(c->run.w->redis, CV_SCRIPT_HOOK_WAIT, keys.v, args.v, 0, NULL, NULL,
                       on_hook_wait, c) != 0)
         cv__check_backoff(c);

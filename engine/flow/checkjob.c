@@ -254,6 +254,7 @@ void cv_check_finish_of(cv_check_finish_t *f, cv_check_written_t *w, const cv_ms
                             .physical_id = st ? st->physical_id : "",
                             .uuid = out->uuid,
                             .type = out->type_name,
+                            .declared_type = out->declared_type,
                             .props = w->props,
                             .attrs = w->attrs,
                             .data = w->data,
@@ -313,6 +314,7 @@ static cv_record_t record_written(const cv_check_loaded_t *l, const cv_check_out
     cv_str_copy(rec.status, sizeof(rec.status), out->status);
     cv_str_copy(rec.action, sizeof(rec.action), out->action);
     cv_str_copy(rec.type, sizeof(rec.type), out->type_name);
+    cv_str_copy(rec.declared_type, sizeof(rec.declared_type), out->declared_type);
     cv_str_copy(rec.physical_id, sizeof(rec.physical_id), st->physical_id);
     cv_str_copy(rec.uuid, sizeof(rec.uuid), out->uuid);
     cv_u64_str(rec.version, strtoull(l->rec.version, NULL, 10) + 1);

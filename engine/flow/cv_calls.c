@@ -281,6 +281,7 @@ void cv_call_check_finish(cv_call_t *call, const cv_check_finish_t *f, const cha
         .old = or_empty(f->old),
         .events = or_empty(f->events),
         .started = or_empty(f->started),
+        .declared_type = or_empty(f->declared_type),
     };
     call->keys = call->k.check_finish.v;
     call->args = call->a.check_finish.v;
@@ -335,6 +336,7 @@ int cv_call_check_done(cv_call_t *call, const cv_check_finish_t *f, const cv_nod
         .old = or_empty(f->old),
         .events = or_empty(f->events),
         .pass = or_empty(d->pass),
+        .declared_type = or_empty(f->declared_type),
     };
     call->keys = call->k.check_done.v;
     call->args = call->a.check_done.v;

@@ -133,6 +133,7 @@ typedef struct cv_check_finish {
     const char *token;   /* the lease, released */
     const char *status;  /* "" records only the replaced versions */
     const char *action, *reason, *physical_id, *uuid, *type;
+    const char *declared_type;        /* the type the template wrote: reported, in events too */
     const char *props, *attrs, *data; /* JSON */
     const char *event_status;         /* "" no event */
     const char *dependencies;         /* JSON list; "" keeps the index entry */

@@ -19,7 +19,11 @@
  *   no record                                              CREATE
  *   rollback, and a replaced version that is not failed    RESTORE (it becomes the
  *   nor being deleted has the desired type and properties  resource again, untouched)
- *   recorded version failed, being deleted, other type     REPLACE
+ *   recorded version failed, being deleted, or of another  REPLACE
+ *   implementation (Heat's class: a built-in type; every
+ *   template file is one, its child stack updated instead)
+ *   type the template wrote changed, same implementation   UPDATE (unless the type
+ *                                                          never updates)
  *   properties, nested template and child environment      DONE
  *   unchanged (a child recorded without "env_digest" is
  *   taken as unchanged in its environment), or a type
@@ -127,7 +131,11 @@ typedef struct cv_check_outcome {
     /* The type that acts on the version (desired type for update nodes,
      * recorded type for cleanup); NULL when none is known. */
     const cv_rtype_t *type;
-    char type_name[CV_NAME_MAX]; /* as written: a registered type or a template file */
+    char type_name[CV_NAME_MAX]; /* that implements it: a registered type or a template file */
+    /* The type the template wrote (the definition's "declared_type", or
+     * type_name when the registry did not map it; the recorded one for
+     * cleanup): what the record and its events report, as Heat reports it. */
+    char declared_type[CV_NAME_MAX];
     /* What the record (or node_done / node_failed) is to say: CREATE_IN_PROGRESS,
      * UPDATE_IN_PROGRESS, DELETE_IN_PROGRESS, "" (DELETE_REPLACED: the current
      * version is left as it is), DELETED (RETAIN_CURRENT), <ACTION>_FAILED (FAIL). */

@@ -4,6 +4,7 @@
 #include "cv_traversal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 json_t *cv_expand_rdef(const cv_tpl_resource_t *res)
 {
@@ -15,6 +16,9 @@ json_t *cv_expand_rdef(const cv_tpl_resource_t *res)
                           res->metadata, "depends", deps);
     if (d && res->external_id)
         json_object_set(d, "external_id", res->external_id);
+    /* The type the template wrote, when the registry mapped it to another. */
+    if (d && res->declared_type && strcmp(res->declared_type, res->type) != 0)
+        json_object_set_new(d, "declared_type", json_string(res->declared_type));
     const cv_rtype_t *type = cv_rtype_lookup(res->type);
     if (d && type && type->nested) {
         json_object_set_new(d, "nested", json_true());

@@ -39,6 +39,11 @@ static json_t *json_field(const json_t *o, const char *field, int *rc)
     return j ? j : json_object();
 }
 
+const char *cv_record_declared_type(const cv_record_t *rec)
+{
+    return rec->declared_type[0] ? rec->declared_type : rec->type;
+}
+
 int cv_record_parse(cv_record_t *rec, const redisReply *flat)
 {
     memset(rec, 0, sizeof(*rec));
@@ -46,6 +51,7 @@ int cv_record_parse(cv_record_t *rec, const redisReply *flat)
     copy_field(rec->status, sizeof(rec->status), o, "status");
     copy_field(rec->action, sizeof(rec->action), o, "action");
     copy_field(rec->type, sizeof(rec->type), o, "type");
+    copy_field(rec->declared_type, sizeof(rec->declared_type), o, "declared_type");
     copy_field(rec->physical_id, sizeof(rec->physical_id), o, "physical_id");
     copy_field(rec->uuid, sizeof(rec->uuid), o, "uuid");
     copy_field(rec->version, sizeof(rec->version), o, "version");

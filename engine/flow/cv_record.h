@@ -17,7 +17,10 @@ typedef struct cv_record {
     bool exists; /* the record has a status: some action was recorded */
     char status[48];
     char action[16];
-    char type[128];
+    char type[128]; /* the type that implements the version (registry applied) */
+    /* The type as the template wrote it (what is reported); "" in a record
+     * written before it was kept: taken as `type` (cv_record_declared_type). */
+    char declared_type[128];
     char physical_id[CV_PHYSID_MAX];
     char uuid[48];
     char version[24]; /* "0" when the record does not exist */
@@ -29,8 +32,13 @@ typedef struct cv_record {
     json_t *attrs;
     json_t *data;
     json_t *old; /* replaced versions awaiting cleanup: array of objects with
-                    uuid, physical_id, type, props, attrs, data, status, policy, started */
+                    uuid, physical_id, type, declared_type, props, attrs, data, status,
+                    policy, started */
 } cv_record_t;
+
+/* The type the template wrote for the recorded version: `declared_type`,
+ * or `type` in a record that has none. */
+const char *cv_record_declared_type(const cv_record_t *rec);
 
 /* Parses a flat [field, value, ...] reply, its sealed values opened
  * (cv_seal.h). Returns 0, or CV_EIO when a sealed value cannot be opened

@@ -175,18 +175,24 @@ static json_t *facade(const cv_check_input_t *in, char *err, size_t errsz)
 /* The recorded version, as an entry of the replaced-versions list. */
 static json_t *version_entry(const cv_record_t *rec)
 {
-    return json_pack("{s:s, s:s, s:s, s:O, s:O, s:O, s:s, s:s, s:f}", "uuid", rec->uuid,
-                     "physical_id", rec->physical_id, "type", rec->type, "props", rec->props,
-                     "attrs", rec->attrs, "data", rec->data, "status", rec->status, "policy",
+    return json_pack("{s:s, s:s, s:s, s:s, s:O, s:O, s:O, s:s, s:s, s:f}", "uuid", rec->uuid,
+                     "physical_id", rec->physical_id, "type", rec->type, "declared_type",
+                     cv_record_declared_type(rec), "props", rec->props, "attrs", rec->attrs, "data",
+                     rec->data, "status", rec->status, "policy",
                      rec->policy[0] ? rec->policy : "Delete", "started", rec->started);
 }
 
 /* A version can be kept (updated or adopted) only while it is being, or has
- * been, created or updated successfully. */
+ * been, created or updated successfully, by the same implementation: Heat
+ * replaces a resource whose class changes (update_convergence: `type(self)
+ * is not new_res_type`), as when the registry maps its type elsewhere, and
+ * every template file is one class (TemplateResource), so a template
+ * resource given another file keeps its child stack and updates it. */
 static bool usable(const cv_record_t *rec, const char *type_name)
 {
     const char *s = rec->status;
-    return strcmp(rec->type, type_name) == 0 && !cv_str_ends_with(s, "_FAILED") &&
+    const cv_rtype_t *recorded = cv_rtype_lookup(rec->type);
+    return recorded && recorded == cv_rtype_lookup(type_name) && !cv_str_ends_with(s, "_FAILED") &&
            (cv_str_starts_with(s, "CREATE_") || cv_str_starts_with(s, "UPDATE_"));
 }
 
@@ -385,6 +391,7 @@ static void step(const cv_check_input_t *in, cv_check_outcome_t *out)
     const cv_record_t *rec = in->rec;
     out->type = cv_rtype_lookup(rec->type);
     snprintf(out->type_name, sizeof(out->type_name), "%s", rec->type);
+    snprintf(out->declared_type, sizeof(out->declared_type), "%s", cv_record_declared_type(rec));
     if (!out->type || !out->type->nested) {
         out->kind = CV_CHECK_END;
         return;
@@ -437,7 +444,10 @@ static void decide_update(const cv_check_input_t *in, cv_check_outcome_t *out)
         create(in, out, false);
         return;
     }
+    /* Heat updates a resource whose definition changed, its type as written
+     * included (`before != after.freeze()`). */
     bool unchanged = usable(rec, out->type_name) && json_equal(rec->props, out->props) &&
+                     strcmp(cv_record_declared_type(rec), out->declared_type) == 0 &&
                      !nested_template_changed(in, out);
     const json_t *previous = unchanged ? NULL : restorable(in, out);
     if (previous) {
@@ -463,10 +473,16 @@ static void decide_update(const cv_check_input_t *in, cv_check_outcome_t *out)
 
 /* ---- cleanup nodes ---- */
 
-static json_t *delete_event(const char *physical_id, const char *status, const char *reason)
+/* An event of the replaced version `entry`, named by its type as the
+ * template wrote it (a version recorded before that was kept: its type). */
+static json_t *delete_event(const json_t *entry, const char *status, const char *reason)
 {
-    return json_pack("{s:s, s:s, s:s, s:s}", "physical_id", physical_id, "action", "DELETE",
-                     "status", status, "reason", reason);
+    const char *pid = json_string_value(json_object_get(entry, "physical_id"));
+    const char *type = json_string_value(json_object_get(entry, "declared_type"));
+    if (!type)
+        type = json_string_value(json_object_get(entry, "type"));
+    return json_pack("{s:s, s:s, s:s, s:s, s:s}", "physical_id", pid ? pid : "", "action", "DELETE",
+                     "status", status, "reason", reason, "type", type ? type : "");
 }
 
 static bool has_status(const json_t *entry, const char *status)
@@ -492,7 +508,6 @@ static int plan_replaced(const cv_check_input_t *in, cv_check_outcome_t *out)
     json_t *e;
     json_array_foreach(in->rec->old, i, e)
     {
-        const char *pid = json_string_value(json_object_get(e, "physical_id"));
         const char *policy = json_string_value(json_object_get(e, "policy"));
         if (has_status(e, "DELETE_IN_PROGRESS")) {
             json_array_append(out->old, e);
@@ -500,7 +515,7 @@ static int plan_replaced(const cv_check_input_t *in, cv_check_outcome_t *out)
         }
         changed++;
         if (policy && strcmp(policy, "Retain") == 0) {
-            json_array_append_new(out->events, delete_event(pid, "COMPLETE", RETAINED_REASON));
+            json_array_append_new(out->events, delete_event(e, "COMPLETE", RETAINED_REASON));
             continue;
         }
         if (!cv_rtype_lookup(json_string_value(json_object_get(e, "type")))) {
@@ -513,7 +528,7 @@ static int plan_replaced(const cv_check_input_t *in, cv_check_outcome_t *out)
         json_object_set_new(copy, "started", json_real(in->now));
         json_array_append_new(out->deletes, json_integer((json_int_t)json_array_size(out->old)));
         json_array_append_new(out->old, copy);
-        json_array_append_new(out->events, delete_event(pid, "IN_PROGRESS", "state changed"));
+        json_array_append_new(out->events, delete_event(e, "IN_PROGRESS", "state changed"));
     }
     return changed;
 }
@@ -573,12 +588,14 @@ static void apply_restrictions(const cv_check_input_t *in, cv_check_outcome_t *o
     if (!action || !json_is_true(json_object_get(restricted, action)))
         return;
     const cv_rtype_t *type = out->type;
-    char type_name[sizeof(out->type_name)];
+    char type_name[sizeof(out->type_name)], declared[sizeof(out->declared_type)];
     snprintf(type_name, sizeof(type_name), "%s", out->type_name);
+    snprintf(declared, sizeof(declared), "%s", out->declared_type);
     cv_check_outcome_clear(out);
     memset(out, 0, sizeof(*out));
     out->type = type;
     snprintf(out->type_name, sizeof(out->type_name), "%s", type_name);
+    snprintf(out->declared_type, sizeof(out->declared_type), "%s", declared);
     fail(out, "UPDATE", "ResourceActionRestricted: resources.%s: %s is restricted for resource.",
          in->job->resource, action);
     out->status[0] = '\0';
@@ -597,6 +614,10 @@ static bool find_type(const cv_check_input_t *in, cv_check_outcome_t *out)
     if (cleanup && !type[0] && !in->rec->exists)
         return true;
     snprintf(out->type_name, sizeof(out->type_name), "%s", type ? type : "");
+    const char *declared = cleanup ? cv_record_declared_type(in->rec)
+                                   : json_string_value(json_object_get(in->rdef, "declared_type"));
+    snprintf(out->declared_type, sizeof(out->declared_type), "%s",
+             declared ? declared : out->type_name);
     out->type = cv_rtype_lookup(out->type_name);
     if (!out->type) {
         fail(out, default_action(in), "resources.%s: The Resource Type (%s) could not be found.",

@@ -227,9 +227,14 @@ static void settle_old(const json_t *entry, const cv_look_t *look, cleanup_look_
     static const cv_look_t none = {CV_OBSERVED_FAILED, 0, "", NULL, NULL};
     if (version_observed(json_string_value(json_object_get(entry, "type")), look ? look : &none,
                          l) == CV_OBSERVED_COMPLETE) {
-        json_array_append_new(l->events, json_pack("{s:s, s:s, s:s, s:s}", "physical_id",
-                                                   pid ? pid : "", "action", "DELETE", "status",
-                                                   "COMPLETE", "reason", "state changed"));
+        /* Named by the version's own type, as the template wrote it. */
+        const char *type = json_string_value(json_object_get(entry, "declared_type"));
+        if (!type)
+            type = json_string_value(json_object_get(entry, "type"));
+        json_array_append_new(l->events,
+                              json_pack("{s:s, s:s, s:s, s:s, s:s}", "physical_id", pid ? pid : "",
+                                        "action", "DELETE", "status", "COMPLETE", "reason",
+                                        "state changed", "type", type ? type : ""));
         return;
     }
     json_array_append(l->remaining, (json_t *)entry);

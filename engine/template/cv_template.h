@@ -24,7 +24,12 @@
 
 typedef struct cv_tpl_resource {
     char *name;
+    /* The type that implements the resource: the environment's
+     * resource_registry applied (a built-in type or a template file). It
+     * drives behaviour; declared_type is what the template wrote, what Heat
+     * reports (its Resource.type()) in resource lists, shows and events. */
     char *type;
+    char *declared_type;
     json_t *properties;    /* as written: intrinsics unresolved; {} when absent */
     json_t *metadata;      /* {} when absent */
     char *deletion_policy; /* "Delete" (default), "Retain" or "Snapshot" */

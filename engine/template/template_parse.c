@@ -355,6 +355,7 @@ void cv_template_free(cv_template_t *tpl)
         cv_tpl_resource_t *r = &tpl->resources[i];
         free(r->name);
         free(r->type);
+        free(r->declared_type);
         json_decref(r->properties);
         json_decref(r->metadata);
         json_decref(r->update_policy);

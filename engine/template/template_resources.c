@@ -106,7 +106,8 @@ static int check_definition(const cv__tpl_ctx_t *ctx, const char *name, const js
         return rc;
     res->name = strdup(name);
     res->type = strdup(mapped);
-    return res->name && res->type ? 0 : CV_ENOMEM;
+    res->declared_type = strdup(type);
+    return res->name && res->type && res->declared_type ? 0 : CV_ENOMEM;
 }
 
 /* ---------------------------------------------------------------- pass 2 */

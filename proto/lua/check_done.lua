@@ -10,8 +10,8 @@
 -- ARGV: 1 traversal, 2 node, 3 resource, 4 version, 5 token, 6 worker,
 --       7 action, 8 reason, 9 status, 10 done_reason, 11 physical_id,
 --       12 uuid, 13 type, 14 props, 15 attrs, 16 data, 17 dependencies,
---       18 policy, 19 old, 20 events, 21 pass
--- Variadic: KEYS from 10 are the successors' sync points, ARGV from 22
+--       18 policy, 19 old, 20 events, 21 declared_type, 22 pass
+-- Variadic: KEYS from 10 are the successors' sync points, ARGV from 23
 -- their node names, in the same order (as node_done.lua).
 -- version: read under the lease; token: the lease's; reason: of the
 -- IN_PROGRESS event; status: the resource's once settled
@@ -19,7 +19,9 @@
 -- attrs, data: as the look left them; dependencies: json ('' = keep the
 -- index entry); old: replaced versions json ('' = keep); events: extra
 -- events of the action, a json list of {"physical_id", "action",
--- "status", "reason"} ('' = none); pass: data passed to the successors.
+-- "status", "reason"} ('' = none); declared_type: the type the template
+-- wrote (the record's and the events'; `type` is the one that implements
+-- it); pass: data passed to the successors.
 -- The node joins the publishing set (node_done.lua's publishing '1'): the
 -- caller has no other job that would publish its successors again (or end
 -- the traversal: a node without successors joins only when it is the last).
@@ -40,4 +42,4 @@ if not tonumber(st[4]) or tonumber(t) - tonumber(st[4]) >= 0.1 then
 end
 if st[1] ~= ARGV[1] then return {'STALE', st[1]} end
 if not ends_with(st[2], '_IN_PROGRESS') then return {'SETTLED', st[2] or ''} end
-return mark_done(KEYS[1], KEYS[8], KEYS[9], ARGV[2], ARGV[21], true, tonumber(st[3]), 22)
+return mark_done(KEYS[1], KEYS[8], KEYS[9], ARGV[2], ARGV[22], true, tonumber(st[3]), 23)

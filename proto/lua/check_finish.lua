@@ -6,14 +6,17 @@
 -- ARGV: 1 version, 2 token, 3 status, 4 action, 5 reason, 6 physical_id,
 --       7 uuid, 8 type, 9 props, 10 attrs, 11 data, 12 traversal, 13 worker,
 --       14 resource, 15 event_status, 16 dependencies, 17 policy, 18 old,
---       19 events, 20 started
+--       19 events, 20 started, 21 declared_type
 -- version: the record version read under the lease; token: the lease's;
 -- event_status: of the event to add ('' = none); dependencies: json
 -- ('' = keep the index entry); policy: the deletion policy; old: replaced
 -- versions json ('' = keep); events: extra events, a json list of
 -- {"physical_id", "action", "status", "reason"} ('' = none); started: when
 -- the recorded action started ('' = now; a rollback restoring a replaced
--- version keeps that version's time).
+-- version keeps that version's time); declared_type: the type the template
+-- wrote, what the record and its events report (`type` is the one that
+-- implements it). An extra event names its own type ("type": a replaced
+-- version's) or takes it.
 -- With an empty status (ARGV 3) only the replaced versions change: the
 -- current version's fields are left as they are.
 -- Every physical create or delete of a resource version this write records
@@ -66,15 +69,17 @@ if ARGV[3] ~= '' then
     'physical_id', ARGV[6], 'uuid', ARGV[7], 'type', ARGV[8], 'props', ARGV[9],
     'attrs', ARGV[10], 'data', ARGV[11], 'traversal', ARGV[12],
     'started', ARGV[20] ~= '' and ARGV[20] or now_us_str(),
-    'policy', ARGV[17])
+    'policy', ARGV[17], 'declared_type', ARGV[21])
 end
 if ARGV[18] ~= '' then redis.call('HSET', KEYS[1], 'old', ARGV[18]) end
 if ARGV[16] ~= '' then redis.call('HSET', KEYS[5], ARGV[14], ARGV[16]) end
 if ARGV[15] ~= '' then
-  add_event(KEYS[3], ARGV[14], ARGV[6], ARGV[4], ARGV[15], ARGV[5], ARGV[12], ARGV[13])
+  add_event(KEYS[3], ARGV[14], ARGV[6], ARGV[4], ARGV[15], ARGV[5], ARGV[12], ARGV[13], nil,
+    ARGV[21])
 end
 for _, e in ipairs(extra) do
-  add_event(KEYS[3], ARGV[14], e.physical_id, e.action, e.status, e.reason, ARGV[12], ARGV[13])
+  add_event(KEYS[3], ARGV[14], e.physical_id, e.action, e.status, e.reason, ARGV[12], ARGV[13],
+    nil, e.type or ARGV[21])
 end
 release()
 return {'OK', tostring(ver + 1)}

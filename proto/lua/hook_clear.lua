@@ -18,6 +18,6 @@ cleared[#cleared + 1] = hook
 e.cleared, e.waiting = cleared, nil
 redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(e))
 add_event(KEYS[3], ARGV[1], e.physical_id, e.action, e.status, 'Hook ' .. hook .. ' is cleared',
-  tostring(e.traversal), ARGV[3])
+  tostring(e.traversal), ARGV[3], nil, e.type)
 redis.call('HSET', KEYS[1], 'progress', now_str())
 return {'OK', tostring(e.traversal), e.node, hook}

@@ -3,13 +3,14 @@
 -- The stack's `hooks` hash holds, per resource, what the current traversal
 -- paused on and which hooks were cleared for it (JSON: `traversal`,
 -- `cleared` list, `waiting` hook or absent, `node`, `since`, `action`,
--- `status`, `physical_id`); a newer traversal starts afresh.
+-- `status`, `physical_id`, `type`); a newer traversal starts afresh.
 -- KEYS: 1 stack, 2 hooks, 3 events
 -- ARGV: 1 traversal, 2 resource, 3 hooks, 4 node, 5 action, 6 status,
---       7 physical_id, 8 worker
+--       7 physical_id, 8 worker, 9 type
 -- hooks: the hooks the action needs, in order, space-separated (e.g.
 -- 'pre-update pre-create'); action, status: the resource's as Heat names
--- them for the events ('INIT', 'COMPLETE' before a create). A caller that
+-- them for the events ('INIT', 'COMPLETE' before a create); type: the
+-- resource's as the template wrote it, for the events. A caller that
 -- is not told OK releases its lease and ends: the clear publishes the job
 -- again.
 -- Returns {'OK'} (every hook cleared: act), {'PAUSED', hook} (paused now,
@@ -30,13 +31,14 @@ for hook in string.gmatch(ARGV[3], '%S+') do
     local t = now_str()
     e.waiting, e.node, e.since = hook, ARGV[4], t
     e.action, e.status, e.physical_id = ARGV[5], ARGV[6], ARGV[7]
+    e.type = ARGV[9] ~= '' and ARGV[9] or nil
     -- A create is of a new resource (a replacement's too): INIT, as in Heat.
     if hook == 'pre-create' then e.action, e.status, e.physical_id = 'INIT', 'COMPLETE', '' end
     if #(e.cleared or {}) == 0 then e.cleared = nil end
     redis.call('HSET', KEYS[2], ARGV[2], cjson.encode(e))
     add_event(KEYS[3], ARGV[2], e.physical_id, e.action, e.status,
       (paused_action[hook] or hook) .. ' paused until Hook ' .. hook .. ' is cleared', ARGV[1],
-      ARGV[8])
+      ARGV[8], t, e.type)
     return {'PAUSED', hook}
   end
 end

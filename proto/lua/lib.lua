@@ -40,17 +40,35 @@ end
 -- max_events_per_stack; 0: all of them): the loader defines that number
 -- in a line of its own before this prelude (cv_redis_script_text). `~`
 -- trims whole stream nodes, so the stream holds at least that many and a
--- trim costs O(1) amortised.
+-- trim costs O(1) amortised. rtype: the resource's type as the template
+-- wrote it (Heat's resource_type; STACK_TYPE for a stack event); nil or ''
+-- leaves the field out.
 local function add_event(stream, resource, physical_id, action, status, reason, traversal, worker,
-                         t)
+                         t, rtype)
   local fields = {'*', 'time', t or now_str(), 'resource', resource,
     'physical_id', physical_id or '', 'action', action, 'status', status, 'reason', reason or '',
     'traversal', traversal, 'worker', worker or ''}
+  if rtype and rtype ~= '' then
+    fields[#fields + 1] = 'type'
+    fields[#fields + 1] = rtype
+  end
   if events_max > 0 then
     redis.call('XADD', stream, 'MAXLEN', '~', events_max, unpack(fields))
   else
     redis.call('XADD', stream, unpack(fields))
   end
+end
+
+-- The type of a stack's own events, as Heat's stack events name it.
+local STACK_TYPE = 'OS::Heat::Stack'
+
+-- The type a resource record reports (the template's, before the
+-- registry mapped it): `declared_type`, or `type` in a record written
+-- before it was kept; '' when there is no record.
+local function declared_type(res)
+  local v = redis.call('HMGET', res, 'declared_type', 'type')
+  if v[1] and v[1] ~= '' then return v[1] end
+  return v[2] or ''
 end
 
 -- Another key of the stack whose `stack` key is given: '<prefix>{<id>}:' ..
@@ -116,7 +134,8 @@ local function begin_traversal(stack, def, events, kind, client, t, rerun)
   redis.call('HDEL', stack, 'expanded')
   if not rerun then redis.call('HDEL', stack, 'reruns') end
   local s = redis.call('HMGET', stack, 'name', 'id')
-  add_event(events, s[1], s[2], kind, 'IN_PROGRESS', reason, tostring(trav), client)
+  add_event(events, s[1], s[2], kind, 'IN_PROGRESS', reason, tostring(trav), client, t,
+    STACK_TYPE)
   return trav
 end
 
@@ -174,7 +193,7 @@ end
 -- lease released (check_done.lua, check_done_many.lua). A is check_done's
 -- ARGV for the node (traversal, node, resource, version, token, worker,
 -- action, reason, status, done_reason, physical_id, uuid, type, props, attrs,
--- data, dependencies, policy, old, events, pass); t, t_us: now_strs(). The
+-- data, dependencies, policy, old, events, declared_type, pass); t, t_us: now_strs(). The
 -- status counts move in `deltas` (apply_counts writes them). Fenced by the
 -- version read under the lease: returns the record's version, nothing
 -- written, when it moved on; nil when written.
@@ -192,16 +211,17 @@ local function record_settled(res, lease, events, index, ledger, A, t, t_us, del
     redis.call('HSET', res, 'status', A[9], 'version', ver + 1, 'updated', t, 'worker', A[6],
       'action', A[7], 'reason', A[10], 'physical_id', A[11], 'uuid', A[12], 'type', A[13],
       'props', A[14], 'attrs', A[15], 'data', A[16], 'traversal', A[1], 'started', t_us,
-      'policy', A[18])
+      'policy', A[18], 'declared_type', A[21])
     if A[19] ~= '' then redis.call('HSET', res, 'old', A[19]) end
     if A[17] ~= '' then redis.call('HSET', index, A[3], A[17]) end
-    add_event(events, A[3], A[11], A[7], 'IN_PROGRESS', A[8], A[1], A[6], t)
+    add_event(events, A[3], A[11], A[7], 'IN_PROGRESS', A[8], A[1], A[6], t, A[21])
     if A[20] ~= '' then
       for _, e in ipairs(cjson.decode(A[20])) do
-        add_event(events, A[3], e.physical_id, e.action, e.status, e.reason, A[1], A[6], t)
+        add_event(events, A[3], e.physical_id, e.action, e.status, e.reason, A[1], A[6], t,
+          e.type or A[21])
       end
     end
-    add_event(events, A[3], A[11], A[7], 'COMPLETE', A[10], A[1], A[6], t)
+    add_event(events, A[3], A[11], A[7], 'COMPLETE', A[10], A[1], A[6], t, A[21])
   end
   if redis.call('GET', lease) == A[5] then redis.call('DEL', lease) end
   if ver ~= tonumber(A[4]) then return tostring(ver) end

@@ -33,17 +33,20 @@ local status = ARGV[4]
 -- A node done again after its record was deleted (a redelivered cleanup)
 -- must not bring back a record of stray fields.
 local exists = redis.call('EXISTS', KEYS[2]) == 1
+local rtype = exists and declared_type(KEYS[2]) or ''
 if status == 'DELETED' then
   if exists then
     set_status(KEYS[2], KEYS[5], false)
     redis.call('DEL', KEYS[2])
     redis.call('HDEL', KEYS[6], ARGV[9])
-    add_event(KEYS[4], ARGV[9], ARGV[10], ARGV[11], 'COMPLETE', ARGV[6], ARGV[1], ARGV[8])
+    add_event(KEYS[4], ARGV[9], ARGV[10], ARGV[11], 'COMPLETE', ARGV[6], ARGV[1], ARGV[8], nil,
+      rtype)
   end
 elseif status ~= '' and exists then
   if set_status(KEYS[2], KEYS[5], status) then
     redis.call('HSET', KEYS[2], 'reason', ARGV[6], 'updated', now_str())
-    add_event(KEYS[4], ARGV[9], ARGV[10], ARGV[11], 'COMPLETE', ARGV[6], ARGV[1], ARGV[8])
+    add_event(KEYS[4], ARGV[9], ARGV[10], ARGV[11], 'COMPLETE', ARGV[6], ARGV[1], ARGV[8], nil,
+      rtype)
   end
 end
 if status ~= 'DELETED' and exists then
@@ -53,7 +56,8 @@ if status ~= 'DELETED' and exists then
 end
 if ARGV[14] ~= '' then
   for _, e in ipairs(cjson.decode(ARGV[14])) do
-    add_event(KEYS[4], ARGV[9], e.physical_id, e.action, e.status, e.reason, ARGV[1], ARGV[8])
+    add_event(KEYS[4], ARGV[9], e.physical_id, e.action, e.status, e.reason, ARGV[1], ARGV[8],
+      nil, e.type or rtype)
   end
 end
 if ARGV[15] ~= '' and redis.call('GET', KEYS[7]) == ARGV[15] then redis.call('DEL', KEYS[7]) end

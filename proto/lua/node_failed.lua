@@ -25,17 +25,18 @@ if ARGV[2] ~= '' then
   if (ver or '0') ~= ARGV[2] then return {'FENCED', ver or '0'} end
 end
 local t = now_str()
+local rtype = declared_type(KEYS[2])
 if ARGV[3] == '' then
-  add_event(KEYS[3], ARGV[6], ARGV[7], ARGV[8], 'FAILED', ARGV[4], ARGV[1], ARGV[5])
+  add_event(KEYS[3], ARGV[6], ARGV[7], ARGV[8], 'FAILED', ARGV[4], ARGV[1], ARGV[5], t, rtype)
 elseif set_status(KEYS[2], KEYS[4], ARGV[3]) then
   redis.call('HSET', KEYS[2], 'reason', ARGV[4], 'updated', t)
-  add_event(KEYS[3], ARGV[6], ARGV[7], ARGV[8], 'FAILED', ARGV[4], ARGV[1], ARGV[5])
+  add_event(KEYS[3], ARGV[6], ARGV[7], ARGV[8], 'FAILED', ARGV[4], ARGV[1], ARGV[5], t, rtype)
 end
 local st = redis.call('HMGET', KEYS[1], 'traversal', 'status', 'action', 'name', 'id', 'rollback')
 if st[1] ~= ARGV[1] then return {'STALE', st[1] or ''} end
 if not ends_with(st[2], '_IN_PROGRESS') then return {'SETTLED', st[2]} end
 redis.call('HSET', KEYS[1], 'status', st[3] .. '_FAILED', 'reason', ARGV[9], 'updated', t)
-add_event(KEYS[3], st[4], st[5], st[3], 'FAILED', ARGV[9], ARGV[1], ARGV[5])
+add_event(KEYS[3], st[4], st[5], st[3], 'FAILED', ARGV[9], ARGV[1], ARGV[5], t, STACK_TYPE)
 if st[6] == '1' and (st[3] == 'CREATE' or st[3] == 'UPDATE') then
   return {'ROLLBACK', begin_traversal(KEYS[1], KEYS[5], KEYS[3], 'ROLLBACK', ARGV[5], t, false)}
 end

@@ -35,7 +35,7 @@ if rec[1] ~= status then
   redis.call('HINCRBY', KEYS[1], 'version', 1)
   redis.call('HSET', KEYS[1], 'action', 'CHECK', 'reason', ARGV[2], 'updated', t)
   add_event(KEYS[3], ARGV[4], rec[3], 'CHECK', string.sub(status, 7), ARGV[2], rec[4] or '',
-    ARGV[3])
+    ARGV[3], t, declared_type(KEYS[1]))
   touch_progress(KEYS[5], t)
 end
 return {'OK', status, observe, redis.call('HGET', KEYS[1], 'version') or ''}

@@ -25,9 +25,11 @@ if ARGV[3] ~= '' then
   ver = ver + 1
   redis.call('HSET', KEYS[1], 'data', ARGV[3], 'attrs', ARGV[4], 'version', ver, 'updated', t)
 end
+local rtype = #applied > 0 and declared_type(KEYS[1]) or ''
 for _, a in ipairs(applied) do
   redis.call('HSET', KEYS[4], 's:' .. a.id, a.state)
-  add_event(KEYS[3], ARGV[6], rec[3], 'SIGNAL', a.status, a.reason, rec[2] or '0', ARGV[7])
+  add_event(KEYS[3], ARGV[6], rec[3], 'SIGNAL', a.status, a.reason, rec[2] or '0', ARGV[7], t,
+    rtype)
 end
 local out = {'OK', tostring(ver), rec[1] or '', rec[2] or '0'}
 local waiters = redis.call('HGETALL', KEYS[5])

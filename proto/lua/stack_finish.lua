@@ -100,6 +100,6 @@ if ARGV[2] == 'COMPLETE' and st[3] ~= 'DELETE' then
 end
 redis.call('HSET', KEYS[1], 'status', st[3] .. '_' .. ARGV[2], 'reason', ARGV[3],
   'outputs', ARGV[4], 'updated', now_str())
-add_event(KEYS[2], st[4], st[5], st[3], ARGV[2], ARGV[3], ARGV[1], ARGV[5])
+add_event(KEYS[2], st[4], st[5], st[3], ARGV[2], ARGV[3], ARGV[1], ARGV[5], nil, STACK_TYPE)
 retire_traversal(KEYS[1], ARGV[1])
 return {'OK', st[3]}

@@ -73,11 +73,15 @@ test_env_registry_maps_types_to_a_template_file_and_to_types() {
     # My::Thing -> thing.yaml, whose `prefix` came from parameter_defaults.
     assert_eq "hello world!" "$(jqr .outputs.greeting <<<"$s")" "template-file mapping"
     assert_eq seven "$(jqr .outputs.val <<<"$s")" "type-to-type mapping"
+    # Reported with the types the template wrote, as in Heat
+    # (test_registry_types.sh); the per-resource mapping wins over the
+    # global one: special is an OS::Heat::None, which has no attributes.
     r=$(ctl resources "$name" -o json)
-    assert_eq thing.yaml "$(jq -r '.[] | select(.name == "thing") | .type' <<<"$r")" thing
-    assert_eq OS::Heat::None "$(jq -r '.[] | select(.name == "special") | .type' <<<"$r")" \
+    assert_eq My::Thing "$(jq -r '.[] | select(.name == "thing") | .type' <<<"$r")" thing
+    assert_eq My::Special "$(jq -r '.[] | select(.name == "special") | .type' <<<"$r")" special
+    assert_eq '{}' "$(jq -c '.[] | select(.name == "special") | .attributes' <<<"$r")" \
         "the per-resource mapping wins over the global one"
-    assert_eq OS::Heat::Value "$(jq -r '.[] | select(.name == "val") | .type' <<<"$r")" val
+    assert_eq My::Value "$(jq -r '.[] | select(.name == "val") | .type' <<<"$r")" val
 }
 
 test_env_unmapped_type_is_refused() {

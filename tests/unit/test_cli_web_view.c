@@ -44,6 +44,38 @@ static void test_graph_nodes_carry_their_record_status_and_state(void **state)
     json_decref(res);
 }
 
+/* Heat's resource_type: the type the template wrote, not the one the
+ * environment's resource_registry maps it to (cli_reported_type). */
+static void test_graph_nodes_show_the_type_the_template_wrote(void **state)
+{
+    (void)state;
+    json_t *res = tu_json(
+        "[{\"name\": \"fresh\", \"type\": \"OS::Heat::None\", \"declared_type\": \"My::Thing\"},"
+        " {\"name\": \"done\", \"type\": \"thing.yaml\", \"declared_type\": \"My::Thing\"},"
+        " {\"name\": \"renamed\", \"type\": \"OS::Heat::None\", \"declared_type\": \"My::New\"},"
+        " {\"name\": \"replacing\", \"type\": \"OS::Heat::TestResource\","
+        "  \"declared_type\": \"My::Thing\"},"
+        " {\"name\": \"old\", \"type\": \"OS::Heat::None\"}]");
+    json_t *rec =
+        tu_json("{\"done\": {\"type\": \"thing.yaml\", \"declared_type\": \"My::Thing\"},"
+                " \"renamed\": {\"type\": \"OS::Heat::None\", \"declared_type\": \"My::Old\"},"
+                " \"replacing\": {\"type\": \"OS::Heat::None\", \"declared_type\": \"My::Was\"},"
+                " \"old\": {\"type\": \"OS::Heat::None\"}}");
+    json_t *g = web_view_graph(res, rec);
+    json_t *nodes = json_object_get(g, "nodes");
+    assert_string_equal(sget(json_array_get(nodes, 0), "type"), "My::Thing");
+    assert_string_equal(sget(json_array_get(nodes, 1), "type"), "My::Thing");
+    /* Same implementation: the running definition's (a type that never
+     * updates records nothing when only the written type changed). */
+    assert_string_equal(sget(json_array_get(nodes, 2), "type"), "My::New");
+    /* Another implementation: the recorded version's, until it is replaced. */
+    assert_string_equal(sget(json_array_get(nodes, 3), "type"), "My::Was");
+    assert_string_equal(sget(json_array_get(nodes, 4), "type"), "OS::Heat::None");
+    json_decref(g);
+    json_decref(rec);
+    json_decref(res);
+}
+
 static void test_a_dependency_on_no_resource_draws_no_edge(void **state)
 {
     (void)state;
@@ -125,6 +157,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_graph_nodes_carry_their_record_status_and_state),
+        cmocka_unit_test(test_graph_nodes_show_the_type_the_template_wrote),
         cmocka_unit_test(test_a_dependency_on_no_resource_draws_no_edge),
         cmocka_unit_test(test_states_follow_the_status_suffix),
         cmocka_unit_test(test_the_cluster_map_lists_domains_sorted_and_counts_nodes),

@@ -465,6 +465,33 @@ static void test_template_resource_type_is_mapped_by_the_registry(void **state)
     json_decref(tree);
 }
 
+static void test_mapped_resource_keeps_the_type_its_template_wrote(void **state)
+{
+    (void)state;
+    json_t *tree = tu_json("{\"heat_template_version\": \"2018-08-31\", \"resources\": {"
+                           "\"v\": {\"type\": \"My::Value\", \"properties\": {\"value\": 1}},"
+                           "\"n\": {\"type\": \"My::Nothing\"},"
+                           "\"t\": {\"type\": \"My::Thing\"},"
+                           "\"plain\": {\"type\": \"OS::Heat::None\"}}}");
+    json_t *files = tu_json("{\"thing.yaml\": {\"heat_template_version\": \"2018-08-31\"}}");
+    json_t *env = tu_json("{\"resource_registry\": {\"My::Value\": \"OS::Heat::Value\","
+                          " \"My::Thing\": \"thing.yaml\","
+                          " \"resources\": {\"n\": {\"My::Nothing\": \"OS::Heat::None\"}}}}");
+    cv_tpl_opts_t opts = {.files = files, .env = env};
+    cv_template_t *tpl = NULL;
+    if (cv_template_from_json_opts(tree, "t.yaml", NULL, &opts, &tpl, err, sizeof(err)) != 0)
+        fail_msg("%s", err);
+    assert_string_equal(cv_template_resource(tpl, "v")->declared_type, "My::Value");
+    assert_string_equal(cv_template_resource(tpl, "n")->declared_type, "My::Nothing");
+    assert_string_equal(cv_template_resource(tpl, "t")->type, "thing.yaml");
+    assert_string_equal(cv_template_resource(tpl, "t")->declared_type, "My::Thing");
+    assert_string_equal(cv_template_resource(tpl, "plain")->declared_type, "OS::Heat::None");
+    cv_template_free(tpl);
+    json_decref(env);
+    json_decref(files);
+    json_decref(tree);
+}
+
 static void test_mapping_that_wraps_its_type_does_not_apply_inside(void **state)
 {
     (void)state;
@@ -520,6 +547,7 @@ int main(void)
         cmocka_unit_test(test_child_environment_prefers_the_exact_match),
         cmocka_unit_test(test_child_environment_drops_the_mapping_that_made_it),
         cmocka_unit_test(test_template_resource_type_is_mapped_by_the_registry),
+        cmocka_unit_test(test_mapped_resource_keeps_the_type_its_template_wrote),
         cmocka_unit_test(test_mapping_that_wraps_its_type_does_not_apply_inside),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

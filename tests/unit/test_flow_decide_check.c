@@ -507,6 +507,91 @@ static void test_version_of_another_type_is_replaced(void **state)
                         "OS::Heat::None");
 }
 
+/* ---- update nodes: types the environment's registry maps ---- */
+
+/* The definition of `declared`, which the registry maps to `type`. */
+static void define_mapped(fixture_t *f, const char *declared, const char *type,
+                          const char *props_json)
+{
+    define(f, type, props_json);
+    json_object_set_new(f->rdef, "declared_type", json_string(declared));
+}
+
+static void record_mapped(fixture_t *f, const char *declared, const char *type)
+{
+    record(f, "CREATE_COMPLETE", type, "{}");
+    snprintf(f->rec.declared_type, sizeof(f->rec.declared_type), "%s", declared);
+}
+
+static void test_mapping_to_another_implementation_replaces(void **state)
+{
+    fixture_t *f = *state;
+    define_mapped(f, "My::Thing", TEST_RESOURCE, "{}");
+    record_mapped(f, "My::Thing", "OS::Heat::None");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, REPLACE);
+    assert_string_equal(o->type_name, TEST_RESOURCE);
+    assert_string_equal(o->declared_type, "My::Thing");
+    const json_t *old = json_array_get(o->old, 0);
+    assert_string_equal(json_string_value(json_object_get(old, "type")), "OS::Heat::None");
+    assert_string_equal(json_string_value(json_object_get(old, "declared_type")), "My::Thing");
+}
+
+static void test_mapped_type_unchanged_is_done(void **state)
+{
+    fixture_t *f = *state;
+    define_mapped(f, "My::Thing", TEST_RESOURCE, "{}");
+    record_mapped(f, "My::Thing", TEST_RESOURCE);
+    assert_kind(decide(f), DONE);
+}
+
+/* Heat's test_stack_update_alias_type: another alias of the same type is an
+ * update in place (the definition changed), never a replacement. */
+static void test_type_written_differently_for_the_same_implementation_updates(void **state)
+{
+    fixture_t *f = *state;
+    define_mapped(f, "My::Other", TEST_RESOURCE, "{}");
+    record_mapped(f, "My::Thing", TEST_RESOURCE);
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, UPDATE);
+    assert_string_equal(o->uuid, "uuid-old");
+    assert_string_equal(o->declared_type, "My::Other");
+}
+
+static void test_unmapped_definition_declares_its_own_type(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{}");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, CREATE);
+    assert_string_equal(o->declared_type, TEST_RESOURCE);
+}
+
+/* A record written before the declared type was kept has none: its type
+ * stands for it, so nothing changes for an unmapped resource. */
+static void test_record_without_a_declared_type_is_of_its_type(void **state)
+{
+    fixture_t *f = *state;
+    define(f, TEST_RESOURCE, "{}");
+    record(f, "CREATE_COMPLETE", TEST_RESOURCE, "{}");
+    assert_kind(decide(f), DONE);
+}
+
+static void test_cleanup_reports_the_recorded_declared_type(void **state)
+{
+    fixture_t *f = *state;
+    cleanup_node(f);
+    record_mapped(f, "My::Thing", TEST_RESOURCE);
+    replaced(f, "v1", "OS::Heat::None", "CREATE_COMPLETE", "Delete");
+    json_object_set_new(json_array_get(f->rec.old, 0), "declared_type", json_string("My::Old"));
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, DELETE_CURRENT);
+    assert_string_equal(o->declared_type, "My::Thing");
+    /* The replaced version's events name its own type as written. */
+    assert_string_equal(json_string_value(json_object_get(json_array_get(o->events, 0), "type")),
+                        "My::Old");
+}
+
 static void test_replacement_keeps_the_versions_replaced_before(void **state)
 {
     fixture_t *f = *state;
@@ -610,6 +695,30 @@ static void test_nested_stack_whose_template_changed_is_updated(void **state)
     assert_true(o->nested);
     assert_string_equal(o->child_op, "UPDATE");
     assert_string_equal(o->child_token, "uuid-old:7");
+}
+
+/* Heat: every template file is one class (TemplateResource), so a mapping
+ * that names another file updates the child stack with it, in place. */
+static void test_template_resource_given_another_file_updates_its_child_stack(void **state)
+{
+    fixture_t *f = *state;
+    nested_fixture(f, SERVER_TPL, SERVER_TPL);
+    json_object_set_new(f->files, "other.yaml", tu_json(SERVER_TPL_EDITED));
+    define_mapped(f, "My::Server", "other.yaml", "{}");
+    snprintf(f->rec.declared_type, sizeof(f->rec.declared_type), "%s", "My::Server");
+    const cv_check_outcome_t *o = decide(f);
+    assert_kind(o, UPDATE);
+    assert_true(o->nested);
+    assert_string_equal(o->type_name, "other.yaml");
+    assert_string_equal(o->child_op, "UPDATE");
+}
+
+static void test_template_resource_mapped_to_a_builtin_type_is_replaced(void **state)
+{
+    fixture_t *f = *state;
+    nested_fixture(f, SERVER_TPL, SERVER_TPL);
+    define_mapped(f, "My::Server", "OS::Heat::None", "{}");
+    assert_kind(decide(f), REPLACE);
 }
 
 static void test_nested_stack_with_the_same_template_is_done(void **state)
@@ -898,7 +1007,8 @@ static void test_replaced_versions_are_deleted_while_the_resource_stays(void **s
     assert_string_equal(json_string_value(json_object_get(entry, "status")), "DELETE_IN_PROGRESS");
     assert_true(json_real_value(json_object_get(entry, "started")) == NOW);
     assert_json(o->events, "[{\"physical_id\": \"v1\", \"action\": \"DELETE\", \"status\": "
-                           "\"IN_PROGRESS\", \"reason\": \"state changed\"}]");
+                           "\"IN_PROGRESS\", \"reason\": \"state changed\", \"type\": "
+                           "\"OS::Heat::TestResource\"}]");
 }
 
 static void test_retained_replaced_version_leaves_the_stack(void **state)
@@ -913,7 +1023,8 @@ static void test_retained_replaced_version_leaves_the_stack(void **state)
     assert_json(o->old, "[]");
     assert_json(o->deletes, "[]");
     assert_json(o->events, "[{\"physical_id\": \"v1\", \"action\": \"DELETE\", \"status\": "
-                           "\"COMPLETE\", \"reason\": \"retained: deletion_policy is Retain\"}]");
+                           "\"COMPLETE\", \"reason\": \"retained: deletion_policy is Retain\", "
+                           "\"type\": \"OS::Heat::TestResource\"}]");
 }
 
 static void test_replaced_versions_keep_their_order_and_running_deletes(void **state)
@@ -1105,12 +1216,20 @@ int main(void)
         T(test_failed_version_is_replaced_even_when_unchanged),
         T(test_version_being_deleted_is_replaced),
         T(test_version_of_another_type_is_replaced),
+        T(test_mapping_to_another_implementation_replaces),
+        T(test_mapped_type_unchanged_is_done),
+        T(test_type_written_differently_for_the_same_implementation_updates),
+        T(test_unmapped_definition_declares_its_own_type),
+        T(test_record_without_a_declared_type_is_of_its_type),
+        T(test_cleanup_reports_the_recorded_declared_type),
         T(test_replacement_keeps_the_versions_replaced_before),
         T(test_nested_create_begins_a_child_stack),
         T(test_a_step_request_begins_the_walks_next_child_update),
         T(test_a_stale_or_finished_step_request_begins_nothing),
         T(test_nested_stack_whose_template_changed_is_updated),
         T(test_nested_stack_with_the_same_template_is_done),
+        T(test_template_resource_given_another_file_updates_its_child_stack),
+        T(test_template_resource_mapped_to_a_builtin_type_is_replaced),
         T(test_nested_stack_whose_environment_changed_is_updated),
         T(test_nested_stack_whose_environment_was_removed_is_updated),
         T(test_nested_stack_with_the_same_environment_is_done),

@@ -459,9 +459,10 @@ static void test_cleanup_completes_keeping_versions_not_being_deleted(void **sta
     assert_string_equal(json_string_value(json_object_get(json_array_get(old, 0), "uuid")), "kept");
     json_decref(old);
     assert_json_text(o->events, "[{\"physical_id\": \"gone\", \"action\": \"DELETE\", \"status\": "
-                                "\"COMPLETE\", \"reason\": \"state changed\"}, {\"physical_id\": "
-                                "\"also-gone\", \"action\": \"DELETE\", \"status\": \"COMPLETE\", "
-                                "\"reason\": \"state changed\"}]");
+                                "\"COMPLETE\", \"reason\": \"state changed\", \"type\": "
+                                "\"OS::Heat::TestResource\"}, {\"physical_id\": \"also-gone\", "
+                                "\"action\": \"DELETE\", \"status\": \"COMPLETE\", \"reason\": "
+                                "\"state changed\", \"type\": \"OS::Heat::TestResource\"}]");
 }
 
 static void test_cleanup_failure_of_a_replaced_version_fails_the_node(void **state)

@@ -44,6 +44,31 @@ static void test_rdef_carries_type_properties_policy_and_dependencies(void **sta
     cv_template_free(t);
 }
 
+static void test_rdef_of_a_mapped_type_carries_the_type_the_template_wrote(void **state)
+{
+    (void)state;
+    json_t *tree =
+        tu_json("{\"heat_template_version\": \"2018-08-31\", \"resources\": {"
+                "\"a\": {\"type\": \"My::Thing\"}, \"b\": {\"type\": \"OS::Heat::None\"}}}");
+    json_t *env = tu_json("{\"resource_registry\": {\"My::Thing\": \"OS::Heat::None\"}}");
+    cv_tpl_opts_t opts = {.env = env};
+    cv_template_t *t = NULL;
+    char err[512];
+    if (cv_template_from_json_opts(tree, "t.yaml", NULL, &opts, &t, err, sizeof(err)) != 0)
+        fail_msg("%s", err);
+    json_t *mapped = cv_expand_rdef(cv_template_resource(t, "a"));
+    json_t *plain = cv_expand_rdef(cv_template_resource(t, "b"));
+    assert_string_equal(json_string_value(json_object_get(mapped, "type")), "OS::Heat::None");
+    assert_string_equal(json_string_value(json_object_get(mapped, "declared_type")), "My::Thing");
+    /* Unmapped: the definition is as it always was. */
+    assert_null(json_object_get(plain, "declared_type"));
+    json_decref(mapped);
+    json_decref(plain);
+    cv_template_free(t);
+    json_decref(env);
+    json_decref(tree);
+}
+
 static void test_update_graph_cleans_every_recorded_resource(void **state)
 {
     (void)state;
@@ -81,6 +106,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rdef_carries_type_properties_policy_and_dependencies),
+        cmocka_unit_test(test_rdef_of_a_mapped_type_carries_the_type_the_template_wrote),
         cmocka_unit_test(test_update_graph_cleans_every_recorded_resource),
         cmocka_unit_test(test_delete_graph_has_only_cleanup_nodes),
     };
