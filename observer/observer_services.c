@@ -48,10 +48,11 @@ static json_t *reports_of(const redisReply *flat)
     return reports;
 }
 
-/* Why the live engine rejected the service: its text, or the description
- * of the JSON object it stores ({"reason", "description", "shortfall",
- * ...}); "" when not rejected (absent, empty or null). */
-static json_t *rejected_of(const char *text)
+/* Why the live engine rejected the service, or why it waits for nothing
+ * but its blocklist: the text, or the description of the JSON object it
+ * stores ({"reason", "description", ...}); "" when neither (absent, empty
+ * or null). */
+static json_t *why_of(const char *text)
 {
     json_t *v = json_loads(text, JSON_DECODE_ANY, NULL);
     if (!v)
@@ -67,12 +68,13 @@ static json_t *rejected_of(const char *text)
 static json_t *snapshot(const redisReply *rep)
 {
     const char *state = cv_reply_str(rep, CV_SVC_LOOK_R_STATE);
-    return json_pack("{s:b, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "exists", state[0] != '\0',
-                     "state", state, "gen",
+    return json_pack("{s:b, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "exists",
+                     state[0] != '\0', "state", state, "gen",
                      (json_int_t)strtoll(cv_reply_str(rep, CV_SVC_LOOK_R_GEN), NULL, 10),
                      "placement", json_or(cv_reply_str(rep, CV_SVC_LOOK_R_PLACEMENT), json_array()),
                      "unplaced", json_or(cv_reply_str(rep, CV_SVC_LOOK_R_UNPLACED), json_array()),
-                     "rejected", rejected_of(cv_reply_str(rep, CV_SVC_LOOK_R_REJECTED)), "nodes",
+                     "rejected", why_of(cv_reply_str(rep, CV_SVC_LOOK_R_REJECTED)), "blocked",
+                     why_of(cv_reply_str(rep, CV_SVC_LOOK_R_BLOCKED)), "nodes",
                      nodes_of(cv_reply_at(rep, CV_SVC_LOOK_R_NODES)), "reports",
                      reports_of(cv_reply_at(rep, CV_SVC_LOOK_R_REPORTS)), "rollout",
                      json_or(cv_reply_str(rep, CV_SVC_LOOK_R_ROLLOUT), json_null()));
@@ -81,7 +83,7 @@ static json_t *snapshot(const redisReply *rep)
 static void on_reply(cv_redis_t *r, redisReply *rep, void *ud)
 {
     (void)r;
-    bool ok = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == CV_SVC_LOOK_R_ROLLOUT + 1;
+    bool ok = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == CV_SVC_LOOK_R_BLOCKED + 1;
     cv__gather_put(ud, ok ? snapshot(rep) : NULL);
 }
 

@@ -79,6 +79,8 @@ const char *cv_service_unknown_metric(const json_t *spec, const json_t *settings
  *    "placement": [{"index", "rid", "node", "role", "since"}],
  *    "unplaced": [{"index", "eliminationSequence"}],
  *    "rejected": "" or why,
+ *    "blocked": "" or why every eligible node is blocklisted for it (an
+ *               index waits for nothing but the blocklist to expire),
  *    "nodes": {node: {"up": bool, "address": "..."}},
  *    "reports": {rid: replica report},
  *    "rollout": the service's rolling update (docs/crm.md) or null}

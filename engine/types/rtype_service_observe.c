@@ -8,7 +8,9 @@
  * digest, no higher index is still placed (a scale-down finished) and the
  * rolling update of that digest, if any, is complete; FAILED when the
  * service was rejected (it cannot fit: the live engine says why), is gone
- * from the cluster, or its rolling update failed or was rolled back;
+ * from the cluster, every eligible node is blocklisted for it while a
+ * replica waits (the live engine says which until when, and the start
+ * error), or its rolling update failed or was rolled back;
  * IN_PROGRESS otherwise —
  * an unplaced replica waits for capacity, with its elimination sequence
  * in the reason and the `replicas` attribute.
@@ -234,6 +236,13 @@ static cv_observed_t observe_running(cv_rstate_t *st, const json_t *cluster, con
     reset_attrs(st, svc);
     for (json_int_t i = 0; i < n; i++)
         healthy += describe_replica(&v, st->attrs, i, why, sizeof(why));
+    /* A replica that waits for nothing but the blocklist to expire would
+     * wait minutes for the same failure: the live engine said so. */
+    const char *blocked = str(cluster, "blocked");
+    if (blocked[0]) {
+        snprintf(st->reason, sizeof(st->reason), "service %s: %s", st->resource_name, blocked);
+        return CV_OBSERVED_FAILED;
+    }
     cv_observed_t rolling = observe_rollout(st, json_object_get(cluster, "rollout"), v.digest);
     if (rolling != CV_OBSERVED_COMPLETE)
         return rolling;

@@ -10,13 +10,15 @@
 -- KEYS: 1 svc, 2 services, 3 nodes, 4 settings, 5 health, 6 load
 -- ARGV: 1 svc_id, 2 gen, 3 placement, 4 unplaced, 5 blocklist, 6 failures,
 --       7 rejected, 8 health, 9 remove, 10 alive_prefix, 11 node_prefix,
---       12 notify_prefix, 13 health_source, 14 moves, 15 rollout
+--       12 notify_prefix, 13 health_source, 14 moves, 15 rollout, 16 gave_up,
+--       17 blocked
 -- Variadic: KEYS from 7 are the assign hashes of the operations' nodes, ARGV
--- from 16 the operations, in the same order: "assign\t<node>\t<rid>\t<spec>"
+-- from 18 the operations, in the same order: "assign\t<node>\t<rid>\t<spec>"
 -- or "unassign\t<node>\t<rid>".
--- gen: the generation planned on; placement, unplaced, blocklist, failures:
--- the service's new fields (JSON); rejected: why the service cannot fit
--- ('' = it can: the field is removed); health: JSON list of the service's
+-- gen: the generation planned on; placement, unplaced, blocklist, failures,
+-- gave_up: the service's new fields (JSON); rejected: why the service cannot
+-- fit, blocked: why it waits for nothing but its blocklist (every eligible
+-- node blocklisted) ('' = neither: the field is removed); health: JSON list of the service's
 -- health reports, which replace every report of health_source; moves, rollout:
 -- the service's moves still to make and its rollout (JSON; '' = none: the field
 -- is removed; docs/crm.md); remove: '1'
@@ -46,7 +48,7 @@ end
 -- The operations, grouped by node.
 local nodes, order = {}, {}
 for i = 7, #KEYS do
-  local line = ARGV[9 + i]
+  local line = ARGV[11 + i]
   local op, node, rid, spec = string.match(line, '^(%a+)\t([^\t]+)\t([^\t]+)\t?(.*)$')
   if not nodes[node] then
     nodes[node] = {key = KEYS[i], add = {}, drop = {}}
@@ -129,8 +131,9 @@ if ARGV[9] == '1' then
   redis.call('SREM', KEYS[2], ARGV[1])
 else
   redis.call('HSET', svc_key, 'placement', ARGV[3], 'unplaced', ARGV[4], 'blocklist', ARGV[5],
-    'failures', ARGV[6])
-  for field, value in pairs({rejected = ARGV[7], moves = ARGV[14], rollout = ARGV[15]}) do
+    'failures', ARGV[6], 'gave_up', ARGV[16])
+  for field, value in pairs({rejected = ARGV[7], moves = ARGV[14], rollout = ARGV[15],
+    blocked = ARGV[17]}) do
     if value ~= '' then
       redis.call('HSET', svc_key, field, value)
     else

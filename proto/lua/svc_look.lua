@@ -9,10 +9,11 @@
 -- of its placement and every registered node (a delete: its placement may
 -- be gone already while processes still stop), else only the former.
 -- Returns {state, gen, placement, unplaced, rejected, {node, up, address,
--- ...}, {node, rid, report, ...}, rollout} (rollout: the rolling update's
--- JSON, docs/crm.md, or '').
+-- ...}, {node, rid, report, ...}, rollout, blocked} (rollout: the rolling
+-- update's JSON, docs/crm.md, or ''; blocked: why every eligible node is
+-- blocklisted for the service, JSON, or '').
 local s = redis.call('HMGET', KEYS[1], 'state', 'gen', 'placement', 'unplaced', 'rejected',
-  'rollout')
+  'rollout', 'blocked')
 local placement = s[3] or '[]'
 local nodes, seen = {}, {}
 local function add(n)
@@ -45,4 +46,4 @@ for _, n in ipairs(nodes) do
   end
 end
 return {s[1] or '', s[2] or '0', placement, s[4] or '[]', s[5] or '', nodeinfo, reports,
-  s[6] or ''}
+  s[6] or '', s[7] or ''}

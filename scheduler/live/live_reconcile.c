@@ -206,6 +206,8 @@ static void commit(reconcile_t *rc)
     char *health = dump(json_object_get(p, "health"));
     char *moves = dump(json_object_get(p, "moves"));
     char *rollout = dump(json_object_get(p, "rollout"));
+    char *gave_up = dump(json_object_get(p, "gave_up"));
+    char *blocked = dump(json_object_get(p, "blocked"));
     const json_t *ops = json_object_get(p, "ops");
     size_t nops = json_array_size(ops);
     char **op_keys = NULL, **op_args = NULL;
@@ -232,6 +234,8 @@ static void commit(reconcile_t *rc)
         .health_source = source,
         .moves = moves,
         .rollout = rollout,
+        .gave_up = gave_up,
+        .blocked = blocked,
     };
     if (!err)
         err = cv_redis_call(rc->w->redis, CV_SCRIPT_SVC_COMMIT, keys.v, args.v, nops,
@@ -247,6 +251,8 @@ static void commit(reconcile_t *rc)
     free(health);
     free(moves);
     free(rollout);
+    free(gave_up);
+    free(blocked);
     if (err)
         done(rc, err, err == CV_ENOMEM ? "out of memory" : "Redis: not connected");
 }

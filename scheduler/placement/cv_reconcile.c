@@ -1,7 +1,8 @@
 /*
  * cv_reconcile — one plan: read the service's record, judge its placed
  * replicas (reconcile_keep.c), place the missing ones (reconcile_place.c),
- * write the plan (reconcile_plan.c). A deleting service keeps nothing; a
+ * say when every eligible node is blocklisted (reconcile_blocked.c), write
+ * the plan (reconcile_plan.c). A deleting service keeps nothing; a
  * spec that does not load keeps what runs and is rejected with the loader's
  * message.
  */
@@ -27,9 +28,9 @@ static const char *str_or(const json_t *obj, const char *key, const char *dflt)
 /* The record with its JSON-holding strings parsed; NULL when absent. */
 static json_t *service_record(const json_t *model, const char *svc)
 {
-    static const char *const fields[] = {"spec",      "placement", "unplaced",
-                                         "blocklist", "failures",  "rejected",
-                                         "moves",     "rollout",   NULL};
+    static const char *const fields[] = {"spec",     "placement", "unplaced", "blocklist",
+                                         "failures", "gave_up",   "blocked",  "rejected",
+                                         "moves",    "rollout",   NULL};
     json_t *rec = cv__rc_json(json_object_get(json_object_get(model, "services"), svc));
     if (!json_is_object(rec)) {
         json_decref(rec);
@@ -79,6 +80,8 @@ static void ctx_init(rc_ctx_t *x, const json_t *model, const char *svc, json_t *
     x->moved_from = json_object();
     x->blocklist = object_or_new(json_object_get(rec, "blocklist"));
     x->failures = object_or_new(json_object_get(rec, "failures"));
+    x->gave_up = object_or_new(json_object_get(rec, "gave_up"));
+    x->eligible = json_object();
     x->moves = object_or_new(json_object_get(rec, "moves"));
     x->rollout = json_is_object(json_object_get(rec, "rollout"))
                      ? json_deep_copy(json_object_get(rec, "rollout"))
@@ -103,6 +106,9 @@ static void ctx_free(rc_ctx_t *x)
     json_decref(x->moved_from);
     json_decref(x->blocklist);
     json_decref(x->failures);
+    json_decref(x->gave_up);
+    json_decref(x->eligible);
+    json_decref(x->blocked);
     json_decref(x->avoid);
     json_decref(x->held);
     json_decref(x->placement);
@@ -162,8 +168,10 @@ json_t *cv_reconcile(const json_t *model, const char *svc, char *errstr, size_t 
     if (!x.deleting)
         cv__rc_moves(&x);
     int rc = x.deleting ? 0 : cv__rc_place(&x, errstr, errstr_size);
-    if (!rc && !x.deleting)
+    if (!rc && !x.deleting) {
         cv__rc_handovers(&x);
+        cv__rc_blocked(&x);
+    }
     json_t *plan = rc ? NULL : cv__rc_plan(&x);
     if (!rc && !plan)
         snprintf(errstr, errstr_size, "%s", cv_strerror(CV_ENOMEM));

@@ -12,7 +12,8 @@
  * indexes; lost nodes' replicas move after the grace period (stateful ones
  * after the node's fence time plus a margin); a changed process digest gives
  * every replica a new replica id; a replica the restart policy gave up on
- * moves and its node is blocklisted for the service after N failures; a
+ * moves and its node is blocklisted for the service after N failures (a
+ * service every eligible node has blocklisted is `blocked`, with why); a
  * service that cannot fit even on an empty cluster is rejected with the
  * shortfall; a deleting service loses every replica.
  *
@@ -26,7 +27,7 @@
  *                         "assign": {rid: replica spec}, "report": {rid: report}}},
  *    "services": {"<svc>": {"spec", "state", "gen", "stack", "stack_name",
  *                           "resource", "placement", "unplaced", "blocklist",
- *                           "failures", "rejected"}},
+ *                           "failures", "gave_up", "blocked", "rejected"}},
  *    "health": {"<source>|<property>": report}}
  * (JSON strings holding JSON, as Redis stores them, are accepted as well.)
  *
@@ -34,8 +35,12 @@
  *   {"svc", "gen" (the generation planned on), "stack", "resource", "state",
  *    "placement": [{"index", "rid", "node", "role", "since"}],
  *    "unplaced": [{"index", "eliminationSequence"}], "blocklist": {node: until},
- *    "failures": {node: [Unix s, ..]}, "rejected": null | {"reason", "description",
- *    "shortfall", "required", "remaining"},
+ *    "failures": {node: [Unix s, ..]},
+ *    "gave_up": {node: {"reason", "digest", "time"}} (the last give-up counted there),
+ *    "blocked": null | {"reason": "AllEligibleNodesBlocklisted", "description",
+ *                       "nodes": {node: {"until", "reason"}}} (an index waits and every
+ *                       eligible node is blocklisted),
+ *    "rejected": null | {"reason", "description", "shortfall", "required", "remaining"},
  *    "ops": [{"op": "assign", "node", "rid", "spec"} | {"op": "unassign", "node", "rid"}],
  *    "events": [{"physical_id", "action", "status", "reason"}],
  *    "health": [report], "changed": bool (something to commit), "remove": bool}

@@ -54,6 +54,14 @@ typedef struct rc_ctx {
     json_t *replace;    /* index ("i") -> why its replica must be placed anew (availability) */
     json_t *moved_from; /* index -> the node it leaves */
     json_t *blocklist, *failures;
+    /* node -> {"reason", "digest", "time"}: the last give-up counted there
+     * (the agent's reason, the process digest it gave up on), kept while
+     * the node has failures counted or is blocklisted (reconcile_keep.c) */
+    json_t *gave_up;
+    /* node -> true: usable and allowed by the constraints; the verdict
+     * that every one of them is blocklisted while an index waits, or NULL
+     * (reconcile_blocked.c) */
+    json_t *eligible, *blocked;
     json_t *avoid; /* nodes a replica just gave up on: none of this plan's placements */
     json_t *held;  /* index -> {node, rid, state}: a stateful index whose old replica still runs */
     json_t *placement, *unplaced, *ops, *events, *health;
@@ -135,6 +143,17 @@ int cv__rc_place(rc_ctx_t *x, char *errstr, size_t errstr_size);
 /* The layout entry of the service's affinity parent on cluster `c`, or
  * NULL when it has none. */
 json_t *cv__rc_parent_layout(const rc_ctx_t *x, const cv_cluster_t *c);
+
+/* ---- every eligible node blocklisted (reconcile_blocked.c) ---- */
+
+/* Notes in x->eligible the nodes a replica of the service could go on but
+ * for the blocklist: usable (known, alive, enabled) and allowed by its
+ * placement constraint and, with no replica placed, its Mesos constraints. */
+void cv__rc_note_eligible(rc_ctx_t *x, const cv_cluster_t *c);
+/* After placing: x->blocked when an index waits and every eligible node is
+ * blocklisted for the service (the restart policy gave up on each), with
+ * the blocklist and the give-up reasons. */
+void cv__rc_blocked(rc_ctx_t *x);
 
 /* ---- the plan (reconcile_plan.c) ---- */
 

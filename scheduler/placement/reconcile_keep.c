@@ -9,8 +9,12 @@
  * replicas (Always; seed 004: OnFailure only on failure, Never never); its
  * node is draining; or the restart policy gave up on it there (not Never).
  * A node that gave up N times within M minutes is blocklisted for the
- * service for M minutes (S10). Constraint violations need the loaded
- * cluster and are judged by reconcile_place.c.
+ * service for M minutes (S10); the last give-up's reason (the agent's: the
+ * start error) is kept with it, for the day every eligible node is
+ * blocklisted (reconcile_blocked.c). A changed process is a new chance: a
+ * node whose give-up was on another process digest than the one assigned
+ * now is no longer blocklisted, nor its failures counted. Constraint
+ * violations need the loaded cluster and are judged by reconcile_place.c.
  *
  * A stateful index never runs twice: a stateful replica whose process
  * digest changed leaves its node like a moved one (instead of a new replica
@@ -59,10 +63,23 @@ static const json_t *report_of(const rc_ctx_t *x, const char *node, const char *
     return json_object_get(json_object_get(n, "report"), rid);
 }
 
-/* Counts a give-up on `node`; blocklists it at the N-th within M minutes. */
-static void count_failure(rc_ctx_t *x, const char *node)
+static const char *process_digest(const rc_ctx_t *x)
 {
+    const char *digest = json_string_value(json_object_get(cv__rc_process(x), "digest"));
+    return digest ? digest : "";
+}
+
+/* Counts a give-up on `node` (its report `report`); blocklists it at the
+ * N-th within M minutes. */
+static void count_failure(rc_ctx_t *x, const char *node, const json_t *report)
+{
+    const char *reason = json_string_value(json_object_get(report, "reason"));
+    const char *digest = json_string_value(json_object_get(report, "digest"));
     json_object_set_new(x->avoid, node, json_true());
+    json_object_set_new(x->gave_up, node,
+                        json_pack("{s:s, s:s, s:f}", "reason", reason ? reason : "", "digest",
+                                  digest && digest[0] ? digest : process_digest(x), "time",
+                                  x->now));
     json_t *times = json_object_get(x->failures, node);
     if (!json_is_array(times)) {
         times = json_array();
@@ -79,12 +96,36 @@ static void count_failure(rc_ctx_t *x, const char *node)
                  node, x->resource, x->set.blocklist_min, x->set.blocklist_n);
 }
 
-/* Drops blocklist entries and failures older than their window. */
+/* Gives the nodes that gave up on another process than the one assigned
+ * now a new chance: their blocklist entry and failures go. */
+static void forget_other_processes(rc_ctx_t *x)
+{
+    const char *node, *digest = process_digest(x);
+    json_t *v;
+    void *tmp;
+    json_object_foreach_safe(x->gave_up, tmp, node, v)
+    {
+        const char *had = json_string_value(json_object_get(v, "digest"));
+        if (!had || strcmp(had, digest) == 0)
+            continue;
+        if (json_object_get(x->blocklist, node))
+            cv__rc_event(x, -1, "PLACE", "COMPLETE",
+                         "node %s no longer blocklisted for service %s: its process changed", node,
+                         x->resource);
+        json_object_del(x->blocklist, node);
+        json_object_del(x->failures, node);
+        json_object_del(x->gave_up, node);
+    }
+}
+
+/* Drops blocklist entries and failures older than their window, and the
+ * give-up reasons of nodes left with neither. */
 static void prune_windows(rc_ctx_t *x)
 {
     const char *node;
     json_t *v;
     void *tmp;
+    forget_other_processes(x);
     json_object_foreach_safe(x->blocklist, tmp, node, v)
     {
         if (!json_is_number(v) || json_number_value(v) <= x->now)
@@ -107,6 +148,11 @@ static void prune_windows(rc_ctx_t *x)
             json_decref(recent);
             json_object_del(x->failures, node);
         }
+    }
+    json_object_foreach_safe(x->gave_up, tmp, node, v)
+    {
+        if (!json_object_get(x->blocklist, node) && !json_object_get(x->failures, node))
+            json_object_del(x->gave_up, node);
     }
 }
 
@@ -154,8 +200,8 @@ static const char *why_leave(rc_ctx_t *x, const json_t *entry, char *buf, size_t
         const char *reason = json_string_value(json_object_get(parsed, "reason"));
         snprintf(buf, size, "the restart policy gave up on node %s%s%s", node,
                  reason && reason[0] ? ": " : "", reason ? reason : "");
+        count_failure(x, node, parsed);
         json_decref(parsed);
-        count_failure(x, node);
         return buf;
     }
     json_decref(parsed);

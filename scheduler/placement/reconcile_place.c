@@ -420,6 +420,7 @@ int cv__rc_place(rc_ctx_t *x, char *errstr, size_t errstr_size)
     int rc = world_load(x, manifest, NULL, &w, errstr, errstr_size);
     if (!rc) {
         judge_constraints(x, w.c);
+        cv__rc_note_eligible(x, w.c);
         cv__rc_hold(x);
         world_free(&w);
         rc = world_load(x, manifest, NULL, &w, errstr, errstr_size);

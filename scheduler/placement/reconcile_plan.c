@@ -313,7 +313,11 @@ static void blocklist_reports(rc_ctx_t *x)
         usable++;
         blocked += json_object_get(x->blocklist, node) ? 1 : 0;
     }
-    if (usable > 0 && blocked == usable)
+    if (x->blocked)
+        cv__rc_report(x, "ServiceAllNodesBlocklisted", "Error",
+                      "All nodes blocklisted for service %s: %s", x->resource,
+                      json_string_value(json_object_get(x->blocked, "description")));
+    else if (usable > 0 && blocked == usable)
         cv__rc_report(x, "ServiceAllNodesBlocklisted", "Error",
                       "All nodes blocklisted: every usable node is blocklisted for service %s",
                       x->resource);
@@ -435,22 +439,30 @@ json_t *cv__rc_plan(rc_ctx_t *x)
             cv__rc_event(x, -1, "PLACE", "FAILED", "service %s rejected: %s", x->resource,
                          desc ? desc : "");
     }
+    const json_t *was_blocked = json_object_get(x->rec, "blocked");
+    if (x->blocked && !json_equal(json_object_get(was_blocked, "description"),
+                                  json_object_get(x->blocked, "description")))
+        cv__rc_event(x, -1, "PLACE", "FAILED", "service %s: %s", x->resource,
+                     json_string_value(json_object_get(x->blocked, "description")));
     json_t *rejected = x->rejected ? json_incref(x->rejected) : json_null();
+    json_t *blocked = x->blocked ? json_incref(x->blocked) : json_null();
     json_t *moves = json_object_size(x->moves) ? json_incref(x->moves) : json_null();
     json_t *rollout = x->rollout ? json_incref(x->rollout) : json_null();
     bool changed = json_array_size(x->ops) > 0 || stored_differs(x, "placement", x->placement) ||
                    stored_differs(x, "unplaced", x->unplaced) ||
                    stored_differs(x, "blocklist", x->blocklist) ||
                    stored_differs(x, "failures", x->failures) ||
+                   stored_differs(x, "gave_up", x->gave_up) ||
+                   stored_differs(x, "blocked", blocked) ||
                    stored_differs(x, "rejected", rejected) || stored_differs(x, "moves", moves) ||
                    stored_differs(x, "rollout", rollout) || health_differs(x);
     bool remove = all_gone(x);
-    return json_pack("{s:s, s:I, s:s, s:s, s:s, s:O, s:O, s:O, s:O, s:o, s:O, s:O, s:O, s:b, s:b, "
-                     "s:o, s:o}",
+    return json_pack("{s:s, s:I, s:s, s:s, s:s, s:O, s:O, s:O, s:O, s:O, s:o, s:o, s:O, s:O, s:O, "
+                     "s:b, s:b, s:o, s:o}",
                      "svc", x->svc, "gen", (json_int_t)x->gen, "stack", x->stack, "resource",
                      x->resource, "state", x->deleting ? "deleting" : "active", "placement",
                      x->placement, "unplaced", x->unplaced, "blocklist", x->blocklist, "failures",
-                     x->failures, "rejected", rejected, "ops", x->ops, "events", x->events,
-                     "health", x->health, "changed", changed || remove, "remove", remove, "moves",
-                     moves, "rollout", rollout);
+                     x->failures, "gave_up", x->gave_up, "blocked", blocked, "rejected", rejected,
+                     "ops", x->ops, "events", x->events, "health", x->health, "changed",
+                     changed || remove, "remove", remove, "moves", moves, "rollout", rollout);
 }

@@ -100,8 +100,8 @@ RX_FN void rx_commit(json_t *m, const json_t *plan)
 {
     const char *svc = json_string_value(json_object_get(plan, "svc"));
     json_t *rec = json_object_get(json_object_get(m, "services"), svc);
-    static const char *const fields[] = {"placement", "unplaced", "blocklist",
-                                         "failures",  "rejected", NULL};
+    static const char *const fields[] = {"placement", "unplaced", "blocklist", "failures",
+                                         "gave_up",   "blocked",  "rejected",  NULL};
     for (size_t i = 0; fields[i]; i++)
         json_object_set(rec, fields[i], json_object_get(plan, fields[i]));
     json_object_set_new(rec, "gen",

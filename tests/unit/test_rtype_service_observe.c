@@ -3,8 +3,9 @@
  * snapshot the observer hands it, a create or update is COMPLETE when
  * every index runs healthy with the spec's digest, waits (never fails)
  * while a replica is unplaced, starting or on the wrong digest or its
- * rolling update goes on, and fails only when the service was rejected or
- * its rolling update failed or was rolled back; a delete completes when nothing is
+ * rolling update goes on, and fails only when the service was rejected,
+ * every eligible node is blocklisted for it (the live engine's `blocked`),
+ * or its rolling update failed or was rolled back; a delete completes when nothing is
  * placed or running, a node that is down counting as gone. The
  * attributes list every replica and its endpoint.
  */
@@ -176,6 +177,33 @@ static void test_only_a_rejected_service_fails(void **state)
     tr_state_clear(&st);
 }
 
+#define BLOCKED                                                                                    \
+    "every eligible node is blocklisted (n1 until 2024-05-01T10:20:03Z, n2 until "                 \
+    "2024-05-01T10:20:09Z): the restart policy gave up there: exec /no/such: No such file or "     \
+    "directory; the restart policy gave up after 1 restarts"
+
+static void
+test_every_eligible_node_blocklisted_fails_with_the_blocklist_and_start_error(void **state)
+{
+    (void)state;
+    cv_rstate_t st = version(
+        "{\"exists\": true, \"state\": \"active\", " NODES ", \"placement\": [{\"index\": 0, "
+        "\"rid\": \"" SVC "/0/1\", \"node\": \"n1\", \"role\": \"instance\"}], \"unplaced\": "
+        "[{\"index\": 1, \"eliminationSequence\": []}], \"rejected\": \"\", \"blocked\": "
+        "\"" BLOCKED "\", \"reports\": {" HEALTHY(0, "n1", 31001) "}}");
+    assert_int_equal(observe(&st, CV_ACTION_CREATE), CV_OBSERVED_FAILED);
+    assert_string_equal(st.reason, "service web: " BLOCKED);
+    json_t *r1 = json_array_get(json_object_get(st.attrs, "replicas"), 1);
+    assert_string_equal(json_string_value(json_object_get(r1, "status")), "unplaced");
+    tr_state_clear(&st);
+    /* not blocked: the same replica waits */
+    st = version("{\"exists\": true, \"state\": \"active\", " NODES
+                 ", \"placement\": [], \"unplaced\": [{\"index\": 0, \"eliminationSequence\": "
+                 "[]}], \"rejected\": \"\", \"blocked\": \"\", \"reports\": {}}");
+    assert_int_equal(observe(&st, CV_ACTION_UPDATE), CV_OBSERVED_IN_PROGRESS);
+    tr_state_clear(&st);
+}
+
 /* Every replica healthy on d1, with the rollout `rollout_json`. */
 static cv_observed_t with_rollout(cv_rstate_t *st, const char *rollout_json)
 {
@@ -313,6 +341,8 @@ int main(void)
         cmocka_unit_test(test_a_replica_on_a_down_node_is_not_healthy),
         cmocka_unit_test(test_a_scale_down_waits_for_the_higher_indexes_to_go),
         cmocka_unit_test(test_only_a_rejected_service_fails),
+        cmocka_unit_test(
+            test_every_eligible_node_blocklisted_fails_with_the_blocklist_and_start_error),
         cmocka_unit_test(test_an_update_completes_with_its_rolling_update_only),
         cmocka_unit_test(test_a_failed_or_rolled_back_rolling_update_fails_the_update),
         cmocka_unit_test(test_no_snapshot_waits),
