@@ -12,6 +12,7 @@
 #include "cli_traversal.h"
 
 #include "cv_keys.h"
+#include "cv_rtype.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,7 +123,9 @@ static json_t *replaced_doc(const json_t *v, const json_t *children)
     json_object_set_new(doc, "type", cli_json_str(cli_reported_type(NULL, v)));
     json_object_set_new(doc, "nested_stack_id", child ? json_string(child) : json_null());
     json_object_set_new(doc, "properties", json_incref(json_object_get(v, "props")));
-    json_object_set_new(doc, "attributes", json_incref(json_object_get(v, "attrs")));
+    json_t *attrs = json_deep_copy(json_object_get(v, "attrs"));
+    cv_rtype_attrs_shown(attrs);
+    json_object_set_new(doc, "attributes", attrs);
     json_object_set_new(doc, "data", json_incref(json_object_get(v, "data")));
     json_object_set(doc, "started", json_object_get(v, "started"));
     return doc;
@@ -174,7 +177,9 @@ static json_t *resource_doc(const found_t *f)
     json_object_set_new(doc, "physical_id", cli_json_str(field(f->rec, "physical_id")));
     json_object_set_new(doc, "nested_stack_id", child ? json_string(child) : json_null());
     json_object_set_new(doc, "properties", recorded ? parsed(f->rec, "props", NULL) : json_null());
-    json_object_set_new(doc, "attributes", parsed(f->rec, "attrs", empty));
+    json_t *attrs = parsed(f->rec, "attrs", empty);
+    cv_rtype_attrs_shown(attrs);
+    json_object_set_new(doc, "attributes", attrs);
     json_object_set_new(doc, "data", data);
     json_t *deps = cli_json_parse(field(f->index, f->name), NULL);
     json_object_set_new(doc, "depends_on", json_is_array(deps) ? deps : json_array());

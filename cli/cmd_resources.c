@@ -14,6 +14,7 @@
 #include "cli_traversal.h"
 
 #include "cv_keys.h"
+#include "cv_rtype.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -96,9 +97,11 @@ static json_t *resource_row(const char *name, const json_t *def, const redisRepl
     for (size_t i = 0; i + 1 < rec->elements; i += 2) {
         const char *field = rec->element[i]->str;
         const redisReply *v = rec->element[i + 1];
-        if (strcmp(field, "attrs") == 0)
-            json_object_set_new(row, "attributes", cli_json_parse(v->str, empty));
-        else if (strcmp(field, "data") == 0)
+        if (strcmp(field, "attrs") == 0) {
+            json_t *attrs = cli_json_parse(v->str, empty);
+            cv_rtype_attrs_shown(attrs);
+            json_object_set_new(row, "attributes", attrs);
+        } else if (strcmp(field, "data") == 0)
             json_object_set_new(row, "nested_stack_id", nested_of(v->str, children));
         else if (strcmp(field, "physical_id") == 0 || strcmp(field, "status") == 0 ||
                  strcmp(field, "reason") == 0)
@@ -131,6 +134,7 @@ static void append_replaced(json_t *rows, const char *name, bool removed, const 
     json_array_foreach(old, i, entry)
     {
         json_t *attrs = json_object_get(entry, "attrs");
+        cv_rtype_attrs_shown(attrs);
         json_t *row = json_object();
         json_object_set_new(row, "name", cli_json_str(name));
         json_object_set_new(row, "replaced", json_true());

@@ -18,6 +18,7 @@
 
 #include "cv_httpreq.h"
 #include "cv_keys.h"
+#include "cv_rtype.h"
 #include "cv_template.h"
 
 #include <stdarg.h>
@@ -374,6 +375,7 @@ static json_t *resource_row(const json_t *res, const json_t *rec)
 {
     const char *status = cli_field_str(rec, "status");
     json_t *attrs = cli_json_parse(cli_field_str(rec, "attrs"), NULL);
+    cv_rtype_attrs_shown(attrs);
     json_t *row = json_pack(
         "{s:s, s:s, s:s, s:s, s:s, s:s, s:f}", "name", cli_field_str(res, "name"), "type",
         cli_reported_type(res, rec), "status", status[0] ? status : "INIT_COMPLETE", "state",

@@ -188,6 +188,15 @@ bool cv__tpl_type_known(const cv__tpl_ctx_t *ctx, const char *type);
 bool cv__tpl_has_attr(const cv__tpl_ctx_t *ctx, const char *type, const json_t *def,
                       const char *attr);
 
+/* Heat validates a group's nested stack with the outputs the parent's
+ * get_attr calls need (validate_nested_stack), so a member attribute that a
+ * path into a ResourceGroup or AutoScalingGroup names must be one its
+ * members have, when the group starts with members. For get_attr `args` of
+ * a resource of `type` declared as `def`: 0, or CV_EVALIDATE with Heat's
+ * message ("The Referenced Attribute (0 bad) is incorrect.") in `msg`. */
+int cv__tpl_group_path_check(const cv__tpl_ctx_t *ctx, const char *type, const json_t *def,
+                             const json_t *args, char *msg, size_t size);
+
 /* Fails with the cycle named when the resources' dependencies loop. */
 int cv__tpl_check_cycles(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl);
 
@@ -326,6 +335,14 @@ json_t *cv__fn_digest(const json_t *args, size_t *budget, char *msg, size_t msg_
  * handed back in *made for the caller to release (NULL otherwise). */
 const json_t *cv__path_walk(const json_t *v, const json_t *args, size_t from, bool numeric_strings,
                             json_t **made);
+
+/* get_attr args ([group, attr, path...]) of a group's attributes, read as
+ * Heat's get_attribute of the group's type reads them (intrinsic_group.c):
+ * 0 with *out a new reference (JSON null for nothing), a negative CV_E*
+ * with Heat's message in `msg`, or 1 when `attrs` are not a group's (they
+ * carry no CV_RTYPE_GROUP_KEY) and the path is walked as for any resource. */
+int cv__group_get_attr(const json_t *attrs, const json_t *args, json_t **out, char *msg,
+                       size_t size);
 
 /* The size a copy of `v` counts against the budget, counted until it
  * passes `limit`. */

@@ -19,6 +19,7 @@
 #include "cv__fn_messages.h"
 #include "cv__template_internal.h"
 #include "cv_error.h"
+#include "cv_rtype.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -169,7 +170,9 @@ static json_t *get_all_attrs(resolver_t *r, const json_t *name)
         return fail_got(r, "get_attr", "resource and attribute must be strings", name);
     if (lookup(r, "get_attr", json_string_value(name), &id, &attrs))
         return NULL;
-    return json_is_object(attrs) ? copy_value(r, "get_attr", attrs) : json_object();
+    json_t *all = json_is_object(attrs) ? copy_value(r, "get_attr", attrs) : json_object();
+    cv_rtype_attrs_shown(all);
+    return all;
 }
 
 static json_t *get_attr(resolver_t *r, const json_t *args)
@@ -187,6 +190,16 @@ static json_t *get_attr(resolver_t *r, const json_t *args)
     const json_t *attrs;
     if (lookup(r, "get_attr", json_string_value(name), &id, &attrs))
         return NULL;
+    char msg[400];
+    json_t *group_value = NULL;
+    int rc = cv__group_get_attr(attrs, args, &group_value, msg, sizeof(msg));
+    if (rc < 0)
+        return fail(r, "get_attr: %s", msg);
+    if (rc == 0) { /* a group reads the path its own way */
+        json_t *out = copy_value(r, "get_attr", group_value);
+        json_decref(group_value);
+        return out;
+    }
     json_t *made = NULL;
     const json_t *value =
         cv__path_walk(json_object_get(attrs, json_string_value(attr)), args, 2, false, &made);

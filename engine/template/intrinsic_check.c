@@ -148,14 +148,20 @@ static int check_get_resource(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__p
     return check_target(ctx, json_string_value(arg), path, self, "get_resource");
 }
 
-static int check_attribute(const cv__tpl_ctx_t *ctx, const char *target, const char *attr,
+static int check_attribute(const cv__tpl_ctx_t *ctx, const char *target, const json_t *args,
                            cv__path_t *path)
 {
     const json_t *def = json_object_get(ctx->resources, target);
     const char *type = json_string_value(json_object_get(def, "type"));
+    const char *attr = json_string_value(json_array_get(args, 1));
+    char msg[600], mapped[512];
     if (type && !cv__tpl_has_attr(ctx, type, def, attr))
         return cv__tpl_err(ctx, CV_EVALIDATE, path->buf,
                            "The Referenced Attribute (%s %s) is incorrect.", target, attr);
+    if (type && cv__tpl_group_path_check(
+                    ctx, cv__tpl_mapped_type(ctx, type, target, mapped, sizeof(mapped)), def, args,
+                    msg, sizeof(msg)))
+        return cv__tpl_err(ctx, CV_EVALIDATE, path->buf, "%s", msg);
     return 0;
 }
 
@@ -180,7 +186,7 @@ static int check_get_attr(const cv__tpl_ctx_t *ctx, const json_t *arg, cv__path_
     if (rc == 0 && all)
         return 0;
     if (rc == 0 && json_is_string(attr))
-        rc = check_attribute(ctx, json_string_value(target), json_string_value(attr), path);
+        rc = check_attribute(ctx, json_string_value(target), arg, path);
     else if (rc == 0 && cv__fn_of(attr, &fn, &fn_arg) != CV__FN_NONE)
         rc = check_args(ctx, attr, path, self);
     else if (rc == 0)

@@ -252,3 +252,73 @@ bool cv__tpl_has_attr(const cv__tpl_ctx_t *ctx, const char *type, const json_t *
     const char *mtype = json_string_value(json_object_get(rdef, "type"));
     return !mtype || cv__tpl_has_attr(ctx, mtype, NULL, attr);
 }
+
+/* The first member's name, as Heat's validate_nested_stack picks it: the
+ * first of "0", "1", ... that no literal removal_policies entry names (at
+ * create every name listed there is skipped). */
+static void first_member(const json_t *props, char *out, size_t size)
+{
+    for (long long i = 0;; i++) {
+        bool listed = false;
+        size_t j, k;
+        const json_t *p, *n;
+        snprintf(out, size, "%lld", i);
+        json_array_foreach(json_object_get(props, "removal_policies"), j, p)
+        {
+            json_array_foreach(json_object_get(p, "resource_list"), k, n)
+            {
+                listed = listed || (json_is_string(n) && strcmp(json_string_value(n), out) == 0) ||
+                         (json_is_integer(n) && json_integer_value(n) == i);
+            }
+        }
+        if (!listed)
+            return;
+    }
+}
+
+/* The size an AutoScalingGroup's nested stack is validated with:
+ * desired_capacity, or else min_size (0 when computed). */
+static bool asg_starts_empty(const json_t *props)
+{
+    json_t *desired = cv__param_to_number(json_object_get(props, "desired_capacity"));
+    json_t *min = cv__param_to_number(json_object_get(props, "min_size"));
+    const json_t *size = json_is_number(desired) && json_number_value(desired) ? desired : min;
+    bool empty = !json_is_number(size) || json_number_value(size) <= 0;
+    json_decref(desired);
+    json_decref(min);
+    return empty;
+}
+
+int cv__tpl_group_path_check(const cv__tpl_ctx_t *ctx, const char *type, const json_t *def,
+                             const json_t *args, char *msg, size_t size)
+{
+    const json_t *props = json_object_get(def, "properties");
+    bool asg = strcmp(type, "OS::Heat::AutoScalingGroup") == 0;
+    if (!asg && strcmp(type, "OS::Heat::ResourceGroup") != 0)
+        return 0;
+    const json_t *mdef = json_object_get(props, asg ? "resource" : "resource_def");
+    const char *mtype = json_string_value(json_object_get(mdef, "type"));
+    const char *key = json_string_value(json_array_get(args, 1));
+    if (!mtype || !key || (asg ? asg_starts_empty(props) : no_members(props)))
+        return 0;
+    char first[24], mapped[512];
+    first_member(props, first, sizeof(first));
+    const char *attr = NULL;
+    const json_t *next = json_array_get(args, 2);
+    if (strncmp(key, "resource.", 9) == 0) {
+        const char *rest = key + 9, *dot = strchr(rest, '.');
+        size_t len = dot ? (size_t)(dot - rest) : strlen(rest);
+        /* A ResourceGroup's test stack has only its first member; an
+         * AutoScalingGroup's output covers every member. */
+        if (asg || (len == strlen(first) && strncmp(rest, first, len) == 0))
+            attr = dot ? dot + 1 : json_string_value(next);
+    } else if (asg ? strcmp(key, "outputs") == 0 || strcmp(key, "outputs_list") == 0
+                   : strcmp(key, "attributes") == 0) {
+        attr = json_string_value(next);
+    }
+    mtype = cv__tpl_mapped_type(ctx, mtype, NULL, mapped, sizeof(mapped));
+    if (!attr || !cv__tpl_type_known(ctx, mtype) || cv__tpl_has_attr(ctx, mtype, NULL, attr))
+        return 0;
+    snprintf(msg, size, "The Referenced Attribute (%s %s) is incorrect.", first, attr);
+    return CV_EVALIDATE;
+}

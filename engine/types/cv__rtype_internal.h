@@ -108,6 +108,12 @@ json_t *cv__group_refs(const json_t *outputs, const json_t *names, bool by_index
 /* The list of the members' values of `attr` among the child's outputs. */
 const json_t *cv__group_member_values(const json_t *outputs, const char *attr);
 
+/* rtype_group_mark.c: marks `attrs` as a group's of type `kind` with the
+ * members `names`, in order (CV_RTYPE_GROUP_KEY); and a ResourceGroup's
+ * removed_rsrc_list from its blacklist (Heat's sorted names). */
+void cv__group_mark(json_t *attrs, const char *kind, const json_t *names);
+json_t *cv__group_removed_list(const json_t *blacklist);
+
 /* What ResourceGroup and ResourceChain share (rtype_resource_group.c): the
  * resource's attributes from the child's resolved outputs and data.names /
  * data.attrs (refs, refs_map, attributes, removed_rsrc_list, <attr>,

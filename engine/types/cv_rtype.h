@@ -188,6 +188,24 @@ int cv_rtype_adopt(cv_rstate_t *st, const char *external_id);
 /* The external_id a recorded version was adopted with; NULL when created. */
 const char *cv_rtype_adopted_id(const json_t *data);
 
+/*
+ * The attribute under which the group types (OS::Heat::ResourceGroup,
+ * OS::Heat::ResourceChain, OS::Heat::AutoScalingGroup) tell get_attr that
+ * a path into their attributes is read as Heat's get_attribute of that type
+ * reads it, not as a plain walk: {"kind": the type's name, "members": the
+ * member names in order (an AutoScalingGroup's oldest first)}. The member
+ * values it reads are the group's other attributes: "resource.<name>" (a
+ * ResourceGroup's and chain's member reference ids), "refs_map",
+ * "attributes" / "outputs" (attribute -> member name -> value). The key
+ * starts with a control character, which no template output is named with;
+ * it is the engine's own and not shown (cv_rtype_attrs_shown).
+ */
+#define CV_RTYPE_GROUP_KEY "\001group"
+
+/* `attrs` without the keys that are the engine's own (CV_RTYPE_GROUP_KEY):
+ * what users see as a resource's attributes. Changes `attrs` in place. */
+void cv_rtype_attrs_shown(json_t *attrs);
+
 /* Whether `attr` is an attribute of `type` ("show" is one of every type). */
 bool cv_rtype_has_attr(const cv_rtype_t *type, const char *attr);
 

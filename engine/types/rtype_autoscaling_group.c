@@ -298,6 +298,7 @@ static json_t *asg_attributes(const json_t *outputs, const json_t *data)
     json_t *attrs = cv__group_refs(outputs, names, true);
     size_t i;
     json_object_set_new(attrs, "current_size", json_integer((json_int_t)json_array_size(names)));
+    cv__group_mark(attrs, cv__rtype_autoscaling_group.name, names);
     json_object_set_new(attrs, "outputs", json_object());
     json_object_set_new(attrs, "outputs_list", json_object());
     const json_t *a;

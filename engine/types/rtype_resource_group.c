@@ -16,7 +16,9 @@
  * The child template's outputs carry what the attributes need: `refs` and,
  * for each attribute a member type has, "a.<attr>" — the list over the
  * members. attributes() turns them into Heat's refs, refs_map, attributes,
- * removed_rsrc_list, <attr>, resource.<n> and resource.<n>.<attr>.
+ * removed_rsrc_list, <attr>, resource.<n> and resource.<n>.<attr>, marked
+ * (CV_RTYPE_GROUP_KEY) so that get_attr reads a path after them as Heat's
+ * ResourceGroup.get_attribute does (engine/template/intrinsic_group.c).
  */
 #include "cv_error.h"
 #include "cv_rtype.h"
@@ -103,7 +105,10 @@ static int group_validate(const json_t *props, const char *where, char *errstr, 
 
 /* ---- the members ---- */
 
-/* Adds to the blacklist the removal_policies entries that are members. */
+/* Adds to the blacklist the removal_policies entries that are members, or
+ * every entry when the group is created (Heat's _get_new_skiplist_entries
+ * takes every name while the group has no resource_id): a group created
+ * with resource_list ["0"] has members "1", "2", ... */
 static json_t *next_blacklist(const json_t *props, const json_t *data)
 {
     const char *mode = json_string_value(json_object_get(props, "removal_policies_mode"));
@@ -111,6 +116,7 @@ static json_t *next_blacklist(const json_t *props, const json_t *data)
     const json_t *old = json_object_get(data, "blacklist");
     json_t *bl = replace || !json_is_array(old) ? json_array() : json_deep_copy(old);
     const json_t *names = json_object_get(data, "names");
+    bool creating = names == NULL;
     size_t i, j;
     const json_t *p, *entry;
     json_array_foreach(json_object_get(props, "removal_policies"), i, p)
@@ -123,7 +129,8 @@ static json_t *next_blacklist(const json_t *props, const json_t *data)
                 snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(entry));
                 name = num;
             }
-            if (name && (cv__group_contains(names, name) || cv__group_contains(old, name)) &&
+            if (name &&
+                (creating || cv__group_contains(names, name) || cv__group_contains(old, name)) &&
                 !cv__group_contains(bl, name))
                 json_array_append_new(bl, json_string(name));
         }
@@ -255,8 +262,8 @@ json_t *cv__group_attributes(const json_t *outputs, const json_t *data, const cv
     const json_t *bl = json_object_get(data, "blacklist");
     json_t *attrs = cv__group_refs(outputs, names, false);
     size_t i;
-    json_object_set_new(attrs, "removed_rsrc_list",
-                        json_is_array(bl) ? json_incref((json_t *)bl) : json_array());
+    json_object_set_new(attrs, "removed_rsrc_list", cv__group_removed_list(bl));
+    cv__group_mark(attrs, own->name, names);
     json_object_set_new(attrs, "attributes", json_object());
     const json_t *a;
     json_array_foreach(json_object_get(data, "attrs"), i, a)

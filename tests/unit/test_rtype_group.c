@@ -299,15 +299,25 @@ static void test_removal_entries_that_are_not_members_are_ignored(void **state)
 {
     (void)state;
     json_t *data = json_object();
-    /* On the first definition there are no members yet. */
-    define("{'count': 2, 'removal_policies': [{'resource_list': ['0']}], " TEST_DEF "}", data);
-    assert_names(data, "0,1");
-    assert_json(json_object_get(data, "blacklist"), "[]");
+    define("{'count': 2, " TEST_DEF "}", data);
     define("{'count': 2, 'removal_policies': [{'resource_list': ['7', 'web', '1']}, {}],"
            " " TEST_DEF "}",
            data);
     assert_json(json_object_get(data, "blacklist"), "['1']");
     assert_names(data, "0,2");
+    json_decref(data);
+}
+
+/* Heat's _get_new_skiplist_entries takes every listed name while the group
+ * has no resource_id: created with resource_list ['0'], the members are
+ * "1" and "2", and "0" is in removed_rsrc_list. */
+static void test_removal_entries_at_create_are_all_skipped(void **state)
+{
+    (void)state;
+    json_t *data = json_object();
+    define("{'count': 2, 'removal_policies': [{'resource_list': ['0', '9']}], " TEST_DEF "}", data);
+    assert_names(data, "1,2");
+    assert_json(json_object_get(data, "blacklist"), "['0', '9']");
     json_decref(data);
 }
 
@@ -438,13 +448,15 @@ static void test_attributes_from_the_child_outputs(void **state)
     json_t *outputs = js("{'refs': ['id-1', 'id-2'], 'a.output': ['o1', 'o2']}");
     json_t *data = js("{'names': ['1', '2'], 'blacklist': ['0'], 'attrs': ['output']}");
     json_t *attrs = group()->nested->attributes(outputs, data);
-    assert_json(attrs, "{'refs': ['id-1', 'id-2'],"
-                       " 'refs_map': {'1': 'id-1', '2': 'id-2'},"
-                       " 'removed_rsrc_list': ['0'],"
-                       " 'attributes': {'output': {'1': 'o1', '2': 'o2'}},"
-                       " 'output': ['o1', 'o2'],"
-                       " 'resource.1': 'id-1', 'resource.2': 'id-2',"
-                       " 'resource.1.output': 'o1', 'resource.2.output': 'o2'}");
+    assert_json(attrs,
+                "{'\\u0001group': {'kind': 'OS::Heat::ResourceGroup', 'members': ['1', '2']},"
+                " 'refs': ['id-1', 'id-2'],"
+                " 'refs_map': {'1': 'id-1', '2': 'id-2'},"
+                " 'removed_rsrc_list': ['0'],"
+                " 'attributes': {'output': {'1': 'o1', '2': 'o2'}},"
+                " 'output': ['o1', 'o2'],"
+                " 'resource.1': 'id-1', 'resource.2': 'id-2',"
+                " 'resource.1.output': 'o1', 'resource.2.output': 'o2'}");
     json_decref(attrs);
     json_decref(data);
     json_decref(outputs);
@@ -456,17 +468,20 @@ static void test_attributes_of_an_incomplete_child_are_null(void **state)
     json_t *outputs = js("{'refs': ['id-0']}");
     json_t *data = js("{'names': ['0', '1'], 'blacklist': [], 'attrs': ['ip']}");
     json_t *attrs = group()->nested->attributes(outputs, data);
-    assert_json(attrs, "{'refs': ['id-0'], 'refs_map': {'0': 'id-0', '1': null},"
-                       " 'removed_rsrc_list': [], 'attributes': {'ip': {'0': null, '1': null}},"
-                       " 'ip': [], 'resource.0': 'id-0', 'resource.1': null,"
-                       " 'resource.0.ip': null, 'resource.1.ip': null}");
+    assert_json(attrs,
+                "{'\\u0001group': {'kind': 'OS::Heat::ResourceGroup', 'members': ['0', '1']},"
+                " 'refs': ['id-0'], 'refs_map': {'0': 'id-0', '1': null},"
+                " 'removed_rsrc_list': [], 'attributes': {'ip': {'0': null, '1': null}},"
+                " 'ip': [], 'resource.0': 'id-0', 'resource.1': null,"
+                " 'resource.0.ip': null, 'resource.1.ip': null}");
     json_decref(attrs);
     json_decref(data);
     json_decref(outputs);
     /* Nothing known at all. */
     json_t *empty = json_object();
     attrs = group()->nested->attributes(NULL, empty);
-    assert_json(attrs, "{'refs': [], 'refs_map': {}, 'removed_rsrc_list': [], 'attributes': {}}");
+    assert_json(attrs, "{'\\u0001group': {'kind': 'OS::Heat::ResourceGroup', 'members': []},"
+                       " 'refs': [], 'refs_map': {}, 'removed_rsrc_list': [], 'attributes': {}}");
     json_decref(attrs);
     json_decref(empty);
 }
@@ -641,6 +656,7 @@ int main(void)
         cmocka_unit_test_teardown(test_update_mode_replaces_the_blacklist, release),
         cmocka_unit_test_teardown(test_update_mode_keeps_names_still_listed, release),
         cmocka_unit_test_teardown(test_removal_entries_that_are_not_members_are_ignored, release),
+        cmocka_unit_test_teardown(test_removal_entries_at_create_are_all_skipped, release),
         cmocka_unit_test_teardown(test_integer_names_in_resource_list_are_tolerated, release),
         cmocka_unit_test_teardown(test_index_is_substituted_in_nested_values_not_keys, release),
         cmocka_unit_test_teardown(test_custom_index_var_is_substituted_instead, release),
