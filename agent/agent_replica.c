@@ -312,11 +312,15 @@ void cv__replica_on_down(cv_replica_t *r)
         cv__replica_set_state(r, CV_RSTATE_FAILED, r->cause);
         return;
     }
-    double delay;
+    double delay = 0;
     r->restarts = cv_restart_counter(
         r->restarts, r->state == CV_RSTATE_HEALTHY ? r->healthy_since : 0, cv_now(), r->h->reset_s);
     r->healthy_since = 0;
-    switch (cv_restart_decide(&r->spec.restart, r->restarts, r->down_failure, &delay)) {
+    cv_restart_action_t action =
+        r->down == DOWN_UNSTARTABLE
+            ? cv_restart_decide_start_error(&r->spec.restart)
+            : cv_restart_decide(&r->spec.restart, r->restarts, r->down_failure, &delay);
+    switch (action) {
     case CV_RESTART_AFTER:
         snprintf(text, sizeof(text), "%s; restarting in %g s", r->cause, delay);
         cv__replica_set_state(r, CV_RSTATE_BACKOFF, text);
@@ -330,8 +334,13 @@ void cv__replica_on_down(cv_replica_t *r)
         return;
     case CV_RESTART_GIVE_UP:
         r->gave_up = true;
-        snprintf(text, sizeof(text), "%s; the restart policy gave up after %d restarts", r->cause,
-                 r->restarts);
+        if (r->down == DOWN_UNSTARTABLE)
+            snprintf(text, sizeof(text),
+                     "%s; it cannot be executed on this node: the restart policy gave up at once",
+                     r->cause);
+        else
+            snprintf(text, sizeof(text), "%s; the restart policy gave up after %d restarts",
+                     r->cause, r->restarts);
         cv__replica_set_state(r, CV_RSTATE_FAILED, text);
         return;
     }

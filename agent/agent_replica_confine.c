@@ -110,13 +110,14 @@ int cv__replica_confine_task(cv_replica_t *r, size_t i, char *const *env, char *
     const cv_rtask_t *t = &r->spec.tasks[i == SIZE_MAX ? 0 : i];
     char program[PATH_MAX];
     int rc = cv_sandbox_resolve(argv[0], env, r->uid, r->gid, program, sizeof(program));
+    /* CV_ENOENT: the program cannot be executed here, whoever retries. */
     if (rc == -EACCES && r->uid > 0)
-        return cv_seterr(why, why_size, CV_EFAILED,
+        return cv_seterr(why, why_size, CV_ENOENT,
                          "exec %s: %s for uid %ld, the replica's user (a directory of its path "
                          "or the program is not open to it)",
                          argv[0], strerror(-rc), r->uid);
     if (rc)
-        return cv_seterr(why, why_size, CV_EFAILED, "exec %s: %s", argv[0], strerror(-rc));
+        return cv_seterr(why, why_size, CV_ENOENT, "exec %s: %s", argv[0], strerror(-rc));
     places_t p = {.nroots = 0};
     places_of(r, wd, &p);
     rc = cv_policy_check_workdir(&sb->policy, t->name, wd, p.roots, p.nroots, why, why_size);

@@ -24,8 +24,17 @@ typedef struct task {
 
 /* Why the processes went down, for the restart policy and the report. */
 /* DOWN_REFUSED: the agent's policy refused the spec (a verdict: failed,
- * never restarted here). */
-typedef enum { DOWN_NONE = 0, DOWN_EXIT, DOWN_HEALTH, DOWN_SPAWN, DOWN_STOP, DOWN_REFUSED } down_t;
+ * never restarted here). DOWN_UNSTARTABLE: a task's program cannot be
+ * executed on this node (cv_restart_decide_start_error). */
+typedef enum {
+    DOWN_NONE = 0,
+    DOWN_EXIT,
+    DOWN_HEALTH,
+    DOWN_SPAWN,
+    DOWN_STOP,
+    DOWN_REFUSED,
+    DOWN_UNSTARTABLE
+} down_t;
 
 struct cv_replica {
     cv_rhost_t *h;

@@ -228,7 +228,7 @@ static void prepare_load_file(cv_replica_t *r);
 void cv__replica_spawn_all(cv_replica_t *r)
 {
     char why[512] = "";
-    bool refused = false;
+    bool refused = false, unstartable = false;
     int rc;
     prepare_load_file(r);
     cv_env_where_t w = {r->h->node, r->h->address, r->ports, r->volumes, r->load_file};
@@ -247,8 +247,10 @@ void cv__replica_spawn_all(cv_replica_t *r)
         if (!env || !argv || !argv[0] || !wd)
             snprintf(why, sizeof(why), "out of memory");
         else if ((rc = cv__replica_confine_task(r, i, env, argv, wd, &wrapped, why, sizeof(why))) !=
-                 0)
+                 0) {
             refused = rc == CV_EVALIDATE;
+            unstartable = rc == CV_ENOENT;
+        }
         cv_spawn_t s = {.argv = (const char *const *)wrapped,
                         .env = env,
                         .cwd = wd,
@@ -278,7 +280,7 @@ void cv__replica_spawn_all(cv_replica_t *r)
         snprintf(r->cause, sizeof(r->cause), "%s", why);
     r->exit[0] = '\0';
     r->down_failure = true;
-    cv__replica_stop_group(r, refused ? DOWN_REFUSED : DOWN_SPAWN);
+    cv__replica_stop_group(r, refused ? DOWN_REFUSED : unstartable ? DOWN_UNSTARTABLE : DOWN_SPAWN);
 }
 
 /* CONVERGE_LOAD_FILE's folder exists before the replica runs, its user's:

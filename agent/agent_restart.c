@@ -68,6 +68,11 @@ cv_restart_action_t cv_restart_decide(const cv_restart_policy_t *p, int restarts
     return CV_RESTART_AFTER;
 }
 
+cv_restart_action_t cv_restart_decide_start_error(const cv_restart_policy_t *p)
+{
+    return p->kind == CV_RESTART_NEVER ? CV_RESTART_STAY_FAILED : CV_RESTART_GIVE_UP;
+}
+
 int cv_restart_counter(int restarts, double healthy_since, double now, double reset_s)
 {
     if (healthy_since > 0 && now - healthy_since >= reset_s)

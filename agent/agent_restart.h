@@ -47,6 +47,12 @@ int cv_restart_parse(const json_t *obj, const char *path, cv_restart_policy_t *o
 cv_restart_action_t cv_restart_decide(const cv_restart_policy_t *p, int restarts, bool failure,
                                       double *delay_s);
 
+/* What to do after a task's program could not be executed on the node
+ * (not found, or not executable by the replica's user): retrying cannot
+ * make it start here, so every policy but Never gives up at once and the
+ * replica moves (Never: failed, not moved, as after any failure). */
+cv_restart_action_t cv_restart_decide_start_error(const cv_restart_policy_t *p);
+
 /* The restart counter to keep: 0 once the replica has been healthy since
  * `healthy_since` (0: not healthy) for at least reset_s seconds at `now`. */
 int cv_restart_counter(int restarts, double healthy_since, double now, double reset_s);

@@ -175,7 +175,10 @@ test_agent_unexecutable_command_fails_with_the_os_error() {
     assert_match "exec /no/such/program: No such file or directory" \
         "$(report_field "$rid" reason)" "reason"
     assert_eq true "$(report_field "$rid" gave_up)" "gave up"
-    assert_eq 2 "$(report_field "$rid" restarts)" "restarts counted"
+    # Retrying cannot make it start on this node: no restart at all.
+    assert_eq 0 "$(report_field "$rid" restarts)" "restarts counted"
+    assert_match "cannot be executed on this node: the restart policy gave up at once" \
+        "$(report_field "$rid" reason)" "why it gave up at once"
 }
 
 test_agent_stops_an_unassigned_replica_and_drops_its_report() {

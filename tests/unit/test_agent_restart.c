@@ -53,6 +53,19 @@ static void test_max_times_zero_never_gives_up(void **state)
     assert_int_equal(cv_restart_decide(&p, 100000, true, &delay), CV_RESTART_AFTER);
 }
 
+/* A program that cannot be executed on the node is not retried there,
+ * even without a limit: the agent gives up and the replica moves. */
+static void test_a_program_that_cannot_be_executed_gives_up_at_once(void **state)
+{
+    (void)state;
+    cv_restart_policy_t p = policy("{\"policy\": \"Always\", \"max_times\": 0}");
+    assert_int_equal(cv_restart_decide_start_error(&p), CV_RESTART_GIVE_UP);
+    p = policy("{\"policy\": \"OnFailure\", \"max_times\": 5}");
+    assert_int_equal(cv_restart_decide_start_error(&p), CV_RESTART_GIVE_UP);
+    p = policy("{\"policy\": \"Never\"}");
+    assert_int_equal(cv_restart_decide_start_error(&p), CV_RESTART_STAY_FAILED);
+}
+
 static void test_on_failure_takes_exit_0_as_done(void **state)
 {
     (void)state;
@@ -122,6 +135,7 @@ int main(void)
         cmocka_unit_test(test_each_restart_waits_interval_plus_n_backoffs),
         cmocka_unit_test(test_max_times_restarts_then_gives_up),
         cmocka_unit_test(test_max_times_zero_never_gives_up),
+        cmocka_unit_test(test_a_program_that_cannot_be_executed_gives_up_at_once),
         cmocka_unit_test(test_on_failure_takes_exit_0_as_done),
         cmocka_unit_test(test_always_restarts_after_exit_0_too),
         cmocka_unit_test(test_never_restarts_and_a_failure_stays_failed),
