@@ -23,6 +23,7 @@
 #include "cv_log.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The hooks the outcome needs cleared, in the order Heat meets them. */
@@ -84,6 +85,28 @@ static void current_state(const cv_record_t *rec, char *action, char *status, si
     snprintf(status, size, "%s", sep + 1);
 }
 
+/* The events a replacement writes before its own ("first": the update
+ * Heat began on the superseded version), taken out of the outcome when a
+ * pre-create hook stops the replacement: its pause writes them, before the
+ * pause's event, as Heat's order has them. Returns their JSON, or NULL. */
+static char *events_before_create(check_t *c, const char *hooks)
+{
+    if (!strstr(hooks, "pre-create") || !c->out.events)
+        return NULL;
+    json_t *first = json_array(), *rest = json_array();
+    size_t i;
+    json_t *e;
+    json_array_foreach(c->out.events, i, e)
+    {
+        json_array_append(json_is_true(json_object_get(e, "first")) ? first : rest, e);
+    }
+    json_decref(c->out.events);
+    c->out.events = rest;
+    char *text = json_array_size(first) ? json_dumps(first, JSON_COMPACT) : NULL;
+    json_decref(first);
+    return text;
+}
+
 bool cv__hooks_pause(check_t *c)
 {
     unsigned bits = hook_bits(c->in.graph_entry);
@@ -93,6 +116,7 @@ bool cv__hooks_pause(check_t *c)
     needed_hooks(c, bits, hooks, sizeof(hooks));
     if (!hooks[0])
         return false;
+    char *before = events_before_create(c, hooks);
     const cv_msg_t *m = &c->run.msg;
     char k[3][CV_KEY_MAX], trav[24], action[24], status[24];
     cv_key(k[0], CV_KEY_MAX, CV_KEY_STACK, m->stack, 0, NULL);
@@ -109,9 +133,11 @@ bool cv__hooks_pause(check_t *c)
                                 .status = status,
                                 .physical_id = c->in.rec.physical_id,
                                 .worker = c->run.w->id,
-                                .type = c->out.declared_type};
+                                .type = c->out.declared_type,
+                                .before = before ? before : ""};
     if (cv_redis_call(c->run.w->redis, CV_SCRIPT_HOOK_WAIT, keys.v, args.v, 0, NULL, NULL,
                       on_hook_wait, c) != 0)
         cv__check_backoff(c);
+    free(before);
     return true;
 }

@@ -230,12 +230,28 @@ static void create(const cv_check_input_t *in, cv_check_outcome_t *out, bool rep
     if (!replacing) {
         set_kind(out, CV_CHECK_CREATE, "CREATE_IN_PROGRESS", "CREATE", "state changed");
     } else {
-        set_kind(out, CV_CHECK_REPLACE, "CREATE_IN_PROGRESS", "CREATE", "");
-        snprintf(out->reason, sizeof(out->reason), "replacing %s", rec->physical_id);
+        /* Heat's new version: "state changed", as any create. */
+        set_kind(out, CV_CHECK_REPLACE, "CREATE_IN_PROGRESS", "CREATE", "state changed");
         out->old = json_deep_copy(rec->old);
         json_array_append_new(out->old, version_entry(rec));
     }
     plan_child(in, out, "CREATE", "");
+}
+
+/* Heat finds that changed properties need a replacement inside the
+ * update's action recorder (Resource.update: _prepare_update_props, or the
+ * type's handle_update, raises UpdateReplace), which writes the version's
+ * UPDATE IN_PROGRESS, then UPDATE COMPLETE with the exception's text:
+ * written before the replacement's own CREATE event ("first"). */
+static void update_refused_events(const cv_check_input_t *in, cv_check_outcome_t *out)
+{
+    char why[CV_NAME_MAX + 48];
+    snprintf(why, sizeof(why), "The Resource %s requires replacement.", in->job->resource);
+    out->events =
+        json_pack("[{s:s, s:s, s:s, s:s, s:b}, {s:s, s:s, s:s, s:s, s:b}]", "physical_id",
+                  in->rec->physical_id, "action", "UPDATE", "status", "IN_PROGRESS", "reason",
+                  "state changed", "first", 1, "physical_id", in->rec->physical_id, "action",
+                  "UPDATE", "status", "COMPLETE", "reason", why, "first", 1);
 }
 
 /* Successors see the reference id (get_resource), not the physical id. */
@@ -464,6 +480,7 @@ static void decide_update(const cv_check_input_t *in, cv_check_outcome_t *out)
     }
     if (cv_rtype_needs_replacement(out->type, rec->props, out->props)) {
         create(in, out, true);
+        update_refused_events(in, out);
         return;
     }
     set_kind(out, CV_CHECK_UPDATE, "UPDATE_IN_PROGRESS", "UPDATE", "state changed");

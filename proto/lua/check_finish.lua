@@ -16,7 +16,9 @@
 -- version keeps that version's time); declared_type: the type the template
 -- wrote, what the record and its events report (`type` is the one that
 -- implements it). An extra event names its own type ("type": a replaced
--- version's) or takes it.
+-- version's) or takes it; one marked "first" comes before the action's own
+-- event (the update Heat began before its handle_update asked for a
+-- replacement), the others after it.
 -- With an empty status (ARGV 3) only the replaced versions change: the
 -- current version's fields are left as they are.
 -- Every physical create or delete of a resource version this write records
@@ -73,13 +75,19 @@ if ARGV[3] ~= '' then
 end
 if ARGV[18] ~= '' then redis.call('HSET', KEYS[1], 'old', ARGV[18]) end
 if ARGV[16] ~= '' then redis.call('HSET', KEYS[5], ARGV[14], ARGV[16]) end
+local function add_extra(first)
+  for _, e in ipairs(extra) do
+    if (e.first == true) == first then
+      add_event(KEYS[3], ARGV[14], e.physical_id, e.action, e.status, e.reason, ARGV[12],
+        ARGV[13], nil, e.type or ARGV[21])
+    end
+  end
+end
+add_extra(true)
 if ARGV[15] ~= '' then
   add_event(KEYS[3], ARGV[14], ARGV[6], ARGV[4], ARGV[15], ARGV[5], ARGV[12], ARGV[13], nil,
     ARGV[21])
 end
-for _, e in ipairs(extra) do
-  add_event(KEYS[3], ARGV[14], e.physical_id, e.action, e.status, e.reason, ARGV[12], ARGV[13],
-    nil, e.type or ARGV[21])
-end
+add_extra(false)
 release()
 return {'OK', tostring(ver + 1)}

@@ -6,11 +6,15 @@
 -- `status`, `physical_id`, `type`); a newer traversal starts afresh.
 -- KEYS: 1 stack, 2 hooks, 3 events
 -- ARGV: 1 traversal, 2 resource, 3 hooks, 4 node, 5 action, 6 status,
---       7 physical_id, 8 worker, 9 type
+--       7 physical_id, 8 worker, 9 type, 10 before
 -- hooks: the hooks the action needs, in order, space-separated (e.g.
 -- 'pre-update pre-create'); action, status: the resource's as Heat names
 -- them for the events ('INIT', 'COMPLETE' before a create); type: the
--- resource's as the template wrote it, for the events. A caller that
+-- resource's as the template wrote it, for the events; before: a JSON list
+-- of events ({"physical_id", "action", "status", "reason"}) a pause on
+-- pre-create writes first — the update Heat began on the version a
+-- replacement supersedes, which precedes the new version's hooks ('' none).
+-- A caller that
 -- is not told OK releases its lease and ends: the clear publishes the job
 -- again.
 -- Returns {'OK'} (every hook cleared: act), {'PAUSED', hook} (paused now,
@@ -36,6 +40,12 @@ for hook in string.gmatch(ARGV[3], '%S+') do
     if hook == 'pre-create' then e.action, e.status, e.physical_id = 'INIT', 'COMPLETE', '' end
     if #(e.cleared or {}) == 0 then e.cleared = nil end
     redis.call('HSET', KEYS[2], ARGV[2], cjson.encode(e))
+    if hook == 'pre-create' and ARGV[10] ~= '' then
+      for _, b in ipairs(cjson.decode(ARGV[10])) do
+        add_event(KEYS[3], ARGV[2], b.physical_id, b.action, b.status, b.reason, ARGV[1], ARGV[8],
+          t, e.type)
+      end
+    end
     add_event(KEYS[3], ARGV[2], e.physical_id, e.action, e.status,
       (paused_action[hook] or hook) .. ' paused until Hook ' .. hook .. ' is cleared', ARGV[1],
       ARGV[8], t, e.type)

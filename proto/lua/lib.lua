@@ -214,13 +214,19 @@ local function record_settled(res, lease, events, index, ledger, A, t, t_us, del
       'policy', A[18], 'declared_type', A[21])
     if A[19] ~= '' then redis.call('HSET', res, 'old', A[19]) end
     if A[17] ~= '' then redis.call('HSET', index, A[3], A[17]) end
-    add_event(events, A[3], A[11], A[7], 'IN_PROGRESS', A[8], A[1], A[6], t, A[21])
-    if A[20] ~= '' then
-      for _, e in ipairs(cjson.decode(A[20])) do
-        add_event(events, A[3], e.physical_id, e.action, e.status, e.reason, A[1], A[6], t,
-          e.type or A[21])
+    -- extra events marked "first" before the action's own (check_finish.lua)
+    local extra = A[20] ~= '' and cjson.decode(A[20]) or {}
+    local function add_extra(first)
+      for _, e in ipairs(extra) do
+        if (e.first == true) == first then
+          add_event(events, A[3], e.physical_id, e.action, e.status, e.reason, A[1], A[6], t,
+            e.type or A[21])
+        end
       end
     end
+    add_extra(true)
+    add_event(events, A[3], A[11], A[7], 'IN_PROGRESS', A[8], A[1], A[6], t, A[21])
+    add_extra(false)
     add_event(events, A[3], A[11], A[7], 'COMPLETE', A[10], A[1], A[6], t, A[21])
   end
   if redis.call('GET', lease) == A[5] then redis.call('DEL', lease) end

@@ -10,9 +10,6 @@
 #   (min_in_service), the pauses between them timers of the walk: the nested
 #   stack lists the members and nothing else.
 #
-# The pending_* functions need the replacement events Heat writes
-# (engine/flow). They run with CV_TEST_PENDING=1 and join the suite
-# (renamed test_*) once those are in.
 # shellcheck shell=bash
 
 GP=${CONVERGE_PREFIX:-cv:}
@@ -83,7 +80,7 @@ EOF
 # Heat's events of the replacement begin with the old Delay's update that
 # found it needs one: UPDATE IN_PROGRESS, then UPDATE COMPLETE "The Resource
 # d requires replacement." (Resource._action_recorder on UpdateReplace).
-pending_group_policies_delay_replacement_has_heats_update_events() {
+test_group_policies_delay_replacement_has_heats_update_events() {
     local name tpl id before events
     name=$(stack_name gp-delay-ev)
     tpl=$(gp_template delay-ev <<'EOF'
@@ -293,11 +290,3 @@ test_group_policies_rolling_update_walks_heats_batches_with_temporary_members() 
         fail "the temporary members went before the pause: $events"
     ctl delete "$name" --wait --timeout 60 >/dev/null
 }
-
-# Pending tests run with CV_TEST_PENDING=1 (tests/integration/run.sh picks
-# test_* functions only).
-if [[ -n ${CV_TEST_PENDING:-} ]]; then
-    for gp_pending in $(declare -F | awk '{print $3}' | grep '^pending_group_policies_'); do
-        eval "test_${gp_pending#pending_}() { $gp_pending; }"
-    done
-fi

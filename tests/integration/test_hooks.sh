@@ -169,10 +169,10 @@ test_hook_replacement_pauses_on_update_create_then_the_old_versions_delete() {
     # old version's delete pauses, each action only after its clear.
     local got
     got=$(jq -r '[.[] | select(.resource == "rand")
-                 | .action + "_" + .status + " " + (.reason | sub("replacing .*"; "replacing"))]
+                 | .action + "_" + .status + " " + .reason]
                  | .[(index("CREATE_COMPLETE UPDATE paused until Hook pre-update is cleared")):]
                  | join("; ")' <<<"$e")
-    assert_eq "CREATE_COMPLETE UPDATE paused until Hook pre-update is cleared; CREATE_COMPLETE Hook pre-update is cleared; INIT_COMPLETE CREATE paused until Hook pre-create is cleared; INIT_COMPLETE Hook pre-create is cleared; CREATE_IN_PROGRESS replacing; CREATE_COMPLETE state changed; CREATE_COMPLETE DELETE paused until Hook pre-delete is cleared; CREATE_COMPLETE Hook pre-delete is cleared; DELETE_IN_PROGRESS state changed; DELETE_COMPLETE state changed" \
+    assert_eq "CREATE_COMPLETE UPDATE paused until Hook pre-update is cleared; CREATE_COMPLETE Hook pre-update is cleared; UPDATE_IN_PROGRESS state changed; UPDATE_COMPLETE The Resource rand requires replacement.; INIT_COMPLETE CREATE paused until Hook pre-create is cleared; INIT_COMPLETE Hook pre-create is cleared; CREATE_IN_PROGRESS state changed; CREATE_COMPLETE state changed; CREATE_COMPLETE DELETE paused until Hook pre-delete is cleared; CREATE_COMPLETE Hook pre-delete is cleared; DELETE_IN_PROGRESS state changed; DELETE_COMPLETE state changed" \
         "$got" "events of the replacement"
     assert_eq 1 "$(jq --arg p "$before" '[.[] | select(.resource == "rand" and .action == "DELETE" and .status == "COMPLETE" and .physical_id == $p)] | length' <<<"$e")" \
         "the old version was deleted after the clear"

@@ -306,7 +306,8 @@ static void test_resource_marked_unhealthy_is_replaced(void **state)
     record(f, "CHECK_FAILED", TEST_RESOURCE, "{\"value\": \"a\"}");
     const cv_check_outcome_t *o = decide(f);
     assert_kind(o, REPLACE);
-    assert_string_equal(o->reason, "replacing phys-old");
+    assert_string_equal(o->reason, "state changed");
+    assert_null(o->events); /* no update began: Heat replaces a failed one at once */
 }
 
 static void test_unchanged_complete_is_done_passing_id_and_attributes(void **state)
@@ -450,7 +451,7 @@ static void test_property_without_update_allowed_is_replaced(void **state)
     assert_kind(o, REPLACE);
     assert_string_equal(o->status, "CREATE_IN_PROGRESS");
     assert_string_equal(o->action, "CREATE");
-    assert_string_equal(o->reason, "replacing phys-old");
+    assert_string_equal(o->reason, "state changed");
     assert_string_equal(o->uuid, uuid);
     assert_int_equal(json_array_size(o->old), 1);
     const json_t *entry = json_array_get(o->old, 0);
@@ -459,6 +460,12 @@ static void test_property_without_update_allowed_is_replaced(void **state)
     assert_string_equal(json_string_value(json_object_get(entry, "status")), "CREATE_COMPLETE");
     assert_string_equal(json_string_value(json_object_get(entry, "policy")), "Delete");
     assert_true(json_equal(json_object_get(entry, "props"), f->rec.props));
+    /* Heat's action recorder on UpdateReplace, before the new version's events. */
+    assert_json(o->events, "[{\"physical_id\": \"phys-old\", \"action\": \"UPDATE\", \"status\": "
+                           "\"IN_PROGRESS\", \"reason\": \"state changed\", \"first\": true},"
+                           " {\"physical_id\": \"phys-old\", \"action\": \"UPDATE\", \"status\": "
+                           "\"COMPLETE\", \"reason\": \"The Resource r requires replacement.\","
+                           " \"first\": true}]");
 }
 
 static void test_random_string_length_change_is_replaced(void **state)
