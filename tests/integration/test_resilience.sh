@@ -253,7 +253,7 @@ test_resilience_reaper_requeues_the_lost_check_and_observe_jobs_of_ready_nodes()
     redis EVAL "$(res_lua check_finish)" 7 "$k:res:a" "$k:lease:a" "$k:events" "$k:counts" \
         "$k:index" "$k:ledger" "$k:stack" 0 token CREATE_IN_PROGRESS CREATE "state changed" \
         "$observed-a" "uuid-a" OS::Heat::None '{}' '{}' '{}' 1 engine-gone a IN_PROGRESS '[]' \
-        Delete '' '' >/dev/null
+        Delete '' '' '' '' >/dev/null
     cv_wait_until 40 "the reaper to complete the first stack" res_status_is "$checked" CREATE_COMPLETE
     cv_wait_until 10 "the reaper to complete the second stack" res_status_is "$observed" CREATE_COMPLETE
     assert_eq 2 "$(redis HGET "$RES_PREFIX{$checked}:counts" CREATE_COMPLETE)" "resources created"

@@ -597,8 +597,12 @@ test_services_agent_with_a_bad_node_description_exits_2_naming_the_field() {
     done
 }
 
-test_services_unexecutable_command_fails_with_the_os_error_and_counts_as_a_restart() {
-    local name tpl svc r ev
+# A program that cannot be executed on a node is not retried there (the
+# restart policy is for processes that ran): the agent gives up on the node
+# at once and the replica moves on, until every node of the group is
+# blocklisted and the resource fails with the operating system's error.
+test_services_unexecutable_command_is_given_up_at_once_on_each_node() {
+    local name tpl reason
     svt_up noexec N1 N2 N3
     name=$(stack_name svc-noexec) && svt_stack svc-noexec
     tpl=$STATE/agents/$name.yaml
@@ -616,17 +620,10 @@ resources:
 T
     sed -i "s/GROUP/${SVT_P%?}/" "$tpl"
     ctl submit "$name" "$tpl" >/dev/null
-    cv_wait_until 30 "the service to exist" svc_id "$name" ghost >/dev/null
-    svc=$(svc_id "$name" ghost)
-    svt_noexec_seen() {
-        r=$(svc_replicas "$svc" | jq -c '.[0] // {}')
-        [ "$(jqr '.restarts // 0' <<<"$r")" -ge 1 ] && [[ $(jqr '.reason // ""' <<<"$r") == *"No such file or directory"* ]]
-    }
-    cv_wait_until 30 "the replica to fail with ENOENT and be restarted" svt_noexec_seen ||
-        fail "report: $(svc_replicas "$svc")"
-    ev=$(ctl events "$name" -o json)
-    [ "$(jq '[.[] | select(.resource == "ghost" and (.reason | contains("No such file or directory")))] | length' <<<"$ev")" -ge 1 ] ||
-        fail "no event of ghost gives the operating system's error: $(jq -c '[.[] | select(.resource == "ghost")] | .[-3:]' <<<"$ev")"
-    svt_status_is "$name" CREATE_COMPLETE && fail "a service whose command cannot run completed"
-    true
+    cv_wait_until 60 "the resource to fail" svt_status_is "$name" CREATE_FAILED
+    reason=$(ctl resources "$name" -o json | jqr '.[] | select(.name == "ghost") | .reason')
+    assert_match "exec /nonexistent/converge-test-binary: No such file or directory" "$reason" \
+        "the operating system's error"
+    assert_match "cannot be executed on this node: the restart policy gave up at once" "$reason" \
+        "given up without a restart, max_times notwithstanding"
 }
