@@ -178,9 +178,14 @@ start_worker() {
         "$build_dir/converge-$role" --id "$name" --metrics-addr "$(cv_metrics_addr "$name")" \
         "${worker_args[@]}"
     if $wait_ready; then
-        cv_wait_until "$TIMEOUT" "$name to be ready" worker_ready ||
+        cv_wait_until "$TIMEOUT" "$name to be ready" worker_ready || {
+            cv_tail_log "$STATE/log/$name.log"
             cv_die "$name did not become ready; see $STATE/log/$name.log"
-        cv_alive "$name" >/dev/null || cv_die "$name exited at start; see $STATE/log/$name.log"
+        }
+        cv_alive "$name" >/dev/null || {
+            cv_tail_log "$STATE/log/$name.log"
+            cv_die "$name exited at start; see $STATE/log/$name.log"
+        }
     fi
 }
 
