@@ -1,6 +1,7 @@
 /*
- * agent_restart — the restart policy of a replica (seed 004, BCS
- * restartPolicy): what to do when its processes stopped, and when.
+ * agent_restart — the restart policy of a replica (the restartPolicy of
+ * BCS's Mesos scheduling document): what to do when its processes stopped,
+ * and when.
  *
  * Never: never restarted. Always: restarted whatever the exit. OnFailure:
  * restarted after a failure (non-zero exit, a signal, a failed health check,

@@ -1,6 +1,6 @@
 /*
  * agent_subst — ${VAR} substitution in a replica's command, environment and
- * working directory (seed 004's ${...} variables).
+ * working directory (the ${...} variables of BCS's Mesos scheduling document).
  *
  * ${NAME} is replaced by the value `lookup` gives for NAME; a name it does
  * not know is left as written (so a shell command's own ${HOME} reaches the

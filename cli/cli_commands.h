@@ -23,29 +23,29 @@ extern const char cli_converge_usage[];
 extern const char cli_observe_usage[];
 extern const char cli_dead_usage[];
 extern const char cli_mark_unhealthy_usage[];
-/* Read-side verbs (issue 11): listing stacks, one output, template or resource. */
+/* Read-side verbs: listing stacks, one output, template or resource. */
 extern const char cli_list_usage[];
 extern const char cli_output_show_usage[];
 extern const char cli_template_show_usage[];
 extern const char cli_resource_show_usage[];
 extern const char cli_signal_usage[];
 extern const char cli_hook_clear_usage[];
-/* The cluster (issue 12). */
+/* The cluster. */
 extern const char cli_nodes_usage[];
 extern const char cli_node_usage[];
 extern const char cli_replicas_usage[];
 extern const char cli_health_usage[];
-/* The cluster resource manager (issue 13). */
+/* The cluster resource manager. */
 extern const char cli_crm_usage[];
 extern const char cli_crm_settings_usage[];
 extern const char cli_report_load_usage[];
 extern const char cli_rollout_usage[];
 extern const char cli_upgrade_usage[];
-/* Kafka (issue 14). */
+/* Kafka. */
 extern const char cli_topics_usage[];
 /* Drawing a stack. */
 extern const char cli_graph_usage[];
-/* Nothing kept forever (issue 26). */
+/* Nothing kept forever: purging deleted stacks, re-sealing secrets. */
 extern const char cli_purge_usage[];
 extern const char cli_rekey_usage[];
 
@@ -66,25 +66,25 @@ int cli_cmd_converge(cli_t *cli, int argc, char **argv);
 int cli_cmd_observe(cli_t *cli, int argc, char **argv);
 int cli_cmd_dead(cli_t *cli, int argc, char **argv);
 int cli_cmd_mark_unhealthy(cli_t *cli, int argc, char **argv);
-/* Read-side verbs (issue 11). */
+/* Read-side verbs. */
 int cli_cmd_list(cli_t *cli, int argc, char **argv);
 int cli_cmd_output_show(cli_t *cli, int argc, char **argv);
 int cli_cmd_template_show(cli_t *cli, int argc, char **argv);
 int cli_cmd_resource_show(cli_t *cli, int argc, char **argv);
 int cli_cmd_signal(cli_t *cli, int argc, char **argv);
 int cli_cmd_hook_clear(cli_t *cli, int argc, char **argv);
-/* The cluster (issue 12). */
+/* The cluster. */
 int cli_cmd_nodes(cli_t *cli, int argc, char **argv);
 int cli_cmd_node(cli_t *cli, int argc, char **argv);
 int cli_cmd_replicas(cli_t *cli, int argc, char **argv);
 int cli_cmd_health(cli_t *cli, int argc, char **argv);
-/* The cluster resource manager (issue 13). */
+/* The cluster resource manager. */
 int cli_cmd_crm(cli_t *cli, int argc, char **argv);
 int cli_cmd_crm_settings(cli_t *cli, int argc, char **argv);
 int cli_cmd_report_load(cli_t *cli, int argc, char **argv);
 int cli_cmd_rollout(cli_t *cli, int argc, char **argv);
 int cli_cmd_upgrade(cli_t *cli, int argc, char **argv);
-/* Kafka (issue 14). */
+/* Kafka. */
 int cli_cmd_topics(cli_t *cli, int argc, char **argv);
 /* Drawing a stack. */
 int cli_cmd_graph(cli_t *cli, int argc, char **argv);

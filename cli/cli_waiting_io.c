@@ -386,12 +386,11 @@ static int read_watched(reading_t *rd)
 }
 
 /*
- * HOOKS (issue 11, helper "env"): the stack's hooks hash ({<stack>}:hooks,
- * resource -> JSON {"traversal", "waiting": hook, "since", ...}, written by
- * hook_wait.lua) says which resources are paused at a hook. Its key kind
- * comes with environment hooks; it is found here by its pattern so that
- * this reads it as soon as they are merged (then CV_KEY_HOOKS can name it
- * directly). Without it no resource is paused at a hook.
+ * HOOKS: the stack's hooks hash ({<stack>}:hooks, resource -> JSON
+ * {"traversal", "waiting": hook, "since", ...}, written by hook_wait.lua)
+ * says which resources are paused at a hook. Its key kind is looked up here
+ * by its pattern; CV_KEY_HOOKS names the same key and could replace the
+ * lookup. Without the key kind no resource is paused at a hook.
  */
 static int hooks_kind(void)
 {

@@ -31,7 +31,7 @@ static const cli_command_t commands[] = {
      cli_mark_unhealthy_usage, cli_cmd_mark_unhealthy},
     {"hook-clear", "clear the hook a resource waits on", cli_hook_clear_usage, cli_cmd_hook_clear},
     {"status", "show a stack's status, progress and outputs", cli_status_usage, cli_cmd_status},
-    /* Read-side verbs (issue 11). */
+    /* Read-side verbs. */
     {"list", "list the stacks, with status, progress and age", cli_list_usage, cli_cmd_list},
     {"output-show", "show one output of a stack (or all)", cli_output_show_usage,
      cli_cmd_output_show},
@@ -54,12 +54,12 @@ static const cli_command_t commands[] = {
     {"dead", "list the messages the workers dead-lettered, and why", cli_dead_usage, cli_cmd_dead},
     {"signal", "send a signal to a resource (wait condition handles)", cli_signal_usage,
      cli_cmd_signal},
-    /* The cluster (issue 12): nodes, replicas, health reports. */
+    /* The cluster: nodes, replicas, health reports. */
     {"nodes", "list the cluster's nodes, or draw them (--map)", cli_nodes_usage, cli_cmd_nodes},
     {"node", "disable, enable or drain a node", cli_node_usage, cli_cmd_node},
     {"replicas", "list the replicas of a stack's services", cli_replicas_usage, cli_cmd_replicas},
     {"health", "show the cluster's health reports", cli_health_usage, cli_cmd_health},
-    /* The cluster resource manager (issue 13). */
+    /* The cluster resource manager. */
     {"crm", "show the cluster resource manager: holder, phases, balance, moves", cli_crm_usage,
      cli_cmd_crm},
     {"report-load", "report a replica's load for its service's metrics", cli_report_load_usage,
@@ -67,7 +67,7 @@ static const cli_command_t commands[] = {
     {"rollout", "show, pause, resume or roll back a service's rolling update", cli_rollout_usage,
      cli_cmd_rollout},
     {"upgrade", "update a stack one upgrade domain at a time", cli_upgrade_usage, cli_cmd_upgrade},
-    /* Kafka (issue 14). */
+    /* Kafka. */
     {"topics", "check, or --create, the Kafka topics Converge uses", cli_topics_usage,
      cli_cmd_topics},
 };

@@ -252,7 +252,7 @@ static json_t *read_count(const cv__svc_reader_t *r, const char *path, const jso
 }
 
 /* Defaults: Always, interval 1 s, backoff 1 s, max_times 0 (unlimited, as
- * seed 004's maxtimes 0). */
+ * BCS's maxtimes 0). */
 json_t *cv__svc_read_restart(const cv__svc_reader_t *r, const char *path, const json_t *v)
 {
     static const cv__svc_field_t fields[] = {{"policy", read_restart_name},

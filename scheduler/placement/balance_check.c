@@ -6,10 +6,11 @@
  * service (replica exclusion), meets its placement and Mesos constraints,
  * has room for the replica's every load — within the non-buffered
  * capacity for balancing, up to the capacity with overbooking for a
- * constraint fix (an availability action may use the buffer, seed 000);
- * and its declared loads within the capacity, as svc_commit.lua re-checks —
- * and the service's spread over fault and upgrade domains gets neither
- * worse than it was nor more than one replica apart.
+ * constraint fix (an availability action may use the buffer, as Service
+ * Fabric's Cluster Resource Manager allows); and its declared loads within
+ * the capacity, as svc_commit.lua re-checks — and the service's spread over
+ * fault and upgrade domains gets neither worse than it was nor more than one
+ * replica apart.
  */
 #include "balance_internal.h"
 

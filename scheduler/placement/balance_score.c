@@ -6,8 +6,9 @@
  * "Balance"). A metric is out of balance when
  *     max > activity  and  (min == 0 ? max > 0 : max / min >= threshold)
  *     and  max != min
- * (">=": seed 002's second example calls ratio 2 against threshold 2 a
- * violation). A defragmentation metric is to be packed when
+ * (">=": the second example of Service Fabric's balancing docs calls ratio
+ * 2 against threshold 2 a violation). A defragmentation metric is to be
+ * packed when
  *     max > activity  and  min > 0  and  max / min < threshold.
  *
  * The score the search improves, per scope and metric, with loads l_i

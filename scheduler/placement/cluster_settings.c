@@ -1,7 +1,8 @@
 /*
  * Cluster settings: node buffer and overbooking percentages per metric, and
- * the constraint priorities (seeds 000 and 001). A metric may have a buffer
- * or an overbooking percentage, never both: Service Fabric refuses such a
+ * the constraint priorities (Service Fabric's cluster description and
+ * management integration docs). A metric may have a buffer or an
+ * overbooking percentage, never both: Service Fabric refuses such a
  * manifest, and so do we, naming the second of the two.
  */
 #include "cluster_internal.h"

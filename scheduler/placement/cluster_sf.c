@@ -1,7 +1,7 @@
 /*
- * Service Fabric's ClusterConfig.json (seeds 000–002): "nodes" with
- * nodeName, nodeTypeRef, faultDomain, upgradeDomain; "properties.nodeTypes"
- * with name, placementProperties and capacities; and
+ * Service Fabric's ClusterConfig.json (as its Cluster Resource Manager docs
+ * show it): "nodes" with nodeName, nodeTypeRef, faultDomain, upgradeDomain;
+ * "properties.nodeTypes" with name, placementProperties and capacities; and
  * "properties.fabricSettings" sections of {"name", "value"} parameters,
  * whose values are strings ("0.15", "-1.0", "1"). The sections read are
  * NodeBufferPercentage, NodeOverbookingPercentage and the constraint

@@ -1,12 +1,13 @@
 /*
- * Manifest warnings (S3, seed 000): what makes a cluster hard to place on
- * well without being wrong. A fault-domain tree is unbalanced when, at some
- * level, sibling domains hold different numbers of nodes: the Cluster
- * Resource Manager then has to choose between using the heavy domain and
- * spreading. A node count that is not a multiple of the number of top-level
- * fault domains is the common cause. A property set on some nodes only is
- * noted because a placement constraint using it never matches the others.
- * Messages list domains and nodes in name order, so they are deterministic.
+ * Manifest warnings (after Service Fabric's cluster description docs): what
+ * makes a cluster hard to place on well without being wrong. A fault-domain
+ * tree is unbalanced when, at some level, sibling domains hold different
+ * numbers of nodes: the Cluster Resource Manager then has to choose between
+ * using the heavy domain and spreading. A node count that is not a multiple
+ * of the number of top-level fault domains is the common cause. A property
+ * set on some nodes only is noted because a placement constraint using it
+ * never matches the others. Messages list domains and nodes in name order, so
+ * they are deterministic.
  */
 #include "cluster_internal.h"
 

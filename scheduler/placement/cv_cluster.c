@@ -18,7 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Service Fabric's defaults (seed 001, "PlacementAndLoadBalancing"). */
+/* Service Fabric's defaults (its "PlacementAndLoadBalancing" settings, in
+ * the Cluster Resource Manager docs on management integration). */
 static const cv_priorities_t default_priorities = {
     .placement = 0,
     .capacity = 0,

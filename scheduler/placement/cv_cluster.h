@@ -5,8 +5,10 @@
  * manifests in our own format or Service Fabric's ClusterConfig.json.
  * Pure logic, no I/O: callers hand in parsed trees.
  *
- * Sources: seeds/000–002 (Service Fabric Cluster Resource Manager) and 004
- * (BCS Mesos scheduling); FEATURES.md S1–S11, S18, B2.
+ * Sources: Service Fabric's Cluster Resource Manager documentation ("Describe
+ * a cluster", "Integration with cluster management", "Balancing your
+ * cluster") and the Mesos scheduling document of BCS, Tencent's BlueKing
+ * Container Service (bk-bcs).
  */
 #ifndef CV_CLUSTER_H
 #define CV_CLUSTER_H
@@ -21,7 +23,7 @@
 
 typedef enum { CV_NODE_UP = 0, CV_NODE_DOWN = 1, CV_NODE_DISABLED = 2 } cv_node_status_t;
 
-/* Constraint priorities (S11): -1 disabled, 0 hard, 1 soft, 2 optimization. */
+/* Constraint priorities: -1 disabled, 0 hard, 1 soft, 2 optimization. */
 typedef struct cv_priorities {
     int placement, capacity, affinity, fault_domain, upgrade_domain, preferred_location;
 } cv_priorities_t;

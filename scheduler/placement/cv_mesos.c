@@ -1,8 +1,9 @@
 /*
- * cv_mesos — BCS/Mesos-style attribute constraints (B2, seeds/004).
+ * cv_mesos — BCS/Mesos-style attribute constraints, after the Mesos
+ * scheduling document of BCS (Tencent's BlueKing Container Service).
  *
- * A constraint is an attribute, an operator and an optional parameter
- * (seed 004: 属性, 算法, 参数), or an "and" / "or" of constraints. This file
+ * A constraint is an attribute, an operator and an optional parameter (the
+ * BCS document's 属性, 算法, 参数), or an "and" / "or" of constraints. This file
  * judges one more replica on one node; mesos_parse.c reads the JSON form.
  *
  * Operators and the parameters they take:
@@ -15,17 +16,18 @@
  *                     range      lo <= value <= hi numerically
  *   LIKE re           string     the whole value matches the POSIX ERE
  *   UNLIKE re         string     the whole value does not match it
- *   GROUPBY [values]  set / none an even spread over the values (seed 004
- *                                gives the set form; without one, the values
- *                                the eligible and placed nodes have)
+ *   GROUPBY [values]  set / none an even spread over the values (the BCS
+ *                                document gives the set form; without one,
+ *                                the values the eligible and placed nodes
+ *                                have)
  *
  * Parameter forms: a string; a set is an array of strings; a scalar is a
  * number; a range is {"begin": lo, "end": hi} or a two-element array of
  * integers (numbers or strings spelling them, ["10", "20"]). For CLUSTER a
  * two-integer array is therefore a range; {"set": [..]} says "set" explicitly
  * (for integers over a range the two readings agree anyway). GROUPBY reads
- * any array as a set. Seed 004 names no numeric GROUPBY parameter, so
- * "GROUPBY 3" is refused rather than guessed at.
+ * any array as a set. The BCS document names no numeric GROUPBY parameter,
+ * so "GROUPBY 3" is refused rather than guessed at.
  *
  * Attribute values are compared as text (an integer attribute 5 equals the
  * string "5"; booleans are "true" / "false"), or as numbers for scalar and
@@ -35,9 +37,9 @@
  * A node lacking the attribute:
  *   CLUSTER, LIKE, GROUPBY  refuse it: it has no value to be in the range,
  *                           match the pattern or belong to a group.
- *   UNLIKE                  allows it: seed 004 defines UNLIKE as LIKE
- *                           negated (LIKE取反), and a missing value does not
- *                           match the pattern.
+ *   UNLIKE                  allows it: the BCS document defines UNLIKE as
+ *                           LIKE negated (LIKE取反), and a missing value
+ *                           does not match the pattern.
  *   UNIQUE, MAXPER          refuse it: without a value, uniqueness and the
  *                           per-value count cannot be established, and
  *                           allowing it would let every replica pile onto

@@ -1,5 +1,6 @@
 /*
- * cv_mesos — BCS/Mesos-style constraints on node attributes (B2, seeds/004):
+ * cv_mesos — BCS/Mesos-style constraints on node attributes (after the Mesos
+ * scheduling document of BCS, Tencent's BlueKing Container Service):
  * UNIQUE, MAXPER n, CLUSTER value-or-set, LIKE regex, UNLIKE regex,
  * GROUPBY values (an even spread: 9 over 3 values is 3/3/3, 8 is 3/3/2),
  * parameters typed string, set, scalar, range; combined with "and" / "or".

@@ -1,12 +1,12 @@
 /*
- * cv_pcexpr — evaluating Service Fabric placement-constraint expressions
- * (S4) on a node's properties; the parser is pcexpr_parse.c.
+ * cv_pcexpr — evaluating Service Fabric placement-constraint expressions on a
+ * node's properties; the parser is pcexpr_parse.c.
  *
  * Evaluation is three-valued so that a node lacking a property never matches
- * through it, negated or not (seed 000: nodes without the property do not
- * match any constraint containing it): a comparison on a missing property is
- * UNKNOWN, !UNKNOWN is UNKNOWN, FALSE && UNKNOWN is FALSE, TRUE || UNKNOWN is
- * TRUE, and only TRUE matches.
+ * through it, negated or not (Service Fabric's cluster description docs:
+ * nodes without the property do not match any constraint containing it): a
+ * comparison on a missing property is UNKNOWN, !UNKNOWN is UNKNOWN, FALSE &&
+ * UNKNOWN is FALSE, TRUE || UNKNOWN is TRUE, and only TRUE matches.
  */
 #include "pcexpr_internal.h"
 

@@ -1,5 +1,5 @@
 /*
- * cv_pcexpr — Service Fabric placement-constraint expressions (S4):
+ * cv_pcexpr — Service Fabric placement-constraint expressions:
  * "(HasSSD == true && SomeProperty >= 4) || NodeType != Front".
  *
  * Operators == != > >= < <=, && || !, parentheses. Comparison is typed:

@@ -1,18 +1,20 @@
 /*
- * cv_placement — placing a service's replicas (S1–S11, S18, B2).
+ * cv_placement — placing a service's replicas: domains, properties,
+ * capacities, constraints and their priorities, affinity (after Service
+ * Fabric's Cluster Resource Manager) and Mesos attribute constraints.
  *
  * One call: index the cluster's domains, scan the nodes once for the
  * node-local filters and the balance score, reject up front what the
- * cluster cannot hold (S6), then place the missing replicas one by one,
- * primary first. Each replica goes through a ladder of modes: every hard
- * and soft constraint; then (unless the service requires domain
- * distribution) packing into the domains that still have usable nodes;
- * then each soft constraint dropped in turn, last in the seed's order
- * first. The first mode with a candidate wins, so a soft constraint is
- * broken only when nothing satisfies it, and a hard one never. A replica
- * no mode can place is reported with the elimination sequence of the last
- * mode tried. The result is re-validated by the same checker that
- * cv_place_check uses, which produces the health reports.
+ * cluster cannot hold, then place the missing replicas one by one, primary
+ * first. Each replica goes through a ladder of modes: every hard and soft
+ * constraint; then (unless the service requires domain distribution)
+ * packing into the domains that still have usable nodes; then each soft
+ * constraint dropped in turn, last in Service Fabric's order first. The
+ * first mode with a candidate wins, so a soft constraint is broken only
+ * when nothing satisfies it, and a hard one never. A replica no mode can
+ * place is reported with the elimination sequence of the last mode tried.
+ * The result is re-validated by the same checker that cv_place_check uses,
+ * which produces the health reports.
  *
  * A call runs on a placer (the domain index, constraint memo and scratch
  * kept across calls, below): on a large cluster the first mode samples

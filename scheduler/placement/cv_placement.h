@@ -1,17 +1,17 @@
 /*
  * cv_placement — deciding on which nodes a service's replicas go.
  *
- * Feasibility is a pipeline of filters in the seed's order — ReplicaExclusion,
- * PlacementConstraint, NodeCapacity, Affinity, FaultDomain, UpgradeDomain,
- * PreferredLocation (plus the Mesos constraints after PlacementConstraint and
- * node status first) — each recording which nodes it eliminated (the S9
- * elimination sequence). Hard constraints (priority 0) are never broken; soft
- * ones (1) only when no layout satisfies them, and then reported; optimization
- * ones (2) only steer the choice. Among feasible nodes the choice keeps
- * weighted per-metric load balanced, then domain spread; ties by node name,
- * so equal input gives equal output. The same checker re-validates a layout
- * (health reports, S8), which is what an optimistic committer will call.
- * Pure logic, no I/O.
+ * Feasibility is a pipeline of filters in Service Fabric's order —
+ * ReplicaExclusion, PlacementConstraint, NodeCapacity, Affinity, FaultDomain,
+ * UpgradeDomain, PreferredLocation (plus the Mesos constraints after
+ * PlacementConstraint and node status first) — each recording which nodes it
+ * eliminated (the constraint elimination sequence). Hard constraints (priority
+ * 0) are never broken; soft ones (1) only when no layout satisfies them, and
+ * then reported; optimization ones (2) only steer the choice. Among feasible
+ * nodes the choice keeps weighted per-metric load balanced, then domain spread;
+ * ties by node name, so equal input gives equal output. The same checker
+ * re-validates a layout (health reports), which is what an optimistic committer
+ * will call. Pure logic, no I/O.
  */
 #ifndef CV_PLACEMENT_H
 #define CV_PLACEMENT_H
@@ -65,11 +65,11 @@ json_t *cv_placer_place(cv_placer_t *p, const cv_service_t *service, const cv_la
                         cv_place_action_t action);
 void cv_placer_free(cv_placer_t *p);
 
-/* Health reports (S8) of an existing layout: a JSON array of
+/* Health reports of an existing layout: a JSON array of
  * {"source", "property", "state", "description", "timeToLive", "removeWhenExpired"}. */
 json_t *cv_place_check(const cv_cluster_t *cluster, const cv_layout_t *layout);
 
-/* The distribution policy adaptive chooses for a service on a cluster (S2). */
+/* The distribution policy adaptive chooses for a service on a cluster. */
 cv_distribution_t cv_place_policy(const cv_cluster_t *cluster, const cv_service_t *service);
 
 #endif

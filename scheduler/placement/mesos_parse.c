@@ -52,8 +52,8 @@ static bool text_integer(const char *s, long long *out)
     return true;
 }
 
-/* An integer parameter: a JSON integer, an integral real (seed 004's
- * scalars are floating point: 2.0 is 2), or a string spelling an integer. */
+/* An integer parameter: a JSON integer, an integral real (the BCS
+ * document's scalars are floating point: 2.0 is 2), or a string spelling an integer. */
 static bool json_as_integer(const json_t *v, long long *out)
 {
     if (json_is_integer(v)) {

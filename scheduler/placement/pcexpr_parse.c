@@ -12,10 +12,10 @@
  * NAME is [A-Za-z_][A-Za-z0-9_.]*. VALUE is a quoted string ('..' or "..",
  * no escapes) or a bare word: an integer when it spells one (optional sign,
  * signed 64-bit), true / false in any case, otherwise a string. A property
- * alone is not a condition (seed 000 documents none; "HasSSD" is refused
- * with a hint to write "HasSSD == true"), and since "!" has nothing else to
- * apply to, "!A == 1" negates the comparison. An empty expression matches
- * every node. Booleans only take == and != (refused at parse time).
+ * alone is not a condition (Service Fabric's docs show none; "HasSSD" is
+ * refused with a hint to write "HasSSD == true"), and since "!" has nothing
+ * else to apply to, "!A == 1" negates the comparison. An empty expression
+ * matches every node. Booleans only take == and != (refused at parse time).
  *
  * Errors are "column N: problem", N the 1-based byte column of the offending
  * token (an unclosed "(" is reported where it opens). And-chains and

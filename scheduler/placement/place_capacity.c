@@ -1,15 +1,15 @@
 /*
- * place_capacity — node capacity, buffered capacity and overbooking (S5–S7),
- * the up-front cluster capacity check (S6) and the balance score.
+ * place_capacity — node capacity, buffered capacity and overbooking, the
+ * up-front cluster capacity check and the balance score.
  *
- * The seed defines two figures per node and metric: the total capacity (the
- * node capacity with a buffer, capacity x (1 + overbooking) with
- * overbooking, unlimited with overbooking -1) and the non-buffered capacity
- * (capacity x (1 - buffer), or the plain capacity with overbooking). Normal
- * placement — creating a service, CV_PLACE_NEW — stays within the
- * non-buffered figure; the availability actions (replacing a failed replica,
- * upgrades, constraint fixes, defragmentation) may go up to the total, and
- * still prefer nodes where they need not.
+ * Service Fabric's cluster description docs define two figures per node and
+ * metric: the total capacity (the node capacity with a buffer, capacity x
+ * (1 + overbooking) with overbooking, unlimited with overbooking -1) and
+ * the non-buffered capacity (capacity x (1 - buffer), or the plain capacity
+ * with overbooking). Normal placement — creating a service, CV_PLACE_NEW —
+ * stays within the non-buffered figure; the availability actions (replacing
+ * a failed replica, upgrades, constraint fixes, defragmentation) may go up
+ * to the total, and still prefer nodes where they need not.
  */
 #include "place_internal.h"
 
@@ -190,7 +190,7 @@ void cv__place_probe(pl_ctx_t *x, size_t node)
     x->mask[node] = mask;
 }
 
-/* ---------------------------------------------------------------- cluster capacity (S6) */
+/* ---------------------------------------------------------------- cluster capacity */
 
 /* The load the replicas still missing would add for service metric i. */
 static int64_t missing_load(const pl_ctx_t *x, size_t i)

@@ -8,7 +8,7 @@
  * the expensive ones lazily: candidates are tried best score first, so a
  * typical replica costs one pass over the nodes and one domain check. When
  * no candidate survives, the same filters run again node by node to record
- * which constraint eliminated which node (S9).
+ * which constraint eliminated which node.
  */
 #include "place_internal.h"
 
@@ -51,7 +51,7 @@ int cv__place_step_priority(const cv_cluster_t *c, pl_step_t step)
 
 /* ---------------------------------------------------------------- static scan */
 
-/* Nodes holding a replica of the affinity parent (S18), or NULL when the
+/* Nodes holding a replica of the affinity parent, or NULL when the
  * service has none. A parent missing from the layout leaves every node
  * eliminated: the child follows the parent. */
 static uint8_t *affinity_nodes(const pl_ctx_t *x)
@@ -162,7 +162,7 @@ static void candidate_pass(pl_ctx_t *x, const pl_mode_t *mode, int rk, const int
     }
 }
 
-/* Packing (S11): the domains that still have a usable node, or a replica. */
+/* Packing: the domains that still have a usable node, or a replica. */
 static void build_pack(pl_ctx_t *x)
 {
     pl_spread_t *sp = &x->pack;
@@ -300,7 +300,7 @@ uint32_t cv__place_select(pl_ctx_t *x, const pl_mode_t *mode, int replica)
 
 /* ---------------------------------------------------------------- elimination sequence */
 
-/* The first step (in the seed's order) that rules the node out, or PL_NSTEPS. */
+/* The first step (in Service Fabric's order) that rules the node out, or PL_NSTEPS. */
 static pl_step_t eliminated_by(pl_ctx_t *x, const pl_mode_t *mode, verdicts_t *cache, size_t n,
                                int rk)
 {

@@ -4,12 +4,13 @@
  * Spreading over fault domains (a tree of levels) and upgrade domains (a
  * flat partition) at once is a bounded flow: source -> FD levels -> (leaf
  * FD, UD) cells -> UDs -> sink, each domain edge carrying between its lower
- * and upper replica bound. Whether the replicas still to place can meet every
- * bound is then exact, where a greedy "fill the emptiest domain" is not (the
- * seed's N6 looks fine for the first replica and strands FD1). The usual
- * reduction: each lower bound becomes a demand, and a max flow from a super
- * source must saturate them all. Graphs are small (domains and cells, not
- * nodes) and the flow is a handful of units, so plain BFS augmenting paths.
+ * and upper replica bound. Whether the replicas still to place can meet
+ * every bound is then exact, where a greedy "fill the emptiest domain" is
+ * not (N6 in Service Fabric's cluster description docs looks fine for the
+ * first replica and strands FD1). The usual reduction: each lower bound
+ * becomes a demand, and a max flow from a super source must saturate them
+ * all. Graphs are small (domains and cells, not nodes) and the flow is a
+ * handful of units, so plain BFS augmenting paths.
  */
 #include "place_internal.h"
 

@@ -1,5 +1,5 @@
 /*
- * place_health — health reports (S8): re-validates a layout with the same
+ * place_health — health reports: re-validates a layout with the same
  * definitions the planner used and reports each broken constraint the way
  * Service Fabric's System.PLB does (property names, Warning or Error, TTL,
  * remove-when-expired). A hard constraint broken is an Error; a soft one, or
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The seed's example report lives 1 min 5 s: reports are re-sent by every
+/* Service Fabric's example report lives 1 min 5 s: reports are re-sent by every
  * constraint check (1 s), so one outlives a few missed checks and then goes. */
 #define PL_TTL "00:01:05"
 
@@ -73,7 +73,7 @@ void cv__place_check_free(pl_check_t *k)
 
 /* Appends "The Load Balancer has detected a Constraint Violation for this
  * Replica: <svc> <Role> Replica <i> is violating the Constraint: <name>
- * Details: " and the details, as the seed's report reads. */
+ * Details: " and the details, as Service Fabric's example report reads. */
 static void violation(pl_check_t *k, const cv_service_t *s, const cv_replica_t *r,
                       const char *constraint, bool error, const char *details)
 {

@@ -295,12 +295,13 @@ void cv__place_fd_name(const pl_index_t *ix, const cv_cluster_t *c, uint32_t fd,
 /* ---------------------------------------------------------------- policy and bounds */
 
 /*
- * The seed's rule, word for word: quorum-based logic only when the target
- * replica count divides evenly by the number of fault domains and by the
- * number of upgrade domains, and the number of nodes is at most FDs x UDs.
- * "Fault domains" are the distinct full FD URIs; nodes and domains are the
- * cluster's inventory, down nodes included (a removed node no longer counts:
- * the seed's "N1 removed leaves four UDs").
+ * Service Fabric's rule (cluster description docs), word for word:
+ * quorum-based logic only when the target replica count divides evenly by
+ * the number of fault domains and by the number of upgrade domains, and the
+ * number of nodes is at most FDs x UDs. "Fault domains" are the distinct
+ * full FD URIs; nodes and domains are the cluster's inventory, down nodes
+ * included (a removed node no longer counts: the docs' "N1 removed leaves
+ * four UDs").
  */
 cv_distribution_t cv__place_policy(const pl_index_t *ix, const cv_cluster_t *c,
                                    const cv_service_t *s)

@@ -17,9 +17,10 @@
 #define PL_INF (1 << 28)
 #define PL_MAX_LEVELS 63
 
-/* The filters in the seed's order (S9); node status comes first because a
- * down node is not a candidate at all, the Mesos constraints sit beside the
- * placement constraint they generalise. */
+/* The filters in the order of Service Fabric's constraint elimination
+ * sequence; node status comes first because a down node is not a candidate at
+ * all, the Mesos constraints sit beside the placement constraint they
+ * generalise. */
 typedef enum {
     PL_STATUS = 0,
     PL_EXCLUSION,
@@ -35,7 +36,7 @@ typedef enum {
 
 #define PL_BIT(step) (1u << (step))
 
-/* Priorities (S11). */
+/* Constraint priorities. */
 enum { PL_OFF = -1, PL_HARD = 0, PL_SOFT = 1, PL_OPTIMIZE = 2 };
 
 const char *cv__place_step_name(pl_step_t step);
@@ -75,7 +76,7 @@ static inline uint32_t pl_fd(const pl_index_t *ix, size_t node, size_t level)
     return ix->fd[node * ix->nlevels + level];
 }
 
-/* The policy S2's adaptive rule chooses, given the index. */
+/* The policy the adaptive distribution rule chooses, given the index. */
 cv_distribution_t cv__place_policy(const pl_index_t *ix, const cv_cluster_t *c,
                                    const cv_service_t *s);
 
@@ -138,7 +139,7 @@ typedef struct pl_ctx {
     uint8_t *mask;      /* nnodes: PL_F_* */
     uint8_t *used;      /* nnodes: holds a replica of this service */
     double *balance[2]; /* nnodes: weighted utilisation after adding a primary / secondary */
-    int64_t room[CV_MAX_METRICS]; /* left on up nodes under the action's limit (S6) */
+    int64_t room[CV_MAX_METRICS]; /* left on up nodes under the action's limit */
     bool room_unlimited[CV_MAX_METRICS];
     int *fd_count, *ud_count;
     pl_spread_t inv;    /* strict: the service's node inventory, down nodes included */
@@ -274,7 +275,7 @@ void cv__place_probe(pl_ctx_t *x, size_t node);
 /* Fills p->limits: per node and cluster metric, the non-buffered and the
  * total capacity (INT64_MAX when unlimited). */
 void cv__place_limits(cv_placer_t *p);
-/* Null when the cluster can hold the service, else the rejection (S6). */
+/* Null when the cluster can hold the service, else the rejection. */
 json_t *cv__place_cluster_capacity(const pl_ctx_t *x);
 
 /* ---------------------------------------------------------------- filters and choice */
@@ -320,7 +321,7 @@ bool cv__place_sampling(pl_ctx_t *x);
  * PL_NONE when the sample cannot decide (the caller searches exhaustively).
  * A node it returns satisfies everything cv__place_select would check. */
 uint32_t cv__place_sampled_select(pl_ctx_t *x, const pl_mode_t *mode, int replica);
-/* The elimination sequence of `replica` under `mode` (S9). */
+/* The elimination sequence of `replica` under `mode`. */
 json_t *cv__place_eliminations(pl_ctx_t *x, const pl_mode_t *mode, int replica);
 
 /* Whether the replica on `node` keeps the FD (use_fd) / UD (use_ud) bounds
@@ -363,7 +364,7 @@ void cv__place_check_free(pl_check_t *k);
 json_t *cv__place_health(const char *property, bool error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 const char *cv__place_role_name(cv_role_t role);
-/* Reports every constraint the service's replicas break (S8). `inv` is the
+/* Reports every constraint the service's replicas break. `inv` is the
  * service's inventory when the caller has it, NULL to compute it. */
 void cv__place_check_service(pl_check_t *k, const cv_service_t *s, const cv_replica_t *reps,
                              size_t nreps, const cv_layout_t *layout, const pl_spread_t *inv);

@@ -1,5 +1,5 @@
 /*
- * place_spread — fault- and upgrade-domain spreading (S2).
+ * place_spread — fault- and upgrade-domain spreading.
  *
  * A service spreads over the domains of its node inventory: every node that
  * its hard placement constraint admits, down and disabled ones included, so

@@ -6,10 +6,10 @@
  * grace period (a stateful replica: longer than the node's fence time plus
  * a margin too, so that its agent has stopped it before another starts —
  * an index never runs twice) and the restart policy reschedules lost
- * replicas (Always; seed 004: OnFailure only on failure, Never never); its
+ * replicas (Always; as in BCS: OnFailure only on failure, Never never); its
  * node is draining; or the restart policy gave up on it there (not Never).
  * A node that gave up N times within M minutes is blocklisted for the
- * service for M minutes (S10); the last give-up's reason (the agent's: the
+ * service for M minutes; the last give-up's reason (the agent's: the
  * start error) is kept with it, for the day every eligible node is
  * blocklisted (reconcile_blocked.c). A changed process is a new chance: a
  * node whose give-up was on another process digest than the one assigned

@@ -2,7 +2,7 @@
  * Node-level health reports of the live cluster (cv_reconcile.h): a node
  * whose measured load of a metric exceeds its capacity. The planner places
  * on declared loads; what the replicas really use is the agents' report,
- * and an overrun there is what an operator must see (S8). Pure.
+ * and an overrun there is what an operator must see. Pure.
  */
 #include "cv_reconcile.h"
 

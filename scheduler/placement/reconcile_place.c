@@ -8,11 +8,12 @@
  * it). Then one pass places every missing index as new work (the buffer is
  * reserved); indexes that replace a lost, given-up, drained or violating
  * replica and did not fit get a second pass as availability actions, which
- * may use the buffer (seed 000, S7). When the cluster's remaining capacity
- * cannot hold all the missing replicas (S6), the service is rejected only if
- * the cluster could not hold it even with every node up and empty;
- * otherwise as many of the lowest missing indexes as fit are placed and the
- * others wait, unplaced, for capacity.
+ * may use the buffer (as Service Fabric's Cluster Resource Manager allows).
+ * When the cluster's remaining capacity cannot hold all the missing
+ * replicas, the service is rejected only if the cluster could not hold it
+ * even with every node up and empty; otherwise as many of the lowest
+ * missing indexes as fit are placed and the others wait, unplaced, for
+ * capacity.
  */
 #include "reconcile_internal.h"
 
@@ -185,7 +186,7 @@ static void judge_constraints(rc_ctx_t *x, const cv_cluster_t *c)
     free(eligible);
 }
 
-/* ---------------------------------------------------------------- capacity (S6) */
+/* ---------------------------------------------------------------- capacity */
 
 /* Whether the service fits the cluster with every node up and empty. */
 static json_t *rejected_on_empty(const rc_ctx_t *x, cv_cluster_t *c)

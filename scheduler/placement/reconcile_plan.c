@@ -4,7 +4,7 @@
  * assignments match the placement (level-triggered: any replica id of the
  * service assigned anywhere that the placement does not hold is unassigned,
  * whatever left it there), the events that say why each replica is where it
- * is, and the health reports of the service (S8).
+ * is, and the health reports of the service.
  */
 #include "reconcile_internal.h"
 

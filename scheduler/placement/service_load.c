@@ -1,5 +1,5 @@
 /*
- * Loading a service description (issue 4 §1):
+ * Loading a service description:
  *   {"name", "serviceType", "replicas", "stateful", "placementConstraints",
  *    "metrics": [{"name", "primaryLoad", "secondaryLoad", "weight"}],
  *    "distribution", "requireDomainDistribution", "constraints",

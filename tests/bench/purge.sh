@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark (issue 26, "nothing kept forever"): Redis memory after C create /
+# Benchmark ("nothing kept forever"): Redis memory after C create /
 # delete cycles of an R-resource stack and the deleted stacks' retention,
 # against its value before the cycles. The engines run with
 # --deleted-retention-s S, so the reaper purges each deleted stack S seconds

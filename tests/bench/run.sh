@@ -425,7 +425,7 @@ else
     echo "balancing: skipped, $BUILD/tests/bench/placement/bench_balance is not built"
 fi
 
-# The figures beside their targets (the performance issue's table).
+# The figures beside their targets, one row each.
 row() { printf '  %-52s %-34s %s\n' "$@"; }
 summary() {
     echo

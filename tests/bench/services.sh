@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark (issue 12): time to place and start R replicas of
+# Benchmark: time to place and start R replicas of
 # Converge::Services on N simulated nodes — one `converge-agent --simulate N`
 # process hosting every node (processes replaced by simulated ones with the
 # same reports). Prints, from submit: the time until every replica is placed
@@ -14,7 +14,7 @@
 #
 # Default 100 nodes and 1,000 replicas; --quick 10 nodes and 100 replicas.
 # A service has at most one replica per node (ReplicaExclusion, a hard
-# constraint of the placement library, seed 000), so the R replicas are
+# constraint of the placement library), so the R replicas are
 # ceil(R / N) services of one stack, each of N replicas (the last of the rest).
 # --reuse: the deployment in STATE is up already (tests/bench/run.sh) and is
 # left running; otherwise one is started (2 engines, 1 observer) and stopped.

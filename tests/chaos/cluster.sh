@@ -6,7 +6,7 @@
 # CLUSTER_REPLICAS stateless replicas (default 200) and a stateful service
 # `db` of 5, on 20 agents (4 FD x 5 UD, 40 Slots each) started by the
 # harness. A service has at most one replica per node (ReplicaExclusion, a
-# hard constraint, seed 000), so the 200 are services many0..many9 of 20
+# hard constraint), so the 200 are services many0..many9 of 20
 # replicas each. Phases create, update (the stateless replicas cut to 3/4:
 # the last services shrink or go) and delete, each under faults for
 # FAULT_WINDOW s (for the delete, while it runs):

@@ -117,7 +117,7 @@ stack_keys_of() {
 }
 
 # ---------------------------------------------------------------------------
-# Node agents and replica processes (issue 12, docs/services.md). A test
+# Node agents and replica processes (docs/services.md). A test
 # starts its own agents, one per node of a cluster file, each with a private
 # --dir under $STATE/agents/<node> and a port range of its own, against this
 # deployment's Redis; svc_agents_cleanup stops them, every replica process

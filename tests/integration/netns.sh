@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A network namespace for one worker, to cut it off from Redis or Kafka alone
-# (issue 14, asymmetric partitions). The services listen on 127.0.0.1 of the
+# (asymmetric partitions). The services listen on 127.0.0.1 of the
 # host and Kafka advertises 127.0.0.1:PORT, so a client in the namespace must
 # reach exactly those addresses: inside, 127.0.0.1:PORT is sent (DNAT) to
 # the host end of a veth pair, 10.200.N.1, and the host sends it on (DNAT) to

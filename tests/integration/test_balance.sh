@@ -1,10 +1,11 @@
-# Seed 002's worked examples of balancing per node type, on the live
-# cluster resource manager (docs/crm.md "Balance"): nodes of node types of
-# this run registered by hand (as converge-agent writes them), services of
-# one replica each placed on them by the manager, their loads reported
-# ({cluster}:load:<svc>, as `convergectl report-load` writes them), the
-# thresholds set with `convergectl crm settings`. The manager's status says
-# which node types are out of balance, and only replicas of those move.
+# The worked examples of balancing per node type in Service Fabric's
+# balancing docs (Cluster Resource Manager, "Balancing your cluster"), on
+# the live cluster resource manager (docs/crm.md "Balance"): nodes of node
+# types of this run registered by hand (as converge-agent writes them),
+# services of one replica each placed on them by the manager, their loads
+# reported ({cluster}:load:<svc>, as `convergectl report-load` writes them),
+# the thresholds set with `convergectl crm settings`. The manager's status
+# says which node types are out of balance, and only replicas of those move.
 # The metric, node types, nodes and services are this run's own; everything
 # is removed at the end, the settings too.
 # shellcheck shell=bash
@@ -138,7 +139,7 @@ bl_settings() { # file json
     ctl crm settings "$1" >/dev/null || fail "crm settings refused $2"
 }
 
-# Seed 002, per node type, example 2: A (max 600, min 100) against
+# Per node type, example 2: A (max 600, min 100) against
 # balancing threshold 5 and activity threshold 700: its most loaded node is
 # below the activity threshold, not balanced; B (900 / 100 = 9) against 10
 # and 200: balanced; C (600 / 300 = 2) against 2 and 300: out of balance.
@@ -174,7 +175,7 @@ test_balance_seed_per_node_type_example_2_moves_only_node_type_c() {
     assert_eq "" "$(bl_moved "${a[@]}" "${b[@]}")" "replicas of node types A and B moved"
 }
 
-# Seed 002, per node type, example 1 (its conclusion's figures: the setup
+# Per node type, example 1 (its conclusion's figures: the setup
 # gives node type B threshold 1.2 and loads 700 / 500, the conclusion "ratio
 # 1.2, threshold 1.4"): A (300 / 100 = 3) against 2.5 and activity 50: out of
 # balance; B (600 / 500 = 1.2) against 1.4 and 400: balanced. Only replicas

@@ -1,9 +1,9 @@
-# convergectl's rough edges a new user hits (issue 27): why a --wait
-# failed (the failed resources and their reasons, secrets masked), nested
-# stacks named as `list --nested` prints them (and refused by the verbs that
-# change a stack, naming its top stack), OS::Heat::Stack children listed,
-# submit --disable-rollback, status's parameters as Heat's stack show gives
-# them, and limit errors naming a setting a user can change.
+# convergectl's rough edges a new user hits: why a --wait failed (the failed
+# resources and their reasons, secrets masked), nested stacks named as `list
+# --nested` prints them (and refused by the verbs that change a stack,
+# naming its top stack), OS::Heat::Stack children listed, submit
+# --disable-rollback, status's parameters as Heat's stack show gives them,
+# and limit errors naming a setting a user can change.
 # shellcheck shell=bash
 # shellcheck disable=SC2016 # jq programs name their $arguments in single quotes
 

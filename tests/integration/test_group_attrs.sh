@@ -1,6 +1,6 @@
 # get_attr paths into a group's attributes and members, as Heat's
 # get_attribute of OS::Heat::ResourceGroup, ResourceChain and
-# AutoScalingGroup reads them (issue 27 §3): a path after a member attribute
+# AutoScalingGroup reads them: a path after a member attribute
 # applies to each member's value; resource.N with a path is member N's
 # attribute; attributes / outputs need an attribute; refs takes a path,
 # refs_map and removed_rsrc_list do not; a member that is not there is null

@@ -1,5 +1,5 @@
 # Group and chain policies as Heat carries them out, without machinery of
-# Converge's own in the nested stacks (issue 27, section 4):
+# Converge's own in the nested stacks:
 # - OS::Heat::Delay: a changed property replaces it (Heat's Delay inherits
 #   Resource.handle_update, which raises UpdateReplace for any property diff);
 # - OS::Heat::ResourceChain: a type appended to `resources` is a member added

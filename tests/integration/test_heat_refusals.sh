@@ -1,5 +1,5 @@
-# What Heat's API refuses with a 400 is refused before anything is stored
-# (issue 27): Heat validates a stack with its parameters, evaluating every
+# What Heat's API refuses with a 400 is refused before anything is stored:
+# Heat validates a stack with its parameters, evaluating every
 # function whose arguments read only parameters, literals, conditions and
 # files, and so does Converge. `convergectl validate`, `submit` and `update`
 # exit 2 with Heat's words, naming where; no stack, no events, and on

@@ -1,4 +1,4 @@
-# Dynamic load and the cluster resource manager's view (issue 13, docs/crm.md
+# Dynamic load and the cluster resource manager's view (docs/crm.md
 # "Dynamic load" and "Status"): `convergectl report-load` stores a replica's
 # reported loads in {cluster}:load:<svc> and refuses what is no replica,
 # metric or value of the service; a replica that writes the file its

@@ -1,10 +1,10 @@
-# Node loss (issue 12 §3): a node whose agent stops for good, with its
-# processes, has its replicas placed again on other nodes within the grace
-# period + 5 s, honouring constraints, domains and capacity; a stateful
-# index never runs in two processes at once (every replica process on the
-# machine scanned every 100 ms throughout, by CONVERGE_NAME in
-# /proc/PID/environ: procscan.sh); a node that comes back stops the replicas
-# no longer assigned to it. Uses the helpers of test_services.sh (svt_*).
+# Node loss: a node whose agent stops for good, with its processes, has its
+# replicas placed again on other nodes within the grace period + 5 s,
+# honouring constraints, domains and capacity; a stateful index never runs
+# in two processes at once (every replica process on the machine scanned
+# every 100 ms throughout, by CONVERGE_NAME in /proc/PID/environ:
+# procscan.sh); a node that comes back stops the replicas no longer assigned
+# to it. Uses the helpers of test_services.sh (svt_*).
 # shellcheck shell=bash disable=SC2317 # functions defined inside tests are called by cv_wait_until
 
 # Grace period (s) of the cluster loop before it places a down node's
@@ -62,7 +62,7 @@ test_nodeloss_replicas_replaced_within_grace_and_a_stateful_index_never_runs_twi
     # grid has one node per (FD, UD) cell, so the lost node's cell has no
     # other node: with the two kept replicas staying, the replacement goes
     # to the lost node's FD (the fault domain constraint is hard, priority 0
-    # in seed 001's defaults) and another UD (the upgrade domain constraint
+    # in Service Fabric's defaults) and another UD (the upgrade domain constraint
     # is the soft one, priority 1): FDs 1, 1, 1 and UDs 0, 1, 2.
     assert_eq "1 1 1" "$(svt_counts fault "${nodes[@]}")" "replicas per fault domain after the loss"
     assert_eq "0 1 2" "$(svt_counts upgrade "${nodes[@]}")" "replicas per upgrade domain after the loss"

@@ -1,4 +1,4 @@
-# Asymmetric partitions (issue 14, docs/architecture.md "Cut off from one
+# Asymmetric partitions (docs/architecture.md "Cut off from one
 # service"): an engine in a network namespace of its own (netns.sh) is cut
 # off from Redis only, then from Kafka only, in the middle of a stack. It
 # must step aside — hand its jobs back, leave its partitions to the others,

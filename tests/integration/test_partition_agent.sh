@@ -1,4 +1,4 @@
-# A node agent cut off from Redis (issue 14 §4; docs/services.md "Node loss"
+# A node agent cut off from Redis (docs/services.md "Node loss"
 # and "Agent restarts, SIGTERM, the fence"): one agent runs in a network
 # namespace of its own (netns.sh, as the engine of test_partition.sh; its
 # replicas start inside it too) with the only replica of a stateful service;

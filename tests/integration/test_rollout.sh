@@ -1,4 +1,4 @@
-# Rolling updates and upgrades by upgrade domain (issue 13, docs/crm.md):
+# Rolling updates and upgrades by upgrade domain (docs/crm.md):
 # a changed process spec under a service's update_policy rolls out step by
 # step (kill_first and start_first, checked every 100 ms against the
 # unavailability bound), waits for a resume in manual mode, stops and rolls

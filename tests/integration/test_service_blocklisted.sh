@@ -1,12 +1,11 @@
-# A Converge::Service that every eligible node has given up on (issue 27
-# §5): its command does not exist, the restart policy gives up on each node
-# of this test's group in turn and each is blocklisted for the service.
-# Once the last one is, the resource fails — it does not wait the
-# blocklist's ten minutes — with the blocklist (which nodes, until when)
-# and the start error in its reason, "blocklisted" said as such; never
-# while a node of the group is left. The agents are this test's own
-# (svt_up of test_services.sh), their nodes the only ones the service's
-# placement constraint allows.
+# A Converge::Service that every eligible node has given up on: its command
+# does not exist, the restart policy gives up on each node of this test's
+# group in turn and each is blocklisted for the service. Once the last one
+# is, the resource fails — it does not wait the blocklist's ten minutes —
+# with the blocklist (which nodes, until when) and the start error in its
+# reason, "blocklisted" said as such; never while a node of the group is
+# left. The agents are this test's own (svt_up of test_services.sh), their
+# nodes the only ones the service's placement constraint allows.
 # shellcheck shell=bash disable=SC2317 # functions defined inside tests are called by cv_wait_until
 
 SBL_ERROR="exec /no/such/converge-cmd: No such file or directory"

@@ -1,13 +1,13 @@
-# Services that really run (issue 12): replicas of Converge::Service are
-# live processes on nodes run by converge-agent, spread over fault and
-# upgrade domains, restarted by their policy, moved and blocklisted when they
-# crash-loop, re-placed on a constraint change, scaled, refused when they
-# cannot fit, placed when a node joins, never started twice (the cluster
-# ledger) even with workers killed, and stopped by delete; moved and drained
-# start-new-then-stop-old (docs/crm.md "Moves"). Every test starts
-# its own agents (tests/data/services/cluster_9nodes.json, node names
-# prefixed by the test) and stops them, their processes and its stacks on
-# exit, whatever happened. Node loss is in test_nodeloss.sh.
+# Services that really run: replicas of Converge::Service are live processes
+# on nodes run by converge-agent, spread over fault and upgrade domains,
+# restarted by their policy, moved and blocklisted when they crash-loop,
+# re-placed on a constraint change, scaled, refused when they cannot fit,
+# placed when a node joins, never started twice (the cluster ledger) even
+# with workers killed, and stopped by delete; moved and drained
+# start-new-then-stop-old (docs/crm.md "Moves"). Every test starts its own
+# agents (tests/data/services/cluster_9nodes.json, node names prefixed by
+# the test) and stops them, their processes and its stacks on exit, whatever
+# happened. Node loss is in test_nodeloss.sh.
 # shellcheck shell=bash disable=SC2317 # functions defined inside tests are called by cv_wait_until
 
 SVT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -116,7 +116,7 @@ test_services_nine_nodes_spread_environment_and_endpoints() {
     cv_wait_until 30 "5 healthy replicas" svc_all_healthy "$svc" 5
     r=$(svc_replicas "$svc")
     mapfile -t n < <(jqr '.[].node' <<<"$r")
-    # Seed 000, adaptive spread: 5 replicas is no multiple of 3 FDs x 3 UDs,
+    # Service Fabric's adaptive spread: 5 replicas is no multiple of 3 FDs x 3 UDs,
     # so "maximum difference": no two replicas on one node, and no domain
     # more than one replica ahead of another: per FD and per UD 2, 2 and 1.
     assert_eq 5 "$(printf '%s\n' "${n[@]}" | sort -u | wc -l)" "distinct nodes (${n[*]})"
@@ -402,7 +402,7 @@ test_services_stateful_scale_up_and_down_removes_the_highest_indexes() {
     true
 }
 
-# The up-front check is on the whole cluster's capacity (S6), and a node
+# The up-front check is on the whole cluster's capacity, and a node
 # without a capacity for a metric has no limit on it: MemoryMB, which every
 # node of the test (4096) and of up.sh --nodes has, rather than Slots.
 test_services_service_that_cannot_fit_is_rejected_with_the_shortfall() {

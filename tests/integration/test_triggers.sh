@@ -1,4 +1,4 @@
-# Manual triggers (H12) and rollback on demand (H9).
+# Manual triggers (converge or observe now) and rollback on demand.
 # shellcheck shell=bash
 
 test_converge_recreates_a_resource_lost_out_of_band() {

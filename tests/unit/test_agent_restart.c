@@ -1,7 +1,8 @@
 /*
- * Specification of the agent's restart policy (agent/agent_restart.h,
- * seed 004's restartPolicy): interval + n × backoff, max_times, Never,
- * OnFailure's exit 0, and the counter reset after a healthy period.
+ * Specification of the agent's restart policy (agent/agent_restart.h, the
+ * restartPolicy of BCS's Mesos scheduling document): interval + n ×
+ * backoff, max_times, Never, OnFailure's exit 0, and the counter reset
+ * after a healthy period.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,7 +28,7 @@ static void test_each_restart_waits_interval_plus_n_backoffs(void **state)
     (void)state;
     cv_restart_policy_t p = policy("{\"policy\": \"OnFailure\", \"interval\": 5, \"backoff\": 10}");
     double delay;
-    /* The seed's example: 5 s, then 15 s, then 25 s. */
+    /* The BCS document's example: 5 s, then 15 s, then 25 s. */
     assert_int_equal(cv_restart_decide(&p, 0, true, &delay), CV_RESTART_AFTER);
     assert_true(delay == 5);
     assert_int_equal(cv_restart_decide(&p, 1, true, &delay), CV_RESTART_AFTER);

@@ -1,8 +1,9 @@
 /*
  * Balancing (cv_balance, CV_BALANCE_BALANCING; docs/crm.md "Balance"): the
- * seed 002 worked examples (balancing threshold, activity threshold, the
- * two per-node-type examples), related and unrelated services,
- * defragmentation, move costs, throttles and the per-node-type interval.
+ * worked examples of Service Fabric's balancing docs (balancing threshold,
+ * activity threshold, the two per-node-type examples), related and
+ * unrelated services, defragmentation, move costs, throttles and the
+ * per-node-type interval.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -46,9 +47,9 @@ static bool moved_from(const json_t *r, const char *node)
     return false;
 }
 
-/* ---------------------------------------------------------------- seed 002: thresholds */
+/* ---------------------------------------------------------------- thresholds */
 
-/* The seed's first figure: loads 5, 4 and 2 of one-unit services, threshold 3. */
+/* The balancing docs' first figure: loads 5, 4 and 2 of one-unit services, threshold 3. */
 static void test_ratio_below_the_balancing_threshold_is_balanced(void **state)
 {
     (void)state;
@@ -120,7 +121,7 @@ static void test_below_the_activity_threshold_nothing_moves_and_why_says_so(void
     }
 }
 
-/* ---------------------------------------------------------------- seed 002: per node type */
+/* ---------------------------------------------------------------- per node type */
 
 static void per_type(json_t *m, const char *type, double threshold, double activity)
 {
@@ -151,7 +152,7 @@ static bool only_moves_on(const json_t *r, const char *prefix)
 }
 
 /*
- * Example 1. The seed's text is not consistent: its setup gives node type B
+ * Example 1. The docs' text is not consistent: its setup gives node type B
  * a threshold of 1.2 and loads 700 / 500 (ratio 1.4), its conclusion says
  * "ratio 1.2, threshold 1.4, not violated". We reproduce the conclusion:
  * B at 600 / 500 (ratio 1.2) against 1.4 is balanced; A at 300 / 100
@@ -302,9 +303,9 @@ static void test_a_constrained_service_finds_its_node_among_many_empty_others(vo
 /* ---------------------------------------------------------------- related services */
 
 /*
- * Seed 002's chain: S1 reports M1 and M2, S2 M2 and M3, S3 M99. M1 out of
- * balance moves S1 and its relative S2 (whose M2 is uneven but within its
- * threshold); S3, whose M99 is as uneven, is never moved for it.
+ * The balancing docs' chain: S1 reports M1 and M2, S2 M2 and M3, S3 M99. M1
+ * out of balance moves S1 and its relative S2 (whose M2 is uneven but within
+ * its threshold); S3, whose M99 is as uneven, is never moved for it.
  */
 static void test_related_services_move_together_and_an_unrelated_one_never(void **state)
 {

@@ -1,9 +1,9 @@
 /*
- * Specification of what convergectl writes as Heat writes it (issue 27),
- * without Redis: a stack's parameters as Heat's stack show gives them
+ * Specification of what convergectl writes as Heat writes it, without
+ * Redis: a stack's parameters as Heat's stack show gives them
  * (cli/cli_secret.h), Python's json.dumps (cli/cli_output.h), limit hints
- * that name what a user can set, the failed resources a --wait reports,
- * and how a nested stack's name is searched for (cli/cli_list.h).
+ * that name what a user can set, the failed resources a --wait reports, and
+ * how a nested stack's name is searched for (cli/cli_list.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>

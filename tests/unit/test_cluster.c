@@ -1,9 +1,10 @@
 /*
- * Specification of cluster manifests (issue 4 §1, seeds 000–002): our
- * format and Service Fabric's ClusterConfig.json describe the same nodes;
- * node types give properties and capacities that nodes override; property
- * strings are typed; every bad input names the file, the JSON path and the
- * problem; unbalanced fault-domain trees and partial properties are warned.
+ * Specification of cluster manifests (after Service Fabric's Cluster
+ * Resource Manager docs): our format and Service Fabric's
+ * ClusterConfig.json describe the same nodes; node types give properties
+ * and capacities that nodes override; property strings are typed; every bad
+ * input names the file, the JSON path and the problem; unbalanced
+ * fault-domain trees and partial properties are warned.
  * Inline manifests are written with single quotes for readability.
  */
 #include <setjmp.h>

@@ -1,9 +1,9 @@
 /*
  * get_attr paths into a group's attributes and members, as Heat's
  * get_attribute of ResourceGroup, ResourceChain and AutoScalingGroup reads
- * them (issue 27 §3), and what validation accepts and refuses of them
- * (Heat's validate_nested_stack with the outputs the paths need). The
- * attributes are the ones the group types build from their child's outputs.
+ * them, and what validation accepts and refuses of them (Heat's
+ * validate_nested_stack with the outputs the paths need). The attributes
+ * are the ones the group types build from their child's outputs.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,10 +1,10 @@
 /*
- * Specification of layouts (issue 4 §1): the services already placed, read
- * against a cluster. Their replicas' loads are added to their nodes (the
- * primary load for a primary, the secondary load otherwise), metrics the
- * cluster did not know are added to it, and a layout that fails to load
- * leaves the cluster's loads as they were. Every bad placement names the
- * file, its path and the problem.
+ * Specification of layouts: the services already placed, read against a
+ * cluster. Their replicas' loads are added to their nodes (the primary load
+ * for a primary, the secondary load otherwise), metrics the cluster did not
+ * know are added to it, and a layout that fails to load leaves the
+ * cluster's loads as they were. Every bad placement names the file, its
+ * path and the problem.
  */
 #include <setjmp.h>
 #include <stdarg.h>

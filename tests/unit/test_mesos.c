@@ -1,8 +1,9 @@
 /*
- * Specification of BCS/Mesos attribute constraints (B2, seed 004): each
- * operator, the parameter types, nodes lacking the attribute, GROUPBY's even
- * spread under sequential placement, and/or nesting, the text used in
- * elimination sequences and parse errors naming their JSON path.
+ * Specification of BCS/Mesos attribute constraints (BCS's Mesos scheduling
+ * document): each operator, the parameter types, nodes lacking the
+ * attribute, GROUPBY's even spread under sequential placement, and/or
+ * nesting, the text used in elimination sequences and parse errors naming
+ * their JSON path.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -156,7 +157,7 @@ static void test_unique_takes_no_parameter(void **state)
 static void test_maxper_allows_up_to_n_replicas_per_value(void **state)
 {
     (void)state;
-    /* Seed 004: hostname MAXPER 2, at most two instances per host. */
+    /* The BCS document: hostname MAXPER 2, at most two instances per host. */
     const char *spec = "[\"hostname\", \"MAXPER\", 2]";
     assert_true(allows(spec, "{\"hostname\": \"h1\"}", "[]"));
     assert_true(allows(spec, "{\"hostname\": \"h1\"}", "[{\"hostname\": \"h1\"}]"));
@@ -223,7 +224,7 @@ static void test_cluster_string_allows_only_that_value(void **state)
 static void test_cluster_set_allows_the_listed_values(void **state)
 {
     (void)state;
-    /* Seed 004: InnerIP CLUSTER [127.0.0.2, 127.0.0.3]. */
+    /* The BCS document: InnerIP CLUSTER [127.0.0.2, 127.0.0.3]. */
     const char *spec = "[\"InnerIP\", \"CLUSTER\", [\"127.0.0.2\", \"127.0.0.3\"]]";
     assert_true(allows(spec, "{\"InnerIP\": \"127.0.0.2\"}", NULL));
     assert_true(allows(spec, "{\"InnerIP\": \"127.0.0.3\"}", NULL));
@@ -311,7 +312,7 @@ static void test_cluster_set_of_non_strings_is_refused(void **state)
 static void test_like_matches_the_seed_ip_prefix(void **state)
 {
     (void)state;
-    /* Seed 004: InnerIP LIKE "127.0.0.*", hosts whose first three parts are 127.0.0. */
+    /* The BCS document: InnerIP LIKE "127.0.0.*", hosts whose first three parts are 127.0.0. */
     const char *spec = "[\"InnerIP\", \"LIKE\", \"127.0.0.*\"]";
     assert_true(allows(spec, "{\"InnerIP\": \"127.0.0.23\"}", NULL));
     assert_false(allows(spec, "{\"InnerIP\": \"10.127.0.0.1\"}", NULL));
@@ -453,7 +454,7 @@ static size_t place_sequentially(const char *spec, const char *nodes_json, int r
     return nplaced;
 }
 
-/* Four nodes in each of seed 004's districts, sh first: a first-fit placer
+/* Four nodes in each of the BCS document's districts, sh first: a first-fit placer
  * would fill sh before anything else if the constraint let it. */
 #define DISTRICT_NODES                                                                             \
     "[{\"NodeName\": \"a1\", \"district\": \"sh\"}, {\"NodeName\": \"a2\", \"district\": \"sh\"}," \

@@ -1,7 +1,8 @@
 /*
- * Specification of placement-constraint expressions (S4, seed 000): the
- * operators, their precedence, typed comparison, nodes lacking a property,
- * and syntax errors reported with their column.
+ * Specification of placement-constraint expressions (Service Fabric's
+ * cluster description docs): the operators, their precedence, typed
+ * comparison, nodes lacking a property, and syntax errors reported with
+ * their column.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The node properties of seed 000's NodeType01, as ClusterConfig.json spells
+/* The node properties of the docs' NodeType01, as ClusterConfig.json spells
  * them: every value a string. */
 #define SEED_NODETYPE01 "{\"HasSSD\": \"true\", \"NodeColor\": \"green\", \"SomeProperty\": \"5\"}"
 
@@ -55,7 +56,7 @@ static void assert_parse_error(const char *expr, int code, const char *message)
     assert_string_equal(err, message);
 }
 
-/* ---- the seed's examples ------------------------------------------------ */
+/* ---- the docs' examples ------------------------------------------------- */
 
 static void test_seed_example_matches_nodetype01(void **state)
 {

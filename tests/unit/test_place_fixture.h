@@ -20,7 +20,7 @@
 
 /* ---------------------------------------------------------------- clusters */
 
-/* Default priorities (S11): Placement 0, Capacity 0, Affinity 0,
+/* Default priorities: Placement 0, Capacity 0, Affinity 0,
  * FaultDomain 0, UpgradeDomain 1, PreferredLocation 2. */
 FX_FN cv_cluster_t *fx_cluster(const char *metrics)
 {
@@ -114,7 +114,8 @@ FX_FN void fx_cluster_free(cv_cluster_t *c)
     free(c);
 }
 
-/* A cluster from a table of "name fd ud" triples: the seed's FD x UD grids. */
+/* A cluster from a table of "name fd ud" triples: the FD x UD grids of
+ * Service Fabric's cluster description docs. */
 FX_FN cv_cluster_t *fx_grid(const char *const *rows, size_t n)
 {
     cv_cluster_t *c = fx_cluster(NULL);

@@ -1,8 +1,9 @@
 /*
- * Specification of capacity (S5–S7): never above capacity, primary and
- * secondary loads, the seed's buffer (100 / 80) and overbooking (120 / 100)
- * figures, the cluster-capacity rejection with its shortfall (S6), and the
- * weighted balance that decides among nodes that fit.
+ * Specification of capacity: never above capacity, primary and secondary
+ * loads, the buffer (100 / 80) and overbooking (120 / 100) figures of
+ * Service Fabric's cluster description docs, the cluster-capacity rejection
+ * with its shortfall, and the weighted balance that decides among nodes
+ * that fit.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -57,7 +58,7 @@ static void test_a_node_is_never_filled_above_capacity(void **state)
     fx_release(r, NULL, s, c);
 }
 
-/* The seed's ClientConnections node: capacity 32,768 with 32,256 used
+/* The docs' ClientConnections node: capacity 32,768 with 32,256 used
  * leaves 512, too little for a 1,024 primary, enough for a 0 secondary. */
 static void test_primary_and_secondary_loads_are_checked_separately(void **state)
 {
@@ -149,9 +150,9 @@ static void test_availability_actions_avoid_the_buffer_when_they_can(void **stat
     fx_release(r, NULL, s, c);
 }
 
-/* ---------------------------------------------------------------- cluster capacity (S6) */
+/* ---------------------------------------------------------------- cluster capacity */
 
-/* The seed: 3 instances of 5 DiskSpaceInMb need 15 units in the cluster. */
+/* The docs: 3 instances of 5 DiskSpaceInMb need 15 units in the cluster. */
 static void test_a_service_that_cannot_fit_the_cluster_is_rejected_with_its_shortfall(void **state)
 {
     (void)state;
@@ -180,7 +181,7 @@ static void test_a_service_that_fits_the_cluster_exactly_is_not_rejected(void **
     fx_release(r, NULL, s, c);
 }
 
-/* The seed: 15 units as one unit on each of 15 nodes pass the cluster
+/* The docs: 15 units as one unit on each of 15 nodes pass the cluster
  * check, yet no node can take an instance of 5. */
 static void test_room_scattered_over_nodes_passes_the_cluster_check_only(void **state)
 {

@@ -1,8 +1,9 @@
 /*
- * Specification of fault- and upgrade-domain spreading (S2, S11): the
- * seed's 6-, 8- and 10-node grids over 5 FD x 5 UD come out as the seed's
- * tables say, the adaptive rule switches exactly when the seed says, every
- * level of an FD hierarchy is spread, and down domains still count.
+ * Specification of fault- and upgrade-domain spreading: the 6-, 8- and
+ * 10-node grids over 5 FD x 5 UD of Service Fabric's cluster description
+ * docs come out as the docs' tables say, the adaptive rule switches exactly
+ * when the docs say, every level of an FD hierarchy is spread, and down
+ * domains still count.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,14 +14,14 @@
 #include "place_internal.h"
 #include "test_place_fixture.h"
 
-/* The seed's first grid: N6 shares FD0 with N1 and UD1 with N2. */
+/* The docs' first grid: N6 shares FD0 with N1 and UD1 with N2. */
 static const char *const six[] = {"N1 fd:/FD0 UD0", "N2 fd:/FD1 UD1", "N3 fd:/FD2 UD2",
                                   "N4 fd:/FD3 UD3", "N5 fd:/FD4 UD4", "N6 fd:/FD0 UD1"};
-/* The seed's eight-node grid (the adaptive example). */
+/* The docs' eight-node grid (the adaptive example). */
 static const char *const eight[] = {"N1 fd:/FD0 UD0", "N2 fd:/FD1 UD1", "N3 fd:/FD2 UD2",
                                     "N4 fd:/FD3 UD3", "N5 fd:/FD4 UD4", "N6 fd:/FD0 UD1",
                                     "N7 fd:/FD1 UD2", "N8 fd:/FD2 UD3"};
-/* The seed's ten-node grid: N6-N10 on the second diagonal. */
+/* The docs' ten-node grid: N6-N10 on the second diagonal. */
 static const char *const ten[] = {
     "N1 fd:/FD0 UD0", "N2 fd:/FD1 UD1", "N3 fd:/FD2 UD2", "N4 fd:/FD3 UD3", "N5 fd:/FD4 UD4",
     "N6 fd:/FD0 UD1", "N7 fd:/FD1 UD2", "N8 fd:/FD2 UD3", "N9 fd:/FD3 UD4", "N10 fd:/FD4 UD0"};
@@ -187,7 +188,7 @@ static void test_eight_nodes_four_replicas_return_to_max_difference_on_n1_to_n4(
     fx_release(r, NULL, s, c);
 }
 
-/* The seed: with N1 removed only four UDs remain, the rule falls back to
+/* The docs: with N1 removed only four UDs remain, the rule falls back to
  * maximum difference, and the rebuilt R1 must land on N4. */
 static void test_eight_nodes_without_n1_rebuild_r1_on_n4(void **state)
 {

@@ -1,9 +1,8 @@
 /*
  * Specification of the filter pipeline: replica exclusion, node status,
- * placement constraints (S4), Mesos constraints with the context of the
- * replicas already placed (B2), affinity (S18), constraint priorities
- * (S11), the elimination sequence (S9), existing replicas, the result's
- * shape and determinism.
+ * placement constraints, Mesos constraints with the context of the replicas
+ * already placed, affinity, constraint priorities, the elimination
+ * sequence, existing replicas, the result's shape and determinism.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -68,7 +67,8 @@ static void test_down_and_disabled_nodes_are_not_candidates(void **state)
 
 /* ---------------------------------------------------------------- placement constraints */
 
-/* The seed's NodeType01: HasSSD true, NodeColor green, SomeProperty 5. */
+/* The NodeType01 of Service Fabric's cluster description docs: HasSSD true,
+ * NodeColor green, SomeProperty 5. */
 static cv_cluster_t *seed_types(void)
 {
     cv_cluster_t *c = nodes(3, NULL);
@@ -242,7 +242,7 @@ static void test_affinity_to_an_unplaced_parent_places_nothing(void **state)
     fx_release(r, NULL, child, c);
 }
 
-/* ---------------------------------------------------------------- priorities (S11) */
+/* ---------------------------------------------------------------- priorities */
 
 static json_t *place_blue(cv_cluster_t *c, int priority, int replicas)
 {

@@ -1,5 +1,5 @@
 /*
- * Specification of the health reports of a layout (S8): Service Fabric's
+ * Specification of the health reports of a layout: Service Fabric's
  * System.PLB reports with their fields and property names, Error for a
  * broken hard constraint and Warning for a soft one.
  */

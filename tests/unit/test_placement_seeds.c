@@ -1,7 +1,8 @@
 /*
- * The seeds' worked examples end to end: the manifests in
- * tests/data/placement read by the real loaders, placed and checked. Each
- * test names the seed figure it reproduces.
+ * The worked examples of Service Fabric's Cluster Resource Manager docs
+ * (describing a cluster) end to end: the manifests in tests/data/placement
+ * read by the real loaders, placed and checked. Each test names the figure
+ * it reproduces.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -73,7 +74,7 @@ static const char *placed_on(const char *cluster_file, const char *service_file,
     return nodes;
 }
 
-/* ---------------------------------------------------------------- seed 000: FD and UD */
+/* ---------------------------------------------------------------- FD and UD */
 
 static void test_seed_six_nodes_five_replicas_go_to_n1_to_n5(void **state)
 {
@@ -136,7 +137,7 @@ static void test_seed_without_n1_the_rebuilt_r1_lands_on_n4(void **state)
     cv_cluster_free(c);
 }
 
-/* ---------------------------------------------------------------- seed 000: capacity */
+/* ---------------------------------------------------------------- capacity */
 
 static json_t *place_file(const char *cluster_file, const char *service_file,
                           cv_place_action_t action)

@@ -1,9 +1,10 @@
 /*
- * The live planner (cv_reconcile) on the seed's 9-node cluster (3 fault
- * domains x 3 upgrade domains): first placement and its replica specs, a
- * settled service left alone, node loss within and past the grace period
- * (stateful: past the fence time plus the margin), disabled and draining
- * nodes (a draining node hands its stateless replicas over).
+ * The live planner (cv_reconcile) on a 9-node cluster after Service
+ * Fabric's cluster description docs (3 fault domains x 3 upgrade domains):
+ * first placement and its replica specs, a settled service left alone, node
+ * loss within and past the grace period (stateful: past the fence time plus
+ * the margin), disabled and draining nodes (a draining node hands its
+ * stateless replicas over).
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -42,7 +42,7 @@ RX_FN json_t *rx_node(json_t *m, const char *name, const char *fd, const char *u
     return n;
 }
 
-/* The seed's grid: n1..n9 over fd1..fd3 x ud1..ud3 (node i in fd (i-1)/3+1,
+/* The 3 x 3 grid: n1..n9 over fd1..fd3 x ud1..ud3 (node i in fd (i-1)/3+1,
  * ud (i-1)%3+1). */
 RX_FN json_t *rx_grid(int mem)
 {

@@ -600,7 +600,7 @@ static void test_a_move_breaking_the_placement_constraint_is_abandoned(void **st
     json_decref(m);
 }
 
-/* On the seed's grid, a replica moved into the fault domain of another
+/* On the 3 x 3 grid, a replica moved into the fault domain of another
  * breaks the (hard) fault domain spread. */
 static void test_a_move_breaking_the_domain_spread_is_abandoned(void **state)
 {

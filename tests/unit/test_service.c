@@ -1,8 +1,8 @@
 /*
- * Specification of service descriptions (issue 4 §1): every member is read
- * with its default, the placement expression and the Mesos constraints are
- * parsed by their modules, and every bad member names the file, its path
- * and the problem (the expression's error also its column).
+ * Specification of service descriptions: every member is read with its
+ * default, the placement expression and the Mesos constraints are parsed by
+ * their modules, and every bad member names the file, its path and the
+ * problem (the expression's error also its column).
  * Inline descriptions are written with single quotes for readability.
  */
 #include <setjmp.h>

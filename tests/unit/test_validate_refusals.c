@@ -1,9 +1,9 @@
 /*
  * Functions evaluated when a template is validated, as Heat validates a
- * stack with its parameters (issue 27): a call whose arguments read only
- * parameters and literals is evaluated then, and one that fails refuses
- * the template with Heat's words, naming where it is. A call that reads a
- * resource is left for the engine; what is stored stays as written.
+ * stack with its parameters: a call whose arguments read only parameters
+ * and literals is evaluated then, and one that fails refuses the template
+ * with Heat's words, naming where it is. A call that reads a resource is
+ * left for the engine; what is stored stays as written.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /*
  * Validation of groups with their parameters, every problem in one
- * message, inverted ranges and the names of limits (issue 27):
+ * message, inverted ranges and the names of limits:
  * - a ResourceGroup's member definition is checked with the values the
  *   parameters give its properties, and not at all when its count is 0
  *   (Heat's ResourceGroup.validate_nested_stack);
