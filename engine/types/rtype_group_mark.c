@@ -12,9 +12,9 @@
 
 void cv__group_mark(json_t *attrs, const char *kind, const json_t *names)
 {
+    json_t *members = json_is_array(names) ? json_incref((json_t *)names) : json_array();
     json_object_set_new(attrs, CV_RTYPE_GROUP_KEY,
-                        json_pack("{s:s, s:O}", "kind", kind, "members",
-                                  json_is_array(names) ? names : json_array()));
+                        json_pack("{s:s, s:o}", "kind", kind, "members", members));
 }
 
 static int by_text(const void *a, const void *b)

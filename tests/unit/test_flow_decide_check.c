@@ -688,8 +688,9 @@ static void test_a_stale_or_finished_step_request_begins_nothing(void **state)
     f->job.version = 7;
     json_object_set_new(json_object_get(f->rec.data, "walk"), "at", json_integer(1));
     assert_kind(decide(f), OBSERVE_AGAIN); /* the last step is under way */
-    walking_group(f, "UPDATE_COMPLETE");   /* no action in flight: as any redelivery */
-    f->rec.traversal = f->job.traversal;
+    /* A pending walk but no action in flight: as any redelivery. */
+    json_object_set_new(json_object_get(f->rec.data, "walk"), "at", json_integer(0));
+    snprintf(f->rec.status, sizeof(f->rec.status), "%s", "UPDATE_COMPLETE");
     assert_kind(decide(f), OBSERVE_AGAIN);
 }
 
