@@ -20,6 +20,13 @@ nl_allowed_ms() {
     echo $((SVC_TTL_MS + (NL_GRACE_S * 1000 > fence ? NL_GRACE_S * 1000 : fence) + 5000))
 }
 
+# nl_placed_off SVC INDEX NODE: the index is assigned to another node.
+nl_placed_off() {
+    local node
+    node=$(svc_placement "$1" | jq -r --argjson i "$2" '.[] | select(.index == $i) | .node')
+    [ -n "$node" ] && [ "$node" != "$3" ]
+}
+
 test_nodeloss_replicas_replaced_within_grace_and_a_stateful_index_never_runs_twice() {
     local name svc r0 r1 lost idx pid t0 t1 allowed scan doubles nodes n used
     svt_up loss
@@ -42,12 +49,19 @@ test_nodeloss_replicas_replaced_within_grace_and_a_stateful_index_never_runs_twi
     svc_agent_kill "$lost" KILL
     svc_kill_node_procs "$lost"
     t0=$(cv_now_ms)
+    # What is promised: re-placed once the node has been down for the grace
+    # period (or its fence); how soon the new process is healthy is its own
+    # start and health check, waited for but not bounded here.
     for i in "${idx[@]}"; do
-        cv_wait_until $(((allowed + 15000) / 1000)) "replica $i to run healthy off $lost" svt_moved_off "$svc" "$i" "$lost"
+        cv_wait_until $(((allowed + 15000) / 1000)) "replica $i to be placed off $lost" \
+            nl_placed_off "$svc" "$i" "$lost"
     done
     t1=$(cv_now_ms)
+    for i in "${idx[@]}"; do
+        cv_wait_until 30 "replica $i to run healthy off $lost" svt_moved_off "$svc" "$i" "$lost"
+    done
+    echo "    replicas of $lost (indexes ${idx[*]}) placed elsewhere $((t1 - t0)) ms after the loss (allowed $allowed ms), healthy $(($(cv_now_ms) - t0)) ms after"
     cv_wait_until 20 "3 healthy replicas" svc_all_healthy "$svc" 3
-    echo "    replicas of $lost (indexes ${idx[*]}) healthy elsewhere $((t1 - t0)) ms after the loss (allowed $allowed ms)"
     [ $((t1 - t0)) -le "$allowed" ] || fail "re-placed after $((t1 - t0)) ms, more than the $allowed ms allowed"
     # Let the scan see the settled state for a while, then stop it.
     cv_wait_until 5 "the scan to run on" test "$(wc -l <"$scan")" -ge 30
