@@ -33,7 +33,7 @@ static unsigned carried(uint8_t type)
     case CV_MSG_STACK:
         return W_S | W_TR | W_K | W_AT;
     case CV_MSG_CHECK:
-        return W_S | W_TR | W_R | W_P | W_AT;
+        return W_S | W_TR | W_R | W_P | W_VER | W_AT;
     case CV_MSG_OBSERVE:
         return W_S | W_TR | W_R | W_P | W_VER | W_AT;
     case CV_MSG_DEAD:
