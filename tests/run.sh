@@ -10,7 +10,7 @@
 # Exits non-zero on any failure.
 # Usage: tests/run.sh [--quick | --fast]
 #   --quick  everything but the ASan+UBSan pass, chaos, benchmark and fuzzing
-#   --fast   the tier for a developer's loop (about 2 minutes on 2 cores once
+#   --fast   the tier for a developer's loop (about 1.5 minutes on 2 cores once
 #            the packages are installed): setup and build, static checks, unit
 #            tests and 1,000 schedules of the scenario harness
 set -uo pipefail
