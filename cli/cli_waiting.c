@@ -169,7 +169,7 @@ static void wait_walk(json_t *e, const json_t *walk)
 {
     const char *status = json_string_value(json_object_get(json_object_get(e, "child"), "status"));
     size_t at = (size_t)json_integer_value(json_object_get(walk, "at"));
-    size_t steps = json_array_size(json_object_get(walk, "steps"));
+    size_t steps = (size_t)json_integer_value(json_object_get(walk, "steps"));
     if (!status || !cv_str_ends_with(status, "_COMPLETE") || at + 1 >= steps)
         return;
     char reason[512];

@@ -156,6 +156,16 @@ int cv__group_update_timeout(size_t nbatches, double pause, double timeout_secs,
  * one step at a time (cv__group_walk_step). NULL when out of memory. */
 json_t *cv__group_walk(const json_t *members, const json_t *skip, long long count, long long size,
                        long long min);
+/* The same walk as data.walk keeps it (cv_rtype.h): {"steps": how many,
+ * "at": 0, "batches": Heat's [capacity, updated] per step, "state": the
+ * members of step "state_at", "count"} — the plan and one step's members,
+ * never every step's, which for N members in batches of one would be N²
+ * names. NULL when out of memory. */
+json_t *cv__group_walk_plan(const json_t *members, const json_t *skip, long long count,
+                            long long size, long long min);
+/* The members of the walk's step "at", worked out from the step kept one
+ * batch at a time and kept in its place; NULL when out of memory. */
+const json_t *cv__group_walk_current(json_t *walk, const json_t *skip);
 /* One step of the walk: the members after a nested update to capacity `cap`
  * of which `upd` have the new definition, from `state` (oldest first), with
  * `targ` the group's count (in Heat's order: the kept members, then those

@@ -167,9 +167,10 @@ const char *cv_rtype_reference_id(const char *type_name, const char *resource_na
 /*
  * A walk: one action of a nested resource carried out as several traversals
  * of its child, with a pause between two — Heat's batches of a group's
- * update_policy, each one nested-stack update. data.walk is {"steps": [...],
- * "at": k, "pause": seconds}: the type's definition() builds the child of
- * steps[at] (what a step holds is the type's). Once the child's traversal
+ * update_policy, each one nested-stack update. data.walk is {"steps": how
+ * many, "at": k, "pause": seconds, ...}: the type's definition() builds the
+ * child of step k (what a step holds, and what else the walk keeps, is the
+ * type's). Once the child's traversal
  * of a step has ended and the pause since has passed, observe() answers
  * NEXT_STEP; the engine then advances `at` (cv_rtype_walk_next) and begins
  * the child's next traversal. The last step's end completes the action and

@@ -76,18 +76,18 @@ int cv__group_batch_create(const json_t *names, json_t *data, char *errstr, size
     int rc = cv__group_policy(policy, "batch_create", &size, &pause, NULL, errstr, errsz);
     if (rc)
         return rc;
-    json_t *none = json_array(), *skip = json_array();
-    json_t *steps =
-        cv__group_walk(none, skip, (long long)json_array_size(names), (long long)size, 0);
+    json_t *none = json_array();
+    json_t *walk =
+        cv__group_walk_plan(none, none, (long long)json_array_size(names), (long long)size, 0);
     json_decref(none);
-    json_decref(skip);
-    if (!steps)
+    if (!walk)
         return cv_seterr(errstr, errsz, CV_ENOMEM, "out of memory");
-    if (json_array_size(steps) > 1)
-        json_object_set_new(
-            data, "walk",
-            json_pack("{s:o, s:i, s:f, s:n}", "steps", steps, "at", 0, "pause", pause, "from"));
-    else
-        json_decref(steps);
+    if (json_integer_value(json_object_get(walk, "steps")) <= 1) {
+        json_decref(walk);
+        return 0;
+    }
+    json_object_set_new(walk, "pause", json_real(pause));
+    json_object_set_new(walk, "from", json_null());
+    json_object_set_new(data, "walk", walk);
     return 0;
 }

@@ -206,37 +206,76 @@ static json_t *sorted_by_name(const json_t *members)
     return out;
 }
 
-json_t *cv__group_walk(const json_t *members, const json_t *skip, long long count, long long size,
-                       long long min)
+/* The members after `batch` ([cap, upd]) from `state`, in name order;
+ * NULL when out of memory. */
+static json_t *after_batch(const json_t *state, const json_t *skip, long long count,
+                           const json_t *batch)
 {
-    json_t *state = json_deep_copy(members), *steps = json_array();
+    json_t *next =
+        cv__group_walk_step(state, skip, count, json_integer_value(json_array_get(batch, 0)),
+                            json_integer_value(json_array_get(batch, 1)));
+    json_t *sorted = next ? sorted_by_name(next) : NULL;
+    json_decref(next);
+    return sorted;
+}
+
+json_t *cv__group_walk_plan(const json_t *members, const json_t *skip, long long count,
+                            long long size, long long min)
+{
     long long curr = 0;
     size_t i;
     const json_t *m;
-    json_array_foreach(state, i, m)
+    json_array_foreach(members, i, m)
     {
         curr += !cv__group_contains(skip, json_string_value(json_array_get(m, 0)));
     }
     json_t *batches = cv__group_rolling_batches(count, curr, size, min);
-    const json_t *b;
-    json_array_foreach(batches, i, b)
-    {
-        json_t *next =
-            cv__group_walk_step(state, skip, count, json_integer_value(json_array_get(b, 0)),
-                                json_integer_value(json_array_get(b, 1)));
-        json_decref(state);
-        state = next ? sorted_by_name(next) : NULL;
-        json_decref(next);
+    json_t *first = json_array_size(batches)
+                        ? after_batch(members, skip, count, json_array_get(batches, 0))
+                        : json_array();
+    if (!batches || !first) {
+        json_decref(batches);
+        json_decref(first);
+        return NULL;
+    }
+    return json_pack("{s:I, s:i, s:o, s:o, s:i, s:I}", "steps",
+                     (json_int_t)json_array_size(batches), "at", 0, "batches", batches, "state",
+                     first, "state_at", 0, "count", (json_int_t)count);
+}
+
+const json_t *cv__group_walk_current(json_t *walk, const json_t *skip)
+{
+    json_int_t at = json_integer_value(json_object_get(walk, "at"));
+    json_int_t have = json_integer_value(json_object_get(walk, "state_at"));
+    long long count = json_integer_value(json_object_get(walk, "count"));
+    const json_t *batches = json_object_get(walk, "batches");
+    while (have < at && (size_t)have + 1 < json_array_size(batches)) {
+        json_t *next = after_batch(json_object_get(walk, "state"), skip, count,
+                                   json_array_get(batches, (size_t)have + 1));
+        if (!next)
+            return NULL;
+        json_object_set_new(walk, "state", next);
+        json_object_set_new(walk, "state_at", json_integer(++have));
+    }
+    return have == at ? json_object_get(walk, "state") : NULL;
+}
+
+json_t *cv__group_walk(const json_t *members, const json_t *skip, long long count, long long size,
+                       long long min)
+{
+    json_t *walk = cv__group_walk_plan(members, skip, count, size, min), *steps = json_array();
+    for (json_int_t at = 0; walk && at < json_integer_value(json_object_get(walk, "steps")); at++) {
+        json_object_set_new(walk, "at", json_integer(at));
+        const json_t *state = cv__group_walk_current(walk, skip);
         if (!state) { /* out of memory: no walk rather than a wrong one */
             json_decref(steps);
             steps = NULL;
             break;
         }
-        json_array_append(steps, state);
+        json_array_append(steps, (json_t *)state);
     }
-    json_decref(batches);
-    json_decref(state);
-    return steps;
+    json_decref(walk);
+    return walk ? steps : (json_decref(steps), NULL);
 }
 
 json_t *cv__group_step_template(const json_t *new_def, const json_t *old_def, const char *var,
@@ -292,24 +331,25 @@ static int plan(const json_t *policy, const json_t *current, const json_t *black
     {
         json_array_append_new(members, json_pack("[O, b]", n, false));
     }
-    json_t *steps = cv__group_walk(members, blacklist, count, (long long)size, (long long)min);
+    json_t *walk = cv__group_walk_plan(members, blacklist, count, (long long)size, (long long)min);
     json_decref(members);
-    if (!steps)
+    if (!walk)
         return cv_seterr(errstr, errsz, CV_ENOMEM, "out of memory");
+    json_int_t steps = json_integer_value(json_object_get(walk, "steps"));
     double left;
-    if (cv__group_update_timeout(json_array_size(steps), pause, HEAT_STACK_TIMEOUT_SECS, &left)) {
-        json_decref(steps);
+    if (cv__group_update_timeout((size_t)steps, pause, HEAT_STACK_TIMEOUT_SECS, &left)) {
+        json_decref(walk);
         return cv_seterr(errstr, errsz, CV_EVALIDATE,
                          "The current update policy will result in stack update timeout.");
     }
-    if (json_array_size(steps) <= 1) {
-        json_decref(steps);
+    if (steps <= 1) {
+        json_decref(walk);
         json_object_del(data, "walk");
         return 0;
     }
-    json_object_set_new(
-        data, "walk",
-        json_pack("{s:o, s:i, s:f, s:O}", "steps", steps, "at", 0, "pause", pause, "from", from));
+    json_object_set_new(walk, "pause", json_real(pause));
+    json_object_set(walk, "from", (json_t *)from);
+    json_object_set_new(data, "walk", walk);
     return 0;
 }
 

@@ -78,7 +78,7 @@ bool cv_rtype_walk_pending(const json_t *data)
     const json_t *walk = json_object_get(data, "walk");
     json_int_t at = walk_at(walk);
     return json_is_object(walk) && at >= 0 &&
-           (size_t)at + 1 < json_array_size(json_object_get(walk, "steps"));
+           at + 1 < json_integer_value(json_object_get(walk, "steps"));
 }
 
 int cv_rtype_walk_next(json_t *data)
@@ -99,9 +99,9 @@ static cv_observed_t walk_on(cv_rstate_t *st, double ended)
     if (st->now >= due)
         return CV_OBSERVED_NEXT_STEP;
     snprintf(st->reason, sizeof(st->reason),
-             "step %lld of %zu done; the next begins in %.1f s (pause_time)",
-             (long long)walk_at(walk) + 1, json_array_size(json_object_get(walk, "steps")),
-             due - st->now);
+             "step %lld of %lld done; the next begins in %.1f s (pause_time)",
+             (long long)walk_at(walk) + 1,
+             (long long)json_integer_value(json_object_get(walk, "steps")), due - st->now);
     st->retry_at = due;
     return CV_OBSERVED_IN_PROGRESS;
 }

@@ -211,9 +211,10 @@ static int group_definition(const char *type_name, const json_t *props, const js
     int rc = cv__group_rolling_update(props, names, bl, data, errstr, errstr_size);
     rc = rc ? rc : cv__group_batch_create(names, data, errstr, errstr_size);
     /* A walk under way defines the child of its current step. */
-    const json_t *walk = json_object_get(data, "walk");
-    const json_t *step = json_array_get(json_object_get(walk, "steps"),
-                                        (size_t)json_integer_value(json_object_get(walk, "at")));
+    json_t *walk = json_object_get(data, "walk");
+    const json_t *step = walk ? cv__group_walk_current(walk, bl) : NULL;
+    if (rc == 0 && walk && !step)
+        rc = cv_seterr(errstr, errstr_size, CV_ENOMEM, "out of memory");
     if (rc == 0)
         *tpl = step ? cv__group_step_template(def, json_object_get(walk, "from"),
                                               var ? var : "%index%", step, attr_names)

@@ -655,8 +655,7 @@ static void walking_group(fixture_t *f, const char *status)
 {
     nested_fixture(f, SERVER_TPL, SERVER_TPL);
     record(f, status, "server.yaml", "{}");
-    json_object_set_new(f->rec.data, "walk",
-                        tu_json("{\"steps\": [[], []], \"at\": 0, \"pause\": 1}"));
+    json_object_set_new(f->rec.data, "walk", tu_json("{\"steps\": 2, \"at\": 0, \"pause\": 1}"));
 }
 
 static void test_a_step_request_begins_the_walks_next_child_update(void **state)

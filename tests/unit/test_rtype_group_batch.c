@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "cv_error.h"
+#include "test_group_walk.h"
 #include "test_json_fixture.h"
 #include "test_rtype_config.h"
 
@@ -36,24 +37,6 @@ static json_t *define(int count, const char *policy_sq, json_t *data, int *rc, c
 }
 
 /* The child's members at each step of the walk, by name. */
-static void assert_steps(const json_t *data, const char *want_sq)
-{
-    json_t *got = json_array();
-    size_t i, j;
-    const json_t *st, *m;
-    json_array_foreach(json_object_get(json_object_get(data, "walk"), "steps"), i, st)
-    {
-        json_t *names = json_array();
-        json_array_foreach(st, j, m)
-        {
-            json_array_append(names, json_array_get(m, 0));
-        }
-        json_array_append_new(got, names);
-    }
-    assert_json_sq(got, want_sq);
-    json_decref(got);
-}
-
 static void test_batches_of_max_batch_size_are_steps_of_the_child(void **state)
 {
     (void)state;
@@ -64,7 +47,7 @@ static void test_batches_of_max_batch_size_are_steps_of_the_child(void **state)
     assert_int_equal(rc, 0);
     /* The child is created with the first batch alone, with no order. */
     assert_json_sq(r, "{'0': {'type': 'OS::Heat::None'}, '1': {'type': 'OS::Heat::None'}}");
-    assert_steps(data, "[['0', '1'], ['0', '1', '2', '3'], ['0', '1', '2', '3', '4']]");
+    assert_walk_steps(data, false, "[['0', '1'], ['0', '1', '2', '3'], ['0', '1', '2', '3', '4']]");
     assert_json_sq(json_object_get(json_object_get(data, "walk"), "pause"), "0.0");
     json_decref(r);
     json_decref(data);

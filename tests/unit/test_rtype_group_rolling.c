@@ -14,6 +14,7 @@
 
 #include "cv_error.h"
 #include "cv__rtype_internal.h"
+#include "test_group_walk.h"
 #include "test_json_fixture.h"
 #include "test_rtype_config.h"
 
@@ -202,27 +203,6 @@ static const json_t *deps(const json_t *res, const char *name)
 
 /* The walk's steps, each member as its name, "+" when it has the new
  * definition. */
-static void assert_steps(const json_t *data, const char *want_sq)
-{
-    json_t *got = json_array();
-    size_t i, j;
-    const json_t *st, *m;
-    json_array_foreach(json_object_get(json_object_get(data, "walk"), "steps"), i, st)
-    {
-        json_t *names = json_array();
-        json_array_foreach(st, j, m)
-        {
-            char one[32];
-            snprintf(one, sizeof(one), "%s%s", json_string_value(json_array_get(m, 0)),
-                     json_is_true(json_array_get(m, 1)) ? "+" : "");
-            json_array_append_new(names, json_string(one));
-        }
-        json_array_append_new(got, names);
-    }
-    assert_json_sq(got, want_sq);
-    json_decref(got);
-}
-
 static void test_a_changed_definition_walks_the_child_batch_by_batch(void **state)
 {
     (void)state;
@@ -235,7 +215,7 @@ static void test_a_changed_definition_walks_the_child_batch_by_batch(void **stat
     json_t *r = define(4, "b", ROLLING, data, &rc, err);
     assert_int_equal(rc, 0);
     /* Heat's two nested updates: the highest two members first. */
-    assert_steps(data, "[['0', '1', '2+', '3+'], ['0+', '1+', '2+', '3+']]");
+    assert_walk_steps(data, true, "[['0', '1', '2+', '3+'], ['0+', '1+', '2+', '3+']]");
     assert_json_sq(json_object_get(json_object_get(data, "walk"), "pause"), "1.0");
     /* The child holds the members only, no pause and no order. */
     assert_int_equal(json_object_size(r), 4);
@@ -275,6 +255,28 @@ static void test_without_rolling_update_every_member_changes_at_once(void **stat
     json_decref(data);
 }
 
+/* A submitter's group of N members rolled out one at a time keeps the plan
+ * and one step's members in its record, not N steps of N members. */
+static void test_a_walk_of_many_steps_keeps_one_step(void **state)
+{
+    (void)state;
+    json_t *data = json_object();
+    int rc;
+    char err[256];
+    const char *policy = "{'rolling_update': {'max_batch_size': 1}}";
+    json_decref(define(2000, "a", policy, data, &rc, err));
+    json_t *r = define(2000, "b", policy, data, &rc, err);
+    assert_int_equal(rc, 0);
+    const json_t *walk = json_object_get(data, "walk");
+    assert_int_equal(json_integer_value(json_object_get(walk, "steps")), 2000);
+    char *text = json_dumps(walk, JSON_COMPACT);
+    assert_true(strlen(text) < 200 * 1000); /* 2000 x 2000 names would be ~40 MB */
+    free(text);
+    assert_int_equal(json_object_size(r), 2000);
+    json_decref(r);
+    json_decref(data);
+}
+
 /* batch_create: the child is created with the first batch, each further
  * batch one update of it. */
 static void test_batch_create_walks_the_creation(void **state)
@@ -286,7 +288,8 @@ static void test_batch_create_walks_the_creation(void **state)
     const char *policy = "{'batch_create': {'max_batch_size': 2, 'pause_time': 1}}";
     json_t *r = define(5, "a", policy, data, &rc, err);
     assert_int_equal(rc, 0);
-    assert_steps(data, "[['0+', '1+'], ['0+', '1+', '2+', '3+'], ['0+', '1+', '2+', '3+', '4+']]");
+    assert_walk_steps(data, true,
+                      "[['0+', '1+'], ['0+', '1+', '2+', '3+'], ['0+', '1+', '2+', '3+', '4+']]");
     assert_int_equal(json_object_size(r), 2);
     json_decref(r);
     assert_int_equal(cv_rtype_walk_next(data), 0);
@@ -306,7 +309,7 @@ static void test_min_in_service_creates_temporary_members(void **state)
     const char *policy = "{'rolling_update': {'max_batch_size': 4, 'min_in_service': 2}}";
     json_decref(define(4, "a", policy, data, &rc, err));
     json_t *r = define(4, "b", policy, data, &rc, err);
-    assert_steps(data, "[['0', '1', '2+', '3+', '4+', '5+'], ['0+', '1+', '2+', '3+']]");
+    assert_walk_steps(data, true, "[['0', '1', '2+', '3+', '4+', '5+'], ['0+', '1+', '2+', '3+']]");
     assert_json_sq(json_object_get(json_object_get(r, "5"), "properties"), "{'value': 'b'}");
     json_decref(r);
     json_decref(data);
@@ -318,7 +321,7 @@ static cv_observed_t look(double ended, double now, const char *at, cv_rstate_t 
 {
     char data[512];
     snprintf(data, sizeof(data),
-             "{'names': ['0'], 'attrs': [], 'traversal': 7, 'walk': {'steps': [[], []], 'at': %s,"
+             "{'names': ['0'], 'attrs': [], 'traversal': 7, 'walk': {'steps': 2, 'at': %s,"
              " 'pause': 2.0}, 'child': {'exists': true, 'status': 'UPDATE_COMPLETE',"
              " 'traversal': 7, 'updated': %.3f, 'outputs': {'refs': ['r0']}}}",
              at, ended);
@@ -368,7 +371,7 @@ static void test_policy_numbers_may_be_strings(void **state)
     assert_int_equal(rc, 0);
     /* Heat's _get_batches(2, 2, 2, 1): (3, 2) with a temporary member, then
      * (2, 1): member 1, then member 0. */
-    assert_steps(data, "[['0', '1+', '2+'], ['0+', '1+']]");
+    assert_walk_steps(data, true, "[['0', '1+', '2+'], ['0+', '1+']]");
     json_decref(r);
     json_decref(data);
 }
@@ -400,7 +403,7 @@ static void test_an_invalid_policy_is_refused_with_heats_messages(void **state)
     assert_null(json_object_get(data, "walk"));
     r = define(2, "b", "{'rolling_update': {'pause_time': 2}}", data, &rc, err);
     assert_int_equal(rc, 0);
-    assert_steps(data, "[['0', '1+'], ['0+', '1+']]");
+    assert_walk_steps(data, true, "[['0', '1+'], ['0+', '1+']]");
     json_decref(r);
     json_decref(data);
 }
@@ -413,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_pauses_beyond_the_timeout_are_refused),
         cmocka_unit_test(test_a_changed_definition_walks_the_child_batch_by_batch),
         cmocka_unit_test(test_without_rolling_update_every_member_changes_at_once),
+        cmocka_unit_test(test_a_walk_of_many_steps_keeps_one_step),
         cmocka_unit_test(test_batch_create_walks_the_creation),
         cmocka_unit_test(test_the_pause_between_steps_is_a_timer_of_the_look),
         cmocka_unit_test(test_min_in_service_creates_temporary_members),
