@@ -65,6 +65,14 @@ redis() { # redis-cli against the test Redis, as the operator
 }
 
 # A stack name unique to this run, so tests never see each other's stacks.
+# template_file NAME: a temporary file holding the template written on stdin.
+template_file() {
+    local f
+    f=$(mktemp --suffix=".$1.yaml")
+    cat >"$f"
+    echo "$f"
+}
+
 stack_name() { echo "t${RUN_ID}-$1"; }
 
 fail() { echo "    FAIL: $*" >&2; return 1; }

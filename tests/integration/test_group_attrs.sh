@@ -10,18 +10,10 @@
 # members do not have wherever Heat's nested validation sees it.
 # shellcheck shell=bash
 
-# ga_template NAME: a temporary file for a template written on stdin.
-ga_template() {
-    local f
-    f=$(mktemp --suffix=".$1.yaml")
-    cat >"$f"
-    echo "$f"
-}
-
 test_group_attrs_resource_group_paths_resolve_as_in_heat() {
     local name tpl out
     name=$(stack_name ga-rg)
-    tpl=$(ga_template rg <<'EOF'
+    tpl=$(template_file rg <<'EOF'
 heat_template_version: 2018-08-31
 resources:
   g:
@@ -88,7 +80,7 @@ EOF
 test_group_attrs_removed_list_after_scale_down_is_sorted() {
     local name tpl out
     name=$(stack_name ga-rm)
-    tpl=$(ga_template rm <<'EOF'
+    tpl=$(template_file rm <<'EOF'
 heat_template_version: 2018-08-31
 parameters:
   count: {type: number, default: 12}
@@ -119,7 +111,7 @@ EOF
 test_group_attrs_chain_and_autoscaling_paths_resolve_as_in_heat() {
     local name tpl out
     name=$(stack_name ga-ca)
-    tpl=$(ga_template ca <<'EOF'
+    tpl=$(template_file ca <<'EOF'
 heat_template_version: 2018-08-31
 resources:
   c:
@@ -172,7 +164,7 @@ EOF
 
 test_group_attrs_validation_refuses_what_heat_nested_validation_refuses() {
     local tpl out rc=0
-    tpl=$(ga_template val <<'EOF'
+    tpl=$(template_file val <<'EOF'
 heat_template_version: 2018-08-31
 resources:
   g:

@@ -14,14 +14,6 @@
 
 GP=${CONVERGE_PREFIX:-cv:}
 
-# gp_template NAME: a temporary file for a template written on stdin.
-gp_template() {
-    local f
-    f=$(mktemp --suffix=".$1.yaml")
-    cat >"$f"
-    echo "$f"
-}
-
 gp_id() { status_json "$1" | jqr .id; }
 gp_res() { redis hget "$GP{$1}:res:$2" "$3"; } # gp_res STACK_ID RESOURCE FIELD
 
@@ -50,7 +42,7 @@ gp_gap_ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%d", (b - a) * 1000 }'; }
 test_group_policies_delay_changed_property_replaces_it() {
     local name tpl id uuid before events
     name=$(stack_name gp-delay)
-    tpl=$(gp_template delay <<'EOF'
+    tpl=$(template_file delay <<'EOF'
 heat_template_version: 2018-08-31
 parameters:
   wait: {type: number, default: 0.2}
@@ -83,7 +75,7 @@ EOF
 test_group_policies_delay_replacement_has_heats_update_events() {
     local name tpl id before events
     name=$(stack_name gp-delay-ev)
-    tpl=$(gp_template delay-ev <<'EOF'
+    tpl=$(template_file delay-ev <<'EOF'
 heat_template_version: 2018-08-31
 parameters:
   wait: {type: number, default: 0.2}
@@ -129,7 +121,7 @@ EOF
 test_group_policies_chain_appended_type_is_added_in_place_after_the_last() {
     local name tpl id child before events
     name=$(stack_name gp-chain-append)
-    tpl=$(gp_template chain <<<"$GP_CHAIN")
+    tpl=$(template_file chain <<<"$GP_CHAIN")
     ctl submit "$name" "$tpl" --wait --timeout 60 >/dev/null
     id=$(gp_id "$name")
     child=$(gp_res "$id" my-chain physical_id)
@@ -157,7 +149,7 @@ test_group_policies_chain_appended_type_is_added_in_place_after_the_last() {
 test_group_policies_chain_concurrent_creates_every_member_at_once() {
     local name tpl id child events last_begin first_end
     name=$(stack_name gp-chain-conc)
-    tpl=$(gp_template chain-conc <<<"$GP_CHAIN")
+    tpl=$(template_file chain-conc <<<"$GP_CHAIN")
     ctl submit "$name" "$tpl" -P types=OS::Heat::Delay,OS::Heat::Delay,OS::Heat::Delay \
         -P concurrent=true --wait --timeout 60 >/dev/null
     rm -f "$tpl"
@@ -183,7 +175,7 @@ test_group_policies_chain_concurrent_creates_every_member_at_once() {
 test_group_policies_chain_unknown_type_is_refused_by_validation() {
     local name tpl out rc=0
     name=$(stack_name gp-chain-unknown)
-    tpl=$(gp_template chain-unknown <<'EOF'
+    tpl=$(template_file chain-unknown <<'EOF'
 heat_template_version: 2016-04-08
 resources:
   my-chain:
@@ -207,7 +199,7 @@ EOF
 
 # A group of COUNT TestResource members, each taking 0.3 s, under POLICY.
 gp_group_template() { # policy count
-    gp_template group <<EOF
+    template_file group <<EOF
 heat_template_version: 2015-04-30
 parameters:
   label: {type: string, default: v1}
