@@ -144,21 +144,16 @@ int cv__group_update_timeout(size_t nbatches, double pause, double timeout_secs,
 /* Heat's walk of a ResourceGroup's members through a batched update
  * (ResourceGroup._replace: one nested update per batch of _get_batches,
  * each from _assemble_for_rolling_update and scaling/template.py's
- * member_definitions). `members` are [name, new] pairs, oldest first, `new`
- * true for a member that has the new definition already (no failed member:
- * Heat counts those in the group's capacity but leaves them out of the
- * nested templates); `skip` the names
- * removal_policies took out. Returns the members after each step, as
- * [name, new] pairs in name order: Heat's temporary members (min_in_service)
- * appear in the steps that create them and are gone from the last. With no
- * member (batch_create) the steps create `count` members `size` at a time.
- * Every step is kept: for planning and tests; a walk of a large group takes
- * one step at a time (cv__group_walk_step). NULL when out of memory. */
-json_t *cv__group_walk(const json_t *members, const json_t *skip, long long count, long long size,
-                       long long min);
-/* The same walk as data.walk keeps it (cv_rtype.h): {"steps": how many,
- * "at": 0, "batches": Heat's [capacity, updated] per step, "state": the
- * members of step "state_at", "count"} — the plan and one step's members,
+ * member_definitions), as data.walk keeps it (cv_rtype.h). `members` are
+ * [name, new] pairs, oldest first, `new` true for a member that has the new
+ * definition already (no failed member: Heat counts those in the group's
+ * capacity but leaves them out of the nested templates); `skip` the names
+ * removal_policies took out. A step's members are [name, new] pairs in name
+ * order: Heat's temporary members (min_in_service) appear in the steps that
+ * create them and are gone from the last. With no member (batch_create) the
+ * steps create `count` members `size` at a time. The walk is {"steps": how
+ * many, "at": 0, "batches": Heat's [capacity, updated] per step, "state":
+ * the members of step "state_at", "count"}: the plan and one step's members,
  * never every step's, which for N members in batches of one would be N²
  * names. NULL when out of memory. */
 json_t *cv__group_walk_plan(const json_t *members, const json_t *skip, long long count,

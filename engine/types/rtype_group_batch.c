@@ -6,7 +6,7 @@
  *
  * As in Heat, each batch is one traversal of the child stack (its create,
  * then an update per batch): the group's create is a walk (cv_rtype.h)
- * whose steps are the members after each batch (cv__group_walk with no
+ * whose steps are the members after each batch (cv__group_walk_plan with no
  * member yet). The pauses are the walk's; the child holds only members.
  *
  * The policy comes from the engine as the resource's resolved update_policy

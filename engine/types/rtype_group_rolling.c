@@ -7,7 +7,7 @@
  *
  * As in Heat, each batch is one update of the child stack: the group's
  * action is a walk (cv_rtype.h) whose steps are the child's members after
- * each batch (cv__group_walk: Heat's arithmetic, cv_scaling.h, including
+ * each batch (cv__group_walk_plan: Heat's arithmetic, cv_scaling.h, including
  * the temporary members above count that keep min_in_service members in
  * service, created by one step and deleted by a later one). The pauses are
  * the walk's, not resources of the child: it holds only members.
@@ -258,24 +258,6 @@ const json_t *cv__group_walk_current(json_t *walk, const json_t *skip)
         json_object_set_new(walk, "state_at", json_integer(++have));
     }
     return have == at ? json_object_get(walk, "state") : NULL;
-}
-
-json_t *cv__group_walk(const json_t *members, const json_t *skip, long long count, long long size,
-                       long long min)
-{
-    json_t *walk = cv__group_walk_plan(members, skip, count, size, min), *steps = json_array();
-    for (json_int_t at = 0; walk && at < json_integer_value(json_object_get(walk, "steps")); at++) {
-        json_object_set_new(walk, "at", json_integer(at));
-        const json_t *state = cv__group_walk_current(walk, skip);
-        if (!state) { /* out of memory: no walk rather than a wrong one */
-            json_decref(steps);
-            steps = NULL;
-            break;
-        }
-        json_array_append(steps, (json_t *)state);
-    }
-    json_decref(walk);
-    return walk ? steps : (json_decref(steps), NULL);
 }
 
 json_t *cv__group_step_template(const json_t *new_def, const json_t *old_def, const char *var,

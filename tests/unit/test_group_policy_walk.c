@@ -1,6 +1,6 @@
 /*
  * Specification of Heat's walk of a ResourceGroup through a batched update
- * (cv__group_walk): the members of the nested stack after each of Heat's
+ * (cv__group_walk_plan): the members of the nested stack after each of Heat's
  * nested updates, with Heat's temporary members. The scenarios are those of
  * Heat's heat/tests/openstack/heat/test_resource_group.py TestGetBatches,
  * checked as its test_assemble checks them: after the batch of size S the
@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "cv__rtype_internal.h"
+#include "test_group_walk.h"
 #include "test_json_fixture.h"
 
 #include <stdio.h>
@@ -153,7 +154,7 @@ static void test_each_step_is_heats_nested_template(void **state)
     for (size_t c = 0; c < NCASES; c++) {
         const heat_batches_t *h = &heat_cases[c];
         json_t *want = js(h->batches_sq), *members = old_members(h->init);
-        json_t *steps = cv__group_walk(members, skip, h->targ, h->size, h->min);
+        json_t *steps = walk_steps(members, skip, h->targ, h->size, h->min);
         if (json_array_size(steps) != json_array_size(want))
             fail_msg("%s: %zu steps, Heat has %zu", h->name, json_array_size(steps),
                      json_array_size(want));
@@ -186,7 +187,7 @@ static void test_min_in_service_creates_then_removes_temporary_members(void **st
         snprintf(s, sizeof(s), "%d", i);
         json_array_append_new(members, json_pack("[s, b]", s, false));
     }
-    json_t *steps = cv__group_walk(members, skip, 10, 4, 8);
+    json_t *steps = walk_steps(members, skip, 10, 4, 8);
     assert_json_sq(steps, "[[['0', false], ['1', false], ['2', false], ['3', false], ['4', false],"
                           "  ['5', false], ['6', false], ['7', false], ['8', true], ['9', true],"
                           "  ['10', true], ['11', true]],"
@@ -209,7 +210,7 @@ static void test_batch_create_adds_the_next_names_each_step(void **state)
 {
     (void)state;
     json_t *none = json_array(), *skip = js("['1']");
-    json_t *steps = cv__group_walk(none, skip, 5, 2, 0);
+    json_t *steps = walk_steps(none, skip, 5, 2, 0);
     assert_json_sq(steps, "[[['0', true], ['2', true]],"
                           " [['0', true], ['2', true], ['3', true], ['4', true]],"
                           " [['0', true], ['2', true], ['3', true], ['4', true], ['5', true]]]");
@@ -223,7 +224,7 @@ static void test_a_removed_member_leaves_at_the_first_step(void **state)
 {
     (void)state;
     json_t *members = js("[['0', false], ['1', false], ['2', false]]"), *skip = js("['1']");
-    json_t *steps = cv__group_walk(members, skip, 2, 1, 0);
+    json_t *steps = walk_steps(members, skip, 2, 1, 0);
     assert_json_sq(steps, "[[['0', false], ['2', true]], [['0', true], ['2', true]]]");
     json_decref(steps);
     json_decref(skip);

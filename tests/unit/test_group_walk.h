@@ -36,4 +36,29 @@ static inline void assert_walk_steps(const json_t *data, bool flags, const char 
     json_decref(walk);
 }
 
+/* Every step of a walk planned as cv__group_walk_plan plans it: the
+ * members after each, as a JSON list (NULL when out of memory). */
+static inline json_t *walk_steps(const json_t *members, const json_t *skip, long long count,
+                                 long long size, long long min)
+{
+    json_t *walk = cv__group_walk_plan(members, skip, count, size, min), *steps = json_array();
+    json_int_t n = json_integer_value(json_object_get(walk, "steps"));
+    for (json_int_t at = 0; walk && steps && at < n; at++) {
+        json_object_set_new(walk, "at", json_integer(at));
+        const json_t *state = cv__group_walk_current(walk, skip);
+        if (!state) {
+            json_decref(steps);
+            steps = NULL;
+            break;
+        }
+        json_array_append(steps, (json_t *)state);
+    }
+    if (!walk) {
+        json_decref(steps);
+        steps = NULL;
+    }
+    json_decref(walk);
+    return steps;
+}
+
 #endif
