@@ -15,7 +15,7 @@
  */
 #include "balance_internal.h"
 
-#include "cv_error.h"
+#include "cv_base.h"
 #include "cv_pcexpr.h"
 #include "reconcile_internal.h"
 

@@ -11,7 +11,7 @@
  */
 #include "cluster_internal.h"
 
-#include "cv_error.h"
+#include "cv_base.h"
 
 #include <stdarg.h>
 #include <stdio.h>

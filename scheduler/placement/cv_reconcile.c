@@ -8,7 +8,7 @@
  */
 #include "reconcile_internal.h"
 
-#include "cv_error.h"
+#include "cv_base.h"
 
 #include <stdio.h>
 #include <stdlib.h>

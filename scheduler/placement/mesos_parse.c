@@ -7,8 +7,7 @@
  */
 #include "mesos_internal.h"
 
-#include "cv_error.h"
-#include "cv_regex.h"
+#include "cv_base.h"
 
 #include <errno.h>
 #include <stdarg.h>

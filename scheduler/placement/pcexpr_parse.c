@@ -24,7 +24,7 @@
  */
 #include "pcexpr_internal.h"
 
-#include "cv_error.h"
+#include "cv_base.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
 #define RECONCILE_INTERNAL_H
 
 #include "cv_cluster.h"
-#include "cv_placement.h"
+#include "cv_place.h"
 #include "cv_reconcile.h"
 
 #include <jansson.h>

@@ -17,7 +17,7 @@
  */
 #include "reconcile_internal.h"
 
-#include "cv_error.h"
+#include "cv_base.h"
 #include "cv_mesos.h"
 #include "cv_pcexpr.h"
 

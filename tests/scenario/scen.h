@@ -17,7 +17,7 @@
 #ifndef SCEN_H
 #define SCEN_H
 
-#include "cv_msg.h"
+#include "cv_contract.h"
 
 #include <hiredis/hiredis.h>
 #include <jansson.h>

@@ -1,5 +1,5 @@
 /*
- * CHECK jobs, as engine/engine_check.c runs them: check_begin.lua (lease and
+ * CHECK jobs, as engine/converge-engine/engine_check.c runs them: check_begin.lua (lease and
  * load), the real decision (cv_check_decide), the type's operation the
  * outcome names (engine_converge.c), then one of: the fenced write
  * (check_finish.lua) and the OBSERVE job; when the action settled at once
@@ -10,7 +10,7 @@
  */
 #include "scen_job.h"
 
-#include "cv_str.h"
+#include "cv_base.h"
 
 #include <stdio.h>
 #include <stdlib.h>

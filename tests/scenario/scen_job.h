@@ -8,25 +8,21 @@
  * step. Between two steps the driver may run
  * another job's step, or kill this one.
  *
- * The stages mirror the handlers: scen_stack.c (engine/engine_stack.c),
- * scen_check_job.c (engine/engine_check.c + engine_converge.c),
- * scen_observe_job.c (observer/observer_observe.c); what the ops do
- * mirrors engine/flow (cv_progress.c, cv_stack_finish.c, cv_stack_begin.c).
+ * The stages mirror the handlers: scen_stack.c (engine/converge-engine/engine_stack.c),
+ * scen_check_job.c (engine/converge-engine/engine_check.c + engine_converge.c),
+ * scen_observe_job.c (observer/converge-observer/observer_observe.c); what the ops do
+ * mirrors engine/convergence (cv_progress.c, cv_stack_finish.c, cv_stack_begin.c).
  */
 #ifndef SCEN_JOB_H
 #define SCEN_JOB_H
 
 #include "scen.h"
 
-#include "cv_calls.h"
-#include "cv_checkjob.h"
-#include "cv_decide.h"
-#include "cv_expand.h"
-#include "cv_graph.h"
-#include "cv_keys.h"
-#include "cv_record.h"
-#include "cv_redis.h"
-#include "cv_template.h"
+#include "cv_convergence.h"
+#include "cv_base.h"
+#include "cv_contract.h"
+#include "cv_io.h"
+#include "cv_hot.h"
 
 typedef enum {
     OP_PUBLISH,      /* msg onto the bus */

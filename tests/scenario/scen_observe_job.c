@@ -1,5 +1,5 @@
 /*
- * OBSERVE jobs, as observer/observer_observe.c runs them: observe_load.lua,
+ * OBSERVE jobs, as observer/converge-observer/observer_observe.c runs them: observe_load.lua,
  * the real decision before looking (cv_observe_decide), the type's looks
  * (type->observe on the versions it asks about), the decision on what was
  * seen, then node_done.lua or node_failed.lua. A look that finds an action

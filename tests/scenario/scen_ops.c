@@ -1,14 +1,14 @@
 /*
  * Jobs: their lifecycle, and the steps every handler shares — publishing,
  * node_done / node_failed and what follows them, ending a traversal,
- * beginning one — as engine/flow does them (cv_progress.c,
+ * beginning one — as engine/convergence does them (cv_progress.c,
  * cv_stack_finish.c, cv_stack_begin.c), one script call per step. Also
  * the reaper of a stalled stack (cv_reaper.c with a stall threshold of 0).
  */
 #include "scen_job.h"
 
-#include "cv_str.h"
-#include "cv_syncpoint.h"
+#include "cv_base.h"
+#include "cv_convergence.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -12,9 +12,9 @@
  */
 #include "scen.h"
 
-#include "cv_hash.h"
-#include "cv_keys.h"
-#include "cv_template.h"
+#include "cv_base.h"
+#include "cv_contract.h"
+#include "cv_hot.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,16 +1,16 @@
 /*
- * STACK jobs, as engine/engine_stack.c expands a traversal: read the stored
+ * STACK jobs, as engine/converge-engine/engine_stack.c expands a traversal: read the stored
  * definition (stack_definition.lua), parse it with the real template code,
  * build the graph with the real traversal code from the definition and the
  * index, write this expansion's drafts, put them in place
  * (stack_expanded.lua), publish the roots. Three steps and the publishes.
  *
- * Also the reaper (engine/flow/cv_reaper.c) of the harness's one stack,
+ * Also the reaper (engine/convergence/cv_reaper.c) of the harness's one stack,
  * with a stall threshold of 0: run when nothing else can happen.
  */
 #include "scen_job.h"
 
-#include "cv_traversal.h"
+#include "cv_convergence.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -29,13 +29,9 @@
  * script measures alone (--toggle-collect). Prints the outcome of the last
  * round, so that a broken path shows as a wrong kind, not as a fast one.
  */
-#include "cv_calls.h"
-#include "cv_checkjob.h"
-#include "cv_decide.h"
-#include "cv_msg.h"
-#include "cv_record.h"
-#include "cv_rtype.h"
-#include "cv_syncpoint.h"
+#include "cv_convergence.h"
+#include "cv_contract.h"
+#include "cv_hot.h"
 
 #include <hiredis/hiredis.h>
 #include <jansson.h>
