@@ -235,8 +235,8 @@ static void on_expanded(cv_redis_t *r, redisReply *rep, void *ud)
         return;
     }
     if (dup || cv_graph_count(x->graph) == 0) {
-        if (cv_progress_finish_stack(x->run.w, x->run.msg.stack, x->run.msg.traversal,
-                                     on_empty_finished, x) != 0)
+        if (cv_flowrun_finish_stack(x->run.w, x->run.msg.stack, x->run.msg.traversal,
+                                    on_empty_finished, x) != 0)
             expand_retry(x);
         return;
     }
@@ -436,8 +436,11 @@ static void on_fail_recorded(cv_redis_t *r, redisReply *rep, void *ud)
 static void fail_stack(expand_t *x, const char *reason)
 {
     cv_error("stack %s: %s", x->run.msg.stack, reason);
-    if (cv_progress_stack_status(x->run.w, x->run.msg.stack, x->run.msg.traversal, "FAILED", reason,
-                                 "{}", on_fail_recorded, x) != 0)
+    cv_call_t call;
+    cv_call_stack_finish(&call, x->run.msg.stack, x->run.msg.traversal, "FAILED", reason, "{}",
+                         x->run.w->id);
+    if (cv_redis_call(x->run.w->redis, call.script, call.keys, call.args, 0, NULL, NULL,
+                      on_fail_recorded, x) != 0)
         expand_retry(x);
 }
 
@@ -552,7 +555,9 @@ static void on_definition(cv_redis_t *r, redisReply *rep, void *ud)
         fail_stack(x, err);
         return;
     }
-    x->index = cv_reply_to_object(cv_reply_at(rep, CV_STACK_DEFINITION_R_INDEX));
+    cv_resp_t *reply = cv_flowrun_resp(rep, false);
+    x->index = cv_resp_to_object(cv_resp_at(reply, CV_STACK_DEFINITION_R_INDEX));
+    free(reply);
     if (build_graph(x) != 0) {
         fail_stack(x, "out of memory building the traversal graph");
         return;

@@ -70,7 +70,7 @@ static void on_progress(void *ud, int rc)
 static void node_done(observe_t *o)
 {
     cv_node_done_t d = cv_observe_done_of(&o->run.msg, &o->out, o->graph_entry, o->rec.physical_id);
-    if (cv_progress_node_done(o->run.w, &d, on_progress, o) != 0)
+    if (cv_flowrun_node_done(o->run.w, &d, on_progress, o) != 0)
         cv_jobrun_retry(&o->run);
 }
 
@@ -80,7 +80,7 @@ static void node_failed(observe_t *o)
     cv_str_redact_quoted(logged, sizeof(logged), o->out.reason);
     cv_warn("stack %s: %s", o->run.msg.stack, logged);
     cv_node_failed_t f = cv_observe_failed_of(&o->run.msg, &o->out, o->rec.physical_id);
-    if (cv_progress_node_failed(o->run.w, &f, on_progress, o) != 0)
+    if (cv_flowrun_node_failed(o->run.w, &f, on_progress, o) != 0)
         cv_jobrun_retry(&o->run);
 }
 
@@ -128,10 +128,10 @@ static void settle_older(observe_t *o)
     int rc;
     if (cv_str_ends_with(o->out.status, "_FAILED")) {
         cv_node_failed_t f = cv_observe_failed_of(&older, &o->out, o->rec.physical_id);
-        rc = cv_progress_node_failed(o->run.w, &f, on_older_recorded, o);
+        rc = cv_flowrun_node_failed(o->run.w, &f, on_older_recorded, o);
     } else {
         cv_node_done_t d = cv_observe_done_of(&older, &o->out, "", o->rec.physical_id);
-        rc = cv_progress_node_done(o->run.w, &d, on_older_recorded, o);
+        rc = cv_flowrun_node_done(o->run.w, &d, on_older_recorded, o);
     }
     if (rc != 0)
         cv_jobrun_retry(&o->run);
@@ -424,7 +424,10 @@ static void on_load(cv_redis_t *r, redisReply *rep, void *ud)
         cv_jobrun_drop(&o->run);
         return;
     }
-    if (cv_record_parse(&o->rec, cv_reply_at(rep, CV_OBSERVE_LOAD_R_RECORD)) != 0) {
+    cv_resp_t *reply = cv_flowrun_resp(rep, false);
+    int parsed = cv_record_parse(&o->rec, cv_resp_at(reply, CV_OBSERVE_LOAD_R_RECORD));
+    free(reply);
+    if (parsed != 0) {
         cv_warn("stack %s resource %s: a stored value is sealed with a key this worker's key "
                 "file (CONVERGE_SECRET_KEY_FILE) does not hold; retrying",
                 o->run.msg.stack, o->run.msg.resource);

@@ -8,10 +8,11 @@
  * step. Between two steps the driver may run
  * another job's step, or kill this one.
  *
- * The stages mirror the handlers: scen_stack.c (engine/converge-engine/engine_stack.c),
- * scen_check_job.c (engine/converge-engine/engine_check.c + engine_converge.c),
- * scen_observe_job.c (observer/converge-observer/observer_observe.c); what the ops do
- * mirrors engine/convergence (cv_progress.c, cv_stack_finish.c, cv_stack_begin.c).
+ * A CHECK job is the engine's own step machine (cv_checkjob.h), driven by
+ * scen_flow.c. The stages of the others mirror the handlers: scen_stack.c
+ * (engine/converge-engine/engine_stack.c), scen_observe_job.c
+ * (observer/converge-observer/observer_observe.c); what the ops do mirrors
+ * engine/convergence (cv_progress).
  */
 #ifndef SCEN_JOB_H
 #define SCEN_JOB_H
@@ -42,6 +43,13 @@ typedef struct scen_op {
 
 enum { PC_START = 0, PC_END = 100 };
 
+/* A worker's step machine (cv_flow.h), driven by scen_flow.c. */
+typedef struct scen_machine {
+    const cv_flow_t *(*start)(void *state);
+    const cv_flow_t *(*step)(void *state, const cv_flow_in_t *in);
+    void (*free)(void *state);
+} scen_machine_t;
+
 struct scen_job {
     uint64_t msg_id; /* the bus message being handled; 0 for the reaper */
     cv_msg_t msg;
@@ -54,6 +62,15 @@ struct scen_job {
     bool leased;
     char lease_key[CV_KEY_MAX];
     uint64_t began_at; /* step of check_begin OK */
+    /* run by a step machine (scen_flow.c) */
+    const scen_machine_t *machine;
+    void *state;
+    cv_checkjob_t *check;    /* state, of a CHECK job */
+    const cv_flow_t *answer; /* being carried out; NULL before the first */
+    bool noted, sent;        /* its lines and sweep done; its commands sent */
+    size_t published;        /* its messages published */
+    redisReply **raw;        /* the replies it waits for, so far */
+    size_t nraw;
     /* loaded (CHECK, OBSERVE) */
     cv_record_t rec;
     bool have_rec;
@@ -86,7 +103,9 @@ scen_step_t scen_op_run(scen_world_t *w, scen_job_t *j, const scen_op_t *op);
 
 /* The stages of each kind of job. */
 scen_step_t scen_stack_step(scen_world_t *w, scen_job_t *j);
-scen_step_t scen_check_step(scen_world_t *w, scen_job_t *j);
+/* The next unit of a job run by a step machine (scen_flow.c); frees what it holds. */
+scen_step_t scen_flow_step(scen_world_t *w, scen_job_t *j);
+void scen_flow_free(scen_job_t *j);
 scen_step_t scen_observe_step(scen_world_t *w, scen_job_t *j);
 
 /* node_done (shared by CHECK and OBSERVE): the call, the publishes

@@ -103,7 +103,9 @@ static scen_step_t load(scen_world_t *w, scen_job_t *j)
         freeReplyObject(r);
         return SCEN_STEP_MORE;
     }
-    cv_record_parse(&j->rec, cv_reply_at(r, CV_OBSERVE_LOAD_R_RECORD));
+    cv_resp_t *reply = cv_flowrun_resp(r, false);
+    cv_record_parse(&j->rec, cv_resp_at(reply, CV_OBSERVE_LOAD_R_RECORD));
+    free(reply);
     j->have_rec = true;
     j->graph_entry = strdup(cv_reply_str(r, CV_OBSERVE_LOAD_R_GRAPH_ENTRY));
     freeReplyObject(r);

@@ -367,6 +367,47 @@ void scen_node_failed(scen_world_t *w, scen_job_t *j, const cv_node_failed_t *f)
 
 /* ---- jobs ---- */
 
+/* The lease a check job asks for: long, since the harness expires the
+ * leases of killed jobs itself. */
+#define LEASE_MS 600000
+
+static const cv_flow_t *check_start(void *state)
+{
+    return cv_checkjob_start(state);
+}
+
+static const cv_flow_t *check_step(void *state, const cv_flow_in_t *in)
+{
+    return cv_checkjob_step(state, in);
+}
+
+static void check_free(void *state)
+{
+    cv_checkjob_reset(state);
+    free(state);
+}
+
+static const scen_machine_t check_machine = {check_start, check_step, check_free};
+
+/* The engine's CHECK job, as engine_check.c makes it. */
+static void check_job(scen_job_t *j)
+{
+    static cv_limits_t limits;
+    static bool limits_set;
+    if (!limits_set) {
+        cv_limits_init(&limits);
+        limits_set = true;
+    }
+    j->check = calloc(1, sizeof(*j->check));
+    if (!j->check)
+        abort();
+    cv_checkjob_conf_t conf = {
+        .worker = j->worker, .token = j->token, .lease_ms = LEASE_MS, .limits = &limits};
+    cv_checkjob_init(j->check, &j->msg, &conf);
+    j->machine = &check_machine;
+    j->state = j->check;
+}
+
 scen_job_t *scen_job_start(scen_world_t *w, uint64_t msg_id, const cv_msg_t *m)
 {
     scen_job_t *j = calloc(1, sizeof(*j));
@@ -381,6 +422,8 @@ scen_job_t *scen_job_start(scen_world_t *w, uint64_t msg_id, const cv_msg_t *m)
              (unsigned long long)++w->jobs_started);
     if (m->type != CV_MSG_STACK)
         key(j->lease_key, CV_KEY_LEASE, m->stack, 0, m->resource);
+    if (m->type == CV_MSG_CHECK && msg_id != 0) /* 0: the reaper's own ops */
+        check_job(j);
     return j;
 }
 
@@ -398,7 +441,7 @@ scen_step_t scen_job_step(scen_world_t *w, scen_job_t *j)
             r = scen_stack_step(w, j);
             break;
         case CV_MSG_CHECK:
-            r = scen_check_step(w, j);
+            r = scen_flow_step(w, j);
             break;
         default:
             r = scen_observe_step(w, j);
@@ -423,6 +466,8 @@ unsigned scen_job_worker(const scen_job_t *j)
 const char *scen_job_lease(const scen_job_t *j, const char **token)
 {
     *token = j->token;
+    if (j->check)
+        return cv_checkjob_leased(j->check) ? j->lease_key : "";
     return j->leased ? j->lease_key : "";
 }
 
@@ -431,6 +476,7 @@ void scen_job_free(scen_job_t *j)
     if (!j)
         return;
     free(j->ops);
+    scen_flow_free(j);
     if (j->have_rec)
         cv_record_clear(&j->rec);
     json_decref(j->rdef);

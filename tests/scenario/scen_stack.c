@@ -57,7 +57,9 @@ static scen_step_t read_definition(scen_world_t *w, scen_job_t *j)
             scen_violation(w, "the stored template does not parse: %s", tpl ? err : "not JSON");
             j->pc = PC_END;
         } else {
-            j->index = cv_reply_to_object(cv_reply_at(r, CV_STACK_DEFINITION_R_INDEX));
+            cv_resp_t *reply = cv_flowrun_resp(r, false);
+            j->index = cv_resp_to_object(cv_resp_at(reply, CV_STACK_DEFINITION_R_INDEX));
+            free(reply);
             j->graph = cv_expand_graph(j->msg.kind, j->tpl, j->index);
             snprintf(j->draft[RDEF], CV_KEY_MAX, "%s", "");
             char expansion[64];

@@ -6,6 +6,8 @@
 #include "../cv_checkjob.h"
 #include "../cv_decide.h"
 #include "../cv_expand.h"
+#include "../cv_flow.h"
+#include "../cv_flowrun.h"
 #include "../cv_gate.h"
 #include "../cv_jobrun.h"
 #include "../cv_poison.h"
@@ -13,6 +15,7 @@
 #include "../cv_purge.h"
 #include "../cv_reaper.h"
 #include "../cv_record.h"
+#include "../cv_resp.h"
 #include "../cv_syncpoint.h"
 #include "../cv_traversal.h"
 
