@@ -111,10 +111,4 @@ typedef void (*cv_flowrun_begun_cb)(void *ud, int rc, uint64_t traversal);
 int cv_flowrun_begin_stack(cv_worker_t *w, const cv_stack_begin_t *sb, bool express,
                            cv_flowrun_begun_cb cb, void *ud);
 
-/* cv_progress_node_done / node_failed (the OBSERVE job until it is a
- * step machine). */
-int cv_flowrun_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_flowrun_done_cb cb, void *ud);
-int cv_flowrun_node_failed(cv_worker_t *w, const cv_node_failed_t *f, cv_flowrun_done_cb cb,
-                           void *ud);
-
 #endif

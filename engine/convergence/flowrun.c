@@ -507,22 +507,3 @@ int cv_flowrun_begin_stack(cv_worker_t *w, const cv_stack_begin_t *sb, bool expr
     moving_on(m, cv_progress_begin(&m->p, &m->b, sb, express, w->id));
     return 0;
 }
-
-int cv_flowrun_node_done(cv_worker_t *w, const cv_node_done_t *d, cv_flowrun_done_cb cb, void *ud)
-{
-    moving_t *m = moving_new(w, cb, NULL, ud);
-    if (!m)
-        return CV_ENOMEM;
-    moving_on(m, cv_progress_node_done(&m->p, &m->b, d, w->id));
-    return 0;
-}
-
-int cv_flowrun_node_failed(cv_worker_t *w, const cv_node_failed_t *f, cv_flowrun_done_cb cb,
-                           void *ud)
-{
-    moving_t *m = moving_new(w, cb, NULL, ud);
-    if (!m)
-        return CV_ENOMEM;
-    moving_on(m, cv_progress_node_failed(&m->p, &m->b, f, w->id));
-    return 0;
-}

@@ -48,7 +48,7 @@ instructions() {
 }
 
 echo "hot path, instructions (valgrind --tool=callgrind; deterministic):"
-for part in codec check settle observe syncpoint checkjob settlejob; do
+for part in codec check settle observe syncpoint checkjob settlejob observejob; do
     one=$(instructions "hot_$part" "$WORK/one.log" "$HOT" "$part" "$N")
     two=$(instructions "hot_$part" "$WORK/two.log" "$HOT" "$part" $((2 * N)))
     awk -v part="$part" -v n="$N" -v one="$one" -v two="$two" -v what="$(cat "$WORK/two.log")" 'BEGIN {

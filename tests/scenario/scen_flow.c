@@ -325,7 +325,7 @@ static scen_step_t carry(scen_world_t *w, scen_job_t *j)
     case CV_FLOW_LATER:
     case CV_FLOW_RETRY:
         send_cmds(w, j, a);
-        return SCEN_STEP_RETRY; /* looked at again later */
+        return SCEN_STEP_RETRY; /* looked at again later: delivered again */
     case CV_FLOW_UNKNOWN_STACK:
     case CV_FLOW_UNKNOWN_NODE:
         scen_violation(w, "%s %c/%s t%llu dead-lettered: %s", cv_msg_type_name(j->msg.type),

@@ -8,11 +8,10 @@
  * step. Between two steps the driver may run
  * another job's step, or kill this one.
  *
- * A CHECK job is the engine's own step machine (cv_checkjob.h), driven by
- * scen_flow.c. The stages of the others mirror the handlers: scen_stack.c
- * (engine/converge-engine/engine_stack.c), scen_observe_job.c
- * (observer/converge-observer/observer_observe.c); what the ops do mirrors
- * engine/convergence (cv_progress).
+ * CHECK and OBSERVE jobs are the workers' own step machines
+ * (cv_checkjob.h, cv_observejob.h), driven by scen_flow.c. The stages of a
+ * STACK job mirror engine/converge-engine/engine_stack.c (scen_stack.c);
+ * what the ops do mirrors engine/convergence (cv_progress).
  */
 #ifndef SCEN_JOB_H
 #define SCEN_JOB_H
@@ -30,8 +29,6 @@ typedef enum {
     OP_FINISH,       /* cv_progress_finish_stack: read the definition */
     OP_FINISH_WRITE, /* stack_finish.lua COMPLETE */
     OP_GARBAGE,      /* the name after a delete, the traversal's keys */
-    OP_SREM,         /* leave the traversal's publishing set */
-    OP_RELEASE,      /* lease_release.lua */
 } scen_op_kind_t;
 
 typedef struct scen_op {
@@ -71,18 +68,6 @@ struct scen_job {
     size_t published;        /* its messages published */
     redisReply **raw;        /* the replies it waits for, so far */
     size_t nraw;
-    /* loaded (CHECK, OBSERVE) */
-    cv_record_t rec;
-    bool have_rec;
-    json_t *rdef, *params, *sp, *files;
-    char *graph_entry;
-    char stack_action[16];
-    cv_check_outcome_t out;
-    bool have_out;
-    cv_rstate_t st;
-    bool have_st;
-    cv_observe_outcome_t oout;
-    bool have_oout;
     /* STACK */
     cv_template_t *tpl;
     cv_graph_t *graph;
@@ -94,9 +79,7 @@ void scen_op_push(scen_job_t *j, const scen_op_t *op);
 void scen_op_push_front(scen_job_t *j, const scen_op_t *op);
 void scen_op_publish_node(scen_job_t *j, const char *node);
 void scen_op_publish_observe(scen_job_t *j, const char *version, bool watch);
-void scen_op_publish_recheck(scen_job_t *j);
 void scen_op_finish(scen_job_t *j);
-void scen_op_release(scen_job_t *j);
 
 /* Runs one op; the step's result. */
 scen_step_t scen_op_run(scen_world_t *w, scen_job_t *j, const scen_op_t *op);
@@ -106,16 +89,6 @@ scen_step_t scen_stack_step(scen_world_t *w, scen_job_t *j);
 /* The next unit of a job run by a step machine (scen_flow.c); frees what it holds. */
 scen_step_t scen_flow_step(scen_world_t *w, scen_job_t *j);
 void scen_flow_free(scen_job_t *j);
-scen_step_t scen_observe_step(scen_world_t *w, scen_job_t *j);
-
-/* node_done (shared by CHECK and OBSERVE): the call, the publishes
- * cv_sp_should_publish asks for, the stack's end when every node is done. */
-void scen_node_done(scen_world_t *w, scen_job_t *j, const cv_node_done_t *d);
-/* check_done (an action that settled at once): as node_done; returns the answer. */
-cv_answer_t scen_check_done(scen_world_t *w, scen_job_t *j, const cv_check_finish_t *f,
-                            const cv_node_done_t *d);
-/* node_failed: the call, and the rollback it may ask for. */
-void scen_node_failed(scen_world_t *w, scen_job_t *j, const cv_node_failed_t *f);
 
 /* A script call built by cv_calls (or by hand, for the rows it has no
  * builder for), sent synchronously; counts the round trip. */

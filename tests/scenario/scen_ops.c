@@ -92,23 +92,9 @@ void scen_op_publish_observe(scen_job_t *j, const char *version, bool watch)
 }
 
 /* observer_observe.c recheck: a watch's node checked again. */
-void scen_op_publish_recheck(scen_job_t *j)
-{
-    scen_op_t op = {.kind = OP_PUBLISH, .msg = cv_observe_recheck_job(&j->msg)};
-    scen_op_push(j, &op);
-}
-
 void scen_op_finish(scen_job_t *j)
 {
     scen_op_t op = {.kind = OP_FINISH, .msg = j->msg};
-    scen_op_push(j, &op);
-}
-
-void scen_op_release(scen_job_t *j)
-{
-    if (!j->leased)
-        return;
-    scen_op_t op = {.kind = OP_RELEASE};
     scen_op_push(j, &op);
 }
 
@@ -257,112 +243,8 @@ scen_step_t scen_op_run(scen_world_t *w, scen_job_t *j, const scen_op_t *op)
     case OP_GARBAGE:
         garbage(w, op);
         break;
-    case OP_SREM: {
-        char k[CV_KEY_MAX], node[CV_NAME_MAX + 2];
-        key(k, CV_KEY_PUBLISHING, j->msg.stack, j->msg.traversal, NULL);
-        cv_node_name(node, sizeof(node), j->msg.phase, j->msg.resource);
-        const char *argv[] = {"SREM", k, node};
-        freeReplyObject(scen_cmd(3, argv));
-        break;
-    }
-    case OP_RELEASE: {
-        cv_lease_release_keys_t keys = {.lease = j->lease_key};
-        cv_lease_release_args_t args = {.token = j->token};
-        freeReplyObject(scen_call_row(CV_SCRIPT_LEASE_RELEASE, keys.v, args.v));
-        j->leased = false;
-        break;
-    }
     }
     return SCEN_STEP_MORE;
-}
-
-/* ---- node done, node failed ---- */
-
-/* Sends a built node_done or check_done (the same reply) and queues what
- * its answer makes the job do next. Returns the answer. */
-static cv_answer_t done_call(scen_world_t *w, scen_job_t *j, cv_call_t *call, bool publishing)
-{
-    const cv_msg_t *m = &j->msg;
-    if (w->sabotage == SCEN_SABOTAGE_SYNC_POINT && call->nextra > 0 && !w->sabotaged) {
-        /* Self-test: the first successor's sync point never hears of us. */
-        w->sabotaged = true;
-        call->nextra = 0;
-    }
-    redisReply *r = scen_call(call);
-    cv_answer_t a = cv_reply_answer(call->script, r);
-    if (a == CV_ANSWER_INVALID || a == CV_ANSWER_NONODE)
-        scen_violation(w, "%s of %c/%s: %s", cv_script_name(call->script), m->phase ? 'c' : 'u',
-                       m->resource, r->type == REDIS_REPLY_ERROR ? r->str : cv_reply_str(r, 0));
-    if (a == CV_ANSWER_OK) {
-        bool redelivery = cv_reply_int(r, CV_NODE_DONE_R_ADDED) == 0;
-        long long done = cv_reply_int(r, CV_NODE_DONE_R_DONE);
-        long long total = cv_reply_int(r, CV_NODE_DONE_R_TOTAL);
-        if (done > total)
-            scen_violation(w, "traversal %llu: done %lld > total %lld",
-                           (unsigned long long)m->traversal, done, total);
-        for (size_t i = 0; i < call->nextra; i++) {
-            cv_sp_answer_t ans = {
-                call->successor_preds[i],
-                (size_t)cv_reply_int(r, CV_NODE_DONE_R_SUCC(i, CV_NODE_DONE_SUCC_SIZE)),
-                cv_reply_int(r, CV_NODE_DONE_R_SUCC(i, CV_NODE_DONE_SUCC_ADDED)) == 1,
-                cv_reply_int(r, CV_NODE_DONE_R_SUCC(i, CV_NODE_DONE_SUCC_IS_DONE)) == 1};
-            if (cv_sp_should_publish(&ans, redelivery))
-                scen_op_publish_node(j, call->extra_args[i]);
-        }
-        if (done >= total)
-            scen_op_finish(j);
-        if (publishing && (call->nextra > 0 || done >= total)) {
-            scen_op_t op = {.kind = OP_SREM};
-            scen_op_push(j, &op);
-        }
-    }
-    freeReplyObject(r);
-    return a;
-}
-
-void scen_node_done(scen_world_t *w, scen_job_t *j, const cv_node_done_t *d)
-{
-    cv_call_t call;
-    if (cv_call_node_done(&call, d, j->worker) != 0)
-        abort();
-    done_call(w, j, &call, d->publishing);
-    cv_call_free(&call);
-}
-
-cv_answer_t scen_check_done(scen_world_t *w, scen_job_t *j, const cv_check_finish_t *f,
-                            const cv_node_done_t *d)
-{
-    cv_call_t call;
-    if (cv_call_check_done(&call, f, d, j->worker) != 0)
-        abort();
-    cv_answer_t a = done_call(w, j, &call, d->publishing);
-    cv_call_free(&call);
-    return a;
-}
-
-void scen_node_failed(scen_world_t *w, scen_job_t *j, const cv_node_failed_t *f)
-{
-    cv_call_t call;
-    cv_call_node_failed(&call, f, j->worker);
-    redisReply *r = scen_call(&call);
-    cv_answer_t a = cv_reply_answer(CV_SCRIPT_NODE_FAILED, r);
-    if (a == CV_ANSWER_INVALID)
-        scen_violation(w, "node_failed of %s: %s", f->job->resource,
-                       r->type == REDIS_REPLY_ERROR ? r->str : "not an answer");
-    if (a == CV_ANSWER_ROLLBACK) {
-        /* The script began the rollback traversal; its STACK job is ours to
-         * publish (cv_progress.c publish_rollback). */
-        cv_msg_t m = {.type = CV_MSG_STACK,
-                      .kind = CV_TRAV_ROLLBACK,
-                      .traversal = (uint64_t)cv_reply_int(r, CV_NODE_FAILED_R_TRAVERSAL)};
-        snprintf(m.stack, sizeof(m.stack), "%s", j->msg.stack);
-        scen_note_traversal(w, m.traversal, CV_TRAV_ROLLBACK);
-        scen_trace(w, "begin ROLLBACK traversal %llu (by node_failed)",
-                   (unsigned long long)m.traversal);
-        scen_op_t op = {.kind = OP_PUBLISH, .msg = m};
-        scen_op_push(j, &op);
-    }
-    freeReplyObject(r);
 }
 
 /* ---- jobs ---- */
@@ -388,6 +270,35 @@ static void check_free(void *state)
 }
 
 static const scen_machine_t check_machine = {check_start, check_step, check_free};
+
+static const cv_flow_t *observe_start(void *state)
+{
+    return cv_observejob_start(state);
+}
+
+static const cv_flow_t *observe_step(void *state, const cv_flow_in_t *in)
+{
+    return cv_observejob_step(state, in);
+}
+
+static void observe_free(void *state)
+{
+    cv_observejob_reset(state);
+    free(state);
+}
+
+static const scen_machine_t observe_machine = {observe_start, observe_step, observe_free};
+
+/* The observer's OBSERVE job, as observer_observe.c makes it. */
+static void observe_job(scen_job_t *j)
+{
+    cv_observejob_t *o = calloc(1, sizeof(*o));
+    if (!o)
+        abort();
+    cv_observejob_init(o, &j->msg, j->worker);
+    j->machine = &observe_machine;
+    j->state = o;
+}
 
 /* The engine's CHECK job, as engine_check.c makes it. */
 static void check_job(scen_job_t *j)
@@ -424,6 +335,8 @@ scen_job_t *scen_job_start(scen_world_t *w, uint64_t msg_id, const cv_msg_t *m)
         key(j->lease_key, CV_KEY_LEASE, m->stack, 0, m->resource);
     if (m->type == CV_MSG_CHECK && msg_id != 0) /* 0: the reaper's own ops */
         check_job(j);
+    else if (m->type == CV_MSG_OBSERVE)
+        observe_job(j);
     return j;
 }
 
@@ -444,7 +357,7 @@ scen_step_t scen_job_step(scen_world_t *w, scen_job_t *j)
             r = scen_flow_step(w, j);
             break;
         default:
-            r = scen_observe_step(w, j);
+            r = scen_flow_step(w, j);
             break;
         }
     }
@@ -477,20 +390,7 @@ void scen_job_free(scen_job_t *j)
         return;
     free(j->ops);
     scen_flow_free(j);
-    if (j->have_rec)
-        cv_record_clear(&j->rec);
-    json_decref(j->rdef);
-    json_decref(j->params);
-    json_decref(j->sp);
-    json_decref(j->files);
     json_decref(j->index);
-    free(j->graph_entry);
-    if (j->have_out)
-        cv_check_outcome_clear(&j->out);
-    if (j->have_st)
-        cv_record_state_clear(&j->st);
-    if (j->have_oout)
-        cv_observe_outcome_clear(&j->oout);
     cv_template_free(j->tpl);
     cv_graph_free(j->graph);
     free(j);

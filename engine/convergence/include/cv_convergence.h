@@ -10,6 +10,7 @@
 #include "../cv_flowrun.h"
 #include "../cv_gate.h"
 #include "../cv_jobrun.h"
+#include "../cv_observejob.h"
 #include "../cv_poison.h"
 #include "../cv_progress.h"
 #include "../cv_purge.h"

@@ -26,7 +26,7 @@
  *   syncpoint  a two-parent sync point satisfied by both, and the
  *              decision to publish
  * and the jobs whole, as step machines (bench_jobs.c): checkjob,
- * settlejob.
+ * settlejob, observejob.
  * Each PART runs COUNT times in a function named hot_<part>, which the
  * script measures alone (--toggle-collect). Prints the outcome of the last
  * round, so that a broken path shows as a wrong kind, not as a fast one.
@@ -392,7 +392,7 @@ static int run(const char *part, size_t count)
         return rc;
     fprintf(stderr,
             "bench_hotpath: unknown part \"%s\" (codec, check, settle, observe, syncpoint, "
-            "checkjob, settlejob)\n",
+            "checkjob, settlejob, observejob)\n",
             part);
     return 2;
 }
@@ -402,8 +402,10 @@ int main(int argc, char **argv)
     char *end = NULL;
     unsigned long long count = argc == 3 ? strtoull(argv[2], &end, 10) : 0;
     if (argc != 3 || !end || *end || count == 0) {
-        fprintf(stderr, "usage: %s codec|check|settle|observe|syncpoint|checkjob|settlejob COUNT\n",
-                argv[0]);
+        fprintf(
+            stderr,
+            "usage: %s codec|check|settle|observe|syncpoint|checkjob|settlejob|observejob COUNT\n",
+            argv[0]);
         return 2;
     }
     json_object_seed(1); /* the same hash tables every run: instruction counts repeat */

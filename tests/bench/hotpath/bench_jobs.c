@@ -11,6 +11,8 @@
  *   settlejob  a CHECK job of an OS::Heat::None resource, which settles at
  *              once: check_begin, the decision, the create, the look,
  *              check_done, the successor's CHECK job
+ *   observejob an OBSERVE job of that resource's create: observe_load, the
+ *              decision, the type's look, node_done, the successor's job
  */
 #include "bench_jobs.h"
 
@@ -32,6 +34,18 @@ static const char SLOW[] = "{\"type\": \"OS::Heat::TestResource\", \"properties\
 static const char ENTRY[] = "{\"p\": [\"u/parent\"], \"s\": [[\"u/child\", 1]]}";
 static const char *const SP[] = {"u/parent", "{\"id\": \"parent-id\", \"attrs\": {}}"};
 static const char *const NEW[] = {"version", "0"};
+static const char *const CREATING[] = {"status",    "CREATE_IN_PROGRESS",
+                                       "action",    "CREATE",
+                                       "type",      "OS::Heat::None",
+                                       "uuid",      "0e4a6c1e-9bd5-4d5f-8c55-3c1f1b3e6a7d",
+                                       "version",   "1",
+                                       "policy",    "Delete",
+                                       "props",     "{}",
+                                       "attrs",     "{}",
+                                       "data",      "{}",
+                                       "old",       "[]",
+                                       "traversal", "5",
+                                       "started",   "1700000000.5"};
 
 /* Replies over static strings, built before the measured loops. */
 typedef struct reply {
@@ -95,8 +109,7 @@ static const cv_flow_t *step(void *job, bool check, const cv_resp_t *reply)
 {
     const cv_resp_t *replies[] = {reply};
     cv_flow_in_t in = {.now = 1700000001.0, .replies = replies, .nreplies = reply ? 1 : 0};
-    (void)check;
-    return cv_checkjob_step(job, &in);
+    return check ? cv_checkjob_step(job, &in) : cv_observejob_step(job, &in);
 }
 
 /* The driver publishes a message: encoded. */
@@ -149,6 +162,33 @@ NOINLINE size_t hot_settlejob(const io_t *io, size_t count)
     return settled;
 }
 
+static bool observe_round(const io_t *io)
+{
+    cv_msg_t m;
+    char err[128];
+    if (cv_msg_decode(io->wire, io->wire_len, &m, err, sizeof(err)))
+        return false;
+    cv_observejob_t o;
+    cv_observejob_init(&o, &m, "observer-1");
+    cv_observejob_start(&o);
+    step(&o, false, &io->first.top);
+    const cv_flow_t *a = step(&o, false, &io->second.top);
+    bool published = a->nmsgs == 1;
+    publish(a);
+    a = step(&o, false, NULL);
+    bool done = published && a->kind == CV_FLOW_DONE;
+    cv_observejob_reset(&o);
+    return done;
+}
+
+NOINLINE size_t hot_observejob(const io_t *io, size_t count)
+{
+    size_t done = 0;
+    for (size_t i = 0; i < count; i++)
+        done += observe_round(io);
+    return done;
+}
+
 static int wire(io_t *io, uint8_t type)
 {
     cv_msg_t m;
@@ -181,6 +221,16 @@ int bench_jobs_run(const char *part, size_t count)
         done_ok(&io.second);
         n = hot_settlejob(&io, count);
         printf("settlejob: %zu rounds, %zu settled at once\n", count, n);
+    } else if (strcmp(part, "observejob") == 0) {
+        wire(&io, CV_MSG_OBSERVE);
+        str(&io.first.e[0], "5");
+        str(&io.first.e[1], "CREATE_IN_PROGRESS");
+        flat(&io.first.e[2], io.first.sub[0], CREATING, sizeof(CREATING) / sizeof(*CREATING));
+        str(&io.first.e[3], ENTRY);
+        array(&io.first.top, io.first.e, 4);
+        done_ok(&io.second);
+        n = hot_observejob(&io, count);
+        printf("observejob: %zu rounds, %zu complete\n", count, n);
     } else {
         return -1;
     }
