@@ -6,6 +6,7 @@
 #include "cv_base.h"
 #include "cv_contract.h"
 #include "cv_io.h"
+#include "cv_finishjob.h"
 #include "cv_poison.h"
 #include "cv_progress.h"
 #include "cv_purge.h"
@@ -426,12 +427,15 @@ void cv_flowjob_feed(cv_flowjob_t *fj, const cv_flow_in_t *in)
 }
 
 /* ------------------------------------------------------------------------
- * cv_progress for callers that are no step machine
+ * Traversals ended and begun for callers that are no step machine
  * ------------------------------------------------------------------------ */
 
+/* A machine run to its end outside a job: a traversal's end
+ * (cv_finishjob), or a begin (cv_progress). */
 typedef struct moving {
     cv_worker_t *w;
-    cv_progress_t p;
+    cv_finishjob_t fin; /* a traversal's end, when `begun` is NULL */
+    cv_progress_t p;    /* a begin */
     cv_flow_buf_t b;
     cv_flowrun_done_cb done;
     cv_flowrun_begun_cb begun;
@@ -440,36 +444,49 @@ typedef struct moving {
 
 static void moving_on(moving_t *m, const cv_flow_t *a);
 
-static void on_moved(void *ud, const cv_flow_in_t *in)
+static void moving_over(moving_t *m, const cv_flow_t *last, int rc)
 {
-    moving_t *m = ud;
-    int rc = 0;
-    cv__flow_begin(&m->b);
-    const cv_flow_t *a = cv_progress_step(&m->p, &m->b, in, &rc);
-    if (a) {
-        moving_on(m, a);
-        return;
-    }
-    cv_flowrun_notes(m->w, &m->b.a);
-    cv_flowrun_send(m->w, &m->b.a);
-    uint64_t traversal = cv_progress_begun(&m->p);
+    cv_flowrun_notes(m->w, last);
+    cv_flowrun_send(m->w, last);
     if (m->begun)
-        m->begun(m->ud, rc, traversal);
+        m->begun(m->ud, rc, cv_progress_begun(&m->p));
     else
         m->done(m->ud, rc);
+    cv_finishjob_reset(&m->fin);
     cv_progress_clear(&m->p);
     cv__flow_clear(&m->b);
     free(m);
 }
 
+static void on_moved(void *ud, const cv_flow_in_t *in)
+{
+    moving_t *m = ud;
+    if (!m->begun) {
+        moving_on(m, cv_finishjob_step(&m->fin, in));
+        return;
+    }
+    int rc = 0;
+    cv__flow_begin(&m->b);
+    const cv_flow_t *a = cv_progress_step(&m->p, &m->b, in, &rc);
+    if (a)
+        moving_on(m, a);
+    else
+        moving_over(m, &m->b.a, rc);
+}
+
 static void moving_on(moving_t *m, const cv_flow_t *a)
 {
-    cv_flowrun_notes(m->w, a);
     if (a->kind == CV_FLOW_IO) {
+        cv_flowrun_notes(m->w, a);
         cv_flowrun_io(m->w, a, on_moved, m);
         return;
     }
+    if (!m->begun) { /* the end is over */
+        moving_over(m, a, cv_finishjob_rc(&m->fin));
+        return;
+    }
     /* Could not be built (out of memory): as a reply that never came. */
+    cv_flowrun_notes(m->w, a);
     cv_flow_in_t in = {.now = cv_now(), .published = CV_ENOMEM};
     on_moved(m, &in);
 }
@@ -494,7 +511,8 @@ int cv_flowrun_finish_stack(cv_worker_t *w, const char *stack, uint64_t traversa
     moving_t *m = moving_new(w, cb, NULL, ud);
     if (!m)
         return CV_ENOMEM;
-    moving_on(m, cv_progress_finish(&m->p, &m->b, stack, traversal, w->id));
+    cv_finishjob_init(&m->fin, stack, traversal, w->id);
+    moving_on(m, cv_finishjob_start(&m->fin));
     return 0;
 }
 

@@ -267,6 +267,21 @@ static void drop_replies(scen_job_t *j)
 
 static scen_step_t carry(scen_world_t *w, scen_job_t *j);
 
+/* The decision a CHECK job took in this step, and each answer, for --trace. */
+static void trace_answer(scen_world_t *w, const scen_job_t *j)
+{
+    const cv_msg_t *m = &j->msg;
+    char node = m->type == CV_MSG_STACK ? 's' : m->phase ? 'c' : 'u';
+    if (j->check && j->began_at == w->step) {
+        const cv_check_outcome_t *o = cv_checkjob_outcome(j->check);
+        scen_trace(w, "  %c/%s t%llu decided %s %s", node, m->resource,
+                   (unsigned long long)m->traversal, cv_check_kind_name(o->kind), o->status);
+    }
+    scen_trace(w, "  %c/%s t%llu answers %s (%zu commands, %zu messages)", node, m->resource,
+               (unsigned long long)m->traversal, cv_flow_kind_name(j->answer->kind),
+               j->answer->ncmds, j->answer->nmsgs);
+}
+
 /* What came back goes to the machine; an answer that ends the job ends it
  * in this step. */
 static scen_step_t feed(scen_world_t *w, scen_job_t *j, int rc, const char *why)
@@ -280,6 +295,7 @@ static scen_step_t feed(scen_world_t *w, scen_job_t *j, int rc, const char *why)
                        .rc = rc,
                        .why = why};
     j->answer = j->machine->step(j->state, &in);
+    trace_answer(w, j);
     for (size_t i = 0; i < j->nraw; i++)
         free(views[i]);
     free(views);

@@ -6,6 +6,7 @@
 #include "../cv_checkjob.h"
 #include "../cv_decide.h"
 #include "../cv_expand.h"
+#include "../cv_finishjob.h"
 #include "../cv_flow.h"
 #include "../cv_flowrun.h"
 #include "../cv_gate.h"
@@ -17,6 +18,7 @@
 #include "../cv_reaper.h"
 #include "../cv_record.h"
 #include "../cv_resp.h"
+#include "../cv_stackjob.h"
 #include "../cv_syncpoint.h"
 #include "../cv_traversal.h"
 
