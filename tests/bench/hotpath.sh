@@ -4,8 +4,9 @@
 #
 #   tests/bench/hotpath.sh [--quick] [--build-dir DIR]
 #
-# Per resource (bench_hotpath, tests/bench/hotpath/bench_hotpath.c says what
-# each part does): each part runs N and 2N times in a function of its own that
+# Per resource (bench_hotpath; tests/bench/hotpath/bench_hotpath.c and, for the
+# jobs whole as step machines, bench_jobs.c say what each part does): each
+# part runs N and 2N times in a function of its own that
 # callgrind alone counts (--toggle-collect), and the figure is the difference
 # divided by N, so that one-time costs (first allocations, type registry)
 # drop out. Per placement: cv_place's instructions over bench_placement's

@@ -1,9 +1,10 @@
 /*
  * Hot-path benchmark, the jobs whole: a worker's step machine (cv_flow.h)
  * driven from the decoded message to its last answer, every reply written
- * in as Redis would answer and every published message encoded as the
- * driver would — the pure work a worker does per resource, steps and all
- * (bench_hotpath.c measures the pure functions one by one).
+ * in as Redis would answer (hiredis's replies, read as the workers read
+ * them) and every published message encoded as the driver would — the pure
+ * work a worker does per resource, steps and all (bench_hotpath.c measures
+ * the pure functions one by one).
  *
  *   checkjob   a CHECK job of a resource the observers watch (a
  *              TestResource that takes 5 s): check_begin, the decision,
@@ -19,6 +20,7 @@
 #include "cv_convergence.h"
 #include "cv_contract.h"
 
+#include <hiredis/hiredis.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,33 +49,39 @@ static const char *const CREATING[] = {"status",    "CREATE_IN_PROGRESS",
                                        "traversal", "5",
                                        "started",   "1700000000.5"};
 
-/* Replies over static strings, built before the measured loops. */
+/* Replies over static strings, built before the measured loops, as
+ * hiredis hands them over: each round reads them as the workers do
+ * (cv_flowrun_resp). */
 typedef struct reply {
-    cv_resp_t top;
-    cv_resp_t e[16];
-    cv_resp_t sub[2][32];
+    redisReply top;
+    redisReply e[16];
+    redisReply *ep[16];
+    redisReply sub[2][32];
+    redisReply *subp[2][32];
 } reply_t;
 
-static void str(cv_resp_t *r, const char *s)
+static void str(redisReply *r, const char *s)
 {
-    *r = (cv_resp_t){.type = CV_RESP_STRING, .str = s, .len = strlen(s)};
+    *r = (redisReply){.type = REDIS_REPLY_STRING, .str = (char *)s, .len = strlen(s)};
 }
 
-static void integer(cv_resp_t *r, long long v)
+static void integer(redisReply *r, long long v)
 {
-    *r = (cv_resp_t){.type = CV_RESP_INTEGER, .integer = v};
+    *r = (redisReply){.type = REDIS_REPLY_INTEGER, .integer = v};
 }
 
-static void array(cv_resp_t *r, cv_resp_t *elements, size_t n)
-{
-    *r = (cv_resp_t){.type = CV_RESP_ARRAY, .element = elements, .elements = n};
-}
-
-static void flat(cv_resp_t *r, cv_resp_t *items, const char *const *fields, size_t n)
+static void array(redisReply *r, redisReply **ptrs, redisReply *items, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        str(&items[i], fields[i]);
-    array(r, items, n);
+        ptrs[i] = &items[i];
+    *r = (redisReply){.type = REDIS_REPLY_ARRAY, .element = ptrs, .elements = n};
+}
+
+static void flat(reply_t *r, redisReply *at, int k, const char *const *fields, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        str(&r->sub[k][i], fields[i]);
+    array(at, r->subp[k], r->sub[k], n);
 }
 
 /* check_begin's OK for a resource defined by rdef, without a record. */
@@ -83,9 +91,9 @@ static void begin_ok(reply_t *r, const char *rdef)
     for (size_t i = 0; i < 11; i++)
         if (s[i])
             str(&r->e[i], s[i]);
-    flat(&r->e[CV_CHECK_BEGIN_R_RECORD], r->sub[0], NEW, 2);
-    flat(&r->e[CV_CHECK_BEGIN_R_SP], r->sub[1], SP, 2);
-    array(&r->top, r->e, 11);
+    flat(r, &r->e[CV_CHECK_BEGIN_R_RECORD], 0, NEW, 2);
+    flat(r, &r->e[CV_CHECK_BEGIN_R_SP], 1, SP, 2);
+    array(&r->top, r->ep, r->e, 11);
 }
 
 /* node_done's (or check_done's) OK: 1 of 2 done, the successor's set complete. */
@@ -95,7 +103,7 @@ static void done_ok(reply_t *r)
     const long long v[] = {1, 1, 2, 1, 1, 0};
     for (size_t i = 0; i < 6; i++)
         integer(&r->e[1 + i], v[i]);
-    array(&r->top, r->e, 7);
+    array(&r->top, r->ep, r->e, 7);
 }
 
 typedef struct io {
@@ -105,11 +113,14 @@ typedef struct io {
     cv_limits_t limits;
 } io_t;
 
-static const cv_flow_t *step(void *job, bool check, const cv_resp_t *reply)
+static const cv_flow_t *step(void *job, bool check, const redisReply *reply)
 {
-    const cv_resp_t *replies[] = {reply};
+    cv_resp_t *view = cv_flowrun_resp(reply, false);
+    const cv_resp_t *replies[] = {view};
     cv_flow_in_t in = {.now = 1700000001.0, .replies = replies, .nreplies = reply ? 1 : 0};
-    return check ? cv_checkjob_step(job, &in) : cv_observejob_step(job, &in);
+    const cv_flow_t *a = check ? cv_checkjob_step(job, &in) : cv_observejob_step(job, &in);
+    free(view);
+    return a;
 }
 
 /* The driver publishes a message: encoded. */
@@ -212,7 +223,7 @@ int bench_jobs_run(const char *part, size_t count)
         begin_ok(&io.first, SLOW);
         str(&io.second.e[0], "OK");
         str(&io.second.e[1], "1");
-        array(&io.second.top, io.second.e, 2);
+        array(&io.second.top, io.second.ep, io.second.e, 2);
         n = hot_checkjob(&io, count);
         printf("checkjob: %zu rounds, %zu written and handed off\n", count, n);
     } else if (strcmp(part, "settlejob") == 0) {
@@ -225,9 +236,9 @@ int bench_jobs_run(const char *part, size_t count)
         wire(&io, CV_MSG_OBSERVE);
         str(&io.first.e[0], "5");
         str(&io.first.e[1], "CREATE_IN_PROGRESS");
-        flat(&io.first.e[2], io.first.sub[0], CREATING, sizeof(CREATING) / sizeof(*CREATING));
+        flat(&io.first, &io.first.e[2], 0, CREATING, sizeof(CREATING) / sizeof(*CREATING));
         str(&io.first.e[3], ENTRY);
-        array(&io.first.top, io.first.e, 4);
+        array(&io.first.top, io.first.ep, io.first.e, 4);
         done_ok(&io.second);
         n = hot_observejob(&io, count);
         printf("observejob: %zu rounds, %zu complete\n", count, n);
