@@ -47,7 +47,7 @@ json_t *cli_list_row(const char *id, const json_t *rec, double now);
 
 /* ---- nested stacks by name ----
  *
- * A nested stack is named by the worker that creates it (engine_nested.c)
+ * A nested stack is named by the worker that creates it (checkjob_nested.c)
  * as Heat names it: "PARENT-RESOURCE-ID12", its parent's name, the
  * parent's resource and the first 12 characters of its id; `list --nested`
  * prints that name. Only top-level names are indexed (the `stacks` hash),

@@ -331,7 +331,10 @@ static void on_begin(cv_redis_t *r, redisReply *rep, void *ud)
     cv_key(lease, sizeof(lease), CV_KEY_LEASE, m->stack, 0, m->resource);
     s->keeper = cv_lease_keep(s->run.w->loop, s->run.w->redis, lease, s->token,
                               (unsigned)s->run.w->lease_ms, &s->run.w->isolated);
-    if (cv_record_parse(&s->rec, cv_reply_at(rep, CV_SIGNAL_BEGIN_R_RECORD)) != 0) {
+    cv_resp_t *reply = cv_flowrun_resp(rep, false);
+    int parsed = cv_record_parse(&s->rec, cv_resp_at(reply, CV_SIGNAL_BEGIN_R_RECORD));
+    free(reply);
+    if (parsed != 0) {
         cv_warn("stack %s resource %s: malformed signal_begin reply", m->stack, m->resource);
         cv_jobrun_retry(&s->run);
         return;

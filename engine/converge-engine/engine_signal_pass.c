@@ -171,7 +171,7 @@ static void on_stack_action(cv_redis_t *r, redisReply *rep, void *ud)
         return;
     }
     cv_stack_begin_t b = {.kind = CV_TRAV_UPDATE, .stack = s->run.msg.stack};
-    if (cv_progress_begin_stack(s->run.w, &b, s->run.msg.express, on_begun, s) != 0)
+    if (cv_flowrun_begin_stack(s->run.w, &b, s->run.msg.express, on_begun, s) != 0)
         cv_jobrun_retry(&s->run);
 }
 

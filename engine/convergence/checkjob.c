@@ -1,10 +1,11 @@
 /*
- * The I/O-free steps of a CHECK job (cv_checkjob.h): load, act, record.
+ * The pieces of a CHECK job's steps (cv_checkjob.h): what check_begin
+ * loaded, the type operations, the fields of the writes. The step machine
+ * itself is checkjob_flow.c.
  */
 #include "cv_checkjob.h"
 
 #include "cv_base.h"
-#include "cv_io.h"
 #include "cv_contract.h"
 #include "cv_hot.h"
 
@@ -16,9 +17,9 @@
 
 /* The sync point holds each predecessor's data as JSON text, its
  * attributes sealed when the deployment seals (*rc CV_EIO: not openable). */
-static json_t *sync_point_of(const redisReply *flat, int *rc)
+static json_t *sync_point_of(const cv_resp_t *flat, int *rc)
 {
-    json_t *raw = cv_reply_to_object(flat), *sp = json_object();
+    json_t *raw = cv_resp_to_object(flat), *sp = json_object();
     const char *pred;
     json_t *v;
     json_object_foreach(raw, pred, v)
@@ -35,32 +36,32 @@ static json_t *sync_point_of(const redisReply *flat, int *rc)
     return sp;
 }
 
-int cv_check_load(cv_check_loaded_t *l, const cv_msg_t *job, const redisReply *rep)
+int cv_check_load(cv_check_loaded_t *l, const cv_msg_t *job, const cv_resp_t *rep)
 {
     memset(l, 0, sizeof(*l));
-    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != CV_CHECK_BEGIN_R_OK_ELEMENTS)
+    if (cv_resp_count(rep) != CV_CHECK_BEGIN_R_OK_ELEMENTS)
         return CV_EPROTO;
-    const char *rdef = cv_reply_str(rep, CV_CHECK_BEGIN_R_RDEF);
+    const char *rdef = cv_resp_str(rep, CV_CHECK_BEGIN_R_RDEF);
     l->rdef = rdef[0] ? json_loads(rdef, 0, NULL) : NULL;
     int sealed = 0;
-    l->params = cv_unseal_loads(cv_reply_str(rep, CV_CHECK_BEGIN_R_PARAMS), &sealed, NULL, 0);
+    l->params = cv_unseal_loads(cv_resp_str(rep, CV_CHECK_BEGIN_R_PARAMS), &sealed, NULL, 0);
     if (l->params && !json_is_object(l->params)) {
         json_decref(l->params);
         l->params = NULL;
     }
-    if (cv_record_parse(&l->rec, cv_reply_at(rep, CV_CHECK_BEGIN_R_RECORD)) != 0)
+    if (cv_record_parse(&l->rec, cv_resp_at(rep, CV_CHECK_BEGIN_R_RECORD)) != 0)
         sealed = CV_EIO;
-    l->sp = sync_point_of(cv_reply_at(rep, CV_CHECK_BEGIN_R_SP), &sealed);
-    l->graph_entry = strdup(cv_reply_str(rep, CV_CHECK_BEGIN_R_GRAPH_ENTRY));
+    l->sp = sync_point_of(cv_resp_at(rep, CV_CHECK_BEGIN_R_SP), &sealed);
+    l->graph_entry = strdup(cv_resp_str(rep, CV_CHECK_BEGIN_R_GRAPH_ENTRY));
     snprintf(l->stack_name, sizeof(l->stack_name), "%s",
-             cv_reply_str(rep, CV_CHECK_BEGIN_R_STACK_NAME));
+             cv_resp_str(rep, CV_CHECK_BEGIN_R_STACK_NAME));
     if (l->params)
         cv_record_pseudo_params(l->params, job->stack, l->stack_name);
-    l->depth = atoi(cv_reply_str(rep, CV_CHECK_BEGIN_R_DEPTH));
-    const char *files = cv_reply_str(rep, CV_CHECK_BEGIN_R_FILES);
+    l->depth = atoi(cv_resp_str(rep, CV_CHECK_BEGIN_R_DEPTH));
+    const char *files = cv_resp_str(rep, CV_CHECK_BEGIN_R_FILES);
     l->files = files[0] ? json_loads(files, 0, NULL) : NULL;
     snprintf(l->stack_action, sizeof(l->stack_action), "%s",
-             cv_reply_str(rep, CV_CHECK_BEGIN_R_STACK_ACTION));
+             cv_resp_str(rep, CV_CHECK_BEGIN_R_STACK_ACTION));
     return sealed;
 }
 

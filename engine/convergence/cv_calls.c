@@ -28,7 +28,7 @@ static const char *key(cv_call_t *call, int i, cv_key_kind_t kind, const cv_msg_
     return call->key[i];
 }
 
-static void begin(cv_call_t *call, cv_script_t s)
+void cv__call_begin(cv_call_t *call, cv_script_t s)
 {
     call->script = s;
     call->nextra = 0;
@@ -106,7 +106,7 @@ static int node_done_tail(cv_call_t *call, const cv_msg_t *j, const char *graph_
 int cv_call_node_done(cv_call_t *call, const cv_node_done_t *d, const char *worker_id)
 {
     const cv_msg_t *j = d->job;
-    begin(call, CV_SCRIPT_NODE_DONE);
+    cv__call_begin(call, CV_SCRIPT_NODE_DONE);
     job_strings(call, j);
     call->k.node_done = (cv_node_done_keys_t){
         .stack = key(call, 0, CV_KEY_STACK, j, NULL),
@@ -149,7 +149,7 @@ int cv_call_node_done(cv_call_t *call, const cv_node_done_t *d, const char *work
 void cv_call_node_failed(cv_call_t *call, const cv_node_failed_t *f, const char *worker_id)
 {
     const cv_msg_t *j = f->job;
-    begin(call, CV_SCRIPT_NODE_FAILED);
+    cv__call_begin(call, CV_SCRIPT_NODE_FAILED);
     job_strings(call, j);
     /* Heat's wording, so that tools reading reasons keep working. */
     snprintf(call->reason, sizeof(call->reason), "Resource %s failed: %s", or_empty(f->action),
@@ -183,7 +183,7 @@ void cv_call_node_failed(cv_call_t *call, const cv_node_failed_t *f, const char 
 void cv_call_check_begin(cv_call_t *call, const cv_msg_t *job, const char *token, unsigned lease_ms)
 {
     const cv_msg_t *j = job;
-    begin(call, CV_SCRIPT_CHECK_BEGIN);
+    cv__call_begin(call, CV_SCRIPT_CHECK_BEGIN);
     job_strings(call, j);
     snprintf(call->number, sizeof(call->number), "%u", lease_ms);
     call->k.check_begin = (cv_check_begin_keys_t){
@@ -248,7 +248,7 @@ int cv_call_check_begin_many(cv_call_t *call, const cv_msg_t *const *jobs,
 void cv_call_check_finish(cv_call_t *call, const cv_check_finish_t *f, const char *worker_id)
 {
     const cv_msg_t *j = f->job;
-    begin(call, CV_SCRIPT_CHECK_FINISH);
+    cv__call_begin(call, CV_SCRIPT_CHECK_FINISH);
     job_strings(call, j);
     call->k.check_finish = (cv_check_finish_keys_t){
         .res = key(call, 0, CV_KEY_RES, j, j->resource),
@@ -300,7 +300,7 @@ int cv_call_check_done(cv_call_t *call, const cv_check_finish_t *f, const cv_nod
                        const char *worker_id)
 {
     const cv_msg_t *j = f->job;
-    begin(call, CV_SCRIPT_CHECK_DONE);
+    cv__call_begin(call, CV_SCRIPT_CHECK_DONE);
     job_strings(call, j);
     call->k.check_done = (cv_check_done_keys_t){
         .stack = key(call, 0, CV_KEY_STACK, j, NULL),
@@ -362,7 +362,7 @@ int cv_call_check_done_many(cv_call_t *call, const cv_call_t *const *items, size
     if (!mem)
         return CV_ENOMEM;
     const char *const *k0 = items[0]->keys;
-    begin(call, CV_SCRIPT_CHECK_DONE_MANY);
+    cv__call_begin(call, CV_SCRIPT_CHECK_DONE_MANY);
     call->k.check_done_many = (cv_check_done_many_keys_t){
         .stack = k0[0],
         .events = k0[3],
@@ -402,7 +402,7 @@ int cv_call_check_done_many(cv_call_t *call, const cv_call_t *const *items, size
 
 void cv_call_stack_begin(cv_call_t *call, const cv_stack_begin_t *b, const char *client)
 {
-    begin(call, CV_SCRIPT_STACK_BEGIN);
+    cv__call_begin(call, CV_SCRIPT_STACK_BEGIN);
     cv_key(call->key[0], CV_KEY_MAX, CV_KEY_STACK, b->stack, 0, NULL);
     cv_key(call->key[1], CV_KEY_MAX, CV_KEY_DEF, b->stack, 0, NULL);
     cv_key(call->key[2], CV_KEY_MAX, CV_KEY_EVENTS, b->stack, 0, NULL);

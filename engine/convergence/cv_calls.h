@@ -1,13 +1,16 @@
 /*
- * cv_calls — the arguments of the scripts that move a traversal, built in
- * one place.
+ * cv_calls — the arguments of the scripts the jobs call, built in one place.
  *
- * This module owns what node_done, node_failed, check_begin, check_finish
- * and stack_begin are called with: which keys (named by cv_keys) and which
- * arguments, in the order of their rows in proto/contract/cv_script.def. Builders are
- * pure (no I/O): the asynchronous workers send what they build with
- * cv_redis_call, and a synchronous test harness sends the very same call
- * with cv_redis_script_sync, so both drive the scripts identically.
+ * This module owns what the scripts that move a traversal (node_done,
+ * node_failed, check_begin, check_finish, check_done, stack_begin) and
+ * the jobs' other steps (calls_jobs.c: leases, hooks, services, loads,
+ * expansions, a traversal's end) are called with: which keys (named by
+ * cv_keys) and which arguments, in the order of their rows in
+ * proto/contract/cv_script.def. Builders are pure (no I/O): the step
+ * machines (cv_flow.h) answer with the calls built here, the asynchronous
+ * workers send them with cv_redis_call, and the synchronous scenario
+ * harness sends the very same calls with cv_redis_script_sync, so both
+ * drive the scripts identically.
  *
  *     cv_call_t call;
  *     if (cv_call_node_done(&call, &d, w->id) == 0) {
@@ -48,6 +51,18 @@ typedef struct cv_call {
         cv_check_done_keys_t check_done;
         cv_check_done_many_keys_t check_done_many;
         cv_stack_begin_keys_t stack_begin;
+        cv_lease_release_keys_t lease_release;
+        cv_hook_wait_keys_t hook_wait;
+        cv_svc_put_keys_t svc_put;
+        cv_stack_definition_keys_t stack_definition;
+        cv_stack_expanded_keys_t stack_expanded;
+        cv_stack_finish_keys_t stack_finish;
+        cv_resource_ref_keys_t resource_ref;
+        cv_observe_load_keys_t observe_load;
+        cv_signal_watch_keys_t signal_watch;
+        cv_svc_look_keys_t svc_look;
+        cv_stack_touch_keys_t stack_touch;
+        cv_stack_unname_keys_t stack_unname;
     } k;
     union {
         cv_node_done_args_t node_done;
@@ -57,6 +72,18 @@ typedef struct cv_call {
         cv_check_done_args_t check_done;
         cv_check_done_many_args_t check_done_many;
         cv_stack_begin_args_t stack_begin;
+        cv_lease_release_args_t lease_release;
+        cv_hook_wait_args_t hook_wait;
+        cv_svc_put_args_t svc_put;
+        cv_stack_definition_args_t stack_definition;
+        cv_stack_expanded_args_t stack_expanded;
+        cv_stack_finish_args_t stack_finish;
+        cv_resource_ref_args_t resource_ref;
+        cv_observe_load_args_t observe_load;
+        cv_signal_watch_args_t signal_watch;
+        cv_svc_look_args_t svc_look;
+        cv_stack_touch_args_t stack_touch;
+        cv_stack_unname_args_t stack_unname;
     } a;
     char key[CV_CALL_KEYS_MAX][CV_KEY_MAX];
     char traversal[24], number[24], node[CV_NAME_MAX + 2];
@@ -166,5 +193,63 @@ int cv_call_check_done_many(cv_call_t *call, const cv_call_t *const *items, size
 
 /* stack_begin of b by `client` (a worker id, "convergectl"). */
 void cv_call_stack_begin(cv_call_t *call, const cv_stack_begin_t *b, const char *client);
+
+/* ------------------------------------------------------------------------
+ * The other steps of the jobs (calls_jobs.c): the strings given are
+ * referred to, as above.
+ * ------------------------------------------------------------------------ */
+
+/* lease_release of job's resource, held with `token`. */
+void cv_call_lease_release(cv_call_t *call, const cv_msg_t *job, const char *token);
+
+/* hook_wait for job's node: what the resource pauses before. */
+typedef struct cv_hook_wait {
+    const char *hooks;           /* the hooks the action needs cleared, space-separated */
+    const char *action, *status; /* the resource's state as Heat's events name it */
+    const char *physical_id, *type;
+    const char *before; /* events written before the pause's (JSON list), "" none */
+} cv_hook_wait_t;
+void cv_call_hook_wait(cv_call_t *call, const cv_msg_t *job, const cv_hook_wait_t *h,
+                       const char *worker_id);
+
+/* svc_put of Converge::Service `svc` (`spec` with state "active", or ""
+ * with "deleting"), resource `resource` of stack `stack` named `stack_name`. */
+void cv_call_svc_put(cv_call_t *call, const char *svc, const char *spec, const char *state,
+                     const char *stack, const char *stack_name, const char *resource);
+
+/* stack_definition of `stack`. */
+void cv_call_stack_definition(cv_call_t *call, const char *stack);
+
+/* stack_expanded of job's traversal: the drafts written, `nodes` in the
+ * graph, the resolved parameters `params` (JSON). */
+void cv_call_stack_expanded(cv_call_t *call, const cv_msg_t *job, const char *rdef_draft,
+                            const char *graph_draft, size_t nodes, const char *params);
+
+/* stack_finish of `traversal` of `stack`: status COMPLETE or FAILED. */
+void cv_call_stack_finish(cv_call_t *call, const char *stack, uint64_t traversal,
+                          const char *status, const char *reason, const char *outputs,
+                          const char *worker_id);
+
+/* resource_ref of `resource` of `stack`. */
+void cv_call_resource_ref(cv_call_t *call, const char *stack, const char *resource);
+
+/* observe_load of job's node. */
+void cv_call_observe_load(cv_call_t *call, const cv_msg_t *job);
+
+/* signal_watch: job's resource (record `version`) waits on `ref`. */
+void cv_call_signal_watch(cv_call_t *call, const cv_msg_t *job, const char *ref,
+                          const char *version);
+
+/* svc_look of `svc` (`all`: every node's reports, as a delete needs). */
+void cv_call_svc_look(cv_call_t *call, const char *svc, bool all);
+
+/* stack_touch of job's traversal: an observer still watching is progress. */
+void cv_call_stack_touch(cv_call_t *call, const cv_msg_t *job);
+
+/* stack_unname: `name` freed if it still maps to `stack`. */
+void cv_call_stack_unname(cv_call_t *call, const char *name, const char *stack);
+
+/* Internal to the builders: a call of script s with no tail. */
+void cv__call_begin(cv_call_t *call, cv_script_t s);
 
 #endif

@@ -2,12 +2,11 @@
  * cv_decide — what a CHECK job does to its graph node, and what an OBSERVE
  * job concludes from a look, as pure functions.
  *
- * The handlers (engine/converge-engine/engine_check.c,
- * observer/converge-observer/observer_observe.c) load under the lease, call these, and carry the
- * outcome out in a straight line: they run the type's create / update / remove, begin child stacks,
- * write the record, hand off to the observers, or mark the node done or failed. Nothing here does
- * I/O or reads the clock (time is an input), so the same decisions run unchanged in the unit tests
- * and the scenario harness.
+ * The jobs' step machines (cv_checkjob.h, cv_observejob.h) load under the lease, call these, and
+ * carry the outcome out in a straight line: they run the type's create / update / remove, begin
+ * child stacks, write the record, hand off to the observers, or mark the node done or failed.
+ * Nothing here does I/O or reads the clock (time is an input), so the same decisions run unchanged
+ * in the unit tests and the scenario harness.
  *
  * CHECK, update node (the resource is in this traversal's definition):
  *   load error, no stored definition, unknown type       FAIL

@@ -1,9 +1,9 @@
 /*
  * cv_expand — the pure half of expanding a traversal (a STACK job): what
  * each resource's stored definition says and which graph the traversal
- * walks. The engine (engine/converge-engine/engine_stack.c) writes what these give to
- * Redis; the scenario harness uses the same functions, so the two never
- * disagree on a graph. No I/O.
+ * walks. The STACK job's step machine (cv_stackjob.h) writes what these
+ * give to Redis, in the engine and in the scenario harness alike, so the
+ * two never disagree on a graph. No I/O.
  */
 #ifndef CV_EXPAND_H
 #define CV_EXPAND_H

@@ -2,7 +2,7 @@
 
 #include "cv_base.h"
 #include "cv_io.h"
-#include "cv_progress.h"
+#include "cv_calls.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,8 +104,10 @@ void cv_poison_give_up(cv_worker_t *w, cv_job_t *job, const cv_msg_t *m, unsigne
     }
     *g = (give_up_t){job, 2};
     /* Only a stack still in progress on the job's traversal changes. */
-    if (cv_progress_stack_status(w, m->stack, m->traversal, "FAILED", stack_reason, "{}",
-                                 on_stack_failed, g) != 0)
+    cv_call_t call;
+    cv_call_stack_finish(&call, m->stack, m->traversal, "FAILED", stack_reason, "{}", w->id);
+    if (cv_redis_call(w->redis, call.script, call.keys, call.args, 0, NULL, NULL, on_stack_failed,
+                      g) != 0)
         give_up_release(g); /* not sent: Redis is away; the dead letter still says why */
     dead_letter_job(w, job, dead_reason, on_give_up_delivered, g);
 }

@@ -3,7 +3,7 @@
 #include "cv_base.h"
 #include "cv_contract.h"
 #include "cv_io.h"
-#include "cv_progress.h"
+#include "cv_flowrun.h"
 #include "cv_purge.h"
 
 #include <stdio.h>
@@ -211,8 +211,8 @@ static bool on_common_answer(stack_pass_t *p, cv_answer_t answer, const redisRep
         const char *traversal = cv_reply_str(rep, CV_STACK_REAP_R_TRAVERSAL);
         cv_info("reaper: stack %s traversal %s has every node done; finishing it", p->id,
                 traversal);
-        if (cv_progress_finish_stack(p->r->w, p->id, strtoull(traversal, NULL, 10), on_finished,
-                                     p) != 0)
+        if (cv_flowrun_finish_stack(p->r->w, p->id, strtoull(traversal, NULL, 10), on_finished,
+                                    p) != 0)
             stack_done(p);
         return true;
     }

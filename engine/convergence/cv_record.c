@@ -7,19 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-json_t *cv_reply_to_object(const redisReply *flat)
-{
-    json_t *o = json_object();
-    if (!flat || flat->type != REDIS_REPLY_ARRAY)
-        return o;
-    for (size_t i = 0; i + 1 < flat->elements; i += 2) {
-        const redisReply *k = flat->element[i], *v = flat->element[i + 1];
-        if (k->type == REDIS_REPLY_STRING && v->type == REDIS_REPLY_STRING)
-            json_object_set_new(o, k->str, json_stringn(v->str, v->len));
-    }
-    return o;
-}
-
 static void copy_field(char *dst, size_t size, const json_t *o, const char *field)
 {
     const char *v = json_string_value(json_object_get(o, field));
@@ -42,10 +29,10 @@ const char *cv_record_declared_type(const cv_record_t *rec)
     return rec->declared_type[0] ? rec->declared_type : rec->type;
 }
 
-int cv_record_parse(cv_record_t *rec, const redisReply *flat)
+int cv_record_parse(cv_record_t *rec, const cv_resp_t *flat)
 {
     memset(rec, 0, sizeof(*rec));
-    json_t *o = cv_reply_to_object(flat);
+    json_t *o = cv_resp_to_object(flat);
     copy_field(rec->status, sizeof(rec->status), o, "status");
     copy_field(rec->action, sizeof(rec->action), o, "action");
     copy_field(rec->type, sizeof(rec->type), o, "type");

@@ -6,12 +6,12 @@
 #ifndef CV_RECORD_H
 #define CV_RECORD_H
 
-#include <hiredis/hiredis.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "cv_hot.h"
+#include "cv_resp.h"
 
 typedef struct cv_record {
     bool exists; /* the record has a status: some action was recorded */
@@ -43,7 +43,7 @@ const char *cv_record_declared_type(const cv_record_t *rec);
 /* Parses a flat [field, value, ...] reply, its sealed values opened
  * (cv_seal.h). Returns 0, or CV_EIO when a sealed value cannot be opened
  * (this process lacks its key): the job must wait for a worker that can. */
-int cv_record_parse(cv_record_t *rec, const redisReply *flat);
+int cv_record_parse(cv_record_t *rec, const cv_resp_t *flat);
 void cv_record_clear(cv_record_t *rec);
 
 /* The compact JSON text of a record's field (json_dumps JSON_COMPACT, to
@@ -65,9 +65,6 @@ char *cv_record_old_json(const json_t *old);
  * {"id": ref, "attrs": attrs}, the attributes sealed when the process
  * seals. malloc'ed. */
 char *cv_record_pass_json(const char *ref, const json_t *attrs);
-
-/* Parses a flat [field, value, ...] reply into an object of strings. */
-json_t *cv_reply_to_object(const redisReply *flat);
 
 /* Adds Heat's pseudo parameters (OS::stack_name, OS::stack_id,
  * OS::project_id, OS::region) to resolved parameters, keeping given ones:

@@ -7,8 +7,8 @@
  *
  * Converge::Service is one resource (not a nested stack): its physical id
  * is its service id, and its create / update / delete write the service's
- * spec into the cluster (engine/converge-engine/engine_service.c) for scheduler/live to
- * place. No I/O here.
+ * spec into the cluster (the CHECK job's step, engine/convergence/checkjob_service.c)
+ * for scheduler/live to place. No I/O here.
  */
 #ifndef CV_SERVICE_H
 #define CV_SERVICE_H

@@ -6,7 +6,7 @@
  * (cv_service_id), the same for a retried create of the same version. The
  * operations here only say what the version is (data: "svc", "replicas",
  * "digest"); the engine writes the service's spec into the cluster and has
- * it placed (engine/converge-engine/engine_service.c), and observe() reads the cluster
+ * it placed (engine/convergence/checkjob_service.c), and observe() reads the cluster
  * snapshot the observer hands it (rtype_service_observe.c). Every
  * property can change in place: the live planner moves or replaces the
  * replicas that need it (a changed process digest replaces them all).

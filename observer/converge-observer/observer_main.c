@@ -1,7 +1,7 @@
 /*
  * converge-observer: consumes converge.observe. Each job watches one
  * resource (through its type's observe operation) until it is settled, then
- * records what it saw and moves the traversal on (cv_progress).
+ * records what it saw and moves the traversal on (cv_observejob, cv_progress).
  */
 #include "observer.h"
 

@@ -15,6 +15,7 @@
 
 #include "cv_base.h"
 #include "cv_io.h"
+#include "cv_flowrun.h"
 #include "cv_record.h"
 
 static void test_redis_url_gives_host_port_and_database(void **state)
@@ -247,8 +248,10 @@ static void test_record_is_parsed_with_json_fields(void **state)
                         "started",   "12.5",
                         "policy",    "Retain"};
     redisReply *r = flat_reply(kv, sizeof(kv) / sizeof(kv[0]));
+    cv_resp_t *v = cv_flowrun_resp(r, false); /* as the workers read replies */
     cv_record_t rec;
-    assert_int_equal(cv_record_parse(&rec, r), 0);
+    assert_int_equal(cv_record_parse(&rec, v), 0);
+    free(v);
     assert_true(rec.exists);
     assert_string_equal(rec.version, "3");
     assert_int_equal(rec.traversal, 7);
@@ -265,8 +268,10 @@ static void test_missing_record_has_version_zero_and_does_not_exist(void **state
 {
     (void)state;
     redisReply *r = flat_reply(NULL, 0);
+    cv_resp_t *v = cv_flowrun_resp(r, true);
     cv_record_t rec;
-    cv_record_parse(&rec, r);
+    cv_record_parse(&rec, v);
+    free(v);
     assert_false(rec.exists);
     assert_string_equal(rec.version, "0");
     assert_true(json_is_array(rec.old));

@@ -1,5 +1,5 @@
 /*
- * Hooks (Heat's breakpoints), engine side: a resource that the
+ * Hooks (Heat's breakpoints) in the CHECK step machine: a resource that the
  * environment's registry stops with `hooks: pre-create | pre-update |
  * pre-delete` pauses before that action until the hook is cleared
  * (convergectl hook-clear, or a signal {"unset_hook": HOOK}).
@@ -15,23 +15,21 @@
  * a replacement pauses on pre-update, then on pre-create, and the delete
  * of the version it replaced on pre-delete.
  */
-#include "engine.h"
-#include "engine_check.h"
+#include "cv__checkjob.h"
 
 #include "cv_hot.h"
 #include "cv_contract.h"
-#include "cv_io.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* The hooks the outcome needs cleared, in the order Heat meets them. */
-static void needed_hooks(const check_t *c, unsigned bits, char *out, size_t size)
+static void needed_hooks(const cv_checkjob_t *j, unsigned bits, char *out, size_t size)
 {
-    const cv_check_outcome_t *o = &c->out;
+    const cv_check_outcome_t *o = &j->out;
     bool pre_update = o->kind == CV_CHECK_UPDATE || o->kind == CV_CHECK_REPLACE ||
-                      (o->kind == CV_CHECK_DONE && c->in.rec.exists);
+                      (o->kind == CV_CHECK_DONE && j->in.rec.exists);
     bool pre_create = o->kind == CV_CHECK_CREATE || o->kind == CV_CHECK_REPLACE;
     /* Heat deletes the version a replacement left behind as any resource. */
     bool pre_delete = o->kind == CV_CHECK_DELETE_CURRENT || o->kind == CV_CHECK_DELETE_REPLACED;
@@ -52,25 +50,6 @@ static unsigned hook_bits(const char *graph_entry)
     return bits;
 }
 
-static void on_hook_wait(cv_redis_t *r, redisReply *rep, void *ud)
-{
-    check_t *c = ud;
-    (void)r;
-    cv_answer_t answer = cv_reply_answer(CV_SCRIPT_HOOK_WAIT, rep);
-    if (answer == CV_ANSWER_INVALID) {
-        cv__check_backoff(c);
-        return;
-    }
-    if (answer == CV_ANSWER_OK) {
-        cv__check_carry_out(c);
-        return;
-    }
-    if (answer == CV_ANSWER_PAUSED)
-        cv_info("stack %s resource %s: paused until hook %s is cleared", c->run.msg.stack,
-                c->run.msg.resource, cv_reply_str(rep, CV_HOOK_WAIT_R_HOOK));
-    cv__check_release_and_end(c);
-}
-
 /* The resource's state as Heat's events name it: INIT COMPLETE before its
  * first action. */
 static void current_state(const cv_record_t *rec, char *action, char *status, size_t size)
@@ -89,55 +68,61 @@ static void current_state(const cv_record_t *rec, char *action, char *status, si
  * Heat began on the superseded version), taken out of the outcome when a
  * pre-create hook stops the replacement: its pause writes them, before the
  * pause's event, as Heat's order has them. Returns their JSON, or NULL. */
-static char *events_before_create(check_t *c, const char *hooks)
+static char *events_before_create(cv_checkjob_t *j, const char *hooks)
 {
-    if (!strstr(hooks, "pre-create") || !c->out.events)
+    if (!strstr(hooks, "pre-create") || !j->out.events)
         return NULL;
     json_t *first = json_array(), *rest = json_array();
     size_t i;
     json_t *e;
-    json_array_foreach(c->out.events, i, e)
+    json_array_foreach(j->out.events, i, e)
     {
         json_array_append(json_is_true(json_object_get(e, "first")) ? first : rest, e);
     }
-    json_decref(c->out.events);
-    c->out.events = rest;
+    json_decref(j->out.events);
+    j->out.events = rest;
     char *text = json_array_size(first) ? json_dumps(first, JSON_COMPACT) : NULL;
     json_decref(first);
     return text;
 }
 
-bool cv__hooks_pause(check_t *c)
+const cv_flow_t *cv__checkjob_hooks(cv_checkjob_t *j)
 {
-    unsigned bits = hook_bits(c->in.graph_entry);
+    unsigned bits = hook_bits(j->in.graph_entry);
     char hooks[64];
     if (!bits)
-        return false;
-    needed_hooks(c, bits, hooks, sizeof(hooks));
+        return NULL;
+    needed_hooks(j, bits, hooks, sizeof(hooks));
     if (!hooks[0])
-        return false;
-    char *before = events_before_create(c, hooks);
-    const cv_msg_t *m = &c->run.msg;
-    char k[3][CV_KEY_MAX], trav[24], action[24], status[24];
-    cv_key(k[0], CV_KEY_MAX, CV_KEY_STACK, m->stack, 0, NULL);
-    cv_key(k[1], CV_KEY_MAX, CV_KEY_HOOKS, m->stack, 0, NULL);
-    cv_key(k[2], CV_KEY_MAX, CV_KEY_EVENTS, m->stack, 0, NULL);
-    snprintf(trav, sizeof(trav), "%llu", (unsigned long long)m->traversal);
-    current_state(&c->in.rec, action, status, sizeof(action));
-    cv_hook_wait_keys_t keys = {.stack = k[0], .hooks = k[1], .events = k[2]};
-    cv_hook_wait_args_t args = {.traversal = trav,
-                                .resource = m->resource,
-                                .hooks = hooks,
-                                .node = c->node,
-                                .action = action,
-                                .status = status,
-                                .physical_id = c->in.rec.physical_id,
-                                .worker = c->run.w->id,
-                                .type = c->out.declared_type,
-                                .before = before ? before : ""};
-    if (cv_redis_call(c->run.w->redis, CV_SCRIPT_HOOK_WAIT, keys.v, args.v, 0, NULL, NULL,
-                      on_hook_wait, c) != 0)
-        cv__check_backoff(c);
-    free(before);
-    return true;
+        return NULL;
+    cv_flow_buf_t *b = &j->buf;
+    char *before = events_before_create(j, hooks);
+    char action[24], status[24];
+    current_state(&j->in.rec, action, status, sizeof(action));
+    cv_hook_wait_t h = {.hooks = cv__flow_keep(b, hooks),
+                        .action = cv__flow_keep(b, action),
+                        .status = cv__flow_keep(b, status),
+                        .physical_id = j->in.rec.physical_id,
+                        .type = j->out.declared_type,
+                        .before = before ? cv__flow_own(b, before) : ""};
+    cv_call_t *call = cv__flow_call(b, true);
+    if (!call)
+        return cv__checkjob_end(j, CV_FLOW_RETRY);
+    cv_call_hook_wait(call, &j->msg, &h, j->worker);
+    j->state = CV_CHECKJOB_HOOK;
+    return cv__checkjob_end(j, CV_FLOW_IO);
+}
+
+const cv_flow_t *cv__checkjob_hook_replied(cv_checkjob_t *j, const cv_flow_in_t *in)
+{
+    const cv_resp_t *rep = cv_flow_reply(in, 0);
+    cv_answer_t answer = cv_resp_answer(CV_SCRIPT_HOOK_WAIT, rep);
+    if (answer == CV_ANSWER_INVALID)
+        return cv__checkjob_end(j, CV_FLOW_RETRY);
+    if (answer == CV_ANSWER_OK) /* every hook it needs is cleared */
+        return cv__checkjob_carry_out(j);
+    if (answer == CV_ANSWER_PAUSED)
+        cv__flow_log(&j->buf, CV_FLOW_INFO, "stack %s resource %s: paused until hook %s is cleared",
+                     j->msg.stack, j->msg.resource, cv_resp_str(rep, CV_HOOK_WAIT_R_HOOK));
+    return cv__checkjob_release_and_end(j);
 }
