@@ -1,10 +1,18 @@
 /*
  * cv_reconcile — one plan: read the service's record, judge its placed
- * replicas (reconcile_keep.c), place the missing ones (reconcile_place.c),
- * say when every eligible node is blocklisted (reconcile_blocked.c), write
- * the plan (reconcile_plan.c). A deleting service keeps nothing; a
- * spec that does not load keeps what runs and is rejected with the loader's
- * message.
+ * replicas (reconcile_keep.c), carry out the moves asked for
+ * (reconcile_move.c), place the missing ones (reconcile_place.c), say when
+ * every eligible node is blocklisted (reconcile_blocked.c), renew the
+ * replicas of a changed process (reconcile_rollout.c), write the plan
+ * (reconcile_plan.c). A deleting service keeps nothing; a spec that does
+ * not load keeps what runs and is rejected with the loader's message.
+ *
+ * Calls go one way, down this list: this file; the steps; what a step asks
+ * of a step below it (a move whether a replica fits, reconcile_fit.c; a
+ * move or a placement which indexes are held, reconcile_keep.c; a
+ * placement which nodes are eligible, reconcile_blocked.c); and at the
+ * bottom the model (reconcile_model.c) and what the plan says
+ * (reconcile_events.c). No step calls back up.
  */
 #include "reconcile_internal.h"
 
@@ -13,11 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void cv_reconcile_health_source(char *buf, size_t size, const char *svc)
-{
-    snprintf(buf, size, "System.PLB:%s", svc);
-}
 
 static const char *str_or(const json_t *obj, const char *key, const char *dflt)
 {
@@ -160,6 +163,7 @@ json_t *cv_reconcile(const json_t *model, const char *svc, char *errstr, size_t 
         const json_t *placement = json_object_get(rec, "placement");
         if (json_is_array(placement))
             json_array_extend(x.placement, (json_t *)placement);
+        cv__rc_renew(&x);
         json_t *plan = cv__rc_plan(&x);
         ctx_free(&x);
         return plan;
@@ -172,6 +176,8 @@ json_t *cv_reconcile(const json_t *model, const char *svc, char *errstr, size_t 
         cv__rc_handovers(&x);
         cv__rc_blocked(&x);
     }
+    if (!rc)
+        cv__rc_renew(&x);
     json_t *plan = rc ? NULL : cv__rc_plan(&x);
     if (!rc && !plan)
         snprintf(errstr, errstr_size, "%s", cv_strerror(CV_ENOMEM));

@@ -13,35 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cv__rc_event(rc_ctx_t *x, int index, const char *action, const char *status, const char *fmt,
-                  ...)
-{
-    char reason[1024], name[512] = "";
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(reason, sizeof(reason), fmt, ap);
-    va_end(ap);
-    if (index >= 0)
-        cv__rc_replica_name(x, index, name, sizeof(name));
-    json_array_append_new(x->events,
-                          json_pack("{s:s, s:s, s:s, s:s}", "physical_id", name, "action", action,
-                                    "status", status, "reason", reason));
-}
-
-void cv__rc_report(rc_ctx_t *x, const char *property, const char *state, const char *fmt, ...)
-{
-    char text[2048], source[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof(text), fmt, ap);
-    va_end(ap);
-    cv_reconcile_health_source(source, sizeof(source), x->svc);
-    json_array_append_new(x->health,
-                          json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}", "source", source, "property",
-                                    property, "state", state, "description", text, "timeToLive",
-                                    "Infinite", "removeWhenExpired", 0));
-}
-
 /* ---------------------------------------------------------------- replica specs */
 
 static void add_loads(const rc_ctx_t *x, json_t *spec, bool secondary)
@@ -54,7 +25,8 @@ static void add_loads(const rc_ctx_t *x, json_t *spec, bool secondary)
     json_object_set_new(spec, "load", load);
 }
 
-json_t *cv__rc_replica_spec(const rc_ctx_t *x, const json_t *entry)
+/* The replica spec agents run for the placement entry `entry`. */
+static json_t *replica_spec(const rc_ctx_t *x, const json_t *entry)
 {
     int index = (int)json_integer_value(json_object_get(entry, "index"));
     const char *role = json_string_value(json_object_get(entry, "role"));
@@ -125,9 +97,9 @@ static void make_ops(rc_ctx_t *x)
         const char *at = json_string_value(json_object_get(e, "node"));
         if (assigned(x, at, json_string_value(json_object_get(e, "rid"))))
             continue;
-        json_array_append_new(x->ops, json_pack("{s:s, s:s, s:O, s:o}", "op", "assign", "node", at,
-                                                "rid", json_object_get(e, "rid"), "spec",
-                                                cv__rc_replica_spec(x, e)));
+        json_array_append_new(x->ops,
+                              json_pack("{s:s, s:s, s:O, s:o}", "op", "assign", "node", at, "rid",
+                                        json_object_get(e, "rid"), "spec", replica_spec(x, e)));
     }
 }
 
@@ -420,7 +392,6 @@ static bool all_gone(const rc_ctx_t *x)
 
 json_t *cv__rc_plan(rc_ctx_t *x)
 {
-    cv__rc_renew(x);
     make_ops(x);
     placed_events(x);
     left_events(x);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Counts the call loops between files: for every folder of object files in a
-# build directory (one CMake target's CMakeFiles/NAME.dir, or a subfolder of
-# it), `nm` says which global symbols each .o defines and which it leaves
+# Counts the call loops between files: for every folder of object files a
+# build directory links (one CMake target's CMakeFiles/NAME.dir, or a
+# subfolder of it), `nm` says which global symbols each .o defines and which it leaves
 # undefined; a file that uses a symbol another file of the same folder
 # defines calls that file. A strongly connected component of that file graph
 # with more than one file is a loop: its files cannot be read callers above
@@ -16,9 +16,26 @@ MAX=
 [ -d "$BUILD" ] || { echo "callgraph: no build directory $BUILD" >&2; exit 2; }
 command -v nm >/dev/null || { echo "callgraph: nm not found" >&2; exit 2; }
 
+# The object files the build links, one per line: those its link commands
+# name (CMake's Makefiles write them in CMakeFiles/NAME.dir/link.txt), so
+# that the object of a source file since removed is not counted; every .o
+# found when no link command is (another generator).
+objects() {
+    local links
+    links=$(find "$BUILD" -path '*/CMakeFiles/*.dir/link.txt' | sort)
+    if [ -z "$links" ]; then
+        find "$BUILD" -name '*.o' -path '*/CMakeFiles/*' | sort
+        return
+    fi
+    local l
+    for l in $links; do
+        tr ' ' '\n' <"$l" | tr -d '"' | grep '\.o$' | sed "s|^|${l%/CMakeFiles/*}/|"
+    done | sort -u
+}
+
 # One line per (folder, file, kind, symbol): kind D defined, U undefined.
 symbols() {
-    find "$BUILD" -name '*.o' -path '*/CMakeFiles/*' | sort | while IFS= read -r o; do
+    objects | while IFS= read -r o; do
         local dir=${o%/*} file=${o##*/}
         nm -g "$o" 2>/dev/null | awk -v d="${dir#"$BUILD"/}" -v f="${file%.o}" '
             NF == 2 && $1 == "U" { print d, f, "U", $2; next }
