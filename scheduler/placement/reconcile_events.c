@@ -9,6 +9,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 void cv_reconcile_health_source(char *buf, size_t size, const char *svc)
 {
@@ -25,9 +27,12 @@ void cv__rc_event(rc_ctx_t *x, int index, const char *action, const char *status
     va_end(ap);
     if (index >= 0)
         cv__rc_replica_name(x, index, name, sizeof(name));
-    json_array_append_new(x->events,
-                          json_pack("{s:s, s:s, s:s, s:s}", "physical_id", name, "action", action,
-                                    "status", status, "reason", reason));
+    cv_reconcile_event_t e = {strdup(name), action, status, strdup(reason)};
+    if (!e.physical_id || !e.reason || cv_vec_push(&x->events, e) != 0) {
+        free(e.physical_id);
+        free(e.reason);
+        x->nomem = true;
+    }
 }
 
 void cv__rc_report(rc_ctx_t *x, const char *property, const char *state, const char *fmt, ...)

@@ -64,7 +64,10 @@ typedef struct rc_ctx {
     json_t *eligible, *blocked;
     json_t *avoid; /* nodes a replica just gave up on: none of this plan's placements */
     json_t *held;  /* index -> {node, rid, state}: a stateful index whose old replica still runs */
-    json_t *placement, *unplaced, *ops, *events, *health;
+    json_t *placement, *unplaced, *health;
+    cv_reconcile_ops_t ops;       /* this plan's, handed over to it (reconcile_plan.c) */
+    cv_reconcile_events_t events; /* likewise (reconcile_events.c) */
+    bool nomem;                   /* an event could not be kept: the plan fails */
     json_t *rejected;
     /* docs/crm.md: the moves the cluster resource manager asked for that
      * are not done yet (index "i" -> move; reconcile_move.c), and the
@@ -111,8 +114,10 @@ void cv__rc_blocked(rc_ctx_t *x);
 void cv__rc_renew(rc_ctx_t *x);
 
 /* reconcile_plan.c */
-/* The assign / unassign operations, events of the changes, and the plan. */
-json_t *cv__rc_plan(rc_ctx_t *x);
+/* The assign / unassign operations, events of the changes, the health
+ * reports and whether anything changed, into *plan; x's operations and
+ * events move into it. 0 or CV_ENOMEM. */
+int cv__rc_plan(rc_ctx_t *x, cv_reconcile_plan_t *plan);
 
 /* ==== what the steps ask of steps below them ==== */
 
