@@ -40,7 +40,8 @@ int cv_buf_reserve(cv_buf_t *b, size_t more)
     return 0;
 }
 
-int cv_buf_add(cv_buf_t *b, const void *bytes, size_t n)
+/* cv_buf_add when the bytes do not fit (or the buffer failed). */
+int cv__buf_add_grown(cv_buf_t *b, const void *bytes, size_t n)
 {
     if (cv_buf_reserve(b, n) != 0)
         return CV_ENOMEM;
@@ -48,16 +49,6 @@ int cv_buf_add(cv_buf_t *b, const void *bytes, size_t n)
         memcpy(b->data + b->len, bytes, n);
     cv_buf_added(b, n);
     return 0;
-}
-
-int cv_buf_puts(cv_buf_t *b, const char *s)
-{
-    return cv_buf_add(b, s, strlen(s));
-}
-
-int cv_buf_putc(cv_buf_t *b, char c)
-{
-    return cv_buf_add(b, &c, 1);
 }
 
 int cv_buf_printf(cv_buf_t *b, const char *fmt, ...)

@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 typedef struct cv_buf {
     char *data;  /* NUL-terminated; NULL until something was added */
@@ -34,10 +35,27 @@ void cv_buf_init(cv_buf_t *b);
 int cv_buf_reserve(cv_buf_t *b, size_t more);
 
 /* Appends: `n` bytes, a C string, one character, printf's text. Each
- * returns 0, or CV_ENOMEM when the buffer failed now or before. */
-int cv_buf_add(cv_buf_t *b, const void *bytes, size_t n);
-int cv_buf_puts(cv_buf_t *b, const char *s);
-int cv_buf_putc(cv_buf_t *b, char c);
+ * returns 0, or CV_ENOMEM when the buffer failed now or before. The first
+ * three are inline when the bytes fit: texts are built a few bytes at a
+ * time, often in hot paths (a node class key per node, per placement). */
+int cv__buf_add_grown(cv_buf_t *b, const void *bytes, size_t n);
+static inline int cv_buf_add(cv_buf_t *b, const void *bytes, size_t n)
+{
+    if (b->failed || n >= b->cap - b->len) /* no room for the bytes and the NUL */
+        return cv__buf_add_grown(b, bytes, n);
+    memcpy(b->data + b->len, bytes, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return 0;
+}
+static inline int cv_buf_puts(cv_buf_t *b, const char *s)
+{
+    return cv_buf_add(b, s, strlen(s));
+}
+static inline int cv_buf_putc(cv_buf_t *b, char c)
+{
+    return cv_buf_add(b, &c, 1);
+}
 int cv_buf_printf(cv_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int cv_buf_vprintf(cv_buf_t *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 

@@ -79,8 +79,9 @@ static void put_value(cv_buf_t *b, const json_t *v)
             b->failed = true; /* out of memory all the same */
             return;
         }
-        put_number(b, 'j', (long long)strlen(text), true);
-        cv_buf_puts(b, text);
+        size_t len = strlen(text);
+        put_number(b, 'j', (long long)len, true);
+        cv_buf_add(b, text, len);
         free(text);
         return;
     }
@@ -100,8 +101,9 @@ static char *class_key(const json_t *props)
     {
         if (strcmp(key, "NodeName") == 0)
             continue;
-        put_number(&b, 'k', (long long)strlen(key), true);
-        cv_buf_puts(&b, key);
+        size_t klen = strlen(key);
+        put_number(&b, 'k', (long long)klen, true);
+        cv_buf_add(&b, key, klen);
         put_value(&b, value);
     }
     return cv_buf_take(&b);
