@@ -7,6 +7,7 @@
 #include "agent_report.h"
 #include "agent_state.h"
 
+#include "cv_base.h"
 #include "cv_contract.h"
 #include "cv_io.h"
 
@@ -35,8 +36,7 @@ struct cv_anode {
     cv_ports_t ports;
     char k_nodes[CV_KEY_MAX], k_settings[CV_KEY_MAX], k_node[CV_KEY_MAX], k_alive[CV_KEY_MAX],
         k_assign[CV_KEY_MAX], k_report[CV_KEY_MAX], k_notify[CV_KEY_MAX], k_ledger[CV_KEY_MAX];
-    entry_t *entries;
-    size_t nentries, cap;
+    CV_VEC(entry_t) entries;
     json_t *bad; /* rid -> report of an assigned spec that cannot be read */
     uv_timer_t hb_timer, tick_timer, flush_timer;
     unsigned ticks;
@@ -56,39 +56,31 @@ struct cv_anode {
 
 static entry_t *find(cv_anode_t *n, const char *rid)
 {
-    for (size_t i = 0; i < n->nentries; i++)
-        if (strcmp(cv_replica_rid(n->entries[i].r), rid) == 0)
-            return &n->entries[i];
+    for (size_t i = 0; i < n->entries.n; i++)
+        if (strcmp(cv_replica_rid(n->entries.v[i].r), rid) == 0)
+            return &n->entries.v[i];
     return NULL;
 }
 
 static entry_t *find_replica(cv_anode_t *n, const cv_replica_t *r)
 {
-    for (size_t i = 0; i < n->nentries; i++)
-        if (n->entries[i].r == r)
-            return &n->entries[i];
+    for (size_t i = 0; i < n->entries.n; i++)
+        if (n->entries.v[i].r == r)
+            return &n->entries.v[i];
     return NULL;
 }
 
 static entry_t *add(cv_anode_t *n, cv_replica_t *r)
 {
-    if (n->nentries == n->cap) {
-        size_t cap = n->cap ? n->cap * 2 : 16;
-        entry_t *e = realloc(n->entries, cap * sizeof(*e));
-        if (!e)
-            return NULL;
-        n->entries = e;
-        n->cap = cap;
-    }
-    entry_t *e = &n->entries[n->nentries++];
-    *e = (entry_t){.r = r, .assigned = true, .dirty = true};
-    return e;
+    if (cv_vec_push(&n->entries, (entry_t){.r = r, .assigned = true, .dirty = true}) != 0)
+        return NULL;
+    return &n->entries.v[n->entries.n - 1];
 }
 
 static void forget(cv_anode_t *n, entry_t *e)
 {
     cv_replica_free(e->r, true);
-    *e = n->entries[--n->nentries];
+    *e = n->entries.v[--n->entries.n];
 }
 
 /* ------------------------------------------------------------------------ */
@@ -116,10 +108,10 @@ static void on_report_written(cv_redis_t *r, redisReply *reply, void *ud)
  * the periodic write, forgets replicas stopped, reported and unassigned. */
 static void flush(cv_anode_t *n, bool all)
 {
-    size_t max = 2 + 2 * (n->nentries + json_object_size(n->bad));
+    size_t max = 2 + 2 * (n->entries.n + json_object_size(n->bad));
     const char **argv = calloc(max, sizeof(char *));
     char **texts = calloc(max, sizeof(char *));
-    const char **del = calloc(n->nentries + 2, sizeof(char *));
+    const char **del = calloc(n->entries.n + 2, sizeof(char *));
     if (!argv || !texts || !del)
         goto out;
     int argc = 2, ndel = 2, ntexts = 0;
@@ -127,10 +119,10 @@ static void flush(cv_anode_t *n, bool all)
     argv[1] = n->k_report;
     del[0] = "HDEL";
     del[1] = n->k_report;
-    char **gone = calloc(n->nentries + 1, sizeof(char *));
+    char **gone = calloc(n->entries.n + 1, sizeof(char *));
     size_t ngone = 0;
-    for (size_t i = 0; i < n->nentries; i++) {
-        entry_t *e = &n->entries[i];
+    for (size_t i = 0; i < n->entries.n; i++) {
+        entry_t *e = &n->entries.v[i];
         bool stopped = cv_replica_stopped(e->r) && !e->assigned;
         if (all && stopped && e->reported_stopped && gone) {
             gone[ngone] = strdup(cv_replica_rid(e->r));
@@ -254,9 +246,9 @@ static void heartbeat(cv_anode_t *n)
     char ttl[32], now[32], ports[32], fence[32], count[32];
     json_t *load = json_object();
     int running = 0;
-    for (size_t i = 0; i < n->nentries; i++) {
-        cv_replica_add_load(n->entries[i].r, load);
-        cv_replica_state_t st = cv_replica_state(n->entries[i].r);
+    for (size_t i = 0; i < n->entries.n; i++) {
+        cv_replica_add_load(n->entries.v[i].r, load);
+        cv_replica_state_t st = cv_replica_state(n->entries.v[i].r);
         running += st == CV_RSTATE_RUNNING || st == CV_RSTATE_HEALTHY || st == CV_RSTATE_UNHEALTHY;
     }
     char *load_text = json_dumps(load, JSON_COMPACT);
@@ -398,8 +390,8 @@ static void on_assignments(cv_redis_t *r, redisReply *reply, void *ud)
     bool stale = ++n->reads_answered < n->reads_trusted;
     if (!reply || reply->type != REDIS_REPLY_ARRAY || n->shutting || stale)
         return;
-    for (size_t i = 0; i < n->nentries; i++)
-        n->entries[i].assigned = false;
+    for (size_t i = 0; i < n->entries.n; i++)
+        n->entries.v[i].assigned = false;
     json_t *assigned = json_object();
     for (size_t i = 0; i + 1 < reply->elements; i += 2) {
         const char *rid = reply->element[i]->str, *text = reply->element[i + 1]->str;
@@ -408,8 +400,8 @@ static void on_assignments(cv_redis_t *r, redisReply *reply, void *ud)
         json_object_set_new(assigned, rid, json_true());
         assign_one(n, rid, text);
     }
-    for (size_t i = 0; i < n->nentries; i++) {
-        entry_t *e = &n->entries[i];
+    for (size_t i = 0; i < n->entries.n; i++) {
+        entry_t *e = &n->entries.v[i];
         if (!e->assigned && !e->stopped_by_node)
             stop_entry(e, "no longer assigned to this node", false);
     }
@@ -456,8 +448,8 @@ static void fence(cv_anode_t *n)
     snprintf(why, sizeof(why), "fenced: Redis unreachable for %.0f ms (fence %d ms)", away_ms,
              n->conf.fence_ms);
     cv_warn("node %s: %s: stopping its stateful replicas", n->conf.name, why);
-    for (size_t i = 0; i < n->nentries; i++) {
-        entry_t *e = &n->entries[i];
+    for (size_t i = 0; i < n->entries.n; i++) {
+        entry_t *e = &n->entries.v[i];
         if (cv_replica_spec(e->r)->stateful && !settled(e)) {
             e->fenced = true;
             stop_entry(e, why, true); /* no grace: it may run elsewhere soon */
@@ -468,8 +460,8 @@ static void fence(cv_anode_t *n)
 /* While a stateful replica runs here, its fence guard runs too. */
 static void guard_stateful(const cv_anode_t *n)
 {
-    for (size_t i = 0; !n->conf.simulate && i < n->nentries; i++) {
-        const entry_t *e = &n->entries[i];
+    for (size_t i = 0; !n->conf.simulate && i < n->entries.n; i++) {
+        const entry_t *e = &n->entries.v[i];
         if (cv_replica_spec(e->r)->stateful && cv_replica_has_processes(e->r)) {
             cv_guard_ensure(n->conf.dir, n->conf.fence_ms);
             return;
@@ -479,8 +471,8 @@ static void guard_stateful(const cv_anode_t *n)
 
 static bool all_stopped(const cv_anode_t *n)
 {
-    for (size_t i = 0; i < n->nentries; i++)
-        if (cv_replica_has_processes(n->entries[i].r))
+    for (size_t i = 0; i < n->entries.n; i++)
+        if (cv_replica_has_processes(n->entries.v[i].r))
             return false;
     return true;
 }
@@ -501,8 +493,8 @@ static void on_tick(uv_timer_t *t)
 {
     cv_anode_t *n = t->data;
     bool full = ++n->ticks % TICKS_PER_SECOND == 0;
-    for (size_t i = 0; i < n->nentries; i++)
-        cv_replica_tick(n->entries[i].r, full);
+    for (size_t i = 0; i < n->entries.n; i++)
+        cv_replica_tick(n->entries.v[i].r, full);
     if (n->shutting) {
         if (all_stopped(n)) {
             flush(n, false);
@@ -526,12 +518,12 @@ static void on_tick(uv_timer_t *t)
 static void sweep_cgroups(cv_anode_t *n)
 {
     const cv_sandbox_t *sb = n->host.sb;
-    const char **rids = sb ? calloc(n->nentries + 1, sizeof(*rids)) : NULL;
+    const char **rids = sb ? calloc(n->entries.n + 1, sizeof(*rids)) : NULL;
     if (!rids)
         return;
-    for (size_t i = 0; i < n->nentries; i++)
-        rids[i] = cv_replica_rid(n->entries[i].r);
-    cv_cgroup_sweep(sb->iso, sb->key, rids, n->nentries);
+    for (size_t i = 0; i < n->entries.n; i++)
+        rids[i] = cv_replica_rid(n->entries.v[i].r);
+    cv_cgroup_sweep(sb->iso, sb->key, rids, n->entries.n);
     free(rids);
 }
 
@@ -635,9 +627,9 @@ void cv_anode_shutdown(cv_anode_t *n, bool stop_replicas, void (*done)(void *ud)
         finish_shutdown(n);
         return;
     }
-    for (size_t i = 0; i < n->nentries; i++)
-        if (!settled(&n->entries[i]))
-            stop_entry(&n->entries[i], "the agent is stopping", false);
+    for (size_t i = 0; i < n->entries.n; i++)
+        if (!settled(&n->entries.v[i]))
+            stop_entry(&n->entries.v[i], "the agent is stopping", false);
 }
 
 /* The node lives until its three timers are closed, in whatever order. */
@@ -651,9 +643,9 @@ static void on_closed(uv_handle_t *h)
 void cv_anode_free(cv_anode_t *n)
 {
     /* Replicas are freed without their state files: they may still run. */
-    for (size_t i = 0; i < n->nentries; i++)
-        cv_replica_free(n->entries[i].r, false);
-    free(n->entries);
+    for (size_t i = 0; i < n->entries.n; i++)
+        cv_replica_free(n->entries.v[i].r, false);
+    cv_vec_free(&n->entries);
     json_decref(n->bad);
     cv_ports_free(&n->ports);
     n->closing = 3;

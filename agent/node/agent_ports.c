@@ -16,16 +16,14 @@ void cv_ports_init(cv_ports_t *p, int lo, int hi)
 
 void cv_ports_free(cv_ports_t *p)
 {
-    free(p->used);
-    p->used = NULL;
-    p->nused = p->cap = 0;
+    cv_vec_free(&p->used);
 }
 
 const char *cv_ports_owner(const cv_ports_t *p, int port)
 {
-    for (size_t i = 0; i < p->nused; i++)
-        if (p->used[i].port == port)
-            return p->used[i].owner;
+    for (size_t i = 0; i < p->used.n; i++)
+        if (p->used.v[i].port == port)
+            return p->used.v[i].owner;
     return NULL;
 }
 
@@ -34,17 +32,11 @@ int cv_ports_take(cv_ports_t *p, int port, const char *owner)
     const char *holder = cv_ports_owner(p, port);
     if (holder)
         return strcmp(holder, owner) == 0 ? 0 : CV_EEXIST;
-    if (p->nused == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 16;
-        struct cv_port_use *u = realloc(p->used, cap * sizeof(*u));
-        if (!u)
-            return CV_ENOMEM;
-        p->used = u;
-        p->cap = cap;
-    }
-    p->used[p->nused].port = port;
-    snprintf(p->used[p->nused].owner, sizeof(p->used[p->nused].owner), "%s", owner);
-    p->nused++;
+    cv_port_use_t *use = cv_vec_add(&p->used);
+    if (!use)
+        return CV_ENOMEM;
+    use->port = port;
+    cv_str_copy(use->owner, sizeof(use->owner), owner);
     return 0;
 }
 
@@ -65,10 +57,10 @@ int cv_ports_alloc(cv_ports_t *p, const char *owner, cv_ports_free_fn is_free, v
 void cv_ports_release(cv_ports_t *p, const char *owner)
 {
     size_t k = 0;
-    for (size_t i = 0; i < p->nused; i++)
-        if (strcmp(p->used[i].owner, owner) != 0)
-            p->used[k++] = p->used[i];
-    p->nused = k;
+    for (size_t i = 0; i < p->used.n; i++)
+        if (strcmp(p->used.v[i].owner, owner) != 0)
+            p->used.v[k++] = p->used.v[i];
+    p->used.n = k;
 }
 
 int cv_ports_parse_range(const char *text, int *lo, int *hi)

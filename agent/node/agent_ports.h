@@ -12,16 +12,19 @@
 #ifndef AGENT_PORTS_H
 #define AGENT_PORTS_H
 
+#include "cv_base.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
+typedef struct cv_port_use {
+    int port;
+    char owner[160];
+} cv_port_use_t;
+
 typedef struct cv_ports {
     int lo, hi, next;
-    struct cv_port_use {
-        int port;
-        char owner[160];
-    } * used;
-    size_t nused, cap;
+    CV_VEC(cv_port_use_t) used;
 } cv_ports_t;
 
 /* Whether the host can bind `port` (NULL: assume it can). */

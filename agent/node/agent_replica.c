@@ -1,3 +1,11 @@
+/*
+ * A replica's life cycle: created, started, its health checks' verdicts,
+ * the restart policy when its group goes down, stopped, re-adopted from a
+ * previous agent's state file, and its periodic measures. The top of
+ * agent_replica: it drives the processes (agent_replica_proc.c) and the
+ * health probes (agent_replica_health.c), handing them the callbacks it
+ * hears back on, and records through agent_replica_record.c.
+ */
 #include "agent_replica_internal.h"
 
 #include "agent_loadfile.h"
@@ -17,84 +25,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* ------------------------------------------------------------------------ */
-/* State and reports                                                        */
-/* ------------------------------------------------------------------------ */
-
-void cv__replica_set_state(cv_replica_t *r, cv_replica_state_t s, const char *reason)
-{
-    if (r->state != s)
-        r->since = cv_now();
-    r->state = s;
-    if (reason)
-        snprintf(r->reason, sizeof(r->reason), "%s", reason);
-    if (s == CV_RSTATE_STOPPED || s == CV_RSTATE_FAILED)
-        cv__replica_save(r); /* a restarted agent keeps the verdict */
-    r->h->changed(r->h->ud, r);
-}
-
-json_t *cv_replica_report(const cv_replica_t *r)
-{
-    cv_report_t rep = {.rid = r->spec.rid,
-                       .state = r->state,
-                       .pid = r->tasks[0].up ? r->tasks[0].pid : 0,
-                       .start_time = r->tasks[0].up ? r->tasks[0].start_time : 0,
-                       .started = r->started,
-                       .since = r->since,
-                       .restarts = r->restarts,
-                       .reason = r->reason,
-                       .exit = r->exit,
-                       .address = r->h->address,
-                       .ports = r->ports,
-                       .gave_up = r->gave_up,
-                       .digest = r->spec.digest,
-                       .declared = r->spec.load,
-                       .measured = r->measured,
-                       .rss_mb = r->rss_mb,
-                       .cpu_cores = r->cpu_cores,
-                       .reported = r->reported};
-    return cv_report_json(&rep);
-}
-
-bool cv_replica_has_processes(const cv_replica_t *r)
-{
-    for (size_t i = 0; i < r->spec.ntasks; i++)
-        if (r->tasks[i].up)
-            return true;
-    return false;
-}
-
-void cv_replica_add_load(const cv_replica_t *r, json_t *sum)
-{
-    if (!cv_replica_has_processes(r) &&
-        !(r->h->simulate && (r->state == CV_RSTATE_HEALTHY || r->state == CV_RSTATE_RUNNING)))
-        return;
-    json_t *rep = cv_replica_report(r);
-    cv_report_load_add(sum, json_object_get(rep, "load"));
-    json_decref(rep);
-}
-
-/* The state file: what a restarted agent needs to re-adopt. */
-void cv__replica_save(cv_replica_t *r)
-{
-    if (r->h->simulate)
-        return;
-    json_t *tasks = json_array();
-    for (size_t i = 0; i < r->spec.ntasks; i++)
-        json_array_append_new(tasks,
-                              json_pack("{s:s, s:i, s:I}", "name", r->spec.tasks[i].name, "pid",
-                                        r->tasks[i].up ? (int)r->tasks[i].pid : 0, "start_time",
-                                        (json_int_t)(r->tasks[i].up ? r->tasks[i].start_time : 0)));
-    json_t *st = json_pack("{s:s, s:O, s:o, s:O, s:i, s:f, s:b, s:s, s:s, s:s, s:b, s:b}", "rid",
-                           r->spec.rid, "spec", r->spec.json, "tasks", tasks, "ports", r->ports,
-                           "restarts", r->restarts, "started", r->started, "ledger", r->ledger_done,
-                           "state", cv_rstate_name(r->state), "reason", r->reason, "exit", r->exit,
-                           "gave_up", r->gave_up, "stopped", r->stop_wanted);
-    int rc = st ? cv_state_write(r->h->dir, r->spec.rid, st) : -ENOMEM;
-    if (rc)
-        cv_warn("replica %s: writing its state file: %s", r->spec.rid, strerror(-rc));
-    json_decref(st);
-}
+/* The handlers of the life cycle lead to one another (a start that fails
+ * goes down, going down restarts): declared here, defined in their
+ * sections. */
+static void stop_group(cv_replica_t *r, down_t why);
+static void on_task_exit(uv_process_t *p, int64_t status, int sig);
+static void on_down(cv_replica_t *r);
 
 /* ------------------------------------------------------------------------ */
 /* Creating and freeing                                                     */
@@ -142,19 +78,6 @@ cv_replica_t *cv_replica_new(cv_rhost_t *h, cv_rspec_t *spec)
     return r;
 }
 
-/* The replica lives until its two timers closed and no probe is out. */
-void cv__replica_release(cv_replica_t *r)
-{
-    if (--r->open_handles > 0)
-        return;
-    cv_rspec_free(&r->spec);
-    json_decref(r->ports);
-    json_decref(r->volumes);
-    json_decref(r->reported);
-    free(r->tasks);
-    free(r);
-}
-
 static void on_handle_closed(uv_handle_t *handle)
 {
     cv__replica_release(handle->data);
@@ -199,32 +122,92 @@ void cv_replica_free(cv_replica_t *r, bool forget)
     uv_close((uv_handle_t *)&r->htimer, on_handle_closed);
 }
 
-const char *cv_replica_rid(const cv_replica_t *r)
+/* ------------------------------------------------------------------------ */
+/* Health                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static bool past_grace(const cv_replica_t *r)
 {
-    return r->spec.rid;
+    return cv_now() - r->running_at >= r->spec.health.grace_period;
 }
 
-const cv_rspec_t *cv_replica_spec(const cv_replica_t *r)
+static void become_healthy(cv_replica_t *r)
 {
-    return &r->spec;
+    r->hfails = 0;
+    if (r->state == CV_RSTATE_HEALTHY)
+        return;
+    r->healthy_since = cv_now();
+    cv__replica_set_state(r, CV_RSTATE_HEALTHY, "");
 }
 
-cv_replica_state_t cv_replica_state(const cv_replica_t *r)
+static void on_probe(void *ud, bool ok, const char *why)
 {
-    return r->state;
+    cv_replica_t *r = ud;
+    r->probing = false;
+    if (r->closing) {
+        cv__replica_release(r);
+        return;
+    }
+    if (r->state != CV_RSTATE_RUNNING && r->state != CV_RSTATE_HEALTHY)
+        return;
+    if (ok) {
+        if (past_grace(r))
+            become_healthy(r);
+        return;
+    }
+    if (!past_grace(r))
+        return;
+    if (++r->hfails < r->spec.health.retries) {
+        cv_debug("replica %s: health check failed (%d of %d): %s", r->spec.rid, r->hfails,
+                 r->spec.health.retries, why);
+        return;
+    }
+    snprintf(r->cause, sizeof(r->cause), "health check failed: %s", why);
+    cv_info("replica %s: %s", r->spec.rid, r->cause);
+    r->down_failure = true;
+    cv__replica_set_state(r, CV_RSTATE_UNHEALTHY, r->cause);
+    stop_group(r, DOWN_HEALTH);
 }
 
-bool cv_replica_stopped(const cv_replica_t *r)
+static void on_health_timer(uv_timer_t *t)
 {
-    return r->stop_wanted && r->state == CV_RSTATE_STOPPED && !cv_replica_has_processes(r);
+    cv_replica_t *r = t->data;
+    if (r->spec.health.kind == CV_HEALTH_NONE) {
+        if (r->state == CV_RSTATE_RUNNING)
+            become_healthy(r);
+        return;
+    }
+    if (r->probing || (r->state != CV_RSTATE_RUNNING && r->state != CV_RSTATE_HEALTHY))
+        return;
+    r->probing = true;
+    cv__replica_probe(r, on_probe);
 }
+
+static void start_health(cv_replica_t *r)
+{
+    const cv_rhealth_t *hc = &r->spec.health;
+    r->hfails = 0;
+    if (hc->kind == CV_HEALTH_NONE) {
+        if (hc->grace_period <= 0)
+            become_healthy(r);
+        else
+            uv_timer_start(&r->htimer, on_health_timer, (uint64_t)(hc->grace_period * 1000), 0);
+        return;
+    }
+    uint64_t every = (uint64_t)(hc->interval * 1000);
+    uv_timer_start(&r->htimer, on_health_timer, every < 100 ? every : 100, every);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Starting                                                                 */
+/* ------------------------------------------------------------------------ */
 
 static void on_sim_started(uv_timer_t *t)
 {
     cv_replica_t *r = t->data;
     r->running_at = cv_now();
     cv__replica_set_state(r, CV_RSTATE_RUNNING, "");
-    cv__replica_become_healthy(r);
+    become_healthy(r);
 }
 
 /* One start of the group (the first, or one by the restart policy). */
@@ -242,7 +225,7 @@ static void launch(cv_replica_t *r)
         cv_info("replica %s: %s", r->spec.rid, r->cause);
         r->down_failure = true;
         r->down = DOWN_REFUSED;
-        cv__replica_on_down(r);
+        on_down(r);
         return;
     }
     if (cv__replica_take_ports(r, why, sizeof(why)) != 0 ||
@@ -250,7 +233,7 @@ static void launch(cv_replica_t *r)
         snprintf(r->cause, sizeof(r->cause), "%s", why);
         r->down_failure = true;
         r->down = DOWN_SPAWN;
-        cv__replica_on_down(r);
+        on_down(r);
         return;
     }
     r->h->ledger(r->h->ud, r, r->ledger_done ? "restart" : "start");
@@ -261,13 +244,15 @@ static void launch(cv_replica_t *r)
         return;
     }
     cv__replica_save(r); /* before: a crash in between leaves the ledger mark */
-    cv__replica_spawn_all(r);
-    if (r->down != DOWN_NONE)
+    down_t failed = cv__replica_spawn_all(r, on_task_exit);
+    if (failed != DOWN_NONE) {
+        stop_group(r, failed);
         return;
+    }
     cv__replica_save(r);
     r->running_at = cv_now();
     cv__replica_set_state(r, CV_RSTATE_RUNNING, "");
-    cv__replica_start_health(r);
+    start_health(r);
 }
 
 void cv_replica_start(cv_replica_t *r)
@@ -299,7 +284,7 @@ static void on_backoff_done(uv_timer_t *t)
     launch(r);
 }
 
-void cv__replica_on_down(cv_replica_t *r)
+static void on_down(cv_replica_t *r)
 {
     char text[768];
     if (r->stop_wanted || r->down == DOWN_STOP) {
@@ -345,6 +330,83 @@ void cv__replica_on_down(cv_replica_t *r)
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* The group going down                                                     */
+/* ------------------------------------------------------------------------ */
+
+static void on_kill_timer(uv_timer_t *t)
+{
+    cv__replica_kill_now(t->data);
+}
+
+/* Every task down: the restart policy (or the stop) decides. */
+static void all_down(cv_replica_t *r)
+{
+    if (cv_replica_has_processes(r))
+        return;
+    uv_timer_stop(&r->timer);
+    uv_timer_stop(&r->htimer);
+    cv__replica_save(r);
+    on_down(r);
+}
+
+/* Stops every task of the group: the kill policy's signal, SIGKILL after
+ * its grace period. */
+static void stop_group(cv_replica_t *r, down_t why)
+{
+    if (r->down == DOWN_NONE || why == DOWN_STOP)
+        r->down = why;
+    uv_timer_stop(&r->htimer);
+    if (r->h->simulate) {
+        all_down(r);
+        return;
+    }
+    if (!cv__replica_signal_all(r)) {
+        all_down(r);
+        return;
+    }
+    uv_timer_start(&r->timer, on_kill_timer, (uint64_t)(r->spec.kill_grace * 1000), 0);
+}
+
+static void task_down(task_t *t, const char *exit_text, bool failure)
+{
+    cv_replica_t *r = t->r;
+    size_t i = (size_t)(t - r->tasks);
+    char text[160];
+    t->up = false;
+    /* Said in the cause: an exit by the memory limit is the operator's first question. */
+    if (cv__replica_release_task(r, i))
+        snprintf(text, sizeof(text), "%s, the kernel killed it at its memory limit of %ld MB",
+                 exit_text[0] ? exit_text : "status unknown", r->spec.tasks[i].memory_mb);
+    else
+        snprintf(text, sizeof(text), "%s", exit_text[0] ? exit_text : "");
+    if (r->down == DOWN_NONE) {
+        snprintf(r->exit, sizeof(r->exit), "%s", exit_text);
+        if (r->spec.ntasks > 1)
+            snprintf(r->cause, sizeof(r->cause), "task %s exited (%s)", r->spec.tasks[i].name,
+                     text[0] ? text : "status unknown");
+        else
+            snprintf(r->cause, sizeof(r->cause), "%s", text[0] ? text : "exited, status unknown");
+        r->down_failure = failure;
+        cv_info("replica %s: %s", r->spec.rid, r->cause);
+        stop_group(r, DOWN_EXIT);
+        return;
+    }
+    all_down(r);
+}
+
+static void on_task_exit(uv_process_t *p, int64_t status, int sig)
+{
+    task_t *t = p->data;
+    cv_proc_close(p);
+    if (!t)
+        return;
+    t->proc = NULL;
+    char text[32];
+    cv_proc_exit_text(text, sizeof(text), status, sig);
+    task_down(t, text, status != 0 || sig != 0);
+}
+
 void cv_replica_stop(cv_replica_t *r, const char *why, bool now)
 {
     r->stop_wanted = true;
@@ -356,7 +418,7 @@ void cv_replica_stop(cv_replica_t *r, const char *why, bool now)
     }
     cv_info("replica %s: stopping: %s", r->spec.rid, why);
     cv__replica_set_state(r, CV_RSTATE_STOPPING, why);
-    cv__replica_stop_group(r, DOWN_STOP);
+    stop_group(r, DOWN_STOP);
     if (now)
         cv__replica_kill_now(r);
 }
@@ -426,7 +488,7 @@ void cv_replica_adopt(cv_replica_t *r, const json_t *state)
                 (int)r->tasks[0].pid);
         r->running_at = cv_now() - r->spec.health.grace_period;
         cv__replica_set_state(r, CV_RSTATE_RUNNING, "re-adopted");
-        cv__replica_start_health(r);
+        start_health(r);
         return;
     }
     /* Some or all died while no agent watched: the restart policy decides. */
@@ -440,7 +502,7 @@ void cv_replica_adopt(cv_replica_t *r, const json_t *state)
         launch(r);
         return;
     }
-    cv__replica_stop_group(r, DOWN_EXIT);
+    stop_group(r, DOWN_EXIT);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -517,8 +579,7 @@ void cv_replica_tick(cv_replica_t *r, bool full)
     for (size_t i = 0; i < r->spec.ntasks; i++) {
         task_t *t = &r->tasks[i];
         if (t->up && !t->proc && !cv_proc_alive(t->pid, t->start_time))
-            cv__replica_task_down(t, "",
-                                  true); /* a re-adopted process: its status is its parent's */
+            task_down(t, "", true); /* a re-adopted process: its status is its parent's */
     }
     if (!full)
         return;

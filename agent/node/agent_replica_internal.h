@@ -1,14 +1,16 @@
 /*
  * Internal to agent_replica: the replica's struct and the functions its
- * four files share — agent_replica.c (life cycle, restart policy,
- * re-adoption, reports), agent_replica_proc.c (ports, directories,
- * processes), agent_replica_health.c (health checks),
- * agent_replica_confine.c (its user, the agent's policy, each task's
- * program, workdir, cgroup and sandbox).
+ * files share, in the order calls go — agent_replica.c (the life cycle:
+ * starts, health verdicts, the restart policy, stops, re-adoption, ticks),
+ * agent_replica_health.c (one health probe), agent_replica_proc.c (ports,
+ * directories, processes), agent_replica_confine.c (its user, the agent's
+ * policy, each task's program, workdir, cgroup and sandbox) and
+ * agent_replica_record.c (its state, state file and report).
  */
 #ifndef AGENT_REPLICA_INTERNAL_H
 #define AGENT_REPLICA_INTERNAL_H
 
+#include "agent_probe.h"
 #include "agent_replica.h"
 
 #include <sys/types.h>
@@ -61,22 +63,31 @@ struct cv_replica {
     long uid, gid; /* the user its processes run as (-1: the agent's own) */
 };
 
-/* agent_replica.c */
+/* Below the life cycle (agent_replica.c), which alone calls these files;
+ * none of them calls it back but through the callbacks it hands in. */
+
+/* agent_replica_record.c: what the replica is and says */
 void cv__replica_set_state(cv_replica_t *r, cv_replica_state_t s, const char *reason);
 void cv__replica_save(cv_replica_t *r);
-/* Every task is down: the restart policy (or the stop) decides. */
-void cv__replica_on_down(cv_replica_t *r);
 /* Drops one hold on the struct (a timer, a probe); frees it at the last. */
 void cv__replica_release(cv_replica_t *r);
 
-/* agent_replica_proc.c */
+/* agent_replica_proc.c: ports, directories, processes */
 int cv__replica_take_ports(cv_replica_t *r, char *why, size_t why_size);
 int cv__replica_prepare_dirs(cv_replica_t *r, char *why, size_t why_size);
 char *cv__replica_workdir(cv_replica_t *r, const cv_rtask_t *t, const json_t *vars);
-void cv__replica_spawn_all(cv_replica_t *r);
-void cv__replica_stop_group(cv_replica_t *r, down_t why);
+/* Spawns every task, each process's exit to `on_exit` (its handle's data is
+ * the task); DOWN_NONE, or why the first that could not start did not,
+ * with r->cause said (the group is then to go down: a failure for the
+ * restart policy). */
+down_t cv__replica_spawn_all(cv_replica_t *r, uv_exit_cb on_exit);
+/* Signals every task up with the kill policy's signal; whether any was. */
+bool cv__replica_signal_all(cv_replica_t *r);
 void cv__replica_kill_now(cv_replica_t *r);
-void cv__replica_task_down(task_t *t, const char *exit_text, bool failure);
+
+/* agent_replica_health.c: one probe of the health check, its outcome to
+ * `done` (with r as its ud) */
+void cv__replica_probe(cv_replica_t *r, cv_probe_cb done);
 
 /* agent_replica_confine.c */
 /* The user the replica runs as (r->uid, r->gid) and the policy's verdict on
@@ -92,9 +103,5 @@ int cv__replica_confine_task(cv_replica_t *r, size_t i, char *const *env, char *
 bool cv__replica_release_task(cv_replica_t *r, size_t i);
 /* Makes a directory of the replica its user's. */
 void cv__replica_own(const cv_replica_t *r, const char *path);
-
-/* agent_replica_health.c */
-void cv__replica_become_healthy(cv_replica_t *r);
-void cv__replica_start_health(cv_replica_t *r);
 
 #endif

@@ -1,6 +1,8 @@
 /*
  * A replica's ports, directories and processes: what a start needs on the
- * host, spawning the group, and taking it down.
+ * host, spawning the group and signalling it. The mechanics only: what a
+ * process's exit means is the life cycle's (agent_replica.c), which hands
+ * its exit callback to cv__replica_spawn_all.
  */
 #include "agent_replica_internal.h"
 
@@ -128,11 +130,6 @@ static void link_volumes(cv_replica_t *r, const char *wd)
     }
 }
 
-static void on_kill_timer(uv_timer_t *t)
-{
-    cv__replica_kill_now(t->data);
-}
-
 /* ------------------------------------------------------------------------ */
 /* Processes                                                                */
 /* ------------------------------------------------------------------------ */
@@ -147,85 +144,21 @@ void cv__replica_kill_now(cv_replica_t *r)
         }
 }
 
-/* Every task down: the restart policy (or the stop) decides. */
-void cv__replica_check_all_down(cv_replica_t *r)
+/* Signals every task up with the kill policy's signal; whether any was. */
+bool cv__replica_signal_all(cv_replica_t *r)
 {
-    if (cv_replica_has_processes(r))
-        return;
-    uv_timer_stop(&r->timer);
-    uv_timer_stop(&r->htimer);
-    cv__replica_save(r);
-    cv__replica_on_down(r);
-}
-
-/* Stops every task of the group: the kill policy's signal, SIGKILL after
- * its grace period. */
-void cv__replica_stop_group(cv_replica_t *r, down_t why)
-{
-    if (r->down == DOWN_NONE || why == DOWN_STOP)
-        r->down = why;
-    uv_timer_stop(&r->htimer);
-    if (r->h->simulate) {
-        cv__replica_check_all_down(r);
-        return;
-    }
     bool any = false;
     for (size_t i = 0; i < r->spec.ntasks; i++)
         if (r->tasks[i].up) {
             cv_proc_signal(r->tasks[i].pid, r->spec.kill_signal);
             any = true;
         }
-    if (!any) {
-        cv__replica_check_all_down(r);
-        return;
-    }
-    uv_timer_start(&r->timer, on_kill_timer, (uint64_t)(r->spec.kill_grace * 1000), 0);
+    return any;
 }
 
-void cv__replica_task_down(task_t *t, const char *exit_text, bool failure)
-{
-    cv_replica_t *r = t->r;
-    size_t i = (size_t)(t - r->tasks);
-    char text[160];
-    t->up = false;
-    /* Said in the cause: an exit by the memory limit is the operator's first question. */
-    if (cv__replica_release_task(r, i))
-        snprintf(text, sizeof(text), "%s, the kernel killed it at its memory limit of %ld MB",
-                 exit_text[0] ? exit_text : "status unknown", r->spec.tasks[i].memory_mb);
-    else
-        snprintf(text, sizeof(text), "%s", exit_text[0] ? exit_text : "");
-    if (r->down == DOWN_NONE) {
-        snprintf(r->exit, sizeof(r->exit), "%s", exit_text);
-        if (r->spec.ntasks > 1)
-            snprintf(r->cause, sizeof(r->cause), "task %s exited (%s)", r->spec.tasks[i].name,
-                     text[0] ? text : "status unknown");
-        else
-            snprintf(r->cause, sizeof(r->cause), "%s", text[0] ? text : "exited, status unknown");
-        r->down_failure = failure;
-        cv_info("replica %s: %s", r->spec.rid, r->cause);
-        cv__replica_stop_group(r, DOWN_EXIT);
-        return;
-    }
-    cv__replica_check_all_down(r);
-}
-
-static void on_task_exit(uv_process_t *p, int64_t status, int sig)
-{
-    task_t *t = p->data;
-    cv_proc_close(p);
-    if (!t)
-        return;
-    t->proc = NULL;
-    char text[32];
-    cv_proc_exit_text(text, sizeof(text), status, sig);
-    cv__replica_task_down(t, text, status != 0 || sig != 0);
-}
-
-/* Spawns every task; on the first that cannot start, the group goes down
- * with that reason (a failure for the restart policy). */
 static void prepare_load_file(cv_replica_t *r);
 
-void cv__replica_spawn_all(cv_replica_t *r)
+down_t cv__replica_spawn_all(cv_replica_t *r, uv_exit_cb on_exit)
 {
     char why[512] = "";
     bool refused = false, unstartable = false;
@@ -256,7 +189,7 @@ void cv__replica_spawn_all(cv_replica_t *r)
                         .cwd = wd,
                         .out_path = out,
                         .err_path = err,
-                        .on_exit = on_task_exit,
+                        .on_exit = on_exit,
                         .data = &r->tasks[i]};
         if (!why[0] && cv_proc_spawn(r->h->loop, &s, &r->tasks[i].proc, &r->tasks[i].pid, why,
                                      sizeof(why)) == 0) {
@@ -272,7 +205,7 @@ void cv__replica_spawn_all(cv_replica_t *r)
         json_decref(vars);
     }
     if (!why[0])
-        return;
+        return DOWN_NONE;
     cv_info("replica %s: %s", r->spec.rid, why);
     if (refused)
         snprintf(r->cause, sizeof(r->cause), "refused by the agent's policy: %s", why);
@@ -280,7 +213,7 @@ void cv__replica_spawn_all(cv_replica_t *r)
         snprintf(r->cause, sizeof(r->cause), "%s", why);
     r->exit[0] = '\0';
     r->down_failure = true;
-    cv__replica_stop_group(r, refused ? DOWN_REFUSED : unstartable ? DOWN_UNSTARTABLE : DOWN_SPAWN);
+    return refused ? DOWN_REFUSED : unstartable ? DOWN_UNSTARTABLE : DOWN_SPAWN;
 }
 
 /* CONVERGE_LOAD_FILE's folder exists before the replica runs, its user's:

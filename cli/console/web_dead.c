@@ -23,15 +23,15 @@ typedef struct dead_run {
     cv_http_conn_t *conn;
     uv_process_t proc;
     uv_pipe_t out;
-    char *buf;
-    size_t len, cap;
+    cv_buf_t text; /* what the child printed */
     int64_t exit_status;
     int closing; /* handles still to close */
 } dead_run_t;
 
 static void finish(dead_run_t *d)
 {
-    json_t *list = d->exit_status == 0 ? json_loadb(d->buf ? d->buf : "", d->len, 0, NULL) : NULL;
+    json_t *list =
+        d->exit_status == 0 ? json_loadb(cv_buf_str(&d->text), d->text.len, 0, NULL) : NULL;
     if (list)
         web_server_json(d->conn, 200, json_pack("{s:o}", "dead", list));
     else
@@ -39,7 +39,7 @@ static void finish(dead_run_t *d)
                         web_api_error("convergectl dead exited with status %lld (Kafka "
                                       "unreachable? converge-web's log says why)",
                                       (long long)d->exit_status));
-    free(d->buf);
+    cv_buf_free(&d->text);
     free(d);
 }
 
@@ -50,18 +50,16 @@ static void on_handle_closed(uv_handle_t *h)
         finish(d);
 }
 
+/* The child's output is read straight into the text, with room for what
+ * libuv suggests while the text is under DEAD_OUT_MAX; past it, or out of
+ * memory, the read gets no room and the output ends there (503). */
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     dead_run_t *d = h->data;
-    if (d->cap - d->len < suggested && d->cap < DEAD_OUT_MAX) {
-        size_t cap = d->cap * 2 + suggested;
-        char *grown = realloc(d->buf, cap);
-        if (grown) { /* else the read gets no room: the output ends there (503) */
-            d->buf = grown;
-            d->cap = cap;
-        }
-    }
-    *buf = uv_buf_init(d->buf + d->len, (unsigned)(d->cap - d->len));
+    if (d->text.len < DEAD_OUT_MAX)
+        cv_buf_reserve(&d->text, suggested);
+    size_t room = d->text.data ? d->text.cap - d->text.len - 1 : 0;
+    *buf = uv_buf_init(room ? d->text.data + d->text.len : NULL, (unsigned)room);
 }
 
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
@@ -69,7 +67,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     (void)buf;
     dead_run_t *d = s->data;
     if (n > 0)
-        d->len += (size_t)n;
+        cv_buf_added(&d->text, (size_t)n);
     else if (n < 0)
         uv_close((uv_handle_t *)s, on_handle_closed);
 }

@@ -10,6 +10,7 @@
 #include "cli_commands.h"
 #include "cv_status.h"
 
+#include "cv_base.h"
 #include "cv_io.h"
 
 #include <jansson.h>
@@ -70,10 +71,7 @@ typedef struct dead_entry {
     size_t original_len;
 } dead_entry_t;
 
-typedef struct dead_list {
-    dead_entry_t *v;
-    size_t n, cap;
-} dead_list_t;
+typedef CV_VEC(dead_entry_t) dead_list_t;
 
 /* ------------------------------------------------------------------------ */
 /* Arguments                                                                */
@@ -139,14 +137,8 @@ static char *base64(const unsigned char *s, size_t len)
  * that nothing on the topic goes unlisted. */
 static int add_entry(dead_list_t *l, const rd_kafka_message_t *rkm)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 64;
-        dead_entry_t *v = realloc(l->v, cap * sizeof(*v));
-        if (!v)
-            return cli_fail(CLI_SERVICE, "out of memory reading converge.dead");
-        l->v = v;
-        l->cap = cap;
-    }
+    if (cv_vec_reserve(l, 1) != 0)
+        return cli_fail(CLI_SERVICE, "out of memory reading converge.dead");
     char err[256], reason[CV_REASON_MAX + 64];
     cv_msg_t m;
     const char *original = rkm->payload;
@@ -198,7 +190,7 @@ static void free_list(dead_list_t *l)
         free(l->v[i].reason);
         free(l->v[i].original_base64);
     }
-    free(l->v);
+    cv_vec_free(l);
 }
 
 static void print_entries(const dead_list_t *l, size_t from, bool json)

@@ -228,8 +228,8 @@ static void free_inputs(place_inputs_t *in)
 static json_t *check_doc(const place_inputs_t *in)
 {
     json_t *warnings = json_array();
-    for (size_t i = 0; warnings && i < in->cluster->nwarnings; i++)
-        json_array_append_new(warnings, cli_json_str(in->cluster->warnings[i]));
+    for (size_t i = 0; warnings && i < in->cluster->warnings.n; i++)
+        json_array_append_new(warnings, cli_json_str(in->cluster->warnings.v[i]));
     json_t *health = cv_place_check(in->cluster, in->layout);
     if (!warnings || !health) {
         json_decref(warnings);

@@ -4,6 +4,7 @@
 #include "cli_output.h"
 
 #include "cli_secret.h"
+#include "cv_base.h"
 #include "cv_contract.h"
 #include "cv_hot.h"
 
@@ -166,36 +167,6 @@ void cli_print_table(const json_t *rows)
 /* As Heat writes them                                                      */
 /* ------------------------------------------------------------------------ */
 
-typedef struct buf {
-    char *s;
-    size_t len, size;
-    bool oom;
-} buf_t;
-
-static void buf_add(buf_t *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->size) {
-        size_t size = (b->len + n + 1) * 2;
-        char *grown = realloc(b->s, size);
-        if (!grown) {
-            b->oom = true;
-            return;
-        }
-        b->s = grown;
-        b->size = size;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void buf_puts(buf_t *b, const char *s)
-{
-    buf_add(b, s, strlen(s));
-}
-
 /* The code point of the UTF-8 sequence of `n` bytes at s. */
 static unsigned long utf8_code(const unsigned char *s, size_t n)
 {
@@ -208,9 +179,9 @@ static unsigned long utf8_code(const unsigned char *s, size_t n)
 
 /* Python's ensure_ascii: printable ASCII as is, the rest escaped; a code
  * point above U+FFFF as its UTF-16 surrogate pair. */
-static void py_string(buf_t *b, const char *s, size_t len)
+static void py_string(cv_buf_t *b, const char *s, size_t len)
 {
-    buf_add(b, "\"", 1);
+    cv_buf_add(b, "\"", 1);
     for (size_t i = 0; i < len;) {
         unsigned char c = (unsigned char)s[i];
         size_t n = utf8_seq((const unsigned char *)s + i, len - i);
@@ -225,24 +196,24 @@ static void py_string(buf_t *b, const char *s, size_t len)
                                         : NULL;
         unsigned long code = n ? utf8_code((const unsigned char *)s + i, n) : 0xFFFD;
         if (named)
-            buf_puts(b, named);
+            cv_buf_puts(b, named);
         else if (c >= 0x20 && c < 0x7F)
-            buf_add(b, s + i, 1);
+            cv_buf_add(b, s + i, 1);
         else if (code > 0xFFFF) {
             code -= 0x10000;
             snprintf(esc, sizeof(esc), "\\u%04lx\\u%04lx", 0xD800 + ((code >> 10) & 0x3FF),
                      0xDC00 + (code & 0x3FF));
-            buf_puts(b, esc);
+            cv_buf_puts(b, esc);
         } else {
             snprintf(esc, sizeof(esc), "\\u%04lx", code);
-            buf_puts(b, esc);
+            cv_buf_puts(b, esc);
         }
         i += n ? n : 1;
     }
-    buf_add(b, "\"", 1);
+    cv_buf_add(b, "\"", 1);
 }
 
-static void py_json(buf_t *b, const json_t *v)
+static void py_json(cv_buf_t *b, const json_t *v)
 {
     char num[64];
     size_t i;
@@ -250,25 +221,25 @@ static void py_json(buf_t *b, const json_t *v)
     json_t *item;
     switch (json_typeof(v)) {
     case JSON_OBJECT:
-        buf_puts(b, "{");
+        cv_buf_puts(b, "{");
         i = 0;
         json_object_foreach((json_t *)v, key, item)
         {
-            buf_puts(b, i++ ? ", " : "");
+            cv_buf_puts(b, i++ ? ", " : "");
             py_string(b, key, strlen(key));
-            buf_puts(b, ": ");
+            cv_buf_puts(b, ": ");
             py_json(b, item);
         }
-        buf_puts(b, "}");
+        cv_buf_puts(b, "}");
         break;
     case JSON_ARRAY:
-        buf_puts(b, "[");
+        cv_buf_puts(b, "[");
         json_array_foreach(v, i, item)
         {
-            buf_puts(b, i ? ", " : "");
+            cv_buf_puts(b, i ? ", " : "");
             py_json(b, item);
         }
-        buf_puts(b, "]");
+        cv_buf_puts(b, "]");
         break;
     case JSON_STRING:
         py_string(b, json_string_value(v), json_string_length(v));
@@ -276,23 +247,18 @@ static void py_json(buf_t *b, const json_t *v)
     case JSON_INTEGER:
     case JSON_REAL:
         cv_format_number(v, num, sizeof(num));
-        buf_puts(b, num);
+        cv_buf_puts(b, num);
         break;
     default:
-        buf_puts(b, json_is_true(v) ? "true" : json_is_false(v) ? "false" : "null");
+        cv_buf_puts(b, json_is_true(v) ? "true" : json_is_false(v) ? "false" : "null");
     }
 }
 
 char *cli_py_json_dumps(const json_t *v)
 {
-    buf_t b = {0};
-    buf_add(&b, "", 0);
+    cv_buf_t b = {0};
     py_json(&b, v);
-    if (b.oom) {
-        free(b.s);
-        return NULL;
-    }
-    return b.s;
+    return cv_buf_take(&b);
 }
 
 /* The hint cv_limits_check ends a message with, for the limit at `which`:
@@ -314,26 +280,21 @@ static size_t limit_hint_at(const char *at, cv_limit_t *which)
 
 char *cli_limit_hints(const char *msg)
 {
-    buf_t b = {0};
-    buf_add(&b, "", 0);
+    cv_buf_t b = {0};
     for (const char *p = msg; *p;) {
         cv_limit_t which;
         size_t n = *p == '(' ? limit_hint_at(p, &which) : 0;
         if (n == 0) {
-            buf_add(&b, p++, 1);
+            cv_buf_add(&b, p++, 1);
             continue;
         }
         char said[160];
         snprintf(said, sizeof(said), "(%s, or the workers' --%s)", cv_limit_env(which),
                  cv_limit_option(which));
-        buf_puts(&b, said);
+        cv_buf_puts(&b, said);
         p += n;
     }
-    if (b.oom) {
-        free(b.s);
-        return NULL;
-    }
-    return b.s;
+    return cv_buf_take(&b);
 }
 
 /* A resource's failure: not the stack's own event (resource `stack_name`),

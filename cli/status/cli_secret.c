@@ -5,6 +5,7 @@
 
 #include "cli_output.h"
 
+#include "cv_base.h"
 #include "cv_hot.h"
 
 #include <stdlib.h>
@@ -472,27 +473,16 @@ static char *py_str(const json_t *v)
 /* CommaDelimitedListParam._value_as_text: ",".join(value). */
 static char *joined(const json_t *list)
 {
-    size_t i, len = 1;
+    cv_buf_t b = {0};
+    size_t i;
     json_t *item;
-    char *out = malloc(len);
-    if (out)
-        out[0] = '\0';
     json_array_foreach(list, i, item)
     {
         char *text = py_str(item);
-        size_t n = text ? strlen(text) : 0;
-        char *grown = out ? realloc(out, len + n + 1) : NULL;
-        if (!grown) {
-            free(text);
-            free(out);
-            return NULL;
-        }
-        out = grown;
-        snprintf(out + len - 1, n + 2, "%s%s", i ? "," : "", text ? text : "");
-        len += n + (i ? 1 : 0);
+        cv_buf_printf(&b, "%s%s", i ? "," : "", text ? text : "");
         free(text);
     }
-    return out;
+    return cv_buf_take(&b);
 }
 
 /* One parameter's value as Heat's stack show writes it (Parameter.__str__),

@@ -5,8 +5,9 @@
 
 #include "cli_files.h"
 #include "cli_secret.h"
-#include "cv_hot.h"
+#include "cv_base.h"
 #include "cv_contract.h"
+#include "cv_hot.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -90,28 +91,23 @@ char *cli_read_file(const char *path, size_t *len)
         cli_fail(CLI_USAGE, "cannot read %s: %s", path, strerror(errno));
         return NULL;
     }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
+    cv_buf_t text = {0};
+    size_t n = 0;
+    do { /* into the buffer itself, 64 KiB of room at a time */
+        if (cv_buf_reserve(&text, 1 << 16) != 0)
             break;
-        char *bigger = realloc(buf, 2 * cap + 1);
-        if (!bigger)
-            free(buf);
-        buf = bigger;
-        cap *= 2;
-    }
-    int err = ferror(f) ? errno : (buf ? 0 : ENOMEM);
+        n = fread(text.data + text.len, 1, text.cap - text.len - 1, f);
+        cv_buf_added(&text, n);
+    } while (n > 0);
+    int err = ferror(f) ? errno : text.failed ? ENOMEM : 0;
     fclose(f);
     if (err) {
-        free(buf);
+        cv_buf_free(&text);
         cli_fail(CLI_USAGE, "cannot read %s: %s", path, strerror(err));
         return NULL;
     }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
+    *len = text.len;
+    return cv_buf_take(&text);
 }
 
 /* The parameters an environment may set, as Heat's all_param_schemata:

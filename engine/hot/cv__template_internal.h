@@ -8,6 +8,7 @@
 #ifndef CV__TEMPLATE_INTERNAL_H
 #define CV__TEMPLATE_INTERNAL_H
 
+#include "cv_base.h"
 #include "cv_template.h"
 
 #include <jansson.h>
@@ -66,10 +67,9 @@ int cv__tpl_err(const cv__tpl_ctx_t *ctx, int err, const char *where, const char
  * usual; cv__errs_take keeps what it wrote. */
 typedef struct cv__errs {
     const cv__tpl_ctx_t *ctx;
-    char **msgs; /* the messages so far */
-    size_t count;
-    int first; /* the first problem's code */
-    int fatal; /* CV_ENOMEM: stop at once */
+    CV_VEC(char *) msgs; /* the messages so far */
+    int first;           /* the first problem's code */
+    int fatal;           /* CV_ENOMEM: stop at once */
 } cv__errs_t;
 
 void cv__errs_init(cv__errs_t *e, const cv__tpl_ctx_t *ctx);

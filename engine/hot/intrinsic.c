@@ -234,45 +234,34 @@ static char *text_of(const json_t *v)
     }
 }
 
-/* A string being built, at most `max` bytes long (the budget left). */
+/* A string being built, at most `max` bytes long (the budget left). A
+ * failure that is not the buffer's own (a text that could not be made)
+ * marks the buffer failed too: either way the result is out of memory. */
 typedef struct strbuf {
-    char *buf;
-    size_t len, cap, max;
-    bool oom;
+    cv_buf_t text;
+    size_t max;
     bool too_long;
 } strbuf_t;
 
 static void sb_add(strbuf_t *sb, const char *s, size_t n)
 {
-    if (sb->oom || sb->too_long)
+    if (sb->text.failed || sb->too_long)
         return;
-    if (n > sb->max - sb->len) {
+    if (n > sb->max - sb->text.len)
         sb->too_long = true;
-        return;
-    }
-    if (sb->len + n + 1 > sb->cap) {
-        size_t cap = (sb->len + n + 1) * 2;
-        char *buf = realloc(sb->buf, cap);
-        if (!buf) {
-            sb->oom = true;
-            return;
-        }
-        sb->buf = buf;
-        sb->cap = cap;
-    }
-    memcpy(sb->buf + sb->len, s, n);
-    sb->len += n;
-    sb->buf[sb->len] = '\0';
+    else
+        cv_buf_add(&sb->text, s, n);
 }
 
 static json_t *sb_finish(resolver_t *r, strbuf_t *sb, const char *fn)
 {
-    json_t *s = sb->oom || sb->too_long ? NULL : json_stringn(sb->buf ? sb->buf : "", sb->len);
-    free(sb->buf);
+    size_t len = sb->text.len;
+    json_t *s = sb->text.failed || sb->too_long ? NULL : json_stringn(cv_buf_str(&sb->text), len);
+    cv_buf_free(&sb->text);
     if (sb->too_long)
         return too_large(r, fn);
     if (s)
-        r->budget -= sb->len;
+        r->budget -= len;
     return s ? s : fail(r, "out of memory or invalid UTF-8 building a string");
 }
 
@@ -303,24 +292,7 @@ typedef struct piece {
     bool value;
 } piece_t;
 
-typedef struct pieces {
-    piece_t *v;
-    size_t n, cap;
-} pieces_t;
-
-static bool push_piece(pieces_t *p, const char *s, size_t len, bool value)
-{
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 16;
-        piece_t *v = realloc(p->v, cap * sizeof(*v));
-        if (!v)
-            return false;
-        p->v = v;
-        p->cap = cap;
-    }
-    p->v[p->n++] = (piece_t){s, len, value};
-    return true;
-}
+typedef CV_VEC(piece_t) pieces_t;
 
 /* Heat's algorithm: split every unscanned run on the placeholder and put
  * the value between the parts; then the next placeholder, on what is left. */
@@ -332,13 +304,13 @@ static bool split_on(pieces_t *in, pieces_t *out, subst_t *sub)
         const char *hit;
         while (!p.value && (hit = memmem(p.s, p.len, sub->key, sub->key_len))) {
             sub->found = true;
-            if (!push_piece(out, p.s, (size_t)(hit - p.s), false) ||
-                !push_piece(out, sub->value, sub->value_len, true))
+            if (cv_vec_push(out, (piece_t){p.s, (size_t)(hit - p.s), false}) != 0 ||
+                cv_vec_push(out, (piece_t){sub->value, sub->value_len, true}) != 0)
                 return false;
             p.len -= (size_t)(hit - p.s) + sub->key_len;
             p.s = hit + sub->key_len;
         }
-        if (!push_piece(out, p.s, p.len, p.value))
+        if (cv_vec_push(out, p) != 0)
             return false;
     }
     return true;
@@ -348,7 +320,8 @@ static json_t *substitute(resolver_t *r, const char *fn, const json_t *tmpl, sub
                           size_t n)
 {
     pieces_t a = {0}, b = {0};
-    bool ok = push_piece(&a, json_string_value(tmpl), json_string_length(tmpl), false);
+    bool ok =
+        cv_vec_push(&a, (piece_t){json_string_value(tmpl), json_string_length(tmpl), false}) == 0;
     for (size_t i = 0; ok && i < n; i++) {
         ok = split_on(&a, &b, &subs[i]);
         pieces_t t = a;
@@ -363,9 +336,9 @@ static json_t *substitute(resolver_t *r, const char *fn, const json_t *tmpl, sub
     strbuf_t sb = {.max = r->budget, .too_long = total > r->budget};
     for (size_t i = 0; ok && i < a.n; i++)
         sb_add(&sb, a.v[i].s, a.v[i].len);
-    sb.oom = sb.oom || !ok;
-    free(a.v);
-    free(b.v);
+    sb.text.failed = sb.text.failed || !ok;
+    cv_vec_free(&a);
+    cv_vec_free(&b);
     return sb_finish(r, &sb, fn);
 }
 
@@ -464,7 +437,7 @@ static bool join_list(resolver_t *r, strbuf_t *sb, const json_t *list, const jso
         if (!*first)
             sb_add(sb, json_string_value(delim), json_string_length(delim));
         sb_add(sb, text ? text : "", text ? strlen(text) : 0);
-        sb->oom = sb->oom || !text;
+        sb->text.failed = sb->text.failed || !text;
         free(text);
         *first = false;
     }
@@ -486,7 +459,7 @@ static json_t *list_join(resolver_t *r, const json_t *args)
         if (!ok)
             fail(r, CV__JOIN_NOT_LIST);
         if (!ok || !join_list(r, &sb, list, delim, &first)) {
-            free(sb.buf);
+            cv_buf_free(&sb.text);
             return NULL;
         }
     }

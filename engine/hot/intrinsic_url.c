@@ -9,6 +9,7 @@
  */
 #include "cv__fn_messages.h"
 #include "cv__template_internal.h"
+#include "cv_base.h"
 
 #include <errno.h>
 #include <math.h>
@@ -25,41 +26,10 @@ static const char *const netloc_schemes[] = {
     "mms",     "https", "shttp", "snews",  "prospero", "rtsp",   "rtspu", "rsync", "svn",
     "svn+ssh", "sftp",  "nfs",   "git",    "git+ssh",  "ws",     "wss"};
 
-/* A string being built; `failed` once memory runs out. */
-typedef struct buf {
-    char *s;
-    size_t len, cap;
-    bool failed;
-} buf_t;
-
-static void add(buf_t *b, const char *s, size_t n)
-{
-    if (b->failed || n == 0)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = (b->len + n + 1) * 2;
-        char *s2 = realloc(b->s, cap);
-        if (!s2) {
-            b->failed = true;
-            return;
-        }
-        b->s = s2;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void add_str(buf_t *b, const char *s)
-{
-    add(b, s, strlen(s));
-}
-
 /* urllib.parse.quote(s, safe): letters, digits, "_.-~" and `safe` stay,
  * every other byte of the UTF-8 text becomes %XX; with `plus` (quote_plus)
  * a space becomes "+". */
-static void quote(buf_t *b, const char *s, size_t len, const char *safe, bool plus)
+static void quote(cv_buf_t *b, const char *s, size_t len, const char *safe, bool plus)
 {
     static const char hex[] = "0123456789ABCDEF";
     for (size_t i = 0; i < len; i++) {
@@ -67,12 +37,12 @@ static void quote(buf_t *b, const char *s, size_t len, const char *safe, bool pl
         bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                     (c && strchr("_.-~", c)) || (c && strchr(safe, c));
         if (keep) {
-            add(b, s + i, 1);
+            cv_buf_add(b, s + i, 1);
         } else if (plus && c == ' ') {
-            add(b, "+", 1);
+            cv_buf_add(b, "+", 1);
         } else {
             char esc[3] = {'%', hex[c >> 4], hex[c & 15]};
-            add(b, esc, 3);
+            cv_buf_add(b, esc, 3);
         }
     }
 }
@@ -149,7 +119,7 @@ bool cv__url_port_ok(const json_t *port, const json_t *args, char *text, size_t 
 
 /* urlencode(query).replace('%2F', '/'): key=value pairs joined by "&",
  * each side quote_plus'ed; values that are not strings as Python's str(). */
-static bool add_query(buf_t *b, const json_t *query, char *msg, size_t msg_size)
+static bool add_query(cv_buf_t *b, const json_t *query, char *msg, size_t msg_size)
 {
     const char *key;
     const json_t *value;
@@ -174,24 +144,24 @@ static bool add_query(buf_t *b, const json_t *query, char *msg, size_t msg_size)
             return false;
         }
         if (b->len > start)
-            add(b, "&", 1);
+            cv_buf_add(b, "&", 1);
         quote(b, key, strlen(key), "", true);
-        add(b, "=", 1);
+        cv_buf_add(b, "=", 1);
         quote(b, v, vlen, "", true);
     }
     /* The replace of "%2F" by "/", in place: it only shortens. */
     size_t out = start;
     for (size_t i = start; !b->failed && i < b->len;) {
-        if (i + 3 <= b->len && memcmp(b->s + i, "%2F", 3) == 0) {
-            b->s[out++] = '/';
+        if (i + 3 <= b->len && memcmp(b->data + i, "%2F", 3) == 0) {
+            b->data[out++] = '/';
             i += 3;
         } else {
-            b->s[out++] = b->s[i++];
+            b->data[out++] = b->data[i++];
         }
     }
     if (!b->failed) {
         b->len = out;
-        b->s[out] = '\0';
+        b->data[out] = '\0';
     }
     return true;
 }
@@ -250,15 +220,15 @@ json_t *cv__fn_make_url(const json_t *args, size_t *budget, char *msg, size_t ms
     if (strchr(scheme, ':'))
         return cv__fn_fail(msg, msg_size, CV__URL_SCHEME);
 
-    buf_t netloc = {0}, url = {0};
+    cv_buf_t netloc = {0}, url = {0};
     const char *user = str_arg(args, "username"), *pass = str_arg(args, "password");
     quote(&netloc, user, strlen(user), "", false);
     if (*pass) {
-        add(&netloc, ":", 1);
+        cv_buf_add(&netloc, ":", 1);
         quote(&netloc, pass, strlen(pass), "", false);
     }
     if (*user || *pass)
-        add(&netloc, "@", 1);
+        cv_buf_add(&netloc, "@", 1);
     const char *host = str_arg(args, "host");
     size_t host_len = strlen(host);
     if (host_len >= 2 && host[0] == '[' && host[host_len - 1] == ']') {
@@ -268,65 +238,65 @@ json_t *cv__fn_make_url(const json_t *args, size_t *budget, char *msg, size_t ms
     size_t host_at = netloc.len;
     quote(&netloc, host, host_len, ":", false);
     if (!netloc.failed && netloc.len > host_at &&
-        memchr(netloc.s + host_at, ':', netloc.len - host_at)) {
-        buf_t bracketed = {0};
-        add(&bracketed, netloc.s, host_at);
-        add(&bracketed, "[", 1);
-        add(&bracketed, netloc.s + host_at, netloc.len - host_at);
-        add(&bracketed, "]", 1);
-        free(netloc.s);
+        memchr(netloc.data + host_at, ':', netloc.len - host_at)) {
+        cv_buf_t bracketed = {0};
+        cv_buf_add(&bracketed, netloc.data, host_at);
+        cv_buf_add(&bracketed, "[", 1);
+        cv_buf_add(&bracketed, netloc.data + host_at, netloc.len - host_at);
+        cv_buf_add(&bracketed, "]", 1);
+        cv_buf_free(&netloc);
         netloc = bracketed;
     }
     if (*port) {
-        add(&netloc, ":", 1);
-        add_str(&netloc, port);
+        cv_buf_add(&netloc, ":", 1);
+        cv_buf_puts(&netloc, port);
     }
 
     /* urlunsplit((scheme, netloc, path, query, fragment)). */
-    buf_t path = {0};
+    cv_buf_t path = {0};
     const char *p = str_arg(args, "path");
     quote(&path, p, strlen(p), "/", false);
     if (netloc.len || (*scheme && scheme_has_netloc(scheme) &&
-                       !(path.len >= 2 && path.s[0] == '/' && path.s[1] == '/'))) {
-        add(&url, "//", 2);
-        add(&url, netloc.s ? netloc.s : "", netloc.len);
-        if (path.len && path.s[0] != '/')
-            add(&url, "/", 1);
+                       !(path.len >= 2 && path.data[0] == '/' && path.data[1] == '/'))) {
+        cv_buf_add(&url, "//", 2);
+        cv_buf_add(&url, cv_buf_str(&netloc), netloc.len);
+        if (path.len && path.data[0] != '/')
+            cv_buf_add(&url, "/", 1);
     }
-    add(&url, path.s ? path.s : "", path.len);
-    free(path.s);
-    free(netloc.s);
-    buf_t head = {0};
+    cv_buf_add(&url, cv_buf_str(&path), path.len);
+    cv_buf_free(&path);
+    cv_buf_free(&netloc);
+    cv_buf_t head = {0};
     if (*scheme) {
-        add_str(&head, scheme);
-        add(&head, ":", 1);
+        cv_buf_puts(&head, scheme);
+        cv_buf_add(&head, ":", 1);
     }
-    add(&head, url.s ? url.s : "", url.len);
-    free(url.s);
+    cv_buf_add(&head, cv_buf_str(&url), url.len);
+    cv_buf_free(&url);
     const json_t *query = json_object_get(args, "query");
     size_t before = head.len;
-    add(&head, "?", 1);
+    cv_buf_add(&head, "?", 1);
     if (!add_query(&head, query, msg, msg_size)) {
-        free(head.s);
+        cv_buf_free(&head);
         return NULL;
     }
     if (!head.failed && head.len == before + 1) {
         head.len = before; /* no query: no "?" */
-        head.s[before] = '\0';
+        head.data[before] = '\0';
     }
     const char *fragment = str_arg(args, "fragment");
     if (*fragment) {
-        add(&head, "#", 1);
+        cv_buf_add(&head, "#", 1);
         quote(&head, fragment, strlen(fragment), "/", false);
     }
     json_t *out = NULL;
     if (!head.failed && CV__NODE_BYTES + head.len <= *budget) {
         *budget -= CV__NODE_BYTES + head.len;
-        out = json_stringn(head.s ? head.s : "", head.len);
+        out = json_stringn(cv_buf_str(&head), head.len);
     } else if (!head.failed) {
-        free(head.s);
+        cv_buf_free(&head);
         return cv__fn_too_large(msg, msg_size, "make_url");
     }
-    free(head.s);
+    cv_buf_free(&head);
     return out ? out : cv__fn_fail(msg, msg_size, "out of memory");
 }

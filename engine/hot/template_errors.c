@@ -31,12 +31,11 @@ void cv__errs_init(cv__errs_t *e, const cv__tpl_ctx_t *ctx)
 static int keep(cv__errs_t *e)
 {
     const char *msg = e->ctx->errstr && e->ctx->errstr_size ? e->ctx->errstr : "";
-    char **more = realloc(e->msgs, (e->count + 1) * sizeof(*more));
-    if (!more)
+    char *copy = strdup(msg);
+    if (!copy || cv_vec_push(&e->msgs, copy) != 0) {
+        free(copy);
         return CV_ENOMEM;
-    e->msgs = more;
-    if (!(e->msgs[e->count] = strdup(msg)))
-        return CV_ENOMEM;
+    }
     return 0;
 }
 
@@ -48,7 +47,7 @@ int cv__errs_take(cv__errs_t *e, int rc)
         e->fatal = CV_ENOMEM;
         return CV_ENOMEM;
     }
-    if (e->count++ == 0)
+    if (e->msgs.n == 1)
         e->first = rc;
     return 0;
 }
@@ -59,30 +58,28 @@ static void write_fitting(const cv__errs_t *e, char *out, size_t size)
 {
     char more[64];
     size_t shown = 0, used = 0;
-    for (; shown < e->count; shown++) {
-        size_t len = strlen(e->msgs[shown]);
-        snprintf(more, sizeof(more), "\n(and %zu more errors)", e->count - shown - 1);
-        size_t tail = shown + 1 < e->count ? strlen(more) : 0;
+    for (; shown < e->msgs.n; shown++) {
+        size_t len = strlen(e->msgs.v[shown]);
+        snprintf(more, sizeof(more), "\n(and %zu more errors)", e->msgs.n - shown - 1);
+        size_t tail = shown + 1 < e->msgs.n ? strlen(more) : 0;
         if (shown > 0 && used + 1 + len + tail >= size)
             break;
         used +=
-            (size_t)snprintf(out + used, size - used, "%s%s", shown ? "\n" : "", e->msgs[shown]);
+            (size_t)snprintf(out + used, size - used, "%s%s", shown ? "\n" : "", e->msgs.v[shown]);
         if (used >= size)
             return; /* the first message alone is cut: nothing more fits */
     }
-    if (shown < e->count)
-        snprintf(out + used, size - used, "\n(and %zu more errors)", e->count - shown);
+    if (shown < e->msgs.n)
+        snprintf(out + used, size - used, "\n(and %zu more errors)", e->msgs.n - shown);
 }
 
 int cv__errs_end(cv__errs_t *e)
 {
-    int rc = e->fatal ? e->fatal : e->count ? e->first : 0;
+    int rc = e->fatal ? e->fatal : e->msgs.n ? e->first : 0;
     if (rc && !e->fatal && e->ctx->errstr && e->ctx->errstr_size)
         write_fitting(e, e->ctx->errstr, e->ctx->errstr_size);
-    for (size_t i = 0; i < e->count; i++)
-        free(e->msgs[i]);
-    free(e->msgs);
-    e->msgs = NULL;
-    e->count = 0;
+    for (size_t i = 0; i < e->msgs.n; i++)
+        free(e->msgs.v[i]);
+    cv_vec_free(&e->msgs);
     return rc;
 }

@@ -241,7 +241,7 @@ static int parse_body(const cv__tpl_ctx_t *ctx, const json_t *outputs, cv_templa
     cv__errs_init(&errs, ctx);
     int rc = cv__tpl_resources(ctx, tpl, &errs);
     rc = rc ? rc : parse_outputs(ctx, outputs, tpl, &errs);
-    if (rc == 0 && errs.count == 0)
+    if (rc == 0 && errs.msgs.n == 0)
         rc = cv__errs_take(&errs, cv__tpl_check_cycles(ctx, tpl));
     int found = cv__errs_end(&errs);
     return rc ? rc : found;

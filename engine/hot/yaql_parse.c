@@ -7,6 +7,7 @@
  */
 #include "cv__template_internal.h"
 #include "cv__yaql.h"
+#include "cv_base.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -138,32 +139,23 @@ static bool call_args(parser_t *p, cv__yaql_node_t *n)
 
 static cv__yaql_node_t *string_literal(parser_t *p, char quote)
 {
-    size_t cap = 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf && p->s[p->at] && p->s[p->at] != quote) {
+    cv_buf_t text = {0};
+    while (!text.failed && p->s[p->at] && p->s[p->at] != quote) {
         char c = p->s[p->at++];
         if (c == '\\' && p->s[p->at])
             c = p->s[p->at++];
-        if (len + 2 > cap) {
-            char *bigger = realloc(buf, cap *= 2);
-            if (!bigger)
-                free(buf);
-            buf = bigger;
-        }
-        if (buf)
-            buf[len++] = c;
+        cv_buf_putc(&text, c);
     }
-    if (!buf)
-        return perr(p, "out of memory");
-    if (p->s[p->at] != quote) {
-        free(buf);
-        return syntax(p);
+    bool failed = text.failed, unclosed = p->s[p->at] != quote;
+    if (failed || unclosed) {
+        cv_buf_free(&text);
+        return failed ? perr(p, "out of memory") : syntax(p);
     }
     p->at++;
     cv__yaql_node_t *n = new_node(N_STR);
     if (n)
-        n->value = json_stringn(buf, len);
-    free(buf);
+        n->value = json_stringn(cv_buf_str(&text), text.len);
+    cv_buf_free(&text);
     if (!n || !n->value) {
         cv__yaql_free(n);
         return perr(p, "yaql: a string that is not UTF-8");

@@ -19,10 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct intvec {
-    int *v;
-    unsigned n, cap;
-} intvec_t;
+typedef CV_VEC(int) intvec_t;
 
 typedef struct node {
     char *name;
@@ -30,9 +27,10 @@ typedef struct node {
     intvec_t preds, succs;
 } node_t;
 
+typedef CV_VEC(node_t) nodes_t;
+
 struct cv_graph {
-    node_t *nodes;
-    size_t n, cap;
+    nodes_t nodes;
     int *slots; /* name table: node index, or -1 when empty */
     size_t nslots;
     uint64_t *edges; /* edge set: parent << 32 | child, EDGE_EMPTY when empty */
@@ -56,22 +54,6 @@ static uint64_t mix64(uint64_t x)
     return x;
 }
 
-/* ---------------------------------------------------------------- int vectors */
-
-static int intvec_push(intvec_t *iv, int x)
-{
-    if (iv->n == iv->cap) {
-        unsigned cap = iv->cap ? iv->cap * 2 : 2;
-        int *v = realloc(iv->v, (size_t)cap * sizeof(*v));
-        if (!v)
-            return CV_ENOMEM;
-        iv->v = v;
-        iv->cap = cap;
-    }
-    iv->v[iv->n++] = x;
-    return 0;
-}
-
 /* ---------------------------------------------------------------- name table */
 
 static size_t name_slot(const cv_graph_t *g, const char *name, uint64_t h)
@@ -79,7 +61,7 @@ static size_t name_slot(const cv_graph_t *g, const char *name, uint64_t h)
     size_t mask = g->nslots - 1;
     size_t i = (size_t)h & mask;
     while (g->slots[i] >= 0) {
-        const node_t *nd = &g->nodes[g->slots[i]];
+        const node_t *nd = &g->nodes.v[g->slots[i]];
         if (nd->hash == h && strcmp(nd->name, name) == 0)
             return i;
         i = (i + 1) & mask;
@@ -95,8 +77,8 @@ static int names_grow(cv_graph_t *g)
     if (!slots)
         return CV_ENOMEM;
     memset(slots, 0xff, nslots * sizeof(*slots)); /* all -1 */
-    for (size_t k = 0; k < g->n; k++) {
-        size_t i = (size_t)g->nodes[k].hash & (nslots - 1);
+    for (size_t k = 0; k < g->nodes.n; k++) {
+        size_t i = (size_t)g->nodes.v[k].hash & (nslots - 1);
         while (slots[i] >= 0)
             i = (i + 1) & (nslots - 1);
         slots[i] = (int)k;
@@ -149,51 +131,34 @@ void cv_graph_free(cv_graph_t *g)
 {
     if (!g)
         return;
-    for (size_t k = 0; k < g->n; k++) {
-        free(g->nodes[k].name);
-        free(g->nodes[k].preds.v);
-        free(g->nodes[k].succs.v);
+    for (size_t k = 0; k < g->nodes.n; k++) {
+        free(g->nodes.v[k].name);
+        free(g->nodes.v[k].preds.v);
+        free(g->nodes.v[k].succs.v);
     }
-    free(g->nodes);
+    free(g->nodes.v);
     free(g->slots);
     free(g->edges);
     free(g);
-}
-
-static int nodes_reserve(cv_graph_t *g)
-{
-    if (g->n < g->cap)
-        return 0;
-    size_t cap = g->cap ? g->cap * 2 : 16;
-    node_t *nodes = realloc(g->nodes, cap * sizeof(*nodes));
-    if (!nodes)
-        return CV_ENOMEM;
-    g->nodes = nodes;
-    g->cap = cap;
-    return 0;
 }
 
 int cv_graph_add_node(cv_graph_t *g, const char *name)
 {
     if (!name)
         return CV_EINVAL;
-    if (2 * (g->n + 1) > g->nslots && names_grow(g) != 0)
+    if (2 * (g->nodes.n + 1) > g->nslots && names_grow(g) != 0)
         return CV_ENOMEM;
     uint64_t h = cv_hash_str(name);
     size_t slot = name_slot(g, name, h);
     if (g->slots[slot] >= 0)
         return g->slots[slot];
-    if (g->n >= INT_MAX || nodes_reserve(g) != 0)
+    char *copy = g->nodes.n < INT_MAX ? strdup(name) : NULL;
+    if (!copy || cv_vec_push(&g->nodes, (node_t){.name = copy, .hash = h}) != 0) {
+        free(copy);
         return CV_ENOMEM;
-    char *copy = strdup(name);
-    if (!copy)
-        return CV_ENOMEM;
-    node_t *nd = &g->nodes[g->n];
-    memset(nd, 0, sizeof(*nd));
-    nd->name = copy;
-    nd->hash = h;
-    g->slots[slot] = (int)g->n;
-    return (int)g->n++;
+    }
+    g->slots[slot] = (int)g->nodes.n - 1;
+    return g->slots[slot];
 }
 
 int cv_graph_find(const cv_graph_t *g, const char *name)
@@ -206,7 +171,7 @@ int cv_graph_find(const cv_graph_t *g, const char *name)
 
 static bool valid_node(const cv_graph_t *g, int node)
 {
-    return node >= 0 && (size_t)node < g->n;
+    return node >= 0 && (size_t)node < g->nodes.n;
 }
 
 int cv_graph_add_edge(cv_graph_t *g, int parent, int child)
@@ -219,10 +184,10 @@ int cv_graph_add_edge(cv_graph_t *g, int parent, int child)
     size_t slot = edge_slot(g->edges, g->edge_slots, key);
     if (g->edges[slot] == key)
         return 0;
-    node_t *p = &g->nodes[parent], *c = &g->nodes[child];
-    if (intvec_push(&p->succs, child) != 0)
+    node_t *p = &g->nodes.v[parent], *c = &g->nodes.v[child];
+    if (cv_vec_push(&p->succs, child) != 0)
         return CV_ENOMEM;
-    if (intvec_push(&c->preds, parent) != 0) {
+    if (cv_vec_push(&c->preds, parent) != 0) {
         p->succs.n--; /* keep both directions in step */
         return CV_ENOMEM;
     }
@@ -235,12 +200,12 @@ int cv_graph_add_edge(cv_graph_t *g, int parent, int child)
 
 size_t cv_graph_count(const cv_graph_t *g)
 {
-    return g->n;
+    return g->nodes.n;
 }
 
 const char *cv_graph_name(const cv_graph_t *g, int node)
 {
-    return valid_node(g, node) ? g->nodes[node].name : NULL;
+    return valid_node(g, node) ? g->nodes.v[node].name : NULL;
 }
 
 static const int *adjacent(const intvec_t *iv, size_t *n)
@@ -255,7 +220,7 @@ const int *cv_graph_preds(const cv_graph_t *g, int node, size_t *n)
         *n = 0;
         return NULL;
     }
-    return adjacent(&g->nodes[node].preds, n);
+    return adjacent(&g->nodes.v[node].preds, n);
 }
 
 const int *cv_graph_succs(const cv_graph_t *g, int node, size_t *n)
@@ -264,7 +229,7 @@ const int *cv_graph_succs(const cv_graph_t *g, int node, size_t *n)
         *n = 0;
         return NULL;
     }
-    return adjacent(&g->nodes[node].succs, n);
+    return adjacent(&g->nodes.v[node].succs, n);
 }
 
 /* ---------------------------------------------------------------- cycles */
@@ -306,10 +271,10 @@ static void write_cycle(const cv_graph_t *g, const int *stack, size_t from, size
     if (b.size)
         errstr[0] = '\0';
     for (size_t i = from; i < depth; i++) {
-        sbuf_add(&b, g->nodes[stack[i]].name);
+        sbuf_add(&b, g->nodes.v[stack[i]].name);
         sbuf_add(&b, " -> ");
     }
-    sbuf_add(&b, g->nodes[stack[from]].name);
+    sbuf_add(&b, g->nodes.v[stack[from]].name);
 }
 
 /*
@@ -326,7 +291,7 @@ static int dfs_from(const cv_graph_t *g, int root, unsigned char *colour, int *s
     colour[root] = GREY;
     while (depth > 0) {
         int u = stack[depth - 1];
-        const intvec_t *succs = &g->nodes[u].succs;
+        const intvec_t *succs = &g->nodes.v[u].succs;
         if (next[depth - 1] == succs->n) {
             colour[u] = BLACK;
             depth--;
@@ -351,15 +316,15 @@ static int dfs_from(const cv_graph_t *g, int root, unsigned char *colour, int *s
 
 int cv_graph_find_cycle(const cv_graph_t *g, char *errstr, size_t errstr_size)
 {
-    if (g->n == 0)
+    if (g->nodes.n == 0)
         return 0;
-    unsigned char *colour = calloc(g->n, 1);
-    int *stack = malloc(g->n * sizeof(*stack));
-    unsigned *next = malloc(g->n * sizeof(*next));
+    unsigned char *colour = calloc(g->nodes.n, 1);
+    int *stack = malloc(g->nodes.n * sizeof(*stack));
+    unsigned *next = malloc(g->nodes.n * sizeof(*next));
     int rc = 0;
     if (!colour || !stack || !next)
         rc = cv_seterr(errstr, errstr_size, CV_ENOMEM, "out of memory looking for cycles");
-    for (size_t k = 0; rc == 0 && k < g->n; k++)
+    for (size_t k = 0; rc == 0 && k < g->nodes.n; k++)
         if (colour[k] == WHITE)
             rc = dfs_from(g, (int)k, colour, stack, next, errstr, errstr_size);
     free(colour);
@@ -409,17 +374,17 @@ static int heap_pop(heap_t *h)
 
 int cv_graph_topo_order(const cv_graph_t *g, int *order)
 {
-    if (g->n == 0)
+    if (g->nodes.n == 0)
         return 0;
-    unsigned *indegree = malloc(g->n * sizeof(*indegree));
-    heap_t ready = {malloc(g->n * sizeof(int)), 0};
+    unsigned *indegree = malloc(g->nodes.n * sizeof(*indegree));
+    heap_t ready = {malloc(g->nodes.n * sizeof(int)), 0};
     if (!indegree || !ready.v) {
         free(indegree);
         free(ready.v);
         return CV_ENOMEM;
     }
-    for (size_t k = 0; k < g->n; k++) {
-        indegree[k] = g->nodes[k].preds.n;
+    for (size_t k = 0; k < g->nodes.n; k++) {
+        indegree[k] = g->nodes.v[k].preds.n;
         if (indegree[k] == 0)
             heap_push(&ready, (int)k);
     }
@@ -427,12 +392,12 @@ int cv_graph_topo_order(const cv_graph_t *g, int *order)
     while (ready.n > 0) {
         int u = heap_pop(&ready);
         order[done++] = u;
-        const intvec_t *succs = &g->nodes[u].succs;
+        const intvec_t *succs = &g->nodes.v[u].succs;
         for (unsigned i = 0; i < succs->n; i++)
             if (--indegree[succs->v[i]] == 0)
                 heap_push(&ready, succs->v[i]);
     }
     free(indegree);
     free(ready.v);
-    return done == g->n ? 0 : CV_ECYCLE;
+    return done == g->nodes.n ? 0 : CV_ECYCLE;
 }

@@ -5,106 +5,62 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cv_prom_buf_init(cv_prom_buf_t *b)
-{
-    memset(b, 0, sizeof(*b));
-}
-
-void cv_prom_buf_free(cv_prom_buf_t *b)
-{
-    free(b->data);
-    cv_prom_buf_init(b);
-}
-
-static bool reserve(cv_prom_buf_t *b, size_t more)
-{
-    if (b->failed)
-        return false;
-    if (b->len + more + 1 <= b->cap)
-        return true;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + more + 1)
-        cap *= 2;
-    char *data = realloc(b->data, cap);
-    if (!data) {
-        b->failed = true;
-        return false;
-    }
-    b->data = data;
-    b->cap = cap;
-    return true;
-}
-
-static void put(cv_prom_buf_t *b, const char *s, size_t n)
-{
-    if (!reserve(b, n))
-        return;
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-static void puts_(cv_prom_buf_t *b, const char *s)
-{
-    put(b, s, strlen(s));
-}
-
 /* Escapes backslash and newline, and the double quote too inside a label
  * value: the format's only escapes. */
-static void put_escaped(cv_prom_buf_t *b, const char *s, bool quote)
+static void put_escaped(cv_buf_t *b, const char *s, bool quote)
 {
     for (; *s; s++) {
         if (*s == '\\')
-            put(b, "\\\\", 2);
+            cv_buf_add(b, "\\\\", 2);
         else if (*s == '\n')
-            put(b, "\\n", 2);
+            cv_buf_add(b, "\\n", 2);
         else if (*s == '"' && quote)
-            put(b, "\\\"", 2);
+            cv_buf_add(b, "\\\"", 2);
         else
-            put(b, s, 1);
+            cv_buf_add(b, s, 1);
     }
 }
 
-void cv_prom_family(cv_prom_buf_t *b, const char *name, const char *type, const char *help)
+void cv_prom_family(cv_buf_t *b, const char *name, const char *type, const char *help)
 {
-    puts_(b, "# HELP ");
-    puts_(b, name);
-    puts_(b, " ");
+    cv_buf_puts(b, "# HELP ");
+    cv_buf_puts(b, name);
+    cv_buf_puts(b, " ");
     put_escaped(b, help, false);
-    puts_(b, "\n# TYPE ");
-    puts_(b, name);
-    puts_(b, " ");
-    puts_(b, type);
-    puts_(b, "\n");
+    cv_buf_puts(b, "\n# TYPE ");
+    cv_buf_puts(b, name);
+    cv_buf_puts(b, " ");
+    cv_buf_puts(b, type);
+    cv_buf_puts(b, "\n");
 }
 
 /* name{a="x",b="y",extra="v"} — extra (a label appended, such as le) may be NULL. */
-static void put_series(cv_prom_buf_t *b, const char *name, const char *const *labels,
+static void put_series(cv_buf_t *b, const char *name, const char *const *labels,
                        const char *extra_name, const char *extra_value)
 {
-    puts_(b, name);
+    cv_buf_puts(b, name);
     bool any = (labels && labels[0]) || extra_name;
     if (!any)
         return;
-    puts_(b, "{");
+    cv_buf_puts(b, "{");
     int n = 0;
     for (int i = 0; labels && labels[i]; i += 2, n++) {
         if (n)
-            puts_(b, ",");
-        puts_(b, labels[i]);
-        puts_(b, "=\"");
+            cv_buf_puts(b, ",");
+        cv_buf_puts(b, labels[i]);
+        cv_buf_puts(b, "=\"");
         put_escaped(b, labels[i + 1], true);
-        puts_(b, "\"");
+        cv_buf_puts(b, "\"");
     }
     if (extra_name) {
         if (n)
-            puts_(b, ",");
-        puts_(b, extra_name);
-        puts_(b, "=\"");
-        puts_(b, extra_value);
-        puts_(b, "\"");
+            cv_buf_puts(b, ",");
+        cv_buf_puts(b, extra_name);
+        cv_buf_puts(b, "=\"");
+        cv_buf_puts(b, extra_value);
+        cv_buf_puts(b, "\"");
     }
-    puts_(b, "}");
+    cv_buf_puts(b, "}");
 }
 
 /* The shortest of %.15g and %.17g that reads back as the same double;
@@ -122,25 +78,24 @@ static void format_double(char *out, size_t size, double v)
     }
 }
 
-void cv_prom_sample(cv_prom_buf_t *b, const char *name, const char *const *labels, double value)
+void cv_prom_sample(cv_buf_t *b, const char *name, const char *const *labels, double value)
 {
     char text[40];
     format_double(text, sizeof(text), value);
     put_series(b, name, labels, NULL, NULL);
-    puts_(b, " ");
-    puts_(b, text);
-    puts_(b, "\n");
+    cv_buf_puts(b, " ");
+    cv_buf_puts(b, text);
+    cv_buf_puts(b, "\n");
 }
 
-void cv_prom_sample_u64(cv_prom_buf_t *b, const char *name, const char *const *labels,
-                        uint64_t value)
+void cv_prom_sample_u64(cv_buf_t *b, const char *name, const char *const *labels, uint64_t value)
 {
     char text[24];
     snprintf(text, sizeof(text), "%llu", (unsigned long long)value);
     put_series(b, name, labels, NULL, NULL);
-    puts_(b, " ");
-    puts_(b, text);
-    puts_(b, "\n");
+    cv_buf_puts(b, " ");
+    cv_buf_puts(b, text);
+    cv_buf_puts(b, "\n");
 }
 
 void cv_prom_hist_init(cv_prom_hist_t *h, const double *bounds, int nbounds)
@@ -160,7 +115,7 @@ void cv_prom_hist_observe(cv_prom_hist_t *h, double value)
     h->sum += value;
 }
 
-void cv_prom_hist_write(cv_prom_buf_t *b, const char *name, const char *const *labels,
+void cv_prom_hist_write(cv_buf_t *b, const char *name, const char *const *labels,
                         const cv_prom_hist_t *h)
 {
     char series[256], le[40], text[24];
@@ -174,7 +129,7 @@ void cv_prom_hist_write(cv_prom_buf_t *b, const char *name, const char *const *l
             snprintf(le, sizeof(le), "+Inf");
         snprintf(text, sizeof(text), " %llu\n", (unsigned long long)cumulative);
         put_series(b, series, labels, "le", le);
-        puts_(b, text);
+        cv_buf_puts(b, text);
     }
     snprintf(series, sizeof(series), "%s_sum", name);
     cv_prom_sample(b, series, labels, h->sum);

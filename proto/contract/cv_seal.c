@@ -267,23 +267,6 @@ static int open_token(const char *id, size_t idlen, const char *b64, size_t blen
                      id);
 }
 
-/* Appends n bytes to the growing buffer *buf of *cap bytes, *len used. */
-static bool append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
-{
-    if (*len + n + 1 > *cap) {
-        size_t want = (*len + n + 1) * 2;
-        char *b = realloc(*buf, want);
-        if (!b)
-            return false;
-        *buf = b;
-        *cap = want;
-    }
-    memcpy(*buf + *len, s, n);
-    *len += n;
-    (*buf)[*len] = '\0';
-    return true;
-}
-
 /* Rewrites every whole token of `text`: `reseal` false replaces it (quotes
  * included) with its plaintext; true re-seals it as a token of the current
  * key (a token already of that key is kept). *out NULL when nothing changed. */
@@ -294,18 +277,17 @@ static int rewrite(const char *text, size_t len, bool reseal, char **out, char *
     if (!cv_sealed_in(text, len))
         return 0;
     const char *end = text + len, *p = text, *q;
-    size_t plen = strlen(CV_SEAL_PREFIX), olen = 0, cap = 0;
-    char *buf = NULL;
+    size_t plen = strlen(CV_SEAL_PREFIX);
+    cv_buf_t buf = {0};
     bool changed = false;
-    while ((q = memmem(p, (size_t)(end - p), "\"" CV_SEAL_PREFIX, plen + 1)) != NULL) {
+    while (!buf.failed && (q = memmem(p, (size_t)(end - p), "\"" CV_SEAL_PREFIX, plen + 1))) {
         const char *id, *b64;
         size_t idlen, blen, tlen;
         bool whole =
             (q == text || q[-1] != '\\') && token_at(q + 1, end, &id, &idlen, &b64, &blen, &tlen);
         if (!whole || (reseal && strlen(cv_keyring_current(process_ring)) == idlen &&
                        memcmp(cv_keyring_current(process_ring), id, idlen) == 0)) {
-            if (!append(&buf, &olen, &cap, p, (size_t)(q - p) + 1))
-                goto nomem;
+            cv_buf_add(&buf, p, (size_t)(q - p) + 1);
             p = q + 1;
             continue;
         }
@@ -313,34 +295,31 @@ static int rewrite(const char *text, size_t len, bool reseal, char **out, char *
         size_t n = 0;
         int rc = open_token(id, idlen, b64, blen, &plain, &n, errstr, errstr_size);
         if (rc != 0) {
-            free(buf);
+            cv_buf_free(&buf);
             return rc;
         }
         char *token = reseal ? seal_text(process_ring, plain, n) : NULL;
-        bool ok = append(&buf, &olen, &cap, p, (size_t)(q - p)) &&
-                  (reseal ? token && append(&buf, &olen, &cap, "\"", 1) &&
-                                append(&buf, &olen, &cap, token, strlen(token)) &&
-                                append(&buf, &olen, &cap, "\"", 1)
-                          : append(&buf, &olen, &cap, plain, n));
+        cv_buf_add(&buf, p, (size_t)(q - p));
+        if (!reseal)
+            cv_buf_add(&buf, plain, n);
+        else if (token)
+            cv_buf_printf(&buf, "\"%s\"", token);
+        else
+            buf.failed = true; /* sealing ran out of memory */
         sodium_memzero(plain, n);
         free(plain);
         free(token);
-        if (!ok)
-            goto nomem;
         changed = true;
         p = q + 1 + tlen + 1;
     }
-    if (!changed) {
-        free(buf);
+    if (!changed && !buf.failed) {
+        cv_buf_free(&buf);
         return 0;
     }
-    if (!append(&buf, &olen, &cap, p, (size_t)(end - p)))
-        goto nomem;
-    *out = buf;
+    cv_buf_add(&buf, p, (size_t)(end - p));
+    if (!(*out = cv_buf_take(&buf)))
+        return cv_seterr(errstr, errstr_size, CV_ENOMEM, "out of memory opening sealed values");
     return 0;
-nomem:
-    free(buf);
-    return cv_seterr(errstr, errstr_size, CV_ENOMEM, "out of memory opening sealed values");
 }
 
 int cv_unseal(const char *text, size_t len, char **out, char *errstr, size_t errstr_size)

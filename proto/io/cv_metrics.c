@@ -109,7 +109,7 @@ static uint64_t resident_bytes(void)
     return n == 2 ? (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
 }
 
-static void write_process(cv_prom_buf_t *b)
+static void write_process(cv_buf_t *b)
 {
     cv_prom_family(b, "converge_worker_info", "gauge",
                    "Always 1: the process's Converge id and role.");
@@ -122,7 +122,7 @@ static void write_process(cv_prom_buf_t *b)
     cv_prom_sample_u64(b, "process_resident_memory_bytes", NULL, resident_bytes());
 }
 
-static void write_table(cv_prom_buf_t *b)
+static void write_table(cv_buf_t *b)
 {
     static const struct {
         unsigned roles;
@@ -145,7 +145,7 @@ static void write_table(cv_prom_buf_t *b)
 
 /* A histogram per job kind. Not for a message that did not decode, nor for
  * a dead letter (no worker consumes converge.dead): no time worth a series. */
-static void write_kind_hists(cv_prom_buf_t *b, const char *name, const char *help,
+static void write_kind_hists(cv_buf_t *b, const char *name, const char *help,
                              const cv_prom_hist_t *hists)
 {
     cv_prom_family(b, name, "histogram", help);
@@ -155,7 +155,7 @@ static void write_kind_hists(cv_prom_buf_t *b, const char *name, const char *hel
                                &hists[k]);
 }
 
-static void write_jobs(cv_prom_buf_t *b)
+static void write_jobs(cv_buf_t *b)
 {
     cv_prom_family(b, "converge_jobs_total", "counter",
                    "Jobs (consumed messages) that ended, by message kind and outcome.");
@@ -178,7 +178,7 @@ static void write_jobs(cv_prom_buf_t *b)
     cv_prom_hist_write(b, "converge_redis_roundtrip_seconds", NULL, &reg.rtt);
 }
 
-static void write_health(cv_prom_buf_t *b)
+static void write_health(cv_buf_t *b)
 {
     static const char *const states[] = {"ok", "warning", "error"};
     cv_prom_family(b, "converge_health_reports", "gauge",
@@ -189,7 +189,7 @@ static void write_health(cv_prom_buf_t *b)
                            (const char *const[]){"state", states[s], NULL}, reg.health[s]);
 }
 
-static void write_all(cv_prom_buf_t *b)
+static void write_all(cv_buf_t *b)
 {
     hists_init();
     write_process(b);
@@ -215,14 +215,14 @@ static void on_request(cv_http_conn_t *c, const cv_http_req_t *req, void *ud)
         cv_http_respond_text(c, 404, "not found: %s (metrics are at /metrics)\n", req->path);
         return;
     }
-    cv_prom_buf_t b;
-    cv_prom_buf_init(&b);
+    cv_buf_t b;
+    cv_buf_init(&b);
     write_all(&b);
     if (b.failed)
         cv_http_respond_text(c, 500, "out of memory writing the metrics\n");
     else
         cv_http_respond(c, 200, CV_PROM_CONTENT_TYPE, NULL, b.data, b.len);
-    cv_prom_buf_free(&b);
+    cv_buf_free(&b);
 }
 
 int cv_metrics_serve(uv_loop_t *loop, const char *addr, unsigned roles, const char *id,

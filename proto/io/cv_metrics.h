@@ -89,7 +89,7 @@ void cv_metrics_health_reports(uint64_t ok, uint64_t warning, uint64_t error);
 
 /* Writes a module's own families at scrape time (ud as registered). At
  * most 4 collectors. */
-typedef void (*cv_metrics_collect_fn)(cv_prom_buf_t *out, void *ud);
+typedef void (*cv_metrics_collect_fn)(cv_buf_t *out, void *ud);
 void cv_metrics_collector(cv_metrics_collect_fn fn, void *ud);
 
 /*

@@ -39,7 +39,7 @@ static const struct {
     {CV_STAT_REAPED, "converge_reaped_total", "Jobs the reaper re-queued (engines)."},
 };
 
-static void write_lag(cv_prom_buf_t *b, const cv_worker_t *w)
+static void write_lag(cv_buf_t *b, const cv_worker_t *w)
 {
     static cv_kafka_lag_t lag[CV_KAFKA_LAG_MAX]; /* a scrape at a time, on the loop */
     cv_prom_family(b, "converge_kafka_consumer_lag", "gauge",
@@ -58,7 +58,7 @@ static void write_lag(cv_prom_buf_t *b, const cv_worker_t *w)
     }
 }
 
-static void collect(cv_prom_buf_t *b, void *ud)
+static void collect(cv_buf_t *b, void *ud)
 {
     const cv_worker_t *w = ud;
     cv_prom_family(b, "converge_jobs_in_flight", "gauge",

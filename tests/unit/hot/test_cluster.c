@@ -85,9 +85,9 @@ static void assert_priorities(const cv_priorities_t *p, int placement, int capac
 
 static void assert_warnings(const cv_cluster_t *c, const char *const *expected, size_t n)
 {
-    for (size_t i = 0; i < c->nwarnings && i < n; i++)
-        assert_string_equal(c->warnings[i], expected[i]);
-    assert_int_equal(c->nwarnings, n);
+    for (size_t i = 0; i < c->warnings.n && i < n; i++)
+        assert_string_equal(c->warnings.v[i], expected[i]);
+    assert_int_equal(c->warnings.n, n);
 }
 
 /* ---- Our format ---- */
@@ -216,7 +216,7 @@ static void test_fault_domain_levels_with_or_without_the_fd_prefix(void **state)
         assert_string_equal(c->nodes[i].fd_path[1], levels[i][1]);
     }
     assert_string_equal(node(c, "B")->fault_domain, "/dc1/rack2");
-    assert_int_equal(c->nwarnings, 0);
+    assert_int_equal(c->warnings.n, 0);
     cv_cluster_free(c);
 }
 
@@ -520,8 +520,8 @@ static void test_fault_domains_of_different_depths_are_warned(void **state)
     (void)state;
     cv_cluster_t *c = load_inline("{'nodes': [{'name': 'A', 'faultDomain': 'fd:/dc1/r1'},"
                                   " {'name': 'B', 'faultDomain': 'fd:/dc2'}]}");
-    assert_true(c->nwarnings >= 1);
-    assert_string_equal(c->warnings[0],
+    assert_true(c->warnings.n >= 1);
+    assert_string_equal(c->warnings.v[0],
                         "fault domains have different depths: B is 1 level(s) deep, A 2");
     cv_cluster_free(c);
 }

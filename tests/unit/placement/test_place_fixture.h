@@ -104,9 +104,9 @@ FX_FN void fx_cluster_free(cv_cluster_t *c)
         free(n->upgrade_domain);
         json_decref(n->props);
     }
-    for (size_t i = 0; i < c->nwarnings; i++)
-        free(c->warnings[i]);
-    free(c->warnings);
+    for (size_t i = 0; i < c->warnings.n; i++)
+        free(c->warnings.v[i]);
+    cv_vec_free(&c->warnings);
     free(c->nodes);
     free(c);
 }

@@ -389,8 +389,7 @@ static void test_the_cluster_manifest_warnings_are_passed_on(void **state)
 {
     (void)state;
     cv_cluster_t *c = nodes(2, NULL);
-    c->warnings = calloc(1, sizeof(char *));
-    c->warnings[c->nwarnings++] = strdup("unbalanced fault domain tree");
+    cv_vec_push(&c->warnings, strdup("unbalanced fault domain tree"));
     cv_service_t *s = fx_service("svc", 1, false);
     json_t *r = cv_place(c, s, NULL, CV_PLACE_NEW);
     assert_string_equal(json_string_value(json_array_get(json_object_get(r, "warnings"), 0)),

@@ -312,13 +312,106 @@ static void test_a_cluster_file_carries_the_live_settings_checked_by_the_loader(
     json_decref(negative);
 }
 
-static void test_an_unknown_service_is_an_error(void **state)
+static void test_an_unknown_service_is_not_found(void **state)
 {
     (void)state;
     json_t *m = rx_grid(1000);
     char err[256] = "";
-    assert_null(cv_reconcile(m, "nope", err, sizeof(err)));
+    cv_reconcile_plan_t plan;
+    assert_int_equal(cv_reconcile(m, "nope", &plan, err, sizeof(err)), CV_ENOENT);
     assert_string_equal(err, "service 'nope' is not in the cluster");
+    assert_null(plan.svc);
+    assert_int_equal(plan.ops.n, 0);
+    cv_reconcile_plan_free(&plan);
+    json_decref(m);
+}
+
+/* The caller tells a service gone from a cluster it cannot plan on by the
+ * code, not by the message. */
+static void test_a_cluster_that_does_not_load_is_not_a_missing_service(void **state)
+{
+    (void)state;
+    json_t *m = rx_grid(1000);
+    rx_service(m, RX_SVC, 3, false);
+    json_t *desc = json_object_get(rx_nodeobj(m, "n4"), "description");
+    json_object_set_new(desc, "capacities", json_pack("{s:s}", "MemoryMB", "lots"));
+    char err[256] = "";
+    cv_reconcile_plan_t plan;
+    int rc = cv_reconcile(m, RX_SVC, &plan, err, sizeof(err));
+    assert_int_equal(rc, CV_EVALIDATE);
+    assert_non_null(strstr(err, "MemoryMB"));
+    assert_null(plan.svc);
+    json_decref(m);
+}
+
+/* What the commit does is typed: the assignments to make and the events,
+ * one per replica placed, each naming its replica. */
+static void test_the_plan_holds_its_operations_and_events_as_structs(void **state)
+{
+    (void)state;
+    json_t *m = rx_grid(1000);
+    rx_service(m, RX_SVC, 3, false);
+    char err[256] = "";
+    cv_reconcile_plan_t plan;
+    assert_int_equal(cv_reconcile(m, RX_SVC, &plan, err, sizeof(err)), 0);
+    assert_string_equal(plan.svc, RX_SVC);
+    assert_string_equal(plan.stack, "s1");
+    assert_string_equal(plan.resource, "web");
+    assert_int_equal(plan.gen, 0);
+    assert_true(plan.changed);
+    assert_false(plan.remove || plan.deleting);
+    assert_null(plan.rejected);
+    assert_null(plan.record.blocked);
+    assert_null(plan.record.rollout);
+    assert_int_equal(plan.ops.n, 3);
+    assert_int_equal(json_array_size(plan.record.placement), 3);
+    for (size_t i = 0; i < plan.ops.n; i++) {
+        const cv_reconcile_op_t *op = &plan.ops.v[i];
+        const json_t *entry = json_array_get(plan.record.placement, i);
+        assert_int_equal(op->kind, CV_RECONCILE_ASSIGN);
+        assert_string_equal(op->node, json_string_value(json_object_get(entry, "node")));
+        assert_string_equal(op->rid, json_string_value(json_object_get(entry, "rid")));
+        assert_string_equal(json_string_value(json_object_get(op->spec, "rid")), op->rid);
+    }
+    assert_int_equal(plan.events.n, 3);
+    for (size_t i = 0; i < plan.events.n; i++) {
+        char name[64];
+        snprintf(name, sizeof(name), "web-%zu.demo", i);
+        assert_string_equal(plan.events.v[i].physical_id, name);
+        assert_string_equal(plan.events.v[i].action, "PLACE");
+        assert_string_equal(plan.events.v[i].status, "COMPLETE");
+        assert_non_null(strstr(plan.events.v[i].reason, "placed on"));
+    }
+    cv_reconcile_plan_free(&plan);
+    assert_null(plan.svc);
+    assert_int_equal(plan.ops.n, 0);
+    json_decref(m);
+}
+
+/* The JSON form writes the record's documents as they are, and null for
+ * what the record does not hold. */
+static void test_the_json_form_writes_the_record_as_it_is(void **state)
+{
+    (void)state;
+    json_t *m = rx_grid(1000);
+    rx_service(m, RX_SVC, 2, false);
+    char err[256] = "";
+    cv_reconcile_plan_t plan;
+    assert_int_equal(cv_reconcile(m, RX_SVC, &plan, err, sizeof(err)), 0);
+    json_t *p = cv_reconcile_plan_json(&plan);
+    char *a = json_dumps(json_object_get(p, "placement"), JSON_COMPACT);
+    char *b = json_dumps(plan.record.placement, JSON_COMPACT);
+    assert_string_equal(a, b);
+    assert_true(json_is_null(json_object_get(p, "blocked")));
+    assert_true(json_is_null(json_object_get(p, "moves")));
+    assert_string_equal(json_string_value(json_object_get(p, "state")), "active");
+    assert_string_equal(
+        json_string_value(json_object_get(json_array_get(json_object_get(p, "ops"), 0), "op")),
+        "assign");
+    free(a);
+    free(b);
+    json_decref(p);
+    cv_reconcile_plan_free(&plan);
     json_decref(m);
 }
 
@@ -363,7 +456,10 @@ int main(void)
         cmocka_unit_test(test_a_draining_node_hands_its_replicas_over),
         cmocka_unit_test(test_a_node_back_before_the_grace_period_changes_nothing),
         cmocka_unit_test(test_a_cluster_file_carries_the_live_settings_checked_by_the_loader),
-        cmocka_unit_test(test_an_unknown_service_is_an_error),
+        cmocka_unit_test(test_an_unknown_service_is_not_found),
+        cmocka_unit_test(test_a_cluster_that_does_not_load_is_not_a_missing_service),
+        cmocka_unit_test(test_the_plan_holds_its_operations_and_events_as_structs),
+        cmocka_unit_test(test_the_json_form_writes_the_record_as_it_is),
         cmocka_unit_test(test_a_measured_load_over_capacity_is_a_node_report),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -84,14 +84,21 @@ RX_FN json_t *rx_spec(json_t *m, const char *svc)
     return json_object_get(json_object_get(json_object_get(m, "services"), svc), "spec");
 }
 
+/* The plan of `svc` on `m` in its JSON form (cv_reconcile_plan_json), which
+ * the tests read. */
 RX_FN json_t *rx_plan(const json_t *m, const char *svc)
 {
     char err[512] = "";
-    json_t *p = cv_reconcile(m, svc, err, sizeof(err));
-    if (!p) {
-        fprintf(stderr, "cv_reconcile: %s\n", err);
+    cv_reconcile_plan_t plan;
+    int rc = cv_reconcile(m, svc, &plan, err, sizeof(err));
+    if (rc != 0) {
+        fprintf(stderr, "cv_reconcile: %s (%d)\n", err, rc);
         abort();
     }
+    json_t *p = cv_reconcile_plan_json(&plan);
+    cv_reconcile_plan_free(&plan);
+    if (!p)
+        abort();
     return p;
 }
 
