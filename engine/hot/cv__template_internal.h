@@ -293,14 +293,23 @@ bool cv__hot_plain_data(const json_t *v, long version);
 #define CV__TOO_LARGE_PHRASE "the resolved value would be larger than"
 #define CV__NODE_BYTES 32
 
+/* What a resolution may still copy and build. `exceeded` is set when it
+ * failed for going past that, so that a caller can tell a value too large
+ * from a wrong template without reading the message meant for users. */
+typedef struct cv__budget {
+    size_t left;
+    bool exceeded;
+} cv__budget_t;
+
 /*
  * The functions of intrinsic_lists.c, applied to arguments already
  * resolved. Each returns a new value, or NULL with a message (without the
- * location, which the resolver adds) in `errstr`. `*budget` is what the
+ * location, which the resolver adds) in `errstr`. `budget` is what the
  * resolution may still build; each takes from it what its result costs.
  */
-json_t *cv__fn_str_split(const json_t *args, size_t *budget, char *errstr, size_t errstr_size);
-json_t *cv__fn_list_concat(const char *fn, const json_t *args, bool unique, size_t *budget,
+json_t *cv__fn_str_split(const json_t *args, cv__budget_t *budget, char *errstr,
+                         size_t errstr_size);
+json_t *cv__fn_list_concat(const char *fn, const json_t *args, bool unique, cv__budget_t *budget,
                            char *errstr, size_t errstr_size);
 
 /* How those functions report: the message in `errstr`, NULL returned. */
@@ -309,25 +318,28 @@ json_t *cv__fn_fail(char *errstr, size_t errstr_size, const char *fmt, ...)
 /* "<fn>: <what>, got <value>". */
 json_t *cv__fn_fail_got(char *errstr, size_t errstr_size, const char *fn, const char *what,
                         const json_t *got);
-/* "<fn>: the resolved value would be larger than ... bytes". */
-json_t *cv__fn_too_large(char *errstr, size_t errstr_size, const char *fn);
+/* "<fn>: the resolved value would be larger than ... bytes", with
+ * budget->exceeded set. */
+json_t *cv__fn_too_large(cv__budget_t *budget, char *errstr, size_t errstr_size, const char *fn);
 
 /* The same for intrinsic_maps.c. */
-json_t *cv__fn_map_merge(const json_t *args, size_t *budget, char *errstr, size_t errstr_size);
-json_t *cv__fn_map_replace(const json_t *args, size_t *budget, char *errstr, size_t errstr_size);
+json_t *cv__fn_map_merge(const json_t *args, cv__budget_t *budget, char *errstr,
+                         size_t errstr_size);
+json_t *cv__fn_map_replace(const json_t *args, cv__budget_t *budget, char *errstr,
+                           size_t errstr_size);
 
 /* The same for intrinsic_repeat.c. */
-json_t *cv__fn_repeat(const json_t *args, size_t *budget, char *errstr, size_t errstr_size);
+json_t *cv__fn_repeat(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size);
 
 /* The same for intrinsic_url.c. */
-json_t *cv__fn_make_url(const json_t *args, size_t *budget, char *errstr, size_t errstr_size);
+json_t *cv__fn_make_url(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size);
 /* Whether `port` is a port make_url accepts (as Heat checks it, also at
  * validation); its text in the URL in `text`, else a message in `errstr`. */
 bool cv__url_port_ok(const json_t *port, const json_t *args, char *text, size_t size, char *errstr,
                      size_t errstr_size);
 
 /* The same for intrinsic_digest.c. */
-json_t *cv__fn_digest(const json_t *args, size_t *budget, char *errstr, size_t errstr_size);
+json_t *cv__fn_digest(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size);
 
 /* The value at the path args[from...] below `v` (intrinsic_paths.c), or
  * NULL; get_param also reads a numeric string as an index
@@ -349,9 +361,10 @@ int cv__group_get_attr(const json_t *attrs, const json_t *args, json_t **out, ch
 size_t cv__resolved_size(const json_t *v, size_t limit);
 
 /* cv_intrinsic_resolve within what is left of a budget shared by several
- * resolutions (*budget, which it lowers by what it copied and built). */
+ * resolutions (budget->left, which it lowers by what it copied and built).
+ * budget->exceeded says whether this resolution failed for going past it. */
 json_t *cv__intrinsic_resolve_within(const json_t *expr, const cv_resolve_ctx_t *ctx,
-                                     const char *where, size_t *budget, char *errstr,
+                                     const char *where, cv__budget_t *budget, char *errstr,
                                      size_t errstr_size);
 
 /*
@@ -370,7 +383,7 @@ int cv__yaql_check(const char *expression, char *errstr, size_t errstr_size);
 #define CV__YAQL_NOT_MAP "Arguments to \"yaql\" must be a map."
 #define CV__YAQL_NOT_STRING "The \"expression\" argument to yaql must contain a string."
 /* The yaql function over resolved arguments (intrinsic.c's contract). */
-json_t *cv__fn_yaql(const json_t *args, size_t *budget, char *errstr, size_t errstr_size);
+json_t *cv__fn_yaql(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size);
 
 /* Python's == (1 == 1.0, True == 1, containers item by item), `value in
  * sequence` (a list's items or a substring) and truth, as Heat's functions
@@ -387,7 +400,7 @@ bool cv__facade_key(const json_t *arg);
     "update_policy"
 
 /* filter and contains (intrinsic_lists.c), like the functions above. */
-json_t *cv__fn_filter(const json_t *args, size_t *budget, char *errstr, size_t errstr_size);
+json_t *cv__fn_filter(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size);
 json_t *cv__fn_contains(const json_t *args, char *errstr, size_t errstr_size);
 
 /* ---------------------------------------------------------------- scalars */

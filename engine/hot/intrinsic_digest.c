@@ -55,7 +55,7 @@ static int to_latin1(const char *s, size_t len, unsigned char *out, size_t *out_
     return 0;
 }
 
-json_t *cv__fn_digest(const json_t *args, size_t *budget, char *errstr, size_t errstr_size)
+json_t *cv__fn_digest(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size)
 {
     bool strings = json_is_array(args);
     for (size_t i = 0; strings && i < json_array_size(args); i++)
@@ -83,9 +83,9 @@ json_t *cv__fn_digest(const json_t *args, size_t *budget, char *errstr, size_t e
                            "digest: 'latin-1' codec can't encode character U+%04lX: ordinal not in "
                            "range(256)",
                            bad);
-    if (CV__NODE_BYTES + strlen(hex) > *budget)
-        return cv__fn_too_large(errstr, errstr_size, "digest");
-    *budget -= CV__NODE_BYTES + strlen(hex);
+    if (CV__NODE_BYTES + strlen(hex) > budget->left)
+        return cv__fn_too_large(budget, errstr, errstr_size, "digest");
+    budget->left -= CV__NODE_BYTES + strlen(hex);
     json_t *out = json_string(hex);
     return out ? out : cv__fn_fail(errstr, errstr_size, "out of memory");
 }

@@ -108,7 +108,7 @@ static bool py_int(const json_t *v, long long *out, bool *overflow)
     return *end == '\0';
 }
 
-json_t *cv__fn_str_split(const json_t *args, size_t *budget, char *errstr, size_t errstr_size)
+json_t *cv__fn_str_split(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size)
 {
     if (!json_is_array(args) || json_array_size(args) < 2)
         return cv__fn_fail(errstr, errstr_size, CV__SPLIT_USAGE);
@@ -138,9 +138,9 @@ json_t *cv__fn_str_split(const json_t *args, size_t *budget, char *errstr, size_
         if (overflow || index < 0 || (unsigned long long)index >= n)
             return cv__fn_fail(errstr, errstr_size, CV__SPLIT_RANGE, (long long)n - 1);
         split_scan(s, len, d, dlen, (size_t)index, &piece);
-        if (CV__NODE_BYTES + piece.len > *budget)
-            return cv__fn_too_large(errstr, errstr_size, "str_split");
-        *budget -= CV__NODE_BYTES + piece.len;
+        if (CV__NODE_BYTES + piece.len > budget->left)
+            return cv__fn_too_large(budget, errstr, errstr_size, "str_split");
+        budget->left -= CV__NODE_BYTES + piece.len;
         json_t *out = json_stringn(piece.s, piece.len);
         return out ? out : cv__fn_fail(errstr, errstr_size, "out of memory");
     }
@@ -148,8 +148,8 @@ json_t *cv__fn_str_split(const json_t *args, size_t *budget, char *errstr, size_
     /* Every piece is at most the whole string: an upper bound on the cost
      * checked before anything is built. */
     size_t cost = len + (n + 1) * CV__NODE_BYTES;
-    if (n > *budget / CV__NODE_BYTES || cost > *budget)
-        return cv__fn_too_large(errstr, errstr_size, "str_split");
+    if (n > budget->left / CV__NODE_BYTES || cost > budget->left)
+        return cv__fn_too_large(budget, errstr, errstr_size, "str_split");
     json_t *out = json_array();
     for (size_t i = 0; out && i < n; i++) {
         split_scan(s, len, d, dlen, i, &piece);
@@ -160,7 +160,7 @@ json_t *cv__fn_str_split(const json_t *args, size_t *budget, char *errstr, size_
     }
     if (!out)
         return cv__fn_fail(errstr, errstr_size, "out of memory");
-    *budget -= cost;
+    budget->left -= cost;
     return out;
 }
 
@@ -181,7 +181,7 @@ static bool contains(const json_t *list, const json_t *item)
     return false;
 }
 
-json_t *cv__fn_list_concat(const char *fn, const json_t *args, bool unique, size_t *budget,
+json_t *cv__fn_list_concat(const char *fn, const json_t *args, bool unique, cv__budget_t *budget,
                            char *errstr, size_t errstr_size)
 {
     if (!json_is_array(args))
@@ -199,8 +199,8 @@ json_t *cv__fn_list_concat(const char *fn, const json_t *args, bool unique, size
         n += json_array_size(list);
     }
     /* Items are shared, not copied; each still costs a node. */
-    if (n + 1 > *budget / CV__NODE_BYTES)
-        return cv__fn_too_large(errstr, errstr_size, fn);
+    if (n + 1 > budget->left / CV__NODE_BYTES)
+        return cv__fn_too_large(budget, errstr, errstr_size, fn);
     json_t *out = json_array();
     for (size_t i = 0; out && i < json_array_size(args); i++) {
         const json_t *list = json_array_get(args, i);
@@ -216,7 +216,7 @@ json_t *cv__fn_list_concat(const char *fn, const json_t *args, bool unique, size
     }
     if (!out)
         return cv__fn_fail(errstr, errstr_size, "out of memory");
-    *budget -= (json_array_size(out) + 1) * CV__NODE_BYTES;
+    budget->left -= (json_array_size(out) + 1) * CV__NODE_BYTES;
     return out;
 }
 
@@ -224,7 +224,7 @@ json_t *cv__fn_list_concat(const char *fn, const json_t *args, bool unique, size
 
 /* Heat's Filter.result: an empty sequence or no values give the sequence
  * back as it is; otherwise the items of the sequence not among the values. */
-json_t *cv__fn_filter(const json_t *args, size_t *budget, char *errstr, size_t errstr_size)
+json_t *cv__fn_filter(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size)
 {
     if (!json_is_array(args))
         return cv__fn_fail(errstr, errstr_size, "Argument to \"filter\" must be a list");
@@ -247,12 +247,12 @@ json_t *cv__fn_filter(const json_t *args, size_t *budget, char *errstr, size_t e
         const json_t *item = json_array_get(seq, i);
         if (cv__py_in(item, values))
             continue;
-        size_t size = cv__resolved_size(item, *budget);
-        if (size > *budget) {
+        size_t size = cv__resolved_size(item, budget->left);
+        if (size > budget->left) {
             json_decref(out);
-            return cv__fn_too_large(errstr, errstr_size, "filter");
+            return cv__fn_too_large(budget, errstr, errstr_size, "filter");
         }
-        *budget -= size;
+        budget->left -= size;
         json_array_append(out, (json_t *)item);
     }
     return out ? out : cv__fn_fail(errstr, errstr_size, "out of memory");

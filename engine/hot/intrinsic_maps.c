@@ -17,24 +17,25 @@ typedef enum { PUT_OK = 0, PUT_TOO_LARGE, PUT_NO_MEMORY } put_t;
 
 /* Sets a key of the map being built, within the budget; takes `value`
  * (NULL: a value that could not be made, which is out of memory). */
-static put_t put(json_t *out, const char *key, json_t *value, size_t *budget)
+static put_t put(json_t *out, const char *key, json_t *value, cv__budget_t *budget)
 {
     size_t cost = CV__NODE_BYTES + strlen(key);
-    if (!value || cost > *budget) {
+    if (!value || cost > budget->left) {
         json_decref(value);
         return value ? PUT_TOO_LARGE : PUT_NO_MEMORY;
     }
-    *budget -= cost;
+    budget->left -= cost;
     return json_object_set_new(out, key, value) ? PUT_NO_MEMORY : PUT_OK;
 }
 
-static json_t *put_failed(put_t why, const char *fn, char *errstr, size_t errstr_size)
+static json_t *put_failed(put_t why, const char *fn, cv__budget_t *budget, char *errstr,
+                          size_t errstr_size)
 {
-    return why == PUT_TOO_LARGE ? cv__fn_too_large(errstr, errstr_size, fn)
+    return why == PUT_TOO_LARGE ? cv__fn_too_large(budget, errstr, errstr_size, fn)
                                 : cv__fn_fail(errstr, errstr_size, "out of memory");
 }
 
-json_t *cv__fn_map_merge(const json_t *args, size_t *budget, char *errstr, size_t errstr_size)
+json_t *cv__fn_map_merge(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size)
 {
     if (!json_is_array(args))
         return cv__fn_fail(errstr, errstr_size, CV__MERGE_USAGE);
@@ -57,7 +58,7 @@ json_t *cv__fn_map_merge(const json_t *args, size_t *budget, char *errstr, size_
             put_t why = put(out, key, json_incref(value), budget);
             if (why) {
                 json_decref(out);
-                return put_failed(why, "map_merge", errstr, errstr_size);
+                return put_failed(why, "map_merge", budget, errstr, errstr_size);
             }
         }
     }
@@ -67,21 +68,23 @@ json_t *cv__fn_map_merge(const json_t *args, size_t *budget, char *errstr, size_
 /* The value a map_replace input value becomes: the replacement when it is
  * a string named in `values` (Heat looks up hashable values only, and map
  * keys are strings), else itself. */
-static json_t *replaced_value(json_t *v, const json_t *values, size_t *budget, bool *too_large)
+static json_t *replaced_value(json_t *v, const json_t *values, cv__budget_t *budget,
+                              bool *too_large)
 {
     const json_t *with = json_is_string(v) ? json_object_get(values, json_string_value(v)) : NULL;
     if (!with)
         return json_incref(v);
-    size_t size = cv__resolved_size(with, *budget);
-    if (size > *budget) {
+    size_t size = cv__resolved_size(with, budget->left);
+    if (size > budget->left) {
         *too_large = true;
         return NULL;
     }
-    *budget -= size;
+    budget->left -= size;
     return json_deep_copy(with);
 }
 
-json_t *cv__fn_map_replace(const json_t *args, size_t *budget, char *errstr, size_t errstr_size)
+json_t *cv__fn_map_replace(const json_t *args, cv__budget_t *budget, char *errstr,
+                           size_t errstr_size)
 {
     if (!json_is_array(args) || json_array_size(args) != 2)
         return cv__fn_fail(errstr, errstr_size, CV__MAP_REPLACE_USAGE);
@@ -131,7 +134,7 @@ json_t *cv__fn_map_replace(const json_t *args, size_t *budget, char *errstr, siz
         put_t why = too_large ? PUT_TOO_LARGE : put(out, new_key, v, budget);
         if (why) {
             json_decref(out);
-            return put_failed(why, "map_replace", errstr, errstr_size);
+            return put_failed(why, "map_replace", budget, errstr, errstr_size);
         }
     }
     return out;

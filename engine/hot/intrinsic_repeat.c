@@ -33,7 +33,7 @@ typedef struct repeat {
     json_t **items;    /* per variable: a list of its items */
     size_t n;          /* variables */
     size_t *at;        /* per variable: the item of this combination */
-    size_t *budget;
+    cv__budget_t *budget;
     const json_t *bad; /* with BUILD_NOT_A_STRING: the item that is not a string */
 } repeat_t;
 
@@ -96,18 +96,18 @@ static build_t replace_vars(repeat_t *rp, const char *s, size_t len, char **out,
         char *next;
         size_t next_len;
         build_t rc = py_replace(cur, len, rp->vars[v], strlen(rp->vars[v]), json_string_value(item),
-                                json_string_length(item), *rp->budget, &next, &next_len);
+                                json_string_length(item), rp->budget->left, &next, &next_len);
         free(cur);
         if (rc)
             return rc;
         cur = next;
         len = next_len;
     }
-    if (CV__NODE_BYTES + len > *rp->budget) {
+    if (CV__NODE_BYTES + len > rp->budget->left) {
         free(cur);
         return BUILD_TOO_LARGE;
     }
-    *rp->budget -= CV__NODE_BYTES + len;
+    rp->budget->left -= CV__NODE_BYTES + len;
     *out = cur;
     *out_len = len;
     return BUILD_OK;
@@ -127,9 +127,9 @@ static build_t build(repeat_t *rp, const json_t *body, json_t **out)
         free(s);
         return *out ? BUILD_OK : BUILD_NO_MEMORY;
     }
-    if (CV__NODE_BYTES > *rp->budget)
+    if (CV__NODE_BYTES > rp->budget->left)
         return BUILD_TOO_LARGE;
-    *rp->budget -= CV__NODE_BYTES;
+    rp->budget->left -= CV__NODE_BYTES;
     if (!json_is_array(body) && !json_is_object(body)) {
         *out = json_incref((json_t *)body);
         return BUILD_OK;
@@ -216,7 +216,7 @@ static json_t *run(repeat_t *rp, const json_t *body, size_t count, bool permutat
         if (rc) {
             json_decref(out);
             if (rc == BUILD_TOO_LARGE)
-                return cv__fn_too_large(errstr, errstr_size, "repeat");
+                return cv__fn_too_large(rp->budget, errstr, errstr_size, "repeat");
             if (rc == BUILD_NOT_A_STRING)
                 return cv__fn_fail_got(errstr, errstr_size, "repeat",
                                        "the items of for_each must be strings to replace in the "
@@ -230,7 +230,7 @@ static json_t *run(repeat_t *rp, const json_t *body, size_t count, bool permutat
     return out;
 }
 
-json_t *cv__fn_repeat(const json_t *args, size_t *budget, char *errstr, size_t errstr_size)
+json_t *cv__fn_repeat(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size)
 {
     if (!json_is_object(args))
         return cv__fn_fail(errstr, errstr_size, CV__REPEAT_NOT_MAP);
@@ -274,8 +274,8 @@ json_t *cv__fn_repeat(const json_t *args, size_t *budget, char *errstr, size_t e
         return cv__fn_fail(errstr, errstr_size, CV__REPEAT_LENGTHS);
     if (!permutations)
         count = sized < n ? 0 : common; /* a null contributes no items */
-    if (count > *budget / CV__NODE_BYTES)
-        return cv__fn_too_large(errstr, errstr_size, "repeat");
+    if (count > budget->left / CV__NODE_BYTES)
+        return cv__fn_too_large(budget, errstr, errstr_size, "repeat");
 
     repeat_t rp = {.n = n, .budget = budget};
     rp.vars = calloc(n, sizeof(*rp.vars));

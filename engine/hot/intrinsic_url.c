@@ -212,7 +212,7 @@ static bool check(const json_t *args, char *port_text, size_t port_size, char *e
     return true;
 }
 
-json_t *cv__fn_make_url(const json_t *args, size_t *budget, char *errstr, size_t errstr_size)
+json_t *cv__fn_make_url(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size)
 {
     char port[64] = "";
     if (!check(args, port, sizeof(port), errstr, errstr_size))
@@ -291,12 +291,12 @@ json_t *cv__fn_make_url(const json_t *args, size_t *budget, char *errstr, size_t
         quote(&head, fragment, strlen(fragment), "/", false);
     }
     json_t *out = NULL;
-    if (!head.failed && CV__NODE_BYTES + head.len <= *budget) {
-        *budget -= CV__NODE_BYTES + head.len;
+    if (!head.failed && CV__NODE_BYTES + head.len <= budget->left) {
+        budget->left -= CV__NODE_BYTES + head.len;
         out = json_stringn(cv_buf_str(&head), head.len);
     } else if (!head.failed) {
         cv_buf_free(&head);
-        return cv__fn_too_large(errstr, errstr_size, "make_url");
+        return cv__fn_too_large(budget, errstr, errstr_size, "make_url");
     }
     cv_buf_free(&head);
     return out ? out : cv__fn_fail(errstr, errstr_size, "out of memory");

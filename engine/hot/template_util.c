@@ -228,8 +228,9 @@ json_t *cv__fn_fail_got(char *errstr, size_t errstr_size, const char *fn, const 
     return cv__fn_fail(errstr, errstr_size, "%s: %s, got %s", fn, what, shown);
 }
 
-json_t *cv__fn_too_large(char *errstr, size_t errstr_size, const char *fn)
+json_t *cv__fn_too_large(cv__budget_t *budget, char *errstr, size_t errstr_size, const char *fn)
 {
+    budget->exceeded = true;
     return cv__fn_fail(errstr, errstr_size, "%s: " CV__TOO_LARGE_PHRASE " %d bytes", fn,
                        CV__MAX_RESOLVED_BYTES);
 }

@@ -714,7 +714,7 @@ static bool yaql_keys(const json_t *args)
     return json_object_get(args, "expression") != NULL;
 }
 
-json_t *cv__fn_yaql(const json_t *args, size_t *budget, char *errstr, size_t errstr_size)
+json_t *cv__fn_yaql(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size)
 {
     if (!json_is_object(args))
         return cv__fn_fail(errstr, errstr_size, "yaql: " CV__YAQL_NOT_MAP);
@@ -731,12 +731,12 @@ json_t *cv__fn_yaql(const json_t *args, size_t *budget, char *errstr, size_t err
     json_decref(empty);
     if (!out)
         return cv__fn_fail(errstr, errstr_size, "yaql: %s", why);
-    size_t size = cv__resolved_size(out, *budget);
-    if (size > *budget) {
+    size_t size = cv__resolved_size(out, budget->left);
+    if (size > budget->left) {
         json_decref(out);
-        return cv__fn_too_large(errstr, errstr_size, "yaql");
+        return cv__fn_too_large(budget, errstr, errstr_size, "yaql");
     }
-    *budget -= size;
+    budget->left -= size;
     return out;
 }
 
