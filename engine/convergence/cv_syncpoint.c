@@ -36,12 +36,13 @@ typedef struct sp_entry {
     char *data;
 } sp_entry_t;
 
+typedef CV_VEC(sp_entry_t) sp_entries_t;
+
 /* Entries in arrival order, indexed by an open-addressing table of entry
  * numbers: a node of a 100k-member group has 100k predecessors. */
 struct cv_syncpoint {
     size_t required;
-    sp_entry_t *entries;
-    size_t n, cap;
+    sp_entries_t entries;
     size_t *slots; /* entry index + 1; 0 is empty */
     size_t nslots;
 };
@@ -58,11 +59,11 @@ void cv_sp_free(cv_syncpoint_t *sp)
 {
     if (!sp)
         return;
-    for (size_t i = 0; i < sp->n; i++) {
-        free(sp->entries[i].pred);
-        free(sp->entries[i].data);
+    for (size_t i = 0; i < sp->entries.n; i++) {
+        free(sp->entries.v[i].pred);
+        free(sp->entries.v[i].data);
     }
-    free(sp->entries);
+    cv_vec_free(&sp->entries);
     free(sp->slots);
     free(sp);
 }
@@ -72,7 +73,7 @@ static size_t find_slot(const cv_syncpoint_t *sp, const char *pred)
 {
     size_t mask = sp->nslots - 1;
     size_t i = (size_t)cv_hash_str(pred) & mask;
-    while (sp->slots[i] && strcmp(sp->entries[sp->slots[i] - 1].pred, pred) != 0)
+    while (sp->slots[i] && strcmp(sp->entries.v[sp->slots[i] - 1].pred, pred) != 0)
         i = (i + 1) & mask;
     return i;
 }
@@ -80,15 +81,9 @@ static size_t find_slot(const cv_syncpoint_t *sp, const char *pred)
 /* Keeps the table at most half full, and room for one more entry. */
 static int reserve(cv_syncpoint_t *sp)
 {
-    if (sp->n == sp->cap) {
-        size_t cap = sp->cap ? sp->cap * 2 : 4;
-        sp_entry_t *entries = realloc(sp->entries, cap * sizeof(*entries));
-        if (!entries)
-            return CV_ENOMEM;
-        sp->entries = entries;
-        sp->cap = cap;
-    }
-    if (2 * (sp->n + 1) <= sp->nslots)
+    if (cv_vec_reserve(&sp->entries, 1) != 0)
+        return CV_ENOMEM;
+    if (2 * (sp->entries.n + 1) <= sp->nslots)
         return 0;
     size_t nslots = sp->nslots ? sp->nslots * 2 : 8;
     size_t *old = sp->slots, old_n = sp->nslots;
@@ -100,7 +95,7 @@ static int reserve(cv_syncpoint_t *sp)
     sp->nslots = nslots;
     for (size_t i = 0; i < old_n; i++)
         if (old[i])
-            sp->slots[find_slot(sp, sp->entries[old[i] - 1].pred)] = old[i];
+            sp->slots[find_slot(sp, sp->entries.v[old[i] - 1].pred)] = old[i];
     free(old);
     return 0;
 }
@@ -119,12 +114,12 @@ int cv_sp_satisfy(cv_syncpoint_t *sp, const char *pred, const char *data, cv_sp_
             free(d);
             return CV_ENOMEM;
         }
-        sp->entries[sp->n].pred = p;
-        sp->entries[sp->n].data = d;
-        sp->slots[slot] = ++sp->n;
+        /* reserve() made the room: no second check on the hot path */
+        sp->entries.v[sp->entries.n] = (sp_entry_t){.pred = p, .data = d};
+        sp->slots[slot] = ++sp->entries.n;
     }
     ans->required = sp->required;
-    ans->satisfied = sp->n;
+    ans->satisfied = sp->entries.n;
     ans->added = added;
     ans->node_done = false; /* a set alone does not know; the caller may say */
     return 0;
@@ -135,11 +130,11 @@ const char *cv_sp_data(const cv_syncpoint_t *sp, const char *pred)
     if (sp->nslots == 0)
         return NULL;
     size_t slot = find_slot(sp, pred);
-    return sp->slots[slot] ? sp->entries[sp->slots[slot] - 1].data : NULL;
+    return sp->slots[slot] ? sp->entries.v[sp->slots[slot] - 1].data : NULL;
 }
 
 /* A node without predecessors (required == 0) is complete at once. */
 bool cv_sp_complete(const cv_syncpoint_t *sp)
 {
-    return sp->n >= sp->required;
+    return sp->entries.n >= sp->required;
 }
