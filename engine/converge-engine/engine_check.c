@@ -85,9 +85,9 @@ static void check_reconcile(cv_worker_t *w, const char *svc, cv_flowjob_reconcil
  * jobs are handed out: kept to go with the others'. */
 static bool check_intercept(cv_flowjob_t *fj, const cv_flow_t *a)
 {
-    if (!settling || a->nmsgs != 0 || a->ncmds != 1 || !a->cmds[0].reply)
+    if (!settling || a->msgs.n != 0 || a->cmds.n != 1 || !a->cmds.v[0].reply)
         return false;
-    const cv_call_t *call = a->cmds[0].call;
+    const cv_call_t *call = a->cmds.v[0].call;
     if (!call || call->script != CV_SCRIPT_CHECK_DONE || call->nextra > 0)
         return false;
     settling->fj[settling->n] = fj;
@@ -138,7 +138,7 @@ static void settle_together(cv_worker_t *w, const settling_t *s)
     const cv_call_t *calls[CV_MSG_NODES_MAX];
     done_many_t *m = s->n > 1 ? calloc(1, sizeof(*m)) : NULL;
     for (size_t i = 0; i < s->n; i++)
-        calls[i] = s->a[i]->cmds[0].call;
+        calls[i] = s->a[i]->cmds.v[0].call;
     cv_call_t call;
     if (!m || cv_call_check_done_many(&call, calls, s->n) != 0) {
         free(m);

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cv_base.h"
 #include "cv_calls.h"
 #include "cv_contract.h"
 #include "cv_resp.h"
@@ -35,6 +36,9 @@ typedef struct cv_flow_cmd {
      * that want one); otherwise it is sent and forgotten. */
     bool reply;
 } cv_flow_cmd_t;
+
+typedef CV_VEC(cv_flow_cmd_t) cv_flow_cmds_t;
+typedef CV_VEC(cv_msg_t) cv_flow_msgs_t;
 
 #define CV_FLOW_KIND_MAP(XX)                                                                       \
     XX(IO)            /* send `cmds` in order and publish `msgs`; step again when all are back */  \
@@ -68,22 +72,21 @@ typedef struct cv_flow_log {
     char *text;
 } cv_flow_log_t;
 
+typedef CV_VEC(cv_flow_log_t) cv_flow_logs_t;
+
 typedef struct cv_flow {
     cv_flow_kind_t kind;
     /* Sent first, in order, whatever the kind; for IO and RECONCILE the
      * replies of those that want one go to the next step. */
-    cv_flow_cmd_t *cmds;
-    size_t ncmds;
+    cv_flow_cmds_t cmds;
     /* IO: published (CHECK, STACK jobs to converge.check; OBSERVE jobs to
      * converge.observe; the express twin when `express`). */
-    cv_msg_t *msgs;
-    size_t nmsgs;
+    cv_flow_msgs_t msgs;
     unsigned delay_ms; /* LATER */
     const char *svc;   /* RECONCILE */
     /* What the driver does before anything else: log, count, and sweep the
      * retired traversals of `sweep` (cv_purge_sweep; NULL none). */
-    cv_flow_log_t *logs;
-    size_t nlogs;
+    cv_flow_logs_t logs;
     unsigned counts[CV_FLOW_COUNTERS];
     const char *sweep;
 } cv_flow_t;
@@ -113,13 +116,14 @@ const char *cv_flow_kind_name(cv_flow_kind_t kind);
  * answer begins.
  * ------------------------------------------------------------------------ */
 
+typedef CV_VEC(void *) cv_flow_owned_t;
+typedef CV_VEC(cv_call_t *) cv_flow_calls_t;
+
+/* The answer's vectors keep their storage from one answer to the next. */
 typedef struct cv_flow_buf {
     cv_flow_t a;
-    size_t cmdcap, msgcap, logcap;
-    void **owned; /* what the answer refers to: freed by the next begin */
-    size_t nowned, ownedcap;
-    cv_call_t **calls; /* calls made here, freed (cv_call_free) by the next begin */
-    size_t ncalls, callcap;
+    cv_flow_owned_t owned; /* what the answer refers to: freed by the next begin */
+    cv_flow_calls_t calls; /* calls made here, freed (cv_call_free) by the next begin */
 } cv_flow_buf_t;
 
 /* Drops the last answer and starts an empty one (kind DONE). */

@@ -28,61 +28,42 @@ const char *cv_flow_kind_name(cv_flow_kind_t kind)
     return "?";
 }
 
-/* Room for one more of `size` bytes in *arr (count n, capacity *cap). */
-static bool grow(void **arr, size_t n, size_t *cap, size_t size)
-{
-    if (n < *cap)
-        return true;
-    size_t want = *cap ? 2 * *cap : 4;
-    void *more = realloc(*arr, want * size);
-    if (!more)
-        return false;
-    *arr = more;
-    *cap = want;
-    return true;
-}
-
 void *cv__flow_own(cv_flow_buf_t *b, void *p)
 {
-    if (!p || !grow((void **)&b->owned, b->nowned, &b->ownedcap, sizeof(void *))) {
+    if (!p || cv_vec_push(&b->owned, p) != 0) {
         free(p);
         return NULL;
     }
-    b->owned[b->nowned++] = p;
     return p;
 }
 
+/* Keeps the storage of the answer's vectors (a job answers again and
+ * again): only their counts start over. */
 void cv__flow_begin(cv_flow_buf_t *b)
 {
-    for (size_t i = 0; i < b->nowned; i++)
-        free(b->owned[i]);
-    for (size_t i = 0; i < b->ncalls; i++) {
-        cv_call_free(b->calls[i]);
-        free(b->calls[i]);
+    for (size_t i = 0; i < b->owned.n; i++)
+        free(b->owned.v[i]);
+    for (size_t i = 0; i < b->calls.n; i++) {
+        cv_call_free(b->calls.v[i]);
+        free(b->calls.v[i]);
     }
-    for (size_t i = 0; i < b->a.nlogs; i++)
-        free(b->a.logs[i].text);
-    b->nowned = b->ncalls = 0;
-    cv_flow_cmd_t *cmds = b->a.cmds;
-    cv_msg_t *msgs = b->a.msgs;
-    cv_flow_log_t *logs = b->a.logs;
-    memset(&b->a, 0, sizeof(b->a));
-    b->a.cmds = cmds;
-    b->a.msgs = msgs;
-    b->a.logs = logs;
-    b->a.kind = CV_FLOW_DONE;
+    for (size_t i = 0; i < b->a.logs.n; i++)
+        free(b->a.logs.v[i].text);
+    b->owned.n = b->calls.n = 0;
+    cv_flow_t next = {
+        .kind = CV_FLOW_DONE, .cmds = b->a.cmds, .msgs = b->a.msgs, .logs = b->a.logs};
+    next.cmds.n = next.msgs.n = next.logs.n = 0;
+    b->a = next;
 }
 
 void cv__flow_clear(cv_flow_buf_t *b)
 {
     cv__flow_begin(b);
-    free(b->a.cmds);
-    free(b->a.msgs);
-    free(b->a.logs);
-    free(b->owned);
-    free(b->calls);
-    memset(b, 0, sizeof(*b));
-    b->a.kind = CV_FLOW_DONE;
+    cv_vec_free(&b->a.cmds);
+    cv_vec_free(&b->a.msgs);
+    cv_vec_free(&b->a.logs);
+    cv_vec_free(&b->owned);
+    cv_vec_free(&b->calls);
 }
 
 const cv_flow_t *cv__flow_end(cv_flow_buf_t *b, cv_flow_kind_t kind)
@@ -97,14 +78,6 @@ const cv_flow_t *cv__flow_later(cv_flow_buf_t *b, unsigned delay_ms)
     return cv__flow_end(b, CV_FLOW_LATER);
 }
 
-static int add_cmd(cv_flow_buf_t *b, const cv_flow_cmd_t *cmd)
-{
-    if (!grow((void **)&b->a.cmds, b->a.ncmds, &b->cmdcap, sizeof(*cmd)))
-        return CV_ENOMEM;
-    b->a.cmds[b->a.ncmds++] = *cmd;
-    return 0;
-}
-
 cv_call_t *cv__flow_call(cv_flow_buf_t *b, bool reply)
 {
     /* Not zeroed (6 KB): a builder fills what it uses, and the tail is
@@ -114,7 +87,8 @@ cv_call_t *cv__flow_call(cv_flow_buf_t *b, bool reply)
         call->tail = NULL;
         call->nextra = 0;
     }
-    if (!call || !grow((void **)&b->calls, b->ncalls, &b->callcap, sizeof(call))) {
+    /* Room first, so that the call, once a command, is kept for sure. */
+    if (!call || cv_vec_reserve(&b->calls, 1) != 0) {
         free(call);
         return NULL;
     }
@@ -122,14 +96,13 @@ cv_call_t *cv__flow_call(cv_flow_buf_t *b, bool reply)
         free(call);
         return NULL;
     }
-    b->calls[b->ncalls++] = call;
+    b->calls.v[b->calls.n++] = call;
     return call;
 }
 
 int cv__flow_call_of(cv_flow_buf_t *b, cv_call_t *call, bool reply)
 {
-    cv_flow_cmd_t cmd = {.call = call, .reply = reply};
-    return add_cmd(b, &cmd);
+    return cv_vec_push(&b->a.cmds, (cv_flow_cmd_t){.call = call, .reply = reply});
 }
 
 int cv__flow_argv(cv_flow_buf_t *b, bool reply, int argc, const char *const *argv)
@@ -148,12 +121,12 @@ int cv__flow_argv(cv_flow_buf_t *b, bool reply, int argc, const char *const *arg
         p += len;
     }
     cv_flow_cmd_t cmd = {.argc = argc, .argv = (const char *const *)copy, .reply = reply};
-    return add_cmd(b, &cmd);
+    return cv_vec_push(&b->a.cmds, cmd);
 }
 
 int cv__flow_msg(cv_flow_buf_t *b, const cv_msg_t *m)
 {
-    if (!grow((void **)&b->a.msgs, b->a.nmsgs, &b->msgcap, sizeof(*m)))
+    if (cv_vec_reserve(&b->a.msgs, 1) != 0)
         return CV_ENOMEM;
     cv_msg_t copy = *m;
     if (m->nodes_len > 0) {
@@ -163,7 +136,7 @@ int cv__flow_msg(cv_flow_buf_t *b, const cv_msg_t *m)
         memcpy(nodes, m->nodes, m->nodes_len);
         copy.nodes = nodes;
     }
-    b->a.msgs[b->a.nmsgs++] = copy;
+    b->a.msgs.v[b->a.msgs.n++] = copy;
     return 0;
 }
 
@@ -192,7 +165,8 @@ int cv__flow_nodes(cv_flow_buf_t *b, const char *stack, uint64_t traversal,
 
 void cv__flow_log(cv_flow_buf_t *b, int level, const char *fmt, ...)
 {
-    if (!grow((void **)&b->a.logs, b->a.nlogs, &b->logcap, sizeof(*b->a.logs)))
+    /* Room first, so that a line once formatted is never dropped. */
+    if (cv_vec_reserve(&b->a.logs, 1) != 0)
         return;
     va_list ap;
     va_start(ap, fmt);
@@ -201,7 +175,7 @@ void cv__flow_log(cv_flow_buf_t *b, int level, const char *fmt, ...)
         text = NULL;
     va_end(ap);
     if (text)
-        b->a.logs[b->a.nlogs++] = (cv_flow_log_t){.level = level, .text = text};
+        b->a.logs.v[b->a.logs.n++] = (cv_flow_log_t){.level = level, .text = text};
 }
 
 void cv__flow_count(cv_flow_buf_t *b, cv_flow_counter_t c)

@@ -97,8 +97,8 @@ void cv_flowrun_notes(cv_worker_t *w, const cv_flow_t *a)
         [CV_FLOW_ACTED] = CV_STAT_ACTED,
         [CV_FLOW_RETRIES] = CV_STAT_RETRIES,
     };
-    for (size_t i = 0; i < a->nlogs; i++)
-        cv_log(a->logs[i].level, "%s", a->logs[i].text);
+    for (size_t i = 0; i < a->logs.n; i++)
+        cv_log(a->logs.v[i].level, "%s", a->logs.v[i].text);
     for (int c = 0; c < CV_FLOW_COUNTERS; c++) {
         if (!a->counts[c])
             continue;
@@ -122,8 +122,8 @@ static int send_cmd(cv_worker_t *w, const cv_flow_cmd_t *c, cv_redis_cb cb, void
 
 void cv_flowrun_send(cv_worker_t *w, const cv_flow_t *a)
 {
-    for (size_t i = 0; i < a->ncmds; i++)
-        send_cmd(w, &a->cmds[i], NULL, NULL);
+    for (size_t i = 0; i < a->cmds.n; i++)
+        send_cmd(w, &a->cmds.v[i], NULL, NULL);
 }
 
 static const char *topic_of(const cv_msg_t *m)
@@ -205,8 +205,8 @@ static void on_single(cv_redis_t *r, redisReply *rep, void *ud)
 static size_t awaited(const cv_flow_t *a)
 {
     size_t n = 0;
-    for (size_t i = 0; i < a->ncmds; i++)
-        n += a->cmds[i].reply;
+    for (size_t i = 0; i < a->cmds.n; i++)
+        n += a->cmds.v[i].reply;
     return n;
 }
 
@@ -218,10 +218,10 @@ static bool io_single(cv_worker_t *w, const cv_flow_t *a, cv_flowrun_cb cb, void
         return false;
     *s = (single_t){cb, ud};
     bool sent = true;
-    for (size_t i = 0; i < a->ncmds; i++) {
-        if (!a->cmds[i].reply)
-            send_cmd(w, &a->cmds[i], NULL, NULL);
-        else if (send_cmd(w, &a->cmds[i], on_single, s) != 0)
+    for (size_t i = 0; i < a->cmds.n; i++) {
+        if (!a->cmds.v[i].reply)
+            send_cmd(w, &a->cmds.v[i], NULL, NULL);
+        else if (send_cmd(w, &a->cmds.v[i], on_single, s) != 0)
             sent = false;
     }
     if (!sent) {
@@ -236,7 +236,7 @@ static bool io_single(cv_worker_t *w, const cv_flow_t *a, cv_flowrun_cb cb, void
 void cv_flowrun_io(cv_worker_t *w, const cv_flow_t *a, cv_flowrun_cb cb, void *ud)
 {
     size_t n = awaited(a);
-    if (n == 1 && a->nmsgs == 0 && io_single(w, a, cb, ud))
+    if (n == 1 && a->msgs.n == 0 && io_single(w, a, cb, ud))
         return;
     io_t *io = calloc(1, sizeof(*io));
     if (io) {
@@ -258,19 +258,19 @@ void cv_flowrun_io(cv_worker_t *w, const cv_flow_t *a, cv_flowrun_cb cb, void *u
     io->ud = ud;
     io->pending = 1;
     io->nreplies = n;
-    for (size_t i = 0, k = 0; i < a->ncmds; i++) {
-        if (!a->cmds[i].reply) {
-            send_cmd(w, &a->cmds[i], NULL, NULL);
+    for (size_t i = 0, k = 0; i < a->cmds.n; i++) {
+        if (!a->cmds.v[i].reply) {
+            send_cmd(w, &a->cmds.v[i], NULL, NULL);
             continue;
         }
         io->slots[k] = (slot_t){io, k};
-        if (send_cmd(w, &a->cmds[i], on_reply, &io->slots[k]) == 0)
+        if (send_cmd(w, &a->cmds.v[i], on_reply, &io->slots[k]) == 0)
             io->pending++;
         k++;
     }
-    for (size_t i = 0; i < a->nmsgs; i++) {
+    for (size_t i = 0; i < a->msgs.n; i++) {
         io->pending++;
-        if (cv_worker_publish(w, topic_of(&a->msgs[i]), &a->msgs[i], on_delivered, io) != 0) {
+        if (cv_worker_publish(w, topic_of(&a->msgs.v[i]), &a->msgs.v[i], on_delivered, io) != 0) {
             io->pending--;
             io->published = CV_EKAFKA;
         }

@@ -154,7 +154,7 @@ static const cv_flow_t *done_replied(cv_progress_t *p, cv_flow_buf_t *b, const c
                                      int *rc)
 {
     const cv_resp_t *rep = cv_flow_reply(in, 0);
-    size_t before = b->a.nmsgs;
+    size_t before = b->a.msgs.n;
     p->rc = status_of(b, p->call->script, rep);
     p->recorded = p->rc == 0;
     if (p->rc != 0)
@@ -183,7 +183,7 @@ static const cv_flow_t *done_replied(cv_progress_t *p, cv_flow_buf_t *b, const c
         p->last = true;
         cv__progress_finish_start(p, b, p->job.stack, p->job.traversal);
     }
-    if (b->a.nmsgs == before && !p->last)
+    if (b->a.msgs.n == before && !p->last)
         return done_over(p, b, rc);
     p->state = P_OUT;
     return cv__flow_end(b, CV_FLOW_IO);

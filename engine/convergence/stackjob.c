@@ -41,7 +41,7 @@ static const cv_flow_t *publish_more(cv_stackjob_t *x)
         if (cv__flow_nodes(&x->buf, x->msg.stack, x->msg.traversal, nodes, n, x->express) != 0)
             return end(x, CV_FLOW_RETRY);
     }
-    if (x->buf.a.nmsgs == 0)
+    if (x->buf.a.msgs.n == 0)
         return end(x, CV_FLOW_DONE);
     x->state = CV_STACKJOB_ROOTS;
     return end(x, CV_FLOW_IO);

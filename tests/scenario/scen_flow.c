@@ -190,10 +190,8 @@ static void sabotage(scen_world_t *w, cv_call_t *call)
 
 static void keep_reply(scen_job_t *j, redisReply *r)
 {
-    j->raw = realloc(j->raw, (j->nraw + 1) * sizeof(*j->raw));
-    if (!j->raw)
+    if (cv_vec_push(&j->raw, r) != 0)
         abort();
-    j->raw[j->nraw++] = r;
 }
 
 static void send_cmd(scen_world_t *w, scen_job_t *j, const cv_flow_cmd_t *c)
@@ -216,8 +214,8 @@ static void send_cmd(scen_world_t *w, scen_job_t *j, const cv_flow_cmd_t *c)
 
 static void send_cmds(scen_world_t *w, scen_job_t *j, const cv_flow_t *a)
 {
-    for (size_t i = 0; i < a->ncmds; i++)
-        send_cmd(w, j, &a->cmds[i]);
+    for (size_t i = 0; i < a->cmds.n; i++)
+        send_cmd(w, j, &a->cmds.v[i]);
 }
 
 /* A sweep of the stack's retired traversals, as cv_purge_sweep does it
@@ -250,19 +248,17 @@ static void sweep(scen_world_t *w, const char *stack)
 
 static void notes(scen_world_t *w, const cv_flow_t *a)
 {
-    for (size_t i = 0; i < a->nlogs; i++)
-        scen_trace(w, "  %s", a->logs[i].text);
+    for (size_t i = 0; i < a->logs.n; i++)
+        scen_trace(w, "  %s", a->logs.v[i].text);
     if (a->sweep)
         sweep(w, a->sweep);
 }
 
 static void drop_replies(scen_job_t *j)
 {
-    for (size_t i = 0; i < j->nraw; i++)
-        freeReplyObject(j->raw[i]);
-    free(j->raw);
-    j->raw = NULL;
-    j->nraw = 0;
+    for (size_t i = 0; i < j->raw.n; i++)
+        freeReplyObject(j->raw.v[i]);
+    cv_vec_free(&j->raw);
 }
 
 static scen_step_t carry(scen_world_t *w, scen_job_t *j);
@@ -279,24 +275,24 @@ static void trace_answer(scen_world_t *w, const scen_job_t *j)
     }
     scen_trace(w, "  %c/%s t%llu answers %s (%zu commands, %zu messages)", node, m->resource,
                (unsigned long long)m->traversal, cv_flow_kind_name(j->answer->kind),
-               j->answer->ncmds, j->answer->nmsgs);
+               j->answer->cmds.n, j->answer->msgs.n);
 }
 
 /* What came back goes to the machine; an answer that ends the job ends it
  * in this step. */
 static scen_step_t feed(scen_world_t *w, scen_job_t *j, int rc, const char *why)
 {
-    cv_resp_t **views = calloc(j->nraw + 1, sizeof(*views));
-    for (size_t i = 0; i < j->nraw; i++)
-        views[i] = cv_flowrun_resp(j->raw[i], false);
+    cv_resp_t **views = calloc(j->raw.n + 1, sizeof(*views));
+    for (size_t i = 0; i < j->raw.n; i++)
+        views[i] = cv_flowrun_resp(j->raw.v[i], false);
     cv_flow_in_t in = {.now = SCEN_NOW,
                        .replies = (const cv_resp_t *const *)views,
-                       .nreplies = j->nraw,
+                       .nreplies = j->raw.n,
                        .rc = rc,
                        .why = why};
     j->answer = j->machine->step(j->state, &in);
     trace_answer(w, j);
-    for (size_t i = 0; i < j->nraw; i++)
+    for (size_t i = 0; i < j->raw.n; i++)
         free(views[i]);
     free(views);
     drop_replies(j);
@@ -310,15 +306,15 @@ static scen_step_t feed(scen_world_t *w, scen_job_t *j, int rc, const char *why)
 /* One unit of an IO answer: its commands, or one of its messages. */
 static scen_step_t carry_io(scen_world_t *w, scen_job_t *j, const cv_flow_t *a)
 {
-    if (!j->sent && a->ncmds > 0) {
+    if (!j->sent && a->cmds.n > 0) {
         send_cmds(w, j, a);
         j->sent = true;
-        if (a->nmsgs > 0)
+        if (a->msgs.n > 0)
             return SCEN_STEP_MORE;
-    } else if (j->published < a->nmsgs) {
-        const cv_msg_t *m = &a->msgs[j->published++];
+    } else if (j->published < a->msgs.n) {
+        const cv_msg_t *m = &a->msgs.v[j->published++];
         scen_bus_publish(w, m, m->type == CV_MSG_OBSERVE);
-        if (j->published < a->nmsgs)
+        if (j->published < a->msgs.n)
             return SCEN_STEP_MORE;
     }
     return feed(w, j, 0, NULL);

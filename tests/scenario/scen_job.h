@@ -25,6 +25,8 @@ typedef struct scen_machine {
     void (*free)(void *state);
 } scen_machine_t;
 
+typedef CV_VEC(redisReply *) scen_replies_t;
+
 struct scen_job {
     uint64_t msg_id; /* the bus message being handled; 0 for the reaper */
     cv_msg_t msg;
@@ -39,8 +41,7 @@ struct scen_job {
     const cv_flow_t *answer; /* being carried out; NULL before the first */
     bool noted, sent;        /* its lines and sweep done; its commands sent */
     size_t published;        /* its messages published */
-    redisReply **raw;        /* the replies it waits for, so far */
-    size_t nraw;
+    scen_replies_t raw;      /* the replies it waits for, so far */
 };
 
 /* The job of the reaper's traversal end (cv_finishjob), not on the bus. */

@@ -126,10 +126,10 @@ static const cv_flow_t *step(void *job, bool check, const redisReply *reply)
 /* The driver publishes a message: encoded. */
 static void publish(const cv_flow_t *a)
 {
-    for (size_t i = 0; i < a->nmsgs; i++) {
+    for (size_t i = 0; i < a->msgs.n; i++) {
         char *buf = NULL;
         size_t len = 0;
-        cv_msg_encode(&a->msgs[i], &buf, &len);
+        cv_msg_encode(&a->msgs.v[i], &buf, &len);
         free(buf);
     }
 }
@@ -149,7 +149,7 @@ static bool check_round(const io_t *io)
     cv_checkjob_start(&j);
     step(&j, true, &io->first.top);
     const cv_flow_t *a = step(&j, true, &io->second.top);
-    bool published = a->nmsgs == 1;
+    bool published = a->msgs.n == 1;
     publish(a);
     a = step(&j, true, NULL);
     bool done = published && a->kind == CV_FLOW_DONE;
@@ -186,7 +186,7 @@ static bool observe_round(const io_t *io)
     cv_observejob_start(&o);
     step(&o, false, &io->first.top);
     const cv_flow_t *a = step(&o, false, &io->second.top);
-    bool published = a->nmsgs == 1;
+    bool published = a->msgs.n == 1;
     publish(a);
     a = step(&o, false, NULL);
     bool done = published && a->kind == CV_FLOW_DONE;

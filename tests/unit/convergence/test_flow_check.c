@@ -98,8 +98,8 @@ static void test_a_job_starts_by_asking_check_begin_for_its_lease(void **state)
     fixture_t *f = *state;
     const cv_flow_t *a = cv_checkjob_start(&f->job);
     assert_int_equal(a->kind, CV_FLOW_IO);
-    assert_int_equal(a->ncmds, 1);
-    assert_true(a->cmds[0].reply);
+    assert_int_equal(a->cmds.n, 1);
+    assert_true(a->cmds.v[0].reply);
     const cv_call_t *c = tf_call(a, 0);
     assert_int_equal(c->script, CV_SCRIPT_CHECK_BEGIN);
     assert_string_equal(tf_arg(c, "token"), "engine-1@a:1");
@@ -136,7 +136,7 @@ static void test_a_superseded_job_ends_counted_stale(void **state)
     const cv_flow_t *a = replied(&f->job, tf_resp("[\"STALE\"]"));
     assert_int_equal(a->kind, CV_FLOW_DONE);
     assert_int_equal(a->counts[CV_FLOW_STALE], 1);
-    assert_int_equal(a->ncmds, 0);
+    assert_int_equal(a->cmds.n, 0);
 }
 
 static void test_no_reply_from_check_begin_retries_the_job(void **state)
@@ -166,8 +166,8 @@ static void test_a_done_node_redelivered_publishes_its_successors_again(void **s
     assert_int_equal(c->nextra, 1);
     /* a redelivery: the successor is complete and not done, so published */
     a = replied(&f->job, tf_resp("[\"OK\", 0, 1, 2, 0, 1, 0]"));
-    assert_int_equal(a->nmsgs, 1);
-    assert_string_equal(a->msgs[0].resource, "child");
+    assert_int_equal(a->msgs.n, 1);
+    assert_string_equal(a->msgs.v[0].resource, "child");
     a = delivered(&f->job, 0);
     assert_int_equal(a->kind, CV_FLOW_DONE);
 }
@@ -198,10 +198,10 @@ static void test_a_none_resource_is_recorded_and_done_in_one_check_done(void **s
     /* done, the only successor's set complete: its job goes out */
     a = replied(&f->job, tf_resp("[\"OK\", 1, 1, 2, 1, 1, 0]"));
     assert_int_equal(a->kind, CV_FLOW_IO);
-    assert_int_equal(a->nmsgs, 1);
-    assert_int_equal(a->msgs[0].type, CV_MSG_CHECK);
-    assert_string_equal(a->msgs[0].resource, "child");
-    assert_int_equal(a->msgs[0].traversal, 5);
+    assert_int_equal(a->msgs.n, 1);
+    assert_int_equal(a->msgs.v[0].type, CV_MSG_CHECK);
+    assert_string_equal(a->msgs.v[0].resource, "child");
+    assert_int_equal(a->msgs.v[0].traversal, 5);
     a = delivered(&f->job, 0);
     assert_int_equal(a->kind, CV_FLOW_DONE);
     assert_int_equal(a->counts[CV_FLOW_ACTED], 1);
@@ -216,7 +216,7 @@ static void test_a_successor_still_waiting_for_others_gets_no_job(void **state)
     replied(&f->job, begin_ok(NONE, "[\"version\", \"0\"]", "{\"p\": [], \"s\": [[\"u/c\", 2]]}"));
     const cv_flow_t *a = replied(&f->job, tf_resp("[\"OK\", 1, 1, 3, 1, 1, 0]"));
     assert_int_equal(a->kind, CV_FLOW_DONE);
-    assert_int_equal(a->nmsgs, 0);
+    assert_int_equal(a->msgs.n, 0);
 }
 
 static void test_a_fenced_check_done_is_counted_and_ends(void **state)
@@ -245,14 +245,14 @@ static void test_a_slow_action_is_written_then_handed_to_the_observers(void **st
     a = replied(&f->job, tf_resp("[\"OK\", \"1\"]"));
     assert_int_equal(a->kind, CV_FLOW_IO);
     assert_int_equal(a->counts[CV_FLOW_ACTED], 1);
-    assert_int_equal(a->nmsgs, 1);
-    assert_int_equal(a->msgs[0].type, CV_MSG_OBSERVE);
-    assert_int_equal(a->msgs[0].version, 1);
-    assert_false(a->msgs[0].watch);
+    assert_int_equal(a->msgs.n, 1);
+    assert_int_equal(a->msgs.v[0].type, CV_MSG_OBSERVE);
+    assert_int_equal(a->msgs.v[0].version, 1);
+    assert_false(a->msgs.v[0].watch);
     assert_false(cv_checkjob_leased(&f->job)); /* check_finish released it */
     a = delivered(&f->job, 0);
     assert_int_equal(a->kind, CV_FLOW_DONE);
-    assert_int_equal(a->ncmds, 0); /* no lease left to release */
+    assert_int_equal(a->cmds.n, 0); /* no lease left to release */
 }
 
 static void test_a_write_refused_by_fencing_ends_without_a_hand_off(void **state)
@@ -262,7 +262,7 @@ static void test_a_write_refused_by_fencing_ends_without_a_hand_off(void **state
     replied(&f->job, begin_ok(SLOW, "[\"version\", \"0\"]", NO_SUCCESSOR));
     const cv_flow_t *a = replied(&f->job, tf_resp("[\"FENCED\", \"7\"]"));
     assert_int_equal(a->kind, CV_FLOW_DONE);
-    assert_int_equal(a->nmsgs, 0);
+    assert_int_equal(a->msgs.n, 0);
     assert_int_equal(a->counts[CV_FLOW_FENCED], 1);
     assert_true(tf_logged(a, "version moved to 7"));
 }
@@ -308,10 +308,10 @@ static void test_an_unknown_type_fails_the_node_and_rolls_back(void **state)
     assert_int_equal(c->script, CV_SCRIPT_NODE_FAILED);
     assert_string_equal(tf_arg(c, "status"), "CREATE_FAILED");
     a = replied(&f->job, tf_resp("[\"ROLLBACK\", 6]"));
-    assert_int_equal(a->nmsgs, 1);
-    assert_int_equal(a->msgs[0].type, CV_MSG_STACK);
-    assert_int_equal(a->msgs[0].kind, CV_TRAV_ROLLBACK);
-    assert_int_equal(a->msgs[0].traversal, 6);
+    assert_int_equal(a->msgs.n, 1);
+    assert_int_equal(a->msgs.v[0].type, CV_MSG_STACK);
+    assert_int_equal(a->msgs.v[0].kind, CV_TRAV_ROLLBACK);
+    assert_int_equal(a->msgs.v[0].traversal, 6);
     assert_true(tf_sends(a, "SADD")); /* the reaper watches the stack */
     a = delivered(&f->job, 0);
     assert_int_equal(tf_call(a, 0)->script, CV_SCRIPT_LEASE_RELEASE);
@@ -369,9 +369,9 @@ static void test_a_nested_resource_begins_its_child_before_recording(void **stat
     assert_string_equal(tf_arg(c, "kind"), "CREATE");
     assert_contains(tf_arg(c, "name"), "web-r-");
     a = replied(&f->job, tf_resp("[9]"));
-    assert_int_equal(a->nmsgs, 1);
-    assert_int_equal(a->msgs[0].type, CV_MSG_STACK);
-    assert_int_equal(a->msgs[0].traversal, 9);
+    assert_int_equal(a->msgs.n, 1);
+    assert_int_equal(a->msgs.v[0].type, CV_MSG_STACK);
+    assert_int_equal(a->msgs.v[0].traversal, 9);
     a = delivered(&f->job, 0);
     assert_true(tf_logged(a, "traversal 9"));
     c = tf_call(a, 0);

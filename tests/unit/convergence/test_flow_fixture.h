@@ -84,9 +84,9 @@ static inline cv_flow_in_t tf_in(const cv_resp_t *const *replies, size_t n, int 
 /* The script call of an answer's command i (fails the test for none). */
 static inline const cv_call_t *tf_call(const cv_flow_t *a, size_t i)
 {
-    if (i >= a->ncmds || !a->cmds[i].call)
+    if (i >= a->cmds.n || !a->cmds.v[i].call)
         fail_msg("command %zu of the answer is no script call", i);
-    return a->cmds[i].call;
+    return a->cmds.v[i].call;
 }
 
 /* Argument `name` of call c, by the row's argument names. */
@@ -102,8 +102,8 @@ static inline const char *tf_arg(const cv_call_t *c, const char *name)
 /* Whether the answer sends plain command `verb` (SREM, SADD, ...). */
 static inline bool tf_sends(const cv_flow_t *a, const char *verb)
 {
-    for (size_t i = 0; i < a->ncmds; i++)
-        if (!a->cmds[i].call && strcmp(a->cmds[i].argv[0], verb) == 0)
+    for (size_t i = 0; i < a->cmds.n; i++)
+        if (!a->cmds.v[i].call && strcmp(a->cmds.v[i].argv[0], verb) == 0)
             return true;
     return false;
 }
@@ -111,8 +111,8 @@ static inline bool tf_sends(const cv_flow_t *a, const char *verb)
 /* Whether one of the answer's lines contains `text`. */
 static inline bool tf_logged(const cv_flow_t *a, const char *text)
 {
-    for (size_t i = 0; i < a->nlogs; i++)
-        if (strstr(a->logs[i].text, text))
+    for (size_t i = 0; i < a->logs.n; i++)
+        if (strstr(a->logs.v[i].text, text))
             return true;
     return false;
 }

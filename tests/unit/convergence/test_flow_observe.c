@@ -100,8 +100,8 @@ static void test_a_create_seen_complete_marks_the_node_done_and_publishes(void *
     assert_string_equal(tf_arg(c, "version"), "1");
     assert_string_equal(tf_arg(c, "publishing"), ""); /* its redelivery publishes again */
     a = replied(o, tf_resp("[\"OK\", 1, 1, 2, 1, 1, 0]"));
-    assert_int_equal(a->nmsgs, 1);
-    assert_string_equal(a->msgs[0].resource, "child");
+    assert_int_equal(a->msgs.n, 1);
+    assert_string_equal(a->msgs.v[0].resource, "child");
     a = delivered(o, 0);
     assert_int_equal(a->kind, CV_FLOW_DONE);
     assert_false(tf_sends(a, "SREM"));
@@ -120,7 +120,7 @@ static void test_an_action_in_progress_is_looked_at_again_later(void **state)
     assert_true(a->delay_ms >= 1 && a->delay_ms <= CV_MAX_LOOK_INTERVAL_MS);
     /* the stack touched: watched, it is not taken for stalled */
     assert_int_equal(tf_call(a, 0)->script, CV_SCRIPT_STACK_TOUCH);
-    assert_false(a->cmds[0].reply);
+    assert_false(a->cmds.v[0].reply);
     done(o);
 }
 
@@ -150,7 +150,7 @@ static void test_a_version_moved_on_ends_the_job_as_stale(void **state)
         replied(o, load(creating("OS::Heat::None", "{}", "{}", TF_NOW - 1), ONE_SUCCESSOR));
     assert_int_equal(a->kind, CV_FLOW_DONE);
     assert_int_equal(a->counts[CV_FLOW_STALE], 1);
-    assert_int_equal(a->ncmds, 0);
+    assert_int_equal(a->cmds.n, 0);
     done(o);
 }
 
@@ -179,10 +179,10 @@ static void test_a_watch_records_the_older_actions_end_then_checks_its_node_agai
     assert_string_equal(tf_arg(c, "traversal"), "5"); /* the older traversal's own outcome */
     assert_int_equal(c->nextra, 0);                   /* which moves nothing else */
     a = replied(o, tf_resp("[\"STALE\"]"));
-    assert_int_equal(a->nmsgs, 1);
-    assert_int_equal(a->msgs[0].type, CV_MSG_CHECK);
-    assert_int_equal(a->msgs[0].traversal, 6);
-    assert_string_equal(a->msgs[0].resource, "r");
+    assert_int_equal(a->msgs.n, 1);
+    assert_int_equal(a->msgs.v[0].type, CV_MSG_CHECK);
+    assert_int_equal(a->msgs.v[0].traversal, 6);
+    assert_string_equal(a->msgs.v[0].resource, "r");
     assert_int_equal(delivered(o, 0)->kind, CV_FLOW_DONE);
     done(o);
 }
@@ -197,9 +197,9 @@ static void test_a_nested_version_has_its_child_read_before_the_look(void **stat
     json_array_append_new(rec, json_string("child-1"));
     const cv_flow_t *a = replied(o, load(rec, ONE_SUCCESSOR));
     assert_int_equal(a->kind, CV_FLOW_IO);
-    assert_null(a->cmds[0].call);
-    assert_string_equal(a->cmds[0].argv[0], "HMGET");
-    assert_contains(a->cmds[0].argv[1], "child-1");
+    assert_null(a->cmds.v[0].call);
+    assert_string_equal(a->cmds.v[0].argv[0], "HMGET");
+    assert_contains(a->cmds.v[0].argv[1], "child-1");
     a = replied(o, tf_resp("[\"CREATE_COMPLETE\", \"1\", \"\", \"{}\", \"0\", \"0\"]"));
     assert_int_equal(tf_call(a, 0)->script, CV_SCRIPT_NODE_DONE);
     done(o);

@@ -101,10 +101,10 @@ static void test_the_jobs_of_many_ready_successors_go_two_to_a_message(void **st
     node_done(f, entry);
     const cv_flow_t *a = step(f, done_ok(1, 1, 40, 32), 0);
     assert_int_equal(a->kind, CV_FLOW_IO);
-    assert_int_equal(a->nmsgs, 16); /* 32 spread over CV_MSG_SPREAD messages */
-    assert_string_equal(a->msgs[0].resource, "s0");
-    assert_int_equal(a->msgs[0].nodes_len, strlen("u/s1"));
-    assert_memory_equal(a->msgs[0].nodes, "u/s1", 4);
+    assert_int_equal(a->msgs.n, 16); /* 32 spread over CV_MSG_SPREAD messages */
+    assert_string_equal(a->msgs.v[0].resource, "s0");
+    assert_int_equal(a->msgs.v[0].nodes_len, strlen("u/s1"));
+    assert_memory_equal(a->msgs.v[0].nodes, "u/s1", 4);
     assert_null(step(f, NULL, 0));
     assert_int_equal(f->rc, 0);
     assert_true(tf_sends(&f->b.a, "SREM"));
@@ -117,8 +117,8 @@ static void test_a_redelivery_publishes_only_the_complete_successors_not_done(vo
     node_done(f, "{\"s\": [[\"u/a\", 1], [\"u/b\", 1], [\"u/c\", 2]], \"p\": []}");
     /* added 0: a redelivery; a complete, b complete and done, c incomplete */
     const cv_flow_t *a = step(f, tf_resp("[\"OK\", 0, 2, 9, 0, 1, 0, 0, 1, 1, 0, 1, 0]"), 0);
-    assert_int_equal(a->nmsgs, 1);
-    assert_string_equal(a->msgs[0].resource, "a");
+    assert_int_equal(a->msgs.n, 1);
+    assert_string_equal(a->msgs.v[0].resource, "a");
 }
 
 static void test_a_fenced_node_done_publishes_nothing(void **state)
@@ -127,7 +127,7 @@ static void test_a_fenced_node_done_publishes_nothing(void **state)
     node_done(f, "{\"s\": [[\"u/a\", 1]], \"p\": []}");
     assert_null(step(f, tf_resp("[\"FENCED\", \"3\"]"), 0));
     assert_int_equal(f->rc, CV_EFENCED);
-    assert_int_equal(f->b.a.nmsgs, 0);
+    assert_int_equal(f->b.a.msgs.n, 0);
     assert_false(tf_sends(&f->b.a, "SREM"));
 }
 
@@ -194,9 +194,10 @@ static void test_a_delete_that_ends_frees_the_name_and_notes_the_stack_deleted(v
     assert_null(step(f, tf_resp("[\"OK\", \"DELETE\"]"), 0));
     assert_true(tf_sends(&f->b.a, "ZADD"));
     bool unnamed = false;
-    for (size_t i = 0; i < f->b.a.ncmds; i++)
-        unnamed |= f->b.a.cmds[i].call && f->b.a.cmds[i].call->script == CV_SCRIPT_STACK_UNNAME &&
-                   !f->b.a.cmds[i].reply;
+    for (size_t i = 0; i < f->b.a.cmds.n; i++)
+        unnamed |= f->b.a.cmds.v[i].call &&
+                   f->b.a.cmds.v[i].call->script == CV_SCRIPT_STACK_UNNAME &&
+                   !f->b.a.cmds.v[i].reply;
     assert_true(unnamed);
 }
 
@@ -207,11 +208,11 @@ static void test_records_made_behind_a_traversals_back_publish_its_rerun(void **
     step(f, definition("UPDATE", "5"), 0);
     step(f, tf_resp("[\"a\", \"a-1\", \"{}\", \"OS::Heat::Value\"]"), 0);
     const cv_flow_t *a = step(f, tf_resp("[\"AGAIN\", 8]"), 0);
-    assert_int_equal(a->nmsgs, 1);
-    assert_int_equal(a->msgs[0].type, CV_MSG_STACK);
-    assert_int_equal(a->msgs[0].kind, CV_TRAV_UPDATE);
-    assert_int_equal(a->msgs[0].traversal, 8);
-    assert_false(a->msgs[0].express); /* the reaper's lane */
+    assert_int_equal(a->msgs.n, 1);
+    assert_int_equal(a->msgs.v[0].type, CV_MSG_STACK);
+    assert_int_equal(a->msgs.v[0].kind, CV_TRAV_UPDATE);
+    assert_int_equal(a->msgs.v[0].traversal, 8);
+    assert_false(a->msgs.v[0].express); /* the reaper's lane */
     assert_true(tf_sends(a, "SADD"));
     assert_null(step(f, NULL, 0));
     assert_int_equal(f->rc, 0);
@@ -236,7 +237,7 @@ static void test_an_end_of_a_superseded_traversal_does_nothing(void **state)
     cv_progress_finish(&f->p, &f->b, "stk", 5, "engine-1");
     assert_null(step(f, definition("CREATE", "6"), 0));
     assert_int_equal(f->rc, CV_ESTALE);
-    assert_int_equal(f->b.a.ncmds, 0);
+    assert_int_equal(f->b.a.cmds.n, 0);
 }
 
 /* ---- failed, begun ---- */
@@ -252,7 +253,7 @@ static void test_a_failed_node_of_a_stack_with_rollback_publishes_its_stack_job(
     const cv_flow_t *a = cv_progress_node_failed(&f->p, &f->b, &nf, "engine-1");
     assert_string_equal(tf_arg(tf_call(a, 0), "stack_reason"), "Resource CREATE failed: boom");
     a = step(f, tf_resp("[\"ROLLBACK\", 6]"), 0);
-    assert_int_equal(a->msgs[0].kind, CV_TRAV_ROLLBACK);
+    assert_int_equal(a->msgs.v[0].kind, CV_TRAV_ROLLBACK);
     assert_null(step(f, NULL, CV_EKAFKA));
     assert_int_equal(f->rc, CV_EKAFKA);
 }
@@ -282,9 +283,9 @@ static void test_a_begun_traversal_publishes_its_stack_job_in_the_parents_lane(v
     cv_stack_begin_t sb = {.kind = CV_TRAV_UPDATE, .stack = "child"};
     cv_progress_begin(&f->p, &f->b, &sb, true, "engine-1");
     const cv_flow_t *a = step(f, tf_resp("[3]"), 0);
-    assert_int_equal(a->msgs[0].type, CV_MSG_STACK);
-    assert_string_equal(a->msgs[0].stack, "child");
-    assert_true(a->msgs[0].express);
+    assert_int_equal(a->msgs.v[0].type, CV_MSG_STACK);
+    assert_string_equal(a->msgs.v[0].stack, "child");
+    assert_true(a->msgs.v[0].express);
     assert_null(step(f, NULL, 0));
     assert_int_equal(f->rc, 0);
     assert_int_equal(cv_progress_begun(&f->p), 3);

@@ -84,10 +84,10 @@ static cv_resp_t *definition(const char *traversal, const char *tpl, const char 
 static size_t fields_written(const cv_flow_t *a, const char *draft)
 {
     size_t n = 0;
-    for (size_t i = 0; i < a->ncmds; i++)
-        if (!a->cmds[i].call && strcmp(a->cmds[i].argv[0], "HSET") == 0 &&
-            strstr(a->cmds[i].argv[1], draft))
-            n += (size_t)(a->cmds[i].argc - 2) / 2;
+    for (size_t i = 0; i < a->cmds.n; i++)
+        if (!a->cmds.v[i].call && strcmp(a->cmds.v[i].argv[0], "HSET") == 0 &&
+            strstr(a->cmds.v[i].argv[1], draft))
+            n += (size_t)(a->cmds.v[i].argc - 2) / 2;
     return n;
 }
 
@@ -104,16 +104,16 @@ static void test_a_definition_is_drafted_then_put_in_place(void **state)
     cv_stackjob_start(&f->job);
     const cv_flow_t *a = replied(&f->job, definition("5", TWO, "{}"));
     assert_int_equal(a->kind, CV_FLOW_IO);
-    assert_string_equal(a->cmds[0].argv[0], "DEL"); /* a retry writes its drafts from scratch */
+    assert_string_equal(a->cmds.v[0].argv[0], "DEL"); /* a retry writes its drafts from scratch */
     assert_int_equal(fields_written(a, "rdef:5:draft:engine-1:7"), 2);
     assert_int_equal(fields_written(a, "graph:5:draft:engine-1:7"), 2);
     assert_true(tf_sends(a, "EXPIRE"));
-    const cv_flow_cmd_t *last = &a->cmds[a->ncmds - 1];
+    const cv_flow_cmd_t *last = &a->cmds.v[a->cmds.n - 1];
     assert_true(last->reply); /* only stack_expanded's reply is awaited */
     assert_int_equal(last->call->script, CV_SCRIPT_STACK_EXPANDED);
     assert_string_equal(tf_arg(last->call, "nodes"), "2");
-    for (size_t i = 0; i + 1 < a->ncmds; i++)
-        assert_false(a->cmds[i].reply);
+    for (size_t i = 0; i + 1 < a->cmds.n; i++)
+        assert_false(a->cmds.v[i].reply);
 }
 
 static void test_the_roots_of_the_graph_put_in_place_get_their_jobs(void **state)
@@ -122,11 +122,11 @@ static void test_the_roots_of_the_graph_put_in_place_get_their_jobs(void **state
     cv_stackjob_start(&f->job);
     replied(&f->job, definition("5", TWO, "{}"));
     const cv_flow_t *a = replied(&f->job, tf_resp("[\"OK\"]"));
-    assert_int_equal(a->nmsgs, 1);
-    assert_int_equal(a->msgs[0].type, CV_MSG_CHECK);
-    assert_string_equal(a->msgs[0].resource, "a");
-    assert_int_equal(a->msgs[0].traversal, 5);
-    assert_true(a->msgs[0].express); /* a small stack stays in the express lane */
+    assert_int_equal(a->msgs.n, 1);
+    assert_int_equal(a->msgs.v[0].type, CV_MSG_CHECK);
+    assert_string_equal(a->msgs.v[0].resource, "a");
+    assert_int_equal(a->msgs.v[0].traversal, 5);
+    assert_true(a->msgs.v[0].express); /* a small stack stays in the express lane */
     assert_true(tf_sends(a, "SADD"));
     assert_int_equal(delivered(&f->job, 0)->kind, CV_FLOW_DONE);
 }
@@ -147,9 +147,9 @@ static void test_a_duplicate_publishes_the_roots_of_the_graph_that_stands(void *
     replied(&f->job, definition("5", TWO, "{}"));
     const cv_flow_t *a = replied(&f->job, tf_resp("[\"DUP\", \"u/x\", \"u/y\"]"));
     assert_int_equal(a->counts[CV_FLOW_STALE], 1);
-    assert_int_equal(a->nmsgs, 2);
-    assert_string_equal(a->msgs[0].resource, "x");
-    assert_string_equal(a->msgs[1].resource, "y");
+    assert_int_equal(a->msgs.n, 2);
+    assert_string_equal(a->msgs.v[0].resource, "x");
+    assert_string_equal(a->msgs.v[1].resource, "y");
 }
 
 static void test_a_superseded_traversal_is_not_expanded(void **state)
@@ -159,7 +159,7 @@ static void test_a_superseded_traversal_is_not_expanded(void **state)
     const cv_flow_t *a = replied(&f->job, definition("6", TWO, "{}"));
     assert_int_equal(a->kind, CV_FLOW_DONE);
     assert_int_equal(a->counts[CV_FLOW_STALE], 1);
-    assert_int_equal(a->ncmds, 0);
+    assert_int_equal(a->cmds.n, 0);
 }
 
 static void test_a_template_beyond_the_workers_limit_fails_the_traversal(void **state)
@@ -190,8 +190,8 @@ static void test_an_empty_graph_ends_the_traversal_at_once(void **state)
     cv_stackjob_start(&f->job);
     replied(&f->job, definition("5", EMPTY, "{}"));
     const cv_flow_t *a = replied(&f->job, tf_resp("[\"OK\"]"));
-    assert_int_equal(a->nmsgs, 0);
-    assert_int_equal(tf_call(a, a->ncmds - 1)->script, CV_SCRIPT_STACK_DEFINITION);
+    assert_int_equal(a->msgs.n, 0);
+    assert_int_equal(tf_call(a, a->cmds.n - 1)->script, CV_SCRIPT_STACK_DEFINITION);
 }
 
 static void test_a_hook_of_the_environment_travels_in_the_graph_entry(void **state)
@@ -203,12 +203,12 @@ static void test_a_hook_of_the_environment_travels_in_the_graph_entry(void **sta
                                     "{\"resource_registry\": {\"resources\": {\"b\": {\"hooks\": "
                                     "\"pre-create\"}}}}"));
     bool hooked = false;
-    for (size_t i = 0; i < a->ncmds; i++)
-        for (int k = 2;
-             !a->cmds[i].call && strcmp(a->cmds[i].argv[0], "HSET") == 0 && k + 1 < a->cmds[i].argc;
+    for (size_t i = 0; i < a->cmds.n; i++)
+        for (int k = 2; !a->cmds.v[i].call && strcmp(a->cmds.v[i].argv[0], "HSET") == 0 &&
+                        k + 1 < a->cmds.v[i].argc;
              k += 2)
-            hooked |= strcmp(a->cmds[i].argv[k], "u/b") == 0 &&
-                      strstr(a->cmds[i].argv[k + 1], "\"h\":1") != NULL;
+            hooked |= strcmp(a->cmds.v[i].argv[k], "u/b") == 0 &&
+                      strstr(a->cmds.v[i].argv[k + 1], "\"h\":1") != NULL;
     assert_true(hooked);
 }
 
@@ -226,8 +226,8 @@ static void test_a_big_stack_publishes_its_roots_in_the_bulk_lane(void **state)
     cv_stackjob_start(&f->job);
     replied(&f->job, definition("5", text, "{}"));
     const cv_flow_t *a = replied(&f->job, tf_resp("[\"OK\"]"));
-    assert_int_equal(a->nmsgs, 16); /* 201 roots spread over CV_MSG_SPREAD messages */
-    assert_false(a->msgs[0].express);
+    assert_int_equal(a->msgs.n, 16); /* 201 roots spread over CV_MSG_SPREAD messages */
+    assert_false(a->msgs.v[0].express);
     free(text);
     json_decref(tpl);
 }
