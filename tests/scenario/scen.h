@@ -17,6 +17,7 @@
 #ifndef SCEN_H
 #define SCEN_H
 
+#include "cv_base.h"
 #include "cv_contract.h"
 
 #include <hiredis/hiredis.h>
@@ -103,7 +104,24 @@ typedef struct scen_msg {
     uint64_t id;
 } scen_msg_t;
 
+typedef CV_VEC(scen_msg_t) scen_msgs_t;
+
 typedef struct scen_job scen_job_t;
+typedef CV_VEC(scen_job_t *) scen_jobs_t;
+
+/* The lease a killed job held, until it runs out. */
+typedef struct scen_lease {
+    char key[512], token[512];
+} scen_lease_t;
+
+typedef CV_VEC(scen_lease_t) scen_leases_t;
+
+/* A dependency of some definition: `child` depends on `parent`. */
+typedef struct scen_edge {
+    char child[CV_NAME_MAX], parent[CV_NAME_MAX];
+} scen_edge_t;
+
+typedef CV_VEC(scen_edge_t) scen_edges_t;
 typedef struct cv_template cv_template_t;
 
 typedef struct scen_fault {
@@ -143,24 +161,18 @@ typedef struct scen_world {
     const char *expect;     /* terminal status */
     const char *expect_tpl; /* the definition stored at the end (not for delete) */
     /* the bus */
-    scen_msg_t *msgs;
-    size_t nmsgs, cap;
+    scen_msgs_t msgs;
     uint64_t next_msg_id;
     /* jobs in flight */
-    scen_job_t **jobs;
-    size_t njobs, jobcap;
+    scen_jobs_t jobs;
     /* The incarnation of each worker id: a killed job's worker restarts at
      * once with its id and the next incarnation, whose jobs take over the
      * leases of the earlier ones (lib.lua lease_holder_gone). The jobs of
      * the earlier one live on in the harness: as if the premise of unique
      * ids were broken, fencing must keep their writes out. */
     unsigned incarnation[SCEN_WORKERS];
-    /* leases of killed jobs: key, token; expired later */
-    char (*dead)[2][512];
-    size_t ndead, deadcap;
-    /* dependency edges of every definition: child, parent */
-    char (*edges)[2][CV_NAME_MAX];
-    size_t nedges;
+    scen_leases_t dead;   /* leases of killed jobs, expired later */
+    scen_edges_t edges;   /* of every definition */
     json_t *uuids_before; /* name -> uuid when the last update began after settling */
     /* counters */
     uint64_t step, deliveries, kills, losses, dups, reaps, expiries, pauses, takeovers,

@@ -56,18 +56,9 @@ const char *scen_msg_describe(const scen_msg_t *sm, char *buf, size_t size)
 /* Appends a message (the bytes are the bus's from now on). */
 static void append(scen_world_t *w, char *bytes, size_t len, bool observe)
 {
-    if (w->nmsgs == w->cap) {
-        w->cap = w->cap ? 2 * w->cap : 64;
-        w->msgs = realloc(w->msgs, w->cap * sizeof(*w->msgs));
-        if (!w->msgs)
-            abort();
-    }
-    scen_msg_t *sm = &w->msgs[w->nmsgs++];
-    sm->bytes = bytes;
-    sm->len = len;
-    sm->observe = observe;
-    sm->inflight = false;
-    sm->id = ++w->next_msg_id;
+    scen_msg_t sm = {.bytes = bytes, .len = len, .observe = observe, .id = ++w->next_msg_id};
+    if (cv_vec_push(&w->msgs, sm) != 0)
+        abort();
 }
 
 static void publish_one(scen_world_t *w, const cv_msg_t *m, bool observe)
@@ -99,8 +90,8 @@ void scen_bus_publish(scen_world_t *w, const cv_msg_t *m, bool observe)
 
 size_t scen_bus_find(const scen_world_t *w, uint64_t id)
 {
-    for (size_t i = 0; i < w->nmsgs; i++)
-        if (w->msgs[i].id == id)
+    for (size_t i = 0; i < w->msgs.n; i++)
+        if (w->msgs.v[i].id == id)
             return i;
     return (size_t)-1;
 }
@@ -110,8 +101,8 @@ void scen_bus_remove(scen_world_t *w, uint64_t id)
     size_t i = scen_bus_find(w, id);
     if (i == (size_t)-1)
         return;
-    free(w->msgs[i].bytes);
-    w->msgs[i] = w->msgs[--w->nmsgs];
+    free(w->msgs.v[i].bytes);
+    w->msgs.v[i] = w->msgs.v[--w->msgs.n];
 }
 
 void scen_bus_copy(scen_world_t *w, uint64_t id)
@@ -119,34 +110,34 @@ void scen_bus_copy(scen_world_t *w, uint64_t id)
     size_t i = scen_bus_find(w, id);
     if (i == (size_t)-1)
         return;
-    size_t len = w->msgs[i].len;
+    size_t len = w->msgs.v[i].len;
     char *bytes = malloc(len);
     if (!bytes)
         abort();
-    memcpy(bytes, w->msgs[i].bytes, len);
-    append(w, bytes, len, w->msgs[i].observe);
+    memcpy(bytes, w->msgs.v[i].bytes, len);
+    append(w, bytes, len, w->msgs.v[i].observe);
 }
 
 size_t scen_bus_deliverable(const scen_world_t *w)
 {
     size_t n = 0;
-    for (size_t i = 0; i < w->nmsgs; i++)
-        n += !w->msgs[i].inflight;
+    for (size_t i = 0; i < w->msgs.n; i++)
+        n += !w->msgs.v[i].inflight;
     return n;
 }
 
 /* The k-th deliverable message's index. */
 size_t scen_bus_nth_deliverable(const scen_world_t *w, size_t k)
 {
-    for (size_t i = 0; i < w->nmsgs; i++)
-        if (!w->msgs[i].inflight && k-- == 0)
+    for (size_t i = 0; i < w->msgs.n; i++)
+        if (!w->msgs.v[i].inflight && k-- == 0)
             return i;
     return (size_t)-1;
 }
 
 void scen_bus_clear(scen_world_t *w)
 {
-    for (size_t i = 0; i < w->nmsgs; i++)
-        free(w->msgs[i].bytes);
-    w->nmsgs = 0;
+    for (size_t i = 0; i < w->msgs.n; i++)
+        free(w->msgs.v[i].bytes);
+    w->msgs.n = 0;
 }

@@ -344,8 +344,8 @@ static void check_order(const scen_world_t *w, const snapshot_t *s, finding_t *f
                               (unsigned long long)t, c->name, ci, c->depends[d], pc);
             }
         }
-        for (size_t e = 0; e < w->nedges; e++) {
-            const char *child = w->edges[e][0], *parent = w->edges[e][1];
+        for (size_t e = 0; e < w->edges.n; e++) {
+            const char *child = w->edges.v[e].child, *parent = w->edges.v[e].parent;
             long pi = first_event(s, t, parent, true, "IN_PROGRESS");
             long cc = first_event(s, t, child, true, "COMPLETE");
             if (pi >= 0 && cc > pi)

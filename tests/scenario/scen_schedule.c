@@ -47,15 +47,16 @@ static void add_edges(scen_world_t *w, const char *text)
     for (size_t i = 0; i < tpl->nresources; i++)
         for (size_t d = 0; d < tpl->resources[i].ndepends; d++) {
             bool known = false;
-            for (size_t e = 0; e < w->nedges && !known; e++)
-                known = strcmp(w->edges[e][0], tpl->resources[i].name) == 0 &&
-                        strcmp(w->edges[e][1], tpl->resources[i].depends[d]) == 0;
+            for (size_t e = 0; e < w->edges.n && !known; e++)
+                known = strcmp(w->edges.v[e].child, tpl->resources[i].name) == 0 &&
+                        strcmp(w->edges.v[e].parent, tpl->resources[i].depends[d]) == 0;
             if (known)
                 continue;
-            w->edges = realloc(w->edges, (w->nedges + 1) * sizeof(*w->edges));
-            snprintf(w->edges[w->nedges][0], CV_NAME_MAX, "%s", tpl->resources[i].name);
-            snprintf(w->edges[w->nedges][1], CV_NAME_MAX, "%s", tpl->resources[i].depends[d]);
-            w->nedges++;
+            scen_edge_t *edge = cv_vec_add(&w->edges);
+            if (!edge)
+                abort();
+            snprintf(edge->child, sizeof(edge->child), "%s", tpl->resources[i].name);
+            snprintf(edge->parent, sizeof(edge->parent), "%s", tpl->resources[i].depends[d]);
         }
     cv_template_free(tpl);
 }
@@ -148,13 +149,13 @@ static void operate(scen_world_t *w, int *next_op, uint64_t *op_at)
 
 void scen_world_free(scen_world_t *w)
 {
-    for (size_t i = 0; i < w->njobs; i++)
-        scen_job_free(w->jobs[i]);
-    free(w->jobs);
+    for (size_t i = 0; i < w->jobs.n; i++)
+        scen_job_free(w->jobs.v[i]);
+    cv_vec_free(&w->jobs);
     scen_bus_clear(w);
-    free(w->msgs);
-    free(w->dead);
-    free(w->edges);
+    cv_vec_free(&w->msgs);
+    cv_vec_free(&w->dead);
+    cv_vec_free(&w->edges);
     json_decref(w->uuids_before);
     for (size_t t = 0; t < SCEN_MAX_TRAV; t++) {
         cv_template_free(w->seen.trav_tpl[t]);
@@ -165,31 +166,32 @@ void scen_world_free(scen_world_t *w)
 static void expire_lease(scen_world_t *w, size_t i)
 {
     /* PX expiry of a dead holder's lease: gone only if still its token. */
-    const char *get[] = {"GET", w->dead[i][0]};
+    const scen_lease_t *l = &w->dead.v[i];
+    const char *get[] = {"GET", l->key};
     redisReply *r = scen_cmd(2, get);
-    if (r->type == REDIS_REPLY_STRING && strcmp(r->str, w->dead[i][1]) == 0) {
-        const char *del[] = {"DEL", w->dead[i][0]};
+    if (r->type == REDIS_REPLY_STRING && strcmp(r->str, l->token) == 0) {
+        const char *del[] = {"DEL", l->key};
         freeReplyObject(scen_cmd(2, del));
-        scen_trace(w, "lease %s of dead job %s expires", w->dead[i][0], w->dead[i][1]);
+        scen_trace(w, "lease %s of dead job %s expires", l->key, l->token);
     }
     freeReplyObject(r);
-    memcpy(w->dead[i], w->dead[--w->ndead], sizeof(w->dead[i]));
+    w->dead.v[i] = w->dead.v[--w->dead.n];
     w->expiries++;
 }
 
 static void remove_job(scen_world_t *w, size_t k)
 {
-    scen_job_free(w->jobs[k]);
-    w->jobs[k] = w->jobs[--w->njobs];
+    scen_job_free(w->jobs.v[k]);
+    w->jobs.v[k] = w->jobs.v[--w->jobs.n];
 }
 
 /* A worker paused past its lease (GC, a stopped VM): the lease runs out
  * while the job lives on; its later writes must be fenced. */
 static void pause_one(scen_world_t *w)
 {
-    size_t start = scen_rng_below(&w->rng, w->njobs);
-    for (size_t n = 0; n < w->njobs; n++) {
-        const char *token, *lease = scen_job_lease(w->jobs[(start + n) % w->njobs], &token);
+    size_t start = scen_rng_below(&w->rng, w->jobs.n);
+    for (size_t n = 0; n < w->jobs.n; n++) {
+        const char *token, *lease = scen_job_lease(w->jobs.v[(start + n) % w->jobs.n], &token);
         if (!lease[0])
             continue;
         const char *get[] = {"GET", lease};
@@ -207,19 +209,17 @@ static void pause_one(scen_world_t *w)
 
 static void kill_job(scen_world_t *w, size_t k)
 {
-    scen_job_t *j = w->jobs[k];
+    scen_job_t *j = w->jobs.v[k];
     size_t i = scen_bus_find(w, scen_job_msg(j));
     if (i != (size_t)-1)
-        w->msgs[i].inflight = false; /* redelivered: its offset was never committed */
+        w->msgs.v[i].inflight = false; /* redelivered: its offset was never committed */
     const char *token, *lease = scen_job_lease(j, &token);
     if (lease[0]) {
-        if (w->ndead == w->deadcap) {
-            w->deadcap = w->deadcap ? 2 * w->deadcap : 8;
-            w->dead = realloc(w->dead, w->deadcap * sizeof(*w->dead));
-        }
-        snprintf(w->dead[w->ndead][0], 512, "%s", lease);
-        snprintf(w->dead[w->ndead][1], 512, "%s", token);
-        w->ndead++;
+        scen_lease_t *l = cv_vec_add(&w->dead);
+        if (!l)
+            abort();
+        snprintf(l->key, sizeof(l->key), "%s", lease);
+        snprintf(l->token, sizeof(l->token), "%s", token);
     }
     unsigned worker = scen_job_worker(j);
     scen_trace(w, "kill the job of message %llu%s; w%u restarts as incarnation %u",
@@ -233,17 +233,17 @@ static void kill_job(scen_world_t *w, size_t k)
 static void deliver(scen_world_t *w, size_t i)
 {
     char d[CV_NAME_MAX + 64];
-    scen_msg_describe(&w->msgs[i], d, sizeof(d));
+    scen_msg_describe(&w->msgs.v[i], d, sizeof(d));
     if (scen_rng_chance(&w->rng, w->fault.loss_permille)) {
         scen_trace(w, "lose %s", d);
         w->losses++;
-        scen_bus_remove(w, w->msgs[i].id);
+        scen_bus_remove(w, w->msgs.v[i].id);
         return;
     }
-    uint64_t id = w->msgs[i].id;
+    uint64_t id = w->msgs.v[i].id;
     cv_msg_t m;
     char err[128];
-    if (cv_msg_decode(w->msgs[i].bytes, w->msgs[i].len, &m, err, sizeof(err)) != 0) {
+    if (cv_msg_decode(w->msgs.v[i].bytes, w->msgs.v[i].len, &m, err, sizeof(err)) != 0) {
         scen_violation(w, "message %llu does not decode: %s", (unsigned long long)id, err);
         scen_bus_remove(w, id);
         return;
@@ -254,14 +254,12 @@ static void deliver(scen_world_t *w, size_t i)
         scen_bus_copy(w, id);
         i = scen_bus_find(w, id);
     }
-    w->msgs[i].inflight = true;
+    w->msgs.v[i].inflight = true;
     scen_trace(w, "deliver %s (message %llu)", d, (unsigned long long)id);
     w->deliveries++;
-    if (w->njobs == w->jobcap) {
-        w->jobcap = w->jobcap ? 2 * w->jobcap : 16;
-        w->jobs = realloc(w->jobs, w->jobcap * sizeof(*w->jobs));
-    }
-    w->jobs[w->njobs++] = scen_job_start(w, id, &m);
+    scen_job_t *j = scen_job_start(w, id, &m);
+    if (cv_vec_push(&w->jobs, j) != 0)
+        abort();
 }
 
 static void advance(scen_world_t *w, size_t k)
@@ -270,7 +268,7 @@ static void advance(scen_world_t *w, size_t k)
         kill_job(w, k);
         return;
     }
-    scen_job_t *j = w->jobs[k];
+    scen_job_t *j = w->jobs.v[k];
     scen_step_t r = scen_job_step(w, j);
     if (r == SCEN_STEP_MORE)
         return;
@@ -280,11 +278,11 @@ static void advance(scen_world_t *w, size_t k)
     } else {
         size_t i = scen_bus_find(w, id);
         if (i != (size_t)-1)
-            w->msgs[i].inflight = false;
+            w->msgs.v[i].inflight = false;
         scen_trace(w, "message %llu handed back", (unsigned long long)id);
         /* Time passes while it waits (for a lease, or for a look again). */
-        if (w->ndead > 0 && scen_rng_chance(&w->rng, 500))
-            expire_lease(w, scen_rng_below(&w->rng, w->ndead));
+        if (w->dead.n > 0 && scen_rng_chance(&w->rng, 500))
+            expire_lease(w, scen_rng_below(&w->rng, w->dead.n));
     }
     remove_job(w, k);
 }
@@ -293,7 +291,7 @@ static void advance(scen_world_t *w, size_t k)
  * or the reaper looks. Returns false when the schedule is over. */
 static bool idle(scen_world_t *w, int *next_op, uint64_t *op_at, int *idle_reaps)
 {
-    while (w->ndead > 0)
+    while (w->dead.n > 0)
         expire_lease(w, 0);
     const scen_def_t *d = w->def;
     char status[48];
@@ -409,11 +407,11 @@ int scen_run_schedule(const scen_def_t *def, uint64_t seed, bool trace, scen_sab
             operate(w, &next_op, &op_at);
             continue;
         }
-        if (w->ndead > 0 && scen_rng_chance(&w->rng, w->fault.expire_permille))
-            expire_lease(w, scen_rng_below(&w->rng, w->ndead));
-        if (w->njobs > 0 && scen_rng_chance(&w->rng, w->fault.pause_permille))
+        if (w->dead.n > 0 && scen_rng_chance(&w->rng, w->fault.expire_permille))
+            expire_lease(w, scen_rng_below(&w->rng, w->dead.n));
+        if (w->jobs.n > 0 && scen_rng_chance(&w->rng, w->fault.pause_permille))
             pause_one(w);
-        size_t nd = scen_bus_deliverable(w), nj = w->njobs;
+        size_t nd = scen_bus_deliverable(w), nj = w->jobs.n;
         if (nd + nj == 0) {
             if (!idle(w, &next_op, &op_at, &idle_reaps))
                 break;
