@@ -34,17 +34,16 @@ SUITE_DIR=${SUITE_DIR:-$HERE}
 NAME=${SUITE_NAME:-integration}
 
 # sanitizer_clean DIR: true when no Converge program of the deployment in DIR
-# (an up.sh state directory: its workers, agents and console, and the agents
-# tests start under DIR/agents) logged an ASan, UBSan or LeakSanitizer
-# report; prints each report found. A worker's leak report is written when
-# it exits: look after down.sh. Used for the shards' deployments below and
-# by the tests that bring up deployments of their own (they run in this
-# shell).
+# (an up.sh state directory: the workers, agents and console up.sh started)
+# logged an ASan, UBSan or LeakSanitizer report; prints each report found.
+# A worker's leak report is written when it exits: look after down.sh. Used
+# for the shards' deployments below and by the tests that bring up
+# deployments of their own (they run in this shell); a test that starts a
+# program itself looks at its log itself (test_agent.sh).
 CV_SANITIZER_RE='AddressSanitizer|UndefinedBehaviorSanitizer|LeakSanitizer|runtime error:'
 sanitizer_clean() {
     local log clean=0
-    for log in "$1"/log/engine-*.log "$1"/log/observer-*.log "$1"/log/agent-*.log \
-        "$1"/log/web*.log "$1"/agents/*/agent.log; do
+    for log in "$1"/log/engine-*.log "$1"/log/observer-*.log "$1"/log/agent-*.log "$1"/log/web.log; do
         if [[ ! -f $log ]] || ! grep -qE "$CV_SANITIZER_RE" "$log"; then continue; fi
         echo "sanitizer report in $log:"
         grep -E -m 3 -A 40 "$CV_SANITIZER_RE" "$log" | head -n 150
@@ -230,14 +229,28 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# shard_up K: up.sh for shard K, twice at most. up.sh picks each port free
+# when it looks (cv_pick_port), and another deployment coming up at the same
+# time, or a replica of another shard's test, may take it before the server
+# binds it ("address already in use"): a second attempt picks again.
+shard_up() {
+    local k=$1 attempt
+    for attempt in 1 2; do
+        "$ROOT/deploy/local/up.sh" --build-dir "$BUILD" --dir "$PREFIX-$k" --engines 2 --observers 2 \
+            --nodes 9 "${UP_ARGS[@]}" --no-build >"$WORK/shard-$k.up.log" 2>&1 && return 0
+        tail -n 30 "$WORK/shard-$k.up.log"
+        echo "shard $k: up.sh failed (attempt $attempt)"
+        "$ROOT/deploy/local/down.sh" --dir "$PREFIX-$k" >/dev/null 2>&1
+    done
+    return 1
+}
+
 # shard K: up, its tests, down, the logs' sanitizer reports; its output to
 # WORK/shard-K.log and its status to WORK/shard-K.rc.
 shard() {
     local k=$1 state=$PREFIX-$1 rc=0
     echo "=== shard $k ($state):$(sort <<<"${FILES[k]// /$'\n'}" | paste -sd' ')"
-    if ! "$ROOT/deploy/local/up.sh" --build-dir "$BUILD" --dir "$state" --engines 2 --observers 2 \
-        --nodes 9 "${UP_ARGS[@]}" --no-build >"$WORK/shard-$k.up.log" 2>&1; then
-        tail -n 30 "$WORK/shard-$k.up.log"
+    if ! shard_up "$k"; then
         echo "shard $k: the deployment in $state did not come up"
         rc=1
     else
