@@ -149,7 +149,8 @@ batch() (
 )
 
 static_checks() {
-    tests/static/layers.sh || return 1
+    tests/static/layers.sh && tests/static/test_layers.sh || return 1
+    tests/static/test_docs_layout.sh && tests/static/test_docs_layout.sh --self-test || return 1
     local files
     files=$(git ls-files '*.c' '*.h')
     # shellcheck disable=SC2086

@@ -26,7 +26,7 @@ CV_REDIS_ACL_WORKER="+expire +hvals +smembers +sscan +subscribe +zadd +zrangebys
 # What only convergectl sends (transactions, events, the watch loop).
 CV_REDIS_ACL_CLI="+hvals +scan +smembers +type +multi +exec +watch +xrange +xread +zrangebyscore +zrem"
 
-# What the cluster client sends (proto/rt/cv_redis.c, cv_redis_sync.c): the
+# What the cluster client sends (proto/io/cv_redis.c, cv_redis_sync.c): the
 # slot map and ASK's ASKING, for both; INFO replication and WAIT, for the
 # CLI's wait for a replica before it acknowledges (docs/redis-cluster.md).
 CV_REDIS_ACL_CLUSTER="+cluster|slots +asking"

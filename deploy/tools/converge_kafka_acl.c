@@ -20,8 +20,7 @@
  * Exit status: 0 all granted; 2 a bad rule or setting; 3 Kafka refused or
  * could not be reached.
  */
-#include "cv_kafka_conf.h"
-#include "cv_opts.h"
+#include "cv_io.h"
 
 #include <librdkafka/rdkafka.h>
 #include <stdio.h>

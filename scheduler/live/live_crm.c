@@ -25,10 +25,9 @@
  */
 #include "live_internal.h"
 
-#include "cv_balance.h"
-#include "cv_error.h"
-#include "cv_log.h"
-#include "cv_metrics.h"
+#include "cv_placement.h"
+#include "cv_base.h"
+#include "cv_io.h"
 
 #include <stdio.h>
 #include <stdlib.h>

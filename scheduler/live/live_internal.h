@@ -11,7 +11,7 @@
 #ifndef LIVE_INTERNAL_H
 #define LIVE_INTERNAL_H
 
-#include "cv_keys.h"
+#include "cv_contract.h"
 #include "cv_live.h"
 
 #include <jansson.h>

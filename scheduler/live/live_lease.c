@@ -9,8 +9,8 @@
  */
 #include "live_internal.h"
 
-#include "cv_error.h"
-#include "cv_log.h"
+#include "cv_base.h"
+#include "cv_io.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,10 +9,9 @@
  */
 #include "live_internal.h"
 
-#include "cv_keys.h"
-#include "cv_metrics.h"
-#include "cv_log.h"
-#include "cv_reconcile.h"
+#include "cv_contract.h"
+#include "cv_io.h"
+#include "cv_placement.h"
 
 #include <stdio.h>
 #include <stdlib.h>

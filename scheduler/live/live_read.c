@@ -12,8 +12,8 @@
  */
 #include "live_internal.h"
 
-#include "cv_error.h"
-#include "cv_keys.h"
+#include "cv_base.h"
+#include "cv_contract.h"
 
 #include <stdio.h>
 #include <stdlib.h>

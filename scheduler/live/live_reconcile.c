@@ -10,11 +10,10 @@
  */
 #include "live_internal.h"
 
-#include "cv_error.h"
-#include "cv_keys.h"
-#include "cv_metrics.h"
-#include "cv_log.h"
-#include "cv_reconcile.h"
+#include "cv_base.h"
+#include "cv_contract.h"
+#include "cv_io.h"
+#include "cv_placement.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,15 +26,15 @@ typedef struct reconcile {
     cv_live_done_cb cb;
     void *arg;
     int attempts;
-    json_t *plan;
-    char last[512]; /* why the last commit lost */
+    cv_reconcile_plan_t plan; /* the last one made (empty before) */
+    char last[512];           /* why the last commit lost */
 } reconcile_t;
 
 static void attempt(reconcile_t *rc);
 
 static void done(reconcile_t *rc, int code, const char *err)
 {
-    json_decref(rc->plan);
+    cv_reconcile_plan_free(&rc->plan);
     rc->cb(rc->arg, code, err ? err : "");
     free(rc);
 }
@@ -44,12 +43,9 @@ static void done(reconcile_t *rc, int code, const char *err)
  * commit): a rejected service is CV_EVALIDATE with why. */
 static void done_with_plan(reconcile_t *rc)
 {
-    const json_t *rejected = json_object_get(rc->plan, "rejected");
-    if (json_is_object(rejected)) {
+    if (rc->plan.rejected) {
         char err[1024];
-        snprintf(err, sizeof(err), "service %s rejected: %s",
-                 json_string_value(json_object_get(rc->plan, "resource")),
-                 json_string_value(json_object_get(rejected, "description")));
+        snprintf(err, sizeof(err), "service %s rejected: %s", rc->plan.resource, rc->plan.rejected);
         done(rc, CV_EVALIDATE, err);
         return;
     }
@@ -60,48 +56,34 @@ static void done_with_plan(reconcile_t *rc)
 
 static void add_events(reconcile_t *rc)
 {
-    const char *stack = json_string_value(json_object_get(rc->plan, "stack"));
-    const char *resource = json_string_value(json_object_get(rc->plan, "resource"));
-    if (!stack || !stack[0])
+    const char *stack = rc->plan.stack, *resource = rc->plan.resource;
+    if (!stack[0])
         return;
     char key[CV_KEY_MAX], now[32];
     cv_key(key, sizeof(key), CV_KEY_EVENTS, stack, 0, NULL);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     snprintf(now, sizeof(now), "%lld.%03ld", (long long)ts.tv_sec, ts.tv_nsec / 1000000);
-    size_t i;
-    json_t *e;
-    json_array_foreach(json_object_get(rc->plan, "events"), i, e)
-    {
-        const char *argv[] = {"XADD",        key,
-                              "MAXLEN",      "~",
-                              "200000",      "*",
-                              "time",        now,
-                              "resource",    resource,
-                              "physical_id", json_string_value(json_object_get(e, "physical_id")),
-                              "action",      json_string_value(json_object_get(e, "action")),
-                              "status",      json_string_value(json_object_get(e, "status")),
-                              "reason",      json_string_value(json_object_get(e, "reason")),
-                              "traversal",   "",
-                              "worker",      rc->w->id};
+    for (size_t i = 0; i < rc->plan.events.n; i++) {
+        const cv_reconcile_event_t *e = &rc->plan.events.v[i];
+        const char *argv[] = {
+            "XADD",      key,       "MAXLEN",   "~",       "200000",      "*",
+            "time",      now,       "resource", resource,  "physical_id", e->physical_id,
+            "action",    e->action, "status",   e->status, "reason",      e->reason,
+            "traversal", "",        "worker",   rc->w->id};
         cv_redis_argv(rc->w->redis, (int)(sizeof(argv) / sizeof(argv[0])), argv, NULL, NULL, NULL);
-        cv_info("live: %s: %s", rc->svc, json_string_value(json_object_get(e, "reason")));
+        cv_info("live: %s: %s", rc->svc, e->reason);
     }
 }
 
 /* ---------------------------------------------------------------- commit */
 
 /* converge_placements_total: the replicas a committed plan assigned. */
-static void count_placements(const json_t *plan)
+static void count_placements(const cv_reconcile_plan_t *plan)
 {
-    size_t i;
-    const json_t *op;
-    json_array_foreach(json_object_get(plan, "ops"), i, op)
-    {
-        if (json_is_string(json_object_get(op, "op")) &&
-            strcmp(json_string_value(json_object_get(op, "op")), "assign") == 0)
+    for (size_t i = 0; i < plan->ops.n; i++)
+        if (plan->ops.v[i].kind == CV_RECONCILE_ASSIGN)
             cv_metrics_add(CV_METRIC_PLACEMENTS, 1);
-    }
 }
 
 static void on_commit(cv_redis_t *r, redisReply *rep, void *ud)
@@ -111,7 +93,7 @@ static void on_commit(cv_redis_t *r, redisReply *rep, void *ud)
     cv_answer_t answer = cv_reply_answer(CV_SCRIPT_SVC_COMMIT, rep);
     switch (answer) {
     case CV_ANSWER_OK:
-        count_placements(rc->plan);
+        count_placements(&rc->plan);
         add_events(rc);
         done_with_plan(rc);
         return;
@@ -137,36 +119,35 @@ static void on_commit(cv_redis_t *r, redisReply *rep, void *ud)
         return;
     }
     cv_debug("live: %s: commit lost (%s); planning again", rc->svc, rc->last);
-    json_decref(rc->plan);
-    rc->plan = NULL;
+    cv_reconcile_plan_free(&rc->plan);
     attempt(rc);
 }
 
+/* A record document as svc_commit.lua reads it: compact JSON, "" for none. */
 static char *dump(const json_t *v)
 {
     return json_is_null(v) || !v ? strdup("") : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 }
 
-/* The operations as svc_commit.lua reads them, with their nodes' assign keys. */
-static int op_lines(const json_t *ops, char ***keys, char ***args)
+static const char *const op_names[] = {
+    [CV_RECONCILE_ASSIGN] = "assign", [CV_RECONCILE_UNASSIGN] = "unassign"};
+
+/* The operations as svc_commit.lua reads them ("op\tnode\trid[\tspec]"),
+ * with their nodes' assign keys. */
+static int op_lines(const cv_reconcile_ops_t *ops, char ***keys, char ***args)
 {
-    size_t n = json_array_size(ops);
-    *keys = calloc(n + 1, sizeof(char *));
-    *args = calloc(n + 1, sizeof(char *));
+    *keys = calloc(ops->n + 1, sizeof(char *));
+    *args = calloc(ops->n + 1, sizeof(char *));
     if (!*keys || !*args)
         return CV_ENOMEM;
-    size_t i;
-    json_t *op;
-    json_array_foreach(ops, i, op)
-    {
-        const char *node = json_string_value(json_object_get(op, "node"));
+    for (size_t i = 0; i < ops->n; i++) {
+        const cv_reconcile_op_t *op = &ops->v[i];
         char key[CV_KEY_MAX];
-        cv_key(key, sizeof(key), CV_KEY_ASSIGN, NULL, 0, node);
+        cv_key(key, sizeof(key), CV_KEY_ASSIGN, NULL, 0, op->node);
         (*keys)[i] = strdup(key);
-        char *spec = json_object_get(op, "spec") ? dump(json_object_get(op, "spec")) : NULL;
-        if (asprintf(&(*args)[i], "%s\t%s\t%s%s%s", json_string_value(json_object_get(op, "op")),
-                     node, json_string_value(json_object_get(op, "rid")), spec ? "\t" : "",
-                     spec ? spec : "") < 0)
+        char *spec = op->spec ? dump(op->spec) : NULL;
+        if (asprintf(&(*args)[i], "%s\t%s\t%s%s%s", op_names[op->kind], op->node, op->rid,
+                     spec ? "\t" : "", spec ? spec : "") < 0)
             (*args)[i] = NULL;
         free(spec);
         if (!(*keys)[i] || !(*args)[i])
@@ -182,9 +163,32 @@ static void free_lines(char **v, size_t n)
     free(v);
 }
 
+/* The record's documents, as svc_commit.lua takes them. */
+typedef struct docs {
+    char *placement, *unplaced, *blocklist, *failures, *rejected, *health, *moves, *rollout,
+        *gave_up, *blocked;
+} docs_t;
+
+static bool docs_dump(const cv_reconcile_record_t *r, docs_t *d)
+{
+    *d = (docs_t){dump(r->placement), dump(r->unplaced), dump(r->blocklist), dump(r->failures),
+                  dump(r->rejected),  dump(r->health),   dump(r->moves),     dump(r->rollout),
+                  dump(r->gave_up),   dump(r->blocked)};
+    return d->placement && d->unplaced && d->blocklist && d->failures && d->rejected && d->health &&
+           d->moves && d->rollout && d->gave_up && d->blocked;
+}
+
+static void docs_free(docs_t *d)
+{
+    char *all[] = {d->placement, d->unplaced, d->blocklist, d->failures, d->rejected,
+                   d->health,    d->moves,    d->rollout,   d->gave_up,  d->blocked};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+        free(all[i]);
+}
+
 static void commit(reconcile_t *rc)
 {
-    const json_t *p = rc->plan;
+    const cv_reconcile_plan_t *p = &rc->plan;
     char k[6][CV_KEY_MAX], alive[CV_KEY_MAX], node[CV_KEY_MAX], notify[CV_KEY_MAX], gen[32],
         source[512];
     cv_key(k[0], CV_KEY_MAX, CV_KEY_SVC, NULL, 0, rc->svc);
@@ -196,22 +200,11 @@ static void commit(reconcile_t *rc)
     cv_key_prefix(alive, sizeof(alive), CV_KEY_ALIVE, NULL, 0);
     cv_key_prefix(node, sizeof(node), CV_KEY_NODE, NULL, 0);
     cv_key_prefix(notify, sizeof(notify), CV_KEY_NOTIFY, NULL, 0);
-    snprintf(gen, sizeof(gen), "%lld", (long long)json_integer_value(json_object_get(p, "gen")));
+    snprintf(gen, sizeof(gen), "%lld", (long long)p->gen);
     cv_reconcile_health_source(source, sizeof(source), rc->svc);
-    char *placement = dump(json_object_get(p, "placement"));
-    char *unplaced = dump(json_object_get(p, "unplaced"));
-    char *blocklist = dump(json_object_get(p, "blocklist"));
-    char *failures = dump(json_object_get(p, "failures"));
-    char *rejected = dump(json_object_get(p, "rejected"));
-    char *health = dump(json_object_get(p, "health"));
-    char *moves = dump(json_object_get(p, "moves"));
-    char *rollout = dump(json_object_get(p, "rollout"));
-    char *gave_up = dump(json_object_get(p, "gave_up"));
-    char *blocked = dump(json_object_get(p, "blocked"));
-    const json_t *ops = json_object_get(p, "ops");
-    size_t nops = json_array_size(ops);
+    docs_t d;
     char **op_keys = NULL, **op_args = NULL;
-    int err = op_lines(ops, &op_keys, &op_args);
+    int err = docs_dump(&p->record, &d) ? op_lines(&p->ops, &op_keys, &op_args) : CV_ENOMEM;
     cv_svc_commit_keys_t keys = {.svc = k[0],
                                  .services = k[1],
                                  .nodes = k[2],
@@ -221,38 +214,29 @@ static void commit(reconcile_t *rc)
     cv_svc_commit_args_t args = {
         .svc_id = rc->svc,
         .gen = gen,
-        .placement = placement,
-        .unplaced = unplaced,
-        .blocklist = blocklist,
-        .failures = failures,
-        .rejected = rejected,
-        .health = health,
-        .remove = json_is_true(json_object_get(p, "remove")) ? "1" : "0",
+        .placement = d.placement,
+        .unplaced = d.unplaced,
+        .blocklist = d.blocklist,
+        .failures = d.failures,
+        .rejected = d.rejected,
+        .health = d.health,
+        .remove = p->remove ? "1" : "0",
         .alive_prefix = alive,
         .node_prefix = node,
         .notify_prefix = notify,
         .health_source = source,
-        .moves = moves,
-        .rollout = rollout,
-        .gave_up = gave_up,
-        .blocked = blocked,
+        .moves = d.moves,
+        .rollout = d.rollout,
+        .gave_up = d.gave_up,
+        .blocked = d.blocked,
     };
     if (!err)
-        err = cv_redis_call(rc->w->redis, CV_SCRIPT_SVC_COMMIT, keys.v, args.v, nops,
+        err = cv_redis_call(rc->w->redis, CV_SCRIPT_SVC_COMMIT, keys.v, args.v, p->ops.n,
                             (const char *const *)op_keys, (const char *const *)op_args, on_commit,
                             rc);
-    free_lines(op_keys, nops);
-    free_lines(op_args, nops);
-    free(placement);
-    free(unplaced);
-    free(blocklist);
-    free(failures);
-    free(rejected);
-    free(health);
-    free(moves);
-    free(rollout);
-    free(gave_up);
-    free(blocked);
+    free_lines(op_keys, p->ops.n);
+    free_lines(op_args, p->ops.n);
+    docs_free(&d);
     if (err)
         done(rc, err, err == CV_ENOMEM ? "out of memory" : "Redis: not connected");
 }
@@ -267,14 +251,15 @@ static void on_model(void *arg, json_t *model, int code, const char *err)
         return;
     }
     char errstr[1024] = "";
-    rc->plan = cv_reconcile(model, rc->svc, errstr, sizeof(errstr));
+    code = cv_reconcile(model, rc->svc, &rc->plan, errstr, sizeof(errstr));
     json_decref(model);
-    if (!rc->plan) {
-        bool gone = strstr(errstr, "is not in the cluster") != NULL;
-        done(rc, gone ? CV_ENOENT : CV_EVALIDATE, errstr);
+    if (code) {
+        /* A service gone from the cluster is for the caller to judge; any
+         * other reason the planner cannot plan is the model's fault. */
+        done(rc, code == CV_ENOENT ? CV_ENOENT : CV_EVALIDATE, errstr);
         return;
     }
-    if (!json_is_true(json_object_get(rc->plan, "changed")))
+    if (!rc->plan.changed)
         done_with_plan(rc);
     else
         commit(rc);

@@ -23,8 +23,8 @@
 static bool holds_service(const bl_model_t *m, int node, int svc)
 {
     const bl_node_t *n = &m->nodes[node];
-    for (size_t i = 0; i < n->nreps; i++)
-        if (m->reps[n->reps[i]].svc == svc)
+    for (size_t i = 0; i < n->reps.n; i++)
+        if (m->reps.v[n->reps.v[i]].svc == svc)
             return true;
     return false;
 }
@@ -48,16 +48,16 @@ static bool has_room(const bl_model_t *m, const bl_replica_t *rp, int to, bl_mov
 
 static bool mesos_ok(const bl_model_t *m, int r, int to)
 {
-    const bl_replica_t *rp = &m->reps[r];
+    const bl_replica_t *rp = &m->reps.v[r];
     const bl_service_t *sv = &m->svcs[rp->svc];
     if (!sv->s->constraints || m->c->priorities.placement < 0)
         return true;
-    const json_t **placed = calloc(sv->nreps + 1, sizeof(*placed));
+    const json_t **placed = calloc(sv->reps.n + 1, sizeof(*placed));
     const json_t **eligible = calloc(m->nnodes + 1, sizeof(*eligible));
     size_t np = 0, ne = 0;
-    for (size_t i = 0; i < sv->nreps; i++)
-        if (sv->reps[i] != r)
-            placed[np++] = m->nodes[m->reps[sv->reps[i]].node].cn->props;
+    for (size_t i = 0; i < sv->reps.n; i++)
+        if (sv->reps.v[i] != r)
+            placed[np++] = m->nodes[m->reps.v[sv->reps.v[i]].node].cn->props;
     for (size_t i = 0; i < m->nnodes; i++)
         if (m->nodes[i].up && (!sv->feas || sv->feas[i]))
             eligible[ne++] = m->nodes[i].cn->props;
@@ -112,7 +112,7 @@ static bool domains_ok(const bl_model_t *m, const bl_replica_t *rp, int to)
 
 bool cv__bl_allowed(bl_model_t *m, int r, int to, bl_move_kind_t kind)
 {
-    const bl_replica_t *rp = &m->reps[r];
+    const bl_replica_t *rp = &m->reps.v[r];
     const bl_service_t *sv = &m->svcs[rp->svc];
     if (to == rp->node || !m->nodes[to].up || (sv->feas && !sv->feas[to]))
         return false;

@@ -18,7 +18,7 @@
  * metric covers the excess with the least to spare, else the largest. */
 static bool better(const bl_model_t *m, int a, int b, int k, double excess)
 {
-    const bl_replica_t *ra = &m->reps[a], *rb = &m->reps[b];
+    const bl_replica_t *ra = &m->reps.v[a], *rb = &m->reps.v[b];
     double ca = m->svcs[ra->svc].cost, cb = m->svcs[rb->svc].cost;
     if (ca != cb)
         return ca < cb;
@@ -43,7 +43,7 @@ static int roomiest(bl_model_t *m, int r, size_t k)
     int best = BL_NONE;
     double best_use = 0;
     for (size_t n = 0; n < m->nnodes; n++) {
-        double u = use(m, (int)n, k, m->reps[r].load[k]);
+        double u = use(m, (int)n, k, m->reps.v[r].load[k]);
         if ((best == BL_NONE || u < best_use) && cv__bl_allowed(m, r, (int)n, BL_MOVE_FIX)) {
             best = (int)n;
             best_use = u;
@@ -57,12 +57,12 @@ static bool shed_one(bl_model_t *m, int n, int k)
 {
     const bl_node_t *node = &m->nodes[n];
     double excess = node->load[k] - node->total[k];
-    size_t cnt = node->nreps;
+    size_t cnt = node->reps.n;
     int *order = malloc((cnt + 1) * sizeof(int));
     size_t len = 0;
     for (size_t i = 0; i < cnt; i++) {
-        int r = node->reps[i];
-        if (!m->reps[r].movable || m->reps[r].load[k] <= 0)
+        int r = node->reps.v[i];
+        if (!m->reps.v[r].movable || m->reps.v[r].load[k] <= 0)
             continue;
         size_t at = len++;
         while (at > 0 && better(m, r, order[at - 1], k, excess)) {
@@ -79,7 +79,7 @@ static bool shed_one(bl_model_t *m, int n, int k)
         char detail[512];
         snprintf(detail, sizeof(detail), "node %s holds %g of its capacity %g of %s (move cost %s)",
                  node->cn->name, node->load[k], node->total[k], m->metric[k],
-                 m->svcs[m->reps[r].svc].cost_name);
+                 m->svcs[m->reps.v[r].svc].cost_name);
         cv__bl_record(m, r, n, to, "constraint", detail);
         cv__bl_apply(m, r, to);
         done = true;
@@ -132,9 +132,9 @@ static bool spread_one(bl_model_t *m, int s, size_t level)
 {
     const bl_service_t *sv = &m->svcs[s];
     int from = extreme(m, sv, level, true), to = extreme(m, sv, level, false);
-    for (size_t i = 0; i < sv->nreps; i++) {
-        int r = sv->reps[i];
-        const bl_replica_t *rp = &m->reps[r];
+    for (size_t i = 0; i < sv->reps.n; i++) {
+        int r = sv->reps.v[i];
+        const bl_replica_t *rp = &m->reps.v[r];
         if (!rp->movable || m->nodes[rp->node].dom[level] != from)
             continue;
         for (size_t n = 0; n < m->nnodes; n++) {
@@ -162,7 +162,7 @@ static void fix_domains(bl_model_t *m)
         for (size_t l = 0; l < m->ndomlevels; l++) {
             bool ud = l + 1 == m->ndomlevels;
             int prio = ud ? m->c->priorities.upgrade_domain : m->c->priorities.fault_domain;
-            for (size_t tries = 0; prio >= 0 && tries < m->svcs[s].nreps; tries++)
+            for (size_t tries = 0; prio >= 0 && tries < m->svcs[s].reps.n; tries++)
                 if (cv__bl_spread(m, (int)s, l) <= 1 || !spread_one(m, (int)s, l))
                     break;
         }

@@ -14,11 +14,15 @@
 #include "cv_balance.h"
 #include "cv_cluster.h"
 
+#include "cv_base.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #define BL_NONE (-1)
+
+typedef CV_VEC(int) bl_ints_t;
 
 /* Move costs (docs/crm.md "Balance"), in units of the score's gain. */
 #define BL_COST_ZERO 0.0
@@ -42,8 +46,7 @@ typedef struct bl_node {
     double declared[CV_MAX_METRICS]; /* declared loads of its assigned replica specs */
     double total[CV_MAX_METRICS];    /* capacity with overbooking; < 0 unlimited */
     double nonbuf[CV_MAX_METRICS];   /* capacity less the buffer; < 0 unlimited */
-    int *reps;                       /* replicas on the node (indexes into bl_model.reps) */
-    size_t nreps, capreps;
+    bl_ints_t reps;                  /* replicas on the node (indexes into bl_model.reps) */
 } bl_node_t;
 
 typedef struct bl_service {
@@ -58,8 +61,7 @@ typedef struct bl_service {
     uint8_t *inv;   /* ndomains: domain has a feasible node up */
     int moves;      /* balancing moves in the throttle window, this pass's included */
     int pass_moves; /* balancing moves of this pass */
-    int *reps;      /* its replicas (indexes into bl_model.reps) */
-    size_t nreps;
+    bl_ints_t reps; /* its replicas (indexes into bl_model.reps) */
     bool metric[CV_MAX_METRICS];
 } bl_service_t;
 
@@ -100,20 +102,18 @@ typedef struct bl_model {
     size_t ntypes;
     size_t ndomlevels; /* FD levels + 1 (the UD) */
     size_t ndomains;
-    int *domlevel;    /* ndomains: the level of each domain */
-    int *levdom;      /* the domains ordered by level, */
-    size_t *levstart; /* level l's from levdom[levstart[l]] to levdom[levstart[l + 1]] */
+    bl_ints_t domlevel; /* ndomains: the level of each domain */
+    int *levdom;        /* the domains ordered by level, */
+    size_t *levstart;   /* level l's from levdom[levstart[l]] to levdom[levstart[l + 1]] */
     bl_service_t *svcs;
     size_t nsvcs;
-    bl_replica_t *reps;
-    size_t nreps;
+    CV_VEC(bl_replica_t) reps;
     bl_scope_t *scopes;
     size_t nscopes;
     bool per_type;
     bool upgrade;       /* an upgrade by upgrade domain runs: no balancing */
     json_t *feas_cache; /* constraint text -> index into feas_list */
-    uint8_t **feas_list;
-    size_t nfeas;
+    CV_VEC(uint8_t *) feas_list;
     json_t *moves; /* the result's moves */
     json_t *state; /* the new state */
     long throttled;

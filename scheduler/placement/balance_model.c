@@ -15,7 +15,7 @@
  */
 #include "balance_internal.h"
 
-#include "cv_error.h"
+#include "cv_base.h"
 #include "cv_pcexpr.h"
 #include "reconcile_internal.h"
 
@@ -45,20 +45,11 @@ static int type_index(bl_model_t *m, const char *type)
     return BL_NONE;
 }
 
-static void node_push(bl_node_t *n, int r)
-{
-    if (n->nreps == n->capreps) {
-        n->capreps = n->capreps ? 2 * n->capreps : 8;
-        n->reps = realloc(n->reps, n->capreps * sizeof(*n->reps));
-    }
-    n->reps[n->nreps++] = r;
-}
-
 static void node_drop(bl_node_t *n, int r)
 {
-    for (size_t i = 0; i < n->nreps; i++)
-        if (n->reps[i] == r) {
-            n->reps[i] = n->reps[--n->nreps];
+    for (size_t i = 0; i < n->reps.n; i++)
+        if (n->reps.v[i] == r) {
+            n->reps.v[i] = n->reps.v[--n->reps.n];
             return;
         }
 }
@@ -106,8 +97,7 @@ static void index_domains(bl_model_t *m)
             if (!id) {
                 id = json_integer((json_int_t)json_object_size(ids));
                 json_object_set_new(ids, lk, id);
-                m->domlevel = realloc(m->domlevel, json_object_size(ids) * sizeof(int));
-                m->domlevel[json_object_size(ids) - 1] = (int)l;
+                cv_vec_push(&m->domlevel, (int)l);
             }
             m->nodes[i].dom[l] = (int)json_integer_value(id);
         }
@@ -120,7 +110,7 @@ static void index_domains(bl_model_t *m)
     for (size_t l = 0; l < m->ndomlevels; l++) {
         m->levstart[l] = at;
         for (size_t d = 0; d < m->ndomains; d++)
-            if ((size_t)m->domlevel[d] == l)
+            if ((size_t)m->domlevel.v[d] == l)
                 m->levdom[at++] = (int)d;
     }
     m->levstart[m->ndomlevels] = at;
@@ -198,15 +188,17 @@ static int feasibility(bl_model_t *m, const cv_service_t *s)
     if (have)
         return (int)json_integer_value(have);
     uint8_t *f = calloc(m->nnodes + m->ndomains + 1, 1);
+    if (!f || cv_vec_push(&m->feas_list, f) != 0) {
+        free(f); /* out of memory: the service is never moved */
+        return BL_NONE;
+    }
     for (size_t i = 0; i < m->nnodes; i++) {
         f[i] = !text[0] || cv_pcexpr_match(s->placement, m->nodes[i].cn->props);
         for (size_t l = 0; f[i] && m->nodes[i].up && l < m->ndomlevels; l++)
             f[m->nnodes + (size_t)m->nodes[i].dom[l]] = 1;
     }
-    m->feas_list = realloc(m->feas_list, (m->nfeas + 1) * sizeof(*m->feas_list));
-    m->feas_list[m->nfeas] = f;
-    json_object_set_new(m->feas_cache, text, json_integer((json_int_t)m->nfeas));
-    return (int)m->nfeas++;
+    json_object_set_new(m->feas_cache, text, json_integer((json_int_t)m->feas_list.n - 1));
+    return (int)m->feas_list.n - 1;
 }
 
 static double num(const json_t *v, bool *ok)
@@ -289,9 +281,9 @@ static int add_replica(bl_model_t *m, int s, const json_t *spec, const json_t *e
     long node = cv_cluster_node(m->c, str(entry, "node") ? str(entry, "node") : "");
     if (node < 0)
         return BL_NONE;
-    m->reps = realloc(m->reps, (m->nreps + 1) * sizeof(*m->reps));
-    bl_replica_t *r = &m->reps[m->nreps];
-    memset(r, 0, sizeof(*r));
+    bl_replica_t *r = cv_vec_add(&m->reps);
+    if (!r)
+        return BL_NONE;
     r->svc = s;
     r->index = (int)json_integer_value(json_object_get(entry, "index"));
     r->node = (int)node;
@@ -300,8 +292,8 @@ static int add_replica(bl_model_t *m, int s, const json_t *spec, const json_t *e
     replica_loads(m, &m->svcs[s], spec, r, reported, str(entry, "rid"));
     for (size_t k = 0; k < m->nmetrics; k++)
         m->nodes[node].load[k] += r->load[k];
-    node_push(&m->nodes[node], (int)m->nreps);
-    return (int)m->nreps++;
+    cv_vec_push(&m->nodes[node].reps, (int)m->reps.n - 1);
+    return (int)m->reps.n - 1;
 }
 
 static void load_service(bl_model_t *m, bl_service_t *sv, const json_t *rec)
@@ -378,7 +370,7 @@ static void add_service(bl_model_t *m, const char *id, const json_t *rec, json_t
                           json_object_get(from, "node"), "rid", json_object_get(from, "rid"));
             int r = add_replica(m, s, spec, old, reported, false, secondary);
             if (r != BL_NONE)
-                m->reps[r].index = -1; /* not one of the service's replicas for its spread */
+                m->reps.v[r].index = -1; /* not one of the service's replicas for its spread */
             json_decref(old);
         }
     }
@@ -420,19 +412,18 @@ static void spread_init(bl_model_t *m)
         bl_service_t *sv = &m->svcs[s];
         sv->domcnt = calloc(m->ndomains + 1, sizeof(int));
         sv->inv = calloc(m->ndomains + 1, 1);
-        if (sv->s) {
-            int f = feasibility(m, sv->s);
-            sv->feas = m->feas_list[f];
+        int f = sv->s ? feasibility(m, sv->s) : BL_NONE;
+        if (f != BL_NONE) {
+            sv->feas = m->feas_list.v[f];
             memcpy(sv->inv, sv->feas + m->nnodes, m->ndomains);
         }
     }
-    for (size_t r = 0; r < m->nreps; r++) {
-        const bl_replica_t *rp = &m->reps[r];
+    for (size_t r = 0; r < m->reps.n; r++) {
+        const bl_replica_t *rp = &m->reps.v[r];
         bl_service_t *sv = &m->svcs[rp->svc];
         if (rp->index < 0)
             continue;
-        sv->reps = realloc(sv->reps, (sv->nreps + 1) * sizeof(int));
-        sv->reps[sv->nreps++] = (int)r;
+        cv_vec_push(&sv->reps, (int)r);
         for (size_t l = 0; l < m->ndomlevels; l++) {
             int d = m->nodes[rp->node].dom[l];
             sv->domcnt[d]++;
@@ -470,9 +461,9 @@ static void build_services(bl_model_t *m)
             m->svcs[i].movable = false;
         i++;
     }
-    for (size_t r = 0; r < m->nreps; r++)
-        if (!m->svcs[m->reps[r].svc].movable)
-            m->reps[r].movable = false;
+    for (size_t r = 0; r < m->reps.n; r++)
+        if (!m->svcs[m->reps.v[r].svc].movable)
+            m->reps.v[r].movable = false;
     json_decref(parents);
     json_decref(recs);
     relate(m);
@@ -517,25 +508,25 @@ void cv__bl_model_free(bl_model_t *m)
 {
     for (size_t i = 0; i < m->nnodes; i++) {
         free(m->nodes[i].dom);
-        free(m->nodes[i].reps);
+        cv_vec_free(&m->nodes[i].reps);
     }
     for (size_t s = 0; s < m->nsvcs; s++) {
         cv_service_free(m->svcs[s].s);
         free(m->svcs[s].domcnt);
         free(m->svcs[s].inv);
-        free(m->svcs[s].reps);
+        cv_vec_free(&m->svcs[s].reps);
     }
-    for (size_t f = 0; f < m->nfeas; f++)
-        free(m->feas_list[f]);
+    for (size_t f = 0; f < m->feas_list.n; f++)
+        free(m->feas_list.v[f]);
     for (size_t s = 0; s < m->nscopes; s++)
         json_decref(m->scopes[s].entries);
-    free(m->feas_list);
+    cv_vec_free(&m->feas_list);
     free(m->scopes);
     free(m->svcs);
-    free(m->reps);
+    cv_vec_free(&m->reps);
     free(m->nodes);
     free(m->types);
-    free(m->domlevel);
+    cv_vec_free(&m->domlevel);
     free(m->levdom);
     free(m->levstart);
     json_decref(m->feas_cache);
@@ -549,7 +540,7 @@ void cv__bl_model_free(bl_model_t *m)
 
 void cv__bl_apply(bl_model_t *m, int r, int to)
 {
-    bl_replica_t *rp = &m->reps[r];
+    bl_replica_t *rp = &m->reps.v[r];
     bl_node_t *a = &m->nodes[rp->node], *b = &m->nodes[to];
     bl_service_t *sv = &m->svcs[rp->svc];
     for (size_t k = 0; k < m->nmetrics; k++) {
@@ -563,14 +554,14 @@ void cv__bl_apply(bl_model_t *m, int r, int to)
         sv->domcnt[b->dom[l]]++;
     }
     node_drop(a, r);
-    node_push(b, r);
+    cv_vec_push(&b->reps, r);
     rp->node = to;
     rp->moved = true;
 }
 
 void cv__bl_record(bl_model_t *m, int r, int from, int to, const char *reason, const char *detail)
 {
-    const bl_replica_t *rp = &m->reps[r];
+    const bl_replica_t *rp = &m->reps.v[r];
     json_array_append_new(m->moves,
                           json_pack("{s:s, s:i, s:s, s:s, s:s, s:s}", "svc", m->svcs[rp->svc].id,
                                     "index", rp->index, "from", m->nodes[from].cn->name, "to",

@@ -128,7 +128,7 @@ void cv__bl_stats(bl_model_t *m, bool after)
 
 double cv__bl_gain(const bl_model_t *m, int r, int to)
 {
-    const bl_replica_t *rp = &m->reps[r];
+    const bl_replica_t *rp = &m->reps.v[r];
     const bl_scope_t *sc = &m->scopes[scope_index(m, rp->node)];
     const bl_node_t *a = &m->nodes[rp->node], *b = &m->nodes[to];
     double g = 0;

@@ -51,10 +51,9 @@ typedef struct search {
     uint8_t *src, *dst; /* nnodes: node marks of this step */
     int *srcs, *dsts;
     size_t nsrc, ndst;
-    cand_t *cands;
-    size_t ncands, capcands;
-    bool blocked;   /* an improving move broke a hard constraint */
-    bool throttled; /* an improving move was held back by a throttle */
+    CV_VEC(cand_t) cands; /* the moves of this step that gain */
+    bool blocked;         /* an improving move broke a hard constraint */
+    bool throttled;       /* an improving move was held back by a throttle */
     /* This step's K least loaded nodes where a placement constraint holds
      * (the cluster's least loaded may all be nodes a constrained service
      * cannot go to), per constraint (services share `feas` by its text),
@@ -94,7 +93,7 @@ static bool activate(search_t *x)
 static bool eligible(const search_t *x, int r)
 {
     const bl_model_t *m = x->m;
-    const bl_replica_t *rp = &m->reps[r];
+    const bl_replica_t *rp = &m->reps.v[r];
     if (!rp->movable || rp->moved || rp->index < 0)
         return false;
     size_t s = scope_of(m, rp->node);
@@ -168,24 +167,15 @@ static void pick_all(search_t *x)
 
 /* ---------------------------------------------------------------- one step */
 
-static void push(search_t *x, double net, int r, int to)
-{
-    if (x->ncands == x->capcands) {
-        x->capcands = x->capcands ? 2 * x->capcands : 256;
-        x->cands = realloc(x->cands, x->capcands * sizeof(*x->cands));
-    }
-    x->cands[x->ncands++] = (cand_t){net, r, to};
-}
-
 /* The metric of the replica that gains most, for the move's reason. */
 static size_t main_metric(const bl_model_t *m, int r)
 {
-    const bl_scope_t *sc = cv__bl_scope_of((bl_model_t *)m, m->reps[r].node);
+    const bl_scope_t *sc = cv__bl_scope_of((bl_model_t *)m, m->reps.v[r].node);
     size_t best = 0;
     for (size_t k = 0; k < m->nmetrics; k++)
-        if (sc->triggered[k] && m->reps[r].load[k] > 0 &&
-            (!sc->triggered[best] || m->reps[r].load[best] <= 0 ||
-             m->reps[r].load[k] / sc->mean[k] > m->reps[r].load[best] / sc->mean[best]))
+        if (sc->triggered[k] && m->reps.v[r].load[k] > 0 &&
+            (!sc->triggered[best] || m->reps.v[r].load[best] <= 0 ||
+             m->reps.v[r].load[k] / sc->mean[k] > m->reps.v[r].load[best] / sc->mean[best]))
             best = k;
     return best;
 }
@@ -208,8 +198,8 @@ static void own_targets(const search_t *x, own_t *out)
 static const own_t *targets_of(search_t *x, int r, own_t *spare)
 {
     const bl_model_t *m = x->m;
-    own_t key = {.feas = m->svcs[m->reps[r].svc].feas,
-                 .scope = scope_of(m, m->reps[r].node),
+    own_t key = {.feas = m->svcs[m->reps.v[r].svc].feas,
+                 .scope = scope_of(m, m->reps.v[r].node),
                  .metric = main_metric(m, r)};
     for (size_t i = 0; i < x->nown; i++)
         if (x->own[i].feas == key.feas && x->own[i].scope == key.scope &&
@@ -228,23 +218,23 @@ static void consider(search_t *x, int r, int from, int to, double cost)
         return;
     double net = cv__bl_gain(m, r, to) - cost;
     if (net > EPS)
-        push(x, net, r, to);
+        cv_vec_push(&x->cands, (cand_t){net, r, to}); /* out of memory: a move fewer */
 }
 
 static void gather(search_t *x)
 {
     bl_model_t *m = x->m;
-    x->ncands = 0;
+    x->cands.n = 0;
     for (size_t i = 0; i < x->nsrc; i++) {
         const bl_node_t *a = &m->nodes[x->srcs[i]];
-        for (size_t j = 0; j < a->nreps; j++) {
-            int r = a->reps[j];
+        for (size_t j = 0; j < a->reps.n; j++) {
+            int r = a->reps.v[j];
             if (!eligible(x, r))
                 continue;
-            double cost = m->svcs[m->reps[r].svc].cost;
+            double cost = m->svcs[m->reps.v[r].svc].cost;
             for (size_t t = 0; t < x->ndst; t++)
                 consider(x, r, x->srcs[i], x->dsts[t], cost);
-            if (!m->svcs[m->reps[r].svc].feas)
+            if (!m->svcs[m->reps.v[r].svc].feas)
                 continue;
             own_t spare;
             const own_t *own = targets_of(x, r, &spare);
@@ -266,21 +256,21 @@ static long choose(search_t *x)
     bl_model_t *m = x->m;
     for (;;) {
         long best = -1;
-        for (size_t i = 0; i < x->ncands; i++) {
-            const cand_t *c = &x->cands[i];
-            if (c->r >= 0 && (best < 0 || c->net > x->cands[best].net + EPS))
+        for (size_t i = 0; i < x->cands.n; i++) {
+            const cand_t *c = &x->cands.v[i];
+            if (c->r >= 0 && (best < 0 || c->net > x->cands.v[best].net + EPS))
                 best = (long)i;
         }
         if (best < 0)
             return -1;
-        cand_t *c = &x->cands[best];
-        if (svc_throttled(m, m->reps[c->r].svc)) {
+        cand_t *c = &x->cands.v[best];
+        if (svc_throttled(m, m->reps.v[c->r].svc)) {
             x->throttled = true;
-            m->throttled += !m->reps[c->r].held; /* one count per replica held back */
-            m->reps[c->r].held = true;
-            for (size_t i = 0; i < x->ncands; i++)
-                if (x->cands[i].r == c->r && (long)i != best)
-                    x->cands[i].r = -1;
+            m->throttled += !m->reps.v[c->r].held; /* one count per replica held back */
+            m->reps.v[c->r].held = true;
+            for (size_t i = 0; i < x->cands.n; i++)
+                if (x->cands.v[i].r == c->r && (long)i != best)
+                    x->cands.v[i].r = -1;
         } else if (cv__bl_allowed(m, c->r, c->to, BL_MOVE_BALANCE))
             return best;
         else
@@ -292,8 +282,8 @@ static long choose(search_t *x)
 static void make(search_t *x, const cand_t *c)
 {
     bl_model_t *m = x->m;
-    int r = c->r, from = m->reps[r].node;
-    bl_service_t *sv = &m->svcs[m->reps[r].svc];
+    int r = c->r, from = m->reps.v[r].node;
+    bl_service_t *sv = &m->svcs[m->reps.v[r].svc];
     size_t k = main_metric(m, r);
     const bl_scope_t *sc = cv__bl_scope_of(m, from);
     char detail[512];
@@ -360,7 +350,7 @@ void cv__bl_balance(bl_model_t *m)
     x.srcs = malloc((m->nnodes + 1) * sizeof(int));
     x.dsts = malloc((m->nnodes + 1) * sizeof(int));
     bool any = activate(&x);
-    for (size_t step = 0; any && step < m->nreps; step++) {
+    for (size_t step = 0; any && step < m->reps.n; step++) {
         x.nown = 0;
         pick_all(&x);
         gather(&x);
@@ -372,7 +362,7 @@ void cv__bl_balance(bl_model_t *m)
             m->throttled++;
             break;
         }
-        make(&x, &x.cands[best]);
+        make(&x, &x.cands.v[best]);
     }
     explain(m, &x, !any);
     free(x.active);
@@ -380,5 +370,5 @@ void cv__bl_balance(bl_model_t *m)
     free(x.dst);
     free(x.srcs);
     free(x.dsts);
-    free(x.cands);
+    cv_vec_free(&x.cands);
 }

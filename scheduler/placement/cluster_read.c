@@ -5,7 +5,7 @@
  */
 #include "cluster_internal.h"
 
-#include "cv_error.h"
+#include "cv_base.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -8,7 +8,7 @@
 #include "cluster_internal.h"
 
 #include "cv_balance.h"
-#include "cv_error.h"
+#include "cv_base.h"
 
 #include <stddef.h>
 #include <string.h>

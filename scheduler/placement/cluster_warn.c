@@ -11,7 +11,7 @@
  */
 #include "cluster_internal.h"
 
-#include "cv_error.h"
+#include "cv_base.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,17 +25,17 @@ static int warn(cv_cluster_t *c, const char *fmt, ...) __attribute__((format(pri
 
 static int warn(cv_cluster_t *c, const char *fmt, ...)
 {
-    char **more = realloc(c->warnings, (c->nwarnings + 1) * sizeof(char *));
-    if (!more)
-        return CV_ENOMEM;
-    c->warnings = more;
+    char *text;
     va_list ap;
     va_start(ap, fmt);
-    int n = vasprintf(&c->warnings[c->nwarnings], fmt, ap);
+    int n = vasprintf(&text, fmt, ap);
     va_end(ap);
     if (n < 0)
         return CV_ENOMEM;
-    c->nwarnings++;
+    if (cv_vec_push(&c->warnings, text) != 0) {
+        free(text);
+        return CV_ENOMEM;
+    }
     return 0;
 }
 

@@ -12,7 +12,7 @@
  */
 #include "cluster_internal.h"
 
-#include "cv_error.h"
+#include "cv_base.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,8 +188,8 @@ void cv_cluster_free(cv_cluster_t *c)
     for (size_t i = 0; i < c->nnodes; i++)
         cv__cluster_node_free(&c->nodes[i]);
     free(c->nodes);
-    for (size_t i = 0; i < c->nwarnings; i++)
-        free(c->warnings[i]);
-    free(c->warnings);
+    for (size_t i = 0; i < c->warnings.n; i++)
+        free(c->warnings.v[i]);
+    cv_vec_free(&c->warnings);
     free(c);
 }

@@ -13,6 +13,8 @@
 #ifndef CV_CLUSTER_H
 #define CV_CLUSTER_H
 
+#include "cv_base.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -53,8 +55,7 @@ typedef struct cv_cluster {
     cv_metric_t metrics[CV_MAX_METRICS]; /* every metric named by a node, type or setting */
     size_t nmetrics;
     cv_priorities_t priorities;
-    char **warnings; /* manifest warnings (unbalanced FD tree, nodes % FDs != 0, ...) */
-    size_t nwarnings;
+    CV_VEC(char *) warnings; /* manifest warnings (unbalanced FD tree, nodes % FDs != 0, ...) */
 } cv_cluster_t;
 
 typedef enum {

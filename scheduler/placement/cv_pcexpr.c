@@ -21,9 +21,9 @@ void cv_pcexpr_free(cv_pcexpr_t *e)
 {
     if (!e)
         return;
-    for (size_t i = 0; i < e->nkids; i++)
-        cv_pcexpr_free(e->kids[i]);
-    free(e->kids);
+    for (size_t i = 0; i < e->kids.n; i++)
+        cv_pcexpr_free(e->kids.v[i]);
+    cv_vec_free(&e->kids);
     free(e->name);
     free(e->sval);
     free(e);
@@ -158,8 +158,8 @@ static tv_t eval(const cv_pcexpr_t *e, const json_t *props);
 static tv_t eval_chain(const cv_pcexpr_t *e, const json_t *props, tv_t decisive)
 {
     tv_t acc = decisive == TV_FALSE ? TV_TRUE : TV_FALSE;
-    for (size_t i = 0; i < e->nkids; i++) {
-        tv_t t = eval(e->kids[i], props);
+    for (size_t i = 0; i < e->kids.n; i++) {
+        tv_t t = eval(e->kids.v[i], props);
         if (t == decisive)
             return decisive;
         if (t == TV_UNKNOWN)
@@ -177,7 +177,7 @@ static tv_t eval(const cv_pcexpr_t *e, const json_t *props)
     case PC_CMP:
         return compare(e, props ? json_object_get(props, e->name) : NULL);
     case PC_NOT:
-        acc = eval(e->kids[0], props);
+        acc = eval(e->kids.v[0], props);
         return acc == TV_UNKNOWN ? TV_UNKNOWN : tv_of(acc == TV_FALSE);
     case PC_AND:
         return eval_chain(e, props, TV_FALSE);
@@ -217,6 +217,6 @@ void cv_pcexpr_properties(const cv_pcexpr_t *e, json_t *names)
             json_array_append_new(names, json_string(e->name));
         return;
     }
-    for (size_t i = 0; i < e->nkids; i++)
-        cv_pcexpr_properties(e->kids[i], names);
+    for (size_t i = 0; i < e->kids.n; i++)
+        cv_pcexpr_properties(e->kids.v[i], names);
 }

@@ -23,7 +23,7 @@
  */
 #include "place_internal.h"
 
-#include "cv_error.h"
+#include "cv_base.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -393,8 +393,8 @@ static const char *policy_name(cv_distribution_t p)
 static json_t *result_skeleton(const cv_cluster_t *c, const cv_service_t *s, cv_distribution_t p)
 {
     json_t *warnings = json_array();
-    for (size_t i = 0; i < c->nwarnings; i++)
-        json_array_append_new(warnings, json_string(c->warnings[i]));
+    for (size_t i = 0; i < c->warnings.n; i++)
+        json_array_append_new(warnings, json_string(c->warnings.v[i]));
     return json_pack("{s:s, s:s, s:[], s:[], s:[], s:o, s:n}", "service", s->name, "policy",
                      policy_name(p), "placements", "unplaced", "health", "warnings", warnings,
                      "rejected");

@@ -1,23 +1,26 @@
 /*
  * cv_reconcile — one plan: read the service's record, judge its placed
- * replicas (reconcile_keep.c), place the missing ones (reconcile_place.c),
- * say when every eligible node is blocklisted (reconcile_blocked.c), write
- * the plan (reconcile_plan.c). A deleting service keeps nothing; a
- * spec that does not load keeps what runs and is rejected with the loader's
- * message.
+ * replicas (reconcile_keep.c), carry out the moves asked for
+ * (reconcile_move.c), place the missing ones (reconcile_place.c), say when
+ * every eligible node is blocklisted (reconcile_blocked.c), renew the
+ * replicas of a changed process (reconcile_rollout.c), write the plan
+ * (reconcile_plan.c). A deleting service keeps nothing; a spec that does
+ * not load keeps what runs and is rejected with the loader's message.
+ *
+ * Calls go one way, down this list: this file; the steps; what a step asks
+ * of a step below it (a move whether a replica fits, reconcile_fit.c; a
+ * move or a placement which indexes are held, reconcile_keep.c; a
+ * placement which nodes are eligible, reconcile_blocked.c); and at the
+ * bottom the model (reconcile_model.c) and what the plan says
+ * (reconcile_events.c). No step calls back up.
  */
 #include "reconcile_internal.h"
 
-#include "cv_error.h"
+#include "cv_base.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void cv_reconcile_health_source(char *buf, size_t size, const char *svc)
-{
-    snprintf(buf, size, "System.PLB:%s", svc);
-}
 
 static const char *str_or(const json_t *obj, const char *key, const char *dflt)
 {
@@ -90,8 +93,6 @@ static void ctx_init(rc_ctx_t *x, const json_t *model, const char *svc, json_t *
     x->held = json_object();
     x->placement = json_array();
     x->unplaced = json_array();
-    x->ops = json_array();
-    x->events = json_array();
     x->health = json_array();
 }
 
@@ -113,8 +114,8 @@ static void ctx_free(rc_ctx_t *x)
     json_decref(x->held);
     json_decref(x->placement);
     json_decref(x->unplaced);
-    json_decref(x->ops);
-    json_decref(x->events);
+    cv_reconcile_plan_t unused = {.ops = x->ops, .events = x->events}; /* a plan not made */
+    cv_reconcile_plan_free(&unused);
     json_decref(x->health);
     json_decref(x->rejected);
     json_decref(x->moves);
@@ -145,36 +146,45 @@ static void load_service(rc_ctx_t *x)
         x->s->replicas = x->target;
 }
 
-json_t *cv_reconcile(const json_t *model, const char *svc, char *errstr, size_t errstr_size)
+/* The steps before the plan, in order; 0 or the placement's error. */
+static int steps(rc_ctx_t *x, char *errstr, size_t errstr_size)
 {
-    json_t *rec = service_record(model, svc);
-    if (!rec) {
-        snprintf(errstr, errstr_size, "service '%s' is not in the cluster", svc);
-        return NULL;
+    if (x->rejected && !x->s) {
+        x->target = 0; /* nothing judged: every placed replica stays as it is */
+        const json_t *placement = json_object_get(x->rec, "placement");
+        if (json_is_array(placement))
+            json_array_extend(x->placement, (json_t *)placement);
+        return 0;
     }
+    cv__rc_judge(x);
+    if (x->deleting)
+        return 0;
+    cv__rc_moves(x);
+    int rc = cv__rc_place(x, errstr, errstr_size);
+    if (rc)
+        return rc;
+    cv__rc_handovers(x);
+    cv__rc_blocked(x);
+    return 0;
+}
+
+int cv_reconcile(const json_t *model, const char *svc, cv_reconcile_plan_t *plan, char *errstr,
+                 size_t errstr_size)
+{
+    memset(plan, 0, sizeof(*plan));
+    json_t *rec = service_record(model, svc);
+    if (!rec)
+        return cv_seterr(errstr, errstr_size, CV_ENOENT, "service '%s' is not in the cluster", svc);
     rc_ctx_t x;
     ctx_init(&x, model, svc, rec);
     load_service(&x);
-    if (x.rejected && !x.s) {
-        x.target = 0; /* nothing judged: every placed replica stays as it is */
-        const json_t *placement = json_object_get(rec, "placement");
-        if (json_is_array(placement))
-            json_array_extend(x.placement, (json_t *)placement);
-        json_t *plan = cv__rc_plan(&x);
-        ctx_free(&x);
-        return plan;
+    int rc = steps(&x, errstr, errstr_size);
+    if (!rc) {
+        cv__rc_renew(&x);
+        rc = cv__rc_plan(&x, plan);
+        if (rc)
+            cv_seterr(errstr, errstr_size, rc, "%s", cv_strerror(rc));
     }
-    cv__rc_judge(&x);
-    if (!x.deleting)
-        cv__rc_moves(&x);
-    int rc = x.deleting ? 0 : cv__rc_place(&x, errstr, errstr_size);
-    if (!rc && !x.deleting) {
-        cv__rc_handovers(&x);
-        cv__rc_blocked(&x);
-    }
-    json_t *plan = rc ? NULL : cv__rc_plan(&x);
-    if (!rc && !plan)
-        snprintf(errstr, errstr_size, "%s", cv_strerror(CV_ENOMEM));
     ctx_free(&x);
-    return plan;
+    return rc;
 }

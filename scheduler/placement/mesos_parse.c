@@ -7,8 +7,7 @@
  */
 #include "mesos_internal.h"
 
-#include "cv_error.h"
-#include "cv_regex.h"
+#include "cv_base.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -19,7 +18,6 @@
 
 #define MAX_NESTING 32
 #define PATH_MAX_LEN 512
-#define VALUE_TEXT_MAX CV__MESOS_VALUE_TEXT_MAX
 
 static int oom(char *errstr, size_t errstr_size)
 {
@@ -82,94 +80,55 @@ typedef struct mparser {
 static int parse_node(mparser_t *mp, const json_t *spec, const char *path, int depth,
                       cv_mconstraint_t **out);
 
-/* A growing text buffer for cv_mconstraint_text(). */
-typedef struct sbuf {
-    char *s;
-    size_t len, cap;
-    bool failed;
-} sbuf_t;
-
-static void sb_add(sbuf_t *b, const char *s)
-{
-    size_t n = strlen(s);
-    if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 32;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *ns = realloc(b->s, cap);
-        if (!ns) {
-            b->failed = true;
-            return;
-        }
-        b->s = ns;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n + 1);
-    b->len += n;
-}
-
-static void sb_number(sbuf_t *b, double d)
-{
-    char num[VALUE_TEXT_MAX];
-    snprintf(num, sizeof(num), "%.15g", d);
-    sb_add(b, num);
-}
-
 /* "hostname UNIQUE", "rack MAXPER 2", "IDC LIKE sh.*", "IDC CLUSTER {sz,cd}",
  * "port CLUSTER [10-20]", "and(a, b)": Mesos' own text forms of set and range. */
 static int build_text(mparser_t *mp, cv_mconstraint_t *c)
 {
-    sbuf_t b = {0};
+    cv_buf_t b = {0};
     if (c->op == MOP_AND || c->op == MOP_OR) {
-        sb_add(&b, cv__mesos_op_name[c->op]);
-        sb_add(&b, "(");
+        cv_buf_puts(&b, cv__mesos_op_name[c->op]);
+        cv_buf_puts(&b, "(");
         for (size_t i = 0; i < c->nkids; i++) {
             if (i)
-                sb_add(&b, ", ");
-            sb_add(&b, c->kids[i]->text);
+                cv_buf_puts(&b, ", ");
+            cv_buf_puts(&b, c->kids[i]->text);
         }
-        sb_add(&b, ")");
+        cv_buf_puts(&b, ")");
     } else {
-        sb_add(&b, c->attr);
-        sb_add(&b, " ");
-        sb_add(&b, cv__mesos_op_name[c->op]);
+        cv_buf_puts(&b, c->attr);
+        cv_buf_puts(&b, " ");
+        cv_buf_puts(&b, cv__mesos_op_name[c->op]);
         switch (c->param) {
         case MP_STRING:
-            sb_add(&b, " ");
-            sb_add(&b, c->str);
+            cv_buf_puts(&b, " ");
+            cv_buf_puts(&b, c->str);
             break;
         case MP_SET:
-            sb_add(&b, " {");
+            cv_buf_puts(&b, " {");
             for (size_t i = 0; i < c->nset; i++) {
                 if (i)
-                    sb_add(&b, ",");
-                sb_add(&b, c->set[i]);
+                    cv_buf_puts(&b, ",");
+                cv_buf_puts(&b, c->set[i]);
             }
-            sb_add(&b, "}");
+            cv_buf_puts(&b, "}");
             break;
         case MP_SCALAR:
-            sb_add(&b, " ");
-            sb_number(&b, c->scalar);
+            cv_buf_puts(&b, " ");
+            cv_buf_printf(&b, "%.15g", c->scalar);
             break;
         case MP_RANGE:
-            sb_add(&b, " [");
-            sb_number(&b, c->lo);
-            sb_add(&b, "-");
-            sb_number(&b, c->hi);
-            sb_add(&b, "]");
+            cv_buf_puts(&b, " [");
+            cv_buf_printf(&b, "%.15g", c->lo);
+            cv_buf_puts(&b, "-");
+            cv_buf_printf(&b, "%.15g", c->hi);
+            cv_buf_puts(&b, "]");
             break;
         case MP_NONE:
             break;
         }
     }
-    if (b.failed) {
-        free(b.s);
-        return oom(mp->errstr, mp->errstr_size);
-    }
-    c->text = b.s;
-    return 0;
+    c->text = cv_buf_take(&b);
+    return c->text ? 0 : oom(mp->errstr, mp->errstr_size);
 }
 
 static int bad(mparser_t *mp, const char *path, const char *problem, const char *detail)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cv_base.h"
 #include "cv_pcexpr.h"
 
 typedef enum { PC_TRUE, PC_CMP, PC_NOT, PC_AND, PC_OR } pc_kind_t;
@@ -27,8 +28,7 @@ struct cv_pcexpr {
     bool bval;
     char *sval;
     /* PC_NOT (one child), PC_AND, PC_OR */
-    cv_pcexpr_t **kids;
-    size_t nkids;
+    CV_VEC(cv_pcexpr_t *) kids;
 };
 
 /* Reads a whole string as a signed 64-bit decimal integer (optional sign).

@@ -24,7 +24,7 @@
  */
 #include "pcexpr_internal.h"
 
-#include "cv_error.h"
+#include "cv_base.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,12 +51,7 @@ static cv_pcexpr_t *node_new(pc_kind_t kind)
 /* Appends `kid` to `e`; on failure frees neither. */
 static int node_add(cv_pcexpr_t *e, cv_pcexpr_t *kid)
 {
-    cv_pcexpr_t **kids = realloc(e->kids, (e->nkids + 1) * sizeof(*kids));
-    if (!kids)
-        return CV_ENOMEM;
-    e->kids = kids;
-    e->kids[e->nkids++] = kid;
-    return 0;
+    return cv_vec_push(&e->kids, kid);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -14,6 +14,8 @@
  */
 #include "place_internal.h"
 
+#include "cv_base.h"
+
 #include <stdlib.h>
 
 typedef struct arc {
@@ -21,11 +23,12 @@ typedef struct arc {
     int cap;
 } arc_t;
 
+typedef CV_VEC(arc_t) arcs_t;
+
 struct pl_flow {
     size_t nv; /* caller's vertices; two more for the super source and sink */
     uint32_t *head;
-    arc_t *arcs;
-    size_t narcs, cap;
+    arcs_t arcs; /* an edge and its reverse side by side: arc a's is a ^ 1 */
     long *excess;
     bool broken; /* some edge had hi < lo */
     bool nomem;
@@ -39,9 +42,8 @@ pl_flow_t *cv__place_flow_new(size_t nvertices, size_t nedges_hint)
     f->nv = nvertices;
     f->head = malloc((nvertices + 2) * sizeof(uint32_t));
     f->excess = calloc(nvertices + 2, sizeof(long));
-    f->cap = 2 * (nedges_hint + nvertices + 2);
-    f->arcs = malloc(f->cap * sizeof(arc_t));
-    if (!f->head || !f->excess || !f->arcs) {
+    int rc = cv_vec_reserve(&f->arcs, 2 * (nedges_hint + nvertices + 2));
+    if (!f->head || !f->excess || rc != 0) {
         cv__place_flow_free(f);
         return NULL;
     }
@@ -56,26 +58,20 @@ void cv__place_flow_free(pl_flow_t *f)
         return;
     free(f->head);
     free(f->excess);
-    free(f->arcs);
+    cv_vec_free(&f->arcs);
     free(f);
 }
 
 static int add_arc(pl_flow_t *f, uint32_t u, uint32_t v, int cap)
 {
-    if (f->narcs + 2 > f->cap) {
-        size_t ncap = f->cap * 2;
-        arc_t *na = realloc(f->arcs, ncap * sizeof(arc_t));
-        if (!na) {
-            f->nomem = true;
-            return -1;
-        }
-        f->arcs = na;
-        f->cap = ncap;
+    if (cv_vec_reserve(&f->arcs, 2) != 0) {
+        f->nomem = true;
+        return -1;
     }
-    f->arcs[f->narcs] = (arc_t){v, f->head[u], cap};
-    f->head[u] = (uint32_t)f->narcs++;
-    f->arcs[f->narcs] = (arc_t){u, f->head[v], 0};
-    f->head[v] = (uint32_t)f->narcs++;
+    f->arcs.v[f->arcs.n] = (arc_t){v, f->head[u], cap};
+    f->head[u] = (uint32_t)f->arcs.n++;
+    f->arcs.v[f->arcs.n] = (arc_t){u, f->head[v], 0};
+    f->head[v] = (uint32_t)f->arcs.n++;
     return 0;
 }
 
@@ -100,12 +96,12 @@ static int augment(pl_flow_t *f, uint32_t s, uint32_t t, uint32_t *queue, uint32
         via[v] = PL_NONE;
     size_t qh = 0, qt = 0;
     queue[qt++] = s;
-    via[s] = (uint32_t)f->narcs; /* marks the source as seen */
+    via[s] = (uint32_t)f->arcs.n; /* marks the source as seen */
     while (qh < qt && via[t] == PL_NONE) {
         uint32_t u = queue[qh++];
-        for (uint32_t a = f->head[u]; a != PL_NONE; a = f->arcs[a].next) {
-            uint32_t v = f->arcs[a].to;
-            if (f->arcs[a].cap > 0 && via[v] == PL_NONE) {
+        for (uint32_t a = f->head[u]; a != PL_NONE; a = f->arcs.v[a].next) {
+            uint32_t v = f->arcs.v[a].to;
+            if (f->arcs.v[a].cap > 0 && via[v] == PL_NONE) {
                 via[v] = a;
                 queue[qt++] = v;
             }
@@ -114,12 +110,12 @@ static int augment(pl_flow_t *f, uint32_t s, uint32_t t, uint32_t *queue, uint32
     if (via[t] == PL_NONE)
         return 0;
     int push = PL_INF;
-    for (uint32_t v = t; v != s; v = f->arcs[via[v] ^ 1].to)
-        if (f->arcs[via[v]].cap < push)
-            push = f->arcs[via[v]].cap;
-    for (uint32_t v = t; v != s; v = f->arcs[via[v] ^ 1].to) {
-        f->arcs[via[v]].cap -= push;
-        f->arcs[via[v] ^ 1].cap += push;
+    for (uint32_t v = t; v != s; v = f->arcs.v[via[v] ^ 1].to)
+        if (f->arcs.v[via[v]].cap < push)
+            push = f->arcs.v[via[v]].cap;
+    for (uint32_t v = t; v != s; v = f->arcs.v[via[v] ^ 1].to) {
+        f->arcs.v[via[v]].cap -= push;
+        f->arcs.v[via[v] ^ 1].cap += push;
     }
     return push;
 }

@@ -9,7 +9,7 @@
  */
 #include "place_internal.h"
 
-#include "cv_error.h"
+#include "cv_base.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #ifndef PLACE_INTERNAL_H
 #define PLACE_INTERNAL_H
 
-#include "cv_placement.h"
+#include "cv_place.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -12,7 +12,7 @@
  */
 #include "place_internal.h"
 
-#include "cv_error.h"
+#include "cv_base.h"
 #include "cv_pcexpr.h"
 
 #include <stdio.h>
@@ -34,27 +34,8 @@ static uint64_t text_hash(const char *s)
     return h;
 }
 
-/* Appends `len` bytes to a growing buffer; false when out of memory. */
-static bool put(char **buf, size_t *len, size_t *cap, const char *text, size_t n)
-{
-    if (*len + n + 1 > *cap) {
-        size_t ncap = (*cap ? *cap : 64) * 2;
-        while (ncap < *len + n + 1)
-            ncap *= 2;
-        char *nb = realloc(*buf, ncap);
-        if (!nb)
-            return false;
-        *buf = nb;
-        *cap = ncap;
-    }
-    memcpy(*buf + *len, text, n);
-    *len += n;
-    (*buf)[*len] = 0;
-    return true;
-}
-
 /* A tag and a number: "s12:", "i-5". */
-static bool put_number(char **buf, size_t *len, size_t *cap, char tag, long long v, bool colon)
+static void put_number(cv_buf_t *b, char tag, long long v, bool colon)
 {
     char text[32], *end = text + sizeof(text), *at = end;
     unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
@@ -66,34 +47,43 @@ static bool put_number(char **buf, size_t *len, size_t *cap, char tag, long long
     if (v < 0)
         *--at = '-';
     *--at = tag;
-    return put(buf, len, cap, at, (size_t)(end - at));
+    cv_buf_add(b, at, (size_t)(end - at));
 }
 
 /* One value as typed text: a tag, and the length before any text. */
-static bool put_value(char **buf, size_t *len, size_t *cap, const json_t *v)
+static void put_value(cv_buf_t *b, const json_t *v)
 {
-    char num[40];
     switch (json_typeof(v)) {
     case JSON_STRING:
-        return put_number(buf, len, cap, 's', (long long)json_string_length(v), true) &&
-               put(buf, len, cap, json_string_value(v), json_string_length(v));
+        put_number(b, 's', (long long)json_string_length(v), true);
+        cv_buf_add(b, json_string_value(v), json_string_length(v));
+        return;
     case JSON_INTEGER:
-        return put_number(buf, len, cap, 'i', (long long)json_integer_value(v), false);
+        put_number(b, 'i', (long long)json_integer_value(v), false);
+        return;
     case JSON_REAL:
-        return put(buf, len, cap, num,
-                   (size_t)snprintf(num, sizeof(num), "r%.17g", json_real_value(v)));
+        cv_buf_printf(b, "r%.17g", json_real_value(v));
+        return;
     case JSON_TRUE:
-        return put(buf, len, cap, "t", 1);
+        cv_buf_putc(b, 't');
+        return;
     case JSON_FALSE:
-        return put(buf, len, cap, "f", 1);
+        cv_buf_putc(b, 'f');
+        return;
     case JSON_NULL:
-        return put(buf, len, cap, "n", 1);
+        cv_buf_putc(b, 'n');
+        return;
     default: {
         char *text = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-        bool ok = text && put_number(buf, len, cap, 'j', (long long)strlen(text), true) &&
-                  put(buf, len, cap, text, strlen(text));
+        if (!text) {
+            b->failed = true; /* out of memory all the same */
+            return;
+        }
+        size_t len = strlen(text);
+        put_number(b, 'j', (long long)len, true);
+        cv_buf_add(b, text, len);
         free(text);
-        return ok;
+        return;
     }
     }
 }
@@ -101,27 +91,22 @@ static bool put_value(char **buf, size_t *len, size_t *cap, const json_t *v)
 /* The properties but NodeName, in the object's own order, every text
  * prefixed by its length: equal keys mean equal properties. Equal
  * properties written in another order only make one class more, which
- * costs an evaluation, never a wrong answer. */
+ * costs an evaluation, never a wrong answer. NULL when out of memory. */
 static char *class_key(const json_t *props)
 {
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
+    cv_buf_t b = {0};
     const char *key;
     json_t *value;
-    if (!put(&buf, &len, &cap, "", 0))
-        return NULL;
     json_object_foreach((json_t *)props, key, value)
     {
         if (strcmp(key, "NodeName") == 0)
             continue;
         size_t klen = strlen(key);
-        if (!put_number(&buf, &len, &cap, 'k', (long long)klen, true) ||
-            !put(&buf, &len, &cap, key, klen) || !put_value(&buf, &len, &cap, value)) {
-            free(buf);
-            return NULL;
-        }
+        put_number(&b, 'k', (long long)klen, true);
+        cv_buf_add(&b, key, klen);
+        put_value(&b, value);
     }
-    return buf;
+    return cv_buf_take(&b);
 }
 
 /* The class of one node: the slot of an equal key, or a new one. */

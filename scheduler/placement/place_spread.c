@@ -12,7 +12,7 @@
  */
 #include "place_internal.h"
 
-#include "cv_error.h"
+#include "cv_base.h"
 
 #include <stdlib.h>
 #include <string.h>

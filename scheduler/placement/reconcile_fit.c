@@ -52,7 +52,6 @@ static json_t *others_layout(const rc_ctx_t *x, int index, int *n)
 static json_t *alone_manifest(const rc_ctx_t *x, const char *node)
 {
     json_t *manifest = cv__rc_manifest(x);
-    cv__rc_handover_load(x, manifest);
     size_t i;
     json_t *e;
     json_array_foreach(json_object_get(manifest, "nodes"), i, e)

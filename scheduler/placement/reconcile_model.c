@@ -103,6 +103,19 @@ json_t *cv_reconcile_service_desc(const json_t *spec, const char *name, int repl
     return desc;
 }
 
+/* ---------------------------------------------------------------- the process */
+
+const json_t *cv__rc_process(const rc_ctx_t *x)
+{
+    const json_t *from = json_object_get(x->rollout, "from_process");
+    const char *to = json_string_value(json_object_get(x->rollout, "to"));
+    const char *state = json_string_value(json_object_get(x->rollout, "state"));
+    bool back = state && (strcmp(state, "rolling_back") == 0 || strcmp(state, "rolled_back") == 0);
+    if (x->rollout && strcmp(to ? to : "", x->digest) == 0 && json_is_object(from) && back)
+        return from;
+    return x->process;
+}
+
 /* ---------------------------------------------------------------- the cluster */
 
 /* Sums the declared loads of the replicas assigned to a node, but for
@@ -169,6 +182,41 @@ static json_t *node_entry(const rc_ctx_t *x, const char *name, const json_t *n, 
     return entry;
 }
 
+/* Adds to the manifest's node loads the old replicas of the handovers in
+ * progress (reconcile_move.c), still assigned and running beside their
+ * successors. */
+static void add_handover_load(const rc_ctx_t *x, json_t *manifest)
+{
+    const char *key;
+    json_t *entry;
+    json_object_foreach(x->kept, key, entry)
+    {
+        const json_t *old = json_object_get(entry, "from");
+        const char *node = json_string_value(json_object_get(old, "node"));
+        const char *rid = json_string_value(json_object_get(old, "rid"));
+        if (!node)
+            continue;
+        json_t *spec = cv__rc_json(cv__rc_assigned(x, node, rid ? rid : ""));
+        size_t i;
+        json_t *n;
+        json_array_foreach(json_object_get(manifest, "nodes"), i, n)
+        {
+            if (strcmp(json_string_value(json_object_get(n, "name")), node) != 0)
+                continue;
+            json_t *load = json_object_get(n, "load");
+            const char *metric;
+            json_t *v;
+            json_object_foreach(json_object_get(spec, "load"), metric, v)
+            {
+                json_int_t have = json_integer_value(json_object_get(load, metric));
+                if (json_is_integer(v) && json_integer_value(v) > 0)
+                    json_object_set_new(load, metric, json_integer(have + json_integer_value(v)));
+            }
+        }
+        json_decref(spec);
+    }
+}
+
 json_t *cv__rc_manifest(const rc_ctx_t *x)
 {
     json_t *settings = cv__rc_json(json_object_get(x->model, "settings"));
@@ -193,10 +241,53 @@ json_t *cv__rc_manifest(const rc_ctx_t *x)
     json_object_set_new(manifest, "nodeTypes", types);
     json_object_set_new(manifest, "nodes", list);
     json_decref(settings);
+    add_handover_load(x, manifest);
     return manifest;
 }
 
 const json_t *cv__rc_assigned(const rc_ctx_t *x, const char *node, const char *rid)
 {
     return json_object_get(json_object_get(json_object_get(x->nodes, node), "assign"), rid);
+}
+
+/* The affinity parent (another service of the same stack named by
+ * affinity.service): its replicas' nodes, without its loads (they are in
+ * the nodes' assigned loads already). NULL when it has none. */
+json_t *cv__rc_parent_layout(const rc_ctx_t *x, const cv_cluster_t *c)
+{
+    const char *want = x->s->affinity_service, *svc;
+    json_t *rec;
+    if (!want || strcmp(want, x->s->name) == 0)
+        return NULL;
+    json_object_foreach(json_object_get(x->model, "services"), svc, rec)
+    {
+        json_t *r = cv__rc_json(rec);
+        const char *stack = json_string_value(json_object_get(r, "stack"));
+        const char *res = json_string_value(json_object_get(r, "resource"));
+        if (strcmp(svc, x->svc) == 0 || !stack || !res || strcmp(stack, x->stack) != 0 ||
+            strcmp(res, want) != 0) {
+            json_decref(r);
+            continue;
+        }
+        json_t *placement = cv__rc_json(json_object_get(r, "placement"));
+        json_t *list = json_array();
+        size_t i;
+        json_t *e;
+        int top = 0;
+        json_array_foreach(placement, i, e)
+        {
+            const char *node = json_string_value(json_object_get(e, "node"));
+            int index = (int)json_integer_value(json_object_get(e, "index"));
+            if (!node || cv_cluster_node(c, node) < 0 || index < 0)
+                continue;
+            top = index + 1 > top ? index + 1 : top;
+            json_array_append_new(list, json_pack("{s:i, s:s}", "replica", index, "node", node));
+        }
+        json_t *desc = json_pack("{s:s, s:i, s:o}", "name", want, "replicas", top ? top : 1,
+                                 "placements", list);
+        json_decref(placement);
+        json_decref(r);
+        return desc;
+    }
+    return NULL;
 }

@@ -478,37 +478,3 @@ void cv__rc_handovers(rc_ctx_t *x)
         }
     }
 }
-
-/* ---------------------------------------------------------------- loads */
-
-void cv__rc_handover_load(const rc_ctx_t *x, json_t *manifest)
-{
-    const char *key;
-    json_t *entry;
-    json_object_foreach(x->kept, key, entry)
-    {
-        const json_t *old = json_object_get(entry, "from");
-        const char *node = str(old, "node");
-        if (!node)
-            continue;
-        json_t *spec =
-            cv__rc_json(cv__rc_assigned(x, node, str(old, "rid") ? str(old, "rid") : ""));
-        size_t i;
-        json_t *n;
-        json_array_foreach(json_object_get(manifest, "nodes"), i, n)
-        {
-            if (!is(str(n, "name"), node))
-                continue;
-            json_t *load = json_object_get(n, "load");
-            const char *metric;
-            json_t *v;
-            json_object_foreach(json_object_get(spec, "load"), metric, v)
-            {
-                json_int_t have = json_integer_value(json_object_get(load, metric));
-                if (json_is_integer(v) && json_integer_value(v) > 0)
-                    json_object_set_new(load, metric, json_integer(have + json_integer_value(v)));
-            }
-        }
-        json_decref(spec);
-    }
-}

@@ -17,7 +17,7 @@
  */
 #include "reconcile_internal.h"
 
-#include "cv_error.h"
+#include "cv_base.h"
 #include "cv_mesos.h"
 #include "cv_pcexpr.h"
 
@@ -73,48 +73,6 @@ static json_t *own_layout(const rc_ctx_t *x, const json_t *extra)
     }
     json_object_set_new(desc, "placements", list);
     return desc;
-}
-
-/* The affinity parent (another service of the same stack named by
- * affinity.service): its replicas' nodes, without its loads (they are in
- * the nodes' assigned loads already). NULL when it has none. */
-json_t *cv__rc_parent_layout(const rc_ctx_t *x, const cv_cluster_t *c)
-{
-    const char *want = x->s->affinity_service, *svc;
-    json_t *rec;
-    if (!want || strcmp(want, x->s->name) == 0)
-        return NULL;
-    json_object_foreach(json_object_get(x->model, "services"), svc, rec)
-    {
-        json_t *r = cv__rc_json(rec);
-        const char *stack = json_string_value(json_object_get(r, "stack"));
-        const char *res = json_string_value(json_object_get(r, "resource"));
-        if (strcmp(svc, x->svc) == 0 || !stack || !res || strcmp(stack, x->stack) != 0 ||
-            strcmp(res, want) != 0) {
-            json_decref(r);
-            continue;
-        }
-        json_t *placement = cv__rc_json(json_object_get(r, "placement"));
-        json_t *list = json_array();
-        size_t i;
-        json_t *e;
-        int top = 0;
-        json_array_foreach(placement, i, e)
-        {
-            const char *node = json_string_value(json_object_get(e, "node"));
-            int index = (int)json_integer_value(json_object_get(e, "index"));
-            if (!node || cv_cluster_node(c, node) < 0 || index < 0)
-                continue;
-            top = index + 1 > top ? index + 1 : top;
-            json_array_append_new(list, json_pack("{s:i, s:s}", "replica", index, "node", node));
-        }
-        json_t *desc = json_pack("{s:s, s:i, s:o}", "name", want, "replicas", top ? top : 1,
-                                 "placements", list);
-        json_decref(placement);
-        json_decref(r);
-        return desc;
-    }
-    return NULL;
 }
 
 static int world_load(const rc_ctx_t *x, const json_t *manifest, const json_t *extra, world_t *w,
@@ -410,7 +368,6 @@ static void keep_all(rc_ctx_t *x)
 int cv__rc_place(rc_ctx_t *x, char *errstr, size_t errstr_size)
 {
     json_t *manifest = cv__rc_manifest(x);
-    cv__rc_handover_load(x, manifest);
     if (json_array_size(json_object_get(manifest, "nodes")) == 0) {
         keep_all(x); /* no node at all: everything waits for one to join */
         json_decref(manifest);

@@ -8,39 +8,9 @@
  */
 #include "reconcile_internal.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void cv__rc_event(rc_ctx_t *x, int index, const char *action, const char *status, const char *fmt,
-                  ...)
-{
-    char reason[1024], name[512] = "";
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(reason, sizeof(reason), fmt, ap);
-    va_end(ap);
-    if (index >= 0)
-        cv__rc_replica_name(x, index, name, sizeof(name));
-    json_array_append_new(x->events,
-                          json_pack("{s:s, s:s, s:s, s:s}", "physical_id", name, "action", action,
-                                    "status", status, "reason", reason));
-}
-
-void cv__rc_report(rc_ctx_t *x, const char *property, const char *state, const char *fmt, ...)
-{
-    char text[2048], source[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof(text), fmt, ap);
-    va_end(ap);
-    cv_reconcile_health_source(source, sizeof(source), x->svc);
-    json_array_append_new(x->health,
-                          json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}", "source", source, "property",
-                                    property, "state", state, "description", text, "timeToLive",
-                                    "Infinite", "removeWhenExpired", 0));
-}
 
 /* ---------------------------------------------------------------- replica specs */
 
@@ -54,7 +24,8 @@ static void add_loads(const rc_ctx_t *x, json_t *spec, bool secondary)
     json_object_set_new(spec, "load", load);
 }
 
-json_t *cv__rc_replica_spec(const rc_ctx_t *x, const json_t *entry)
+/* The replica spec agents run for the placement entry `entry`. */
+static json_t *replica_spec(const rc_ctx_t *x, const json_t *entry)
 {
     int index = (int)json_integer_value(json_object_get(entry, "index"));
     const char *role = json_string_value(json_object_get(entry, "role"));
@@ -105,6 +76,20 @@ static bool placed_as(const rc_ctx_t *x, const char *node, const char *rid)
     return false;
 }
 
+/* Keeps one operation for the plan (taking `spec`); one that cannot be
+ * kept fails the plan. */
+static void add_op(rc_ctx_t *x, cv_reconcile_op_kind_t kind, const char *node, const char *rid,
+                   json_t *spec)
+{
+    cv_reconcile_op_t op = {kind, strdup(node), strdup(rid), spec};
+    if (!op.node || !op.rid || cv_vec_push(&x->ops, op) != 0) {
+        free(op.node);
+        free(op.rid);
+        json_decref(spec);
+        x->nomem = true;
+    }
+}
+
 static void make_ops(rc_ctx_t *x)
 {
     const char *node, *rid;
@@ -114,8 +99,7 @@ static void make_ops(rc_ctx_t *x)
         json_object_foreach(json_object_get(n, "assign"), rid, spec)
         {
             if (cv__rc_rid_index(x->svc, rid) >= 0 && !placed_as(x, node, rid))
-                json_array_append_new(x->ops, json_pack("{s:s, s:s, s:s}", "op", "unassign", "node",
-                                                        node, "rid", rid));
+                add_op(x, CV_RECONCILE_UNASSIGN, node, rid, NULL);
         }
     }
     size_t i;
@@ -123,11 +107,9 @@ static void make_ops(rc_ctx_t *x)
     json_array_foreach(x->placement, i, e)
     {
         const char *at = json_string_value(json_object_get(e, "node"));
-        if (assigned(x, at, json_string_value(json_object_get(e, "rid"))))
-            continue;
-        json_array_append_new(x->ops, json_pack("{s:s, s:s, s:O, s:o}", "op", "assign", "node", at,
-                                                "rid", json_object_get(e, "rid"), "spec",
-                                                cv__rc_replica_spec(x, e)));
+        const char *placed = json_string_value(json_object_get(e, "rid"));
+        if (at && placed && !assigned(x, at, placed))
+            add_op(x, CV_RECONCILE_ASSIGN, at, placed, replica_spec(x, e));
     }
 }
 
@@ -401,7 +383,7 @@ static bool stored_differs(const rc_ctx_t *x, const char *field, const json_t *n
  * the agents first get to stop them) and no live node reports one. */
 static bool all_gone(const rc_ctx_t *x)
 {
-    if (!x->deleting || json_array_size(x->ops) > 0)
+    if (!x->deleting || x->ops.n > 0)
         return false;
     const char *node, *rid;
     json_t *n, *v;
@@ -418,19 +400,9 @@ static bool all_gone(const rc_ctx_t *x)
     return true;
 }
 
-json_t *cv__rc_plan(rc_ctx_t *x)
+/* The reports and events of the verdicts on the whole service. */
+static void verdict_reports(rc_ctx_t *x)
 {
-    cv__rc_renew(x);
-    make_ops(x);
-    placed_events(x);
-    left_events(x);
-    json_t *library = x->health;
-    x->health = json_array();
-    adopt_library_reports(x, library);
-    json_decref(library);
-    waiting_events_and_reports(x);
-    blocklist_reports(x);
-    crash_loop_reports(x);
     if (x->rejected) {
         const char *desc = json_string_value(json_object_get(x->rejected, "description"));
         cv__rc_report(x, "ServiceCapacity", "Error", "Service %s rejected: %s", x->resource,
@@ -444,25 +416,155 @@ json_t *cv__rc_plan(rc_ctx_t *x)
                                   json_object_get(x->blocked, "description")))
         cv__rc_event(x, -1, "PLACE", "FAILED", "service %s: %s", x->resource,
                      json_string_value(json_object_get(x->blocked, "description")));
-    json_t *rejected = x->rejected ? json_incref(x->rejected) : json_null();
-    json_t *blocked = x->blocked ? json_incref(x->blocked) : json_null();
-    json_t *moves = json_object_size(x->moves) ? json_incref(x->moves) : json_null();
-    json_t *rollout = x->rollout ? json_incref(x->rollout) : json_null();
-    bool changed = json_array_size(x->ops) > 0 || stored_differs(x, "placement", x->placement) ||
-                   stored_differs(x, "unplaced", x->unplaced) ||
-                   stored_differs(x, "blocklist", x->blocklist) ||
-                   stored_differs(x, "failures", x->failures) ||
-                   stored_differs(x, "gave_up", x->gave_up) ||
-                   stored_differs(x, "blocked", blocked) ||
-                   stored_differs(x, "rejected", rejected) || stored_differs(x, "moves", moves) ||
-                   stored_differs(x, "rollout", rollout) || health_differs(x);
+}
+
+/* Whether the plan stores anything the record does not hold already. */
+static bool record_changes(const rc_ctx_t *x)
+{
+    json_t *null = json_null();
+    json_t *moves = json_object_size(x->moves) ? x->moves : null;
+    bool changed =
+        x->ops.n > 0 || stored_differs(x, "placement", x->placement) ||
+        stored_differs(x, "unplaced", x->unplaced) ||
+        stored_differs(x, "blocklist", x->blocklist) ||
+        stored_differs(x, "failures", x->failures) || stored_differs(x, "gave_up", x->gave_up) ||
+        stored_differs(x, "blocked", x->blocked ? x->blocked : null) ||
+        stored_differs(x, "rejected", x->rejected ? x->rejected : null) ||
+        stored_differs(x, "moves", moves) ||
+        stored_differs(x, "rollout", x->rollout ? x->rollout : null) || health_differs(x);
+    json_decref(null);
+    return changed;
+}
+
+static json_t *ref_or_null(json_t *v)
+{
+    return v ? json_incref(v) : NULL;
+}
+
+int cv__rc_plan(rc_ctx_t *x, cv_reconcile_plan_t *plan)
+{
+    make_ops(x);
+    placed_events(x);
+    left_events(x);
+    json_t *library = x->health;
+    x->health = json_array();
+    adopt_library_reports(x, library);
+    json_decref(library);
+    waiting_events_and_reports(x);
+    blocklist_reports(x);
+    crash_loop_reports(x);
+    verdict_reports(x);
     bool remove = all_gone(x);
-    return json_pack("{s:s, s:I, s:s, s:s, s:s, s:O, s:O, s:O, s:O, s:O, s:o, s:o, s:O, s:O, s:O, "
+    const char *desc = json_string_value(json_object_get(x->rejected, "description"));
+    *plan = (cv_reconcile_plan_t){
+        .svc = strdup(x->svc),
+        .gen = x->gen,
+        .stack = strdup(x->stack),
+        .resource = strdup(x->resource),
+        .deleting = x->deleting,
+        .ops = x->ops,
+        .events = x->events,
+        .rejected = x->rejected ? strdup(desc ? desc : "") : NULL,
+        .record = {.placement = ref_or_null(x->placement),
+                   .unplaced = ref_or_null(x->unplaced),
+                   .blocklist = ref_or_null(x->blocklist),
+                   .failures = ref_or_null(x->failures),
+                   .gave_up = ref_or_null(x->gave_up),
+                   .blocked = ref_or_null(x->blocked),
+                   .rejected = ref_or_null(x->rejected),
+                   .health = ref_or_null(x->health),
+                   .moves = json_object_size(x->moves) ? json_incref(x->moves) : NULL,
+                   .rollout = ref_or_null(x->rollout)},
+        .changed = record_changes(x) || remove,
+        .remove = remove,
+    };
+    x->ops = (cv_reconcile_ops_t){0};
+    x->events = (cv_reconcile_events_t){0};
+    if (x->nomem || !plan->svc || !plan->stack || !plan->resource ||
+        (x->rejected && !plan->rejected)) {
+        cv_reconcile_plan_free(plan);
+        return CV_ENOMEM;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- the plan's memory and JSON */
+
+void cv_reconcile_plan_free(cv_reconcile_plan_t *plan)
+{
+    for (size_t i = 0; i < plan->ops.n; i++) {
+        free(plan->ops.v[i].node);
+        free(plan->ops.v[i].rid);
+        json_decref(plan->ops.v[i].spec);
+    }
+    cv_vec_free(&plan->ops);
+    for (size_t i = 0; i < plan->events.n; i++) {
+        free(plan->events.v[i].physical_id);
+        free(plan->events.v[i].reason);
+    }
+    cv_vec_free(&plan->events);
+    json_t **docs[] = {&plan->record.placement, &plan->record.unplaced, &plan->record.blocklist,
+                       &plan->record.failures,  &plan->record.gave_up,  &plan->record.blocked,
+                       &plan->record.rejected,  &plan->record.health,   &plan->record.moves,
+                       &plan->record.rollout};
+    for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++)
+        json_decref(*docs[i]);
+    free(plan->svc);
+    free(plan->stack);
+    free(plan->resource);
+    free(plan->rejected);
+    memset(plan, 0, sizeof(*plan));
+}
+
+static json_t *ops_json(const cv_reconcile_ops_t *ops)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; list && i < ops->n; i++) {
+        const cv_reconcile_op_t *op = &ops->v[i];
+        json_t *o =
+            op->kind == CV_RECONCILE_ASSIGN
+                ? json_pack("{s:s, s:s, s:s, s:O}", "op", "assign", "node", op->node, "rid",
+                            op->rid, "spec", op->spec)
+                : json_pack("{s:s, s:s, s:s}", "op", "unassign", "node", op->node, "rid", op->rid);
+        if (json_array_append_new(list, o) != 0) {
+            json_decref(list);
+            return NULL;
+        }
+    }
+    return list;
+}
+
+static json_t *events_json(const cv_reconcile_events_t *events)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; list && i < events->n; i++) {
+        const cv_reconcile_event_t *e = &events->v[i];
+        if (json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s}", "physical_id",
+                                                  e->physical_id, "action", e->action, "status",
+                                                  e->status, "reason", e->reason)) != 0) {
+            json_decref(list);
+            return NULL;
+        }
+    }
+    return list;
+}
+
+static json_t *doc(json_t *v)
+{
+    return v ? json_incref(v) : json_null();
+}
+
+json_t *cv_reconcile_plan_json(const cv_reconcile_plan_t *plan)
+{
+    const cv_reconcile_record_t *r = &plan->record;
+    return json_pack("{s:s, s:I, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
                      "s:b, s:b, s:o, s:o}",
-                     "svc", x->svc, "gen", (json_int_t)x->gen, "stack", x->stack, "resource",
-                     x->resource, "state", x->deleting ? "deleting" : "active", "placement",
-                     x->placement, "unplaced", x->unplaced, "blocklist", x->blocklist, "failures",
-                     x->failures, "gave_up", x->gave_up, "blocked", blocked, "rejected", rejected,
-                     "ops", x->ops, "events", x->events, "health", x->health, "changed",
-                     changed || remove, "remove", remove, "moves", moves, "rollout", rollout);
+                     "svc", plan->svc, "gen", (json_int_t)plan->gen, "stack", plan->stack,
+                     "resource", plan->resource, "state", plan->deleting ? "deleting" : "active",
+                     "placement", doc(r->placement), "unplaced", doc(r->unplaced), "blocklist",
+                     doc(r->blocklist), "failures", doc(r->failures), "gave_up", doc(r->gave_up),
+                     "blocked", doc(r->blocked), "rejected", doc(r->rejected), "ops",
+                     ops_json(&plan->ops), "events", events_json(&plan->events), "health",
+                     doc(r->health), "changed", plan->changed, "remove", plan->remove, "moves",
+                     doc(r->moves), "rollout", doc(r->rollout));
 }

@@ -16,19 +16,295 @@
  * paused, manual mode allows it and the unavailability bound leaves room.
  * Steps take the outdated indexes lowest first, or by upgrade domain the
  * replicas on the nodes of one domain at a time, in the domains' order.
+ *
+ * The replicas of one step:
+ * A stateless replica is renewed in place: a new replica id on its node,
+ * so its agent stops the old process and starts the new one (kill_first).
+ * With start_first the old replica id stays assigned beside the new one
+ * (an extra placement entry of the index, listed after the new one, which
+ * the next plan's judge ignores and this file adds again) until the new one
+ * is ready. A stateful index never runs twice: its old replica is
+ * unassigned first, the index waits (StatefulFence) until no live node
+ * reports the old one running, and then starts again on the same node
+ * (its volumes are there: Service Fabric's PreferredLocation).
  */
-#include "rollout_internal.h"
+#include "reconcile_internal.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The service spec's `updatePolicy`, defaults applied. */
+typedef struct ro_policy {
+    bool start_first, health_gate, rollback, manual, by_ud;
+    int step, max_unavailable, max_surge;
+    double interval, deadline;
+} ro_policy_t;
+
 static const char *str(const json_t *obj, const char *key)
 {
     const char *s = json_string_value(json_object_get(obj, key));
     return s ? s : "";
 }
+
+static int index_of(const json_t *e)
+{
+    return (int)json_integer_value(json_object_get(e, "index"));
+}
+
+static double num_or(const json_t *obj, const char *key, double dflt)
+{
+    const json_t *v = json_object_get(obj, key);
+    return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+/* ---------------------------------------------------------------- the policy */
+
+/* The service spec's `updatePolicy`, defaults applied. */
+static void read_policy(const json_t *up, ro_policy_t *p)
+{
+    p->start_first = strcmp(str(up, "order"), "start_first") == 0;
+    p->step = (int)num_or(up, "step", 1);
+    if (p->step < 1)
+        p->step = 1;
+    p->max_unavailable = (int)num_or(up, "max_unavailable", p->step);
+    p->max_surge = (int)num_or(up, "max_surge", p->step);
+    p->interval = num_or(up, "interval", 0);
+    p->deadline = num_or(up, "deadline", 60);
+    p->health_gate = !json_is_false(json_object_get(up, "health_gate"));
+    p->rollback = !json_is_false(json_object_get(up, "rollback"));
+    p->manual = strcmp(str(up, "mode"), "manual") == 0;
+    p->by_ud = json_is_true(json_object_get(up, "byUpgradeDomain"));
+}
+
+/* ---------------------------------------------------------------- a step's replicas */
+
+/* The first placement entry of `index` in x->placement (borrowed), or NULL. */
+static json_t *entry_at(const rc_ctx_t *x, int index)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(x->placement, i, e)
+    {
+        if (index_of(e) == index)
+            return e;
+    }
+    return NULL;
+}
+
+/* The digest of the replica spec assigned for `entry` into buf; false when
+ * its replica id is assigned nowhere yet (placed by this plan). */
+static bool assigned_digest(const rc_ctx_t *x, const json_t *entry, char *buf, size_t size)
+{
+    json_t *spec = cv__rc_json(cv__rc_assigned(x, str(entry, "node"), str(entry, "rid")));
+    bool found = json_is_object(spec);
+    snprintf(buf, size, "%s", found ? str(spec, "digest") : "");
+    json_decref(spec);
+    return found;
+}
+
+/* The indexes below the target whose assigned replica runs another digest
+ * than `want`, lowest first (a new array of integers). */
+static json_t *outdated_indexes(const rc_ctx_t *x, const char *want)
+{
+    json_t *list = json_array();
+    for (int index = 0; index < x->target; index++) {
+        const json_t *e = entry_at(x, index);
+        char had[64];
+        if (e && assigned_digest(x, e, had, sizeof(had)) && strcmp(had, want) != 0)
+            json_array_append_new(list, json_integer(index));
+    }
+    return list;
+}
+
+static json_t *report_of(const rc_ctx_t *x, const char *node, const char *rid)
+{
+    const json_t *n = json_object_get(x->nodes, node);
+    return cv__rc_json(json_object_get(json_object_get(n, "report"), rid));
+}
+
+/* Whether the replica of `entry` reports healthy (or running, without the
+ * health gate) on `want` (NULL: any digest); else why not into why. */
+static bool replica_ready(const rc_ctx_t *x, const json_t *entry, const char *want, bool gate,
+                          char *why, size_t whysz)
+{
+    const char *node = str(entry, "node"), *rid = str(entry, "rid");
+    json_t *r = report_of(x, node, rid);
+    const char *state = str(r, "state"), *digest = str(r, "digest");
+    bool ok = (strcmp(state, "healthy") == 0 || (!gate && strcmp(state, "running") == 0)) &&
+              (!want || !digest[0] || strcmp(digest, want) == 0) && cv__rc_node(x, node).alive;
+    if (!ok && why) {
+        char name[256];
+        cv__rc_replica_name(x, index_of(entry), name, sizeof(name));
+        const char *reason = str(r, "reason");
+        snprintf(why, whysz, "replica %s on %s is %s%s%s", name, node,
+                 state[0] ? state : "not started yet", reason[0] ? ": " : "", reason);
+    }
+    json_decref(r);
+    return ok;
+}
+
+/* Indexes below the target without a healthy replica. */
+static int unhealthy_count(const rc_ctx_t *x)
+{
+    int n = 0;
+    for (int index = 0; index < x->target; index++) {
+        const json_t *e = entry_at(x, index);
+        n += !e || !replica_ready(x, e, NULL, true, NULL, 0);
+    }
+    return n;
+}
+
+/* The upgrade domain of a node ("" when it has none). */
+static void upgrade_domain(const rc_ctx_t *x, const char *node, char *buf, size_t size)
+{
+    json_t *desc = cv__rc_json(json_object_get(json_object_get(x->nodes, node), "description"));
+    snprintf(buf, size, "%s", str(desc, "upgradeDomain"));
+    json_decref(desc);
+}
+
+/* A step's item for `entry`: {index, rid (the old one), node, role,
+ * stateful, new (the new replica id)}; a stateless replica gets the new
+ * replica id in place at once. A new object. */
+static json_t *begin_item(rc_ctx_t *x, json_t *entry)
+{
+    int index = index_of(entry);
+    char fresh[512];
+    cv__rc_rid(fresh, sizeof(fresh), x->svc, index, x->gen + 1);
+    bool stateful = x->s && x->s->stateful;
+    json_t *item =
+        json_pack("{s:i, s:O?, s:O?, s:O?, s:b, s:s}", "index", index, "rid",
+                  json_object_get(entry, "rid"), "node", json_object_get(entry, "node"), "role",
+                  json_object_get(entry, "role"), "stateful", stateful, "new", fresh);
+    if (!stateful) {
+        json_object_set_new(entry, "rid", json_string(fresh));
+        json_object_set_new(entry, "since", json_real(x->now));
+        cv__rc_event(x, index, "UPDATE", "IN_PROGRESS", "replica %s renewed on %s", fresh,
+                     str(entry, "node"));
+    }
+    return item;
+}
+
+/* ---------------------------------------------------------------- carrying a step on */
+
+static void drop_index(json_t *list, int index)
+{
+    for (size_t i = json_array_size(list); i-- > 0;)
+        if (index_of(json_array_get(list, i)) == index)
+            json_array_remove(list, i);
+}
+
+/* Whether the old replica of `item` may still run: assigned, or reported
+ * in a state other than stopped or failed by its node while that is up. */
+static bool old_may_run(const rc_ctx_t *x, const json_t *item, char *state, size_t size)
+{
+    const char *node = str(item, "node"), *rid = str(item, "rid");
+    snprintf(state, size, "assigned");
+    if (cv__rc_assigned(x, node, rid))
+        return true;
+    if (!cv__rc_node(x, node).alive)
+        return false;
+    json_t *r = report_of(x, node, rid);
+    const char *s = str(r, "state");
+    bool runs = r && strcmp(s, "stopped") != 0 && strcmp(s, "failed") != 0;
+    snprintf(state, size, "%s", s[0] ? s : "running");
+    json_decref(r);
+    return runs;
+}
+
+/* A stateful item: stopped first, then started again on its node. */
+static void stateful_in_place(rc_ctx_t *x, const json_t *item)
+{
+    int index = (int)json_integer_value(json_object_get(item, "index"));
+    const char *node = str(item, "node"), *fresh = str(item, "new");
+    const json_t *e = entry_at(x, index);
+    if ((e && strcmp(str(e, "rid"), fresh) == 0) || index >= x->target)
+        return; /* renewed already, or scaled away */
+    rc_node_state_t st = cv__rc_node(x, node);
+    if (!st.known || !st.alive)
+        return; /* its node is gone: the placement decides where it goes */
+    drop_index(x->placement, index);
+    drop_index(x->unplaced, index);
+    char state[64];
+    if (old_may_run(x, item, state, sizeof(state))) {
+        char text[768];
+        snprintf(text, sizeof(text), "replica %s is still %s on %s (stopping for its update)",
+                 str(item, "rid"), state, node);
+        json_array_append_new(x->unplaced,
+                              json_pack("{s:i, s:[{s:s, s:[], s:s}]}", "index", index,
+                                        "eliminationSequence", "constraint", "StatefulFence",
+                                        "eliminated", "description", text));
+        return;
+    }
+    const char *role = str(item, "role");
+    json_array_append_new(x->placement, json_pack("{s:i, s:s, s:s, s:s, s:f}", "index", index,
+                                                  "rid", fresh, "node", node, "role",
+                                                  role[0] ? role : "instance", "since", x->now));
+    cv__rc_event(x, index, "UPDATE", "IN_PROGRESS", "replica %s renewed on %s once %s stopped",
+                 fresh, node, str(item, "rid"));
+}
+
+/* A start_first item: the old replica stays beside the new one. */
+static void keep_old_beside(rc_ctx_t *x, const json_t *item, const char *want, bool gate)
+{
+    int index = (int)json_integer_value(json_object_get(item, "index"));
+    const json_t *e = entry_at(x, index);
+    const char *node = str(item, "node"), *rid = str(item, "rid");
+    if (!e || strcmp(str(e, "rid"), rid) == 0 || replica_ready(x, e, want, gate, NULL, 0))
+        return;
+    if (!cv__rc_assigned(x, node, rid) || !cv__rc_node(x, node).alive)
+        return;
+    const char *role = str(item, "role");
+    json_array_append_new(x->placement,
+                          json_pack("{s:i, s:s, s:s, s:s, s:O}", "index", index, "rid", rid, "node",
+                                    node, "role", role[0] ? role : "instance", "since",
+                                    json_object_get(e, "since")));
+}
+
+/* Carries a step's items on in this plan: a stateful replica stays out of
+ * the placement until its old replica stopped, then starts again on its
+ * node; with `surge`, an old replica stays assigned beside its successor
+ * until that one is ready on `want`. */
+static void carry_batch(rc_ctx_t *x, const json_t *batch, bool surge, const char *want, bool gate)
+{
+    size_t i;
+    const json_t *item;
+    json_array_foreach(batch, i, item)
+    {
+        if (json_is_true(json_object_get(item, "stateful")))
+            stateful_in_place(x, item);
+        else if (surge)
+            keep_old_beside(x, item, want, gate);
+    }
+}
+
+/* Whether every item of the batch is ready on `want`; the first reason why
+ * not into why. */
+static bool batch_ready(const rc_ctx_t *x, const json_t *batch, const char *want, bool gate,
+                        char *why, size_t whysz)
+{
+    size_t i;
+    const json_t *item;
+    json_array_foreach(batch, i, item)
+    {
+        int index = (int)json_integer_value(json_object_get(item, "index"));
+        if (index >= x->target)
+            continue; /* scaled away meanwhile */
+        const json_t *e = entry_at(x, index);
+        if (!e) {
+            char name[256];
+            cv__rc_replica_name(x, index, name, sizeof(name));
+            snprintf(why, whysz, "replica %s is waiting to start again", name);
+            return false;
+        }
+        if (!replica_ready(x, e, want, gate, why, whysz))
+            return false;
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------- the state */
 
 static double num(const json_t *obj, const char *key)
 {
@@ -46,15 +322,6 @@ static void set_state(rc_ctx_t *x, const char *state, const char *reason)
     json_object_set_new(x->rollout, "reason", json_string(reason));
 }
 
-const json_t *cv__rc_process(const rc_ctx_t *x)
-{
-    const json_t *from = json_object_get(x->rollout, "from_process");
-    if (x->rollout && strcmp(str(x->rollout, "to"), x->digest) == 0 && json_is_object(from) &&
-        (state_is(x, "rolling_back") || state_is(x, "rolled_back")))
-        return from;
-    return x->process;
-}
-
 /* ---------------------------------------------------------------- all at once */
 
 static void renew_all(rc_ctx_t *x)
@@ -64,7 +331,7 @@ static void renew_all(rc_ctx_t *x)
     json_array_foreach(x->placement, i, e)
     {
         char had[64];
-        if (!cv__ro_assigned_digest(x, e, had, sizeof(had)) || strcmp(had, x->digest) == 0)
+        if (!assigned_digest(x, e, had, sizeof(had)) || strcmp(had, x->digest) == 0)
             continue;
         int index = (int)json_integer_value(json_object_get(e, "index"));
         char fresh[512];
@@ -104,7 +371,7 @@ static json_t *domains_of(const rc_ctx_t *x, const json_t *outdated)
     json_array_foreach(outdated, i, v)
     {
         char ud[128];
-        cv__ro_domain(x, str(cv__ro_entry(x, (int)json_integer_value(v)), "node"), ud, sizeof(ud));
+        upgrade_domain(x, str(entry_at(x, (int)json_integer_value(v)), "node"), ud, sizeof(ud));
         json_object_set_new(seen, ud, json_true());
     }
     size_t n = json_object_size(seen), k = 0;
@@ -126,7 +393,7 @@ static json_t *domains_of(const rc_ctx_t *x, const json_t *outdated)
 
 static void start(rc_ctx_t *x, const ro_policy_t *p, const json_t *outdated)
 {
-    const json_t *first = cv__ro_entry(x, (int)json_integer_value(json_array_get(outdated, 0)));
+    const json_t *first = entry_at(x, (int)json_integer_value(json_array_get(outdated, 0)));
     json_t *spec = cv__rc_json(cv__rc_assigned(x, str(first, "node"), str(first, "rid")));
     size_t n = json_array_size(outdated);
     int per = p->start_first && p->max_surge < p->step ? p->max_surge : p->step;
@@ -155,7 +422,7 @@ static json_t *layout_now(const rc_ctx_t *x)
 {
     json_t *layout = json_object();
     for (int index = 0; index < x->target; index++) {
-        const json_t *e = cv__ro_entry(x, index);
+        const json_t *e = entry_at(x, index);
         char key[16];
         snprintf(key, sizeof(key), "%d", index);
         if (e)
@@ -216,8 +483,7 @@ static json_t *domain_batch(rc_ctx_t *x, const json_t *outdated)
         json_array_foreach(outdated, i, v)
         {
             char ud[128];
-            cv__ro_domain(x, str(cv__ro_entry(x, (int)json_integer_value(v)), "node"), ud,
-                          sizeof(ud));
+            upgrade_domain(x, str(entry_at(x, (int)json_integer_value(v)), "node"), ud, sizeof(ud));
             if (strcmp(ud, json_string_value(name)) == 0)
                 json_array_append(list, (json_t *)v);
         }
@@ -236,7 +502,7 @@ static json_t *domain_batch(rc_ctx_t *x, const json_t *outdated)
 static json_t *count_batch(rc_ctx_t *x, const ro_policy_t *p, const json_t *outdated)
 {
     int n = p->start_first ? (p->step < p->max_surge ? p->step : p->max_surge)
-                           : p->max_unavailable - cv__ro_unhealthy(x);
+                           : p->max_unavailable - unhealthy_count(x);
     if (!p->start_first && n > p->step)
         n = p->step;
     json_t *list = json_array();
@@ -261,7 +527,7 @@ static void begin_step(rc_ctx_t *x, const ro_policy_t *p, const json_t *outdated
     const json_t *v;
     json_array_foreach(indexes, i, v)
     {
-        json_array_append_new(batch, cv__ro_begin(x, cv__ro_entry(x, (int)json_integer_value(v))));
+        json_array_append_new(batch, begin_item(x, entry_at(x, (int)json_integer_value(v))));
     }
     json_object_set_new(x->rollout, "batch", batch);
     json_object_set_new(x->rollout, "step_started", json_real(x->now));
@@ -286,7 +552,7 @@ static void begin_rollback(rc_ctx_t *x, const char *why)
     const json_t *item;
     json_array_foreach(old, i, item)
     {
-        json_t *e = cv__ro_entry(x, (int)json_integer_value(json_object_get(item, "index")));
+        json_t *e = entry_at(x, (int)json_integer_value(json_object_get(item, "index")));
         if (e && !json_is_true(json_object_get(item, "stateful")) &&
             cv__rc_assigned(x, str(item, "node"), str(item, "rid"))) {
             json_object_set(e, "rid", json_object_get(item, "rid"));
@@ -297,15 +563,15 @@ static void begin_rollback(rc_ctx_t *x, const char *why)
     json_array_foreach(old, i, item)
     {
         int index = (int)json_integer_value(json_object_get(item, "index"));
-        if (json_is_true(json_object_get(item, "stateful")) && !cv__ro_entry(x, index))
+        if (json_is_true(json_object_get(item, "stateful")) && !entry_at(x, index))
             json_array_append(batch, (json_t *)item); /* stopped, not started again yet */
     }
     json_decref(old);
-    json_t *outdated = cv__ro_outdated(x, from);
+    json_t *outdated = outdated_indexes(x, from);
     json_t *v;
     json_array_foreach(outdated, i, v)
     {
-        json_array_append_new(batch, cv__ro_begin(x, cv__ro_entry(x, (int)json_integer_value(v))));
+        json_array_append_new(batch, begin_item(x, entry_at(x, (int)json_integer_value(v))));
     }
     json_decref(outdated);
     json_object_set_new(x->rollout, "batch", batch);
@@ -331,8 +597,8 @@ static void rolling_back(rc_ctx_t *x, const ro_policy_t *p)
     const json_t *batch = json_object_get(x->rollout, "batch");
     const char *from = str(x->rollout, "from");
     char why[768] = "";
-    cv__ro_carry(x, batch, false, from, p->health_gate);
-    bool ready = cv__ro_batch_ready(x, batch, from, p->health_gate, why, sizeof(why));
+    carry_batch(x, batch, false, from, p->health_gate);
+    bool ready = batch_ready(x, batch, from, p->health_gate, why, sizeof(why));
     if (!ready && x->now - num(x->rollout, "step_started") <= p->deadline)
         return;
     char reason[2560];
@@ -353,8 +619,8 @@ static bool carry_step(rc_ctx_t *x, const ro_policy_t *p)
     if (json_array_size(batch) == 0)
         return false;
     char why[768] = "";
-    cv__ro_carry(x, batch, p->start_first && !p->by_ud, x->digest, p->health_gate);
-    if (!cv__ro_batch_ready(x, batch, x->digest, p->health_gate, why, sizeof(why))) {
+    carry_batch(x, batch, p->start_first && !p->by_ud, x->digest, p->health_gate);
+    if (!batch_ready(x, batch, x->digest, p->health_gate, why, sizeof(why))) {
         if (x->now - num(x->rollout, "step_started") > p->deadline) {
             char text[1024];
             snprintf(text, sizeof(text), "%s, %g s after the step began", why, p->deadline);
@@ -375,7 +641,7 @@ static void forward(rc_ctx_t *x, const ro_policy_t *p)
 {
     if (carry_step(x, p))
         return;
-    json_t *outdated = cv__ro_outdated(x, x->digest);
+    json_t *outdated = outdated_indexes(x, x->digest);
     json_int_t step = json_integer_value(json_object_get(x->rollout, "step"));
     json_int_t resume = json_integer_value(json_object_get(x->rollout, "resume"));
     if (json_array_size(outdated) == 0) {
@@ -393,8 +659,8 @@ static void forward(rc_ctx_t *x, const ro_policy_t *p)
         double done = num(x->rollout, "step_done");
         if (done <= 0 || x->now >= done + p->interval)
             begin_step(x, p, outdated);
-        cv__ro_carry(x, json_object_get(x->rollout, "batch"), p->start_first && !p->by_ud,
-                     x->digest, p->health_gate);
+        carry_batch(x, json_object_get(x->rollout, "batch"), p->start_first && !p->by_ud, x->digest,
+                    p->health_gate);
     }
     json_decref(outdated);
 }
@@ -414,11 +680,11 @@ void cv__rc_renew(rc_ctx_t *x)
         return;
     }
     ro_policy_t p;
-    cv__ro_policy(up, &p);
+    read_policy(up, &p);
     if (!x->rollout || strcmp(str(x->rollout, "to"), x->digest) != 0) {
         json_decref(x->rollout);
         x->rollout = NULL;
-        json_t *outdated = cv__ro_outdated(x, x->digest);
+        json_t *outdated = outdated_indexes(x, x->digest);
         if (json_array_size(outdated) > 0)
             start(x, &p, outdated);
         json_decref(outdated);

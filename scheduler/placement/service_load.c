@@ -14,7 +14,7 @@
  */
 #include "cluster_internal.h"
 
-#include "cv_error.h"
+#include "cv_base.h"
 #include "cv_mesos.h"
 #include "cv_pcexpr.h"
 

@@ -4,8 +4,9 @@
 #
 #   tests/bench/hotpath.sh [--quick] [--build-dir DIR]
 #
-# Per resource (bench_hotpath, tests/bench/hotpath/bench_hotpath.c says what
-# each part does): each part runs N and 2N times in a function of its own that
+# Per resource (bench_hotpath; tests/bench/hotpath/bench_hotpath.c and, for the
+# jobs whole as step machines, bench_jobs.c say what each part does): each
+# part runs N and 2N times in a function of its own that
 # callgrind alone counts (--toggle-collect), and the figure is the difference
 # divided by N, so that one-time costs (first allocations, type registry)
 # drop out. Per placement: cv_place's instructions over bench_placement's
@@ -48,7 +49,7 @@ instructions() {
 }
 
 echo "hot path, instructions (valgrind --tool=callgrind; deterministic):"
-for part in codec check settle observe syncpoint; do
+for part in codec check settle observe syncpoint checkjob settlejob observejob; do
     one=$(instructions "hot_$part" "$WORK/one.log" "$HOT" "$part" "$N")
     two=$(instructions "hot_$part" "$WORK/two.log" "$HOT" "$part" $((2 * N)))
     awk -v part="$part" -v n="$N" -v one="$one" -v two="$two" -v what="$(cat "$WORK/two.log")" 'BEGIN {

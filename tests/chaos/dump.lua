@@ -8,7 +8,7 @@
 -- reader adds name_mapped (tests/chaos/check.sh). Every collection is a JSON object (an empty Lua table
 -- encodes as {}), except `events`, a list of
 -- [stream id, resource, action, status, traversal, physical id, worker].
--- Key names are the patterns of docs/keyspace.md (made in C by proto/cv_keys.h):
+-- Key names are the patterns of docs/keyspace.md (made in C by proto/contract/cv_keys.h):
 -- this script runs outside Converge, so it spells them out from the prefix.
 local prefix, id, trav = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local base = prefix .. '{' .. id .. '}:'

@@ -4,7 +4,7 @@
 -- then for every node that is not done although all its predecessors are
 -- ("ready"), its record:
 -- "ready NODE preds=N sp=M status=... version=... traversal=... worker=... lease=...".
--- Key names are the patterns of docs/keyspace.md (made in C by proto/cv_keys.h):
+-- Key names are the patterns of docs/keyspace.md (made in C by proto/contract/cv_keys.h):
 -- this script runs outside Converge, so it spells them out from the prefix.
 local base = ARGV[1] .. '{' .. ARGV[2] .. '}:'
 local t = ARGV[3]

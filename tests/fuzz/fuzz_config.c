@@ -1,6 +1,6 @@
 /*
  * fuzz_config — the writers of the config types on arbitrary input: the
- * YAML writer of OS::Heat::CloudConfig (engine/types/rtype_yaml_dump.c) on
+ * YAML writer of OS::Heat::CloudConfig (engine/hot/rtype_yaml_dump.c) on
  * any JSON value, and OS::Heat::MultipartMime's message on any part text,
  * as inline text and as a multipart message to take apart.
  *

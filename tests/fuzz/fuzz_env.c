@@ -14,9 +14,8 @@
  * included), and their registry asked what it maps, which restrictions and
  * hooks it sets and what a nested stack's environment is.
  */
-#include "cv_env.h"
-#include "cv_error.h"
-#include "cv_template.h"
+#include "cv_hot.h"
+#include "cv_base.h"
 #define FUZZ_NAME "fuzz_env"
 #include "fuzz_util.h"
 

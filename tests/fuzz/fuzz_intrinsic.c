@@ -1,6 +1,6 @@
 /*
  * fuzz_intrinsic — the intrinsic-function evaluator (cv_intrinsic_resolve,
- * engine/template/intrinsic.c) on expressions read from arbitrary YAML or
+ * engine/hot/intrinsic.c) on expressions read from arbitrary YAML or
  * JSON bytes, with no template validation in front of it: the engine
  * resolves stored definitions, and resolution must hold on its own.
  *
@@ -16,8 +16,8 @@
  *     attributes the callback handed out;
  *   - cv_intrinsic_references lists names only (strings).
  */
-#include "cv_error.h"
-#include "cv_template.h"
+#include "cv_base.h"
+#include "cv_hot.h"
 #define FUZZ_NAME "fuzz_intrinsic"
 #include "fuzz_util.h"
 

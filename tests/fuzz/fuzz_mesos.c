@@ -8,8 +8,8 @@
  * with and without replicas placed, without crashing or leaking; a refusal
  * must say why.
  */
-#include "cv_error.h"
-#include "cv_mesos.h"
+#include "cv_base.h"
+#include "cv_placement.h"
 #define FUZZ_NAME "fuzz_mesos"
 #include "fuzz_util.h"
 

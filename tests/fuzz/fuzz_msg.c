@@ -1,5 +1,5 @@
 /*
- * fuzz_msg — the message codecs (proto/cv_msg.h) on arbitrary bytes.
+ * fuzz_msg — the message codecs (proto/contract/cv_msg.h) on arbitrary bytes.
  *
  * Decoding: cv_msg_decode never crashes, leaks or reads past the buffer,
  * refuses with one of its documented codes and a reason, and a message it
@@ -12,8 +12,8 @@
  * strings terminated within their buffers, values in range), and what it
  * encodes must decode to the message as sent: the fields of its type.
  */
-#include "cv_error.h"
-#include "cv_msg.h"
+#include "cv_base.h"
+#include "cv_contract.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -8,8 +8,8 @@
  * (a missing property is "unknown", never true), and (E) && (E) and
  * (E) || (E) match exactly when E does.
  */
-#include "cv_error.h"
-#include "cv_pcexpr.h"
+#include "cv_base.h"
+#include "cv_placement.h"
 #include "fuzz_util.h"
 
 #include <jansson.h>

@@ -1,6 +1,6 @@
 /*
  * fuzz_template — the HOT template parser and validator
- * (engine/template/cv_template.h) on arbitrary bytes.
+ * (engine/hot/cv_template.h) on arbitrary bytes.
  *
  * Each input is parsed twice: without parameter values, and with values
  * for the parameters it declares (strings as a command line gives them and
@@ -18,11 +18,10 @@
  *     either succeeds or fails with a message.
  * A refusal must come with a message.
  */
-#include "cv_error.h"
-#include "cv_graph.h"
-#include "cv_msg.h"
-#include "cv_template.h"
-#include "cv_traversal.h"
+#include "cv_base.h"
+#include "cv_contract.h"
+#include "cv_hot.h"
+#include "cv_convergence.h"
 #define FUZZ_NAME "fuzz_template"
 #include "fuzz_util.h"
 

@@ -4,7 +4,7 @@
  * optional fields absent and present. Run by hand when the wire format
  * changes: msg_seeds tests/fuzz/corpus/msg
  */
-#include "cv_msg.h"
+#include "cv_contract.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -169,7 +169,7 @@ test_group_policies_chain_concurrent_creates_every_member_at_once() {
 # types are looked up (get_class_to_instantiate), and a type that does not
 # exist is Heat's "The Resource Type (...) could not be found." Refused
 # before anything is stored, as any validation error. Pending: the check
-# belongs to the template's validation (engine/template/template_nested.c,
+# belongs to the template's validation (engine/hot/template_nested.c,
 # beside check_group), the only place that sees the environment's mappings
 # (a chain may list a registry alias).
 test_group_policies_chain_unknown_type_is_refused_by_validation() {

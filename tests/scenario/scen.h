@@ -2,11 +2,11 @@
  * scen — the deterministic scenario harness (modelled on Heat's convergence
  * simulator, heat/tests/convergence/framework).
  *
- * The real decision code, the real resource types, template language and
- * traversal graph, and the real Lua scripts on one real Redis; Kafka is
+ * The workers' own step machines (STACK, CHECK and OBSERVE jobs,
+ * engine/convergence) and the real Lua scripts on one real Redis; Kafka is
  * replaced by an in-memory bus whose delivery order, duplicates and losses
- * are drawn from a seeded PRNG. A job (STACK, CHECK, OBSERVE) is a sequence
- * of steps, each one script call or one publish; jobs in flight interleave
+ * are drawn from a seeded PRNG. A job is a sequence of steps, each one
+ * answer's commands or one of its messages; jobs in flight interleave
  * step by step in an order the PRNG chooses, and a job may be killed between
  * any two steps (its message stays in the bus, its lease expires later). The
  * same seed gives the same schedule: a violation prints a replay command.
@@ -17,7 +17,7 @@
 #ifndef SCEN_H
 #define SCEN_H
 
-#include "cv_msg.h"
+#include "cv_contract.h"
 
 #include <hiredis/hiredis.h>
 #include <jansson.h>
@@ -185,7 +185,7 @@ size_t scen_bus_nth_deliverable(const scen_world_t *w, size_t k);
 const char *scen_msg_describe(const scen_msg_t *sm, char *buf, size_t size);
 void scen_bus_clear(scen_world_t *w);
 
-/* Jobs (scen_ops.c and the handlers). */
+/* Jobs: the workers' step machines (scen_jobs.c), driven by scen_flow.c. */
 typedef enum {
     SCEN_STEP_MORE,  /* more steps to go */
     SCEN_STEP_DONE,  /* finished: the message is committed */
@@ -201,20 +201,18 @@ const char *scen_job_lease(const scen_job_t *j, const char **token);
 unsigned scen_job_worker(const scen_job_t *j);
 void scen_job_free(scen_job_t *j);
 
-/* stack_begin of `kind` and its STACK job: by the operator (j NULL: on the
- * bus at once) or by a worker's job j (its next ops: a re-run).
+/* stack_begin of `kind` by the operator and its STACK job on the bus.
  * Returns the traversal. */
-uint64_t scen_begin(scen_world_t *w, int kind, const char *tpl, const char *rollback,
-                    scen_job_t *j);
+uint64_t scen_begin(scen_world_t *w, int kind, const char *tpl, const char *rollback);
 /* Notes that traversal `trav` of `kind` began now (scenario_runner.c). */
 void scen_note_traversal(scen_world_t *w, uint64_t trav, int kind);
 
-/* The reaper, stall threshold 0 (scen_stack.c). Returns 1 when it
+/* The reaper, stall threshold 0 (scen_reaper.c). Returns 1 when it
  * re-queued or finished something; *settled when the stack is not in
  * progress. A stack gone or DELETE_COMPLETE has its name freed. */
 int scen_reap(scen_world_t *w, bool *settled);
 /* stack_unname.lua: frees the stack's name if it still maps to the stack
- * (scen_ops.c). */
+ * (scen_jobs.c). */
 void scen_unname(scen_world_t *w);
 
 /* Runs one schedule of `def` for `seed` into w (free it with

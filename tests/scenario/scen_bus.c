@@ -70,7 +70,7 @@ static void append(scen_world_t *w, char *bytes, size_t len, bool observe)
     sm->id = ++w->next_msg_id;
 }
 
-void scen_bus_publish(scen_world_t *w, const cv_msg_t *m, bool observe)
+static void publish_one(scen_world_t *w, const cv_msg_t *m, bool observe)
 {
     char *bytes = NULL;
     size_t len = 0;
@@ -81,6 +81,20 @@ void scen_bus_publish(scen_world_t *w, const cv_msg_t *m, bool observe)
     append(w, bytes, len, observe);
     char d[CV_NAME_MAX + 64];
     scen_trace(w, "publish %s", describe(m, d, sizeof(d)));
+}
+
+/* A CHECK message of several nodes (cv_msg_t.nodes, as the workers batch
+ * them) goes on the bus as one message per node: a job of the harness is
+ * one node's, and losses and duplicates then strike each node alone. */
+void scen_bus_publish(scen_world_t *w, const cv_msg_t *m, bool observe)
+{
+    cv_msg_t one;
+    if (m->type != CV_MSG_CHECK || m->nodes_len == 0) {
+        publish_one(w, m, observe);
+        return;
+    }
+    for (size_t pos = 0; cv_msg_next_node(m, &pos, &one);)
+        publish_one(w, &one, observe);
 }
 
 size_t scen_bus_find(const scen_world_t *w, uint64_t id)

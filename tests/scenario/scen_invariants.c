@@ -11,9 +11,9 @@
  */
 #include "scen.h"
 
-#include "cv_keys.h"
-#include "cv_str.h"
-#include "cv_template.h"
+#include "cv_contract.h"
+#include "cv_base.h"
+#include "cv_hot.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,106 +1,54 @@
 /*
  * scen_job — one delivery handled step by step (internal to tests/scenario).
  *
- * A job is what a worker does with one message, cut at every Redis script
- * call and every publish: its `pc` says which stage comes next, and `ops`
- * queues what the stage decided to do afterwards (publish a message, end
- * the stack, leave the publishing set, release the lease), one op per
- * step. Between two steps the driver may run
- * another job's step, or kill this one.
- *
- * The stages mirror the handlers: scen_stack.c (engine/engine_stack.c),
- * scen_check_job.c (engine/engine_check.c + engine_converge.c),
- * scen_observe_job.c (observer/observer_observe.c); what the ops do
- * mirrors engine/flow (cv_progress.c, cv_stack_finish.c, cv_stack_begin.c).
+ * A job is what a worker does with one message: the worker's own step
+ * machine (cv_checkjob.h, cv_observejob.h, cv_stackjob.h; the reaper's
+ * cv_finishjob.h), whose answers scen_flow.c carries out one unit per step
+ * of the schedule — an answer's commands, or one of its messages. Between
+ * two steps the driver may run another job's step, or kill this one.
  */
 #ifndef SCEN_JOB_H
 #define SCEN_JOB_H
 
 #include "scen.h"
 
-#include "cv_calls.h"
-#include "cv_checkjob.h"
-#include "cv_decide.h"
-#include "cv_expand.h"
-#include "cv_graph.h"
-#include "cv_keys.h"
-#include "cv_record.h"
-#include "cv_redis.h"
-#include "cv_template.h"
+#include "cv_convergence.h"
+#include "cv_base.h"
+#include "cv_contract.h"
+#include "cv_io.h"
+#include "cv_hot.h"
 
-typedef enum {
-    OP_PUBLISH,      /* msg onto the bus */
-    OP_FINISH,       /* cv_progress_finish_stack: read the definition */
-    OP_FINISH_WRITE, /* stack_finish.lua COMPLETE */
-    OP_GARBAGE,      /* the name after a delete, the traversal's keys */
-    OP_SREM,         /* leave the traversal's publishing set */
-    OP_RELEASE,      /* lease_release.lua */
-} scen_op_kind_t;
-
-typedef struct scen_op {
-    scen_op_kind_t kind;
-    cv_msg_t msg;    /* PUBLISH; FINISH*: stack, traversal */
-    bool observe;    /* PUBLISH: the observe topic */
-    char action[16]; /* FINISH_WRITE, GARBAGE: the stack's action */
-} scen_op_t;
-
-enum { PC_START = 0, PC_END = 100 };
+/* A worker's step machine (cv_flow.h): how to start it, step it, free it. */
+typedef struct scen_machine {
+    const cv_flow_t *(*start)(void *state);
+    const cv_flow_t *(*step)(void *state, const cv_flow_in_t *in);
+    void (*free)(void *state);
+} scen_machine_t;
 
 struct scen_job {
     uint64_t msg_id; /* the bus message being handled; 0 for the reaper */
     cv_msg_t msg;
-    int pc;
-    scen_op_t *ops;
-    size_t nops, opcap;
     char worker[32];
     unsigned worker_no; /* index of `worker` in scen_world_t.incarnation */
     char token[64];
-    bool leased;
     char lease_key[CV_KEY_MAX];
     uint64_t began_at; /* step of check_begin OK */
-    /* loaded (CHECK, OBSERVE) */
-    cv_record_t rec;
-    bool have_rec;
-    json_t *rdef, *params, *sp, *files;
-    char *graph_entry;
-    char stack_action[16];
-    cv_check_outcome_t out;
-    bool have_out;
-    cv_rstate_t st;
-    bool have_st;
-    cv_observe_outcome_t oout;
-    bool have_oout;
-    /* STACK */
-    cv_template_t *tpl;
-    cv_graph_t *graph;
-    json_t *index;
-    char draft[2][CV_KEY_MAX];
+    const scen_machine_t *machine;
+    void *state;
+    cv_checkjob_t *check;    /* state, of a CHECK job */
+    const cv_flow_t *answer; /* being carried out; NULL before the first */
+    bool noted, sent;        /* its lines and sweep done; its commands sent */
+    size_t published;        /* its messages published */
+    redisReply **raw;        /* the replies it waits for, so far */
+    size_t nraw;
 };
 
-void scen_op_push(scen_job_t *j, const scen_op_t *op);
-void scen_op_push_front(scen_job_t *j, const scen_op_t *op);
-void scen_op_publish_node(scen_job_t *j, const char *node);
-void scen_op_publish_observe(scen_job_t *j, const char *version, bool watch);
-void scen_op_publish_recheck(scen_job_t *j);
-void scen_op_finish(scen_job_t *j);
-void scen_op_release(scen_job_t *j);
+/* The job of the reaper's traversal end (cv_finishjob), not on the bus. */
+scen_job_t *scen_job_finish(scen_world_t *w, uint64_t traversal);
 
-/* Runs one op; the step's result. */
-scen_step_t scen_op_run(scen_world_t *w, scen_job_t *j, const scen_op_t *op);
-
-/* The stages of each kind of job. */
-scen_step_t scen_stack_step(scen_world_t *w, scen_job_t *j);
-scen_step_t scen_check_step(scen_world_t *w, scen_job_t *j);
-scen_step_t scen_observe_step(scen_world_t *w, scen_job_t *j);
-
-/* node_done (shared by CHECK and OBSERVE): the call, the publishes
- * cv_sp_should_publish asks for, the stack's end when every node is done. */
-void scen_node_done(scen_world_t *w, scen_job_t *j, const cv_node_done_t *d);
-/* check_done (an action that settled at once): as node_done; returns the answer. */
-cv_answer_t scen_check_done(scen_world_t *w, scen_job_t *j, const cv_check_finish_t *f,
-                            const cv_node_done_t *d);
-/* node_failed: the call, and the rollback it may ask for. */
-void scen_node_failed(scen_world_t *w, scen_job_t *j, const cv_node_failed_t *f);
+/* The next unit of a job (scen_flow.c); frees what it holds. */
+scen_step_t scen_flow_step(scen_world_t *w, scen_job_t *j);
+void scen_flow_free(scen_job_t *j);
 
 /* A script call built by cv_calls (or by hand, for the rows it has no
  * builder for), sent synchronously; counts the round trip. */

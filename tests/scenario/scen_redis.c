@@ -2,7 +2,7 @@
  * The harness's Redis: one synchronous hiredis connection (a unix socket
  * when given) for the commands that are not scripts, and pipelines for steps
  * that send several independent ones; scripts go through
- * cv_redis_script_on on the same connection (scen_ops.c). A lost
+ * cv_redis_script_on on the same connection (scen_jobs.c). A lost
  * connection ends the run: a schedule cannot be replayed from half a state.
  *
  * Also the PRNG, the only source of choices in a schedule.

@@ -12,9 +12,9 @@
  */
 #include "scen.h"
 
-#include "cv_hash.h"
-#include "cv_keys.h"
-#include "cv_template.h"
+#include "cv_base.h"
+#include "cv_contract.h"
+#include "cv_hot.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,10 +135,10 @@ static void operate(scen_world_t *w, int *next_op, uint64_t *op_at)
             w->uuids_before = record_uuids(w);
         }
         scen_trace(w, "operator: update (stack %s)", status);
-        scen_begin(w, CV_TRAV_UPDATE, d->ops[i].tpl, NULL, NULL);
+        scen_begin(w, CV_TRAV_UPDATE, d->ops[i].tpl, NULL);
     } else {
         scen_trace(w, "operator: delete (stack %s)", status);
-        scen_begin(w, CV_TRAV_DELETE, NULL, NULL, NULL);
+        scen_begin(w, CV_TRAV_DELETE, NULL, NULL);
     }
     if (*next_op < d->nops)
         *op_at = w->deliveries + scen_rng_below(&w->rng, (size_t)d->ops[*next_op].max_delay + 1);
@@ -395,7 +395,7 @@ int scen_run_schedule(const scen_def_t *def, uint64_t seed, bool trace, scen_sab
     freeReplyObject(rep[0]);
     freeReplyObject(rep[1]);
     sabotage_at_start(w);
-    scen_begin(w, CV_TRAV_CREATE, def->create_tpl, def->rollback ? "1" : "0", NULL);
+    scen_begin(w, CV_TRAV_CREATE, def->create_tpl, def->rollback ? "1" : "0");
 
     int next_op = 0, idle_reaps = 0;
     uint64_t op_at = def->nops > 0 ? scen_rng_below(&w->rng, (size_t)def->ops[0].max_delay + 1) : 0;

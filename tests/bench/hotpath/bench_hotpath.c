@@ -25,19 +25,17 @@
  *              call built, the child's CHECK job encoded
  *   syncpoint  a two-parent sync point satisfied by both, and the
  *              decision to publish
+ * and the jobs whole, as step machines (bench_jobs.c): checkjob,
+ * settlejob, observejob.
  * Each PART runs COUNT times in a function named hot_<part>, which the
  * script measures alone (--toggle-collect). Prints the outcome of the last
  * round, so that a broken path shows as a wrong kind, not as a fast one.
  */
-#include "cv_calls.h"
-#include "cv_checkjob.h"
-#include "cv_decide.h"
-#include "cv_msg.h"
-#include "cv_record.h"
-#include "cv_rtype.h"
-#include "cv_syncpoint.h"
+#include "bench_jobs.h"
+#include "cv_convergence.h"
+#include "cv_contract.h"
+#include "cv_hot.h"
 
-#include <hiredis/hiredis.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,24 +62,22 @@ static const char *const FIELDS_CREATING[] = {"status",    "CREATE_IN_PROGRESS",
                                               "traversal", "5",
                                               "started",   "1700000000.5"};
 
-/* A flat HGETALL-like reply over static strings (never freed by hiredis). */
+/* A flat HGETALL-like reply over static strings. */
 typedef struct flat {
-    redisReply top;
-    redisReply items[32];
-    redisReply *ptrs[32];
+    cv_resp_t top;
+    cv_resp_t items[32];
 } flat_t;
 
 static void flat_init(flat_t *f, const char *const *fields, size_t n)
 {
     memset(f, 0, sizeof(*f));
-    f->top.type = REDIS_REPLY_ARRAY;
+    f->top.type = CV_RESP_ARRAY;
     f->top.elements = n;
-    f->top.element = f->ptrs;
+    f->top.element = f->items;
     for (size_t i = 0; i < n; i++) {
-        f->items[i].type = REDIS_REPLY_STRING;
-        f->items[i].str = (char *)fields[i];
+        f->items[i].type = CV_RESP_STRING;
+        f->items[i].str = fields[i];
         f->items[i].len = strlen(fields[i]);
-        f->ptrs[i] = &f->items[i];
     }
 }
 
@@ -391,8 +387,12 @@ static int run(const char *part, size_t count)
         printf("syncpoint: %zu rounds, %zu published\n", count, n);
         return n != count;
     }
+    int rc = bench_jobs_run(part, count);
+    if (rc >= 0)
+        return rc;
     fprintf(stderr,
-            "bench_hotpath: unknown part \"%s\" (codec, check, settle, observe, syncpoint)\n",
+            "bench_hotpath: unknown part \"%s\" (codec, check, settle, observe, syncpoint, "
+            "checkjob, settlejob, observejob)\n",
             part);
     return 2;
 }
@@ -402,7 +402,10 @@ int main(int argc, char **argv)
     char *end = NULL;
     unsigned long long count = argc == 3 ? strtoull(argv[2], &end, 10) : 0;
     if (argc != 3 || !end || *end || count == 0) {
-        fprintf(stderr, "usage: %s codec|check|settle|observe|syncpoint COUNT\n", argv[0]);
+        fprintf(
+            stderr,
+            "usage: %s codec|check|settle|observe|syncpoint|checkjob|settlejob|observejob COUNT\n",
+            argv[0]);
         return 2;
     }
     json_object_seed(1); /* the same hash tables every run: instruction counts repeat */

@@ -13,7 +13,7 @@
  *
  *   bench_balance [--quick] [--nodes N] [--services N] [--seed S]
  */
-#include "cv_balance.h"
+#include "cv_placement.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -13,7 +13,7 @@
  *
  *   bench_placement [--quick] [--nodes N] [--services N] [--seed S]
  */
-#include "../../unit/test_place_fixture.h"
+#include "../../unit/placement/test_place_fixture.h"
 
 #include <math.h>
 #include <stdint.h>
