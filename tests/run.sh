@@ -9,15 +9,16 @@
 # docs/security.md), a small benchmark run and a short libFuzzer run of every
 # fuzz target. Exits non-zero on any failure.
 #
-# Each configuration is built once (build/, build-asan/, build-fuzz/); what
-# does not share state then runs at the same time: the integration tests in
-# shards, each against a deployment of its own (tests/integration/run.sh
-# --shards), beside the other suites, each on its own deployment too. The
-# builds, the scenario harness, the static checks and fuzzing run niced, on
-# what the deployments leave of the CPU. The benchmark runs last, alone, so
-# that its figures are the machine's. A step that runs in the background
-# prints its output, whole, when it ends; the summary gives each step's time
-# and when it ran.
+# Each configuration is built once (build/, build-asan/, build-fuzz/). After
+# the first build, what does not share state runs at the same time, in two
+# phases: the integration tests in two shards, each against a deployment of
+# its own (tests/integration/run.sh --shards), beside the security, console
+# and packaging suites and, niced on what the deployments leave of the CPU,
+# the static checks, the scenario harness, the sanitizers' build and
+# fuzzing; then the sanitizer pass in two shards beside the chaos suite. The
+# benchmark runs last, alone, so that its figures are the machine's. A step
+# that runs in the background prints its output, whole, when its job ends;
+# the summary gives each step's time and when it ran.
 # Usage: tests/run.sh [--quick | --fast]
 #   --quick  everything but the ASan+UBSan pass, chaos, benchmark and fuzzing
 #   --fast   the tier for a developer's loop (about 1.5 minutes on 2 cores once
@@ -181,24 +182,25 @@ web_console() {
 
 # The background jobs: each runs its steps in turn. Steps of different jobs
 # share nothing: each suite brings up deployments of its own, in state
-# directories of its own, on ports picked free.
+# directories of its own, on ports picked free. Two phases: the plain
+# integration shards beside the other suites, the builds and the checks;
+# then the sanitizer pass beside the chaos suite. The machine has 2 cores:
+# more deployments at once would leave the tests' timers too late.
 
-# The builds' and the checks' CPU work, niced; fuzzing builds build-fuzz.
+# The builds' and the checks' CPU work, niced: the sanitizers' build and its
+# unit tests (full), fuzzing (which builds build-fuzz).
 checks_chain() {
     run_step "static checks (module layers, clang-format, cppcheck)" batch static_checks
     run_step "unit tests" unit_tests build
     run_step "scenario harness (10,000 random schedules)" batch tests/scenario/run.sh --build-dir build
     [ $TIER = full ] || return 0
+    run_step "setup (ASan+UBSan build)" batch deploy/local/setup.sh --sanitize --build-dir build-asan &&
+        run_step "unit tests (ASan+UBSan)" batch unit_tests build-asan
     run_step "fuzz (libFuzzer, 10 s per target)" batch tests/fuzz/run.sh --seconds 10 --build-dir build-fuzz
 }
 
-# The plain integration tests, then (full) the chaos suite, whose 2,200-
-# resource stacks would otherwise compete with the shards for the CPU.
-integration_chain() {
-    run_step "integration tests" tests/integration/run.sh --shards 3 --build-dir build --dir .local-itest
-    [ $TIER = full ] || return 0
-    run_step "chaos suite (kill, pause, redis, kafka, broker-failover, redis-failover, partitions, poison, duplicate, cluster)" \
-        tests/chaos/run.sh --build-dir build --dir .local-chaos
+integration_plain() {
+    run_step "integration tests" tests/integration/run.sh --shards 2 --build-dir build --dir .local-itest
 }
 
 suites_chain() {
@@ -209,18 +211,24 @@ suites_chain() {
         tests/packaging/run.sh --build-dir build
 }
 
-# The sanitizers' build, its unit tests, and the integration tests that
-# exercise the workers' and agents' C paths (tests/integration/sanitize.list
-# says which and why) against a Redis in cluster mode (one master, every
-# slot): Redis then refuses any script or transaction that spans two slots
+# The integration tests that exercise the workers' and agents' C paths
+# (tests/integration/sanitize.list says which and why) with the sanitizers'
+# build, against a Redis in cluster mode (one master, every slot): Redis
+# then refuses any script or transaction that spans two slots
 # (docs/redis-cluster.md).
-asan_chain() {
-    run_step "setup (ASan+UBSan build)" deploy/local/setup.sh --sanitize --build-dir build-asan ||
+integration_asan() {
+    [[ -x build-asan/converge-engine ]] || {
+        echo "no sanitizers' build (its setup failed above)"
         return 1
-    run_step "unit tests (ASan+UBSan)" unit_tests build-asan
+    }
     run_step "integration tests (ASan+UBSan workers, Redis in cluster mode; tests/integration/sanitize.list)" \
-        tests/integration/run.sh --shards 3 --list tests/integration/sanitize.list \
+        tests/integration/run.sh --shards 2 --list tests/integration/sanitize.list \
         --build-dir build-asan --dir .local-itest-asan -- --sanitize --redis-one-node-cluster
+}
+
+chaos() {
+    run_step "chaos suite (kill, pause, redis, kafka, broker-failover, redis-failover, partitions, poison, duplicate, cluster)" \
+        tests/chaos/run.sh --build-dir build --dir .local-chaos
 }
 
 step "setup (packages, Kafka, build)" deploy/local/setup.sh --build-dir build
@@ -230,14 +238,18 @@ if [ $TIER = fast ]; then
     step "scenario harness (1,000 random schedules)" \
         tests/scenario/run.sh --build-dir build --schedules 1000
 else
-    echo "=== the other steps run at once in the background; each one's output follows when it ends"
-    [ $TIER = full ] && spawn asan_chain
-    spawn integration_chain
+    echo "=== the other steps run in two phases, at once in each; a step's output follows when its job ends"
+    spawn integration_plain
     spawn suites_chain
     spawn checks_chain
     join_jobs
-    # Last and alone: its figures are the machine's, not the other steps'.
-    [ $TIER = full ] && step "benchmark (quick)" bench_smoke
+    if [ $TIER = full ]; then
+        spawn integration_asan
+        spawn chaos
+        join_jobs
+        # Last and alone: its figures are the machine's, not the other steps'.
+        step "benchmark (quick)" bench_smoke
+    fi
 fi
 
 echo
