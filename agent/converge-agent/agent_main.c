@@ -41,11 +41,11 @@ typedef struct agent {
 /* The node descriptions                                                    */
 /* ------------------------------------------------------------------------ */
 
-static json_t *read_manifest(const char *path, char *err, size_t err_size)
+static json_t *read_manifest(const char *path, char *errstr, size_t errstr_size)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(err, err_size, "%s: cannot read: %s", path, strerror(errno));
+        snprintf(errstr, errstr_size, "%s: cannot read: %s", path, strerror(errno));
         return NULL;
     }
     char *text = NULL;
@@ -58,18 +58,18 @@ static json_t *read_manifest(const char *path, char *err, size_t err_size)
     fclose(f);
     if (mem)
         fclose(mem);
-    json_t *doc = text ? cv_yaml_load(text, len, path, err, err_size) : NULL;
+    json_t *doc = text ? cv_yaml_load(text, len, path, errstr, errstr_size) : NULL;
     free(text);
     return doc;
 }
 
 /* Fills a->descs and a->settings from the options or the cluster file. */
-static int describe(agent_t *a, char *err, size_t err_size)
+static int describe(agent_t *a, char *errstr, size_t errstr_size)
 {
     const cv_agent_conf_t *c = &a->conf;
     json_t *manifest = NULL;
     a->descs = json_array();
-    if (c->cluster && !(manifest = read_manifest(c->cluster, err, err_size)))
+    if (c->cluster && !(manifest = read_manifest(c->cluster, errstr, errstr_size)))
         return 2;
     int rc = 0;
     if (c->simulate && manifest) {
@@ -78,7 +78,7 @@ static int describe(agent_t *a, char *err, size_t err_size)
             json_t *desc, *settings;
             rc = cv_desc_from_manifest(manifest, c->cluster,
                                        json_string_value(json_array_get(names, i)), &desc,
-                                       &settings, err, err_size);
+                                       &settings, errstr, errstr_size);
             if (!rc) {
                 json_array_append_new(a->descs, desc);
                 json_decref(a->settings);
@@ -94,21 +94,21 @@ static int describe(agent_t *a, char *err, size_t err_size)
             snprintf(ud, sizeof(ud), "ud%d", (i / 3) % 3);
             cv_desc_opts_t o = {name, c->type, fd, ud, c->props, c->nprops, c->caps, c->ncaps};
             json_t *desc;
-            rc = cv_desc_from_opts(&o, NULL, &desc, err, err_size);
+            rc = cv_desc_from_opts(&o, NULL, &desc, errstr, errstr_size);
             if (!rc)
                 json_array_append_new(a->descs, desc);
         }
     } else if (manifest) {
         json_t *desc;
-        rc = cv_desc_from_manifest(manifest, c->cluster, c->node, &desc, &a->settings, err,
-                                   err_size);
+        rc = cv_desc_from_manifest(manifest, c->cluster, c->node, &desc, &a->settings, errstr,
+                                   errstr_size);
         if (!rc)
             json_array_append_new(a->descs, desc);
     } else {
         cv_desc_opts_t o = {c->name,  c->type,   c->fault_domain, c->upgrade_domain,
                             c->props, c->nprops, c->caps,         c->ncaps};
         json_t *desc;
-        rc = cv_desc_from_opts(&o, NULL, &desc, err, err_size);
+        rc = cv_desc_from_opts(&o, NULL, &desc, errstr, errstr_size);
         if (!rc)
             json_array_append_new(a->descs, desc);
     }

@@ -100,11 +100,11 @@ static int parents(cv_iso_t iso, const char *key)
     return rc;
 }
 
-cv_iso_t cv_cgroup_detect(const char *key, char *why, size_t why_size)
+cv_iso_t cv_cgroup_detect(const char *key, char *errstr, size_t errstr_size)
 {
     cv_iso_t iso = CV_ISO_RLIMITS;
     if (geteuid() != 0) {
-        snprintf(why, why_size, "the agent does not run as root");
+        snprintf(errstr, errstr_size, "the agent does not run as root");
         return iso;
     }
     if (exists(ROOT "/cgroup.controllers"))
@@ -112,12 +112,13 @@ cv_iso_t cv_cgroup_detect(const char *key, char *why, size_t why_size)
     else if (exists(ROOT "/memory/memory.limit_in_bytes") && exists(ROOT "/cpu/cpu.cfs_quota_us"))
         iso = CV_ISO_CGROUP_V1;
     if (iso == CV_ISO_RLIMITS) {
-        snprintf(why, why_size, "no cgroup v2 hierarchy nor v1 memory and cpu controllers");
+        snprintf(errstr, errstr_size, "no cgroup v2 hierarchy nor v1 memory and cpu controllers");
         return iso;
     }
     int rc = parents(iso, key);
     if (rc) {
-        snprintf(why, why_size, "creating the agent's cgroup converge/%s: %s", key, strerror(-rc));
+        snprintf(errstr, errstr_size, "creating the agent's cgroup converge/%s: %s", key,
+                 strerror(-rc));
         return CV_ISO_RLIMITS;
     }
     return iso;
@@ -133,7 +134,7 @@ static void group_path(char *buf, size_t size, cv_iso_t iso, const char *ctl, co
 }
 
 int cv_cgroup_create(cv_iso_t iso, const char *key, const char *name, const cv_cgroup_limits_t *l,
-                     char paths[][CV_CGROUP_PATH], size_t *npaths, char *why, size_t why_size)
+                     char paths[][CV_CGROUP_PATH], size_t *npaths, char *errstr, size_t errstr_size)
 {
     *npaths = 0;
     if (iso == CV_ISO_RLIMITS)
@@ -153,7 +154,7 @@ int cv_cgroup_create(cv_iso_t iso, const char *key, const char *name, const cv_c
             continue;
         int rc = mkdir_one(paths[*npaths]);
         if (rc) {
-            snprintf(why, why_size, "creating the cgroup %.400s: %s", paths[*npaths],
+            snprintf(errstr, errstr_size, "creating the cgroup %.400s: %s", paths[*npaths],
                      strerror(-rc));
             return rc;
         }
@@ -167,8 +168,8 @@ int cv_cgroup_create(cv_iso_t iso, const char *key, const char *name, const cv_c
         int rc = write_file(dir, files[i].file, files[i].value);
         if (rc && !files[i].optional &&
             !(rc == -ENOENT && strcmp(files[i].file, "pids.max") == 0)) {
-            snprintf(why, why_size, "cgroup %.400s: writing %s to %s: %s", dir, files[i].value,
-                     files[i].file, strerror(-rc));
+            snprintf(errstr, errstr_size, "cgroup %.400s: writing %s to %s: %s", dir,
+                     files[i].value, files[i].file, strerror(-rc));
             return rc;
         }
     }

@@ -28,14 +28,15 @@ const char *cv_iso_name(cv_iso_t iso);
 
 /* What this machine offers a root agent whose node key is `key` (its
  * groups' parent, converge/<key>, is created here); rlimits when not root,
- * no controller is mounted or the parent cannot be created (`why` says). */
-cv_iso_t cv_cgroup_detect(const char *key, char *why, size_t why_size);
+ * no controller is mounted or the parent cannot be created (`errstr` says). */
+cv_iso_t cv_cgroup_detect(const char *key, char *errstr, size_t errstr_size);
 
 /* Creates the task's group `name` with the limits; `paths` get the
  * directories the task must join (one per v1 hierarchy, one in v2). 0, or
- * a negative errno with why. */
+ * a negative errno with errstr. */
 int cv_cgroup_create(cv_iso_t iso, const char *key, const char *name, const cv_cgroup_limits_t *l,
-                     char paths[][CV_CGROUP_PATH], size_t *npaths, char *why, size_t why_size);
+                     char paths[][CV_CGROUP_PATH], size_t *npaths, char *errstr,
+                     size_t errstr_size);
 
 /* Whether the kernel's OOM killer killed a process of the group. */
 bool cv_cgroup_oom_killed(cv_iso_t iso, const char *key, const char *name);

@@ -174,7 +174,7 @@ static int add_kv(const char **list, size_t *n, const char *opt, const char *v, 
 
 static int apply(cv_agent_conf_t *c, int opt, const char *arg, char *errstr, size_t errstr_size)
 {
-    double v;
+    double v = 0;
     int rc = 0;
     switch (opt) {
     case O_REDIS:

@@ -75,8 +75,8 @@ bool cv_policy_env_dangerous(const char *name)
     return strncmp(name, "LD_", 3) == 0;
 }
 
-static int refuse_env(const cv_policy_t *p, const json_t *env, const char *where, char *why,
-                      size_t why_size)
+static int refuse_env(const cv_policy_t *p, const json_t *env, const char *where, char *errstr,
+                      size_t errstr_size)
 {
     const char *k;
     const json_t *v;
@@ -86,7 +86,7 @@ static int refuse_env(const cv_policy_t *p, const json_t *env, const char *where
     {
         (void)v;
         if (cv_policy_env_dangerous(k))
-            return cv_seterr(why, why_size, CV_EVALIDATE,
+            return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                              "%senv %s: a variable that changes how programs are loaded: the "
                              "agent needs --allow env",
                              where, k);
@@ -94,43 +94,45 @@ static int refuse_env(const cv_policy_t *p, const json_t *env, const char *where
     return 0;
 }
 
-int cv_policy_check_spec(const cv_policy_t *p, const cv_rspec_t *s, char *why, size_t why_size)
+int cv_policy_check_spec(const cv_policy_t *p, const cv_rspec_t *s, char *errstr,
+                         size_t errstr_size)
 {
     for (size_t i = 0; i < s->nports; i++)
         if (s->ports[i].port > 0 && s->ports[i].port < 1024 && !(p->allow & CV_ALLOW_LOW_PORTS))
-            return cv_seterr(why, why_size, CV_EVALIDATE,
+            return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                              "port %s: host port %d is below 1024: the agent needs --allow "
                              "low-ports",
                              s->ports[i].name, s->ports[i].port);
-    int rc = s->env ? refuse_env(p, s->env, "", why, why_size) : 0;
+    int rc = s->env ? refuse_env(p, s->env, "", errstr, errstr_size) : 0;
     for (size_t i = 0; i < s->ntasks && !rc; i++)
         if (s->tasks[i].env) {
             char where[160];
             snprintf(where, sizeof(where), "task %s: ", s->tasks[i].name);
-            rc = refuse_env(p, s->tasks[i].env, where, why, why_size);
+            rc = refuse_env(p, s->tasks[i].env, where, errstr, errstr_size);
         }
     return rc;
 }
 
 int cv_policy_check_user(const cv_policy_t *p, const char *name, long uid, long default_uid,
-                         bool can_switch, char *why, size_t why_size)
+                         bool can_switch, char *errstr, size_t errstr_size)
 {
     if (!name || !name[0])
         return 0;
     if (uid < 0)
-        return cv_seterr(why, why_size, CV_EVALIDATE, "user %s: no such user on this node", name);
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE, "user %s: no such user on this node",
+                         name);
     if (uid == default_uid)
         return 0;
     if (!can_switch)
-        return cv_seterr(why, why_size, CV_EVALIDATE,
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                          "user %s: the agent does not run as root: its replicas run as its own "
                          "user",
                          name);
     if (uid == 0 && !(p->allow & CV_ALLOW_ROOT))
-        return cv_seterr(why, why_size, CV_EVALIDATE,
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                          "user %s: running a replica as root needs the agent's --allow root", name);
     if (uid != 0 && !(p->allow & (CV_ALLOW_USER | CV_ALLOW_ROOT)))
-        return cv_seterr(why, why_size, CV_EVALIDATE,
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                          "user %s: a user other than the agent's replica user needs the agent's "
                          "--allow user",
                          name);
@@ -155,10 +157,11 @@ static bool has_dotdot(const char *path)
 }
 
 int cv_policy_check_workdir(const cv_policy_t *p, const char *task, const char *workdir,
-                            const char *const *roots, size_t nroots, char *why, size_t why_size)
+                            const char *const *roots, size_t nroots, char *errstr,
+                            size_t errstr_size)
 {
     if (workdir[0] != '/' || has_dotdot(workdir))
-        return cv_seterr(why, why_size, CV_EVALIDATE,
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                          "task %s: workdir %s: expected an absolute path without '..'", task,
                          workdir);
     for (size_t i = 0; i < nroots; i++)
@@ -166,14 +169,14 @@ int cv_policy_check_workdir(const cv_policy_t *p, const char *task, const char *
             return 0;
     if (p->allow & CV_ALLOW_WORKDIR)
         return 0;
-    return cv_seterr(why, why_size, CV_EVALIDATE,
+    return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                      "task %s: workdir %s is outside the replica's own directories: the agent "
                      "needs --allow workdir",
                      task, workdir);
 }
 
-int cv_policy_check_exec(const cv_policy_t *p, const char *task, const char *program, char *why,
-                         size_t why_size)
+int cv_policy_check_exec(const cv_policy_t *p, const char *task, const char *program, char *errstr,
+                         size_t errstr_size)
 {
     if (p->nexec == 0)
         return 0;
@@ -183,7 +186,7 @@ int cv_policy_check_exec(const cv_policy_t *p, const char *task, const char *pro
                                      : strcmp(program, p->exec[i]) == 0)
             return 0;
     }
-    return cv_seterr(why, why_size, CV_EVALIDATE,
+    return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                      "task %s: program %s is not on the agent's --allow-exec list", task, program);
 }
 

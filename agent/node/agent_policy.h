@@ -53,25 +53,27 @@ int cv_policy_allow_exec(cv_policy_t *p, const char *path, char *errstr, size_t 
 void cv_policy_names(unsigned allow, char *buf, size_t size);
 
 /* The parts of a spec that need no lookup: fixed ports and environment
- * variables. 0, or CV_EVALIDATE with why ("port ssh: host port 22 is below
+ * variables. 0, or CV_EVALIDATE with errstr ("port ssh: host port 22 is below
  * 1024: the agent needs --allow low-ports"). */
-int cv_policy_check_spec(const cv_policy_t *p, const cv_rspec_t *s, char *why, size_t why_size);
+int cv_policy_check_spec(const cv_policy_t *p, const cv_rspec_t *s, char *errstr,
+                         size_t errstr_size);
 
 /* The user a replica asks for (`name`, NULL or "" for the agent's replica
  * user), resolved by the caller to `uid` (-1: no such user), against the
  * agent's replica user `default_uid`; `can_switch`: the agent runs as root. */
 int cv_policy_check_user(const cv_policy_t *p, const char *name, long uid, long default_uid,
-                         bool can_switch, char *why, size_t why_size);
+                         bool can_switch, char *errstr, size_t errstr_size);
 
 /* A task's working directory (absolute, substituted) against the replica's
  * own directories `roots`: inside one of them, or --allow workdir. A ".."
  * component is never allowed. */
 int cv_policy_check_workdir(const cv_policy_t *p, const char *task, const char *workdir,
-                            const char *const *roots, size_t nroots, char *why, size_t why_size);
+                            const char *const *roots, size_t nroots, char *errstr,
+                            size_t errstr_size);
 
 /* A task's program as resolved (absolute) against the allow-list. */
-int cv_policy_check_exec(const cv_policy_t *p, const char *task, const char *program, char *why,
-                         size_t why_size);
+int cv_policy_check_exec(const cv_policy_t *p, const char *task, const char *program, char *errstr,
+                         size_t errstr_size);
 
 /* Whether an environment variable changes how programs are loaded. */
 bool cv_policy_env_dangerous(const char *name);

@@ -33,17 +33,18 @@ static void lookup_user(const char *name, long *uid, long *gid)
     *gid = pw ? (long)pw->pw_gid : *uid;
 }
 
-int cv__replica_confine_user(cv_replica_t *r, char *why, size_t why_size)
+int cv__replica_confine_user(cv_replica_t *r, char *errstr, size_t errstr_size)
 {
     const cv_sandbox_t *sb = r->h->sb;
     r->uid = r->gid = -1;
     if (!sb)
         return 0;
-    int rc = cv_policy_check_spec(&sb->policy, &r->spec, why, why_size);
+    int rc = cv_policy_check_spec(&sb->policy, &r->spec, errstr, errstr_size);
     long uid = sb->uid, gid = sb->gid;
     if (!rc && r->spec.user && r->spec.user[0]) {
         lookup_user(r->spec.user, &uid, &gid);
-        rc = cv_policy_check_user(&sb->policy, r->spec.user, uid, sb->uid, sb->root, why, why_size);
+        rc = cv_policy_check_user(&sb->policy, r->spec.user, uid, sb->uid, sb->root, errstr,
+                                  errstr_size);
     }
     if (!rc && sb->root) {
         r->uid = uid;
@@ -104,7 +105,7 @@ static void group_name(const cv_replica_t *r, size_t i, char *buf, size_t size)
 }
 
 int cv__replica_confine_task(cv_replica_t *r, size_t i, char *const *env, char *const *argv,
-                             const char *wd, char ***wrapped, char *why, size_t why_size)
+                             const char *wd, char ***wrapped, char *errstr, size_t errstr_size)
 {
     const cv_sandbox_t *sb = r->h->sb;
     const cv_rtask_t *t = &r->spec.tasks[i == SIZE_MAX ? 0 : i];
@@ -112,16 +113,16 @@ int cv__replica_confine_task(cv_replica_t *r, size_t i, char *const *env, char *
     int rc = cv_sandbox_resolve(argv[0], env, r->uid, r->gid, program, sizeof(program));
     /* CV_ENOENT: the program cannot be executed here, whoever retries. */
     if (rc == -EACCES && r->uid > 0)
-        return cv_seterr(why, why_size, CV_ENOENT,
+        return cv_seterr(errstr, errstr_size, CV_ENOENT,
                          "exec %s: %s for uid %ld, the replica's user (a directory of its path "
                          "or the program is not open to it)",
                          argv[0], strerror(-rc), r->uid);
     if (rc)
-        return cv_seterr(why, why_size, CV_ENOENT, "exec %s: %s", argv[0], strerror(-rc));
+        return cv_seterr(errstr, errstr_size, CV_ENOENT, "exec %s: %s", argv[0], strerror(-rc));
     places_t p = {.nroots = 0};
     places_of(r, wd, &p);
-    rc = cv_policy_check_workdir(&sb->policy, t->name, wd, p.roots, p.nroots, why, why_size);
-    rc = rc ? rc : cv_policy_check_exec(&sb->policy, t->name, program, why, why_size);
+    rc = cv_policy_check_workdir(&sb->policy, t->name, wd, p.roots, p.nroots, errstr, errstr_size);
+    rc = rc ? rc : cv_policy_check_exec(&sb->policy, t->name, program, errstr, errstr_size);
     if (rc)
         return rc;
     cv_cgroup_limits_t l;
@@ -131,7 +132,7 @@ int cv__replica_confine_task(cv_replica_t *r, size_t i, char *const *env, char *
     size_t ncg = 0;
     group_name(r, i, name, sizeof(name));
     cv_cgroup_remove(sb->iso, sb->key, name); /* what an earlier start left */
-    if (cv_cgroup_create(sb->iso, sb->key, name, &l, cg, &ncg, why, why_size) != 0)
+    if (cv_cgroup_create(sb->iso, sb->key, name, &l, cg, &ncg, errstr, errstr_size) != 0)
         return CV_EFAILED;
     for (size_t k = 0; k < ncg; k++)
         cgroups[k] = cg[k];
@@ -147,7 +148,7 @@ int cv__replica_confine_task(cv_replica_t *r, size_t i, char *const *env, char *
                             .as_bytes = sb->iso == CV_ISO_RLIMITS ? l.memory_bytes : 0,
                             .nofile = t->nofile};
     *wrapped = cv_sandbox_argv(sb, &st);
-    return *wrapped ? 0 : cv_seterr(why, why_size, CV_ENOMEM, "out of memory");
+    return *wrapped ? 0 : cv_seterr(errstr, errstr_size, CV_ENOMEM, "out of memory");
 }
 
 bool cv__replica_release_task(cv_replica_t *r, size_t i)

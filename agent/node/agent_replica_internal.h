@@ -73,8 +73,8 @@ void cv__replica_save(cv_replica_t *r);
 void cv__replica_release(cv_replica_t *r);
 
 /* agent_replica_proc.c: ports, directories, processes */
-int cv__replica_take_ports(cv_replica_t *r, char *why, size_t why_size);
-int cv__replica_prepare_dirs(cv_replica_t *r, char *why, size_t why_size);
+int cv__replica_take_ports(cv_replica_t *r, char *errstr, size_t errstr_size);
+int cv__replica_prepare_dirs(cv_replica_t *r, char *errstr, size_t errstr_size);
 char *cv__replica_workdir(cv_replica_t *r, const cv_rtask_t *t, const json_t *vars);
 /* Spawns every task, each process's exit to `on_exit` (its handle's data is
  * the task); DOWN_NONE, or why the first that could not start did not,
@@ -91,13 +91,13 @@ void cv__replica_probe(cv_replica_t *r, cv_probe_cb done);
 
 /* agent_replica_confine.c */
 /* The user the replica runs as (r->uid, r->gid) and the policy's verdict on
- * its spec: 0, or CV_EVALIDATE (refused) / another error with why. */
-int cv__replica_confine_user(cv_replica_t *r, char *why, size_t why_size);
+ * its spec: 0, or CV_EVALIDATE (refused) / another error with errstr. */
+int cv__replica_confine_user(cv_replica_t *r, char *errstr, size_t errstr_size);
 /* Task i's helper argv (free with cv_env_free) to spawn instead of argv:
  * the program resolved and checked, the workdir checked, the cgroup made.
  * i == SIZE_MAX: the health check's command, confined as the first task. */
 int cv__replica_confine_task(cv_replica_t *r, size_t i, char *const *env, char *const *argv,
-                             const char *wd, char ***wrapped, char *why, size_t why_size);
+                             const char *wd, char ***wrapped, char *errstr, size_t errstr_size);
 /* The task's cgroup once its process is gone; says whether the kernel
  * killed it for its memory. */
 bool cv__replica_release_task(cv_replica_t *r, size_t i);

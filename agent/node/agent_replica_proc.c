@@ -46,7 +46,7 @@ static bool host_port_free(void *ud, int port)
 
 /* Each port of the spec gets a host port once; restarts and re-adoption
  * keep it. */
-int cv__replica_take_ports(cv_replica_t *r, char *why, size_t why_size)
+int cv__replica_take_ports(cv_replica_t *r, char *errstr, size_t errstr_size)
 {
     for (size_t i = 0; i < r->spec.nports; i++) {
         const cv_rport_t *p = &r->spec.ports[i];
@@ -56,13 +56,13 @@ int cv__replica_take_ports(cv_replica_t *r, char *why, size_t why_size)
         if (port > 0) {
             rc = cv_ports_take(r->h->ports, port, r->spec.rid);
             if (rc) {
-                snprintf(why, why_size, "port %s: host port %d is taken by replica %s", p->name,
-                         port, cv_ports_owner(r->h->ports, port));
+                snprintf(errstr, errstr_size, "port %s: host port %d is taken by replica %s",
+                         p->name, port, cv_ports_owner(r->h->ports, port));
                 return rc;
             }
         } else if ((port = cv_ports_alloc(r->h->ports, r->spec.rid,
                                           r->h->simulate ? NULL : host_port_free, NULL)) < 0) {
-            snprintf(why, why_size, "port %s: no free host port left in %d-%d", p->name,
+            snprintf(errstr, errstr_size, "port %s: no free host port left in %d-%d", p->name,
                      r->h->ports->lo, r->h->ports->hi);
             return port;
         }
@@ -71,7 +71,7 @@ int cv__replica_take_ports(cv_replica_t *r, char *why, size_t why_size)
     return 0;
 }
 
-int cv__replica_prepare_dirs(cv_replica_t *r, char *why, size_t why_size)
+int cv__replica_prepare_dirs(cv_replica_t *r, char *errstr, size_t errstr_size)
 {
     char path[4096];
     snprintf(path, sizeof(path), "%s/logs/%s", r->h->dir, r->spec.name);
@@ -86,7 +86,7 @@ int cv__replica_prepare_dirs(cv_replica_t *r, char *why, size_t why_size)
         json_object_set_new(r->volumes, v->name, json_string(path));
     }
     if (rc)
-        snprintf(why, why_size, "creating %.300s: %s", path, strerror(-rc));
+        snprintf(errstr, errstr_size, "creating %.300s: %s", path, strerror(-rc));
     return rc;
 }
 

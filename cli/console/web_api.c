@@ -75,14 +75,14 @@ static json_t *list_row(const char *id, const json_t *rec, double now)
 }
 
 /* ?status=S1,S2 and ?name=PATTERN as `convergectl list` reads them. */
-static int list_filter(const char *query, cli_list_filter_t *f, char *err, size_t errsz)
+static int list_filter(const char *query, cli_list_filter_t *f, char *errstr, size_t errstr_size)
 {
     char value[512];
     if (cv_httpreq_param(query, "status", value, sizeof(value)) && value[0] &&
-        cli_list_filter_add_status(f, value, err, errsz) != 0)
+        cli_list_filter_add_status(f, value, errstr, errstr_size) != 0)
         return -1;
     if (cv_httpreq_param(query, "name", value, sizeof(value)) && value[0] &&
-        cli_list_filter_set_name(f, value, err, errsz) != 0)
+        cli_list_filter_set_name(f, value, errstr, errstr_size) != 0)
         return -1;
     return 0;
 }

@@ -44,39 +44,39 @@ static bool valid_service(const char *s)
 
 /* Decodes the segment [seg, seg+len) into out and checks it. */
 static int segment(const char *seg, size_t len, char *out, bool (*valid)(const char *),
-                   const char *what, char *why, size_t why_size)
+                   const char *what, char *errstr, size_t errstr_size)
 {
     if (!cv_httpreq_unescape(seg, len, out, WEB_NAME_MAX) || !valid(out)) {
-        snprintf(why, why_size, "bad %s name '%.*s' in the path", what, (int)(len > 64 ? 64 : len),
-                 seg);
+        snprintf(errstr, errstr_size, "bad %s name '%.*s' in the path", what,
+                 (int)(len > 64 ? 64 : len), seg);
         return CV_EINVAL;
     }
     return 0;
 }
 
-static int match_stack(const char *rest, web_route_t *out, char *why, size_t why_size)
+static int match_stack(const char *rest, web_route_t *out, char *errstr, size_t errstr_size)
 {
     size_t len = strcspn(rest, "/");
     for (size_t i = 0; i < sizeof(stack_routes) / sizeof(stack_routes[0]); i++) {
         if (strcmp(rest + len, stack_routes[i].suffix) != 0)
             continue;
         out->kind = stack_routes[i].kind;
-        return segment(rest, len, out->stack, valid_stack, "stack", why, why_size);
+        return segment(rest, len, out->stack, valid_stack, "stack", errstr, errstr_size);
     }
     return CV_ENOENT;
 }
 
-static int match_service(const char *rest, web_route_t *out, char *why, size_t why_size)
+static int match_service(const char *rest, web_route_t *out, char *errstr, size_t errstr_size)
 {
     size_t len = strcspn(rest, "/");
     const char *name = rest + len;
     if (*name != '/' || strchr(name + 1, '/'))
         return CV_ENOENT;
     out->kind = WEB_ROUTE_SERVICE;
-    int rc = segment(rest, len, out->stack, valid_stack, "stack", why, why_size);
+    int rc = segment(rest, len, out->stack, valid_stack, "stack", errstr, errstr_size);
     return rc ? rc
-              : segment(name + 1, strlen(name + 1), out->service, valid_service, "service", why,
-                        why_size);
+              : segment(name + 1, strlen(name + 1), out->service, valid_service, "service", errstr,
+                        errstr_size);
 }
 
 /* A page file: one segment of letters, digits, '.', '-', '_'. Whether it
@@ -96,10 +96,10 @@ static int match_asset(const char *path, web_route_t *out)
     return 0;
 }
 
-int web_route_match(const char *path, web_route_t *out, char *why, size_t why_size)
+int web_route_match(const char *path, web_route_t *out, char *errstr, size_t errstr_size)
 {
     memset(out, 0, sizeof(*out));
-    why[0] = '\0';
+    errstr[0] = '\0';
     if (strcmp(path, "/api/stacks") == 0 || strcmp(path, "/api/stacks/") == 0) {
         out->kind = WEB_ROUTE_STACKS;
         return 0;
@@ -113,9 +113,9 @@ int web_route_match(const char *path, web_route_t *out, char *why, size_t why_si
         return 0;
     }
     if (strncmp(path, "/api/stacks/", 12) == 0)
-        return match_stack(path + 12, out, why, why_size);
+        return match_stack(path + 12, out, errstr, errstr_size);
     if (strncmp(path, "/api/services/", 14) == 0)
-        return match_service(path + 14, out, why, why_size);
+        return match_service(path + 14, out, errstr, errstr_size);
     if (strncmp(path, "/api/", 5) == 0 || strcmp(path, "/api") == 0)
         return CV_ENOENT;
     return match_asset(path, out);
@@ -144,12 +144,12 @@ static bool entry_id_ok(const char *s)
     return !(ms == ULLONG_MAX && seq == ULLONG_MAX);
 }
 
-int web_route_check_query(const web_route_t *r, const char *query, char *why, size_t why_size)
+int web_route_check_query(const web_route_t *r, const char *query, char *errstr, size_t errstr_size)
 {
     char after[2048];
     if (r->kind == WEB_ROUTE_STACK_EVENTS &&
         cv_httpreq_param(query, "after", after, sizeof(after)) && after[0] && !entry_id_ok(after))
-        return cv_seterr(why, why_size, CV_EINVAL,
+        return cv_seterr(errstr, errstr_size, CV_EINVAL,
                          "after: expected an event id such as 1712345678901-0 (two numbers of "
                          "64 bits), got '%.64s'",
                          after);

@@ -35,19 +35,20 @@ typedef struct web_route {
 /*
  * Matches the (still percent-encoded) path of a request. 0 with *out
  * filled; CV_ENOENT when no page or API call has that path (404);
- * CV_EINVAL when it names one with a bad name, why[] saying which (400).
+ * CV_EINVAL when it names one with a bad name, errstr saying which (400).
  * A stack is named by 1..255 of [A-Za-z0-9_.-] (a name or an id); a
  * service by 1..255 bytes without '/' or control characters.
  */
-int web_route_match(const char *path, web_route_t *out, char *why, size_t why_size);
+int web_route_match(const char *path, web_route_t *out, char *errstr, size_t errstr_size);
 
 /*
  * Checks the query parameters route r reads, before anything is read: 0,
- * or CV_EINVAL with why[] naming the parameter (400). An events page's
+ * or CV_EINVAL with errstr naming the parameter (400). An events page's
  * `after` must be a stream entry id "MS-SEQ" whose two numbers fit 64 bits
  * and that has a successor (not the largest id), as Redis takes it.
  */
-int web_route_check_query(const web_route_t *r, const char *query, char *why, size_t why_size);
+int web_route_check_query(const web_route_t *r, const char *query, char *errstr,
+                          size_t errstr_size);
 
 /*
  * Whether a request may be answered: always when `token` is "" (no

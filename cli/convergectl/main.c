@@ -126,10 +126,10 @@ static const cli_opt_t global_opts[] = {
 /* librdkafka logs every failed broker connection on stderr, which would bury
  * the one line convergectl prints about it; quiet it by default, first, so
  * that a log_level in the environment or on the command line still wins. */
-static int quiet_kafka_logs(cv_opts_t *o, char *err, size_t errsize)
+static int quiet_kafka_logs(cv_opts_t *o, char *errstr, size_t errstr_size)
 {
     int n = o->nkafka_opts;
-    int rc = cv_opts_add_kafka(o, "log_level=0", err, errsize);
+    int rc = cv_opts_add_kafka(o, "log_level=0", errstr, errstr_size);
     if (rc)
         return rc;
     char *quiet = o->kafka_opts[n];

@@ -134,19 +134,19 @@ static json_t *layout_of(const json_t *model, const json_t *desc, const json_t *
 
 /* cv_place on fresh copies of the inputs (loading a layout adds its loads
  * to the cluster, so each run loads its own). */
-static json_t *place(const json_t *manifest, const json_t *desc, const json_t *layout, char *err,
-                     size_t errsize)
+static json_t *place(const json_t *manifest, const json_t *desc, const json_t *layout, char *errstr,
+                     size_t errstr_size)
 {
     cv_cluster_t *c = NULL;
     cv_service_t *s = NULL;
     cv_layout_t *l = NULL;
     json_t *result = NULL;
-    if (cv_cluster_load(manifest, "the live cluster", &c, err, errsize) == 0 &&
-        cv_service_load(desc, "the service spec", &s, err, errsize) == 0 &&
-        cv_layout_load(layout, "the live placement", c, &l, err, errsize) == 0) {
+    if (cv_cluster_load(manifest, "the live cluster", &c, errstr, errstr_size) == 0 &&
+        cv_service_load(desc, "the service spec", &s, errstr, errstr_size) == 0 &&
+        cv_layout_load(layout, "the live placement", c, &l, errstr, errstr_size) == 0) {
         result = cv_place(c, s, l, CV_PLACE_NEW);
         if (!result)
-            snprintf(err, errsize, "out of memory");
+            snprintf(errstr, errstr_size, "out of memory");
     }
     cv_layout_free(l);
     cv_service_free(s);
@@ -184,10 +184,11 @@ static const json_t *live_entry(const json_t *placement, json_int_t index)
 
 /* Where cv_place puts replica `index` with the other live replicas kept. */
 static json_t *replica_choice(const json_t *model, const json_t *manifest, const json_t *desc,
-                              const json_t *placement, json_int_t index, char *err, size_t errsize)
+                              const json_t *placement, json_int_t index, char *errstr,
+                              size_t errstr_size)
 {
     json_t *layout = layout_of(model, desc, placement, (long)index);
-    json_t *result = place(manifest, desc, layout, err, errsize);
+    json_t *result = place(manifest, desc, layout, errstr, errstr_size);
     json_decref(layout);
     if (!result)
         return NULL;
@@ -207,16 +208,16 @@ static json_t *replica_choice(const json_t *model, const json_t *manifest, const
     return r;
 }
 
-json_t *cli_explain(const json_t *model, const char *svc, char *err, size_t errsize)
+json_t *cli_explain(const json_t *model, const char *svc, char *errstr, size_t errstr_size)
 {
     const json_t *rec = at(model, "services", svc);
     const json_t *spec = json_object_get(rec, "spec");
     if (!rec) {
-        snprintf(err, errsize, "service %s has no record in the cluster", svc);
+        snprintf(errstr, errstr_size, "service %s has no record in the cluster", svc);
         return NULL;
     }
     if (!json_is_object(spec) || json_object_get(spec, "error")) {
-        snprintf(err, errsize, "service %s: its spec is unreadable (%s)", svc,
+        snprintf(errstr, errstr_size, "service %s: its spec is unreadable (%s)", svc,
                  str_or(spec, "error", "missing"));
         return NULL;
     }
@@ -231,10 +232,10 @@ json_t *cli_explain(const json_t *model, const char *svc, char *err, size_t errs
     json_t *check =
         n < 1 ? json_pack("{s:s, s:s, s:[], s:[], s:[], s:[], s:n}", "service", svc, "policy", "",
                           "placements", "unplaced", "health", "warnings", "rejected")
-              : place(manifest, desc, layout, err, errsize);
+              : place(manifest, desc, layout, errstr, errstr_size);
     json_t *replicas = json_array(), *doc = NULL;
     for (json_int_t i = 0; check && i < n; i++) {
-        json_t *r = replica_choice(model, manifest, desc, placement, i, err, errsize);
+        json_t *r = replica_choice(model, manifest, desc, placement, i, errstr, errstr_size);
         if (!r)
             break;
         json_array_append_new(replicas, r);

@@ -26,9 +26,9 @@
  *                  cv_place puts this index with the others kept, or null),
  *                  "eliminationSequence" (when it finds no node), "moves":
  *                  choice differs from node}]}
- * NULL with `err` when the model cannot be loaded (no such service, a
+ * NULL with `errstr` when the model cannot be loaded (no such service, a
  * spec or cluster the placement library refuses: its message). */
-json_t *cli_explain(const json_t *model, const char *svc, char *err, size_t errsize);
+json_t *cli_explain(const json_t *model, const char *svc, char *errstr, size_t errstr_size);
 
 /* The explanation as text for a person. A malloc'd string. */
 char *cli_explain_text(const json_t *doc);

@@ -55,22 +55,23 @@ static bool is_status(const char *s)
     return false;
 }
 
-int cli_list_filter_add_status(cli_list_filter_t *f, const char *arg, char *err, size_t errsz)
+int cli_list_filter_add_status(cli_list_filter_t *f, const char *arg, char *errstr,
+                               size_t errstr_size)
 {
     const char *p = arg;
     do {
         size_t n = strcspn(p, ",");
         char word[64];
         if (n == 0 || n >= sizeof(word)) {
-            snprintf(err, errsz, "'%.*s' in '%s' is not a stack status", (int)(n < 64 ? n : 64), p,
-                     arg);
+            snprintf(errstr, errstr_size, "'%.*s' in '%s' is not a stack status",
+                     (int)(n < 64 ? n : 64), p, arg);
             return -1;
         }
         for (size_t i = 0; i < n; i++)
             word[i] = (char)toupper((unsigned char)p[i]);
         word[n] = '\0';
         if (!is_state(word) && !is_status(word)) {
-            snprintf(err, errsz,
+            snprintf(errstr, errstr_size,
                      "'%s' is not a stack status (ACTION_STATE such as CREATE_COMPLETE, or a "
                      "state: IN_PROGRESS, COMPLETE, FAILED)",
                      word);
@@ -82,10 +83,11 @@ int cli_list_filter_add_status(cli_list_filter_t *f, const char *arg, char *err,
     return 0;
 }
 
-int cli_list_filter_set_name(cli_list_filter_t *f, const char *pattern, char *err, size_t errsz)
+int cli_list_filter_set_name(cli_list_filter_t *f, const char *pattern, char *errstr,
+                             size_t errstr_size)
 {
     if (!pattern[0]) {
-        snprintf(err, errsz, "the name pattern is empty");
+        snprintf(errstr, errstr_size, "the name pattern is empty");
         return -1;
     }
     free(f->name);

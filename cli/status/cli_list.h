@@ -22,11 +22,13 @@ void cli_list_filter_free(cli_list_filter_t *f);
 /* Adds what one --status gave: "S" or "S1,S2,...", each a stack status
  * (CREATE_COMPLETE: an action of cv_trav_kind_name and a state) or a state
  * alone (IN_PROGRESS, COMPLETE, FAILED: any action), in any case. 0, or -1
- * with `err` naming the word that is neither. */
-int cli_list_filter_add_status(cli_list_filter_t *f, const char *arg, char *err, size_t errsz);
+ * with `errstr` naming the word that is neither. */
+int cli_list_filter_add_status(cli_list_filter_t *f, const char *arg, char *errstr,
+                               size_t errstr_size);
 
 /* Sets the --name pattern: 0, or -1 when it is empty. */
-int cli_list_filter_set_name(cli_list_filter_t *f, const char *pattern, char *err, size_t errsz);
+int cli_list_filter_set_name(cli_list_filter_t *f, const char *pattern, char *errstr,
+                             size_t errstr_size);
 
 /* Whether the stack `row` ({"name", "status", "depth": 0 for a top-level
  * stack}) is listed: it exists (a status that is not DELETE_COMPLETE: a

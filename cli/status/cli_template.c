@@ -231,19 +231,19 @@ static int load_limits(cv_limits_t *l)
 /* What submit stores is held to --max-template-bytes too, as the engine
  * measures it: the template and its files as JSON. */
 static int check_stored_size(const cv_limits_t *l, const json_t *tree, const json_t *files,
-                             char *err, size_t errsz)
+                             char *errstr, size_t errstr_size)
 {
     char *text = json_dumps(tree, JSON_COMPACT);
     size_t len = text ? strlen(text) : 0;
     free(text);
-    int rc =
-        cv_template_limit_check(l, CV_LIMIT_TEMPLATE_BYTES, len, "stored template", err, errsz);
+    int rc = cv_template_limit_check(l, CV_LIMIT_TEMPLATE_BYTES, len, "stored template", errstr,
+                                     errstr_size);
     text = files && !rc ? json_dumps(files, JSON_COMPACT) : NULL;
     len = text ? strlen(text) : 0;
     free(text);
     return rc ? rc
               : cv_template_limit_check(l, CV_LIMIT_TEMPLATE_BYTES, len, "stored template files",
-                                        err, errsz);
+                                        errstr, errstr_size);
 }
 
 int cli_template_read(const char *path, json_t **tree)

@@ -22,16 +22,17 @@
 
 /* An OS::Heat::Stack's template is its text (YAML or JSON), parsed here:
  * engine/hot cannot include the template parser. Takes `text`. */
-static json_t *parse_template(json_t *text, char *err, size_t errsz)
+static json_t *parse_template(json_t *text, char *errstr, size_t errstr_size)
 {
     char why[768];
     json_t *tpl = cv_yaml_load(json_string_value(text), json_string_length(text), "template", why,
                                sizeof(why));
     json_decref(text);
     if (!tpl)
-        cv_seterr(err, errsz, CV_EVALIDATE, "properties.template: %s", why);
+        cv_seterr(errstr, errstr_size, CV_EVALIDATE, "properties.template: %s", why);
     else if (!json_is_object(tpl))
-        cv_seterr(err, errsz, CV_EVALIDATE, "properties.template: the template must be a map");
+        cv_seterr(errstr, errstr_size, CV_EVALIDATE,
+                  "properties.template: the template must be a map");
     if (tpl && !json_is_object(tpl)) {
         json_decref(tpl);
         tpl = NULL;
@@ -49,32 +50,33 @@ static json_t *parse_template(json_t *text, char *err, size_t errsz)
  * of it is written.
  */
 static int check_limits(const cv_checkjob_t *j, const char *type_name, const json_t *props,
-                        char *err, size_t errsz)
+                        char *errstr, size_t errstr_size)
 {
     char where[CV_NAME_MAX + 64];
     snprintf(where, sizeof(where), "the nested stack of %s", type_name);
-    int rc = cv_limits_check(j->limits, CV_LIMIT_NESTING_DEPTH, (size_t)j->in.depth + 1, where, err,
-                             errsz);
+    int rc = cv_limits_check(j->limits, CV_LIMIT_NESTING_DEPTH, (size_t)j->in.depth + 1, where,
+                             errstr, errstr_size);
     const cv_rtype_t *t = cv_rtype_find(type_name);
     if (rc || !t || strcmp(type_name, "OS::Heat::Stack") == 0)
         return rc;
     cv_tpl_opts_t opts = {
         .files = j->in.files, .depth = j->in.depth, .env = json_object_get(j->in.rdef, "env")};
     cv_tpl_count_t count;
-    return cv_template_count_nested(type_name, props, type_name, &opts, j->limits, &count, err,
-                                    errsz);
+    return cv_template_count_nested(type_name, props, type_name, &opts, j->limits, &count, errstr,
+                                    errstr_size);
 }
 
 /* The child's definition: its template and parameters, and the digests
  * and name its parent's version keeps. */
 static int define_child(cv_checkjob_t *j, json_t *entry, const char *child, const char *type_name,
-                        const json_t *props, json_t *data, char *err, size_t errsz)
+                        const json_t *props, json_t *data, char *errstr, size_t errstr_size)
 {
     const cv_nested_ops_t *ops = cv_rtype_lookup(type_name)->nested;
     json_t *tpl = NULL, *params = NULL;
-    int rc = check_limits(j, type_name, props, err, errsz);
+    int rc = check_limits(j, type_name, props, errstr, errstr_size);
     if (rc == 0)
-        rc = ops->definition(type_name, props, j->in.files, data, &tpl, &params, err, errsz);
+        rc = ops->definition(type_name, props, j->in.files, data, &tpl, &params, errstr,
+                             errstr_size);
     if (rc)
         return rc;
     char digest[24];
@@ -82,7 +84,7 @@ static int define_child(cv_checkjob_t *j, json_t *entry, const char *child, cons
     json_object_set_new(data, "template_digest", json_string(digest));
     cv_check_env_digest(json_object_get(j->in.rdef, "env"), digest);
     json_object_set_new(data, "env_digest", json_string(digest));
-    if (json_is_string(tpl) && (tpl = parse_template(tpl, err, errsz)) == NULL) {
+    if (json_is_string(tpl) && (tpl = parse_template(tpl, errstr, errstr_size)) == NULL) {
         json_decref(params);
         return CV_EVALIDATE;
     }
@@ -95,16 +97,16 @@ static int define_child(cv_checkjob_t *j, json_t *entry, const char *child, cons
 }
 
 int cv__checkjob_plan_child(void *job, const char *op, const char *child, const char *type_name,
-                            const json_t *props, json_t *data, const char *token, char *err,
-                            size_t errsz)
+                            const json_t *props, json_t *data, const char *token, char *errstr,
+                            size_t errstr_size)
 {
     cv_checkjob_t *j = job;
     json_t *entry = json_pack("{s:s, s:s, s:s, s:s, s:O}", "op", op, "stack", child, "type",
                               type_name, "token", token, "data", data);
     if (!entry)
-        return cv_seterr(err, errsz, CV_ENOMEM, "out of memory");
+        return cv_seterr(errstr, errstr_size, CV_ENOMEM, "out of memory");
     if (cv_trav_kind_parse(op) != CV_TRAV_DELETE) {
-        int rc = define_child(j, entry, child, type_name, props, data, err, errsz);
+        int rc = define_child(j, entry, child, type_name, props, data, errstr, errstr_size);
         if (rc) {
             json_decref(entry);
             return rc;

@@ -47,8 +47,8 @@ const cv_flow_t *cv__checkjob_hook_replied(cv_checkjob_t *j, const cv_flow_in_t 
 /* cv_check_plan_fn: the child-stack traversal a nested version's action
  * needs, noted in j->children. */
 int cv__checkjob_plan_child(void *job, const char *op, const char *child, const char *type_name,
-                            const json_t *props, json_t *data, const char *token, char *err,
-                            size_t errsz);
+                            const json_t *props, json_t *data, const char *token, char *errstr,
+                            size_t errstr_size);
 /* Begins the planned child traversals one after the other, then records. */
 const cv_flow_t *cv__checkjob_children(cv_checkjob_t *j);
 const cv_flow_t *cv__checkjob_child_begun(cv_checkjob_t *j, int rc);

@@ -62,11 +62,11 @@ cv_check_input_t cv_check_input(const cv_check_loaded_t *l, const cv_msg_t *job,
  * Plans the child-stack traversal of a nested version (checkjob_nested.c):
  * `op` CREATE, UPDATE or DELETE of stack `child`, from `props` of type
  * `type_name`, noting what it begins in `data`. Returns 0 or non-zero with
- * the reason in err.
+ * the reason in errstr.
  */
 typedef int (*cv_check_plan_fn)(void *ud, const char *op, const char *child, const char *type_name,
-                                const json_t *props, json_t *data, const char *token, char *err,
-                                size_t errsz);
+                                const json_t *props, json_t *data, const char *token, char *errstr,
+                                size_t errstr_size);
 
 /*
  * Runs the type operations the outcome names: the deletes of the replaced

@@ -130,18 +130,18 @@ static int lookup_parent(void *ud, const char *name, const char **physical_id,
 
 /* Desired properties: the template's, with parameters and the data the
  * parents passed through the sync point; then the type's schema. */
-static json_t *desired_properties(const cv_check_input_t *in, const cv_rtype_t *type, char *err,
-                                  size_t errsz)
+static json_t *desired_properties(const cv_check_input_t *in, const cv_rtype_t *type, char *errstr,
+                                  size_t errstr_size)
 {
     char where[CV_NAME_MAX + 32];
     snprintf(where, sizeof(where), "resources.%s.properties", in->job->resource);
     parents_t parents = {in->sp};
     cv_resolve_ctx_t rctx = {in->params, lookup_parent, &parents};
-    json_t *resolved =
-        cv_intrinsic_resolve(json_object_get(in->rdef, "properties"), &rctx, where, err, errsz);
+    json_t *resolved = cv_intrinsic_resolve(json_object_get(in->rdef, "properties"), &rctx, where,
+                                            errstr, errstr_size);
     if (!resolved)
         return NULL;
-    json_t *props = cv_rtype_apply_schema(type, resolved, where, false, err, errsz);
+    json_t *props = cv_rtype_apply_schema(type, resolved, where, false, errstr, errstr_size);
     json_decref(resolved);
     return props;
 }
@@ -149,18 +149,18 @@ static json_t *desired_properties(const cv_check_input_t *in, const cv_rtype_t *
 /* What a nested type's child reads through resource_facade: the
  * resource's metadata and update_policy resolved like its properties, and
  * its deletion_policy (Heat's ResourceFacade). */
-static json_t *facade(const cv_check_input_t *in, char *err, size_t errsz)
+static json_t *facade(const cv_check_input_t *in, char *errstr, size_t errstr_size)
 {
     char where[CV_NAME_MAX + 32];
     parents_t parents = {in->sp};
     cv_resolve_ctx_t rctx = {in->params, lookup_parent, &parents};
     snprintf(where, sizeof(where), "resources.%s.metadata", in->job->resource);
-    json_t *meta =
-        cv_intrinsic_resolve(json_object_get(in->rdef, "metadata"), &rctx, where, err, errsz);
+    json_t *meta = cv_intrinsic_resolve(json_object_get(in->rdef, "metadata"), &rctx, where, errstr,
+                                        errstr_size);
     snprintf(where, sizeof(where), "resources.%s.update_policy", in->job->resource);
     const json_t *up = json_object_get(in->rdef, "update_policy");
     json_t *update =
-        meta && up ? cv_intrinsic_resolve(up, &rctx, where, err, errsz) : json_object();
+        meta && up ? cv_intrinsic_resolve(up, &rctx, where, errstr, errstr_size) : json_object();
     const char *policy = json_string_value(json_object_get(in->rdef, "deletion_policy"));
     json_t *f = meta && update ? json_pack("{s:O, s:s, s:O}", "metadata", meta, "deletion_policy",
                                            policy ? policy : "Delete", "update_policy", update)

@@ -80,8 +80,10 @@ static void failed(cv_observe_outcome_t *out, const cv_msg_t *job, const cv_reco
     snprintf(mention, sizeof(mention), "resources.%s", job->resource);
     if (strstr(why, mention))
         snprintf(out->reason, sizeof(out->reason), "%s", why);
-    else
-        snprintf(out->reason, sizeof(out->reason), "%s: %s", mention, why);
+    /* A reason longer than the field is cut; gcc -O3 wants the cut seen. */
+    else if (snprintf(out->reason, sizeof(out->reason), "%s: %s", mention, why) >=
+             (int)sizeof(out->reason))
+        out->reason[sizeof(out->reason) - 1] = '\0';
 }
 
 /* Looks again at retry_at, but within [1, CV_MAX_LOOK_INTERVAL_MS] ms. */

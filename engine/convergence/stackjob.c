@@ -182,28 +182,30 @@ static size_t reply_len(const cv_resp_t *rep, size_t i)
  * the engine's own making) may not be larger than --max-template-bytes,
  * template and its files each, measured as stored, before it is parsed.
  */
-static int check_stored_size(const cv_stackjob_t *x, const cv_resp_t *rep, int depth, char *err,
-                             size_t errsz)
+static int check_stored_size(const cv_stackjob_t *x, const cv_resp_t *rep, int depth, char *errstr,
+                             size_t errstr_size)
 {
     if (depth > 0 || x->msg.kind == CV_TRAV_DELETE) /* a delete must always be possible */
         return 0;
     int rc = cv_limits_check(x->limits, CV_LIMIT_TEMPLATE_BYTES,
-                             reply_len(rep, CV_STACK_DEFINITION_R_TEMPLATE), "stored template", err,
-                             errsz);
+                             reply_len(rep, CV_STACK_DEFINITION_R_TEMPLATE), "stored template",
+                             errstr, errstr_size);
     return rc ? rc
               : cv_limits_check(x->limits, CV_LIMIT_TEMPLATE_BYTES,
                                 reply_len(rep, CV_STACK_DEFINITION_R_FILES),
-                                "stored template files", err, errsz);
+                                "stored template files", errstr, errstr_size);
 }
 
 /* Counts what the stack expands into (cv_template_count) before anything
  * is written: a group of 10^9 fails here, after one multiplication. */
-static int check_counts(const cv_stackjob_t *x, const cv_tpl_opts_t *opts, char *err, size_t errsz)
+static int check_counts(const cv_stackjob_t *x, const cv_tpl_opts_t *opts, char *errstr,
+                        size_t errstr_size)
 {
     if (x->msg.kind == CV_TRAV_DELETE)
         return 0;
     cv_tpl_count_t count;
-    return cv_template_count(x->tpl, x->tree, "template", opts, x->limits, &count, err, errsz);
+    return cv_template_count(x->tpl, x->tree, "template", opts, x->limits, &count, errstr,
+                             errstr_size);
 }
 
 /* The stack's environment as stored; an empty one when none. */
@@ -217,10 +219,10 @@ static json_t *environment(const cv_resp_t *rep)
 }
 
 /* Parses the stored template into x->tpl (x->tree the tree as stored):
- * 0, or non-zero with the reason in err. params: the stored parameters,
+ * 0, or non-zero with the reason in errstr. params: the stored parameters,
  * sealed ones opened. */
-static int parse(cv_stackjob_t *x, const cv_resp_t *rep, json_t *params, int depth, char *err,
-                 size_t errsz)
+static int parse(cv_stackjob_t *x, const cv_resp_t *rep, json_t *params, int depth, char *errstr,
+                 size_t errstr_size)
 {
     json_t *tpl = json_loads(cv_resp_str(rep, CV_STACK_DEFINITION_R_TEMPLATE), 0, NULL);
     json_t *files = json_loads(cv_resp_str(rep, CV_STACK_DEFINITION_R_FILES), 0, NULL);
@@ -236,11 +238,12 @@ static int parse(cv_stackjob_t *x, const cv_resp_t *rep, json_t *params, int dep
                           /* a delete must always be possible, also of a
                            * definition that no longer validates */
                           .no_eval = x->msg.kind == CV_TRAV_DELETE};
-    int rc = tpl ? cv_template_from_json_opts(tpl, "template", params, &opts, &x->tpl, err, errsz)
-                 : cv_seterr(err, errsz, CV_EPARSE, "stored template is not JSON");
+    int rc = tpl ? cv_template_from_json_opts(tpl, "template", params, &opts, &x->tpl, errstr,
+                                              errstr_size)
+                 : cv_seterr(errstr, errstr_size, CV_EPARSE, "stored template is not JSON");
     x->tree = tpl;
     if (rc == 0)
-        rc = check_counts(x, &opts, err, errsz);
+        rc = check_counts(x, &opts, errstr, errstr_size);
     json_decref(files);
     return rc;
 }

@@ -125,13 +125,13 @@ json_t *cv__group_attributes(const json_t *outputs, const json_t *data, const cv
  * (data.walk, cv_rtype.h) that creates `names` max_batch_size at a time when
  * the group is created (the policy is data.facade.update_policy). Non-zero
  * with errstr for an invalid policy. */
-int cv__group_batch_create(const json_t *names, json_t *data, char *errstr, size_t errsz);
+int cv__group_batch_create(const json_t *names, json_t *data, char *errstr, size_t errstr_size);
 /* The numbers of a group's update_policy `which` ("batch_create",
  * "rolling_update") with Heat's defaults (max_batch_size 1, pause_time 0,
  * min_in_service 0; NULL `min_in_service`: the policy has none); non-zero
  * with Heat's Range message in errstr when one is out of range. */
 int cv__group_policy(const json_t *policy, const char *which, double *size, double *pause,
-                     double *min_in_service, char *errstr, size_t errsz);
+                     double *min_in_service, char *errstr, size_t errstr_size);
 
 /* A ResourceGroup's update_policy rolling_update (rtype_group_rolling.c).
  * Heat's ResourceGroup._get_batches: the batches of a rolling update from
@@ -180,7 +180,7 @@ json_t *cv__group_step_template(const json_t *new_def, const json_t *old_def, co
  * group's new one. Non-zero with errstr, data untouched, for an invalid
  * policy (Heat's messages). */
 int cv__group_rolling_update(const json_t *props, const json_t *names, const json_t *blacklist,
-                             json_t *data, char *errstr, size_t errsz);
+                             json_t *data, char *errstr, size_t errstr_size);
 
 /* Returns a new reference holding `v` converted to `type` as Heat converts
  * property values, or NULL when it cannot be. */

@@ -18,8 +18,8 @@
 
 typedef struct cv__svc_reader {
     const char *where; /* "resources.web.properties" */
-    char *err;
-    size_t errsz;
+    char *errstr;
+    size_t errstr_size;
 } cv__svc_reader_t;
 
 typedef json_t *(*cv__svc_field_fn)(const cv__svc_reader_t *r, const char *path, const json_t *v);

@@ -193,9 +193,9 @@ bool cv__tpl_has_attr(const cv__tpl_ctx_t *ctx, const char *type, const json_t *
  * path into a ResourceGroup or AutoScalingGroup names must be one its
  * members have, when the group starts with members. For get_attr `args` of
  * a resource of `type` declared as `def`: 0, or CV_EVALIDATE with Heat's
- * message ("The Referenced Attribute (0 bad) is incorrect.") in `msg`. */
+ * message ("The Referenced Attribute (0 bad) is incorrect.") in `errstr`. */
 int cv__tpl_group_path_check(const cv__tpl_ctx_t *ctx, const char *type, const json_t *def,
-                             const json_t *args, char *msg, size_t size);
+                             const json_t *args, char *errstr, size_t errstr_size);
 
 /* Fails with the cycle named when the resources' dependencies loop. */
 int cv__tpl_check_cycles(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl);
@@ -293,41 +293,53 @@ bool cv__hot_plain_data(const json_t *v, long version);
 #define CV__TOO_LARGE_PHRASE "the resolved value would be larger than"
 #define CV__NODE_BYTES 32
 
+/* What a resolution may still copy and build. `exceeded` is set when it
+ * failed for going past that, so that a caller can tell a value too large
+ * from a wrong template without reading the message meant for users. */
+typedef struct cv__budget {
+    size_t left;
+    bool exceeded;
+} cv__budget_t;
+
 /*
  * The functions of intrinsic_lists.c, applied to arguments already
  * resolved. Each returns a new value, or NULL with a message (without the
- * location, which the resolver adds) in `msg`. `*budget` is what the
+ * location, which the resolver adds) in `errstr`. `budget` is what the
  * resolution may still build; each takes from it what its result costs.
  */
-json_t *cv__fn_str_split(const json_t *args, size_t *budget, char *msg, size_t msg_size);
-json_t *cv__fn_list_concat(const char *fn, const json_t *args, bool unique, size_t *budget,
-                           char *msg, size_t msg_size);
+json_t *cv__fn_str_split(const json_t *args, cv__budget_t *budget, char *errstr,
+                         size_t errstr_size);
+json_t *cv__fn_list_concat(const char *fn, const json_t *args, bool unique, cv__budget_t *budget,
+                           char *errstr, size_t errstr_size);
 
-/* How those functions report: the message in `msg`, NULL returned. */
-json_t *cv__fn_fail(char *msg, size_t msg_size, const char *fmt, ...)
+/* How those functions report: the message in `errstr`, NULL returned. */
+json_t *cv__fn_fail(char *errstr, size_t errstr_size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* "<fn>: <what>, got <value>". */
-json_t *cv__fn_fail_got(char *msg, size_t msg_size, const char *fn, const char *what,
+json_t *cv__fn_fail_got(char *errstr, size_t errstr_size, const char *fn, const char *what,
                         const json_t *got);
-/* "<fn>: the resolved value would be larger than ... bytes". */
-json_t *cv__fn_too_large(char *msg, size_t msg_size, const char *fn);
+/* "<fn>: the resolved value would be larger than ... bytes", with
+ * budget->exceeded set. */
+json_t *cv__fn_too_large(cv__budget_t *budget, char *errstr, size_t errstr_size, const char *fn);
 
 /* The same for intrinsic_maps.c. */
-json_t *cv__fn_map_merge(const json_t *args, size_t *budget, char *msg, size_t msg_size);
-json_t *cv__fn_map_replace(const json_t *args, size_t *budget, char *msg, size_t msg_size);
+json_t *cv__fn_map_merge(const json_t *args, cv__budget_t *budget, char *errstr,
+                         size_t errstr_size);
+json_t *cv__fn_map_replace(const json_t *args, cv__budget_t *budget, char *errstr,
+                           size_t errstr_size);
 
 /* The same for intrinsic_repeat.c. */
-json_t *cv__fn_repeat(const json_t *args, size_t *budget, char *msg, size_t msg_size);
+json_t *cv__fn_repeat(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size);
 
 /* The same for intrinsic_url.c. */
-json_t *cv__fn_make_url(const json_t *args, size_t *budget, char *msg, size_t msg_size);
+json_t *cv__fn_make_url(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size);
 /* Whether `port` is a port make_url accepts (as Heat checks it, also at
- * validation); its text in the URL in `text`, else a message in `msg`. */
-bool cv__url_port_ok(const json_t *port, const json_t *args, char *text, size_t size, char *msg,
-                     size_t msg_size);
+ * validation); its text in the URL in `text`, else a message in `errstr`. */
+bool cv__url_port_ok(const json_t *port, const json_t *args, char *text, size_t size, char *errstr,
+                     size_t errstr_size);
 
 /* The same for intrinsic_digest.c. */
-json_t *cv__fn_digest(const json_t *args, size_t *budget, char *msg, size_t msg_size);
+json_t *cv__fn_digest(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size);
 
 /* The value at the path args[from...] below `v` (intrinsic_paths.c), or
  * NULL; get_param also reads a numeric string as an index
@@ -339,30 +351,31 @@ const json_t *cv__path_walk(const json_t *v, const json_t *args, size_t from, bo
 /* get_attr args ([group, attr, path...]) of a group's attributes, read as
  * Heat's get_attribute of the group's type reads them (intrinsic_group.c):
  * 0 with *out a new reference (JSON null for nothing), a negative CV_E*
- * with Heat's message in `msg`, or 1 when `attrs` are not a group's (they
+ * with Heat's message in `errstr`, or 1 when `attrs` are not a group's (they
  * carry no CV_RTYPE_GROUP_KEY) and the path is walked as for any resource. */
-int cv__group_get_attr(const json_t *attrs, const json_t *args, json_t **out, char *msg,
-                       size_t size);
+int cv__group_get_attr(const json_t *attrs, const json_t *args, json_t **out, char *errstr,
+                       size_t errstr_size);
 
 /* The size a copy of `v` counts against the budget, counted until it
  * passes `limit`. */
 size_t cv__resolved_size(const json_t *v, size_t limit);
 
 /* cv_intrinsic_resolve within what is left of a budget shared by several
- * resolutions (*budget, which it lowers by what it copied and built). */
+ * resolutions (budget->left, which it lowers by what it copied and built).
+ * budget->exceeded says whether this resolution failed for going past it. */
 json_t *cv__intrinsic_resolve_within(const json_t *expr, const cv_resolve_ctx_t *ctx,
-                                     const char *where, size_t *budget, char *errstr,
+                                     const char *where, cv__budget_t *budget, char *errstr,
                                      size_t errstr_size);
 
 /*
  * yaql (yaql.c): evaluates `expression` with `$` bound to {"data": data},
  * for the subset of yaql that Heat's own tests use. NULL with a message in
- * `msg` for a bad expression, a failed evaluation, or a construct outside
+ * `errstr` for a bad expression, a failed evaluation, or a construct outside
  * the subset ("yaql expression not supported: <construct>").
  */
-json_t *cv__yaql_eval(const char *expression, const json_t *data, char *msg, size_t msg_size);
+json_t *cv__yaql_eval(const char *expression, const json_t *data, char *errstr, size_t errstr_size);
 /* Parses and checks `expression` only: 0, or -1 with the message. */
-int cv__yaql_check(const char *expression, char *msg, size_t msg_size);
+int cv__yaql_check(const char *expression, char *errstr, size_t errstr_size);
 /* Heat's messages for the yaql function's arguments. */
 #define CV__YAQL_USAGE                                                                             \
     "\"yaql\" syntax should be yaql:\n              expression: $.data.var1.sum()\n              " \
@@ -370,7 +383,7 @@ int cv__yaql_check(const char *expression, char *msg, size_t msg_size);
 #define CV__YAQL_NOT_MAP "Arguments to \"yaql\" must be a map."
 #define CV__YAQL_NOT_STRING "The \"expression\" argument to yaql must contain a string."
 /* The yaql function over resolved arguments (intrinsic.c's contract). */
-json_t *cv__fn_yaql(const json_t *args, size_t *budget, char *msg, size_t msg_size);
+json_t *cv__fn_yaql(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size);
 
 /* Python's == (1 == 1.0, True == 1, containers item by item), `value in
  * sequence` (a list's items or a substring) and truth, as Heat's functions
@@ -387,8 +400,8 @@ bool cv__facade_key(const json_t *arg);
     "update_policy"
 
 /* filter and contains (intrinsic_lists.c), like the functions above. */
-json_t *cv__fn_filter(const json_t *args, size_t *budget, char *msg, size_t msg_size);
-json_t *cv__fn_contains(const json_t *args, char *msg, size_t msg_size);
+json_t *cv__fn_filter(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size);
+json_t *cv__fn_contains(const json_t *args, char *errstr, size_t errstr_size);
 
 /* ---------------------------------------------------------------- scalars */
 

@@ -48,11 +48,11 @@ typedef struct cv__yaql_node {
 #define CV__YAQL_MEMORY_QUOTA 10000
 
 /* The tree of `s`, or NULL with yaql's parse error or the construct
- * outside the subset in `msg`. */
-cv__yaql_node_t *cv__yaql_parse(const char *s, char *msg, size_t msg_size);
+ * outside the subset in `errstr`. */
+cv__yaql_node_t *cv__yaql_parse(const char *s, char *errstr, size_t errstr_size);
 /* Whether every method and function the tree calls is in the subset, with
  * an argument count it takes: 0, or -1 naming the one that is not. */
-int cv__yaql_check_tree(const cv__yaql_node_t *n, char *msg, size_t msg_size);
+int cv__yaql_check_tree(const cv__yaql_node_t *n, char *errstr, size_t errstr_size);
 void cv__yaql_free(cv__yaql_node_t *n);
 
 #endif

@@ -40,8 +40,8 @@
 typedef struct resolver {
     const cv_resolve_ctx_t *ctx;
     cv__path_t path;
-    int in_args;   /* inside a call's arguments, which add nothing to the path */
-    size_t budget; /* bytes this resolution may still copy or build */
+    int in_args;         /* inside a call's arguments, which add nothing to the path */
+    cv__budget_t budget; /* bytes this resolution may still copy or build */
     char *errstr;
     size_t errstr_size;
 } resolver_t;
@@ -99,6 +99,7 @@ size_t cv__resolved_size(const json_t *v, size_t limit)
 
 static json_t *too_large(resolver_t *r, const char *fn)
 {
+    r->budget.exceeded = true;
     return fail(r, "%s: " CV__TOO_LARGE_PHRASE " %d bytes", fn, MAX_RESOLVED_BYTES);
 }
 
@@ -107,10 +108,10 @@ static json_t *too_large(resolver_t *r, const char *fn)
  * which other resolutions share. */
 static json_t *copy_value(resolver_t *r, const char *fn, const json_t *value)
 {
-    size_t size = size_of(value, r->budget);
-    if (size > r->budget)
+    size_t size = size_of(value, r->budget.left);
+    if (size > r->budget.left)
         return too_large(r, fn);
-    r->budget -= size;
+    r->budget.left -= size;
     return json_deep_copy(value);
 }
 
@@ -261,7 +262,7 @@ static json_t *sb_finish(resolver_t *r, strbuf_t *sb, const char *fn)
     if (sb->too_long)
         return too_large(r, fn);
     if (s)
-        r->budget -= len;
+        r->budget.left -= len;
     return s ? s : fail(r, "out of memory or invalid UTF-8 building a string");
 }
 
@@ -331,9 +332,9 @@ static json_t *substitute(resolver_t *r, const char *fn, const json_t *tmpl, sub
     /* Measured before anything is built: a result past the budget fails
      * without first building as much of it as the budget allows. */
     size_t total = 0;
-    for (size_t i = 0; ok && i < a.n && total <= r->budget; i++)
+    for (size_t i = 0; ok && i < a.n && total <= r->budget.left; i++)
         total += a.v[i].len;
-    strbuf_t sb = {.max = r->budget, .too_long = total > r->budget};
+    strbuf_t sb = {.max = r->budget.left, .too_long = total > r->budget.left};
     for (size_t i = 0; ok && i < a.n; i++)
         sb_add(&sb, a.v[i].s, a.v[i].len);
     sb.text.failed = sb.text.failed || !ok;
@@ -451,7 +452,7 @@ static json_t *list_join(resolver_t *r, const json_t *args)
     const json_t *delim = json_array_get(args, 0);
     if (!json_is_string(delim))
         return fail(r, CV__JOIN_DELIMITER);
-    strbuf_t sb = {.max = r->budget};
+    strbuf_t sb = {.max = r->budget.left};
     bool first = true;
     for (size_t i = 1; i < json_array_size(args); i++) {
         const json_t *list = json_array_get(args, i);
@@ -589,10 +590,11 @@ static json_t *resolve(resolver_t *r, const json_t *expr)
 }
 
 json_t *cv__intrinsic_resolve_within(const json_t *expr, const cv_resolve_ctx_t *ctx,
-                                     const char *where, size_t *budget, char *errstr,
+                                     const char *where, cv__budget_t *budget, char *errstr,
                                      size_t errstr_size)
 {
-    resolver_t r = {.ctx = ctx, .budget = *budget, .errstr = errstr, .errstr_size = errstr_size};
+    resolver_t r = {
+        .ctx = ctx, .budget.left = budget->left, .errstr = errstr, .errstr_size = errstr_size};
     cv__path_init(&r.path, where);
     json_t *out = resolve(&r, expr);
     *budget = r.budget;
@@ -602,7 +604,7 @@ json_t *cv__intrinsic_resolve_within(const json_t *expr, const cv_resolve_ctx_t 
 json_t *cv_intrinsic_resolve(const json_t *expr, const cv_resolve_ctx_t *ctx, const char *where,
                              char *errstr, size_t errstr_size)
 {
-    size_t budget = MAX_RESOLVED_BYTES;
+    cv__budget_t budget = {.left = MAX_RESOLVED_BYTES};
     return cv__intrinsic_resolve_within(expr, ctx, where, &budget, errstr, errstr_size);
 }
 

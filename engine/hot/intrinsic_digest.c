@@ -55,37 +55,37 @@ static int to_latin1(const char *s, size_t len, unsigned char *out, size_t *out_
     return 0;
 }
 
-json_t *cv__fn_digest(const json_t *args, size_t *budget, char *msg, size_t msg_size)
+json_t *cv__fn_digest(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size)
 {
     bool strings = json_is_array(args);
     for (size_t i = 0; strings && i < json_array_size(args); i++)
         strings = json_is_string(json_array_get(args, i));
     if (!strings)
-        return cv__fn_fail(msg, msg_size, CV__DIGEST_NOT_STRINGS);
+        return cv__fn_fail(errstr, errstr_size, CV__DIGEST_NOT_STRINGS);
     if (json_array_size(args) != 2)
-        return cv__fn_fail(msg, msg_size, CV__DIGEST_USAGE);
+        return cv__fn_fail(errstr, errstr_size, CV__DIGEST_USAGE);
     const json_t *alg = json_array_get(args, 0), *value = json_array_get(args, 1);
     char name[16], hex[CV__DIGEST_HEX_MAX];
     unsigned char *bytes = malloc(json_string_length(value) + 1);
     size_t n = 0;
     unsigned long bad = 0;
     if (!bytes)
-        return cv__fn_fail(msg, msg_size, "out of memory");
+        return cv__fn_fail(errstr, errstr_size, "out of memory");
     int rc = to_latin1(json_string_value(value), json_string_length(value), bytes, &n, &bad);
     if (rc == 0 && (!lowercase_name(json_string_value(alg), name, sizeof(name)) ||
                     cv__digest_hex(name, bytes, n, hex) != 0)) {
         free(bytes);
-        return cv__fn_fail(msg, msg_size, CV__DIGEST_ALGORITHM);
+        return cv__fn_fail(errstr, errstr_size, CV__DIGEST_ALGORITHM);
     }
     free(bytes);
     if (rc != 0)
-        return cv__fn_fail(msg, msg_size,
+        return cv__fn_fail(errstr, errstr_size,
                            "digest: 'latin-1' codec can't encode character U+%04lX: ordinal not in "
                            "range(256)",
                            bad);
-    if (CV__NODE_BYTES + strlen(hex) > *budget)
-        return cv__fn_too_large(msg, msg_size, "digest");
-    *budget -= CV__NODE_BYTES + strlen(hex);
+    if (CV__NODE_BYTES + strlen(hex) > budget->left)
+        return cv__fn_too_large(budget, errstr, errstr_size, "digest");
+    budget->left -= CV__NODE_BYTES + strlen(hex);
     json_t *out = json_string(hex);
-    return out ? out : cv__fn_fail(msg, msg_size, "out of memory");
+    return out ? out : cv__fn_fail(errstr, errstr_size, "out of memory");
 }

@@ -40,15 +40,15 @@ typedef struct group {
     const json_t *values;  /* attribute -> member name -> value */
 } group_t;
 
-static int no_attribute(const group_t *g, const char *key, char *msg, size_t size)
+static int no_attribute(const group_t *g, const char *key, char *errstr, size_t errstr_size)
 {
-    snprintf(msg, size, "The Referenced Attribute (%s %s) is incorrect.", g->name, key);
+    snprintf(errstr, errstr_size, "The Referenced Attribute (%s %s) is incorrect.", g->name, key);
     return CV_EVALIDATE;
 }
 
-static int no_member(const group_t *g, const char *member, char *msg, size_t size)
+static int no_member(const group_t *g, const char *member, char *errstr, size_t errstr_size)
 {
-    snprintf(msg, size, "Member '%s' not found in group resource '%s'.", member, g->name);
+    snprintf(errstr, errstr_size, "Member '%s' not found in group resource '%s'.", member, g->name);
     return CV_EVALIDATE;
 }
 
@@ -105,8 +105,8 @@ static bool py_int(const char *text, long long *out)
  * (ResourceGroup, chain), or the member at that index, oldest first, with
  * Python's negative indexes (AutoScalingGroup). NULL when there is none,
  * with the message. */
-static const char *member_named(const group_t *g, const char *target, int *rc, char *msg,
-                                size_t size)
+static const char *member_named(const group_t *g, const char *target, int *rc, char *errstr,
+                                size_t errstr_size)
 {
     if (g->kind != AUTOSCALING) {
         size_t i;
@@ -116,19 +116,19 @@ static const char *member_named(const group_t *g, const char *target, int *rc, c
             if (strcmp(json_string_value(n), target) == 0)
                 return json_string_value(n);
         }
-        *rc = g->kind == CHAIN ? no_member(g, target, msg, size) : 0;
+        *rc = g->kind == CHAIN ? no_member(g, target, errstr, errstr_size) : 0;
         return NULL;
     }
     long long i, count = (long long)json_array_size(g->members);
     if (!py_int(target, &i)) {
-        snprintf(msg, size, "invalid literal for int() with base 10: '%s'", target);
+        snprintf(errstr, errstr_size, "invalid literal for int() with base 10: '%s'", target);
         *rc = CV_EVALIDATE;
         return NULL;
     }
     if (i < 0)
         i += count;
     if (i < 0 || i >= count) {
-        *rc = no_member(g, target, msg, size);
+        *rc = no_member(g, target, errstr, errstr_size);
         return NULL;
     }
     return json_string_value(json_array_get(g->members, (size_t)i));
@@ -136,17 +136,17 @@ static const char *member_named(const group_t *g, const char *target, int *rc, c
 
 /* resource.<target>[.<attr>] with the path args[2...]. */
 static int member_attr(const group_t *g, const char *key, const json_t *args, json_t **out,
-                       char *msg, size_t size)
+                       char *errstr, size_t errstr_size)
 {
     char target[256];
     const char *rest = key + strlen("resource."), *dot = strchr(rest, '.');
     size_t len = dot ? (size_t)(dot - rest) : strlen(rest);
     snprintf(target, sizeof(target), "%.*s", (int)len, rest);
     int rc = 0;
-    const char *member = member_named(g, target, &rc, msg, size);
+    const char *member = member_named(g, target, &rc, errstr, errstr_size);
     if (!dot && json_array_size(args) == 2) { /* the member's reference id */
         if (!member)
-            return rc ? rc : no_member(g, target, msg, size);
+            return rc ? rc : no_member(g, target, errstr, errstr_size);
         const json_t *ref = json_object_get(json_object_get(g->attrs, "refs_map"), member);
         if (!ref) {
             char rkey[300];
@@ -187,7 +187,7 @@ static int walked(const group_t *g, const char *key, const json_t *args, json_t 
 }
 
 static int resource_group_attr(const group_t *g, const char *key, const json_t *args, json_t **out,
-                               char *msg, size_t size)
+                               char *errstr, size_t errstr_size)
 {
     bool path = json_array_size(args) > 2;
     if (strcmp(key, "refs") == 0)
@@ -197,12 +197,12 @@ static int resource_group_attr(const group_t *g, const char *key, const json_t *
         return whole(g, key, out);
     if (strcmp(key, "attributes") == 0) {
         if (!path)
-            return no_attribute(g, key, msg, size);
+            return no_attribute(g, key, errstr, errstr_size);
         *out = over_members(g, json_array_get(args, 2), args, 3, true);
         return 0;
     }
     if (strncmp(key, "resource.", 9) == 0)
-        return member_attr(g, key, args, out, msg, size);
+        return member_attr(g, key, args, out, errstr, errstr_size);
     if (!json_object_get(g->values, key))
         return walked(g, key, args, out); /* no member has it: null, as before */
     json_t *name = json_string(key);
@@ -212,7 +212,7 @@ static int resource_group_attr(const group_t *g, const char *key, const json_t *
 }
 
 static int autoscaling_attr(const group_t *g, const char *key, const json_t *args, json_t **out,
-                            char *msg, size_t size)
+                            char *errstr, size_t errstr_size)
 {
     if (strcmp(key, "current_size") == 0 || strcmp(key, "refs") == 0 ||
         strcmp(key, "refs_map") == 0)
@@ -220,17 +220,17 @@ static int autoscaling_attr(const group_t *g, const char *key, const json_t *arg
     bool list = strcmp(key, "outputs_list") == 0;
     if (list || strcmp(key, "outputs") == 0) {
         if (json_array_size(args) < 3)
-            return no_attribute(g, key, msg, size);
+            return no_attribute(g, key, errstr, errstr_size);
         *out = over_members(g, json_array_get(args, 2), args, 3, !list);
         return 0;
     }
     if (strncmp(key, "resource.", 9) == 0)
-        return member_attr(g, key, args, out, msg, size);
-    return no_attribute(g, key, msg, size);
+        return member_attr(g, key, args, out, errstr, errstr_size);
+    return no_attribute(g, key, errstr, errstr_size);
 }
 
-int cv__group_get_attr(const json_t *attrs, const json_t *args, json_t **out, char *msg,
-                       size_t size)
+int cv__group_get_attr(const json_t *attrs, const json_t *args, json_t **out, char *errstr,
+                       size_t errstr_size)
 {
     const json_t *mark = json_object_get(attrs, CV_RTYPE_GROUP_KEY);
     const char *kind = json_string_value(json_object_get(mark, "kind"));
@@ -248,6 +248,6 @@ int cv__group_get_attr(const json_t *attrs, const json_t *args, json_t **out, ch
     }
     const char *key = json_string_value(json_array_get(args, 1));
     *out = NULL;
-    return g.kind == AUTOSCALING ? autoscaling_attr(&g, key, args, out, msg, size)
-                                 : resource_group_attr(&g, key, args, out, msg, size);
+    return g.kind == AUTOSCALING ? autoscaling_attr(&g, key, args, out, errstr, errstr_size)
+                                 : resource_group_attr(&g, key, args, out, errstr, errstr_size);
 }

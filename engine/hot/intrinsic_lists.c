@@ -108,20 +108,21 @@ static bool py_int(const json_t *v, long long *out, bool *overflow)
     return *end == '\0';
 }
 
-json_t *cv__fn_str_split(const json_t *args, size_t *budget, char *msg, size_t msg_size)
+json_t *cv__fn_str_split(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size)
 {
     if (!json_is_array(args) || json_array_size(args) < 2)
-        return cv__fn_fail(msg, msg_size, CV__SPLIT_USAGE);
+        return cv__fn_fail(errstr, errstr_size, CV__SPLIT_USAGE);
     const json_t *delim = json_array_get(args, 0), *str = json_array_get(args, 1);
     if (json_is_null(str))
         return json_null();
     if (!json_is_string(str))
-        return cv__fn_fail_got(msg, msg_size, "str_split", "the value to split must be a string",
-                               str);
+        return cv__fn_fail_got(errstr, errstr_size, "str_split",
+                               "the value to split must be a string", str);
     if (!json_is_null(delim) && !json_is_string(delim))
-        return cv__fn_fail_got(msg, msg_size, "str_split", "the delimiter must be a string", delim);
+        return cv__fn_fail_got(errstr, errstr_size, "str_split", "the delimiter must be a string",
+                               delim);
     if (json_is_string(delim) && json_string_length(delim) == 0)
-        return cv__fn_fail(msg, msg_size, "str_split: empty separator");
+        return cv__fn_fail(errstr, errstr_size, "str_split: empty separator");
     const char *s = json_string_value(str), *d = json_string_value(delim);
     size_t len = json_string_length(str), dlen = d ? json_string_length(delim) : 0;
     piece_t piece;
@@ -131,24 +132,24 @@ json_t *cv__fn_str_split(const json_t *args, size_t *budget, char *msg, size_t m
         long long index;
         bool overflow;
         if (!py_int(json_array_get(args, 2), &index, &overflow))
-            return cv__fn_fail(msg, msg_size, CV__SPLIT_INDEX);
+            return cv__fn_fail(errstr, errstr_size, CV__SPLIT_INDEX);
         if (!overflow && index < 0)
             index += (long long)n;
         if (overflow || index < 0 || (unsigned long long)index >= n)
-            return cv__fn_fail(msg, msg_size, CV__SPLIT_RANGE, (long long)n - 1);
+            return cv__fn_fail(errstr, errstr_size, CV__SPLIT_RANGE, (long long)n - 1);
         split_scan(s, len, d, dlen, (size_t)index, &piece);
-        if (CV__NODE_BYTES + piece.len > *budget)
-            return cv__fn_too_large(msg, msg_size, "str_split");
-        *budget -= CV__NODE_BYTES + piece.len;
+        if (CV__NODE_BYTES + piece.len > budget->left)
+            return cv__fn_too_large(budget, errstr, errstr_size, "str_split");
+        budget->left -= CV__NODE_BYTES + piece.len;
         json_t *out = json_stringn(piece.s, piece.len);
-        return out ? out : cv__fn_fail(msg, msg_size, "out of memory");
+        return out ? out : cv__fn_fail(errstr, errstr_size, "out of memory");
     }
 
     /* Every piece is at most the whole string: an upper bound on the cost
      * checked before anything is built. */
     size_t cost = len + (n + 1) * CV__NODE_BYTES;
-    if (n > *budget / CV__NODE_BYTES || cost > *budget)
-        return cv__fn_too_large(msg, msg_size, "str_split");
+    if (n > budget->left / CV__NODE_BYTES || cost > budget->left)
+        return cv__fn_too_large(budget, errstr, errstr_size, "str_split");
     json_t *out = json_array();
     for (size_t i = 0; out && i < n; i++) {
         split_scan(s, len, d, dlen, i, &piece);
@@ -158,8 +159,8 @@ json_t *cv__fn_str_split(const json_t *args, size_t *budget, char *msg, size_t m
         }
     }
     if (!out)
-        return cv__fn_fail(msg, msg_size, "out of memory");
-    *budget -= cost;
+        return cv__fn_fail(errstr, errstr_size, "out of memory");
+    budget->left -= cost;
     return out;
 }
 
@@ -180,17 +181,17 @@ static bool contains(const json_t *list, const json_t *item)
     return false;
 }
 
-json_t *cv__fn_list_concat(const char *fn, const json_t *args, bool unique, size_t *budget,
-                           char *msg, size_t msg_size)
+json_t *cv__fn_list_concat(const char *fn, const json_t *args, bool unique, cv__budget_t *budget,
+                           char *errstr, size_t errstr_size)
 {
     if (!json_is_array(args))
-        return cv__fn_fail(msg, msg_size, CV__CONCAT_USAGE, fn, fn);
+        return cv__fn_fail(errstr, errstr_size, CV__CONCAT_USAGE, fn, fn);
     size_t n = 0;
     for (size_t i = 0; i < json_array_size(args); i++) {
         const json_t *list = json_array_get(args, i);
         if (!json_is_null(list) && !json_is_array(list)) {
             char *all = json_dump(args), *item = json_dump(list);
-            cv__fn_fail(msg, msg_size, CV__CONCAT_ITEM, all ? all : "?", item ? item : "?");
+            cv__fn_fail(errstr, errstr_size, CV__CONCAT_ITEM, all ? all : "?", item ? item : "?");
             free(all);
             free(item);
             return NULL;
@@ -198,8 +199,8 @@ json_t *cv__fn_list_concat(const char *fn, const json_t *args, bool unique, size
         n += json_array_size(list);
     }
     /* Items are shared, not copied; each still costs a node. */
-    if (n + 1 > *budget / CV__NODE_BYTES)
-        return cv__fn_too_large(msg, msg_size, fn);
+    if (n + 1 > budget->left / CV__NODE_BYTES)
+        return cv__fn_too_large(budget, errstr, errstr_size, fn);
     json_t *out = json_array();
     for (size_t i = 0; out && i < json_array_size(args); i++) {
         const json_t *list = json_array_get(args, i);
@@ -214,8 +215,8 @@ json_t *cv__fn_list_concat(const char *fn, const json_t *args, bool unique, size
         }
     }
     if (!out)
-        return cv__fn_fail(msg, msg_size, "out of memory");
-    *budget -= (json_array_size(out) + 1) * CV__NODE_BYTES;
+        return cv__fn_fail(errstr, errstr_size, "out of memory");
+    budget->left -= (json_array_size(out) + 1) * CV__NODE_BYTES;
     return out;
 }
 
@@ -223,12 +224,12 @@ json_t *cv__fn_list_concat(const char *fn, const json_t *args, bool unique, size
 
 /* Heat's Filter.result: an empty sequence or no values give the sequence
  * back as it is; otherwise the items of the sequence not among the values. */
-json_t *cv__fn_filter(const json_t *args, size_t *budget, char *msg, size_t msg_size)
+json_t *cv__fn_filter(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size)
 {
     if (!json_is_array(args))
-        return cv__fn_fail(msg, msg_size, "Argument to \"filter\" must be a list");
+        return cv__fn_fail(errstr, errstr_size, "Argument to \"filter\" must be a list");
     if (json_array_size(args) != 2)
-        return cv__fn_fail(msg, msg_size,
+        return cv__fn_fail(errstr, errstr_size,
                            "\"filter\" expected 2 arguments of the form [values, sequence] but "
                            "got %zu arguments instead",
                            json_array_size(args));
@@ -236,41 +237,42 @@ json_t *cv__fn_filter(const json_t *args, size_t *budget, char *msg, size_t msg_
     if (!cv__py_truthy(seq))
         return json_incref((json_t *)seq);
     if (!json_is_array(seq))
-        return cv__fn_fail(msg, msg_size, "\"filter\" only works with lists");
+        return cv__fn_fail(errstr, errstr_size, "\"filter\" only works with lists");
     if (!cv__py_truthy(values))
         return json_incref((json_t *)seq);
     if (!json_is_array(values))
-        return cv__fn_fail(msg, msg_size, "\"filter\" filters a list of values");
+        return cv__fn_fail(errstr, errstr_size, "\"filter\" filters a list of values");
     json_t *out = json_array();
     for (size_t i = 0; out && i < json_array_size(seq); i++) {
         const json_t *item = json_array_get(seq, i);
         if (cv__py_in(item, values))
             continue;
-        size_t size = cv__resolved_size(item, *budget);
-        if (size > *budget) {
+        size_t size = cv__resolved_size(item, budget->left);
+        if (size > budget->left) {
             json_decref(out);
-            return cv__fn_too_large(msg, msg_size, "filter");
+            return cv__fn_too_large(budget, errstr, errstr_size, "filter");
         }
-        *budget -= size;
+        budget->left -= size;
         json_array_append(out, (json_t *)item);
     }
-    return out ? out : cv__fn_fail(msg, msg_size, "out of memory");
+    return out ? out : cv__fn_fail(errstr, errstr_size, "out of memory");
 }
 
 /* ---------------------------------------------------------------- contains */
 
-json_t *cv__fn_contains(const json_t *args, char *msg, size_t msg_size)
+json_t *cv__fn_contains(const json_t *args, char *errstr, size_t errstr_size)
 {
     if (!json_is_array(args) || json_array_size(args) == 0)
-        return cv__fn_fail(msg, msg_size,
+        return cv__fn_fail(errstr, errstr_size,
                            "Incorrect arguments to \"contains\" should be: \"contains\" : [ "
                            "\"value1\", [ \"value1\", \"value2\"]]");
     if (json_array_size(args) != 2)
-        return cv__fn_fail(msg, msg_size,
+        return cv__fn_fail(errstr, errstr_size,
                            "Arguments to \"contains\" must be of the form: [value1, [value1, "
                            "value2]]");
     const json_t *seq = json_array_get(args, 1);
     if (!json_is_array(seq) && !json_is_string(seq))
-        return cv__fn_fail(msg, msg_size, "Second argument to \"contains\" should be a sequence.");
+        return cv__fn_fail(errstr, errstr_size,
+                           "Second argument to \"contains\" should be a sequence.");
     return json_boolean(cv__py_in(json_array_get(args, 0), seq));
 }

@@ -33,7 +33,7 @@ typedef struct repeat {
     json_t **items;    /* per variable: a list of its items */
     size_t n;          /* variables */
     size_t *at;        /* per variable: the item of this combination */
-    size_t *budget;
+    cv__budget_t *budget;
     const json_t *bad; /* with BUILD_NOT_A_STRING: the item that is not a string */
 } repeat_t;
 
@@ -96,18 +96,18 @@ static build_t replace_vars(repeat_t *rp, const char *s, size_t len, char **out,
         char *next;
         size_t next_len;
         build_t rc = py_replace(cur, len, rp->vars[v], strlen(rp->vars[v]), json_string_value(item),
-                                json_string_length(item), *rp->budget, &next, &next_len);
+                                json_string_length(item), rp->budget->left, &next, &next_len);
         free(cur);
         if (rc)
             return rc;
         cur = next;
         len = next_len;
     }
-    if (CV__NODE_BYTES + len > *rp->budget) {
+    if (CV__NODE_BYTES + len > rp->budget->left) {
         free(cur);
         return BUILD_TOO_LARGE;
     }
-    *rp->budget -= CV__NODE_BYTES + len;
+    rp->budget->left -= CV__NODE_BYTES + len;
     *out = cur;
     *out_len = len;
     return BUILD_OK;
@@ -127,9 +127,9 @@ static build_t build(repeat_t *rp, const json_t *body, json_t **out)
         free(s);
         return *out ? BUILD_OK : BUILD_NO_MEMORY;
     }
-    if (CV__NODE_BYTES > *rp->budget)
+    if (CV__NODE_BYTES > rp->budget->left)
         return BUILD_TOO_LARGE;
-    *rp->budget -= CV__NODE_BYTES;
+    rp->budget->left -= CV__NODE_BYTES;
     if (!json_is_array(body) && !json_is_object(body)) {
         *out = json_incref((json_t *)body);
         return BUILD_OK;
@@ -199,12 +199,12 @@ static json_t *items_of(const json_t *v)
     return items;
 }
 
-static json_t *run(repeat_t *rp, const json_t *body, size_t count, bool permutations, char *msg,
-                   size_t msg_size)
+static json_t *run(repeat_t *rp, const json_t *body, size_t count, bool permutations, char *errstr,
+                   size_t errstr_size)
 {
     json_t *out = json_array();
     if (!out)
-        return cv__fn_fail(msg, msg_size, "out of memory");
+        return cv__fn_fail(errstr, errstr_size, "out of memory");
     for (size_t i = 0; i < count; i++) {
         if (!permutations)
             for (size_t v = 0; v < rp->n; v++)
@@ -216,13 +216,13 @@ static json_t *run(repeat_t *rp, const json_t *body, size_t count, bool permutat
         if (rc) {
             json_decref(out);
             if (rc == BUILD_TOO_LARGE)
-                return cv__fn_too_large(msg, msg_size, "repeat");
+                return cv__fn_too_large(rp->budget, errstr, errstr_size, "repeat");
             if (rc == BUILD_NOT_A_STRING)
-                return cv__fn_fail_got(msg, msg_size, "repeat",
+                return cv__fn_fail_got(errstr, errstr_size, "repeat",
                                        "the items of for_each must be strings to replace in the "
                                        "template",
                                        rp->bad);
-            return cv__fn_fail(msg, msg_size, "out of memory");
+            return cv__fn_fail(errstr, errstr_size, "out of memory");
         }
         if (permutations && !next_combination(rp))
             break;
@@ -230,23 +230,23 @@ static json_t *run(repeat_t *rp, const json_t *body, size_t count, bool permutat
     return out;
 }
 
-json_t *cv__fn_repeat(const json_t *args, size_t *budget, char *msg, size_t msg_size)
+json_t *cv__fn_repeat(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size)
 {
     if (!json_is_object(args))
-        return cv__fn_fail(msg, msg_size, CV__REPEAT_NOT_MAP);
+        return cv__fn_fail(errstr, errstr_size, CV__REPEAT_NOT_MAP);
     const json_t *for_each = json_object_get(args, "for_each");
     const json_t *body = json_object_get(args, "template");
     const json_t *perm = json_object_get(args, "permutations");
     if (!for_each || !body)
-        return cv__fn_fail(msg, msg_size, "%s", CV__REPEAT_SYNTAX);
+        return cv__fn_fail(errstr, errstr_size, "%s", CV__REPEAT_SYNTAX);
     if (perm && !json_is_boolean(perm))
-        return cv__fn_fail(msg, msg_size, CV__REPEAT_PERMUTATIONS);
+        return cv__fn_fail(errstr, errstr_size, CV__REPEAT_PERMUTATIONS);
     bool permutations = !perm || json_is_true(perm);
     if (!json_is_object(for_each))
-        return cv__fn_fail(msg, msg_size, CV__REPEAT_FOR_EACH);
+        return cv__fn_fail(errstr, errstr_size, CV__REPEAT_FOR_EACH);
     size_t n = json_object_size(for_each);
     if (n == 0)
-        return cv__fn_fail(msg, msg_size, "repeat: the \"for_each\" map is empty");
+        return cv__fn_fail(errstr, errstr_size, "repeat: the \"for_each\" map is empty");
 
     const char *key;
     const json_t *value;
@@ -257,7 +257,7 @@ json_t *cv__fn_repeat(const json_t *args, size_t *budget, char *msg, size_t msg_
         bool ok =
             json_is_null(value) || json_is_array(value) || (permutations && json_is_object(value));
         if (!ok)
-            return cv__fn_fail(msg, msg_size,
+            return cv__fn_fail(errstr, errstr_size,
                                permutations ? CV__REPEAT_LISTS_OR_MAPS : CV__REPEAT_LISTS);
         size_t len = json_array_size(value) + json_object_size(value);
         if (!json_is_null(value)) {
@@ -271,11 +271,11 @@ json_t *cv__fn_repeat(const json_t *args, size_t *budget, char *msg, size_t msg_
                                                     : count * len;
     }
     if (!permutations && unequal)
-        return cv__fn_fail(msg, msg_size, CV__REPEAT_LENGTHS);
+        return cv__fn_fail(errstr, errstr_size, CV__REPEAT_LENGTHS);
     if (!permutations)
         count = sized < n ? 0 : common; /* a null contributes no items */
-    if (count > *budget / CV__NODE_BYTES)
-        return cv__fn_too_large(msg, msg_size, "repeat");
+    if (count > budget->left / CV__NODE_BYTES)
+        return cv__fn_too_large(budget, errstr, errstr_size, "repeat");
 
     repeat_t rp = {.n = n, .budget = budget};
     rp.vars = calloc(n, sizeof(*rp.vars));
@@ -291,8 +291,8 @@ json_t *cv__fn_repeat(const json_t *args, size_t *budget, char *msg, size_t msg_
         rp.items[v] = items_of(value);
         ok = rp.items[v++] != NULL;
     }
-    json_t *out = ok ? run(&rp, body, count, permutations, msg, msg_size)
-                     : cv__fn_fail(msg, msg_size, "out of memory");
+    json_t *out = ok ? run(&rp, body, count, permutations, errstr, errstr_size)
+                     : cv__fn_fail(errstr, errstr_size, "out of memory");
     for (size_t i = 0; rp.items && i < n; i++)
         json_decref(rp.items[i]);
     free(rp.vars);

@@ -84,8 +84,8 @@ static bool py_int_text(const char *s, long long *out)
 
 /* Heat's port check of `port` among `args`; the text the URL gets in
  * `text`. */
-bool cv__url_port_ok(const json_t *port, const json_t *args, char *text, size_t size, char *msg,
-                     size_t msg_size)
+bool cv__url_port_ok(const json_t *port, const json_t *args, char *text, size_t size, char *errstr,
+                     size_t errstr_size)
 {
     long long value;
     if (json_is_integer(port) || json_is_boolean(port)) {
@@ -107,11 +107,11 @@ bool cv__url_port_ok(const json_t *port, const json_t *args, char *text, size_t 
         else
             cv__py_repr(port, shown, sizeof(shown));
         cv__py_repr(args, all, sizeof(all));
-        cv__fn_fail(msg, msg_size, CV__URL_PORT, shown, all);
+        cv__fn_fail(errstr, errstr_size, CV__URL_PORT, shown, all);
         return false;
     }
     if (value < 1 || value > 65535) {
-        cv__fn_fail(msg, msg_size, CV__URL_PORT_RANGE, value);
+        cv__fn_fail(errstr, errstr_size, CV__URL_PORT_RANGE, value);
         return false;
     }
     return true;
@@ -119,7 +119,7 @@ bool cv__url_port_ok(const json_t *port, const json_t *args, char *text, size_t 
 
 /* urlencode(query).replace('%2F', '/'): key=value pairs joined by "&",
  * each side quote_plus'ed; values that are not strings as Python's str(). */
-static bool add_query(cv_buf_t *b, const json_t *query, char *msg, size_t msg_size)
+static bool add_query(cv_buf_t *b, const json_t *query, char *errstr, size_t errstr_size)
 {
     const char *key;
     const json_t *value;
@@ -139,7 +139,7 @@ static bool add_query(cv_buf_t *b, const json_t *query, char *msg, size_t msg_si
             v = json_is_null(value) ? "None" : json_is_true(value) ? "True" : "False";
             vlen = strlen(v);
         } else {
-            cv__fn_fail_got(msg, msg_size, "make_url",
+            cv__fn_fail_got(errstr, errstr_size, "make_url",
                             "query values must be strings, numbers, booleans or null", value);
             return false;
         }
@@ -183,10 +183,11 @@ static bool known_key(const char *key)
 }
 
 /* Checks the arguments as Heat's validate and _check_args do. */
-static bool check(const json_t *args, char *port_text, size_t port_size, char *msg, size_t msg_size)
+static bool check(const json_t *args, char *port_text, size_t port_size, char *errstr,
+                  size_t errstr_size)
 {
     if (!json_is_object(args)) {
-        cv__fn_fail(msg, msg_size, CV__URL_NOT_MAP);
+        cv__fn_fail(errstr, errstr_size, CV__URL_NOT_MAP);
         return false;
     }
     const char *key;
@@ -194,31 +195,31 @@ static bool check(const json_t *args, char *port_text, size_t port_size, char *m
     json_object_foreach((json_t *)args, key, value)
     {
         if (!known_key(key)) {
-            cv__fn_fail(msg, msg_size, CV__URL_INVALID, key);
+            cv__fn_fail(errstr, errstr_size, CV__URL_INVALID, key);
             return false;
         }
         if (strcmp(key, "port") == 0) {
-            if (!cv__url_port_ok(value, args, port_text, port_size, msg, msg_size))
+            if (!cv__url_port_ok(value, args, port_text, port_size, errstr, errstr_size))
                 return false;
         } else if (strcmp(key, "query") == 0 && !json_is_object(value)) {
-            cv__fn_fail(msg, msg_size, CV__URL_QUERY);
+            cv__fn_fail(errstr, errstr_size, CV__URL_QUERY);
             return false;
         } else if (strcmp(key, "query") != 0 && !json_is_string(value)) {
-            cv__fn_fail(msg, msg_size, CV__URL_NOT_STRING, key);
+            cv__fn_fail(errstr, errstr_size, CV__URL_NOT_STRING, key);
             return false;
         }
     }
     return true;
 }
 
-json_t *cv__fn_make_url(const json_t *args, size_t *budget, char *msg, size_t msg_size)
+json_t *cv__fn_make_url(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size)
 {
     char port[64] = "";
-    if (!check(args, port, sizeof(port), msg, msg_size))
+    if (!check(args, port, sizeof(port), errstr, errstr_size))
         return NULL;
     const char *scheme = str_arg(args, "scheme");
     if (strchr(scheme, ':'))
-        return cv__fn_fail(msg, msg_size, CV__URL_SCHEME);
+        return cv__fn_fail(errstr, errstr_size, CV__URL_SCHEME);
 
     cv_buf_t netloc = {0}, url = {0};
     const char *user = str_arg(args, "username"), *pass = str_arg(args, "password");
@@ -276,7 +277,7 @@ json_t *cv__fn_make_url(const json_t *args, size_t *budget, char *msg, size_t ms
     const json_t *query = json_object_get(args, "query");
     size_t before = head.len;
     cv_buf_add(&head, "?", 1);
-    if (!add_query(&head, query, msg, msg_size)) {
+    if (!add_query(&head, query, errstr, errstr_size)) {
         cv_buf_free(&head);
         return NULL;
     }
@@ -290,13 +291,13 @@ json_t *cv__fn_make_url(const json_t *args, size_t *budget, char *msg, size_t ms
         quote(&head, fragment, strlen(fragment), "/", false);
     }
     json_t *out = NULL;
-    if (!head.failed && CV__NODE_BYTES + head.len <= *budget) {
-        *budget -= CV__NODE_BYTES + head.len;
+    if (!head.failed && CV__NODE_BYTES + head.len <= budget->left) {
+        budget->left -= CV__NODE_BYTES + head.len;
         out = json_stringn(cv_buf_str(&head), head.len);
     } else if (!head.failed) {
         cv_buf_free(&head);
-        return cv__fn_too_large(msg, msg_size, "make_url");
+        return cv__fn_too_large(budget, errstr, errstr_size, "make_url");
     }
     cv_buf_free(&head);
-    return out ? out : cv__fn_fail(msg, msg_size, "out of memory");
+    return out ? out : cv__fn_fail(errstr, errstr_size, "out of memory");
 }

@@ -54,17 +54,18 @@ static const char *const asg_attrs[] = {"outputs", "outputs_list", "current_size
 
 /* Heat's Range constraint message on an integer property. */
 static int out_of_range(const json_t *props, const char *key, long long min, const char *where,
-                        char *errstr, size_t errsz)
+                        char *errstr, size_t errstr_size)
 {
     const json_t *v = json_object_get(props, key);
     if (!json_is_integer(v) || json_integer_value(v) >= min)
         return 0;
-    return cv_seterr(errstr, errsz, CV_EVALIDATE,
+    return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                      "%s.%s: %lld is out of range (min: %lld, max: None)", where, key,
                      (long long)json_integer_value(v), min);
 }
 
-static int check_rolling_updates(const json_t *ru, const char *where, char *errstr, size_t errsz)
+static int check_rolling_updates(const json_t *ru, const char *where, char *errstr,
+                                 size_t errstr_size)
 {
     static const char *const keys[] = {"min_in_service", "max_batch_size", "pause_time"};
     const char *key;
@@ -75,45 +76,45 @@ static int check_rolling_updates(const json_t *ru, const char *where, char *errs
         while (i < 3 && strcmp(key, keys[i]))
             i++;
         if (i == 3)
-            return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s.rolling_updates: Unknown Property %s",
-                             where, key);
+            return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
+                             "%s.rolling_updates: Unknown Property %s", where, key);
         if (!cv_is_intrinsic(v) && !json_is_number(v))
-            return cv_seterr(errstr, errsz, CV_EVALIDATE,
+            return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                              "%s.rolling_updates.%s: Value must be a number", where, key);
         double min = strcmp(key, "max_batch_size") == 0 ? 1 : 0;
         if (json_is_number(v) && json_number_value(v) < min)
-            return cv_seterr(errstr, errsz, CV_EVALIDATE,
+            return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                              "%s.rolling_updates.%s: %g is out of range (min: %g, max: None)",
                              where, key, json_number_value(v), min);
     }
     return 0;
 }
 
-static int asg_validate(const json_t *props, const char *where, char *errstr, size_t errsz)
+static int asg_validate(const json_t *props, const char *where, char *errstr, size_t errstr_size)
 {
-    int rc = out_of_range(props, "min_size", 0, where, errstr, errsz);
-    rc = rc ? rc : out_of_range(props, "max_size", 0, where, errstr, errsz);
+    int rc = out_of_range(props, "min_size", 0, where, errstr, errstr_size);
+    rc = rc ? rc : out_of_range(props, "max_size", 0, where, errstr, errstr_size);
     if (rc)
         return rc;
     const json_t *def = json_object_get(props, "resource");
     if (json_is_object(def) && !cv_is_intrinsic(def) && !json_object_get(def, "type"))
-        return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s.resource.type: a string is required",
-                         where);
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
+                         "%s.resource.type: a string is required", where);
     const json_t *ru = json_object_get(props, "rolling_updates");
     if (json_is_object(ru) && !cv_is_intrinsic(ru) &&
-        (rc = check_rolling_updates(ru, where, errstr, errsz)) != 0)
+        (rc = check_rolling_updates(ru, where, errstr, errstr_size)) != 0)
         return rc;
     const json_t *min = json_object_get(props, "min_size"),
                  *max = json_object_get(props, "max_size");
     if (!json_is_integer(min) || !json_is_integer(max))
         return 0; /* computed: checked once resolved */
     if (json_integer_value(max) < json_integer_value(min))
-        return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s: MinSize can not be greater than MaxSize",
-                         where);
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
+                         "%s: MinSize can not be greater than MaxSize", where);
     const json_t *desired = json_object_get(props, "desired_capacity");
     if (json_is_integer(desired) && (json_integer_value(desired) < json_integer_value(min) ||
                                      json_integer_value(desired) > json_integer_value(max)))
-        return cv_seterr(errstr, errsz, CV_EVALIDATE,
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                          "%s: DesiredCapacity must be between MinSize and MaxSize", where);
     return 0;
 }
@@ -358,13 +359,13 @@ static int no_action(cv_rstate_t *st, const char *why)
  * "cooldown", "policy"}}. The new size goes to data.capacity and
  * data.converge asks the engine for an update traversal of the stack.
  */
-static int asg_signal(cv_rstate_t *st, const json_t *details, char *errstr, size_t errsz)
+static int asg_signal(cv_rstate_t *st, const json_t *details, char *errstr, size_t errstr_size)
 {
     const json_t *s = json_object_get(details, "scaling");
     const json_t *adjustment = json_object_get(s, "adjustment");
     const char *type = json_string_value(json_object_get(s, "adjustment_type"));
     if (!json_is_number(adjustment) || !cv_scaling_type_known(type))
-        return cv_seterr(errstr, errsz, CV_EINVAL,
+        return cv_seterr(errstr, errstr_size, CV_EINVAL,
                          "%s takes the adjustments of its OS::Heat::ScalingPolicy resources "
                          "(signal those)",
                          st->resource_name);

@@ -52,7 +52,7 @@ static bool allowed_action(const json_t *v)
 
 /* Heat's Range(min=0) message: "-1 is out of range (min: 0, max: None)". */
 static int check_non_negative(const json_t *props, const char *name, const char *where,
-                              char *errstr, size_t errsz)
+                              char *errstr, size_t errstr_size)
 {
     const json_t *v = json_object_get(props, name);
     if (!v || cv_is_intrinsic(v))
@@ -63,18 +63,18 @@ static int check_non_negative(const json_t *props, const char *name, const char 
     if (n && d < 0) {
         char num[64];
         cv_format_number(n, num, sizeof(num));
-        rc = cv_seterr(errstr, errsz, CV_EVALIDATE, "%s.%s: %s is out of range (min: 0, max: None)",
-                       where, name, num);
+        rc = cv_seterr(errstr, errstr_size, CV_EVALIDATE,
+                       "%s.%s: %s is out of range (min: 0, max: None)", where, name, num);
     }
     json_decref(n);
     return rc;
 }
 
-static int delay_validate(const json_t *props, const char *where, char *errstr, size_t errsz)
+static int delay_validate(const json_t *props, const char *where, char *errstr, size_t errstr_size)
 {
     static const char *const numbers[] = {"min_wait", "max_jitter", "jitter_multiplier"};
     for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
-        int rc = check_non_negative(props, numbers[i], where, errstr, errsz);
+        int rc = check_non_negative(props, numbers[i], where, errstr, errstr_size);
         if (rc)
             return rc;
     }
@@ -88,7 +88,7 @@ static int delay_validate(const json_t *props, const char *where, char *errstr, 
         if (allowed_action(a))
             continue;
         char *got = json_dumps(actions, JSON_ENCODE_ANY);
-        int rc = cv_seterr(errstr, errsz, CV_EVALIDATE,
+        int rc = cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                            "%s.actions: %s is not an allowed value " ALLOWED_ACTIONS, where,
                            got ? got : "?");
         free(got);

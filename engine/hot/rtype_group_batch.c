@@ -39,7 +39,7 @@ static bool in_range(double v, double min, bool integer)
 }
 
 int cv__group_policy(const json_t *policy, const char *which, double *size, double *pause,
-                     double *min_in_service, char *errstr, size_t errsz)
+                     double *min_in_service, char *errstr, size_t errstr_size)
 {
     *size = policy_number(policy, "max_batch_size", 1);
     *pause = policy_number(policy, "pause_time", 0);
@@ -54,7 +54,7 @@ int cv__group_policy(const json_t *policy, const char *which, double *size, doub
         return 0;
     char got[64];
     cv__rtype_describe(json_object_get(policy, bad), got, sizeof(got));
-    return cv_seterr(errstr, errsz, CV_EVALIDATE,
+    return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                      "update_policy.%s.%s: %s is out of range (min: %d, max: None)", which, bad,
                      got, strcmp(bad, "max_batch_size") ? 0 : 1);
 }
@@ -62,7 +62,7 @@ int cv__group_policy(const json_t *policy, const char *which, double *size, doub
 /* A group being created under batch_create walks to its members
  * max_batch_size at a time; non-zero with errstr when the policy is invalid
  * (Heat's Range messages). */
-int cv__group_batch_create(const json_t *names, json_t *data, char *errstr, size_t errsz)
+int cv__group_batch_create(const json_t *names, json_t *data, char *errstr, size_t errstr_size)
 {
     const json_t *policy = json_object_get(
         json_object_get(json_object_get(data, "facade"), "update_policy"), "batch_create");
@@ -73,7 +73,7 @@ int cv__group_batch_create(const json_t *names, json_t *data, char *errstr, size
     if (json_object_get(data, "names") || !json_is_object(policy) || !json_array_size(names))
         return 0;
     double size, pause;
-    int rc = cv__group_policy(policy, "batch_create", &size, &pause, NULL, errstr, errsz);
+    int rc = cv__group_policy(policy, "batch_create", &size, &pause, NULL, errstr, errstr_size);
     if (rc)
         return rc;
     json_t *none = json_array();
@@ -81,7 +81,7 @@ int cv__group_batch_create(const json_t *names, json_t *data, char *errstr, size
         cv__group_walk_plan(none, none, (long long)json_array_size(names), (long long)size, 0);
     json_decref(none);
     if (!walk)
-        return cv_seterr(errstr, errsz, CV_ENOMEM, "out of memory");
+        return cv_seterr(errstr, errstr_size, CV_ENOMEM, "out of memory");
     if (json_integer_value(json_object_get(walk, "steps")) <= 1) {
         json_decref(walk);
         return 0;

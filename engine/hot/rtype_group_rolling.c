@@ -300,10 +300,10 @@ static json_t *current_members(const json_t *data, const json_t *blacklist)
  * is invalid or its pauses exceed the stack timeout (Heat's). A walk of one
  * step is no walk: the child is updated at once. */
 static int plan(const json_t *policy, const json_t *current, const json_t *blacklist,
-                long long count, const json_t *from, json_t *data, char *errstr, size_t errsz)
+                long long count, const json_t *from, json_t *data, char *errstr, size_t errstr_size)
 {
     double size, pause, min;
-    int rc = cv__group_policy(policy, "rolling_update", &size, &pause, &min, errstr, errsz);
+    int rc = cv__group_policy(policy, "rolling_update", &size, &pause, &min, errstr, errstr_size);
     if (rc)
         return rc;
     json_t *members = json_array();
@@ -316,12 +316,12 @@ static int plan(const json_t *policy, const json_t *current, const json_t *black
     json_t *walk = cv__group_walk_plan(members, blacklist, count, (long long)size, (long long)min);
     json_decref(members);
     if (!walk)
-        return cv_seterr(errstr, errsz, CV_ENOMEM, "out of memory");
+        return cv_seterr(errstr, errstr_size, CV_ENOMEM, "out of memory");
     json_int_t steps = json_integer_value(json_object_get(walk, "steps"));
     double left;
     if (cv__group_update_timeout((size_t)steps, pause, HEAT_STACK_TIMEOUT_SECS, &left)) {
         json_decref(walk);
-        return cv_seterr(errstr, errsz, CV_EVALIDATE,
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                          "The current update policy will result in stack update timeout.");
     }
     if (steps <= 1) {
@@ -336,7 +336,7 @@ static int plan(const json_t *policy, const json_t *current, const json_t *black
 }
 
 int cv__group_rolling_update(const json_t *props, const json_t *names, const json_t *blacklist,
-                             json_t *data, char *errstr, size_t errsz)
+                             json_t *data, char *errstr, size_t errstr_size)
 {
     const json_t *def = json_object_get(props, "resource_def");
     const json_t *applied = json_object_get(data, "applied_def");
@@ -345,7 +345,7 @@ int cv__group_rolling_update(const json_t *props, const json_t *names, const jso
     double unused[3];
     /* Checked whenever the group is defined, as Heat validates the policy. */
     int rc = json_is_object(policy) ? cv__group_policy(policy, "rolling_update", &unused[0],
-                                                       &unused[1], &unused[2], errstr, errsz)
+                                                       &unused[1], &unused[2], errstr, errstr_size)
                                     : 0;
     if (rc)
         return rc;
@@ -354,7 +354,7 @@ int cv__group_rolling_update(const json_t *props, const json_t *names, const jso
         json_t *current = current_members(data, blacklist);
         if (json_is_object(policy) && json_array_size(current))
             rc = plan(policy, current, blacklist, (long long)json_array_size(names), applied, data,
-                      errstr, errsz);
+                      errstr, errstr_size);
         else /* without the policy, Heat updates every member at once */
             json_object_del(data, "walk");
         json_decref(current);

@@ -32,13 +32,14 @@ static const char *const heat_stack_attrs[] = {"stack_name", "outputs", NULL};
 static const char *const context_keys[] = {"region_name", "credential_secret_id", "ca_cert",
                                            "insecure"};
 
-static int heat_stack_validate(const json_t *props, const char *where, char *errstr, size_t errsz)
+static int heat_stack_validate(const json_t *props, const char *where, char *errstr,
+                               size_t errstr_size)
 {
     const json_t *tpl = json_object_get(props, "template");
     if (tpl && !cv_is_intrinsic(tpl) && !json_is_string(tpl) && !json_is_object(tpl)) {
         char got[128];
         cv__rtype_describe(tpl, got, sizeof(got));
-        return cv_seterr(errstr, errsz, CV_EVALIDATE,
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                          "%s.template: expected the template's text (or a map), got %s", where,
                          got);
     }
@@ -50,8 +51,8 @@ static int heat_stack_validate(const json_t *props, const char *where, char *err
         for (size_t i = 0; i < sizeof(context_keys) / sizeof(context_keys[0]); i++)
             known = known || strcmp(context_keys[i], key) == 0;
         if (!known)
-            return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s.context: Unknown Property %s", where,
-                             key);
+            return cv_seterr(errstr, errstr_size, CV_EVALIDATE, "%s.context: Unknown Property %s",
+                             where, key);
     }
     return 0;
 }

@@ -36,12 +36,12 @@ static const char *const part_keys[] = {"config", "filename", "type", "subtype"}
 
 /* ---- validation ---- */
 
-static int check_part(const json_t *part, const char *at, char *errstr, size_t errsz)
+static int check_part(const json_t *part, const char *at, char *errstr, size_t errstr_size)
 {
     if (cv_is_intrinsic(part))
         return 0;
     if (!json_is_object(part))
-        return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s: expected map", at);
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE, "%s: expected map", at);
     const char *key;
     const json_t *v;
     json_object_foreach((json_t *)part, key, v)
@@ -50,22 +50,23 @@ static int check_part(const json_t *part, const char *at, char *errstr, size_t e
         for (size_t i = 0; i < sizeof(part_keys) / sizeof(part_keys[0]); i++)
             known = known || strcmp(part_keys[i], key) == 0;
         if (!known)
-            return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s: Unknown Property %s", at, key);
+            return cv_seterr(errstr, errstr_size, CV_EVALIDATE, "%s: Unknown Property %s", at, key);
         if (!cv_is_intrinsic(v) && !json_is_string(v) && !json_is_null(v))
-            return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s.%s: Value must be a string", at, key);
+            return cv_seterr(errstr, errstr_size, CV_EVALIDATE, "%s.%s: Value must be a string", at,
+                             key);
     }
     if (!json_object_get(part, "config"))
-        return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s: Property config not assigned", at);
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE, "%s: Property config not assigned", at);
     const json_t *type = json_object_get(part, "type");
     const char *t = json_string_value(type);
     if (t && strcmp(t, "text") && strcmp(t, "multipart"))
-        return cv_seterr(errstr, errsz, CV_EVALIDATE,
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                          "%s.type: \"%s\" is not an allowed value [\"text\", \"multipart\"]", at,
                          t);
     return 0;
 }
 
-static int mime_validate(const json_t *props, const char *where, char *errstr, size_t errsz)
+static int mime_validate(const json_t *props, const char *where, char *errstr, size_t errstr_size)
 {
     size_t i;
     const json_t *part;
@@ -73,7 +74,7 @@ static int mime_validate(const json_t *props, const char *where, char *errstr, s
     {
         char at[512];
         snprintf(at, sizeof(at), "%s.parts[%zu]", where, i);
-        int rc = check_part(part, at, errstr, errsz);
+        int rc = check_part(part, at, errstr, errstr_size);
         if (rc)
             return rc;
     }

@@ -30,14 +30,14 @@ static const char *const chain_attrs[] = {"refs", "attributes", NULL};
 
 /* As in Heat, a type name is not looked up here (it may be a template
  * resource or a registry alias); the child stack's validation does that. */
-static int chain_validate(const json_t *props, const char *where, char *errstr, size_t errsz)
+static int chain_validate(const json_t *props, const char *where, char *errstr, size_t errstr_size)
 {
     size_t i;
     const json_t *t;
     json_array_foreach(json_object_get(props, "resources"), i, t)
     {
         if (!json_is_string(t) && !cv_is_intrinsic(t))
-            return cv_seterr(errstr, errsz, CV_EVALIDATE,
+            return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                              "%s.resources[%zu]: a resource type name (string) is required", where,
                              i);
     }

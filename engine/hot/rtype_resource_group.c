@@ -39,30 +39,32 @@ static const cv_prop_schema_t group_props[] = {
 static const char *const group_attrs[] = {"refs", "refs_map", "attributes", "removed_rsrc_list",
                                           NULL};
 
-static int check_resource_def(const json_t *def, const char *where, char *errstr, size_t errsz)
+static int check_resource_def(const json_t *def, const char *where, char *errstr,
+                              size_t errstr_size)
 {
     const char *key;
     const json_t *v;
     json_object_foreach((json_t *)def, key, v)
     {
         if (strcmp(key, "type") && strcmp(key, "properties") && strcmp(key, "metadata"))
-            return cv_seterr(errstr, errsz, CV_EVALIDATE,
+            return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                              "%s.resource_def.%s: unknown key (allowed: type, properties, "
                              "metadata)",
                              where, key);
     }
     const json_t *type = json_object_get(def, "type");
     if (!json_is_string(type) && !cv_is_intrinsic(type))
-        return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s.resource_def.type: a string is required",
-                         where);
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
+                         "%s.resource_def.type: a string is required", where);
     const json_t *props = json_object_get(def, "properties");
     if (props && !json_is_null(props) && !json_is_object(props) && !cv_is_intrinsic(props))
-        return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s.resource_def.properties: must be a map",
-                         where);
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
+                         "%s.resource_def.properties: must be a map", where);
     return 0;
 }
 
-static int check_policies(const json_t *policies, const char *where, char *errstr, size_t errsz)
+static int check_policies(const json_t *policies, const char *where, char *errstr,
+                          size_t errstr_size)
 {
     size_t i;
     const json_t *p;
@@ -72,34 +74,34 @@ static int check_policies(const json_t *policies, const char *where, char *errst
             continue;
         const json_t *list = json_object_get(p, "resource_list");
         if (!json_is_object(p) || (list && !json_is_array(list) && !cv_is_intrinsic(list)))
-            return cv_seterr(errstr, errsz, CV_EVALIDATE,
+            return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                              "%s.removal_policies[%zu]: expected {resource_list: [names]}", where,
                              i);
     }
     return 0;
 }
 
-static int group_validate(const json_t *props, const char *where, char *errstr, size_t errsz)
+static int group_validate(const json_t *props, const char *where, char *errstr, size_t errstr_size)
 {
     const json_t *count = json_object_get(props, "count");
     if (json_is_integer(count) && json_integer_value(count) < 0)
-        return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s.count: must be at least 0", where);
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE, "%s.count: must be at least 0", where);
     const json_t *var = json_object_get(props, "index_var");
     if (json_is_string(var) && strlen(json_string_value(var)) < 3)
-        return cv_seterr(errstr, errsz, CV_EVALIDATE,
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                          "%s.index_var: must be at least 3 characters long", where);
     const json_t *mode = json_object_get(props, "removal_policies_mode");
     if (json_is_string(mode) && strcmp(json_string_value(mode), "append") &&
         strcmp(json_string_value(mode), "update"))
-        return cv_seterr(errstr, errsz, CV_EVALIDATE,
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                          "%s.removal_policies_mode: must be \"append\" or \"update\"", where);
     const json_t *def = json_object_get(props, "resource_def");
     int rc = json_is_object(def) && !cv_is_intrinsic(def)
-                 ? check_resource_def(def, where, errstr, errsz)
+                 ? check_resource_def(def, where, errstr, errstr_size)
                  : 0;
     const json_t *policies = json_object_get(props, "removal_policies");
     if (rc == 0 && json_is_array(policies))
-        rc = check_policies(policies, where, errstr, errsz);
+        rc = check_policies(policies, where, errstr, errstr_size);
     return rc;
 }
 

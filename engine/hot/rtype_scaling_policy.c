@@ -36,25 +36,25 @@ static const cv_prop_schema_t policy_props[] = {
 
 static const char *const policy_attrs[] = {"alarm_url", "signal_url", NULL};
 
-static int policy_validate(const json_t *props, const char *where, char *errstr, size_t errsz)
+static int policy_validate(const json_t *props, const char *where, char *errstr, size_t errstr_size)
 {
     const json_t *type = json_object_get(props, "adjustment_type");
     if (json_is_string(type) && strcmp(json_string_value(type), CV_SCALING_CHANGE) &&
         strcmp(json_string_value(type), CV_SCALING_EXACT) &&
         strcmp(json_string_value(type), CV_SCALING_PERCENT))
-        return cv_seterr(errstr, errsz, CV_EVALIDATE,
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                          "%s.adjustment_type: \"%s\" is not an allowed value "
                          "[change_in_capacity, exact_capacity, percent_change_in_capacity]",
                          where, json_string_value(type));
     const json_t *step = json_object_get(props, "min_adjustment_step");
     if (json_is_integer(step) && json_integer_value(step) < 0)
-        return cv_seterr(errstr, errsz, CV_EVALIDATE,
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                          "%s.min_adjustment_step: %lld is out of range (min: 0, max: None)", where,
                          (long long)json_integer_value(step));
     /* Heat's _validate_min_adjustment_step (ResourcePropertyValueDependency). */
     if (step && !json_is_null(step) && json_is_string(type) &&
         strcmp(json_string_value(type), CV_SCALING_PERCENT))
-        return cv_seterr(errstr, errsz, CV_EVALIDATE,
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                          "%s: min_adjustment_step property should only be specified for "
                          "adjustment_type with value percent_change_in_capacity.",
                          where);
@@ -116,7 +116,7 @@ static void signal_text(const json_t *details, char *out, size_t size)
 /* Without properties (convergectl's check before sending, which has only
  * the record's data) any data is accepted: what a policy signal needs is
  * its properties and its group, which the engine has. */
-static int policy_signal(cv_rstate_t *st, const json_t *details, char *errstr, size_t errsz)
+static int policy_signal(cv_rstate_t *st, const json_t *details, char *errstr, size_t errstr_size)
 {
     const json_t *p = st->props;
     if (!p) {
@@ -131,7 +131,7 @@ static int policy_signal(cv_rstate_t *st, const json_t *details, char *errstr, s
     const char *ref = json_string_value(json_object_get(p, "auto_scaling_group_id"));
     if (!scaling || !ref) {
         json_decref(scaling);
-        return cv_seterr(errstr, errsz, CV_EINVAL,
+        return cv_seterr(errstr, errstr_size, CV_EINVAL,
                          "Alarm %s could not find scaling group named \"%s\"", st->resource_name,
                          ref ? ref : "");
     }

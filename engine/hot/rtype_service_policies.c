@@ -110,9 +110,11 @@ static int parse_constraint(const cv__svc_reader_t *r, const char *path, const j
 {
     char at[CV__SVC_PATH_MAX], why[512] = "";
     cv_mconstraint_t *c = NULL;
-    snprintf(at, sizeof(at), "%s.%s", r->where, path);
+    /* A path too long for `at` is cut; gcc -O3 wants the cut seen. */
+    if (snprintf(at, sizeof(at), "%s.%s", r->where, path) >= (int)sizeof(at))
+        at[sizeof(at) - 1] = '\0';
     if (cv_mconstraint_parse(v, at, &c, why, sizeof(why)) != 0)
-        return cv_seterr(r->err, r->errsz, CV_EVALIDATE, "%s", why);
+        return cv_seterr(r->errstr, r->errstr_size, CV_EVALIDATE, "%s", why);
     cv_mconstraint_free(c);
     return 0;
 }

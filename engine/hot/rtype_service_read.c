@@ -23,7 +23,7 @@ int cv__svc_bad(const cv__svc_reader_t *r, const char *path, const char *fmt, ..
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    return cv_seterr(r->err, r->errsz, CV_EVALIDATE, "%s.%s: %s", r->where, path, msg);
+    return cv_seterr(r->errstr, r->errstr_size, CV_EVALIDATE, "%s.%s: %s", r->where, path, msg);
 }
 
 int cv__svc_bad_type(const cv__svc_reader_t *r, const char *path, const char *expected,

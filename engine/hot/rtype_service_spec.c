@@ -26,17 +26,17 @@ bool cv_service_is(const char *type_name)
 /* The property read as the spec holds it; NULL with errstr when it is
  * given and wrong, a new `dflt` (JSON text; NULL: none) when absent. */
 static int prop(const json_t *props, const char *name, const char *dflt, json_t **out, char *errstr,
-                size_t errsz)
+                size_t errstr_size)
 {
     const json_t *v = json_object_get(props, name);
     *out = NULL;
     if (v && !json_is_null(v)) {
-        *out = cv__service_prop(props, name, "properties", errstr, errsz);
+        *out = cv__service_prop(props, name, "properties", errstr, errstr_size);
         return *out ? 0 : CV_EVALIDATE;
     }
     if (dflt) {
         json_t *d = json_pack("{s:o}", name, json_loads(dflt, JSON_DECODE_ANY, NULL));
-        *out = cv__service_prop(d, name, "properties", errstr, errsz);
+        *out = cv__service_prop(d, name, "properties", errstr, errstr_size);
         json_decref(d);
     }
     return 0;
@@ -44,22 +44,22 @@ static int prop(const json_t *props, const char *name, const char *dflt, json_t 
 
 /* The replica's processes: `tasks`, or `command` with env, workdir and
  * resources as one task named "main". */
-static json_t *tasks_of(const json_t *props, char *errstr, size_t errsz)
+static json_t *tasks_of(const json_t *props, char *errstr, size_t errstr_size)
 {
     json_t *tasks, *command, *env, *workdir, *resources;
-    if (prop(props, "tasks", NULL, &tasks, errstr, errsz) || tasks)
+    if (prop(props, "tasks", NULL, &tasks, errstr, errstr_size) || tasks)
         return tasks;
-    if (prop(props, "command", NULL, &command, errstr, errsz))
+    if (prop(props, "command", NULL, &command, errstr, errstr_size))
         return NULL;
     if (!command) {
-        cv_seterr(errstr, errsz, CV_EVALIDATE,
+        cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                   "properties: At least one of the following properties must be specified: "
                   "command, tasks.");
         return NULL;
     }
-    int rc = prop(props, "env", "{}", &env, errstr, errsz);
-    rc = rc ? rc : prop(props, "workdir", "\"\"", &workdir, errstr, errsz);
-    rc = rc ? rc : prop(props, "resources", "{}", &resources, errstr, errsz);
+    int rc = prop(props, "env", "{}", &env, errstr, errstr_size);
+    rc = rc ? rc : prop(props, "workdir", "\"\"", &workdir, errstr, errstr_size);
+    rc = rc ? rc : prop(props, "resources", "{}", &resources, errstr, errstr_size);
     if (rc) {
         json_decref(command);
         json_decref(env);
@@ -89,19 +89,19 @@ static void default_check_port(json_t *process)
 }
 
 /* The "process" object, its digest last. */
-static json_t *process_of(const json_t *props, char *errstr, size_t errsz)
+static json_t *process_of(const json_t *props, char *errstr, size_t errstr_size)
 {
     static const struct {
         const char *name, *dflt;
     } parts[] = {{"ports", "[]"},          {"volumes", "[]"},     {"health_check", NULL},
                  {"restart_policy", "{}"}, {"kill_policy", "{}"}, {"user", NULL}};
-    json_t *tasks = tasks_of(props, errstr, errsz);
+    json_t *tasks = tasks_of(props, errstr, errstr_size);
     if (!tasks)
         return NULL;
     json_t *process = json_pack("{s:o}", "tasks", tasks);
     for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
         json_t *v;
-        if (prop(props, parts[i].name, parts[i].dflt, &v, errstr, errsz)) {
+        if (prop(props, parts[i].name, parts[i].dflt, &v, errstr, errstr_size)) {
             json_decref(process);
             return NULL;
         }
@@ -143,43 +143,44 @@ static json_t *affinity_of(json_t *given, const char *svc)
 
 /* How the service changes: `updatePolicy` (absent without update_policy)
  * and `moveCost` (docs/crm.md). */
-static int describe_updates(json_t *spec, const json_t *props, char *errstr, size_t errsz)
+static int describe_updates(json_t *spec, const json_t *props, char *errstr, size_t errstr_size)
 {
     json_t *policy = NULL, *cost = NULL;
-    int rc = prop(props, "update_policy", NULL, &policy, errstr, errsz);
+    int rc = prop(props, "update_policy", NULL, &policy, errstr, errstr_size);
     if (!rc && policy)
         json_object_set_new(spec, "updatePolicy", policy);
-    rc = rc ? rc : prop(props, "move_cost", "\"Low\"", &cost, errstr, errsz);
+    rc = rc ? rc : prop(props, "move_cost", "\"Low\"", &cost, errstr, errstr_size);
     if (!rc)
         json_object_set_new(spec, "moveCost", cost);
     return rc;
 }
 
 /* The placement description's members that the properties give. */
-static int describe(json_t *spec, const json_t *props, const char *svc, char *errstr, size_t errsz)
+static int describe(json_t *spec, const json_t *props, const char *svc, char *errstr,
+                    size_t errstr_size)
 {
     json_t *metrics = NULL, *placement = NULL, *constraints = NULL, *spread = NULL,
            *affinity = NULL;
-    int rc = prop(props, "metrics", "[]", &metrics, errstr, errsz);
+    int rc = prop(props, "metrics", "[]", &metrics, errstr, errstr_size);
     if (!rc)
         json_object_set_new(spec, "metrics", metrics);
-    rc = rc ? rc : prop(props, "placement_constraints", NULL, &placement, errstr, errsz);
+    rc = rc ? rc : prop(props, "placement_constraints", NULL, &placement, errstr, errstr_size);
     if (!rc && placement &&
         json_string_value(placement)[strspn(json_string_value(placement), " \t\r\n")] != '\0')
         json_object_set(spec, "placementConstraints", placement);
     json_decref(placement);
-    rc = rc ? rc : prop(props, "constraints", NULL, &constraints, errstr, errsz);
+    rc = rc ? rc : prop(props, "constraints", NULL, &constraints, errstr, errstr_size);
     if (!rc && constraints)
         json_object_set_new(spec, "constraints", constraints);
-    rc = rc ? rc : prop(props, "spread", "\"adaptive\"", &spread, errstr, errsz);
+    rc = rc ? rc : prop(props, "spread", "\"adaptive\"", &spread, errstr, errstr_size);
     if (!rc)
         json_object_update(spec, spread);
     json_decref(spread);
-    rc = rc ? rc : prop(props, "affinity", NULL, &affinity, errstr, errsz);
+    rc = rc ? rc : prop(props, "affinity", NULL, &affinity, errstr, errstr_size);
     if (!rc && affinity)
         json_object_set_new(spec, "affinity",
                             json_pack("{s:o}", "service", affinity_of(affinity, svc)));
-    return rc ? rc : describe_updates(spec, props, errstr, errsz);
+    return rc ? rc : describe_updates(spec, props, errstr, errstr_size);
 }
 
 json_t *cv_service_spec(const json_t *props, const char *svc, const char *resource, char *errstr,

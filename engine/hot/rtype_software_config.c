@@ -50,26 +50,28 @@ static bool listed(const char *const *names, const char *s)
 /* One input or output schema: a map of the known keys, `name` required,
  * `type` one of the five, the booleans booleans; Heat's messages. */
 static int check_io(const json_t *io, const char *const *keys, const char *bool_key,
-                    const char *where, char *errstr, size_t errsz)
+                    const char *where, char *errstr, size_t errstr_size)
 {
     if (cv__rtype_contains_intrinsic(io))
         return 0;
     if (!json_is_object(io))
-        return cv_seterr(errstr, errsz, CV_EVALIDATE,
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                          "%s: Software Config I/O Schema must be a dict", where);
     const char *key;
     const json_t *v;
     json_object_foreach((json_t *)io, key, v)
     {
         if (!listed(keys, key))
-            return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s: Unknown Property %s", where, key);
+            return cv_seterr(errstr, errstr_size, CV_EVALIDATE, "%s: Unknown Property %s", where,
+                             key);
     }
     if (!json_object_get(io, "name"))
-        return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s: Property name not assigned", where);
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE, "%s: Property name not assigned",
+                         where);
     const json_t *type = json_object_get(io, "type");
     if (type && !(json_is_string(type) && listed(io_types, json_string_value(type)))) {
         char *got = json_dumps(type, JSON_ENCODE_ANY);
-        int rc = cv_seterr(errstr, errsz, CV_EVALIDATE,
+        int rc = cv_seterr(errstr, errstr_size, CV_EVALIDATE,
                            "%s.type: %s is not an allowed value [\"String\", \"Number\", "
                            "\"CommaDelimitedList\", \"Json\", \"Boolean\"]",
                            where, got ? got : "?");
@@ -80,12 +82,13 @@ static int check_io(const json_t *io, const char *const *keys, const char *bool_
     json_t *b = flag ? cv__rtype_coerce(CV_PROP_BOOLEAN, flag) : NULL;
     json_decref(b);
     if (flag && !b)
-        return cv_seterr(errstr, errsz, CV_EVALIDATE, "%s.%s: expected boolean", where, bool_key);
+        return cv_seterr(errstr, errstr_size, CV_EVALIDATE, "%s.%s: expected boolean", where,
+                         bool_key);
     return 0;
 }
 
 static int check_io_list(const json_t *list, const char *name, const char *const *keys,
-                         const char *bool_key, const char *where, char *errstr, size_t errsz)
+                         const char *bool_key, const char *where, char *errstr, size_t errstr_size)
 {
     size_t i;
     const json_t *io;
@@ -93,7 +96,7 @@ static int check_io_list(const json_t *list, const char *name, const char *const
     {
         char at[512];
         snprintf(at, sizeof(at), "%s.%s[%zu]", where, name, i);
-        int rc = check_io(io, keys, bool_key, at, errstr, errsz);
+        int rc = check_io(io, keys, bool_key, at, errstr, errstr_size);
         if (rc)
             return rc;
     }
@@ -101,13 +104,13 @@ static int check_io_list(const json_t *list, const char *name, const char *const
 }
 
 static int software_config_validate(const json_t *props, const char *where, char *errstr,
-                                    size_t errsz)
+                                    size_t errstr_size)
 {
     int rc = check_io_list(json_object_get(props, "inputs"), "inputs", input_keys,
-                           "replace_on_change", where, errstr, errsz);
+                           "replace_on_change", where, errstr, errstr_size);
     return rc ? rc
               : check_io_list(json_object_get(props, "outputs"), "outputs", output_keys,
-                              "error_output", where, errstr, errsz);
+                              "error_output", where, errstr, errstr_size);
 }
 
 /* ---- the operations ---- */

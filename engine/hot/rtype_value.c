@@ -84,9 +84,9 @@ static const struct value_type *find_value_type(const char *name)
     return NULL;
 }
 
-/* Returns the converted value, or NULL with `why` filled in. Without a
+/* Returns the converted value, or NULL with `errstr` filled in. Without a
  * type, the value is taken as it is. */
-static json_t *convert(const json_t *value, const char *type, char *why, size_t why_size)
+static json_t *convert(const json_t *value, const char *type, char *errstr, size_t errstr_size)
 {
     if (!type)
         return json_deep_copy(value);
@@ -95,7 +95,7 @@ static json_t *convert(const json_t *value, const char *type, char *why, size_t 
     if (!out) {
         char got[128];
         cv__rtype_describe(value, got, sizeof(got));
-        snprintf(why, why_size, "cannot convert %s to %s", got, type);
+        snprintf(errstr, errstr_size, "cannot convert %s to %s", got, type);
     }
     return out;
 }

@@ -21,8 +21,6 @@
 #include "cv__template_internal.h"
 #include "cv_base.h"
 
-#include <string.h>
-
 /* Whether a get_param names a parameter whose value is known now. */
 static bool param_known(const cv_template_t *tpl, const json_t *arg)
 {
@@ -74,8 +72,8 @@ typedef struct folder {
     const cv__tpl_ctx_t *ctx;
     const cv_template_t *tpl;
     cv__path_t path;
-    int in_args;   /* inside a call's arguments, which add nothing to the path */
-    size_t budget; /* what the evaluations of one resource may still build */
+    int in_args;         /* inside a call's arguments, which add nothing to the path */
+    cv__budget_t budget; /* what the evaluations of one resource may still build */
     int rc;
 } folder_t;
 
@@ -98,8 +96,8 @@ static json_t *evaluate(folder_t *f, const json_t *v)
     json_t *out = cv__intrinsic_resolve_within(v, &rctx, f->path.buf, &f->budget, err, sizeof(err));
     if (out)
         return out;
-    if (strstr(err, CV__TOO_LARGE_PHRASE)) {
-        f->budget = 0;
+    if (f->budget.exceeded) {
+        f->budget.left = 0;
         return json_incref((json_t *)v);
     }
     f->rc =
@@ -170,7 +168,7 @@ static json_t *fold_parts(folder_t *f, const json_t *v)
 
 static json_t *fold(folder_t *f, const json_t *v)
 {
-    if (f->budget == 0)
+    if (f->budget.left == 0)
         return json_incref((json_t *)v);
     return knowable(f->tpl, v) ? evaluate(f, v) : fold_parts(f, v);
 }
@@ -178,7 +176,7 @@ static json_t *fold(folder_t *f, const json_t *v)
 json_t *cv__tpl_fold(const cv__tpl_ctx_t *ctx, const cv_template_t *tpl, const json_t *v,
                      const char *where, int *rc)
 {
-    folder_t f = {.ctx = ctx, .tpl = tpl, .budget = CV__MAX_RESOLVED_BYTES};
+    folder_t f = {.ctx = ctx, .tpl = tpl, .budget.left = CV__MAX_RESOLVED_BYTES};
     cv__path_init(&f.path, where);
     json_t *out = fold(&f, v);
     *rc = out ? 0 : f.rc ? f.rc : CV_ENOMEM;

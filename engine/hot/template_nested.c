@@ -290,7 +290,7 @@ static bool asg_starts_empty(const json_t *props)
 }
 
 int cv__tpl_group_path_check(const cv__tpl_ctx_t *ctx, const char *type, const json_t *def,
-                             const json_t *args, char *msg, size_t size)
+                             const json_t *args, char *errstr, size_t errstr_size)
 {
     const json_t *props = json_object_get(def, "properties");
     bool asg = strcmp(type, "OS::Heat::AutoScalingGroup") == 0;
@@ -319,6 +319,6 @@ int cv__tpl_group_path_check(const cv__tpl_ctx_t *ctx, const char *type, const j
     mtype = cv__tpl_mapped_type(ctx, mtype, NULL, mapped, sizeof(mapped));
     if (!attr || !cv__tpl_type_known(ctx, mtype) || cv__tpl_has_attr(ctx, mtype, NULL, attr))
         return 0;
-    snprintf(msg, size, "The Referenced Attribute (%s %s) is incorrect.", first, attr);
+    snprintf(errstr, errstr_size, "The Referenced Attribute (%s %s) is incorrect.", first, attr);
     return CV_EVALIDATE;
 }

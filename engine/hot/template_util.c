@@ -211,26 +211,27 @@ bool cv__hot_plain_data(const json_t *v, long version)
     return cv_is_intrinsic(v) && cv__hot_function(key, version) == CV__HOT_DATA;
 }
 
-json_t *cv__fn_fail(char *msg, size_t msg_size, const char *fmt, ...)
+json_t *cv__fn_fail(char *errstr, size_t errstr_size, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, msg_size, fmt, ap);
+    vsnprintf(errstr, errstr_size, fmt, ap);
     va_end(ap);
     return NULL;
 }
 
-json_t *cv__fn_fail_got(char *msg, size_t msg_size, const char *fn, const char *what,
+json_t *cv__fn_fail_got(char *errstr, size_t errstr_size, const char *fn, const char *what,
                         const json_t *got)
 {
     char shown[128];
     cv__describe(got, shown, sizeof(shown));
-    return cv__fn_fail(msg, msg_size, "%s: %s, got %s", fn, what, shown);
+    return cv__fn_fail(errstr, errstr_size, "%s: %s, got %s", fn, what, shown);
 }
 
-json_t *cv__fn_too_large(char *msg, size_t msg_size, const char *fn)
+json_t *cv__fn_too_large(cv__budget_t *budget, char *errstr, size_t errstr_size, const char *fn)
 {
-    return cv__fn_fail(msg, msg_size, "%s: " CV__TOO_LARGE_PHRASE " %d bytes", fn,
+    budget->exceeded = true;
+    return cv__fn_fail(errstr, errstr_size, "%s: " CV__TOO_LARGE_PHRASE " %d bytes", fn,
                        CV__MAX_RESOLVED_BYTES);
 }
 

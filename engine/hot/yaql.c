@@ -30,8 +30,8 @@
 
 typedef struct eval {
     const json_t *vars[3]; /* $ (and $1), $2 */
-    char *msg;
-    size_t msg_size;
+    char *errstr;
+    size_t errstr_size;
 } eval_t;
 
 static json_t *eval(eval_t *e, const cv__yaql_node_t *n);
@@ -42,7 +42,7 @@ static json_t *efail(eval_t *e, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->msg, e->msg_size, fmt, ap);
+    vsnprintf(e->errstr, e->errstr_size, fmt, ap);
     va_end(ap);
     return NULL;
 }
@@ -189,7 +189,7 @@ static json_t *merge(const json_t *a, const json_t *b)
 /* select(f) and reduce(f): the argument is evaluated per item. */
 static json_t *with_vars(eval_t *e, const cv__yaql_node_t *f, const json_t *a, const json_t *b)
 {
-    eval_t inner = {{a, a, b}, e->msg, e->msg_size};
+    eval_t inner = {{a, a, b}, e->errstr, e->errstr_size};
     return eval(&inner, f);
 }
 
@@ -714,15 +714,15 @@ static bool yaql_keys(const json_t *args)
     return json_object_get(args, "expression") != NULL;
 }
 
-json_t *cv__fn_yaql(const json_t *args, size_t *budget, char *msg, size_t msg_size)
+json_t *cv__fn_yaql(const json_t *args, cv__budget_t *budget, char *errstr, size_t errstr_size)
 {
     if (!json_is_object(args))
-        return cv__fn_fail(msg, msg_size, "yaql: " CV__YAQL_NOT_MAP);
+        return cv__fn_fail(errstr, errstr_size, "yaql: " CV__YAQL_NOT_MAP);
     if (!yaql_keys(args))
-        return cv__fn_fail(msg, msg_size, "yaql: " CV__YAQL_USAGE);
+        return cv__fn_fail(errstr, errstr_size, "yaql: " CV__YAQL_USAGE);
     const json_t *expression = json_object_get(args, "expression");
     if (!json_is_string(expression))
-        return cv__fn_fail(msg, msg_size, "yaql: " CV__YAQL_NOT_STRING);
+        return cv__fn_fail(errstr, errstr_size, "yaql: " CV__YAQL_NOT_STRING);
     const json_t *data = json_object_get(args, "data");
     json_t *empty = data ? NULL : json_object();
     char why[400];
@@ -730,33 +730,33 @@ json_t *cv__fn_yaql(const json_t *args, size_t *budget, char *msg, size_t msg_si
         cv__yaql_eval(json_string_value(expression), data ? data : empty, why, sizeof(why));
     json_decref(empty);
     if (!out)
-        return cv__fn_fail(msg, msg_size, "yaql: %s", why);
-    size_t size = cv__resolved_size(out, *budget);
-    if (size > *budget) {
+        return cv__fn_fail(errstr, errstr_size, "yaql: %s", why);
+    size_t size = cv__resolved_size(out, budget->left);
+    if (size > budget->left) {
         json_decref(out);
-        return cv__fn_too_large(msg, msg_size, "yaql");
+        return cv__fn_too_large(budget, errstr, errstr_size, "yaql");
     }
-    *budget -= size;
+    budget->left -= size;
     return out;
 }
 
-int cv__yaql_check(const char *expression, char *msg, size_t msg_size)
+int cv__yaql_check(const char *expression, char *errstr, size_t errstr_size)
 {
-    cv__yaql_node_t *n = cv__yaql_parse(expression, msg, msg_size);
-    int rc = n ? cv__yaql_check_tree(n, msg, msg_size) : -1;
+    cv__yaql_node_t *n = cv__yaql_parse(expression, errstr, errstr_size);
+    int rc = n ? cv__yaql_check_tree(n, errstr, errstr_size) : -1;
     cv__yaql_free(n);
     return rc;
 }
 
-json_t *cv__yaql_eval(const char *expression, const json_t *data, char *msg, size_t msg_size)
+json_t *cv__yaql_eval(const char *expression, const json_t *data, char *errstr, size_t errstr_size)
 {
-    cv__yaql_node_t *n = cv__yaql_parse(expression, msg, msg_size);
-    if (!n || cv__yaql_check_tree(n, msg, msg_size) != 0) {
+    cv__yaql_node_t *n = cv__yaql_parse(expression, errstr, errstr_size);
+    if (!n || cv__yaql_check_tree(n, errstr, errstr_size) != 0) {
         cv__yaql_free(n);
         return NULL;
     }
     json_t *root = json_pack("{s:O}", "data", data);
-    eval_t e = {{root, root, NULL}, msg, msg_size};
+    eval_t e = {{root, root, NULL}, errstr, errstr_size};
     json_t *out = root ? eval(&e, n) : NULL;
     if (out && !output_ok(&e, out)) {
         json_decref(out);

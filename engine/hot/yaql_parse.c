@@ -21,8 +21,8 @@ typedef struct parser {
     const char *s;
     size_t at;
     int depth;
-    char *msg;
-    size_t msg_size;
+    char *errstr;
+    size_t errstr_size;
     bool failed;
 } parser_t;
 
@@ -47,7 +47,7 @@ static cv__yaql_node_t *perr(parser_t *p, const char *fmt, ...)
     if (!p->failed) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(p->msg, p->msg_size, fmt, ap);
+        vsnprintf(p->errstr, p->errstr_size, fmt, ap);
         va_end(ap);
         p->failed = true;
     }
@@ -462,9 +462,9 @@ static cv__yaql_node_t *pair_or_expr(parser_t *p)
     return n;
 }
 
-cv__yaql_node_t *cv__yaql_parse(const char *s, char *msg, size_t msg_size)
+cv__yaql_node_t *cv__yaql_parse(const char *s, char *errstr, size_t errstr_size)
 {
-    parser_t p = {.s = s, .msg = msg, .msg_size = msg_size};
+    parser_t p = {.s = s, .errstr = errstr, .errstr_size = errstr_size};
     cv__yaql_node_t *n = expr(&p);
     skip_space(&p);
     if (n && p.s[p.at]) {
@@ -496,13 +496,13 @@ static const struct {
 
 /* dict(...) takes either `key => value` pairs or one list of pairs; a
  * pair anywhere else is yaql's keyword argument, which nothing here takes. */
-static int check_pairs(const cv__yaql_node_t *n, char *msg, size_t msg_size)
+static int check_pairs(const cv__yaql_node_t *n, char *errstr, size_t errstr_size)
 {
     bool dict = n->kind == N_CALL && strcmp(n->name, "dict") == 0;
     for (int i = 0; i < n->nargs; i++) {
         bool pair = n->args[i]->kind == N_PAIR;
         if (pair != (dict && (pair || n->nargs > 1))) {
-            snprintf(msg, msg_size, "yaql expression not supported: %s in %s()",
+            snprintf(errstr, errstr_size, "yaql expression not supported: %s in %s()",
                      pair ? "a keyword argument" : "an argument that is not key => value", n->name);
             return -1;
         }
@@ -510,7 +510,7 @@ static int check_pairs(const cv__yaql_node_t *n, char *msg, size_t msg_size)
     return 0;
 }
 
-int cv__yaql_check_tree(const cv__yaql_node_t *n, char *msg, size_t msg_size)
+int cv__yaql_check_tree(const cv__yaql_node_t *n, char *errstr, size_t errstr_size)
 {
     if (!n)
         return 0;
@@ -524,16 +524,17 @@ int cv__yaql_check_tree(const cv__yaql_node_t *n, char *msg, size_t msg_size)
         int nargs = n->nargs - (method ? 0 : (i < nk && known[i].method ? 1 : 0));
         if (i == nk || nargs < known[i].min_args ||
             (known[i].max_args >= 0 && nargs > known[i].max_args)) {
-            snprintf(msg, msg_size, "yaql expression not supported: %s %s() with %d argument%s",
+            snprintf(errstr, errstr_size,
+                     "yaql expression not supported: %s %s() with %d argument%s",
                      method ? "method" : "function", n->name, n->nargs, n->nargs == 1 ? "" : "s");
             return -1;
         }
     }
-    if ((n->kind == N_METHOD || n->kind == N_CALL) && check_pairs(n, msg, msg_size) != 0)
+    if ((n->kind == N_METHOD || n->kind == N_CALL) && check_pairs(n, errstr, errstr_size) != 0)
         return -1;
-    int rc = cv__yaql_check_tree(n->recv, msg, msg_size);
-    rc = rc ? rc : cv__yaql_check_tree(n->right, msg, msg_size);
+    int rc = cv__yaql_check_tree(n->recv, errstr, errstr_size);
+    rc = rc ? rc : cv__yaql_check_tree(n->right, errstr, errstr_size);
     for (int i = 0; rc == 0 && i < n->nargs; i++)
-        rc = cv__yaql_check_tree(n->args[i], msg, msg_size);
+        rc = cv__yaql_check_tree(n->args[i], errstr, errstr_size);
     return rc;
 }

@@ -44,35 +44,37 @@ static bool is_target_char(char c)
     return (unsigned char)c > ' ' && (unsigned char)c < 0x7f;
 }
 
-static int request_line(const char *s, size_t n, cv_http_req_t *req, char *why, size_t why_size)
+static int request_line(const char *s, size_t n, cv_http_req_t *req, char *errstr,
+                        size_t errstr_size)
 {
     const char *end = s + n, *p = s;
     while (p < end && is_token_char(*p))
         p++;
     if (p == s || p == end || *p != ' ' || !copy_field(req->method, sizeof(req->method), s, p - s))
-        return cv_seterr(why, why_size, CV_EPROTO, "malformed request line: bad method");
+        return cv_seterr(errstr, errstr_size, CV_EPROTO, "malformed request line: bad method");
     const char *target = ++p;
     while (p < end && is_target_char(*p))
         p++;
     if (p == target || *target != '/' || p == end || *p != ' ')
-        return cv_seterr(why, why_size, CV_EPROTO,
+        return cv_seterr(errstr, errstr_size, CV_EPROTO,
                          "malformed request line: the target must be a path starting with '/'");
     const char *q = memchr(target, '?', p - target);
     const char *path_end = q ? q : p;
     if (!copy_field(req->path, sizeof(req->path), target, path_end - target) ||
         !copy_field(req->query, sizeof(req->query), q ? q + 1 : p, q ? p - q - 1 : 0))
-        return cv_seterr(why, why_size, CV_EPROTO, "request target too long");
+        return cv_seterr(errstr, errstr_size, CV_EPROTO, "request target too long");
     p++;
     if (end - p == 8 && memcmp(p, "HTTP/1.", 7) == 0 && (p[7] == '0' || p[7] == '1')) {
         req->http10 = p[7] == '0';
         return 0;
     }
-    return cv_seterr(why, why_size, CV_EPROTO, "malformed request line: not HTTP/1.0 or 1.1");
+    return cv_seterr(errstr, errstr_size, CV_EPROTO, "malformed request line: not HTTP/1.0 or 1.1");
 }
 
 /* The request fields of one header line: those the servers use are kept,
  * the others only checked for their shape. */
-static int header_line(const char *s, size_t n, cv_http_req_t *req, char *why, size_t why_size)
+static int header_line(const char *s, size_t n, cv_http_req_t *req, char *errstr,
+                       size_t errstr_size)
 {
     static const struct {
         const char *name;
@@ -89,7 +91,7 @@ static int header_line(const char *s, size_t n, cv_http_req_t *req, char *why, s
         if (!is_token_char(*p))
             break;
     if (!colon || colon == s || p != colon)
-        return cv_seterr(why, why_size, CV_EPROTO, "malformed header line \"%.*s\"",
+        return cv_seterr(errstr, errstr_size, CV_EPROTO, "malformed header line \"%.*s\"",
                          (int)(n > 40 ? 40 : n), s);
     const char *v = colon + 1, *end = s + n;
     while (v < end && (*v == ' ' || *v == '\t'))
@@ -101,17 +103,18 @@ static int header_line(const char *s, size_t n, cv_http_req_t *req, char *why, s
             strncasecmp(kept[i].name, s, colon - s) != 0)
             continue;
         if (!copy_field((char *)req + kept[i].offset, kept[i].size, v, end - v))
-            return cv_seterr(why, why_size, CV_EPROTO, "header %s too long", kept[i].name);
+            return cv_seterr(errstr, errstr_size, CV_EPROTO, "header %s too long", kept[i].name);
     }
     return 0;
 }
 
-int cv_httpreq_parse(const char *buf, size_t len, cv_http_req_t *req, char *why, size_t why_size)
+int cv_httpreq_parse(const char *buf, size_t len, cv_http_req_t *req, char *errstr,
+                     size_t errstr_size)
 {
     size_t head = head_end(buf, len < CV_HTTP_HEAD_MAX ? len : CV_HTTP_HEAD_MAX);
     if (!head)
         return len >= CV_HTTP_HEAD_MAX
-                   ? cv_seterr(why, why_size, CV_ETOOBIG, "request head longer than %d bytes",
+                   ? cv_seterr(errstr, errstr_size, CV_ETOOBIG, "request head longer than %d bytes",
                                CV_HTTP_HEAD_MAX)
                    : 0;
     memset(req, 0, sizeof(*req));
@@ -125,16 +128,16 @@ int cv_httpreq_parse(const char *buf, size_t len, cv_http_req_t *req, char *why,
         if (n == 0)
             break;
         if (memchr(p, '\0', n))
-            return cv_seterr(why, why_size, CV_EPROTO, "NUL byte in the request head");
-        int rc =
-            first ? request_line(p, n, req, why, why_size) : header_line(p, n, req, why, why_size);
+            return cv_seterr(errstr, errstr_size, CV_EPROTO, "NUL byte in the request head");
+        int rc = first ? request_line(p, n, req, errstr, errstr_size)
+                       : header_line(p, n, req, errstr, errstr_size);
         if (rc)
             return rc;
         first = false;
         p = nl + 1;
     }
     if (first)
-        return cv_seterr(why, why_size, CV_EPROTO, "empty request");
+        return cv_seterr(errstr, errstr_size, CV_EPROTO, "empty request");
     return (int)head;
 }
 
@@ -184,12 +187,12 @@ bool cv_httpreq_param(const char *query, const char *name, char *out, size_t out
     return false;
 }
 
-int cv_httpreq_query_check(const char *query, char *why, size_t why_size)
+int cv_httpreq_query_check(const char *query, char *errstr, size_t errstr_size)
 {
     size_t qlen = strlen(query);
     char *scratch = malloc(qlen + 1);
     if (!scratch)
-        return cv_seterr(why, why_size, CV_ENOMEM, "out of memory");
+        return cv_seterr(errstr, errstr_size, CV_ENOMEM, "out of memory");
     int rc = 0;
     for (const char *p = query; *p && rc == 0;) {
         const char *amp = strchr(p, '&');
@@ -198,12 +201,12 @@ int cv_httpreq_query_check(const char *query, char *why, size_t why_size)
         size_t key_len = eq ? (size_t)(eq - p) : n;
         char name[65];
         if (!unescape(p, key_len, true, name, sizeof(name)))
-            rc = cv_seterr(why, why_size, CV_EPROTO,
+            rc = cv_seterr(errstr, errstr_size, CV_EPROTO,
                            "malformed query: parameter \"%.*s\" is not a valid name "
                            "(a bad %%XX escape, an encoded NUL or longer than 64 bytes)",
                            (int)(key_len > 64 ? 64 : key_len), p);
         else if (eq && !unescape(eq + 1, n - key_len - 1, true, scratch, qlen + 1))
-            rc = cv_seterr(why, why_size, CV_EPROTO,
+            rc = cv_seterr(errstr, errstr_size, CV_EPROTO,
                            "malformed query: the value of %s has a bad %%XX escape or an "
                            "encoded NUL",
                            name);

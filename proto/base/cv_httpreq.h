@@ -33,9 +33,10 @@ typedef struct cv_http_req {
  * (through its empty line) with *req filled, 0 when buf holds no complete
  * head yet, or CV_EPROTO (a malformed request line or header, or a field
  * too long for *req) or CV_ETOOBIG (no end of head within
- * CV_HTTP_HEAD_MAX) with why[] saying which.
+ * CV_HTTP_HEAD_MAX) with errstr saying which.
  */
-int cv_httpreq_parse(const char *buf, size_t len, cv_http_req_t *req, char *why, size_t why_size);
+int cv_httpreq_parse(const char *buf, size_t len, cv_http_req_t *req, char *errstr,
+                     size_t errstr_size);
 
 /*
  * The value of query parameter `name` in `query` ("a=1&b=x%20y"),
@@ -48,10 +49,10 @@ bool cv_httpreq_param(const char *query, const char *name, char *out, size_t out
 /*
  * Checks that every parameter of `query` ("a=1&b=x%20y") decodes: no bad
  * %XX escape, no encoded NUL, no name longer than 64 bytes nor value longer
- * than the query itself. 0, or CV_EPROTO with why[] naming the parameter
+ * than the query itself. 0, or CV_EPROTO with errstr naming the parameter
  * (a server answers 400: the request is malformed, whatever its route).
  */
-int cv_httpreq_query_check(const char *query, char *why, size_t why_size);
+int cv_httpreq_query_check(const char *query, char *errstr, size_t errstr_size);
 
 /* Percent-decodes src into out (no '+' rule: for paths). False as above. */
 bool cv_httpreq_unescape(const char *src, size_t len, char *out, size_t out_size);

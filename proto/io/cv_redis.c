@@ -152,7 +152,8 @@ static void on_node_gone(void *ud, cv__rnode_t *n)
 /* The node the cluster announces at host:port (reached where the address
  * map says), connected to now if it is new; NULL when that fails (said) or
  * there is no room. */
-static cv__rnode_t *node_at(cv_redis_t *r, const char *host, int port, char *err, size_t err_size)
+static cv__rnode_t *node_at(cv_redis_t *r, const char *host, int port, char *errstr,
+                            size_t errstr_size)
 {
     int free_slot = -1;
     cv_opts_redis_route(r->opts, &host, &port);
@@ -163,12 +164,12 @@ static cv__rnode_t *node_at(cv_redis_t *r, const char *host, int port, char *err
             free_slot = i;
     }
     if (free_slot < 0) {
-        snprintf(err, err_size, "more than %d Redis nodes", NODES_MAX);
+        snprintf(errstr, errstr_size, "more than %d Redis nodes", NODES_MAX);
         return NULL;
     }
     cv__rnode_owner_t owner = {on_node_state, on_node_gone, r};
-    if (cv__rnode_open(&r->nodes[free_slot], r->loop, r->opts, host, port, &owner, err, err_size) !=
-        0)
+    if (cv__rnode_open(&r->nodes[free_slot], r->loop, r->opts, host, port, &owner, errstr,
+                       errstr_size) != 0)
         return NULL;
     return r->nodes[free_slot];
 }
@@ -177,11 +178,12 @@ static cv__rnode_t *node_at(cv_redis_t *r, const char *host, int port, char *err
 
 /* Lays CLUSTER SLOTS over the map, connecting to masters not known yet and
  * closing the nodes that no longer hold a slot. 0, or -1 with err. */
-static int apply_slots(cv_redis_t *r, const redisReply *rep, const char *asked, char *err,
-                       size_t err_size)
+static int apply_slots(cv_redis_t *r, const redisReply *rep, const char *asked, char *errstr,
+                       size_t errstr_size)
 {
     if (!rep || rep->type != REDIS_REPLY_ARRAY) {
-        snprintf(err, err_size, "CLUSTER SLOTS: %s", rep && rep->str ? rep->str : "no answer");
+        snprintf(errstr, errstr_size, "CLUSTER SLOTS: %s",
+                 rep && rep->str ? rep->str : "no answer");
         return -1;
     }
     int16_t slots[CV_SLOTS];
@@ -191,10 +193,11 @@ static int apply_slots(cv_redis_t *r, const redisReply *rep, const char *asked, 
         long long lo, hi, port;
         const char *host;
         if (!cv__redis_slot_range(rep->element[i], asked, &lo, &hi, &host, &port)) {
-            snprintf(err, err_size, "CLUSTER SLOTS: an entry is not [start, end, [host, port]]");
+            snprintf(errstr, errstr_size,
+                     "CLUSTER SLOTS: an entry is not [start, end, [host, port]]");
             return -1;
         }
-        cv__rnode_t *n = node_at(r, host, (int)port, err, err_size);
+        cv__rnode_t *n = node_at(r, host, (int)port, errstr, errstr_size);
         if (!n)
             return -1;
         for (long long s = lo; s <= hi; s++)
@@ -208,7 +211,8 @@ static int apply_slots(cv_redis_t *r, const redisReply *rep, const char *asked, 
         if (r->nodes[i] && !owns_slots(r, i))
             cv__rnode_close(r->nodes[i]); /* a failed master, or one that gave its slots away */
     if (!r->mapped)
-        snprintf(err, err_size, "the Redis Cluster serves %zu of %d slots", covered, CV_SLOTS);
+        snprintf(errstr, errstr_size, "the Redis Cluster serves %zu of %d slots", covered,
+                 CV_SLOTS);
     return r->mapped ? 0 : -1;
 }
 

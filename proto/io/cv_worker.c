@@ -73,7 +73,8 @@ static void on_signal(uv_signal_t *s, int signum)
 
 /* The lane's consumer: the bulk lane in the role's group, the express lane
  * in a group of its own ("<group>-express"). */
-static int consumer_open(cv_worker_t *w, int lane, cv_consumer_t **out, char *err, size_t err_size)
+static int consumer_open(cv_worker_t *w, int lane, cv_consumer_t **out, char *errstr,
+                         size_t errstr_size)
 {
     char group[128];
     snprintf(group, sizeof(group), "%s%s", w->def->group,
@@ -89,7 +90,7 @@ static int consumer_open(cv_worker_t *w, int lane, cv_consumer_t **out, char *er
                                .ud = w,
                                .on_state = cv__worker_kafka_state,
                                .on_job_end = cv__worker_job_end};
-    return cv_consumer_new(out, w->loop, &w->opts, &conf, err, err_size);
+    return cv_consumer_new(out, w->loop, &w->opts, &conf, errstr, errstr_size);
 }
 
 /* A consumer librdkafka gave up on is replaced: its jobs in flight finish

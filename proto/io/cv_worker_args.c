@@ -70,10 +70,10 @@ static void usage(FILE *f, const char *prog, const cv_worker_def_t *def)
 
 /* --metrics-addr: checked when the endpoint starts (cv_metrics_serve), so
  * that a bad address and a port in use are told alike. */
-static int set_metrics_addr(cv_worker_t *w, const char *addr, char *err, size_t errsz)
+static int set_metrics_addr(cv_worker_t *w, const char *addr, char *errstr, size_t errstr_size)
 {
     if (strlen(addr) >= sizeof(w->metrics_addr))
-        return cv_seterr(err, errsz, CV_EINVAL, "--metrics-addr: at most %zu characters",
+        return cv_seterr(errstr, errstr_size, CV_EINVAL, "--metrics-addr: at most %zu characters",
                          sizeof(w->metrics_addr) - 1);
     snprintf(w->metrics_addr, sizeof(w->metrics_addr), "%s", addr);
     return 0;
@@ -114,32 +114,32 @@ static const int_opt_t int_opts[] = {
 };
 enum { NINT_OPTS = sizeof(int_opts) / sizeof(int_opts[0]) };
 
-static int set_int(cv_worker_t *w, const int_opt_t *o, const char *text, bool from_env, char *err,
-                   size_t errsz)
+static int set_int(cv_worker_t *w, const int_opt_t *o, const char *text, bool from_env,
+                   char *errstr, size_t errstr_size)
 {
     if (parse_int(text, o->lo, o->hi, (int *)((char *)w + o->offset)) == 0)
         return 0;
-    return cv_seterr(err, errsz, CV_EINVAL, "%s%s: expected %d..%d", from_env ? "" : "--",
+    return cv_seterr(errstr, errstr_size, CV_EINVAL, "%s%s: expected %d..%d", from_env ? "" : "--",
                      from_env ? o->env : o->name, o->lo, o->hi);
 }
 
 /* Numeric settings taken from the environment before argv. */
-static int from_env(cv_worker_t *w, char *err, size_t errsz)
+static int from_env(cv_worker_t *w, char *errstr, size_t errstr_size)
 {
     for (int i = 0; i < NINT_OPTS; i++) {
         const char *v = int_opts[i].env ? getenv(int_opts[i].env) : NULL;
-        if (v && *v && set_int(w, &int_opts[i], v, true, err, errsz))
+        if (v && *v && set_int(w, &int_opts[i], v, true, errstr, errstr_size))
             return CV_EINVAL;
     }
-    return cv_limits_from_env(&w->limits, err, errsz);
+    return cv_limits_from_env(&w->limits, errstr, errstr_size);
 }
 
 /* A worker id names the holder of its leases ("<id>@<incarnation>:<n>"), so
  * it may not contain the separator: the id is what precedes the first one. */
-static int set_id(cv_worker_t *w, const char *id, char *err, size_t errsz)
+static int set_id(cv_worker_t *w, const char *id, char *errstr, size_t errstr_size)
 {
     if (strlen(id) >= sizeof(w->id) || strchr(id, ' ') || strchr(id, CV_HOLDER_SEP))
-        return cv_seterr(err, errsz, CV_EINVAL,
+        return cv_seterr(errstr, errstr_size, CV_EINVAL,
                          "--id \"%s\": at most %zu characters, no spaces and no '%c' (it "
                          "separates a worker id from its incarnation in lease holders)",
                          id, sizeof(w->id) - 1, CV_HOLDER_SEP);
@@ -148,19 +148,19 @@ static int set_id(cv_worker_t *w, const char *id, char *err, size_t errsz)
 }
 
 /* One option; 1 for an unknown one (usage is printed). */
-static int parse_one(cv_worker_t *w, int c, const char *arg, cv_log_opts_t *log, char *err,
-                     size_t errsz)
+static int parse_one(cv_worker_t *w, int c, const char *arg, cv_log_opts_t *log, char *errstr,
+                     size_t errstr_size)
 {
     switch (c) {
     case 'r':
-        return cv_opts_set_redis(&w->opts, arg, err, errsz);
+        return cv_opts_set_redis(&w->opts, arg, errstr, errstr_size);
     case 'k':
         snprintf(w->opts.kafka, sizeof(w->opts.kafka), "%s", arg);
         return 0;
     case 'o':
-        return cv_opts_add_kafka(&w->opts, arg, err, errsz);
+        return cv_opts_add_kafka(&w->opts, arg, errstr, errstr_size);
     case 'i':
-        return set_id(w, arg, err, errsz);
+        return set_id(w, arg, errstr, errstr_size);
     case 'p':
         snprintf(w->opts.prefix, sizeof(w->opts.prefix), "%s", arg);
         return 0;
@@ -168,18 +168,18 @@ static int parse_one(cv_worker_t *w, int c, const char *arg, cv_log_opts_t *log,
         log->level = CV_LOG_DEBUG;
         return 0;
     case 'F':
-        return cv_log_opts_set(log, "log-format", arg, err, errsz);
+        return cv_log_opts_set(log, "log-format", arg, errstr, errstr_size);
     case 'L':
-        return cv_log_opts_set(log, "log-level", arg, err, errsz);
+        return cv_log_opts_set(log, "log-level", arg, errstr, errstr_size);
     case 'M':
-        return set_metrics_addr(w, arg, err, errsz);
+        return set_metrics_addr(w, arg, errstr, errstr_size);
     default:
         for (int i = 0; i < NINT_OPTS; i++)
             if (int_opts[i].id == c)
-                return set_int(w, &int_opts[i], arg, false, err, errsz);
+                return set_int(w, &int_opts[i], arg, false, errstr, errstr_size);
         if (c >= OPT_LIMIT_BASE && c < OPT_LIMIT_BASE + CV_LIMIT__COUNT)
             return cv_limits_set(&w->limits, cv_limit_option((cv_limit_t)(c - OPT_LIMIT_BASE)), arg,
-                                 err, errsz);
+                                 errstr, errstr_size);
         return 1;
     }
 }

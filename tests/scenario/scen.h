@@ -44,7 +44,7 @@ bool scen_rng_chance(scen_rng_t *r, unsigned permille);
  * Redis: one synchronous connection, scripts called by SHA.
  * ------------------------------------------------------------------------ */
 
-int scen_redis_open(const char *socket_path, int port, char *err, size_t errsz);
+int scen_redis_open(const char *socket_path, int port, char *errstr, size_t errstr_size);
 void scen_redis_close(void);
 redisContext *scen_redis(void);
 /* Round trips made so far (for the rate summary). */
@@ -218,11 +218,11 @@ void scen_unname(scen_world_t *w);
 /* Runs one schedule of `def` for `seed` into w (free it with
  * scen_world_free), then checks the invariants: scen_check's answer. */
 int scen_run_schedule(const scen_def_t *def, uint64_t seed, bool trace, scen_sabotage_t sabotage,
-                      scen_world_t *w, char *why, size_t whysz);
+                      scen_world_t *w, char *errstr, size_t errstr_size);
 void scen_world_free(scen_world_t *w);
 
 /* The invariants at the end of a schedule (scen_invariants.c): 0 when they
- * hold, -1 with the first violation in why. */
-int scen_check(scen_world_t *w, char *why, size_t whysz);
+ * hold, -1 with the first violation in errstr. */
+int scen_check(scen_world_t *w, char *errstr, size_t errstr_size);
 
 #endif

@@ -357,10 +357,10 @@ static void check_order(const scen_world_t *w, const snapshot_t *s, finding_t *f
     }
 }
 
-int scen_check(scen_world_t *w, char *why, size_t whysz)
+int scen_check(scen_world_t *w, char *errstr, size_t errstr_size)
 {
-    finding_t f = {why, whysz, false};
-    why[0] = '\0';
+    finding_t f = {errstr, errstr_size, false};
+    errstr[0] = '\0';
     if (w->seen.violation[0])
         violation(&f, "%s", w->seen.violation);
     snapshot_t s = {0};

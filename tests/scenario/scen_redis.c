@@ -50,13 +50,14 @@ void scen_redis_lost(const char *what)
     exit(3);
 }
 
-int scen_redis_open(const char *socket_path, int port, char *err, size_t errsz)
+int scen_redis_open(const char *socket_path, int port, char *errstr, size_t errstr_size)
 {
     struct timeval tv = {5, 0};
     ctx = socket_path && socket_path[0] ? redisConnectUnixWithTimeout(socket_path, tv)
                                         : redisConnectWithTimeout("127.0.0.1", port, tv);
     if (!ctx || ctx->err) {
-        snprintf(err, errsz, "cannot connect to redis: %s", ctx ? ctx->errstr : "out of memory");
+        snprintf(errstr, errstr_size, "cannot connect to redis: %s",
+                 ctx ? ctx->errstr : "out of memory");
         return -1;
     }
     return 0;

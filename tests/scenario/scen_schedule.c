@@ -362,7 +362,7 @@ static void sabotage_at_start(scen_world_t *w)
 }
 
 int scen_run_schedule(const scen_def_t *def, uint64_t seed, bool trace, scen_sabotage_t sabotage,
-                      scen_world_t *w, char *why, size_t whysz)
+                      scen_world_t *w, char *errstr, size_t errstr_size)
 {
     memset(w, 0, sizeof(*w));
     w->def = def;
@@ -426,7 +426,7 @@ int scen_run_schedule(const scen_def_t *def, uint64_t seed, bool trace, scen_sab
             advance(w, k - nd);
     }
     sabotage_at_end(w);
-    int rc = scen_check(w, why, whysz);
-    scen_trace(w, "end: %s", rc ? why : "every invariant holds");
+    int rc = scen_check(w, errstr, errstr_size);
+    scen_trace(w, "end: %s", rc ? errstr : "every invariant holds");
     return rc;
 }

@@ -74,9 +74,9 @@ static wire_t encode(const cv_msg_t *m)
     return w;
 }
 
-static int decode(const wire_t *w, cv_msg_t *m, char *err, size_t err_size)
+static int decode(const wire_t *w, cv_msg_t *m, char *errstr, size_t errstr_size)
 {
-    return cv_msg_decode(w->buf, w->len, m, err, err_size);
+    return cv_msg_decode(w->buf, w->len, m, errstr, errstr_size);
 }
 
 static void assert_same_msg(const cv_msg_t *a, const cv_msg_t *b)

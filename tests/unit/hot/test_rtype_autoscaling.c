@@ -40,12 +40,13 @@ static const cv_rtype_t *policy(void)
     return t;
 }
 
-/* The schema applied to `props_sq`; NULL with the message in err. */
-static json_t *apply(const cv_rtype_t *t, const char *props_sq, char *err, size_t size)
+/* The schema applied to `props_sq`; NULL with the message in errstr. */
+static json_t *apply(const cv_rtype_t *t, const char *props_sq, char *errstr, size_t errstr_size)
 {
     json_t *raw = js(props_sq);
-    err[0] = '\0';
-    json_t *props = cv_rtype_apply_schema(t, raw, "resources.g.properties", false, err, size);
+    errstr[0] = '\0';
+    json_t *props =
+        cv_rtype_apply_schema(t, raw, "resources.g.properties", false, errstr, errstr_size);
     json_decref(raw);
     return props;
 }

@@ -37,13 +37,16 @@ static inline json_t *tr_props(const cv_rtype_t *t, const json_t *props)
 
 /* The message of validating `props_json` (schema, then the type's rule), ""
  * when accepted. */
-static inline void tr_validate(const cv_rtype_t *t, const char *props_json, char *err, size_t size)
+static inline void tr_validate(const cv_rtype_t *t, const char *props_json, char *errstr,
+                               size_t errstr_size)
 {
-    err[0] = '\0';
+    errstr[0] = '\0';
     json_t *props = tu_json(props_json);
-    json_t *applied = cv_rtype_apply_schema(t, props, "resources.r.properties", true, err, size);
-    if (applied && t->validate && t->validate(applied, "resources.r.properties", err, size) == 0)
-        err[0] = '\0';
+    json_t *applied =
+        cv_rtype_apply_schema(t, props, "resources.r.properties", true, errstr, errstr_size);
+    if (applied && t->validate &&
+        t->validate(applied, "resources.r.properties", errstr, errstr_size) == 0)
+        errstr[0] = '\0';
     json_decref(applied);
     json_decref(props);
 }

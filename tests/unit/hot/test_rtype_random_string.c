@@ -30,11 +30,11 @@ static const cv_rtype_t *rs_type(void)
     return cv_rtype_find("OS::Heat::RandomString");
 }
 
-static json_t *schema(const char *props_json, bool literal_only, char *err, size_t err_size)
+static json_t *schema(const char *props_json, bool literal_only, char *errstr, size_t errstr_size)
 {
     json_t *raw = tu_json(props_json);
-    err[0] = '\0';
-    json_t *out = cv_rtype_apply_schema(rs_type(), raw, WHERE, literal_only, err, err_size);
+    errstr[0] = '\0';
+    json_t *out = cv_rtype_apply_schema(rs_type(), raw, WHERE, literal_only, errstr, errstr_size);
     json_decref(raw);
     return out;
 }

@@ -26,13 +26,14 @@ static const cv_rtype_t *type(const char *name)
 }
 
 /* Applies the schema of `type_name` to `props_json`; NULL on error, with
- * the message in err. */
-static json_t *apply(const char *type_name, const char *props_json, bool literal_only, char *err,
-                     size_t err_size)
+ * the message in errstr. */
+static json_t *apply(const char *type_name, const char *props_json, bool literal_only, char *errstr,
+                     size_t errstr_size)
 {
     json_t *props = tu_json(props_json);
-    err[0] = '\0';
-    json_t *out = cv_rtype_apply_schema(type(type_name), props, WHERE, literal_only, err, err_size);
+    errstr[0] = '\0';
+    json_t *out =
+        cv_rtype_apply_schema(type(type_name), props, WHERE, literal_only, errstr, errstr_size);
     json_decref(props);
     return out;
 }

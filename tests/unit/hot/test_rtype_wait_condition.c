@@ -67,11 +67,11 @@ static cv_rstate_t *created_handle(void)
 }
 
 /* Sends `details_json` (NULL: no data) to the handle; returns the result. */
-static int send(cv_rstate_t *h, const char *details_json, char *err, size_t err_size)
+static int send(cv_rstate_t *h, const char *details_json, char *errstr, size_t errstr_size)
 {
     json_t *details = details_json ? tu_json(details_json) : json_null();
     h->reason[0] = '\0';
-    int rc = handle_type()->signal(h, details, err, err_size);
+    int rc = handle_type()->signal(h, details, errstr, errstr_size);
     json_decref(details);
     return rc;
 }

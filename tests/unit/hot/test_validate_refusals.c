@@ -222,6 +222,23 @@ static void test_folding_past_the_size_guard_leaves_the_rest_for_the_engine(void
     free(big);
 }
 
+/* The same when a built function (str_split here) is what goes past it:
+ * the fold tells that from a wrong call by the resolver's code, not by
+ * the message. */
+static void test_a_function_past_the_size_guard_leaves_the_rest_for_the_engine(void **state)
+{
+    (void)state;
+    char *big = malloc(1024 * 1024 + 32);
+    assert_non_null(big);
+    strcpy(big, "{\"big\": \"");
+    memset(big + 9, ',', 1024 * 1024);
+    strcpy(big + 9 + 1024 * 1024, "\"}");
+    assert_valid(VALUE_OF("  big: {type: string}\n",
+                          "[{str_split: [',', {get_param: big}]}, {str_split: [',', 'a,b', 5]}]"),
+                 big);
+    free(big);
+}
+
 static void test_a_nested_place_is_named_in_the_refusal(void **state)
 {
     (void)state;
@@ -310,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_a_call_reading_a_resource_is_left_for_the_engine),
         cmocka_unit_test(test_a_known_call_inside_one_reading_a_resource_is_evaluated),
         cmocka_unit_test(test_folding_past_the_size_guard_leaves_the_rest_for_the_engine),
+        cmocka_unit_test(test_a_function_past_the_size_guard_leaves_the_rest_for_the_engine),
         cmocka_unit_test(test_a_nested_place_is_named_in_the_refusal),
         cmocka_unit_test(test_the_properties_of_a_none_resource_are_not_evaluated),
         cmocka_unit_test(test_a_delete_may_parse_what_validation_refuses_now),

@@ -19,10 +19,11 @@
 #include <signal.h>
 
 static int from_opts(const char *name, const char *fd, const char **caps, size_t ncaps,
-                     const char **props, size_t nprops, json_t **desc, char *err, size_t size)
+                     const char **props, size_t nprops, json_t **desc, char *errstr,
+                     size_t errstr_size)
 {
     cv_desc_opts_t o = {name, NULL, fd, "UD1", props, nprops, caps, ncaps};
-    return cv_desc_from_opts(&o, NULL, desc, err, size);
+    return cv_desc_from_opts(&o, NULL, desc, errstr, errstr_size);
 }
 
 static void test_options_make_a_node_description(void **state)
@@ -125,9 +126,9 @@ static void test_a_missing_node_and_a_bad_manifest_are_named(void **state)
     json_decref(m);
 }
 
-static int parse(cv_agent_conf_t *c, char *err, size_t size, int argc, char **argv)
+static int parse(cv_agent_conf_t *c, char *errstr, size_t errstr_size, int argc, char **argv)
 {
-    return cv_agent_conf_parse(c, argc, argv, err, size);
+    return cv_agent_conf_parse(c, argc, argv, errstr, errstr_size);
 }
 
 static void test_the_command_line_has_defaults(void **state)

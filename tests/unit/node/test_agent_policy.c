@@ -21,8 +21,8 @@
 
 /* The policy's verdict on a replica spec with `extra` members (JSON text
  * starting with ", "), or with `task_extra` members in its one task. */
-static int check(const cv_policy_t *p, const char *extra, const char *task_extra, char *why,
-                 size_t size)
+static int check(const cv_policy_t *p, const char *extra, const char *task_extra, char *errstr,
+                 size_t errstr_size)
 {
     char text[2048], err[256];
     snprintf(text, sizeof(text),
@@ -33,15 +33,15 @@ static int check(const cv_policy_t *p, const char *extra, const char *task_extra
     json_t *j = tu_json(text);
     assert_int_equal(cv_rspec_parse(j, &s, err, sizeof(err)), 0);
     json_decref(j);
-    why[0] = '\0';
-    int rc = cv_policy_check_spec(p, &s, why, size);
+    errstr[0] = '\0';
+    int rc = cv_policy_check_spec(p, &s, errstr, errstr_size);
     cv_rspec_free(&s);
     return rc;
 }
 
-static int check_spec(const cv_policy_t *p, const char *extra, char *why, size_t size)
+static int check_spec(const cv_policy_t *p, const char *extra, char *errstr, size_t errstr_size)
 {
-    return check(p, extra, "", why, size);
+    return check(p, extra, "", errstr, errstr_size);
 }
 
 static void test_a_fixed_port_below_1024_needs_low_ports(void **state)
