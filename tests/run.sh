@@ -10,13 +10,13 @@
 # fuzz target. Exits non-zero on any failure.
 #
 # Each configuration is built once (build/, build-asan/, build-fuzz/). After
-# the first build, what does not share state runs at the same time, in two
-# phases: the integration tests in two shards, each against a deployment of
-# its own (tests/integration/run.sh --shards), beside the security, console
-# and packaging suites and, niced on what the deployments leave of the CPU,
-# the static checks, the scenario harness, the sanitizers' build and
-# fuzzing; then the sanitizer pass in two shards beside the chaos suite. The
-# benchmark runs last, alone, so that its figures are the machine's. A step
+# the first build, what does not share state runs at the same time: the
+# integration tests in two shards, each against a deployment of its own
+# (tests/integration/run.sh --shards), beside the security, console and
+# packaging suites and, niced on what the deployments leave of the CPU, the
+# sanitizers' build, the static checks, the scenario harness and fuzzing.
+# Then the sanitizer pass (two shards), the chaos suite and the benchmark,
+# each alone: their timings are the machine's. A step
 # that runs in the background prints its output, whole, when its job ends;
 # the summary gives each step's time and when it ran.
 # Usage: tests/run.sh [--quick | --fast]
@@ -182,20 +182,23 @@ web_console() {
 
 # The background jobs: each runs its steps in turn. Steps of different jobs
 # share nothing: each suite brings up deployments of its own, in state
-# directories of its own, on ports picked free. Two phases: the plain
-# integration shards beside the other suites, the builds and the checks;
-# then the sanitizer pass beside the chaos suite. The machine has 2 cores:
-# more deployments at once would leave the tests' timers too late.
+# directories of its own, on ports picked free. The plain integration
+# shards run beside the other suites, the builds and the checks; then the
+# sanitizer pass, and the chaos suite alone. The machine has 2 cores: more
+# deployments at once leave the tests' timers, and the chaos suite's
+# deadlines, too late (a Kafka broker alone takes a quarter of a core idle).
 
 # The builds' and the checks' CPU work, niced: the sanitizers' build and its
 # unit tests (full), fuzzing (which builds build-fuzz).
 checks_chain() {
-    run_step "static checks (module layers, clang-format, cppcheck)" batch static_checks
     run_step "unit tests" unit_tests build
+    if [ $TIER = full ]; then
+        run_step "setup (ASan+UBSan build)" batch deploy/local/setup.sh --sanitize --build-dir build-asan &&
+            run_step "unit tests (ASan+UBSan)" batch unit_tests build-asan
+    fi
+    run_step "static checks (module layers, clang-format, cppcheck)" batch static_checks
     run_step "scenario harness (10,000 random schedules)" batch tests/scenario/run.sh --build-dir build
     [ $TIER = full ] || return 0
-    run_step "setup (ASan+UBSan build)" batch deploy/local/setup.sh --sanitize --build-dir build-asan &&
-        run_step "unit tests (ASan+UBSan)" batch unit_tests build-asan
     run_step "fuzz (libFuzzer, 10 s per target)" batch tests/fuzz/run.sh --seconds 10 --build-dir build-fuzz
 }
 
@@ -217,18 +220,13 @@ suites_chain() {
 # then refuses any script or transaction that spans two slots
 # (docs/redis-cluster.md).
 integration_asan() {
-    [[ -x build-asan/converge-engine ]] || {
-        echo "no sanitizers' build (its setup failed above)"
+    if [[ ! -x build-asan/converge-engine ]]; then
+        echo "=== integration tests (ASan+UBSan): no sanitizers' build (its setup failed above)"
         return 1
-    }
-    run_step "integration tests (ASan+UBSan workers, Redis in cluster mode; tests/integration/sanitize.list)" \
+    fi
+    step "integration tests (ASan+UBSan workers, Redis in cluster mode; tests/integration/sanitize.list)" \
         tests/integration/run.sh --shards 2 --list tests/integration/sanitize.list \
         --build-dir build-asan --dir .local-itest-asan -- --sanitize --redis-one-node-cluster
-}
-
-chaos() {
-    run_step "chaos suite (kill, pause, redis, kafka, broker-failover, redis-failover, partitions, poison, duplicate, cluster)" \
-        tests/chaos/run.sh --build-dir build --dir .local-chaos
 }
 
 step "setup (packages, Kafka, build)" deploy/local/setup.sh --build-dir build
@@ -244,9 +242,9 @@ else
     spawn checks_chain
     join_jobs
     if [ $TIER = full ]; then
-        spawn integration_asan
-        spawn chaos
-        join_jobs
+        integration_asan
+        step "chaos suite (kill, pause, redis, kafka, broker-failover, redis-failover, partitions, poison, duplicate, cluster)" \
+            tests/chaos/run.sh --build-dir build --dir .local-chaos
         # Last and alone: its figures are the machine's, not the other steps'.
         step "benchmark (quick)" bench_smoke
     fi
