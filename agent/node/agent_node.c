@@ -40,7 +40,9 @@ struct cv_anode {
     json_t *bad; /* rid -> report of an assigned spec that cannot be read */
     uv_timer_t hb_timer, tick_timer, flush_timer;
     unsigned ticks;
-    int closing; /* timers not yet closed, once freed */
+    int closing;    /* timers not yet closed, once freed */
+    int unanswered; /* commands sent with a callback whose answer has not come */
+    bool freed;     /* cv_anode_free was called: answers still due find it gone */
     double last_ok, started;
     /* Reads of the assignments asked and answered, and the first read
      * trusted since the fence lifted: answers come in the order asked. */
@@ -87,12 +89,44 @@ static void forget(cv_anode_t *n, entry_t *e)
 /* Redis writes                                                             */
 /* ------------------------------------------------------------------------ */
 
+/* The node lives until its three timers are closed and every command it
+ * sent has been answered: Redis, closing, still answers what was asked
+ * before (or gives no reply when the connection goes), after the node was
+ * freed. */
+static void release(cv_anode_t *n)
+{
+    if (n->freed && n->closing == 0 && n->unanswered == 0)
+        free(n);
+}
+
+typedef struct {
+    cv_anode_t *n;
+    cv_redis_cb cb;
+} answer_t;
+
+static void on_answer(cv_redis_t *r, redisReply *reply, void *ud)
+{
+    answer_t a = *(answer_t *)ud;
+    free(ud);
+    a.n->unanswered--;
+    if (!a.n->freed)
+        a.cb(r, reply, a.n);
+    release(a.n);
+}
+
 static bool send_cmd(cv_anode_t *n, int argc, const char **argv, cv_redis_cb cb)
 {
-    if (!n->redis || cv_redis_argv(n->redis, argc, argv, NULL, cb, n) != 0) {
+    answer_t *a = cb ? malloc(sizeof(*a)) : NULL;
+    if (a)
+        *a = (answer_t){.n = n, .cb = cb};
+    if (!n->redis || (cb && !a) ||
+        cv_redis_argv(n->redis, argc, argv, NULL, a ? on_answer : NULL, a) != 0) {
+        free(a);
         cv_debug("node %s: Redis unreachable, %s not sent", n->conf.name, argv[0]);
         return false;
     }
+    if (a)
+        n->unanswered++;
     return true;
 }
 
@@ -632,12 +666,11 @@ void cv_anode_shutdown(cv_anode_t *n, bool stop_replicas, void (*done)(void *ud)
             stop_entry(&n->entries.v[i], "the agent is stopping", false);
 }
 
-/* The node lives until its three timers are closed, in whatever order. */
 static void on_closed(uv_handle_t *h)
 {
     cv_anode_t *n = h->data;
-    if (--n->closing == 0)
-        free(n);
+    n->closing--;
+    release(n);
 }
 
 void cv_anode_free(cv_anode_t *n)
@@ -648,6 +681,7 @@ void cv_anode_free(cv_anode_t *n)
     cv_vec_free(&n->entries);
     json_decref(n->bad);
     cv_ports_free(&n->ports);
+    n->freed = true;
     n->closing = 3;
     uv_close((uv_handle_t *)&n->hb_timer, on_closed);
     uv_close((uv_handle_t *)&n->tick_timer, on_closed);

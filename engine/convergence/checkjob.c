@@ -41,8 +41,11 @@ int cv_check_load(cv_check_loaded_t *l, const cv_msg_t *job, const cv_resp_t *re
     memset(l, 0, sizeof(*l));
     if (cv_resp_count(rep) != CV_CHECK_BEGIN_R_OK_ELEMENTS)
         return CV_EPROTO;
+    /* A definition that does not decode is as none: the decision says so
+     * ("no stored definition"), as it says of a missing one. */
     const char *rdef = cv_resp_str(rep, CV_CHECK_BEGIN_R_RDEF);
-    l->rdef = rdef[0] ? json_loads(rdef, 0, NULL) : NULL;
+    if (rdef[0])
+        cv_rdef_decode(&l->rdef, rdef, NULL, 0);
     int sealed = 0;
     l->params = cv_unseal_loads(cv_resp_str(rep, CV_CHECK_BEGIN_R_PARAMS), &sealed, NULL, 0);
     if (l->params && !json_is_object(l->params)) {
@@ -67,7 +70,7 @@ int cv_check_load(cv_check_loaded_t *l, const cv_msg_t *job, const cv_resp_t *re
 
 void cv_check_loaded_clear(cv_check_loaded_t *l)
 {
-    json_decref(l->rdef);
+    cv_rdef_clear(&l->rdef);
     json_decref(l->params);
     json_decref(l->sp);
     json_decref(l->files);
@@ -81,7 +84,7 @@ cv_check_input_t cv_check_input(const cv_check_loaded_t *l, const cv_msg_t *job,
 {
     return (cv_check_input_t){.job = job,
                               .rec = &l->rec,
-                              .rdef = l->rdef,
+                              .rdef = cv_rdef_defined(&l->rdef) ? &l->rdef : NULL,
                               .params = l->params,
                               .sp = l->sp,
                               .files = l->files,
@@ -215,13 +218,6 @@ static char *dump_or_empty(const json_t *j)
     return j ? cv_record_json(j) : strdup("");
 }
 
-/* The resource's dependencies as recorded in the index, for cleanup order. */
-static char *dependencies_of(const json_t *rdef)
-{
-    json_t *deps = rdef ? json_object_get(rdef, "depends") : NULL;
-    return deps ? json_dumps(deps, JSON_COMPACT) : strdup("[]");
-}
-
 void cv_check_finish_of(cv_check_finish_t *f, cv_check_written_t *w, const cv_msg_t *job,
                         const cv_check_loaded_t *l, const cv_check_outcome_t *out,
                         const cv_rstate_t *st, const char *token)
@@ -239,11 +235,11 @@ void cv_check_finish_of(cv_check_finish_t *f, cv_check_written_t *w, const cv_ms
     w->attrs = cv_record_json_sealed(attrs);
     w->data = cv_record_json(data);
     w->dependencies =
-        current && job->phase == CV_PHASE_UPDATE ? dependencies_of(l->rdef) : strdup("");
+        current && job->phase == CV_PHASE_UPDATE ? cv_rdef_depends_json(&l->rdef) : strdup("");
     w->old = out->old ? cv_record_old_json(out->old) : strdup("");
     w->events = dump_or_empty(out->events);
     const char *policy =
-        l->rdef ? json_string_value(json_object_get(l->rdef, "deletion_policy")) : l->rec.policy;
+        cv_rdef_defined(&l->rdef) ? cv_rdef_policy_name(l->rdef.deletion_policy) : l->rec.policy;
     *f =
         (cv_check_finish_t){.job = job,
                             .version = l->rec.version,

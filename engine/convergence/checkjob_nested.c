@@ -59,8 +59,7 @@ static int check_limits(const cv_checkjob_t *j, const char *type_name, const jso
     const cv_rtype_t *t = cv_rtype_find(type_name);
     if (rc || !t || strcmp(type_name, "OS::Heat::Stack") == 0)
         return rc;
-    cv_tpl_opts_t opts = {
-        .files = j->in.files, .depth = j->in.depth, .env = json_object_get(j->in.rdef, "env")};
+    cv_tpl_opts_t opts = {.files = j->in.files, .depth = j->in.depth, .env = j->in.rdef.env};
     cv_tpl_count_t count;
     return cv_template_count_nested(type_name, props, type_name, &opts, j->limits, &count, errstr,
                                     errstr_size);
@@ -82,7 +81,7 @@ static int define_child(cv_checkjob_t *j, json_t *entry, const char *child, cons
     char digest[24];
     cv_check_template_digest(tpl, j->in.files, digest);
     json_object_set_new(data, "template_digest", json_string(digest));
-    cv_check_env_digest(json_object_get(j->in.rdef, "env"), digest);
+    cv_check_env_digest(j->in.rdef.env, digest);
     json_object_set_new(data, "env_digest", json_string(digest));
     if (json_is_string(tpl) && (tpl = parse_template(tpl, errstr, errstr_size)) == NULL) {
         json_decref(params);
@@ -157,7 +156,7 @@ static const cv_flow_t *begin_child(cv_checkjob_t *j, const json_t *entry)
                            .files = deleting ? "" : dump(b, j->in.files),
                            .fname = json_string_value(json_object_get(entry, "type")),
                            .parent = dump(b, parent),
-                           .env = deleting ? "" : dump(b, json_object_get(j->in.rdef, "env")),
+                           .env = deleting ? "" : dump(b, j->in.rdef.env),
                            .token = json_string_value(json_object_get(entry, "token"))};
     json_decref(parent);
     return cv__checkjob_progress(j,

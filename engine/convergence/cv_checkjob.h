@@ -30,13 +30,14 @@
 #include "cv_contract.h"
 #include "cv_flow.h"
 #include "cv_progress.h"
+#include "cv_rdef.h"
 #include "cv_record.h"
 #include "cv_resp.h"
 #include "cv_hot.h"
 
 /* What check_begin.lua loaded under the lease (its OK reply), parsed. */
 typedef struct cv_check_loaded {
-    json_t *rdef; /* {"type", "properties", "deletion_policy", "metadata", "depends"}; NULL none */
+    cv_rdef_t rdef; /* this traversal's definition; cv_rdef_defined false: none */
     json_t *params; /* resolved parameters, pseudo parameters added; NULL: not JSON */
     json_t *sp;     /* sync point: predecessor node -> {"id", "attrs"} */
     json_t *files;  /* the stack's template files; NULL unless the resource is nested */

@@ -33,7 +33,7 @@
  *     recorded with the same external_id                   as unchanged (WAIT/DONE)
  *     external_id added, removed or changed                FAIL (Heat's NotSupported)
  *   UPDATE or REPLACE that the environment restricts       FAIL, without a status:
- *   (rdef "restricted_actions": {"update", "replace"})     the record is left as it is
+ *   (the definition's restrict_update, restrict_replace)   the record is left as it is
  * CHECK, cleanup node (the resource had a record when the traversal began):
  *   load error, recorded type unknown                      FAIL
  *   no record                                              NOTHING
@@ -72,6 +72,7 @@
 
 #include "cv_calls.h"
 #include "cv_contract.h"
+#include "cv_rdef.h"
 #include "cv_record.h"
 #include "cv_hot.h"
 
@@ -112,7 +113,7 @@ typedef enum {
 typedef struct cv_check_input {
     const cv_msg_t *job;    /* stack, resource, phase, traversal */
     const cv_record_t *rec; /* as loaded under the lease */
-    const json_t *rdef;     /* this traversal's definition of the resource; NULL none */
+    const cv_rdef_t *rdef;  /* this traversal's definition of the resource; NULL none */
     const json_t *params;   /* resolved parameters (pseudo ones added); NULL: not JSON */
     const json_t *sp;       /* sync point: predecessor node -> {"id", "attrs"} */
     const json_t *files;    /* the stack's template files; NULL unless nested */
@@ -186,7 +187,7 @@ void cv_check_replaced_token(char *out, size_t size, const char *entry_uuid,
  * the child needs an update even when the properties did not change. */
 void cv_check_template_digest(const json_t *tpl, const json_t *files, char *out);
 
-/* The child stack's environment (the nested resource's rdef "env", Heat's
+/* The child stack's environment (the nested resource's definition's env, Heat's
  * child environment: parameter_defaults, resource_registry), as 16 hex
  * digits in `out` (>= 17 bytes); NULL is no environment. Recorded beside
  * the template digest ("env_digest"): a change means the child needs an

@@ -18,7 +18,9 @@
  * hash) and check_begin.lua hands it to the engine: {"type", "properties",
  * "deletion_policy", "metadata", "depends"}, plus "nested": true for a
  * nested-stack type, so that check_begin.lua hands over the stack's
- * template files with it, and only then. NULL when out of memory.
+ * template files with it, and only then. The CHECK job reads it back
+ * through cv_rdef_decode (cv_rdef.h), the one reader of these keys.
+ * NULL when out of memory.
  */
 json_t *cv_expand_rdef(const cv_tpl_resource_t *res);
 

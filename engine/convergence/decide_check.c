@@ -137,8 +137,7 @@ static json_t *desired_properties(const cv_check_input_t *in, const cv_rtype_t *
     snprintf(where, sizeof(where), "resources.%s.properties", in->job->resource);
     parents_t parents = {in->sp};
     cv_resolve_ctx_t rctx = {in->params, lookup_parent, &parents};
-    json_t *resolved = cv_intrinsic_resolve(json_object_get(in->rdef, "properties"), &rctx, where,
-                                            errstr, errstr_size);
+    json_t *resolved = cv_intrinsic_resolve(in->rdef->props, &rctx, where, errstr, errstr_size);
     if (!resolved)
         return NULL;
     json_t *props = cv_rtype_apply_schema(type, resolved, where, false, errstr, errstr_size);
@@ -155,15 +154,14 @@ static json_t *facade(const cv_check_input_t *in, char *errstr, size_t errstr_si
     parents_t parents = {in->sp};
     cv_resolve_ctx_t rctx = {in->params, lookup_parent, &parents};
     snprintf(where, sizeof(where), "resources.%s.metadata", in->job->resource);
-    json_t *meta = cv_intrinsic_resolve(json_object_get(in->rdef, "metadata"), &rctx, where, errstr,
-                                        errstr_size);
+    json_t *meta = cv_intrinsic_resolve(in->rdef->metadata, &rctx, where, errstr, errstr_size);
     snprintf(where, sizeof(where), "resources.%s.update_policy", in->job->resource);
-    const json_t *up = json_object_get(in->rdef, "update_policy");
+    const json_t *up = in->rdef->update_policy;
     json_t *update =
         meta && up ? cv_intrinsic_resolve(up, &rctx, where, errstr, errstr_size) : json_object();
-    const char *policy = json_string_value(json_object_get(in->rdef, "deletion_policy"));
     json_t *f = meta && update ? json_pack("{s:O, s:s, s:O}", "metadata", meta, "deletion_policy",
-                                           policy ? policy : "Delete", "update_policy", update)
+                                           cv_rdef_policy_name(in->rdef->deletion_policy),
+                                           "update_policy", update)
                                : NULL;
     json_decref(meta);
     json_decref(update);
@@ -214,7 +212,7 @@ static bool nested_template_changed(const cv_check_input_t *in, const cv_check_o
     const char *was = json_string_value(json_object_get(in->rec->data, "template_digest"));
     const char *env_was = json_string_value(json_object_get(in->rec->data, "env_digest"));
     char env_digest[24];
-    cv_check_env_digest(json_object_get(in->rdef, "env"), env_digest);
+    cv_check_env_digest(in->rdef->env, env_digest);
     json_decref(data);
     json_decref(tpl);
     json_decref(params);
@@ -268,7 +266,7 @@ static bool external_id_of(const cv_check_input_t *in, cv_check_outcome_t *out, 
                            size_t size)
 {
     ext[0] = '\0';
-    const json_t *v = json_object_get(in->rdef, "external_id");
+    const json_t *v = in->rdef->external_id;
     if (!v)
         return true;
     char where[CV_NAME_MAX + 32], err[512];
@@ -596,12 +594,10 @@ static void decide_cleanup(const cv_check_input_t *in, cv_check_outcome_t *out)
  */
 static void apply_restrictions(const cv_check_input_t *in, cv_check_outcome_t *out)
 {
-    const char *action = out->kind == CV_CHECK_UPDATE    ? "update"
-                         : out->kind == CV_CHECK_REPLACE ? "replace"
-                                                         : NULL;
-    const json_t *restricted = json_object_get(in->rdef, "restricted_actions");
-    if (!action || !json_is_true(json_object_get(restricted, action)))
+    bool updating = out->kind == CV_CHECK_UPDATE, replacing = out->kind == CV_CHECK_REPLACE;
+    if (!(updating && in->rdef->restrict_update) && !(replacing && in->rdef->restrict_replace))
         return;
+    const char *action = updating ? "update" : "replace";
     const cv_rtype_t *type = out->type;
     char type_name[sizeof(out->type_name)], declared[sizeof(out->declared_type)];
     snprintf(type_name, sizeof(type_name), "%s", out->type_name);
@@ -624,13 +620,11 @@ static void apply_restrictions(const cv_check_input_t *in, cv_check_outcome_t *o
 static bool find_type(const cv_check_input_t *in, cv_check_outcome_t *out)
 {
     bool cleanup = in->job->phase == CV_PHASE_CLEANUP;
-    const char *type =
-        cleanup ? in->rec->type : json_string_value(json_object_get(in->rdef, "type"));
+    const char *type = cleanup ? in->rec->type : in->rdef->type;
     if (cleanup && !type[0] && !in->rec->exists)
         return true;
     snprintf(out->type_name, sizeof(out->type_name), "%s", type ? type : "");
-    const char *declared = cleanup ? cv_record_declared_type(in->rec)
-                                   : json_string_value(json_object_get(in->rdef, "declared_type"));
+    const char *declared = cleanup ? cv_record_declared_type(in->rec) : in->rdef->declared_type;
     snprintf(out->declared_type, sizeof(out->declared_type), "%s",
              declared ? declared : out->type_name);
     out->type = cv_rtype_lookup(out->type_name);

@@ -70,11 +70,12 @@ static void batch_start(cv_flow_buf_t *b, hset_batch_t *h, const char *key)
 /* ---- the definitions ---- */
 
 /* A group's member type as the registry maps it, written into the
- * definition's resource_def, so that the group knows its members' template
- * (their attributes) as it knows a member type given as a file. */
-static void map_member_type(const json_t *registry, json_t *d)
+ * resource_def of its properties (which the definition shares), so that
+ * the group knows its members' template (their attributes) as it knows a
+ * member type given as a file. */
+static void map_member_type(const json_t *registry, json_t *props)
 {
-    json_t *member = json_object_get(json_object_get(d, "properties"), "resource_def");
+    json_t *member = json_object_get(props, "resource_def");
     const char *type = json_string_value(json_object_get(member, "type"));
     char mapped[512];
     if (!type)
@@ -100,7 +101,7 @@ static void add_environment(const cv_stackjob_t *x, const cv_tpl_resource_t *res
     if (!t || !t->nested || json_object_size(x->env) == 0)
         return;
     if (strcmp(res->type, "OS::Heat::ResourceGroup") == 0)
-        map_member_type(registry, d);
+        map_member_type(registry, res->properties);
     char mapped[512];
     json_t *via = NULL;
     const json_t *declared =

@@ -15,6 +15,7 @@
 #include "../cv_poison.h"
 #include "../cv_progress.h"
 #include "../cv_purge.h"
+#include "../cv_rdef.h"
 #include "../cv_reaper.h"
 #include "../cv_record.h"
 #include "../cv_resp.h"

@@ -138,11 +138,12 @@ static cv_check_kind_t check_round(const check_io_t *io)
 
     cv_record_t rec;
     cv_record_parse(&rec, &io->fresh.top);
-    json_t *rdef = json_loads(RDEF, 0, NULL), *sp = json_loads(SP, 0, NULL),
-           *params = json_object();
+    cv_rdef_t rdef;
+    cv_rdef_decode(&rdef, RDEF, NULL, 0);
+    json_t *sp = json_loads(SP, 0, NULL), *params = json_object();
     cv_check_input_t in = {.job = &m,
                            .rec = &rec,
-                           .rdef = rdef,
+                           .rdef = &rdef,
                            .params = params,
                            .sp = sp,
                            .now = 1700000000.0,
@@ -191,7 +192,7 @@ static cv_check_kind_t check_round(const check_io_t *io)
     cv_record_state_clear(&st);
     cv_check_outcome_clear(&out);
     cv_record_clear(&rec);
-    json_decref(rdef);
+    cv_rdef_clear(&rdef);
     json_decref(sp);
     json_decref(params);
     return kind;
@@ -217,11 +218,11 @@ static bool settle_round(const check_io_t *io)
     cv_call_check_begin(&begin, &m, "engine-1@1:42", 5000);
     cv_call_free(&begin);
 
-    cv_check_loaded_t l = {.rdef = json_loads(RDEF, 0, NULL),
-                           .params = json_object(),
+    cv_check_loaded_t l = {.params = json_object(),
                            .sp = json_loads(SP, 0, NULL),
                            .graph_entry = strdup(ENTRY),
                            .stack_action = "CREATE"};
+    cv_rdef_decode(&l.rdef, RDEF, NULL, 0);
     cv_record_parse(&l.rec, &io->fresh.top);
     cv_check_input_t in = cv_check_input(&l, &m, 1700000000.0, NULL);
     cv_check_outcome_t out;

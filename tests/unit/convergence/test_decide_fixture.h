@@ -18,7 +18,9 @@
 typedef struct fixture {
     cv_msg_t job;
     cv_record_t rec;
-    json_t *rdef, *params, *sp, *files;
+    json_t *rdef; /* the definition as the rdef hash stores it; decoded by decide() */
+    json_t *params, *sp, *files;
+    cv_rdef_t def;
     const char *load_error;
     const char *stack_action; /* the traversal's kind: UPDATE unless a test says */
     cv_check_outcome_t out;
@@ -50,6 +52,7 @@ static inline int teardown(void **state)
     cv_check_outcome_clear(&f->out);
     cv_record_clear(&f->rec);
     json_decref(f->rdef);
+    cv_rdef_clear(&f->def);
     json_decref(f->params);
     json_decref(f->sp);
     json_decref(f->files);
@@ -57,11 +60,25 @@ static inline int teardown(void **state)
     return 0;
 }
 
+/* The definition as check_begin hands it over: its JSON text, decoded. */
+static inline const cv_rdef_t *decoded(fixture_t *f)
+{
+    cv_rdef_clear(&f->def);
+    if (!f->rdef)
+        return NULL;
+    char *text = json_dumps(f->rdef, JSON_COMPACT), err[128];
+    int rc = cv_rdef_decode(&f->def, text, err, sizeof(err));
+    free(text);
+    if (rc)
+        fail_msg("%s", err);
+    return &f->def;
+}
+
 static inline const cv_check_outcome_t *decide(fixture_t *f)
 {
     cv_check_input_t in = {.job = &f->job,
                            .rec = &f->rec,
-                           .rdef = f->rdef,
+                           .rdef = decoded(f),
                            .params = f->params,
                            .sp = f->sp,
                            .files = f->files,

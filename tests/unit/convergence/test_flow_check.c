@@ -317,6 +317,18 @@ static void test_an_unknown_type_fails_the_node_and_rolls_back(void **state)
     assert_int_equal(tf_call(a, 0)->script, CV_SCRIPT_LEASE_RELEASE);
 }
 
+static void test_a_definition_that_does_not_decode_fails_as_none_stored(void **state)
+{
+    fixture_t *f = *state;
+    cv_checkjob_start(&f->job);
+    const cv_flow_t *a =
+        replied(&f->job, begin_ok("{\"type\": \"OS::Heat::None\", \"deletion_policy\": \"Keep\"}",
+                                  "[\"version\", \"0\"]", NO_SUCCESSOR));
+    const cv_call_t *c = tf_call(a, 0);
+    assert_int_equal(c->script, CV_SCRIPT_NODE_FAILED);
+    assert_string_equal(tf_arg(c, "reason"), "resources.r: no stored definition");
+}
+
 /* ---- hooks ---- */
 
 static void test_a_pre_create_hook_pauses_the_create_and_ends_the_job(void **state)
@@ -425,6 +437,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(
             test_an_unchanged_resource_is_done_and_a_fenced_done_releases_the_lease, setup,
             teardown),
+        cmocka_unit_test_setup_teardown(test_a_definition_that_does_not_decode_fails_as_none_stored,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_an_unknown_type_fails_the_node_and_rolls_back, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_a_pre_create_hook_pauses_the_create_and_ends_the_job,

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "cv_expand.h"
+#include "cv_rdef.h"
 #include "cv_contract.h"
 #include "test_util.h"
 
@@ -18,6 +19,18 @@ static cv_template_t *parse(const char *yaml)
     if (cv_template_parse(yaml, strlen(yaml), "t.yaml", NULL, &t, err, sizeof(err)) != 0)
         fail_msg("template does not parse: %s", err);
     return t;
+}
+
+/* The definition of `res` as the traversal stores it, decoded as a CHECK
+ * job reads it. */
+static void stored(cv_rdef_t *d, const cv_tpl_resource_t *res)
+{
+    json_t *j = cv_expand_rdef(res);
+    char *text = json_dumps(j, JSON_COMPACT), err[128];
+    if (cv_rdef_decode(d, text, err, sizeof(err)) != 0)
+        fail_msg("stored definition does not decode: %s", err);
+    free(text);
+    json_decref(j);
 }
 
 static const char *const TWO = "heat_template_version: 2018-08-31\n"
@@ -44,6 +57,23 @@ static void test_rdef_carries_type_properties_policy_and_dependencies(void **sta
     cv_template_free(t);
 }
 
+static void test_stored_definition_decodes_to_what_the_template_says(void **state)
+{
+    (void)state;
+    cv_template_t *t = parse(TWO);
+    cv_rdef_t d;
+    stored(&d, &t->resources[1]);
+    assert_string_equal(d.type, "OS::Heat::Value");
+    assert_true(json_equal(d.props, t->resources[1].properties));
+    assert_int_equal(d.deletion_policy, CV_RDEF_RETAIN);
+    assert_int_equal(d.depends.n, 1);
+    assert_string_equal(d.depends.v[0], "a");
+    assert_false(d.nested);
+    assert_null(d.external_id);
+    cv_rdef_clear(&d);
+    cv_template_free(t);
+}
+
 static void test_rdef_of_a_mapped_type_carries_the_type_the_template_wrote(void **state)
 {
     (void)state;
@@ -56,14 +86,15 @@ static void test_rdef_of_a_mapped_type_carries_the_type_the_template_wrote(void 
     char err[512];
     if (cv_template_from_json_opts(tree, "t.yaml", NULL, &opts, &t, err, sizeof(err)) != 0)
         fail_msg("%s", err);
-    json_t *mapped = cv_expand_rdef(cv_template_resource(t, "a"));
-    json_t *plain = cv_expand_rdef(cv_template_resource(t, "b"));
-    assert_string_equal(json_string_value(json_object_get(mapped, "type")), "OS::Heat::None");
-    assert_string_equal(json_string_value(json_object_get(mapped, "declared_type")), "My::Thing");
+    cv_rdef_t mapped, plain;
+    stored(&mapped, cv_template_resource(t, "a"));
+    stored(&plain, cv_template_resource(t, "b"));
+    assert_string_equal(mapped.type, "OS::Heat::None");
+    assert_string_equal(mapped.declared_type, "My::Thing");
     /* Unmapped: the definition is as it always was. */
-    assert_null(json_object_get(plain, "declared_type"));
-    json_decref(mapped);
-    json_decref(plain);
+    assert_null(plain.declared_type);
+    cv_rdef_clear(&mapped);
+    cv_rdef_clear(&plain);
     cv_template_free(t);
     json_decref(env);
     json_decref(tree);
@@ -106,6 +137,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rdef_carries_type_properties_policy_and_dependencies),
+        cmocka_unit_test(test_stored_definition_decodes_to_what_the_template_says),
         cmocka_unit_test(test_rdef_of_a_mapped_type_carries_the_type_the_template_wrote),
         cmocka_unit_test(test_update_graph_cleans_every_recorded_resource),
         cmocka_unit_test(test_delete_graph_has_only_cleanup_nodes),
