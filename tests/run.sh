@@ -14,9 +14,9 @@
 # integration tests in two shards, each against a deployment of its own
 # (tests/integration/run.sh --shards), beside the security, console and
 # packaging suites and, niced on what the deployments leave of the CPU, the
-# sanitizers' build, the static checks, the scenario harness and fuzzing.
-# Then the sanitizer pass (two shards), the chaos suite and the benchmark,
-# each alone: their timings are the machine's. A step
+# sanitizers' build. Then the sanitizer pass in two shards, and niced beside
+# it the static checks, the scenario harness and fuzzing. Then the chaos
+# suite and the benchmark, each alone: their timings are the machine's. A step
 # that runs in the background prints its output, whole, when its job ends;
 # the summary gives each step's time and when it ran.
 # Usage: tests/run.sh [--quick | --fast]
@@ -188,14 +188,21 @@ web_console() {
 # deployments at once leave the tests' timers, and the chaos suite's
 # deadlines, too late (a Kafka broker alone takes a quarter of a core idle).
 
-# The builds' and the checks' CPU work, niced: the sanitizers' build and its
-# unit tests (full), fuzzing (which builds build-fuzz).
-checks_chain() {
+# The builds' and the checks' CPU work, niced. Beside the plain shards: the
+# unit tests and the sanitizers' build (the next phase needs it); the
+# checks follow, beside the shards (quick) or beside the sanitizer pass,
+# which leaves most of the CPU idle (full).
+build_chain() {
     run_step "unit tests" unit_tests build
-    if [ $TIER = full ]; then
-        run_step "setup (ASan+UBSan build)" batch deploy/local/setup.sh --sanitize --build-dir build-asan &&
-            run_step "unit tests (ASan+UBSan)" batch unit_tests build-asan
-    fi
+    [ $TIER = full ] || {
+        checks_chain
+        return
+    }
+    run_step "setup (ASan+UBSan build)" batch deploy/local/setup.sh --sanitize --build-dir build-asan &&
+        run_step "unit tests (ASan+UBSan)" batch unit_tests build-asan
+}
+
+checks_chain() {
     run_step "static checks (module layers, clang-format, cppcheck)" batch static_checks
     run_step "scenario harness (10,000 random schedules)" batch tests/scenario/run.sh --build-dir build
     [ $TIER = full ] || return 0
@@ -220,12 +227,12 @@ suites_chain() {
 # then refuses any script or transaction that spans two slots
 # (docs/redis-cluster.md).
 integration_asan() {
+    local name="integration tests (ASan+UBSan workers, Redis in cluster mode; tests/integration/sanitize.list)"
     if [[ ! -x build-asan/converge-engine ]]; then
-        echo "=== integration tests (ASan+UBSan): no sanitizers' build (its setup failed above)"
-        return 1
+        run_step "$name" sh -c 'echo "no ASan+UBSan build: its setup failed"; exit 1'
+        return
     fi
-    step "integration tests (ASan+UBSan workers, Redis in cluster mode; tests/integration/sanitize.list)" \
-        tests/integration/run.sh --shards 2 --list tests/integration/sanitize.list \
+    run_step "$name" tests/integration/run.sh --shards 2 --list tests/integration/sanitize.list \
         --build-dir build-asan --dir .local-itest-asan -- --sanitize --redis-one-node-cluster
 }
 
@@ -236,13 +243,15 @@ if [ $TIER = fast ]; then
     step "scenario harness (1,000 random schedules)" \
         tests/scenario/run.sh --build-dir build --schedules 1000
 else
-    echo "=== the other steps run in two phases, at once in each; a step's output follows when its job ends"
+    echo "=== the steps below run in phases, several at once; a step's output follows when its job ends"
     spawn integration_plain
     spawn suites_chain
-    spawn checks_chain
+    spawn build_chain
     join_jobs
     if [ $TIER = full ]; then
-        integration_asan
+        spawn integration_asan
+        spawn checks_chain
+        join_jobs
         step "chaos suite (kill, pause, redis, kafka, broker-failover, redis-failover, partitions, poison, duplicate, cluster)" \
             tests/chaos/run.sh --build-dir build --dir .local-chaos
         # Last and alone: its figures are the machine's, not the other steps'.
