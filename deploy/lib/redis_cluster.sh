@@ -30,11 +30,13 @@
 . "$(dirname "${BASH_SOURCE[0]}")/redis_tls.sh"
 
 # The extra redis-server arguments of a cluster-mode Redis in STATE (none
-# without the marker), one per line.
+# without the marker), one per line. Its bus port is picked free like the
+# others (REDIS_BUS_PORT), not port + 10000, which another process may hold.
 cv_redis_cluster_args() {
     [[ -f $1/redis.cluster ]] || return 0
     printf '%s\n' --cluster-enabled yes --cluster-config-file nodes.conf \
         --cluster-node-timeout 2000
+    [[ -z ${REDIS_BUS_PORT:-} ]] || printf '%s\n' --cluster-port "$REDIS_BUS_PORT"
 }
 
 # Gives every slot to the Redis on PORT unless it holds them already, and

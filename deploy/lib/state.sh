@@ -36,7 +36,7 @@ cv_state_open() {
     mkdir -p "$STATE/pids" "$STATE/log" "$STATE/redis"
     exec 8>"$STATE/.lock"
     flock -w 120 8 || cv_die "another up.sh or down.sh is working on $STATE"
-    REDIS_PORT="" REDIS_TLS_PORT="" KAFKA_PORT="" KAFKA_BROKERS="" REDIS_CLUSTER_NODES=""
+    REDIS_PORT="" REDIS_TLS_PORT="" REDIS_BUS_PORT="" KAFKA_PORT="" KAFKA_BROKERS="" REDIS_CLUSTER_NODES=""
     local v
     for v in ${!REDIS_CLUSTER_TLS_PORT_@} ${!REDIS_CLUSTER_BUS_PORT_@}; do unset "$v"; done
     cv_state_load_ports
@@ -47,7 +47,7 @@ cv_state_load_ports() {
     [[ -f $STATE/ports ]] || return 0
     while IFS='=' read -r key value; do
         [[ $value =~ ^[0-9]+$ ]] || continue
-        [[ $key =~ ^(REDIS_PORT|REDIS_TLS_PORT|REDIS_CLUSTER_NODES|REDIS_CLUSTER_PORT_[0-9]+|REDIS_CLUSTER_TLS_PORT_[0-9]+|REDIS_CLUSTER_BUS_PORT_[0-9]+|KAFKA_BROKERS|KAFKA_PORT_[0-9]+|KAFKA_CTRL_PORT_[0-9]+)$ ]] || continue
+        [[ $key =~ ^(REDIS_PORT|REDIS_TLS_PORT|REDIS_BUS_PORT|REDIS_CLUSTER_NODES|REDIS_CLUSTER_PORT_[0-9]+|REDIS_CLUSTER_TLS_PORT_[0-9]+|REDIS_CLUSTER_BUS_PORT_[0-9]+|KAFKA_BROKERS|KAFKA_PORT_[0-9]+|KAFKA_CTRL_PORT_[0-9]+)$ ]] || continue
         printf -v "$key" '%s' "$value"
     done <"$STATE/ports"
     KAFKA_PORT=${KAFKA_PORT_0:-}
@@ -58,6 +58,7 @@ cv_state_save_ports() {
     {
         printf 'REDIS_PORT=%s\nKAFKA_BROKERS=%s\n' "$REDIS_PORT" "${KAFKA_BROKERS:-}"
         [[ -z ${REDIS_TLS_PORT:-} ]] || printf 'REDIS_TLS_PORT=%s\n' "$REDIS_TLS_PORT"
+        [[ -z ${REDIS_BUS_PORT:-} ]] || printf 'REDIS_BUS_PORT=%s\n' "$REDIS_BUS_PORT"
         [[ -z ${REDIS_CLUSTER_NODES:-} ]] || printf 'REDIS_CLUSTER_NODES=%s\n' "$REDIS_CLUSTER_NODES"
         for ((k = 1; k <= ${REDIS_CLUSTER_NODES:-0}; k++)); do
             local port_var=REDIS_CLUSTER_PORT_$k

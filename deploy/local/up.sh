@@ -264,6 +264,7 @@ redis_mode_args() {
     rm -f "$STATE/redis.cluster"
     if $redis_cluster; then
         touch "$STATE/redis.cluster"
+        cv_pick_port REDIS_BUS_PORT
         mapfile -t -O "${#REDIS_MODE_ARGS[@]}" REDIS_MODE_ARGS < <(cv_redis_cluster_args "$STATE")
     fi
     REDIS_TLS_PORT=""

@@ -132,6 +132,22 @@ chaos_workers_ready() {
     done
 }
 
+# Says, for each worker not ready, whether it runs, what it last wrote to its
+# liveness record and the end of its log: why the deployment did not come up.
+chaos_workers_not_ready() {
+    local name state
+    for name in $(chaos_workers); do
+        state=$(rcli hget "${PREFIX}worker:$name" state 2>/dev/null)
+        [[ $state == ready ]] && continue
+        if cv_alive "$name" >/dev/null; then
+            echo "$name: running, state '${state:-none}'; the end of its log:" >&2
+        else
+            echo "$name: not running, state '${state:-none}'; the end of its log:" >&2
+        fi
+        tail -n 20 "$CHAOS_STATE/log/$name.log" 2>/dev/null | sed 's/^/    /' >&2
+    done
+}
+
 # Starts Redis and Kafka (up.sh, no workers, and CHAOS_UP_ARGS), then the workers.
 # Without a key file (--no-seal): the checker reads records' properties
 # straight from Redis.
@@ -148,7 +164,13 @@ chaos_up() {
     for name in $(chaos_workers); do
         chaos_service start "$name" --no-wait >/dev/null || return 1
     done
-    cv_wait_until 60 "the workers to be ready" chaos_workers_ready || return 1
+    # Joining the consumer group takes one rebalance per worker; on a busy
+    # machine (the test command runs other suites beside this one) that is
+    # well over the usual few seconds.
+    cv_wait_until 180 "the workers to be ready" chaos_workers_ready || {
+        chaos_workers_not_ready
+        return 1
+    }
     chaos_say "deployment up in $CHAOS_STATE: $(chaos_workers | xargs)"
 }
 

@@ -116,8 +116,24 @@ if [[ -f $CLAIM ]] && other=$(<"$CLAIM") && [[ $other =~ ^[0-9]+$ ]] && kill -0 
 fi
 echo $$ >"$CLAIM"
 
+# The partition scenarios' engine-cut: part_stop (scenarios.sh) signals the
+# subshell it was started from, not the engine, which ran on after the suite
+# in its namespace (without a network by then). Stopped here by its PID,
+# found by its command line and this deployment's Redis in its environment.
+stop_engine_cut() {
+    local pid port
+    port=$(sed -n 's/^REDIS_PORT=//p' "$CHAOS_STATE/ports" 2>/dev/null)
+    [[ -n $port ]] || return 0
+    for pid in $(pgrep -f -- "--id $PART_WORKER "); do
+        tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -q "^CONVERGE_REDIS=.*@127\.0\.0\.1:$port/" &&
+            kill -TERM "$pid" 2>/dev/null
+    done
+    return 0
+}
+
 cleanup() {
     ((${#DUP_PIDS[@]} == 0)) || dup_stop
+    stop_engine_cut
     # The cluster scenario's agents and replica processes, if it was cut short.
     [[ -z ${CLUSTER_FILE:-} ]] || cluster_stop
     # The redis-failover scenario's deployment, if it was cut short.

@@ -55,8 +55,11 @@ redis() { # redis-cli against the test Redis, as the operator
     local hostport=${CONVERGE_REDIS#*://}; hostport=${hostport#*@}; hostport=${hostport%%/*}
     hostport=${hostport%%,*}
     if [[ $CONVERGE_REDIS != redis+cluster://* ]]; then
+        # (return $?, not a bare return: in an EXIT trap, which cleanups
+        # are, a bare return gives the status the trap began with, and the
+        # cleanup stopped at its first redis call after a failed test)
         redis_admin_cli -h "${hostport%%:*}" -p "${hostport##*:}" "$@"
-        return
+        return $?
     fi
     local out rc=0
     out=$(redis_admin_cli -c -h "${hostport%%:*}" -p "${hostport##*:}" "$@") || rc=$?
@@ -114,7 +117,7 @@ assert_after() { # events child parent action
 stack_keys_of() {
     local keys id n=0 key name
     keys=$(redis --scan --pattern "${CONVERGE_PREFIX:-cv:}{*}:stack")
-    [ -n "$keys" ] || { echo 0; return; }
+    [ -n "$keys" ] || { echo 0; return 0; }
     # One redis-cli for all the HGETs: a run leaves hundreds of stacks.
     while read -r key name; do
         [ "$name" = "$1" ] || continue

@@ -134,6 +134,13 @@ bl_setup() {
 
 bl_services() { redis SMEMBERS "$(bl_key services)" | grep "^$1\\.$2s" | sort; }
 
+# The test's MinLoadBalancingInterval (s). The status holds the last
+# balancing pass's judgement only, and the pass that judges a node type
+# out of balance moves a replica, so the next pass judges another layout:
+# passes this far apart leave the test the time to read the first one's,
+# however slow the machine (at 1 s, a busy machine's reader saw the second).
+BL_INTERVAL=10
+
 bl_settings() { # file json
     echo "$2" >"$1"
     ctl crm settings "$1" >/dev/null || fail "crm settings refused $2"
@@ -159,12 +166,12 @@ test_balance_seed_per_node_type_example_2_moves_only_node_type_c() {
     bl_load "$run" "$run-B2" 100 "${b[@]}"
     bl_load "$run" "$run-C1" 600 "${c[@]}"
     bl_load "$run" "$run-C2" 300 "${c[@]}"
-    bl_settings "$dir/s.json" "{\"SeparateBalancingStrategyPerNodeType\": true, \"MinLoadBalancingInterval\": 1,
+    bl_settings "$dir/s.json" "{\"SeparateBalancingStrategyPerNodeType\": true, \"MinLoadBalancingInterval\": $BL_INTERVAL,
         \"nodeTypes\": {
           \"${run}A\": {\"MetricBalancingThresholdsPerNodeType\": {\"$run\": 5}, \"MetricActivityThresholdsPerNodeType\": {\"$run\": 700}},
           \"${run}B\": {\"MetricBalancingThresholdsPerNodeType\": {\"$run\": 10}, \"MetricActivityThresholdsPerNodeType\": {\"$run\": 200}},
           \"${run}C\": {\"MetricBalancingThresholdsPerNodeType\": {\"$run\": 2}, \"MetricActivityThresholdsPerNodeType\": {\"$run\": 300}}}}"
-    cv_wait_until 20 "a balancing pass with the run's thresholds" \
+    cv_wait_until $((BL_INTERVAL + 20)) "a balancing pass with the run's thresholds" \
         bl_judged "$run" "${run}A:5" "${run}B:10" "${run}C:2"
     local ea eb ec
     ea=$(bl_entry "${run}A" "$run") eb=$(bl_entry "${run}B" "$run") ec=$(bl_entry "${run}C" "$run")
@@ -192,11 +199,11 @@ test_balance_seed_per_node_type_example_1_moves_only_node_type_a() {
     bl_load "$run" "$run-A2" 100 "${a[@]}"
     bl_load "$run" "$run-B1" 600 "${b[@]}"
     bl_load "$run" "$run-B2" 500 "${b[@]}"
-    bl_settings "$dir/s.json" "{\"SeparateBalancingStrategyPerNodeType\": true, \"MinLoadBalancingInterval\": 1,
+    bl_settings "$dir/s.json" "{\"SeparateBalancingStrategyPerNodeType\": true, \"MinLoadBalancingInterval\": $BL_INTERVAL,
         \"nodeTypes\": {
           \"${run}A\": {\"MetricBalancingThresholdsPerNodeType\": {\"$run\": 2.5}, \"MetricActivityThresholdsPerNodeType\": {\"$run\": 50}},
           \"${run}B\": {\"MetricBalancingThresholdsPerNodeType\": {\"$run\": 1.4}, \"MetricActivityThresholdsPerNodeType\": {\"$run\": 400}}}}"
-    cv_wait_until 20 "a balancing pass with the run's thresholds" \
+    cv_wait_until $((BL_INTERVAL + 20)) "a balancing pass with the run's thresholds" \
         bl_judged "$run" "${run}A:2.5" "${run}B:1.4"
     local ea eb
     ea=$(bl_entry "${run}A" "$run") eb=$(bl_entry "${run}B" "$run")

@@ -99,4 +99,9 @@ test_redis_cluster_stacks_spread_over_the_masters_and_survive_a_failover() {
     assert_eq '[1]' "$(jq -c '[.[]] | unique' <<<"$ledger")" "creates per version"
     grep -q "cluster node 127.0.0.1:$(rc_node_port "$k")" "$RC_DIR"/log/engine-*.log ||
         fail "no engine saw its master go"
+    # Stopped here too, not only by the EXIT trap (which removes the logs):
+    # run with the sanitizers' build (tests/integration/sanitize.list), the
+    # workers' reports are in their logs once they have exited.
+    "$CV_REPO_ROOT/deploy/local/down.sh" --dir "$RC_DIR" >/dev/null 2>&1
+    sanitizer_clean "$RC_DIR"
 }

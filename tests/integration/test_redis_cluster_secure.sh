@@ -207,6 +207,11 @@ test_redis_cluster_tls_and_acl_survive_a_failover() {
     assert_eq 12 "$(jq length <<<"$ledger")" "resource versions created"
     assert_eq '[1]' "$(jq -c '[.[]] | unique' <<<"$ledger")" "creates per version"
     rcs_no_acl_refusals_alive "$dir" "$k"
+    # Stopped here too, not only by the EXIT trap (which removes the logs):
+    # run with the sanitizers' build (tests/integration/sanitize.list), the
+    # workers' reports are in their logs once they have exited.
+    "$CV_REPO_ROOT/deploy/local/down.sh" --dir "$dir" >/dev/null 2>&1
+    sanitizer_clean "$dir"
 }
 
 # As rcs_no_acl_refusals, leaving out the node K that was killed.
