@@ -22,8 +22,9 @@
 # Usage: tests/run.sh [--quick | --fast]
 #   --quick  everything but the ASan+UBSan pass, chaos, benchmark and fuzzing
 #   --fast   the tier for a developer's loop (under 3 minutes on 2 cores on a
-#            fresh clone once the packages are installed): setup and build, static checks, unit
-#            tests and 1,000 schedules of the scenario harness
+#            fresh clone once the packages are installed): setup and build,
+#            static checks, unit tests and 1,000 schedules of the scenario
+#            harness
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 TIER=full
