@@ -85,6 +85,14 @@ static cv_resp_t *begin_ok(const char *rdef, const char *record, const char *ent
                                 tu_json(record), entry, "web", "0", "", "CREATE", ""));
 }
 
+/* The job started, and check_begin's answer for a resource not yet
+ * created (no record, no successor) with the definition `rdef`. */
+static const cv_flow_t *begun_new(cv_checkjob_t *j, const char *rdef)
+{
+    cv_checkjob_start(j);
+    return replied(j, begin_ok(rdef, "[\"version\", \"0\"]", NO_SUCCESSOR));
+}
+
 static const char COMPLETE_NONE[] =
     "[\"status\", \"CREATE_COMPLETE\", \"action\", \"CREATE\", \"type\", \"OS::Heat::None\", "
     "\"uuid\", \"u-1\", \"version\", \"3\", \"props\", \"{}\", \"attrs\", \"{}\", \"data\", "
@@ -222,8 +230,7 @@ static void test_a_successor_still_waiting_for_others_gets_no_job(void **state)
 static void test_a_fenced_check_done_is_counted_and_ends(void **state)
 {
     fixture_t *f = *state;
-    cv_checkjob_start(&f->job);
-    replied(&f->job, begin_ok(NONE, "[\"version\", \"0\"]", NO_SUCCESSOR));
+    begun_new(&f->job, NONE);
     const cv_flow_t *a = replied(&f->job, tf_resp("[\"FENCED\", \"4\"]"));
     assert_int_equal(a->kind, CV_FLOW_DONE);
     assert_int_equal(a->counts[CV_FLOW_FENCED], 1);
@@ -236,8 +243,7 @@ static void test_a_fenced_check_done_is_counted_and_ends(void **state)
 static void test_a_slow_action_is_written_then_handed_to_the_observers(void **state)
 {
     fixture_t *f = *state;
-    cv_checkjob_start(&f->job);
-    const cv_flow_t *a = replied(&f->job, begin_ok(SLOW, "[\"version\", \"0\"]", NO_SUCCESSOR));
+    const cv_flow_t *a = begun_new(&f->job, SLOW);
     const cv_call_t *c = tf_call(a, 0);
     assert_int_equal(c->script, CV_SCRIPT_CHECK_FINISH);
     assert_string_equal(tf_arg(c, "status"), "CREATE_IN_PROGRESS");
@@ -258,8 +264,7 @@ static void test_a_slow_action_is_written_then_handed_to_the_observers(void **st
 static void test_a_write_refused_by_fencing_ends_without_a_hand_off(void **state)
 {
     fixture_t *f = *state;
-    cv_checkjob_start(&f->job);
-    replied(&f->job, begin_ok(SLOW, "[\"version\", \"0\"]", NO_SUCCESSOR));
+    begun_new(&f->job, SLOW);
     const cv_flow_t *a = replied(&f->job, tf_resp("[\"FENCED\", \"7\"]"));
     assert_int_equal(a->kind, CV_FLOW_DONE);
     assert_int_equal(a->msgs.n, 0);
@@ -270,8 +275,7 @@ static void test_a_write_refused_by_fencing_ends_without_a_hand_off(void **state
 static void test_a_hand_off_kafka_refused_retries_the_job(void **state)
 {
     fixture_t *f = *state;
-    cv_checkjob_start(&f->job);
-    replied(&f->job, begin_ok(SLOW, "[\"version\", \"0\"]", NO_SUCCESSOR));
+    begun_new(&f->job, SLOW);
     replied(&f->job, tf_resp("[\"OK\", \"1\"]"));
     assert_int_equal(delivered(&f->job, CV_EKAFKA)->kind, CV_FLOW_RETRY);
 }
@@ -299,10 +303,8 @@ static void test_an_unchanged_resource_is_done_and_a_fenced_done_releases_the_le
 static void test_an_unknown_type_fails_the_node_and_rolls_back(void **state)
 {
     fixture_t *f = *state;
-    cv_checkjob_start(&f->job);
     const cv_flow_t *a =
-        replied(&f->job, begin_ok("{\"type\": \"My::Nope\", \"properties\": {}, \"depends\": []}",
-                                  "[\"version\", \"0\"]", NO_SUCCESSOR));
+        begun_new(&f->job, "{\"type\": \"My::Nope\", \"properties\": {}, \"depends\": []}");
     assert_true(tf_logged(a, "stack stk resource r:"));
     const cv_call_t *c = tf_call(a, 0);
     assert_int_equal(c->script, CV_SCRIPT_NODE_FAILED);
@@ -320,10 +322,8 @@ static void test_an_unknown_type_fails_the_node_and_rolls_back(void **state)
 static void test_a_definition_that_does_not_decode_fails_as_none_stored(void **state)
 {
     fixture_t *f = *state;
-    cv_checkjob_start(&f->job);
     const cv_flow_t *a =
-        replied(&f->job, begin_ok("{\"type\": \"OS::Heat::None\", \"deletion_policy\": \"Keep\"}",
-                                  "[\"version\", \"0\"]", NO_SUCCESSOR));
+        begun_new(&f->job, "{\"type\": \"OS::Heat::None\", \"deletion_policy\": \"Keep\"}");
     const cv_call_t *c = tf_call(a, 0);
     assert_int_equal(c->script, CV_SCRIPT_NODE_FAILED);
     assert_string_equal(tf_arg(c, "reason"), "resources.r: no stored definition");
@@ -360,9 +360,7 @@ static void test_a_cleared_hook_lets_the_action_go_on(void **state)
 static void test_a_nested_resource_begins_its_child_before_recording(void **state)
 {
     fixture_t *f = *state;
-    cv_checkjob_start(&f->job);
-    const cv_flow_t *a =
-        replied(&f->job, begin_ok(HEAT_STACK, "[\"version\", \"0\"]", NO_SUCCESSOR));
+    const cv_flow_t *a = begun_new(&f->job, HEAT_STACK);
     assert_true(tf_sends(a, "SADD")); /* the parent lists its child */
     const cv_call_t *c = tf_call(a, 1);
     assert_int_equal(c->script, CV_SCRIPT_STACK_BEGIN);
@@ -382,8 +380,7 @@ static void test_a_nested_resource_begins_its_child_before_recording(void **stat
 static void test_a_child_that_exists_already_fails_the_create(void **state)
 {
     fixture_t *f = *state;
-    cv_checkjob_start(&f->job);
-    replied(&f->job, begin_ok(HEAT_STACK, "[\"version\", \"0\"]", NO_SUCCESSOR));
+    begun_new(&f->job, HEAT_STACK);
     const cv_flow_t *a = replied(&f->job, tf_resp("{\"error\": \"EEXIST stack exists\"}"));
     const cv_call_t *c = tf_call(a, 0);
     assert_int_equal(c->script, CV_SCRIPT_NODE_FAILED);

@@ -196,6 +196,17 @@ static void test_a_known_call_inside_one_reading_a_resource_is_evaluated(void **
                    NULL, "resources.r.properties.value: Incorrect index to \"str_split\"");
 }
 
+/* Parameters {"big": FILL x 1 MiB}: caller frees. */
+static char *big_param(char fill)
+{
+    char *big = malloc(1024 * 1024 + 32);
+    assert_non_null(big);
+    strcpy(big, "{\"big\": \"");
+    memset(big + 9, fill, 1024 * 1024);
+    strcpy(big + 9 + 1024 * 1024, "\"}");
+    return big;
+}
+
 /* A resource's folded properties share one size guard, as one resolution
  * by the engine does (found by fuzzing: aliased lists of get_param, each
  * under the guard, folded into gigabytes). Past it the rest is the
@@ -203,11 +214,7 @@ static void test_a_known_call_inside_one_reading_a_resource_is_evaluated(void **
 static void test_folding_past_the_size_guard_leaves_the_rest_for_the_engine(void **state)
 {
     (void)state;
-    char *big = malloc(1024 * 1024 + 32);
-    assert_non_null(big);
-    strcpy(big, "{\"big\": \"");
-    memset(big + 9, 'x', 1024 * 1024);
-    strcpy(big + 9 + 1024 * 1024, "\"}");
+    char *big = big_param('x');
     const char *bad = "{str_split: [',', 'a,b', 5]}";
     char yaml[4096];
     char calls[1024] = "";
@@ -228,11 +235,7 @@ static void test_folding_past_the_size_guard_leaves_the_rest_for_the_engine(void
 static void test_a_function_past_the_size_guard_leaves_the_rest_for_the_engine(void **state)
 {
     (void)state;
-    char *big = malloc(1024 * 1024 + 32);
-    assert_non_null(big);
-    strcpy(big, "{\"big\": \"");
-    memset(big + 9, ',', 1024 * 1024);
-    strcpy(big + 9 + 1024 * 1024, "\"}");
+    char *big = big_param(',');
     assert_valid(VALUE_OF("  big: {type: string}\n",
                           "[{str_split: [',', {get_param: big}]}, {str_split: [',', 'a,b', 5]}]"),
                  big);
