@@ -82,18 +82,25 @@ all_tests() {
     done | sort -k2
 }
 
+# list_names: LIST's names, one a line, comments and blanks dropped, a
+# leading "-" kept.
+list_names() {
+    local line
+    [[ -n $LIST ]] || return 0
+    while read -r line; do
+        line=${line%%#*}
+        line=${line//[[:space:]]/}
+        line=${line%.sh}
+        [[ -z $line ]] || echo "$line"
+    done <"$LIST"
+}
+
 # selected_tests: all_tests narrowed by LIST and ONLY.
 selected_tests() {
     local want="" skip="" line
-    if [[ -n $LIST ]]; then
-        while read -r line; do
-            line=${line%%#*}
-            line=${line//[[:space:]]/}
-            line=${line%.sh}
-            [[ -n $line ]] || continue
-            if [[ $line == -* ]]; then skip+=" ${line#-} "; else want+=" $line "; fi
-        done <"$LIST"
-    fi
+    while read -r line; do
+        if [[ $line == -* ]]; then skip+=" ${line#-} "; else want+=" $line "; fi
+    done < <(list_names)
     all_tests | while read -r file fn; do
         [[ -z $LIST || $want == *" $file "* || $want == *" $fn "* ]] || continue
         [[ $skip == *" $file "* || $skip == *" $fn "* ]] && continue
@@ -105,17 +112,13 @@ selected_tests() {
 # A list naming a test that does not exist would leave it out unseen.
 check_list() {
     local line names
-    [[ -n $LIST ]] || return 0
     names=" $(all_tests | tr '\n' ' ') "
     while read -r line; do
-        line=${line%%#*}
-        line=${line//[[:space:]]/}
         line=${line#-}
-        line=${line%.sh}
-        [[ -z $line || $names == *" $line "* ]] && continue
+        [[ $names == *" $line "* ]] && continue
         echo "tests/integration/run.sh: $LIST names $line, which is no test file or test" >&2
         return 1
-    done <"$LIST"
+    done < <(list_names)
 }
 check_list || exit 2
 
