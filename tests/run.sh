@@ -253,10 +253,8 @@ else
         spawn integration_asan
         spawn checks_chain
         join_jobs
-        # A directory of its own: a test of the first phase that starts agents
-        # through the chaos helpers leaves .local-chaos/agents behind.
         step "chaos suite (kill, pause, redis, kafka, broker-failover, redis-failover, partitions, poison, duplicate, cluster)" \
-            tests/chaos/run.sh --build-dir build --dir .local-chaos-run
+            tests/chaos/run.sh --build-dir build --dir .local-chaos
         # Last and alone: its figures are the machine's, not the other steps'.
         step "benchmark (quick)" bench_smoke
     fi
