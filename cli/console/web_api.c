@@ -402,36 +402,6 @@ static json_t *resources_doc(cli_t *cli, const char *stack, int *status)
     return json_pack("{s:o}", "resources", rows);
 }
 
-static json_t *event_of(const redisReply *e)
-{
-    json_t *ev =
-        json_pack("{s:s, s:f, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:s}", "id", e->element[0]->str,
-                  "time", 0.0, "resource", "", "type", "", "physical_id", "", "action", "",
-                  "status", "", "reason", "", "traversal", (json_int_t)0, "worker", "");
-    const redisReply *f = e->element[1];
-    for (size_t i = 0; i + 1 < f->elements; i += 2) {
-        const char *name = f->element[i]->str, *v = f->element[i + 1]->str;
-        if (strcmp(name, "time") == 0)
-            json_object_set_new(ev, name, json_real(strtod(v, NULL)));
-        else if (strcmp(name, "traversal") == 0)
-            json_object_set_new(ev, name, json_integer(strtoll(v, NULL, 10)));
-        else if (strcmp(name, "id") != 0 && json_object_get(ev, name))
-            json_object_set_new(ev, name, cli_json_strn(v, f->element[i + 1]->len));
-    }
-    return ev;
-}
-
-static bool entry_ok(const redisReply *e)
-{
-    if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 ||
-        e->element[0]->type != REDIS_REPLY_STRING || e->element[1]->type != REDIS_REPLY_ARRAY)
-        return false;
-    for (size_t i = 0; i < e->element[1]->elements; i++)
-        if (e->element[1]->element[i]->type != REDIS_REPLY_STRING)
-            return false;
-    return true;
-}
-
 /* A stream entry id "MS-SEQ". */
 static bool valid_entry_id(const char *s)
 {
@@ -471,11 +441,12 @@ static json_t *events_doc(cli_t *cli, const char *stack, const char *query, int 
     }
     json_t *events = json_array();
     for (size_t i = 0; i < r->elements; i++) {
-        if (!entry_ok(r->element[i]))
+        if (!cli_event_entry_ok(r->element[i]))
             continue;
-        json_t *ev = event_of(r->element[i]);
-        cli_secret_mask_resource(&secrets, "", ev);
-        json_array_append_new(events, ev);
+        size_t from = json_array_size(events);
+        cli_event_expand(r->element[i], true, events);
+        for (size_t k = from; k < json_array_size(events); k++)
+            cli_secret_mask_resource(&secrets, "", json_array_get(events, k));
     }
     cli_secrets_free(&secrets);
     bool more = r->elements == EVENTS_MAX;

@@ -45,7 +45,7 @@ typedef struct reader {
     char last[48]; /* id of the last entry printed, "0-0" before any */
     bool json;
     bool lines;  /* JSON: one object per line (--follow), else one list */
-    size_t seen; /* entries printed */
+    size_t seen; /* events printed */
     const char *name, *id;
     bool masking;          /* false with --show-secrets */
     cli_secrets_t secrets; /* what is masked (cli_secret.h), when masking */
@@ -55,37 +55,6 @@ typedef struct reader {
 /* ------------------------------------------------------------------------ */
 /* Entries                                                                  */
 /* ------------------------------------------------------------------------ */
-
-/* [id, [field, value, ...]] with strings everywhere. */
-static bool entry_ok(const redisReply *e)
-{
-    if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 ||
-        e->element[0]->type != REDIS_REPLY_STRING || e->element[1]->type != REDIS_REPLY_ARRAY)
-        return false;
-    const redisReply *f = e->element[1];
-    bool ok = f->elements % 2 == 0;
-    for (size_t i = 0; ok && i < f->elements; i++)
-        ok = f->element[i]->type == REDIS_REPLY_STRING;
-    return ok;
-}
-
-static json_t *entry_json(const redisReply *fields)
-{
-    json_t *ev = json_pack("{s:f, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:s}", "time", 0.0, "resource",
-                           "", "type", "", "physical_id", "", "action", "", "status", "", "reason",
-                           "", "traversal", (json_int_t)0, "worker", "");
-    for (size_t i = 0; i + 1 < fields->elements; i += 2) {
-        const char *name = fields->element[i]->str;
-        const redisReply *v = fields->element[i + 1];
-        if (strcmp(name, "time") == 0)
-            json_object_set_new(ev, name, json_real(strtod(v->str, NULL)));
-        else if (strcmp(name, "traversal") == 0)
-            json_object_set_new(ev, name, json_integer(strtoll(v->str, NULL, 10)));
-        else if (json_object_get(ev, name))
-            json_object_set_new(ev, name, cli_json_strn(v->str, v->len));
-    }
-    return ev;
-}
 
 static void print_text(const json_t *ev)
 {
@@ -116,14 +85,20 @@ static long print_entries(reader_t *rd, const redisReply *entries)
 {
     for (size_t i = 0; i < entries->elements; i++) {
         const redisReply *e = entries->element[i];
-        if (!entry_ok(e))
+        if (!cli_event_entry_ok(e))
             return cli_fail(-1, "Redis at %s:%d holds a malformed entry in %s",
                             rd->cli->opts.redis_host, rd->cli->opts.redis_port, rd->key);
-        json_t *ev = entry_json(e->element[1]);
-        if (rd->masking)
-            cli_secret_mask_resource(&rd->secrets, "", ev);
-        print_entry(rd, ev);
-        json_decref(ev);
+        json_t *evs = json_array();
+        cli_event_expand(e, false, evs);
+        size_t k;
+        json_t *ev;
+        json_array_foreach(evs, k, ev)
+        {
+            if (rd->masking)
+                cli_secret_mask_resource(&rd->secrets, "", ev);
+            print_entry(rd, ev);
+        }
+        json_decref(evs);
         snprintf(rd->last, sizeof(rd->last), "%s", e->element[0]->str);
     }
     return (long)entries->elements;

@@ -42,15 +42,22 @@ end
 -- trims whole stream nodes, so the stream holds at least that many and a
 -- trim costs O(1) amortised. rtype: the resource's type as the template
 -- wrote it (Heat's resource_type; STACK_TYPE for a stack event); nil or ''
--- leaves the field out.
+-- leaves the field out. begun: the reason of the action's IN_PROGRESS event
+-- when this COMPLETE one settles it at the same time: the entry then stands
+-- for both, and every reader shows the two (docs/keyspace.md); nil for an
+-- entry that is one event.
 local function add_event(stream, resource, physical_id, action, status, reason, traversal, worker,
-                         t, rtype)
+                         t, rtype, begun)
   local fields = {'*', 'time', t or now_str(), 'resource', resource,
     'physical_id', physical_id or '', 'action', action, 'status', status, 'reason', reason or '',
     'traversal', traversal, 'worker', worker or ''}
   if rtype and rtype ~= '' then
     fields[#fields + 1] = 'type'
     fields[#fields + 1] = rtype
+  end
+  if begun then
+    fields[#fields + 1] = 'begun'
+    fields[#fields + 1] = begun
   end
   if events_max > 0 then
     redis.call('XADD', stream, 'MAXLEN', '~', events_max, unpack(fields))
@@ -216,18 +223,26 @@ local function record_settled(res, lease, events, index, ledger, A, t, t_us, del
     if A[17] ~= '' then redis.call('HSET', index, A[3], A[17]) end
     -- extra events marked "first" before the action's own (check_finish.lua)
     local extra = A[20] ~= '' and cjson.decode(A[20]) or {}
+    local between = false
     local function add_extra(first)
       for _, e in ipairs(extra) do
         if (e.first == true) == first then
           add_event(events, A[3], e.physical_id, e.action, e.status, e.reason, A[1], A[6], t,
             e.type or A[21])
         end
+        between = between or e.first ~= true
       end
     end
     add_extra(true)
-    add_event(events, A[3], A[11], A[7], 'IN_PROGRESS', A[8], A[1], A[6], t, A[21])
-    add_extra(false)
-    add_event(events, A[3], A[11], A[7], 'COMPLETE', A[10], A[1], A[6], t, A[21])
+    -- The action's IN_PROGRESS and COMPLETE in one entry, unless events
+    -- stand between them.
+    if between then
+      add_event(events, A[3], A[11], A[7], 'IN_PROGRESS', A[8], A[1], A[6], t, A[21])
+      add_extra(false)
+      add_event(events, A[3], A[11], A[7], 'COMPLETE', A[10], A[1], A[6], t, A[21])
+    else
+      add_event(events, A[3], A[11], A[7], 'COMPLETE', A[10], A[1], A[6], t, A[21], A[8])
+    end
   end
   if redis.call('GET', lease) == A[5] then redis.call('DEL', lease) end
   if ver ~= tonumber(A[4]) then return tostring(ver) end

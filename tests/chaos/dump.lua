@@ -53,6 +53,11 @@ repeat
       local f = {}
       for i = 1, #e[2], 2 do f[e[2][i]] = e[2][i + 1] end
       if not trav or (tonumber(f.traversal) or 0) >= trav then
+        -- An entry with `begun` is a settled action's IN_PROGRESS and COMPLETE.
+        if f.begun then
+          events[#events + 1] = {e[1], f.resource or '', f.action or '', 'IN_PROGRESS',
+            f.traversal or '', f.physical_id or '', f.worker or ''}
+        end
         events[#events + 1] = {e[1], f.resource or '', f.action or '', f.status or '',
           f.traversal or '', f.physical_id or '', f.worker or ''}
       end

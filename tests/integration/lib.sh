@@ -93,6 +93,18 @@ status_json() { ctl status "$1" -o json; }
 
 jqr() { jq -r "$@"; }
 
+# "ms resource action status" of the events of stack NAME or ID, oldest first,
+# as users read them (a settled action's one stream entry is its two events).
+event_lines() {
+    ctl events "$1" -o json |
+        jq -r '.[] | "\((.time * 1000 + 0.5) | floor) \(.resource) \(.action) \(.status)"'
+}
+
+# The ms of the first event of stack NAME or ID that is RESOURCE:ACTION:STATUS.
+event_ms() { # stack resource:action:status
+    event_lines "$1" | awk -v want="$2" '$2 ":" $3 ":" $4 == want { print $1; exit }'
+}
+
 # index_of EVENTS_JSON RESOURCE ACTION STATUS -> position in the event list (-1 if absent)
 event_index() {
     jq --arg r "$2" --arg a "$3" --arg s "$4" \

@@ -14,9 +14,7 @@ test_delete_removes_children_before_parents() {
         "no resource records left"
     # Order from the stream: the delete of bottom completes before top's starts.
     local order
-    order=$(redis --raw xrange "${CONVERGE_PREFIX:-cv:}{$id}:events" - + |
-        awk '/^resource$/ { getline r } /^action$/ { getline a } /^status$/ { getline s;
-             if (a == "DELETE") print r ":" s }' | tr '\n' ' ')
+    order=$(event_lines "$id" | awk '$3 == "DELETE" { print $2 ":" $4 }' | tr '\n' ' ')
     [[ $order == *"bottom:COMPLETE"*"left:IN_PROGRESS"* ]] || fail "bottom before left: $order"
     [[ $order == *"left:COMPLETE"*"top:IN_PROGRESS"* ]] || fail "left before top: $order"
     [[ $order == *"right:COMPLETE"*"top:IN_PROGRESS"* ]] || fail "right before top: $order"

@@ -9,11 +9,7 @@ ROLLING_TEMPLATE="$DATA/stacks/types/group_rolling.yaml"
 RP=${CONVERGE_PREFIX:-cv:}
 
 # "ms resource action status" of stack ID's events, oldest first.
-rolling_events() {
-    redis --raw xrange "$RP{$1}:events" - + |
-        awk '/^[0-9]+-[0-9]+$/ { split($0, p, "-"); ms = p[1] } /^resource$/ { getline r }
-             /^action$/ { getline a } /^status$/ { getline s; print ms, r, a, s }'
-}
+rolling_events() { event_lines "$1"; }
 
 # The first ms of EVENTS' member in BATCH ("2|3") at STATUS, or the last with "last".
 rolling_ms() { # events batch status [last]
@@ -28,7 +24,7 @@ test_group_rolling_update_rolls_out_in_batches_with_a_pause() {
     ctl submit "$name" "$ROLLING_TEMPLATE" --wait --timeout 60 >/dev/null
     id=$(status_json "$name" | jqr .id)
     child=$(redis hget "$RP{$id}:res:group" physical_id)
-    before=$(redis xlen "$RP{$child}:events")
+    before=$(rolling_events "$child" | wc -l)
     ctl update "$name" "$ROLLING_TEMPLATE" -P label=v2 --wait --timeout 60 >/dev/null
     assert_eq UPDATE_COMPLETE "$(status_json "$name" | jqr .status)" "the update"
     assert_eq '["v2-0","v2-1","v2-2","v2-3"]' "$(status_json "$name" | jq -c .outputs.values)" \

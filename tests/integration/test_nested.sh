@@ -11,19 +11,7 @@ child_of() { redis hget "$P{$1}:res:$2" physical_id; }
 child_field() { redis hget "$P{$1}:stack" "$2"; }
 
 # "resource:action:status" of a stack's events, oldest first, one per line.
-event_list() {
-    redis --raw xrange "$P{$1}:events" - + |
-        awk '/^resource$/ { getline r } /^action$/ { getline a }
-             /^status$/ { getline s; print r ":" a ":" s }'
-}
-# The stream id (ms-seq) of the first event matching resource:action:status.
-event_id() {
-    redis --raw xrange "$P{$1}:events" - + |
-        awk -v want="$2" '/^[0-9]+-[0-9]+$/ { id = $0 } /^resource$/ { getline r }
-             /^action$/ { getline a } /^status$/ { getline s;
-             if (r ":" a ":" s == want) { print id; exit } }'
-}
-ms_of() { echo "${1%-*}"; }
+event_list() { event_lines "$1" | awk '{ print $2 ":" $3 ":" $4 }'; }
 
 test_nested_stack_outputs_resolve_through_the_chain() {
     local name id child out
@@ -130,10 +118,10 @@ test_delete_with_nested_stacks_removes_everything_in_reverse_order() {
     ev=$(event_list "$child" | tr '\n' ' ')
     [[ $ev == *"vm:DELETE:COMPLETE"*"disk:DELETE:IN_PROGRESS"* ]] || fail "vm before disk: $ev"
     local inner outer
-    inner=$(event_id "$child" "disk:DELETE:COMPLETE")
-    outer=$(event_id "$id" "web:DELETE:COMPLETE")
+    inner=$(event_ms "$child" "disk:DELETE:COMPLETE")
+    outer=$(event_ms "$id" "web:DELETE:COMPLETE")
     [ -n "$inner" ] && [ -n "$outer" ] || fail "missing delete events ($inner, $outer)"
-    [ "$(ms_of "$inner")" -le "$(ms_of "$outer")" ] ||
+    [ "$inner" -le "$outer" ] ||
         fail "web deleted ($outer) before its nested disk ($inner)"
 }
 

@@ -9,13 +9,8 @@ TP=${CONVERGE_PREFIX:-cv:}
 
 types_id() { status_json "$1" | jqr .id; }
 types_res() { redis hget "$TP{$(types_id "$1")}:res:$2" "$3"; }
-# The stream time (ms) of the first event of resource:action:status.
-types_event_ms() {
-    redis --raw xrange "$TP{$(types_id "$1")}:events" - + |
-        awk -v want="$2" '/^[0-9]+-[0-9]+$/ { id = $0 } /^resource$/ { getline r }
-             /^action$/ { getline a } /^status$/ { getline s;
-             if (r ":" a ":" s == want) { split(id, p, "-"); print p[1]; exit } }'
-}
+# The time (ms) of the first event of resource:action:status.
+types_event_ms() { event_ms "$(types_id "$1")" "$2"; }
 
 test_types_random_string_reference_is_its_value() {
     local name out pid
@@ -129,12 +124,7 @@ test_types_resource_chain_members_follow_each_other() {
         "the child stack is deleted"
 }
 
-types_child_event_ms() {
-    redis --raw xrange "$TP{$1}:events" - + |
-        awk -v want="$2" '/^[0-9]+-[0-9]+$/ { id = $0 } /^resource$/ { getline r }
-             /^action$/ { getline a } /^status$/ { getline s;
-             if (r ":" a ":" s == want) { split(id, p, "-"); print p[1]; exit } }'
-}
+types_child_event_ms() { event_ms "$1" "$2"; }
 
 test_types_heat_stack_is_a_nested_stack_from_template_text() {
     local name out id child
@@ -196,11 +186,7 @@ test_types_noop_update_touches_no_resource() {
 }
 
 # "ms resource action status" of a stack's events, oldest first.
-types_child_events() {
-    redis --raw xrange "$TP{$1}:events" - + |
-        awk '/^[0-9]+-[0-9]+$/ { split($0, p, "-"); ms = p[1] } /^resource$/ { getline r }
-             /^action$/ { getline a } /^status$/ { getline s; print ms, r, a, s }'
-}
+types_child_events() { event_lines "$1"; }
 
 test_types_group_batch_create_creates_batches_in_turn() {
     local name id child events

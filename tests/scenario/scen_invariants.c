@@ -65,12 +65,15 @@ static json_t *hash_of(const redisReply *r)
     return o;
 }
 
+/* An entry with a `begun` field is a settled action's two events, its
+ * IN_PROGRESS then its COMPLETE (docs/keyspace.md). */
 static void read_events(snapshot_t *s, const redisReply *r)
 {
-    s->events = calloc(r->elements ? r->elements : 1, sizeof(*s->events));
+    s->events = calloc(2 * r->elements + 1, sizeof(*s->events));
     for (size_t i = 0; i < r->elements; i++) {
         const redisReply *fields = r->element[i]->element[1];
         event_t *e = &s->events[s->nevents++];
+        bool begun = false;
         for (size_t k = 0; k + 1 < fields->elements; k += 2) {
             const char *f = fields->element[k]->str, *v = fields->element[k + 1]->str;
             if (strcmp(f, "resource") == 0)
@@ -81,6 +84,13 @@ static void read_events(snapshot_t *s, const redisReply *r)
                 snprintf(e->status, sizeof(e->status), "%s", v);
             else if (strcmp(f, "traversal") == 0)
                 e->traversal = strtoull(v, NULL, 10);
+            else if (strcmp(f, "begun") == 0)
+                begun = true;
+        }
+        if (begun) {
+            s->events[s->nevents] = *e;
+            snprintf(e->status, sizeof(e->status), "IN_PROGRESS");
+            s->nevents++;
         }
     }
 }

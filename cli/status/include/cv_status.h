@@ -5,6 +5,7 @@
 #include "../cli_common.h"
 #include "../cli_crmview.h"
 #include "../cli_duration.h"
+#include "../cli_events.h"
 #include "../cli_explain.h"
 #include "../cli_files.h"
 #include "../cli_graph.h"
