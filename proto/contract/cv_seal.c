@@ -162,9 +162,15 @@ static char *seal_text(const cv_keyring_t *ring, const char *plain, size_t len)
     return token;
 }
 
+static bool empty_container(const json_t *v)
+{
+    return (json_is_object(v) && json_object_size(v) == 0) ||
+           (json_is_array(v) && json_array_size(v) == 0);
+}
+
 json_t *cv_seal_json(const json_t *v)
 {
-    if (!process_ring)
+    if (!process_ring || empty_container(v))
         return json_incref((json_t *)v);
     char *plain = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
     char *token = plain ? seal_text(process_ring, plain, strlen(plain)) : NULL;

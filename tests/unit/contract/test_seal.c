@@ -98,6 +98,24 @@ static void test_a_sealed_value_hides_its_text_and_opens_to_it(void **state)
     free(text);
 }
 
+static void test_empty_objects_and_arrays_stay_plain_the_rest_is_sealed(void **state)
+{
+    (void)state;
+    cv_seal_use(ring_of("k1 " KEY_A "\n"));
+    static const char *const plain[] = {"{}", "[]"};
+    for (size_t i = 0; i < 2; i++) {
+        char *text = sealed_text_of(plain[i]);
+        assert_string_equal(text, plain[i]);
+        free(text);
+    }
+    static const char *const sealed[] = {"\"\"", "0", "null", "[0]", "{\"a\":{}}"};
+    for (size_t i = 0; i < sizeof(sealed) / sizeof(sealed[0]); i++) {
+        char *text = sealed_text_of(sealed[i]);
+        assert_non_null(strstr(text, "\"" CV_SEAL_PREFIX "k1:"));
+        free(text);
+    }
+}
+
 static void test_two_seals_of_one_value_differ(void **state)
 {
     (void)state;
@@ -243,6 +261,8 @@ int main(void)
         cmocka_unit_test_teardown(test_bad_key_files_are_refused_naming_the_line, teardown),
         cmocka_unit_test_teardown(test_without_a_ring_nothing_is_sealed, teardown),
         cmocka_unit_test_teardown(test_a_sealed_value_hides_its_text_and_opens_to_it, teardown),
+        cmocka_unit_test_teardown(test_empty_objects_and_arrays_stay_plain_the_rest_is_sealed,
+                                  teardown),
         cmocka_unit_test_teardown(test_two_seals_of_one_value_differ, teardown),
         cmocka_unit_test_teardown(test_members_named_are_sealed_the_rest_kept, teardown),
         cmocka_unit_test_teardown(test_tokens_open_inside_a_document, teardown),
