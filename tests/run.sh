@@ -14,8 +14,8 @@
 # integration tests in two shards, each against a deployment of its own
 # (tests/integration/run.sh --shards), beside the security, console and
 # packaging suites and, niced on what the deployments leave of the CPU, the
-# sanitizers' build. Then the sanitizer pass in two shards, and niced beside
-# it the static checks, the scenario harness and fuzzing. Then the chaos
+# sanitizers' build and fuzzing. Then the sanitizer pass in two shards, and
+# niced beside it the static checks and the scenario harness. Then the chaos
 # suite and the benchmark, each alone: their timings are the machine's. A step
 # that runs in the background prints its output, whole, when its job ends;
 # the summary gives each step's time and when it ran.
@@ -190,9 +190,10 @@ web_console() {
 # deadlines, too late (a Kafka broker alone takes a quarter of a core idle).
 
 # The builds' and the checks' CPU work, niced. Beside the plain shards: the
-# unit tests and the sanitizers' build (the next phase needs it); the
-# checks follow, beside the shards (quick) or beside the sanitizer pass,
-# which leaves most of the CPU idle (full).
+# unit tests, the sanitizers' build (the next phase needs it) and fuzzing,
+# which together take about as long as the shards; the other checks
+# follow, beside the shards (quick) or beside the sanitizer pass, which
+# leaves most of the CPU idle (full).
 build_chain() {
     run_step "unit tests" unit_tests build
     [ $TIER = full ] || {
@@ -201,13 +202,12 @@ build_chain() {
     }
     run_step "setup (ASan+UBSan build)" batch deploy/local/setup.sh --sanitize --build-dir build-asan &&
         run_step "unit tests (ASan+UBSan)" batch unit_tests build-asan
+    run_step "fuzz (libFuzzer, 10 s per target)" batch tests/fuzz/run.sh --seconds 10 --build-dir build-fuzz
 }
 
 checks_chain() {
     run_step "static checks (module layers, clang-format, cppcheck)" batch static_checks
     run_step "scenario harness (10,000 random schedules)" batch tests/scenario/run.sh --build-dir build
-    [ $TIER = full ] || return 0
-    run_step "fuzz (libFuzzer, 10 s per target)" batch tests/fuzz/run.sh --seconds 10 --build-dir build-fuzz
 }
 
 integration_plain() {
