@@ -112,6 +112,7 @@ selected_tests() {
 # A list naming a test that does not exist would leave it out unseen.
 check_list() {
     local line names
+    [[ -n $LIST ]] || return 0
     names=" $(all_tests | tr '\n' ' ') "
     while read -r line; do
         line=${line#-}
